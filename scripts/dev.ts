@@ -1,0 +1,118 @@
+/**
+ * `make dev`: the whole service on embedded defaults: MongoDB-wire store, Temporal with its
+ * Web UI, the API (both hosts), a worker serving every queue, and demo data. Ctrl-C stops all.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { startFerretDb } from './services/ferretdb';
+import { CACHE, ROOT } from './services/paths';
+import { ManagedProcess, portOpen, startProcess } from './services/process';
+import { startTemporalDev } from './services/temporal';
+
+const PIDS = path.join(CACHE, 'dev.pids');
+const PORT = Number(process.env.PORT ?? 8080);
+const API_PORT = Number(process.env.API_PORT ?? 8081);
+
+/** A dev run killed hard leaves its process groups behind; end them so ports are free again. */
+function killLeftovers(): void {
+  if (!fs.existsSync(PIDS)) return;
+  for (const pid of fs.readFileSync(PIDS, 'utf8').split('\n').filter(Boolean).map(Number)) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+  fs.rmSync(PIDS);
+}
+
+function remember(p: { child: { pid?: number } }): void {
+  fs.appendFileSync(PIDS, `${p.child.pid}\n`);
+}
+
+async function main(): Promise<void> {
+  fs.mkdirSync(CACHE, { recursive: true });
+  killLeftovers();
+  const stops: Array<() => Promise<void>> = [];
+  let stopping = false;
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    console.log('\nstopping…');
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    fs.rmSync(PIDS, { force: true });
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
+
+  try {
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'development' };
+    if (!env.MONGODB_URI) {
+      const mongo = await startFerretDb({ port: 27017, dataDir: path.join(CACHE, 'dev-store') });
+      stops.push(mongo.stop);
+      env.MONGODB_URI = mongo.uri;
+    }
+    let uiUrl = process.env.TEMPORAL_UI_URL ?? '(external Temporal: see its own UI)';
+    if (!env.TEMPORAL_ADDRESS) {
+      const temporal = await startTemporalDev({ port: 7233, uiPort: 8233, dbFile: path.join(CACHE, 'dev-temporal.db') });
+      stops.push(temporal.stop);
+      env.TEMPORAL_ADDRESS = temporal.address;
+      uiUrl = temporal.uiUrl.replace('127.0.0.1', 'localhost');
+    }
+
+    const tsx = path.join(ROOT, 'node_modules/.bin/tsx');
+    const worker: ManagedProcess = await startProcess({
+      name: 'worker',
+      command: tsx,
+      args: ['workers/main.ts', '--queues', 'all'],
+      cwd: ROOT,
+      env,
+      inheritOutput: true,
+      ready: async () => true,
+    });
+    remember(worker);
+    stops.push(worker.stop);
+    const api: ManagedProcess = await startProcess({
+      name: 'api',
+      command: tsx,
+      args: ['api/main.ts'],
+      cwd: ROOT,
+      env,
+      inheritOutput: true,
+      ready: async () => (await portOpen(PORT)) && (await portOpen(API_PORT)),
+      timeoutMs: 60000,
+    });
+    remember(api);
+    stops.push(api.stop);
+
+    const seeded = await startProcess({
+      name: 'seed',
+      command: tsx,
+      args: ['scripts/seed-demo.ts'],
+      cwd: ROOT,
+      env,
+      inheritOutput: true,
+      ready: async () => true,
+    });
+    await new Promise<void>((resolve, reject) =>
+      seeded.child.exitCode !== null
+        ? resolve()
+        : seeded.child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`demo seed failed (${code})`)))),
+    );
+
+    console.log(`
+  agent commerce service is up
+    main host (agents):      http://localhost:${PORT}/api/external/...
+    bearer host:             http://localhost:${API_PORT}/health
+    Temporal Web UI:         ${uiUrl}
+    MongoDB (wire):          ${env.MONGODB_URI}
+  Ctrl-C stops everything.
+`);
+  } catch (err) {
+    console.error((err as Error).message);
+    await stopAll(1);
+  }
+}
+
+void main();

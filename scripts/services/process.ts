@@ -1,0 +1,103 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+
+export interface ManagedProcess {
+  name: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** A free loopback port, by asking the kernel for one. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = net.connect({ port, host });
+    sock.setTimeout(500);
+    sock.once('connect', () => {
+      sock.destroy();
+      resolve(true);
+    });
+    sock.once('timeout', () => {
+      sock.destroy();
+      resolve(false);
+    });
+    sock.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * Spawns a long-running server in its own process group, keeps the tail of its output for
+ * error messages, and waits until `ready()` says yes (bounded by timeoutMs).
+ */
+export async function startProcess(opts: {
+  name: string;
+  command: string;
+  args: string[];
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  ready: () => Promise<boolean>;
+  timeoutMs?: number;
+  inheritOutput?: boolean;
+}): Promise<ManagedProcess> {
+  const child = spawn(opts.command, opts.args, {
+    cwd: opts.cwd,
+    env: { ...process.env, ...opts.env },
+    stdio: opts.inheritOutput ? ['ignore', 'inherit', 'inherit'] : ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let tail = '';
+  const keep = (b: Buffer) => {
+    tail = (tail + b.toString()).slice(-4000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  let exited: number | null | undefined;
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', (code) => {
+      exited = code;
+      resolve();
+    }),
+  );
+
+  const stop = async () => {
+    if (exited !== undefined) return;
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      return;
+    }
+    const killer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }, 8000);
+    await exit;
+    clearTimeout(killer);
+  };
+
+  const deadline = Date.now() + (opts.timeoutMs ?? 60000);
+  while (!(await opts.ready().catch(() => false))) {
+    if (exited !== undefined) {
+      throw new Error(`${opts.name} exited with code ${exited} before it was ready:\n${tail}`);
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`${opts.name} not ready after ${opts.timeoutMs ?? 60000} ms:\n${tail}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { name: opts.name, child, stop };
+}

@@ -1,0 +1,52 @@
+import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { AppConfig } from '../shared/config';
+import { logger } from '../shared/logger';
+import { ALL_SEARCH_ATTRIBUTES } from './search-attributes';
+
+export interface TemporalHandle {
+  client: Client;
+  connection: Connection;
+  namespace: string;
+  /** Prefixes a task queue name so several test files can share one server. */
+  queue(name: string): string;
+  close(): Promise<void>;
+}
+
+/** A lazily connecting client: the API starts and serves while Temporal is still down. */
+export function createTemporal(config: Pick<AppConfig, 'temporalAddress' | 'temporalNamespace' | 'temporalTaskQueuePrefix'>): TemporalHandle {
+  const connection = Connection.lazy({ address: config.temporalAddress, connectTimeout: '3s' });
+  const client = new Client({ connection, namespace: config.temporalNamespace });
+  return {
+    client,
+    connection,
+    namespace: config.temporalNamespace,
+    queue: (name) => `${config.temporalTaskQueuePrefix}${name}`,
+    close: () => connection.close(),
+  };
+}
+
+const TYPE_BY_NAME: Record<string, temporal.api.enums.v1.IndexedValueType> = {
+  KEYWORD: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+  TEXT: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_TEXT,
+  INT: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT,
+  DATETIME: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_DATETIME,
+  BOOL: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_BOOL,
+};
+
+/** Registers our search attributes on the namespace; a no-op when they already exist. */
+export async function ensureSearchAttributes(handle: TemporalHandle): Promise<void> {
+  const existing = await handle.connection.operatorService.listSearchAttributes({ namespace: handle.namespace });
+  const present = new Set(Object.keys(existing.customAttributes ?? {}));
+  const missing = ALL_SEARCH_ATTRIBUTES.filter((k) => !present.has(k.name));
+  if (missing.length === 0) return;
+  const searchAttributes: Record<string, temporal.api.enums.v1.IndexedValueType> = {};
+  for (const key of missing) searchAttributes[key.name] = TYPE_BY_NAME[key.type.toUpperCase()];
+  try {
+    await handle.connection.operatorService.addSearchAttributes({ namespace: handle.namespace, searchAttributes });
+    logger.info('registered search attributes', { names: Object.keys(searchAttributes) });
+  } catch (err) {
+    // Two workers starting together race to register; the loser sees AlreadyExists.
+    if (!/already exists/i.test((err as Error).message)) throw err;
+  }
+}

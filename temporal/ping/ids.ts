@@ -1,0 +1,3 @@
+export function pingWorkflowId(tag: string): string {
+  return `ping:${tag}`;
+}

@@ -1,0 +1,2 @@
+// The single workflowsPath every worker bundles.
+export { pingWorkflow } from './ping/workflows';

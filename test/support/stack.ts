@@ -1,0 +1,45 @@
+import { parseConfig, AppConfig } from '../../shared/config';
+import { createDb, Db } from '../../shared/db';
+import { createTemporal, ensureSearchAttributes, TemporalHandle } from '../../temporal/connection';
+import { startServer, RunningServer } from '../../api/server';
+import { QUEUES } from '../../workers/queues';
+import { runWorkers, RunningWorkers } from '../../workers/run-workers';
+import { installTestRuntime } from './runtime';
+
+export interface TestStack {
+  config: AppConfig;
+  db: Db;
+  temporal: TemporalHandle;
+  server: RunningServer;
+  workers?: RunningWorkers;
+  stop(): Promise<void>;
+}
+
+/** The real API on port 0 against the run's MongoDB-wire server and Temporal, optionally with workers. */
+export async function startTestStack(opts: { workers?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<TestStack> {
+  installTestRuntime();
+  const config = parseConfig({ ...process.env, ...opts.env });
+  const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
+  await db.ready(20000);
+  const temporal = createTemporal(config);
+  let workers: RunningWorkers | undefined;
+  if (opts.workers) {
+    await ensureSearchAttributes(temporal);
+    workers = await runWorkers({ config, db, temporal, identity: `test-${process.pid}` }, [...QUEUES], config.temporalAddress);
+  }
+  const server = await startServer({ config, db, temporal }, { main: 0, api: 0 });
+  return {
+    config,
+    db,
+    temporal,
+    server,
+    workers,
+    stop: async () => {
+      await server.stop();
+      await workers?.shutdown();
+      await db.connection.dropDatabase().catch(() => undefined);
+      await db.close();
+      await temporal.close();
+    },
+  };
+}

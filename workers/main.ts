@@ -1,0 +1,55 @@
+import { Runtime } from '@temporalio/worker';
+import { getConfig } from '../shared/config';
+import { createDb } from '../shared/db';
+import { logger } from '../shared/logger';
+import { createTemporal, ensureSearchAttributes } from '../temporal/connection';
+import { workerIdentity } from './deps';
+import { sdkLogger } from './logging';
+import { selectQueues } from './queues';
+import { runWorkers } from './run-workers';
+
+function parseQueues(argv: string[]): string[] | 'all' {
+  const i = argv.indexOf('--queues');
+  const value = i >= 0 ? argv[i + 1] : argv.find((a) => a.startsWith('--queues='))?.slice('--queues='.length);
+  if (!value || value === 'all') return 'all';
+  return value.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+async function waitFor<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      logger.warn(`${what} not ready, retrying`, { attempt, error: (err as Error).message });
+      await new Promise((r) => setTimeout(r, Math.min(5000, 500 * attempt)));
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  let config;
+  let queues;
+  try {
+    config = getConfig();
+    queues = selectQueues(parseQueues(process.argv.slice(2)));
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(78);
+  }
+  Runtime.install({ logger: sdkLogger, shutdownSignals: ['SIGINT', 'SIGTERM'] });
+  const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
+  const temporal = createTemporal(config);
+  await waitFor('mongodb', () => db.ready(5000));
+  await waitFor('temporal', () => ensureSearchAttributes(temporal));
+  const running = await waitFor('temporal worker', () =>
+    runWorkers({ config, db, temporal, identity: workerIdentity() }, queues, config.temporalAddress),
+  );
+  await running.done;
+  await Promise.allSettled([db.close(), temporal.close()]);
+  logger.info('worker stopped');
+}
+
+main().catch((err) => {
+  logger.error('worker failed', { error: (err as Error).stack });
+  process.exit(1);
+});

@@ -1,0 +1,10 @@
+import type { WorkerDeps } from './deps';
+
+/** One task queue a worker process can serve: its name and the activities behind it. */
+export interface QueueDefinition {
+  /** Short name used on the command line (`--queues system,credits`). */
+  key: string;
+  /** Versioned Temporal task queue name (before the test prefix). */
+  taskQueue: string;
+  activities(deps: WorkerDeps): object;
+}

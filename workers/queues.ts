@@ -1,0 +1,14 @@
+import type { QueueDefinition } from './queue';
+import { systemQueue } from './system-queue';
+
+/** Every queue a worker can serve. Adding a worker: see docs/adding-a-worker.md. */
+export const QUEUES: readonly QueueDefinition[] = [systemQueue];
+
+export function selectQueues(keys: string[] | 'all'): QueueDefinition[] {
+  if (keys === 'all') return [...QUEUES];
+  const unknown = keys.filter((k) => !QUEUES.some((q) => q.key === k));
+  if (unknown.length > 0) {
+    throw new Error(`unknown queue(s): ${unknown.join(', ')}; known: ${QUEUES.map((q) => q.key).join(', ')}`);
+  }
+  return QUEUES.filter((q) => keys.includes(q.key));
+}
