@@ -1,10 +1,22 @@
 import { Connection } from 'mongoose';
+import { accessTokenModel } from './access-token';
+import { authSessionModel } from './auth-session';
+import { creditExpiryModel } from './credit-expiry';
+import { creditTransactionModel } from './credit-transaction';
+import { rateLimitModel } from './rate-limit';
 import { systemPingModel } from './system-ping';
+import { usedRequestModel } from './used-request';
 
 /** Every model bound to one connection; register before connecting so indexes build on connect. */
 export function registerModels(conn: Connection) {
   return {
     pings: systemPingModel(conn),
+    creditExpiries: creditExpiryModel(conn),
+    creditTransactions: creditTransactionModel(conn),
+    authSessions: authSessionModel(conn),
+    usedRequests: usedRequestModel(conn),
+    rateLimits: rateLimitModel(conn),
+    accessTokens: accessTokenModel(conn),
   };
 }
 

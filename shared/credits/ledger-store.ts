@@ -1,0 +1,245 @@
+import { randomBytes } from 'node:crypto';
+import type { Models } from '../db';
+import type { CreditTransactionDoc } from '../db/models/credit-transaction';
+import { creditsToUsd } from '../money';
+import { balanceOf, CreditType, Grant, keepLive, lapsed, nextExpiration, NextExpiration, planSpend, spendable } from './ledger';
+
+type LedgerModels = Pick<Models, 'creditTransactions' | 'creditExpiries'>;
+
+/** A transaction as clients see it (the spec's Credit transaction resource). */
+export type CreditTransaction = Omit<CreditTransactionDoc, 'live_grants' | 'grant' | 'seq'>;
+
+export interface BalanceView extends NextExpiration {
+  balance: number;
+}
+
+export type SpendResult = { ok: true; transaction: CreditTransaction; replayed: boolean } | { ok: false; balance: number };
+
+export interface GrantResult {
+  grant: Grant;
+  balance_after: number;
+  replayed: boolean;
+}
+
+export interface GrantInput {
+  wallet: string;
+  /** Idempotency: the same id grants once (e.g. `x402:<payment id>`). Random when absent. */
+  grantId?: string;
+  credits: number;
+  creditType: CreditType;
+  sourceMetadata?: Record<string, unknown>;
+  expiresAt?: Date | null;
+  pooledAt?: Date | null;
+  now?: Date;
+}
+
+interface Head {
+  seq: number;
+  live_grants: Grant[];
+}
+
+type Entry = Pick<CreditTransactionDoc, '_id' | 'transaction_type' | 'amount_credits'> &
+  Partial<Pick<CreditTransactionDoc, 'grant_id' | 'request_id' | 'details' | 'grant'>>;
+
+type Decision<R> = { write: false; result: R } | { write: true; entry: Entry; live: Grant[]; result: (t: CreditTransaction) => R };
+
+const MAX_ATTEMPTS = 500;
+const PUBLIC_FIELDS = { live_grants: 0, grant: 0, seq: 0 } as const;
+
+function isDuplicateKey(err: unknown): boolean {
+  return (err as { code?: number })?.code === 11000 || /duplicate key|E11000/i.test((err as Error)?.message ?? '');
+}
+
+function toPublic(doc: CreditTransactionDoc): CreditTransaction {
+  const { live_grants: _l, grant: _g, seq: _s, ...rest } = doc;
+  return rest;
+}
+
+/**
+ * The credit ledger on the store. Each change is decided by the pure rules in ledger.ts on the
+ * wallet's latest entry and written as the next entry; if another writer took that position
+ * first, the insert fails on the unique (user_id, seq) index and we decide again.
+ */
+export class LedgerStore {
+  constructor(private readonly models: LedgerModels) {}
+
+  private async head(wallet: string): Promise<Head | null> {
+    return this.models.creditTransactions
+      .findOne({ user_id: wallet }, { seq: 1, live_grants: 1 })
+      .sort({ seq: -1 })
+      .lean<Head>()
+      .exec();
+  }
+
+  private async recorded(id: string): Promise<CreditTransaction | null> {
+    const doc = await this.models.creditTransactions.findById(id, PUBLIC_FIELDS).lean<CreditTransactionDoc>().exec();
+    return doc ? toPublic(doc) : null;
+  }
+
+  private async append<R>(wallet: string, now: Date, decide: (live: Grant[]) => Promise<Decision<R>> | Decision<R>): Promise<R> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const head = await this.head(wallet);
+      const decision = await decide(head?.live_grants ?? []);
+      if (!decision.write) return decision.result;
+      const balanceAfter = balanceOf(decision.live, now);
+      const doc: CreditTransactionDoc = {
+        ...decision.entry,
+        user_id: wallet,
+        seq: (head?.seq ?? 0) + 1,
+        amount_usd: creditsToUsd(decision.entry.amount_credits),
+        balance_after_credits: balanceAfter,
+        balance_after_usd: creditsToUsd(balanceAfter),
+        date_created: now,
+        live_grants: keepLive(decision.live),
+      };
+      try {
+        await this.models.creditTransactions.collection.insertOne(doc as never);
+        return decision.result(toPublic(doc));
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        // Another entry took this position (or this very id landed): decide again on the new head.
+        await new Promise((r) => setTimeout(r, Math.random() * Math.min(20, attempt + 1)));
+      }
+    }
+    throw new Error(`credit ledger for ${wallet} too contended: gave up after ${MAX_ATTEMPTS} attempts`);
+  }
+
+  async grant(input: GrantInput): Promise<GrantResult> {
+    if (!Number.isSafeInteger(input.credits) || input.credits <= 0) throw new RangeError('grant must be a positive whole number of credits');
+    const grantId = input.grantId ?? `grant_${randomBytes(12).toString('hex')}`;
+    const now = input.now ?? new Date();
+    if (input.expiresAt) {
+      // Queued before the entry lands, so a crash in between can only leave a harmless extra queue row.
+      await this.models.creditExpiries
+        .updateOne({ _id: grantId }, { $setOnInsert: { user_id: input.wallet, expires_at: input.expiresAt } }, { upsert: true })
+        .catch((err) => {
+          if (!isDuplicateKey(err)) throw err;
+        });
+    }
+    return this.append<GrantResult>(input.wallet, now, async (live) => {
+      const existing = await this.models.creditTransactions.findById(`grant:${grantId}`, { grant: 1 }).lean<CreditTransactionDoc>().exec();
+      if (existing?.grant) return { write: false, result: { grant: existing.grant, balance_after: balanceOf(live, now), replayed: true } };
+      const grant: Grant = {
+        _id: grantId,
+        amount_credits: input.credits,
+        remaining_credits: input.credits,
+        amount_usd: creditsToUsd(input.credits),
+        credit_type: input.creditType,
+        source_metadata: input.sourceMetadata,
+        date_created: now,
+        pooled_at: input.pooledAt ?? null,
+        expires_at: input.expiresAt ?? null,
+      };
+      return {
+        write: true,
+        entry: { _id: `grant:${grantId}`, transaction_type: 'grant', amount_credits: input.credits, grant_id: grantId, grant },
+        live: [...live, grant],
+        result: (t) => ({ grant, balance_after: t.balance_after_credits, replayed: false }),
+      };
+    });
+  }
+
+  /** Deducts credits for one request, at most once per request id; never below zero. */
+  async spend(input: { wallet: string; requestId: string; credits: number; details?: string; now?: Date }): Promise<SpendResult> {
+    const id = `purchase:${input.wallet}:${input.requestId}`;
+    const now = input.now ?? new Date();
+    return this.append<SpendResult>(input.wallet, now, async (live) => {
+      const existing = await this.recorded(id);
+      if (existing) return { write: false, result: { ok: true, transaction: existing, replayed: true } };
+      const plan = planSpend(live, input.credits, now);
+      if (!plan.ok) return { write: false, result: { ok: false, balance: plan.balance } };
+      const taken = new Map(plan.deductions.map((d) => [d.grant_id, d.credits]));
+      return {
+        write: true,
+        entry: { _id: id, transaction_type: 'purchase', amount_credits: -input.credits, request_id: input.requestId, details: input.details },
+        live: live.map((g) => (taken.has(g._id) ? { ...g, remaining_credits: g.remaining_credits - taken.get(g._id)! } : g)),
+        result: (transaction) => ({ ok: true, transaction, replayed: false }),
+      };
+    });
+  }
+
+  /** Takes back what is left of a grant (operator action). null when no such grant was ever issued. */
+  async revokeGrant(input: { wallet: string; grantId: string; reason?: string; now?: Date }): Promise<{ revoked_credits: number } | null> {
+    const now = input.now ?? new Date();
+    return this.append<{ revoked_credits: number } | null>(input.wallet, now, async (live) => {
+      const grant = live.find((g) => g._id === input.grantId);
+      const left = grant ? spendable(grant, now) : 0;
+      if (!grant || left === 0) {
+        const issued = await this.models.creditTransactions.exists({ _id: `grant:${input.grantId}`, user_id: input.wallet });
+        return { write: false, result: issued ? { revoked_credits: 0 } : null };
+      }
+      return {
+        write: true,
+        entry: { _id: `revocation:${grant._id}`, transaction_type: 'revocation', amount_credits: -left, grant_id: grant._id, details: input.reason },
+        live: live.filter((g) => g._id !== grant._id),
+        result: () => ({ revoked_credits: left }),
+      };
+    });
+  }
+
+  /** Writes one expiration entry per lapsed grant that still held credits. Idempotent. */
+  async recordExpirations(wallet: string, now = new Date()): Promise<number> {
+    let written = 0;
+    for (;;) {
+      const wrote = await this.append<boolean>(wallet, now, (live) => {
+        const g = lapsed(live, now)[0];
+        if (!g) return { write: false, result: false };
+        return {
+          write: true,
+          entry: {
+            _id: `expiration:${g._id}`,
+            transaction_type: 'expiration',
+            amount_credits: -g.remaining_credits,
+            grant_id: g._id,
+            details: `expired at ${g.expires_at!.toISOString()}`,
+          },
+          live: live.filter((x) => x._id !== g._id),
+          result: () => true,
+        };
+      });
+      if (!wrote) break;
+      written += 1;
+    }
+    await this.models.creditExpiries.deleteMany({ user_id: wallet, expires_at: { $lte: now } });
+    return written;
+  }
+
+  async balance(wallet: string, now = new Date()): Promise<BalanceView> {
+    const live = (await this.head(wallet))?.live_grants ?? [];
+    const balance = balanceOf(live, now);
+    return { balance, ...(balance === 0 ? { expiration: null, expires_in_days: null } : nextExpiration(live, now)) };
+  }
+
+  /** Grants (with what is left of each now) and transactions, newest first. */
+  async history(wallet: string, limit: number, now = new Date()) {
+    const [head, grantEntries, transactions] = await Promise.all([
+      this.head(wallet),
+      this.models.creditTransactions
+        .find({ user_id: wallet, transaction_type: 'grant' }, { grant: 1 })
+        .sort({ seq: -1 })
+        .limit(limit)
+        .lean<CreditTransactionDoc[]>()
+        .exec(),
+      this.models.creditTransactions.find({ user_id: wallet }, PUBLIC_FIELDS).sort({ seq: -1 }).limit(limit).lean<CreditTransactionDoc[]>().exec(),
+    ]);
+    const live = new Map((head?.live_grants ?? []).map((g) => [g._id, g]));
+    const grants = grantEntries
+      .filter((e) => e.grant)
+      .map((e) => {
+        const current = live.get(e.grant!._id);
+        return { ...e.grant!, user_id: wallet, remaining_credits: current ? spendable(current, now) : 0 };
+      });
+    return { grants, transactions: transactions.map(toPublic) };
+  }
+
+  /** Wallets holding a grant that lapsed by `now` (the sweep's work list). */
+  async walletsWithLapsedGrants(now: Date, limit: number): Promise<string[]> {
+    const rows = await this.models.creditExpiries
+      .find({ expires_at: { $lte: now } }, { user_id: 1 })
+      .sort({ expires_at: 1 })
+      .limit(limit)
+      .lean<Array<{ user_id: string }>>()
+      .exec();
+    return [...new Set(rows.map((r) => r.user_id))];
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * The credit ledger's rules as pure functions over one account's grants. The store applies a
+ * plan with a single compare-and-set on the account document, so these stay the only place
+ * where balance, spending order and expiry are decided.
+ */
+
+export type CreditType = 'admin_grant' | 'referral_signup' | 'x402_purchase' | 'job_reward' | (string & {});
+export type TransactionType = 'grant' | 'expiration' | 'revocation' | 'purchase';
+
+export interface Grant {
+  _id: string;
+  amount_credits: number;
+  remaining_credits: number;
+  amount_usd: number;
+  credit_type: CreditType;
+  source_metadata?: Record<string, unknown>;
+  date_created: Date;
+  pooled_at?: Date | null;
+  expires_at?: Date | null;
+  revoked_at?: Date | null;
+}
+
+export function isLive(grant: Grant, now: Date): boolean {
+  return !grant.revoked_at && (!grant.expires_at || grant.expires_at.getTime() > now.getTime());
+}
+
+/** Credits a grant can still give at `now`: expired grants count zero whether or not the sweep ran. */
+export function spendable(grant: Grant, now: Date): number {
+  return isLive(grant, now) ? grant.remaining_credits : 0;
+}
+
+export function balanceOf(grants: readonly Grant[], now: Date): number {
+  return grants.reduce((sum, g) => sum + spendable(g, now), 0);
+}
+
+/** Spending order: the grant that expires first; grants that never expire last; then oldest first. */
+export function spendOrder(grants: readonly Grant[], now: Date): Grant[] {
+  const key = (g: Grant) => (g.expires_at ? g.expires_at.getTime() : Number.POSITIVE_INFINITY);
+  return grants
+    .filter((g) => spendable(g, now) > 0)
+    .sort((a, b) => key(a) - key(b) || a.date_created.getTime() - b.date_created.getTime() || a._id.localeCompare(b._id));
+}
+
+export interface NextExpiration {
+  expiration: Date | null;
+  expires_in_days: number | null;
+}
+
+const DAY_MS = 86_400_000;
+
+/** The next date on which some of the balance lapses; nulls when nothing is spendable. */
+export function nextExpiration(grants: readonly Grant[], now: Date): NextExpiration {
+  const dates = grants
+    .filter((g) => spendable(g, now) > 0 && g.expires_at)
+    .map((g) => g.expires_at!.getTime());
+  if (dates.length === 0) return { expiration: null, expires_in_days: null };
+  const first = Math.min(...dates);
+  return { expiration: new Date(first), expires_in_days: Math.floor((first - now.getTime()) / DAY_MS) };
+}
+
+export interface Deduction {
+  grant_id: string;
+  credits: number;
+}
+
+export type SpendPlan = { ok: true; deductions: Deduction[]; balance_after: number } | { ok: false; balance: number };
+
+export function planSpend(grants: readonly Grant[], credits: number, now: Date): SpendPlan {
+  if (!Number.isSafeInteger(credits) || credits <= 0) throw new RangeError('spend must be a positive whole number of credits');
+  const balance = balanceOf(grants, now);
+  if (balance < credits) return { ok: false, balance };
+  const deductions: Deduction[] = [];
+  let left = credits;
+  for (const g of spendOrder(grants, now)) {
+    if (left === 0) break;
+    const take = Math.min(left, g.remaining_credits);
+    deductions.push({ grant_id: g._id, credits: take });
+    left -= take;
+  }
+  return { ok: true, deductions, balance_after: balance - credits };
+}
+
+/** Grants still held in the live set although they have lapsed: the sweep writes their expiration. */
+export function lapsed(grants: readonly Grant[], now: Date): Grant[] {
+  return grants.filter((g) => !g.revoked_at && g.expires_at && g.expires_at.getTime() <= now.getTime());
+}
+
+/** What the live set keeps after a change: grants that can still give credits or still owe an expiration entry. */
+export function keepLive(grants: readonly Grant[]): Grant[] {
+  return grants.filter((g) => g.remaining_credits > 0 && !g.revoked_at);
+}

@@ -1,0 +1,106 @@
+import { LedgerStore } from '../../shared/credits/ledger-store';
+import { openTestDb } from '../support/db';
+
+const DAY = 86_400_000;
+
+describe('credit ledger on the real store', () => {
+  let db: Awaited<ReturnType<typeof openTestDb>>;
+  let store: LedgerStore;
+  beforeAll(async () => {
+    db = await openTestDb();
+    store = new LedgerStore(db.models);
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+
+  it('50 concurrent spends of 1 against a balance of 20: exactly 20 succeed, none lost, never below zero', async () => {
+    const wallet = '0x' + '1'.repeat(40);
+    await store.grant({ wallet, credits: 20, creditType: 'admin_grant' });
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => store.spend({ wallet, requestId: `r${i}`, credits: 1 })),
+    );
+    const ok = results.filter((r) => r.ok);
+    expect(ok).toHaveLength(20);
+    expect(results.filter((r) => !r.ok)).toHaveLength(30);
+    expect((await store.balance(wallet)).balance).toBe(0);
+    const { transactions } = await store.history(wallet, 100);
+    const purchases = transactions.filter((t) => t.transaction_type === 'purchase');
+    expect(purchases).toHaveLength(20);
+    // Every balance_after is distinct and they cover 19..0: each was true at its moment.
+    expect(purchases.map((t) => t.balance_after_credits).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i),
+    );
+  });
+
+  it('a spend is idempotent on its request id, even when the same id races itself', async () => {
+    const wallet = '0x' + '2'.repeat(40);
+    await store.grant({ wallet, credits: 10, creditType: 'admin_grant' });
+    const results = await Promise.all(Array.from({ length: 8 }, () => store.spend({ wallet, requestId: 'same', credits: 3 })));
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(results.filter((r) => r.ok && !r.replayed)).toHaveLength(1);
+    expect((await store.balance(wallet)).balance).toBe(7);
+    const again = await store.spend({ wallet, requestId: 'same', credits: 3 });
+    expect(again).toMatchObject({ ok: true, replayed: true });
+    expect((await store.balance(wallet)).balance).toBe(7);
+  });
+
+  it('spends from the grant that expires first and reports the next expiration', async () => {
+    const wallet = '0x' + '3'.repeat(40);
+    const now = new Date();
+    await store.grant({ wallet, grantId: 'late', credits: 100, creditType: 'admin_grant', expiresAt: new Date(now.getTime() + 30 * DAY) });
+    await store.grant({ wallet, grantId: 'soon', credits: 50, creditType: 'referral_signup', expiresAt: new Date(now.getTime() + 5 * DAY + 3600_000) });
+    await store.grant({ wallet, grantId: 'never', credits: 10, creditType: 'admin_grant' });
+    await store.spend({ wallet, requestId: 'a', credits: 60 });
+    const { grants } = await store.history(wallet, 10);
+    const remaining = Object.fromEntries(grants.map((g) => [g._id, g.remaining_credits]));
+    expect(remaining).toEqual({ soon: 0, late: 90, never: 10 });
+    const bal = await store.balance(wallet);
+    expect(bal.balance).toBe(100);
+    expect(bal.expires_in_days).toBe(29);
+  });
+
+  it('never counts an expired grant, before or after the sweep records it', async () => {
+    const wallet = '0x' + '4'.repeat(40);
+    await store.grant({ wallet, grantId: 'old', credits: 40, creditType: 'admin_grant', expiresAt: new Date(Date.now() + 50), now: new Date(Date.now() - 10_000) });
+    await store.grant({ wallet, grantId: 'fresh', credits: 5, creditType: 'admin_grant' });
+    await new Promise((r) => setTimeout(r, 80));
+    expect((await store.balance(wallet)).balance).toBe(5);
+    expect(await store.spend({ wallet, requestId: 'x', credits: 6 })).toEqual({ ok: false, balance: 5 });
+    expect(await store.walletsWithLapsedGrants(new Date(), 10)).toContain(wallet);
+    expect(await store.recordExpirations(wallet)).toBe(1);
+    expect(await store.recordExpirations(wallet)).toBe(0);
+    expect(await store.walletsWithLapsedGrants(new Date(), 10)).not.toContain(wallet);
+    const { transactions } = await store.history(wallet, 10);
+    expect(transactions.find((t) => t.transaction_type === 'expiration')).toMatchObject({
+      amount_credits: -40,
+      balance_after_credits: 5,
+    });
+    expect((await store.balance(wallet)).balance).toBe(5);
+  });
+
+  it('grants once per grant id and revokes what is left', async () => {
+    const wallet = '0x' + '5'.repeat(40);
+    const a = await store.grant({ wallet, grantId: 'x402:abc', credits: 500, creditType: 'x402_purchase' });
+    const b = await store.grant({ wallet, grantId: 'x402:abc', credits: 500, creditType: 'x402_purchase' });
+    expect(a.replayed).toBe(false);
+    expect(b.replayed).toBe(true);
+    await store.spend({ wallet, requestId: 'q', credits: 120 });
+    expect(await store.revokeGrant({ wallet, grantId: 'x402:abc', reason: 'chargeback' })).toEqual({ revoked_credits: 380 });
+    expect((await store.balance(wallet)).balance).toBe(0);
+    const { transactions } = await store.history(wallet, 10);
+    expect(transactions.map((t) => [t.transaction_type, t.amount_credits, t.balance_after_credits])).toEqual([
+      ['revocation', -380, 0],
+      ['purchase', -120, 380],
+      ['grant', 500, 500],
+    ]);
+  });
+
+  it('keeps one entry per position even when writers race on a fresh wallet', async () => {
+    const wallet = '0x' + '6'.repeat(40);
+    await Promise.all(Array.from({ length: 10 }, (_, i) => store.grant({ wallet, grantId: `g${i}`, credits: 1, creditType: 'admin_grant' })));
+    const seqs = (await db.models.creditTransactions.find({ user_id: wallet }, { seq: 1 }).lean()).map((d) => d.seq).sort((a, b) => a - b);
+    expect(seqs).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect((await store.balance(wallet)).balance).toBe(10);
+  });
+});

@@ -1,0 +1,15 @@
+import { parseConfig } from '../../shared/config';
+import { createDb, Db } from '../../shared/db';
+
+/** A connection to this test file's own database on the run's MongoDB-wire server. */
+export async function openTestDb(): Promise<Db & { drop(): Promise<void> }> {
+  const config = parseConfig(process.env);
+  const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
+  await db.ready(20000);
+  return Object.assign(db, {
+    drop: async () => {
+      await db.connection.dropDatabase().catch(() => undefined);
+      await db.close();
+    },
+  });
+}
