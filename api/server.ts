@@ -6,7 +6,13 @@ import { errorHandler, notFound } from './middleware/error-handler';
 import { errorShape } from './middleware/error-shape';
 import { jsonBody, jsonBodyErrors } from './middleware/json-body';
 import { requestContext } from './middleware/request-context';
+import { requireStore } from './middleware/require-store';
+import { authRoutes } from './routes/auth';
+import { bearerCreditRoutes } from './routes/bearer-credits';
+import { creditRoutes } from './routes/credits';
 import { healthRoutes } from './routes/health';
+import { identityRoutes } from './routes/identity';
+import { createServices, Services } from './services';
 
 function baseApp(deps: AppDeps): Express {
   const app = express();
@@ -23,10 +29,11 @@ function finish(app: Express, helpBaseUrl: string): Express {
 }
 
 /** The main host: /api/external, /api/agent-webhooks, /embed. */
-export function createMainApp(deps: AppDeps): Express {
+export function createMainApp(deps: AppDeps, services: Services = createServices(deps)): Express {
   const app = baseApp(deps);
   const external = Router();
-  external.use(errorShape('gateway'), jsonBody, jsonBodyErrors);
+  external.use(errorShape('gateway'), jsonBody, jsonBodyErrors, requireStore(deps.db));
+  external.use(identityRoutes(services), authRoutes(services), creditRoutes(services));
   app.use('/api/external', external);
 
   const webhooks = Router();
@@ -37,10 +44,11 @@ export function createMainApp(deps: AppDeps): Express {
 }
 
 /** The bearer host: /health, /credits, /products, /issues. */
-export function createApiApp(deps: AppDeps): Express {
+export function createApiApp(deps: AppDeps, services: Services = createServices(deps)): Express {
   const app = baseApp(deps);
   app.use(errorShape('gateway'), jsonBody, jsonBodyErrors);
   app.use(healthRoutes(deps));
+  app.use(requireStore(deps.db), bearerCreditRoutes(services));
   return finish(app, deps.config.publicApiUrl);
 }
 
@@ -60,8 +68,9 @@ function listen(app: Express, port: number, host: string): Promise<Server> {
 
 /** Starts both listeners; port 0 picks free ports (tests). */
 export async function startServer(deps: AppDeps, ports = { main: deps.config.port, api: deps.config.apiPort }): Promise<RunningServer> {
-  const main = await listen(createMainApp(deps), ports.main, deps.config.host);
-  const api = await listen(createApiApp(deps), ports.api, deps.config.host);
+  const services = createServices(deps);
+  const main = await listen(createMainApp(deps, services), ports.main, deps.config.host);
+  const api = await listen(createApiApp(deps, services), ports.api, deps.config.host);
   const url = (s: Server) => `http://${deps.config.host}:${(s.address() as AddressInfo).port}`;
   return {
     mainUrl: url(main),

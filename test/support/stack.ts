@@ -16,7 +16,8 @@ export interface TestStack {
 }
 
 /** The real API on port 0 against the run's MongoDB-wire server and Temporal, optionally with workers. */
-export async function startTestStack(opts: { workers?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<TestStack> {
+/** A second stack on the same database (another API instance) passes keepDatabase so its stop leaves the data. */
+export async function startTestStack(opts: { workers?: boolean; env?: NodeJS.ProcessEnv; keepDatabase?: boolean } = {}): Promise<TestStack> {
   installTestRuntime();
   const config = parseConfig({ ...process.env, ...opts.env });
   const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
@@ -37,7 +38,7 @@ export async function startTestStack(opts: { workers?: boolean; env?: NodeJS.Pro
     stop: async () => {
       await server.stop();
       await workers?.shutdown();
-      await db.connection.dropDatabase().catch(() => undefined);
+      if (!opts.keepDatabase) await db.connection.dropDatabase().catch(() => undefined);
       await db.close();
       await temporal.close();
     },

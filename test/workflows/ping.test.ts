@@ -31,7 +31,7 @@ describe('ping workflow on the real Temporal dev server', () => {
 
   it('shows the last ping on the health details page', async () => {
     await runPing(stack.temporal, 'details');
-    const res = await fetch(`${stack.server.apiUrl}/health/details`).then((r) => r.json());
+    const res = (await fetch(`${stack.server.apiUrl}/health/details`).then((r) => r.json())) as any;
     expect(res.last_ping.workflow_id).toMatch(/^ping:/);
   });
 });

@@ -1,0 +1,30 @@
+import type { RequestHandler } from 'express';
+import type Joi from 'joi';
+import { fromJoi } from '../../shared/errors';
+
+declare module 'express-serve-static-core' {
+  interface Locals {
+    body?: any;
+    query?: any;
+  }
+}
+
+/**
+ * Validates body and/or query; the clean values land in res.locals. req.body stays as sent,
+ * because signatures are checked over exactly the fields the client signed.
+ */
+export function validate(schemas: { body?: Joi.ObjectSchema; query?: Joi.ObjectSchema }): RequestHandler {
+  return (req, res, next) => {
+    if (schemas.body) {
+      const { value, error } = schemas.body.validate(req.body ?? {}, { abortEarly: false, convert: true });
+      if (error) return next(fromJoi(error, 'body'));
+      res.locals.body = value;
+    }
+    if (schemas.query) {
+      const { value, error } = schemas.query.validate(req.query ?? {}, { abortEarly: false, convert: true });
+      if (error) return next(fromJoi(error, 'query'));
+      res.locals.query = value;
+    }
+    next();
+  };
+}

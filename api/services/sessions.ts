@@ -1,0 +1,114 @@
+import { randomBytes } from 'node:crypto';
+import type { Models } from '../../shared/db';
+import type { AuthSessionDoc } from '../../shared/db/models/auth-session';
+import { errors } from '../../shared/errors';
+import { buildSignedMessage, isSignatureFrom, SignedAction, signedActionParts, signedPayload, toolInvokeParts } from '../../shared/signing';
+
+/** Sessions never change once issued, so a bounded in-process cache is safe and spares a read per call. */
+class SessionCache {
+  private readonly entries = new Map<string, AuthSessionDoc>();
+  constructor(private readonly max = 10_000) {}
+  get(nonce: string): AuthSessionDoc | undefined {
+    return this.entries.get(nonce);
+  }
+  set(doc: AuthSessionDoc): void {
+    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(doc._id, doc);
+  }
+}
+
+export interface Envelope {
+  wallet_address: string;
+  session_nonce: string;
+  request_id: string;
+  signature: string;
+}
+
+export type SignedTarget =
+  | { kind: 'action'; action: SignedAction; pathParams?: Record<string, string> }
+  | { kind: 'tool'; productSlug: string; actionSlug: string };
+
+export class SessionService {
+  private readonly cache = new SessionCache();
+
+  constructor(
+    private readonly models: Pick<Models, 'authSessions' | 'usedRequests'>,
+    private readonly ttlSeconds: number,
+  ) {}
+
+  async issue(walletAddress: string, now = new Date()): Promise<AuthSessionDoc> {
+    const doc: AuthSessionDoc = {
+      _id: `sn_${randomBytes(24).toString('base64url')}`,
+      wallet_address: walletAddress.toLowerCase(),
+      created_at: now,
+      expires_at: new Date(now.getTime() + this.ttlSeconds * 1000),
+    };
+    await this.models.authSessions.collection.insertOne(doc as never);
+    this.cache.set(doc);
+    return doc;
+  }
+
+  private async lookup(nonce: string): Promise<AuthSessionDoc | null> {
+    const cached = this.cache.get(nonce);
+    if (cached) return cached;
+    const doc = await this.models.authSessions.findById(nonce).lean<AuthSessionDoc>().exec();
+    if (doc) this.cache.set(doc);
+    return doc;
+  }
+
+  /**
+   * Verifies a signed envelope, cheapest refusal first: the session (a cached read), then the
+   * signature (CPU), and only then the one write that makes the request id single-use.
+   * Returns the lower-cased wallet.
+   */
+  async verify(envelope: Envelope, fields: Record<string, unknown>, target: SignedTarget, now = new Date()): Promise<string> {
+    const wallet = envelope.wallet_address.toLowerCase();
+    const session = await this.lookup(envelope.session_nonce);
+    if (!session) throw errors.unauthorized('session_unknown', 'session_nonce was not issued by this service; request a new one');
+    if (session.wallet_address !== wallet) {
+      throw errors.unauthorized('session_wallet_mismatch', 'session_nonce belongs to another wallet');
+    }
+    if (session.expires_at.getTime() <= now.getTime()) {
+      throw errors.unauthorized('session_expired', 'session_nonce has expired; request a new one');
+    }
+
+    let message: string;
+    try {
+      message = buildMessage(envelope, wallet, fields, target);
+    } catch (err) {
+      throw errors.badRequest('unsignable_request', (err as Error).message);
+    }
+    if (!(await isSignatureFrom(message, envelope.signature, wallet))) {
+      throw errors.unauthorized('signature_invalid', 'signature does not match wallet_address for this request');
+    }
+
+    try {
+      await this.models.usedRequests.collection.insertOne({ _id: `${wallet}:${envelope.request_id}`, created_at: now } as never);
+    } catch (err) {
+      if ((err as { code?: number }).code === 11000) {
+        throw errors.unauthorized('request_replayed', 'request_id was already used by this wallet');
+      }
+      throw err;
+    }
+    return wallet;
+  }
+
+  /** Housekeeping for the sweep: ids older than any live session can never be replayed anyway. */
+  async prune(olderThan: Date): Promise<{ sessions: number; requestIds: number }> {
+    const [s, r] = await Promise.all([
+      this.models.authSessions.deleteMany({ expires_at: { $lt: olderThan } }),
+      this.models.usedRequests.deleteMany({ created_at: { $lt: olderThan } }),
+    ]);
+    return { sessions: s.deletedCount, requestIds: r.deletedCount };
+  }
+}
+
+function buildMessage(envelope: Envelope, wallet: string, fields: Record<string, unknown>, target: SignedTarget): string {
+  const base = { wallet, sessionNonce: envelope.session_nonce, requestId: envelope.request_id };
+  if (target.kind === 'tool') {
+    const parts = toolInvokeParts(target.productSlug, target.actionSlug, fields);
+    return buildSignedMessage({ kind: 'path', ...base, method: parts.method, path: parts.path, payload: signedPayload(parts.payloadObject) });
+  }
+  const parts = signedActionParts(target.action, fields, target.pathParams);
+  return buildSignedMessage({ kind: 'action', ...base, action: target.action, product: parts.product, payload: signedPayload(parts.payloadObject) });
+}
