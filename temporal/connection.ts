@@ -8,6 +8,8 @@ export interface TemporalHandle {
   client: Client;
   connection: Connection;
   namespace: string;
+  /** Isolates task queues and schedule ids, so several test files can share one server. */
+  prefix: string;
   /** Prefixes a task queue name so several test files can share one server. */
   queue(name: string): string;
   close(): Promise<void>;
@@ -21,6 +23,7 @@ export function createTemporal(config: Pick<AppConfig, 'temporalAddress' | 'temp
     client,
     connection,
     namespace: config.temporalNamespace,
+    prefix: config.temporalTaskQueuePrefix,
     queue: (name) => `${config.temporalTaskQueuePrefix}${name}`,
     close: () => connection.close(),
   };

@@ -2,6 +2,7 @@ import { Runtime } from '@temporalio/worker';
 import { getConfig } from '../shared/config';
 import { createDb } from '../shared/db';
 import { logger } from '../shared/logger';
+import { ensureExpirySchedule } from '../temporal/credit-expiry/client';
 import { createTemporal, ensureSearchAttributes } from '../temporal/connection';
 import { workerIdentity } from './deps';
 import { sdkLogger } from './logging';
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
   const temporal = createTemporal(config);
   await waitFor('mongodb', () => db.ready(5000));
   await waitFor('temporal', () => ensureSearchAttributes(temporal));
+  if (queues.some((q) => q.key === 'credits')) await waitFor('expiry schedule', () => ensureExpirySchedule(temporal));
   const running = await waitFor('temporal worker', () =>
     runWorkers({ config, db, temporal, identity: workerIdentity() }, queues, config.temporalAddress),
   );

@@ -1,8 +1,9 @@
 import type { QueueDefinition } from './queue';
+import { creditsQueue } from './credits-queue';
 import { systemQueue } from './system-queue';
 
 /** Every queue a worker can serve. Adding a worker: see docs/adding-a-worker.md. */
-export const QUEUES: readonly QueueDefinition[] = [systemQueue];
+export const QUEUES: readonly QueueDefinition[] = [systemQueue, creditsQueue];
 
 export function selectQueues(keys: string[] | 'all'): QueueDefinition[] {
   if (keys === 'all') return [...QUEUES];

@@ -47,9 +47,4 @@ export class RateLimiter {
     const left = this.windowSeconds * 1000 - (now.getTime() - lastAt.getTime());
     return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(left / 1000)) };
   }
-
-  async prune(now = new Date()): Promise<number> {
-    const res = await this.models.rateLimits.deleteMany({ last_at: { $lt: new Date(now.getTime() - 2 * this.windowSeconds * 1000) } });
-    return res.deletedCount;
-  }
 }

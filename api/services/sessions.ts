@@ -92,15 +92,6 @@ export class SessionService {
     }
     return wallet;
   }
-
-  /** Housekeeping for the sweep: ids older than any live session can never be replayed anyway. */
-  async prune(olderThan: Date): Promise<{ sessions: number; requestIds: number }> {
-    const [s, r] = await Promise.all([
-      this.models.authSessions.deleteMany({ expires_at: { $lt: olderThan } }),
-      this.models.usedRequests.deleteMany({ created_at: { $lt: olderThan } }),
-    ]);
-    return { sessions: s.deletedCount, requestIds: r.deletedCount };
-  }
 }
 
 function buildMessage(envelope: Envelope, wallet: string, fields: Record<string, unknown>, target: SignedTarget): string {

@@ -17,11 +17,11 @@ export interface TestStack {
 
 /** The real API on port 0 against the run's MongoDB-wire server and Temporal, optionally with workers. */
 /** A second stack on the same database (another API instance) passes keepDatabase so its stop leaves the data. */
-export async function startTestStack(opts: { workers?: boolean; env?: NodeJS.ProcessEnv; keepDatabase?: boolean } = {}): Promise<TestStack> {
+export async function startTestStack(opts: { workers?: boolean; env?: NodeJS.ProcessEnv; keepDatabase?: boolean; waitForStore?: boolean } = {}): Promise<TestStack> {
   installTestRuntime();
   const config = parseConfig({ ...process.env, ...opts.env });
   const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
-  await db.ready(20000);
+  if (opts.waitForStore !== false) await db.ready(20000);
   const temporal = createTemporal(config);
   let workers: RunningWorkers | undefined;
   if (opts.workers) {

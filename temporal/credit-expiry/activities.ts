@@ -1,0 +1,26 @@
+import type { Models } from '../../shared/db';
+import { pruneAuthRecords } from '../../shared/db/housekeeping';
+import { LedgerStore } from '../../shared/credits/ledger-store';
+
+export interface CreditExpiryDeps {
+  models: Models;
+  sessionTtlSeconds: number;
+}
+
+export function createCreditExpiryActivities(deps: CreditExpiryDeps) {
+  const ledger = new LedgerStore(deps.models);
+  return {
+    async findLapsedWallets(nowIso: string, limit: number): Promise<string[]> {
+      return ledger.walletsWithLapsedGrants(new Date(nowIso), limit);
+    },
+    /** Idempotent: a retried call finds the expirations already written. */
+    async expireWallet(wallet: string, nowIso: string): Promise<number> {
+      return ledger.recordExpirations(wallet, new Date(nowIso));
+    },
+    async pruneAuthRecords(nowIso: string) {
+      return pruneAuthRecords(deps.models, new Date(nowIso), deps.sessionTtlSeconds);
+    },
+  };
+}
+
+export type CreditExpiryActivities = ReturnType<typeof createCreditExpiryActivities>;

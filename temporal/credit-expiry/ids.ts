@@ -1,0 +1,3 @@
+export function expirySweepWorkflowId(tag: string): string {
+  return `credit-expiry-sweep:${tag}`;
+}

@@ -1,0 +1,46 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { LedgerStore } from '../../shared/credits/ledger-store';
+import { http } from '../support/http';
+import { startTestStack, TestStack } from '../support/stack';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '../..');
+
+async function admin(...args: string[]): Promise<any> {
+  const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args], { cwd: ROOT, env: process.env });
+  return JSON.parse(stdout);
+}
+
+describe('operator CLI against the real store', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack();
+  });
+  afterAll(async () => {
+    await stack.stop();
+  });
+
+  it('grants and revokes credits and issues a token the bearer host accepts', async () => {
+    const wallet = '0x' + 'c3'.repeat(20);
+    const granted = await admin('credits:grant', '--wallet', wallet, '--credits', '1500', '--id', 'ops-1');
+    expect(granted).toMatchObject({ replayed: false, balance_after: 1500 });
+    expect(await admin('credits:grant', '--wallet', wallet, '--credits', '1500', '--id', 'ops-1')).toMatchObject({ replayed: true });
+
+    const token = await admin('token:create', '--wallet', wallet, '--label', 'ops');
+    const bal = await http('GET', `${stack.server.apiUrl}/credits/balance`, { headers: { authorization: `Bearer ${token.access_token}` } });
+    expect(bal.body.data.balance).toBe(1500);
+
+    expect(await admin('credits:revoke', '--wallet', wallet, '--grant', 'ops-1', '--reason', 'test')).toEqual({ revoked_credits: 1500 });
+    expect((await new LedgerStore(stack.db.models).balance(wallet)).balance).toBe(0);
+
+    expect(await admin('token:revoke', '--token-id', token.token_id)).toEqual({ revoked: true });
+    const after = await http('GET', `${stack.server.apiUrl}/credits/balance`, { headers: { authorization: `Bearer ${token.access_token}` } });
+    expect(after.status).toBe(401);
+  }, 60_000);
+
+  it('refuses bad arguments with a message and a non-zero exit', async () => {
+    await expect(admin('credits:grant', '--wallet', 'nope', '--credits', '5')).rejects.toMatchObject({ stderr: expect.stringContaining('--wallet is not valid') });
+  });
+});

@@ -1,0 +1,9 @@
+import { createCreditExpiryActivities } from '../temporal/credit-expiry/activities';
+import { CREDITS_QUEUE } from '../temporal/credit-expiry/config';
+import type { QueueDefinition } from './queue';
+
+export const creditsQueue: QueueDefinition = {
+  key: 'credits',
+  taskQueue: CREDITS_QUEUE,
+  activities: (deps) => createCreditExpiryActivities({ models: deps.db.models, sessionTtlSeconds: deps.config.sessionNonceTtlSeconds }),
+};
