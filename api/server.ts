@@ -9,6 +9,7 @@ import { requestContext } from './middleware/request-context';
 import { requireStore } from './middleware/require-store';
 import { authRoutes } from './routes/auth';
 import { bearerCreditRoutes } from './routes/bearer-credits';
+import { creditPurchaseRoutes } from './routes/credit-purchase';
 import { creditRoutes } from './routes/credits';
 import { healthRoutes } from './routes/health';
 import { identityRoutes } from './routes/identity';
@@ -33,7 +34,7 @@ export function createMainApp(deps: AppDeps, services: Services = createServices
   const app = baseApp(deps);
   const external = Router();
   external.use(errorShape('gateway'), jsonBody, jsonBodyErrors, requireStore(deps.db));
-  external.use(identityRoutes(services), authRoutes(services), creditRoutes(services));
+  external.use(identityRoutes(services), authRoutes(services), creditRoutes(services), creditPurchaseRoutes(services));
   app.use('/api/external', external);
 
   const webhooks = Router();

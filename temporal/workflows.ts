@@ -1,3 +1,4 @@
 // The single workflowsPath every worker bundles.
 export { pingWorkflow } from './ping/workflows';
 export { creditExpirySweepWorkflow } from './credit-expiry/workflows';
+export { x402SettlementWorkflow } from './x402-settlement/workflows';

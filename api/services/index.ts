@@ -1,15 +1,28 @@
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import type { AppDeps } from '../deps';
+import { paymentSetup } from '../../shared/x402/setup';
+import { logger } from '../../shared/logger';
 import { AccessTokenService } from './access-tokens';
+import { CreditPurchaseService } from './credit-purchase';
+import { PaymentGate } from './payment-gate';
 import { RateLimiter } from './rate-limit';
 import { SessionService } from './sessions';
 
 /** The use-case objects routes call; built once per app from its dependencies. */
 export function createServices(deps: AppDeps) {
   const { models } = deps.db;
+  const ledger = new LedgerStore(models);
+  const setup = paymentSetup(deps.config.x402);
+  if ('disabled' in setup) logger.warn('x402 payments disabled', { reason: setup.disabled });
+  const payments = 'disabled' in setup ? undefined : new PaymentGate(setup, models, deps.temporal, deps.config.x402.settleWaitMs);
   return {
     sessions: new SessionService(models, deps.config.sessionNonceTtlSeconds),
-    ledger: new LedgerStore(models),
+    ledger,
+    payments,
+    purchases:
+      payments && !('disabled' in setup)
+        ? new CreditPurchaseService(setup, payments, ledger, `${deps.config.publicBaseUrl}/api/external/credits/purchase`)
+        : undefined,
     tokens: new AccessTokenService(models),
     identityLimiter: new RateLimiter(models, 1, 60),
   };

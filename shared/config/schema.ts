@@ -16,6 +16,20 @@ export interface AppConfig {
   trustProxy: string;
   sessionNonceTtlSeconds: number;
   creditExpiryDays: number;
+  x402: X402Config;
+}
+
+export interface X402Config {
+  mode: 'mainnet' | 'testnet';
+  payTo?: string;
+  settlementPrivateKey?: string;
+  /** chain id → JSON-RPC URL, from X402_RPC_URL_<chainId>. */
+  rpcUrls: Record<number, string>;
+  facilitatorUrl?: string;
+  /** A token deployed by us on a local chain (dev, tests): replaces that symbol on that chain. */
+  localToken?: { chainId: number; symbol: 'USDC' | 'EURC'; address: string; name: string; version: string };
+  /** How long a paying request waits for settlement before answering 202. */
+  settleWaitMs: number;
 }
 
 const envSchema = Joi.object({
@@ -43,7 +57,18 @@ const envSchema = Joi.object({
   TRUST_PROXY: Joi.string().allow('').default(''),
   SESSION_NONCE_TTL_SECONDS: Joi.number().integer().min(30).max(86400).default(3600),
   CREDIT_EXPIRY_DAYS: Joi.number().integer().min(1).max(3650).default(365),
-}).unknown(true);
+  X402_NETWORK_MODE: Joi.string().valid('mainnet', 'testnet').default('testnet'),
+  X402_PAY_TO: Joi.string().pattern(/^0x[0-9a-fA-F]{40}$/),
+  X402_SETTLEMENT_PRIVATE_KEY: Joi.string().pattern(/^0x[0-9a-fA-F]{64}$/).messages({ 'string.pattern.base': 'must be 0x + 64 hex (value not shown)' }),
+  X402_FACILITATOR_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
+  X402_LOCAL_TOKEN_ADDRESS: Joi.string().pattern(/^0x[0-9a-fA-F]{40}$/),
+  X402_LOCAL_TOKEN_CHAIN_ID: Joi.number().integer().default(84532),
+  X402_LOCAL_TOKEN_SYMBOL: Joi.string().valid('USDC', 'EURC').default('USDC'),
+  X402_LOCAL_TOKEN_NAME: Joi.string().default('USDC'),
+  X402_LOCAL_TOKEN_VERSION: Joi.string().default('2'),
+  X402_SETTLE_WAIT_MS: Joi.number().integer().min(0).max(120000).default(20000),
+}).pattern(/^X402_RPC_URL_\d+$/, Joi.string().uri({ scheme: ['http', 'https', 'ws', 'wss'] }))
+  .unknown(true);
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -74,6 +99,27 @@ export function parseConfig(env: NodeJS.ProcessEnv): AppConfig {
     trustProxy: value.TRUST_PROXY,
     sessionNonceTtlSeconds: value.SESSION_NONCE_TTL_SECONDS,
     creditExpiryDays: value.CREDIT_EXPIRY_DAYS,
+    x402: Object.freeze({
+      mode: value.X402_NETWORK_MODE,
+      payTo: value.X402_PAY_TO,
+      settlementPrivateKey: value.X402_SETTLEMENT_PRIVATE_KEY,
+      rpcUrls: Object.fromEntries(
+        Object.entries(value as Record<string, unknown>)
+          .filter(([k]) => /^X402_RPC_URL_\d+$/.test(k))
+          .map(([k, v]) => [Number(k.slice('X402_RPC_URL_'.length)), String(v)]),
+      ),
+      facilitatorUrl: value.X402_FACILITATOR_URL,
+      localToken: value.X402_LOCAL_TOKEN_ADDRESS
+        ? {
+            chainId: value.X402_LOCAL_TOKEN_CHAIN_ID,
+            symbol: value.X402_LOCAL_TOKEN_SYMBOL,
+            address: value.X402_LOCAL_TOKEN_ADDRESS,
+            name: value.X402_LOCAL_TOKEN_NAME,
+            version: value.X402_LOCAL_TOKEN_VERSION,
+          }
+        : undefined,
+      settleWaitMs: value.X402_SETTLE_WAIT_MS,
+    }),
   });
 }
 

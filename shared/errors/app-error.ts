@@ -12,6 +12,8 @@ export interface AppErrorOptions {
   /** Extra top-level fields some shapes carry (rate_limit, data). */
   extra?: Record<string, unknown>;
   headers?: Record<string, string>;
+  /** A body that replaces the family's error shape (the x402 challenge of a 402). */
+  body?: Record<string, unknown>;
   cause?: unknown;
 }
 
@@ -24,6 +26,7 @@ export class AppError extends Error {
   readonly details?: Record<string, unknown>;
   readonly extra?: Record<string, unknown>;
   readonly headers?: Record<string, string>;
+  readonly body?: Record<string, unknown>;
 
   constructor(
     readonly status: number,
@@ -35,6 +38,7 @@ export class AppError extends Error {
     this.details = options.details;
     this.extra = options.extra;
     this.headers = options.headers;
+    this.body = options.body;
   }
 }
 

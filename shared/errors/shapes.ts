@@ -37,6 +37,7 @@ export function statusLabel(status: number): string {
  * webhook families answer them as 400 in their own shape, as the spec's error table says.
  */
 export function renderError(err: AppError, shape: ErrorShape, ctx: RenderContext): RenderedError {
+  if (err.body) return { status: err.status, body: err.body };
   if (err instanceof ValidationError && (shape === 'validation' || shape === 'gateway')) {
     return { status: 422, body: { detail: err.issues } };
   }

@@ -6,6 +6,7 @@ import { creditTransactionModel } from './credit-transaction';
 import { rateLimitModel } from './rate-limit';
 import { systemPingModel } from './system-ping';
 import { usedRequestModel } from './used-request';
+import { x402PaymentModel } from './x402-payment';
 
 /** Every model bound to one connection; register before connecting so indexes build on connect. */
 export function registerModels(conn: Connection) {
@@ -17,6 +18,7 @@ export function registerModels(conn: Connection) {
     usedRequests: usedRequestModel(conn),
     rateLimits: rateLimitModel(conn),
     accessTokens: accessTokenModel(conn),
+    x402Payments: x402PaymentModel(conn),
   };
 }
 

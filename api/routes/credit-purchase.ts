@@ -1,0 +1,54 @@
+import { Router } from 'express';
+import Joi from 'joi';
+import { errors } from '../../shared/errors';
+import { walletAddress } from '../../shared/schemas/common';
+import { validate } from '../middleware/validate';
+import { paymentHeader } from '../services/payment-gate';
+import type { Services } from '../services';
+
+const SUPPORTED_CHAIN_IDS = [8453, 42161, 10, 137, 43114, 84532];
+
+const purchaseBody = Joi.object({
+  wallet_address: walletAddress.required(),
+  credits: Joi.number().integer().min(500).max(10_000_000).multiple(500).required(),
+  payment_method: Joi.string().valid('x402').insensitive().required(),
+  chain_id: Joi.number().integer().valid(...SUPPORTED_CHAIN_IDS).required(),
+  token: Joi.string().valid('USDC', 'EURC').required(),
+  payer_wallet_address: walletAddress,
+  request_id: Joi.string().pattern(/^[A-Za-z0-9._:@-]{1,128}$/),
+  transaction_hash: Joi.string().pattern(/^0x[0-9a-fA-F]{64}$/),
+  email: Joi.string().email({ tlds: false }).max(254),
+});
+
+export function creditPurchaseRoutes(services: Services): Router {
+  const router = Router();
+  router.post('/credits/purchase', validate({ body: purchaseBody }), async (req, res) => {
+    if (!services.purchases) throw errors.unavailable('payments_unavailable', 'x402 payments are not configured on this deployment');
+    const body = res.locals.body;
+    const result = await services.purchases.purchase(body, paymentHeader(req));
+    const { record } = result;
+    if (result.kind === 'pending') {
+      res.status(202).json({
+        success: true,
+        message: 'payment verified; settlement in progress. Poll the balance, or retry with the same payment for the result.',
+        data: { status: 'settling', payment_id: record._id, wallet_address: body.wallet_address.toLowerCase(), credits: body.credits },
+      });
+      return;
+    }
+    const receipt = services.payments!.receipt(record);
+    res.set(receipt.header).json({
+      success: true,
+      message: 'credits purchased',
+      data: {
+        status: 'completed',
+        wallet_address: record.purpose.kind === 'credit_purchase' ? record.purpose.wallet : undefined,
+        credits: record.purpose.kind === 'credit_purchase' ? record.purpose.credits : undefined,
+        grant_id: record.grant_id,
+        balance: result.balance,
+        payment_id: record._id,
+      },
+      x402: receipt.block,
+    });
+  });
+  return router;
+}

@@ -1,0 +1,186 @@
+import type { Request } from 'express';
+import type { Address } from 'viem';
+import type { Models } from '../../shared/db';
+import type { PaymentPurpose, X402PaymentDoc } from '../../shared/db/models/x402-payment';
+import { AppError, errors } from '../../shared/errors';
+import { baseUnitsToUsd } from '../../shared/money';
+import { paymentId } from '../../shared/payments/payment-id';
+import {
+  buildPaymentRequired,
+  decodePaymentPayload,
+  encodePaymentRequired,
+  encodePaymentResponse,
+  paymentRequirements,
+  X402_HEADERS,
+  type PaymentRequirements,
+  type ResourceInfo,
+} from '../../shared/x402/challenge';
+import type { SupportedToken } from '../../shared/x402/networks';
+import type { PaymentSetup } from '../../shared/x402/setup';
+import type { TemporalHandle } from '../../temporal/connection';
+import { awaitSettlement, startSettlement } from '../../temporal/x402-settlement/client';
+
+export interface Offer {
+  chainId: number;
+  token: SupportedToken;
+  amount: bigint;
+}
+
+export type PaidOutcome = { kind: 'completed'; record: X402PaymentDoc } | { kind: 'pending'; record: X402PaymentDoc };
+
+function isDuplicateKey(err: unknown): boolean {
+  return (err as { code?: number })?.code === 11000;
+}
+
+/** The payment header of a request, under either name x402 clients use. */
+export function paymentHeader(req: Request): string | undefined {
+  return req.header(X402_HEADERS.paymentSignature) ?? req.header(X402_HEADERS.legacyPayment) ?? undefined;
+}
+
+/**
+ * x402 for any paid endpoint: the 402 challenge, verification, one durable settlement per
+ * payment, and the recorded result for repeats. Endpoints only say what is offered and what
+ * the payment buys.
+ */
+export class PaymentGate {
+  constructor(
+    private readonly setup: PaymentSetup,
+    private readonly models: Pick<Models, 'x402Payments'>,
+    private readonly temporal: TemporalHandle,
+    private readonly settleWaitMs: number,
+  ) {}
+
+  requirements(offers: Offer[]): PaymentRequirements[] {
+    return offers.map((o) => paymentRequirements({ chainId: o.chainId, token: o.token, amount: o.amount, payTo: this.setup.payTo }));
+  }
+
+  /** A 402 carrying the challenge in the body and, base64, in PAYMENT-REQUIRED. */
+  paymentRequired(resource: ResourceInfo, offers: Offer[], error = 'payment_required', message?: string): AppError {
+    const challenge = buildPaymentRequired({ resource, accepts: this.requirements(offers), error });
+    return errors.paymentRequired(error, message ?? 'payment required', {
+      body: { ...challenge, ...(message ? { message } : {}) },
+      headers: { [X402_HEADERS.paymentRequired]: encodePaymentRequired(challenge) },
+    });
+  }
+
+  async recordFor(purposeKey: string): Promise<X402PaymentDoc | null> {
+    return this.models.x402Payments.findOne({ purpose_key: purposeKey }).lean<X402PaymentDoc>().exec();
+  }
+
+  /** Verifies the payment, starts (or finds) its settlement, and waits a bounded time for it. */
+  async pay(input: {
+    header: string;
+    resource: ResourceInfo;
+    offers: Offer[];
+    purpose: PaymentPurpose;
+    purposeKey?: string;
+    expectedPayer?: string;
+  }): Promise<PaidOutcome> {
+    const decoded = decodePaymentPayload(input.header);
+    if (!decoded.ok) throw errors.badRequest('malformed_payment', decoded.message);
+    const payload = decoded.value as { accepted?: Partial<PaymentRequirements>; payload?: { authorization?: { from?: string; nonce?: string }; signature?: string } };
+    const auth = payload?.payload?.authorization;
+    if (!payload?.accepted || !auth?.from || !auth?.nonce || typeof payload.payload?.signature !== 'string') {
+      throw errors.badRequest('malformed_payment', 'payment payload lacks accepted requirements or an EIP-3009 authorization');
+    }
+    const accepts = this.requirements(input.offers);
+    const chosen =
+      accepts.find((r) => r.network === payload.accepted!.network && r.asset.toLowerCase() === String(payload.accepted!.asset).toLowerCase()) ??
+      accepts[0];
+    const id = paymentId({ network: String(payload.accepted.network), asset: String(payload.accepted.asset), payer: auth.from, nonce: auth.nonce });
+
+    const seen = await this.models.x402Payments.findById(id).lean<X402PaymentDoc>().exec();
+    if (seen) return this.repeat(seen, payload.payload.signature, input.purposeKey);
+
+    const verified = await this.setup.facilitator.verifyPayment(decoded.value, chosen);
+    if (!verified.ok) {
+      throw this.paymentRequired(input.resource, input.offers, verified.code, verified.message);
+    }
+    if (input.expectedPayer && verified.payer.toLowerCase() !== input.expectedPayer.toLowerCase()) {
+      throw errors.badRequest('payer_mismatch', 'payer_wallet_address does not match the wallet that signed the payment');
+    }
+    const now = new Date();
+    const record: X402PaymentDoc = {
+      _id: id,
+      purpose_key: input.purposeKey ?? `${input.purpose.kind}:${id}`,
+      purpose: input.purpose,
+      status: 'verified',
+      network: verified.network,
+      chain_id: verified.chainId,
+      asset: verified.asset,
+      token_symbol: input.offers.find((o) => o.token.address.toLowerCase() === verified.asset.toLowerCase())?.token.symbol ?? 'USDC',
+      payer: verified.payer.toLowerCase(),
+      pay_to: chosen.payTo,
+      amount_base_units: chosen.amount,
+      amount_usd: baseUnitsToUsd(BigInt(chosen.amount), 6),
+      resource_url: input.resource.url,
+      authorization: verified.authorization,
+      signature: verified.signature,
+      payload_json: JSON.stringify(decoded.value),
+      requirements_json: JSON.stringify(chosen),
+      created_at: now,
+      updated_at: now,
+    };
+    try {
+      await this.models.x402Payments.collection.insertOne(record as never);
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      const again = await this.models.x402Payments.findById(id).lean<X402PaymentDoc>().exec();
+      if (again) return this.repeat(again, verified.signature, input.purposeKey);
+      // The purchase request is already being paid by another payment.
+      const other = input.purposeKey ? await this.recordFor(input.purposeKey) : null;
+      if (other) return this.outcomeOf(other);
+      throw err;
+    }
+    await startSettlement(this.temporal, { paymentId: id, payer: record.payer, network: record.network, amountBaseUnits: record.amount_base_units, wallet: input.purpose.kind === 'credit_purchase' ? input.purpose.wallet : undefined });
+    return this.settle(record);
+  }
+
+  /** The same payment again: its recorded result, or 409 while it is still being settled. */
+  private async repeat(seen: X402PaymentDoc, signature: string, purposeKey?: string): Promise<PaidOutcome> {
+    if (seen.signature.toLowerCase() !== signature.toLowerCase()) {
+      throw errors.conflict('payment_already_used', 'this authorization nonce was already used by another payment');
+    }
+    if (purposeKey && seen.purpose_key !== purposeKey && seen.status !== 'failed') {
+      throw errors.conflict('payment_already_used', 'this payment was already used for another purchase');
+    }
+    if (seen.status === 'completed') return { kind: 'completed', record: seen };
+    if (seen.status === 'failed') throw errors.paymentRequired(seen.error_code ?? 'settlement_failed', seen.error_message ?? 'settlement failed; nothing was charged');
+    throw errors.conflict('payment_in_progress', 'a verified x402 payment already in progress; retry shortly for its result');
+  }
+
+  private async outcomeOf(record: X402PaymentDoc): Promise<PaidOutcome> {
+    return record.status === 'completed' ? { kind: 'completed', record } : { kind: 'pending', record };
+  }
+
+  private async settle(record: X402PaymentDoc): Promise<PaidOutcome> {
+    const outcome = await awaitSettlement(this.temporal, record._id, this.settleWaitMs);
+    const latest = (await this.models.x402Payments.findById(record._id).lean<X402PaymentDoc>().exec()) ?? record;
+    if (!outcome) return { kind: 'pending', record: latest };
+    if (outcome.status === 'failed') throw errors.paymentRequired(outcome.code, `${outcome.message}; nothing was charged`);
+    return { kind: 'completed', record: latest };
+  }
+
+  /** The body's `x402` block and the PAYMENT-RESPONSE header for a settled payment. */
+  receipt(record: X402PaymentDoc) {
+    const header = encodePaymentResponse({ success: true, transaction: record.tx_hash ?? '', network: record.network as `${string}:${string}`, payer: record.payer });
+    return {
+      header: { [X402_HEADERS.paymentResponse]: header },
+      block: {
+        settled: true as const,
+        transaction: record.tx_hash,
+        network: record.network,
+        resource_url: record.resource_url,
+        settlement_recorded: true,
+        payment: {
+          token: record.token_symbol,
+          asset: record.asset,
+          amount_base_units: record.amount_base_units,
+          amount_usd: record.amount_usd,
+          payer_wallet_address: record.payer,
+          pay_to: record.pay_to as Address,
+        },
+      },
+    };
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * The benchmark's server process: the real main app (createMainApp + createServices, exactly as
+ * api/ builds it) behind an outer Express app that first mounts the bare baseline route
+ * POST /bench/insert (requestContext + the same JSON body parser + one insert on the same
+ * mongoose connection). Listens on a free loopback port and prints {"port": N} on stdout.
+ *
+ * With BENCH_STAGES=1 it also times stages of the signed balance path and can CPU-profile a
+ * window on request (POST /bench/profile/start|stop); the plain run leaves the app untouched.
+ */
+import fs from 'node:fs';
+import { Session } from 'node:inspector';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import express, { type RequestHandler } from 'express';
+import { createMainApp } from '../api/server';
+import { createServices } from '../api/services';
+import { jsonBody } from '../api/middleware/json-body';
+import { requestContext } from '../api/middleware/request-context';
+import { parseConfig } from '../shared/config';
+import { createDb } from '../shared/db';
+import { createTemporal } from '../temporal/connection';
+import { summarize, type ServerStats, type StageSummary } from './common';
+
+const STAGES = process.env.BENCH_STAGES === '1';
+
+class StageTimer {
+  private samples = new Map<string, number[]>();
+  record(stage: string, startNs: bigint): void {
+    const ms = Number(process.hrtime.bigint() - startNs) / 1e6;
+    let list = this.samples.get(stage);
+    if (!list) this.samples.set(stage, (list = []));
+    list.push(ms);
+  }
+  reset(): void {
+    this.samples.clear();
+  }
+  summary(): Record<string, StageSummary> {
+    const out: Record<string, StageSummary> = {};
+    for (const [stage, list] of this.samples) {
+      const s = summarize(list);
+      out[stage] = { count: s.count, meanMs: s.meanMs, p50Ms: s.p50Ms, p99Ms: s.p99Ms };
+    }
+    return out;
+  }
+  /** Replaces obj[key] (an async method) with a timed wrapper. */
+  wrap(obj: object, key: string, stage: string): void {
+    const target = obj as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const original = target[key].bind(obj);
+    target[key] = async (...args: unknown[]) => {
+      const t = process.hrtime.bigint();
+      try {
+        return await original(...args);
+      } finally {
+        this.record(stage, t);
+      }
+    };
+  }
+}
+
+async function main(): Promise<void> {
+  const config = parseConfig(process.env);
+  const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
+  await db.ready(30000);
+  const temporal = createTemporal(config);
+  const deps = { config, db, temporal };
+  const services = createServices(deps);
+  const inserts = db.connection.collection('bench_inserts');
+
+  const timer = new StageTimer();
+  if (STAGES) {
+    timer.wrap(services.sessions, 'verify', 'B verify (session + message + signature + request-id insert)');
+    timer.wrap(db.models.usedRequests.collection, 'insertOne', 'B request-id insert (used_request_ids)');
+    timer.wrap(services.ledger, 'balance', 'B ledger head read (credit_transactions)');
+  }
+
+  const app = express();
+  app.disable('x-powered-by');
+  if (STAGES) {
+    const total: RequestHandler = (req, res, next) => {
+      const t = process.hrtime.bigint();
+      const stage = req.path === '/bench/insert' ? 'A total in server' : req.path.startsWith('/bench/') ? undefined : 'B total in server';
+      if (stage) res.once('finish', () => timer.record(stage, t));
+      next();
+    };
+    app.use(total);
+  }
+
+  // (A) the baseline: same middleware the real app runs first, one insert, a JSON answer.
+  app.post('/bench/insert', requestContext, jsonBody, async (_req, res) => {
+    const t = STAGES ? process.hrtime.bigint() : 0n;
+    await inserts.insertOne({ _id: res.locals.requestId, created_at: new Date() } as never);
+    if (STAGES) timer.record('A insert (bench_inserts)', t);
+    res.json({ success: true, data: { id: res.locals.requestId } });
+  });
+
+  app.get('/bench/stats', (_req, res) => {
+    const body: ServerStats = { cpu: process.cpuUsage(), elu: performance.eventLoopUtilization(), stages: STAGES ? timer.summary() : undefined };
+    res.json(body);
+  });
+
+  if (STAGES) {
+    const session = new Session();
+    session.connect();
+    const post = (method: string, params?: object) =>
+      new Promise<any>((resolve, reject) => session.post(method, params ?? {}, (err, result) => (err ? reject(err) : resolve(result))));
+    const profileDir = process.env.BENCH_PROFILE_DIR ?? '.';
+    app.post('/bench/stages/reset', (_req, res) => {
+      timer.reset();
+      res.json({ ok: true });
+    });
+    app.post('/bench/profile/start', async (_req, res) => {
+      await post('Profiler.enable');
+      await post('Profiler.setSamplingInterval', { interval: 200 });
+      await post('Profiler.start');
+      res.json({ ok: true });
+    });
+    app.post('/bench/profile/stop', async (req, res) => {
+      const { profile } = await post('Profiler.stop');
+      const file = path.join(profileDir, `${String(req.query.name ?? 'server')}.cpuprofile`);
+      fs.mkdirSync(profileDir, { recursive: true });
+      fs.writeFileSync(file, JSON.stringify(profile));
+      res.json({ file });
+    });
+  }
+
+  // (B) the real main host, built exactly as api/server.ts builds it.
+  app.use(createMainApp(deps, services));
+
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  server.keepAliveTimeout = 60_000;
+  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    setTimeout(() => process.exit(1), 5000).unref();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    await Promise.allSettled([db.close(), temporal.close()]);
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop());
+  process.once('SIGINT', () => void stop());
+  // The orchestrator holds our stdin; if it dies, so do we.
+  process.stdin.on('end', () => void stop());
+  process.stdin.resume();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

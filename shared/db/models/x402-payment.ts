@@ -1,0 +1,84 @@
+import { Connection, Schema } from 'mongoose';
+
+/** What a payment buys; the settlement workflow applies it once the money has moved. */
+export type PaymentPurpose =
+  | { kind: 'credit_purchase'; wallet: string; credits: number; request_id?: string; email?: string; transaction_hash?: string }
+  | { kind: 'tool_call'; product: string; action: string };
+
+export type PaymentStatus = 'verified' | 'submitted' | 'settled' | 'completed' | 'failed';
+
+/**
+ * One x402 payment. `_id` is the payment's identity (network, asset, payer, authorization
+ * nonce): inserting it is what decides "already in progress". `purpose_key` (unique) ties it
+ * to what it buys, so one purchase request is paid at most once.
+ */
+export interface X402PaymentDoc {
+  _id: string;
+  purpose_key: string;
+  purpose: PaymentPurpose;
+  status: PaymentStatus;
+  network: string;
+  chain_id: number;
+  asset: string;
+  token_symbol: string;
+  payer: string;
+  pay_to: string;
+  amount_base_units: string;
+  amount_usd: number;
+  resource_url: string;
+  authorization: { from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: string };
+  signature: string;
+  /** The payment payload and the requirements it was verified against, as JSON text (keys stay ours). */
+  payload_json: string;
+  requirements_json: string;
+  from_block?: string;
+  tx_hash?: string;
+  block_number?: string;
+  reconciled?: boolean;
+  settled_at?: Date;
+  completed_at?: Date;
+  grant_id?: string;
+  error_code?: string;
+  error_message?: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const schema = new Schema<X402PaymentDoc>(
+  {
+    _id: { type: String, required: true },
+    purpose_key: { type: String, required: true, unique: true },
+    purpose: { type: Schema.Types.Mixed, required: true },
+    status: { type: String, required: true },
+    network: { type: String, required: true },
+    chain_id: { type: Number, required: true },
+    asset: { type: String, required: true },
+    token_symbol: { type: String, required: true },
+    payer: { type: String, required: true },
+    pay_to: { type: String, required: true },
+    amount_base_units: { type: String, required: true },
+    amount_usd: { type: Number, required: true },
+    resource_url: { type: String, required: true },
+    authorization: { type: Schema.Types.Mixed, required: true },
+    signature: { type: String, required: true },
+    payload_json: { type: String, required: true },
+    requirements_json: { type: String, required: true },
+    from_block: String,
+    tx_hash: String,
+    block_number: String,
+    reconciled: Boolean,
+    settled_at: Date,
+    completed_at: Date,
+    grant_id: String,
+    error_code: String,
+    error_message: String,
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { collection: 'x402_payments', versionKey: false },
+);
+schema.index({ payer: 1, created_at: -1 });
+
+export function x402PaymentModel(conn: Connection) {
+  return conn.models.X402Payment ?? conn.model<X402PaymentDoc>('X402Payment', schema);
+}

@@ -1,0 +1,78 @@
+export type {
+  CaipNetwork,
+  NetworkMode,
+  NetworkTable,
+  SupportedNetwork,
+  SupportedToken,
+  TokenDomain,
+  TokenOverride,
+  TokenSymbol,
+} from './networks';
+export {
+  SUPPORTED_NETWORKS,
+  caipNetwork,
+  chainIdOf,
+  findTokenByAddress,
+  getNetwork,
+  getToken,
+  networksForMode,
+  viemChain,
+  withTokenOverride,
+} from './networks';
+
+export type {
+  ChallengeOptions,
+  HeaderDecodeResult,
+  PaymentPayload,
+  PaymentRequired,
+  PaymentRequirements,
+  RequirementOptions,
+  ResourceInfo,
+  SettleResponse,
+} from './challenge';
+export {
+  CREDITS_PER_USD,
+  DEFAULT_MAX_TIMEOUT_SECONDS,
+  STABLECOIN_DECIMALS,
+  X402_HEADERS,
+  X402_VERSION,
+  baseUnitsToUsd,
+  buildPaymentRequired,
+  creditsToBaseUnits,
+  decodePaymentPayload,
+  decodePaymentRequired,
+  decodePaymentResponse,
+  encodePaymentPayload,
+  encodePaymentRequired,
+  encodePaymentResponse,
+  paymentRequirements,
+  usdToBaseUnits,
+} from './challenge';
+
+export type {
+  AuthorizationRef,
+  AuthorizationUse,
+  ChainSettlementConfig,
+  Eip3009Authorization,
+  FacilitatorConfigChoice,
+  InProcessFacilitator,
+  InProcessFacilitatorConfig,
+  PaymentFacilitator,
+  ReceiptResult,
+  RemoteFacilitatorConfig,
+  SettleFailureCode,
+  SettleResult,
+  SettlementRequest,
+  SubmitResult,
+  VerifyFailureCode,
+  VerifyResult,
+} from './facilitator';
+export {
+  SETTLE_FAILURE_CODES,
+  VERIFY_FAILURE_CODES,
+  checkPaymentAgainstRequirements,
+  codeForPackageReason,
+  createFacilitator,
+  createInProcessFacilitator,
+  createRemoteFacilitator,
+} from './facilitator';

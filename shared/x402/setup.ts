@@ -1,0 +1,53 @@
+import type { Address, Hex } from 'viem';
+import type { X402Config } from '../config/schema';
+import { createInProcessFacilitator, createRemoteFacilitator, type InProcessFacilitator, type PaymentFacilitator } from './facilitator';
+import { networksForMode, SUPPORTED_NETWORKS, withTokenOverride, type NetworkTable, type SupportedNetwork } from './networks';
+
+export interface PaymentSetup {
+  mode: X402Config['mode'];
+  networks: NetworkTable;
+  payTo: Address;
+  facilitator: PaymentFacilitator;
+  /** Present when we settle ourselves (the durable workflow needs the separate steps). */
+  inProcess?: InProcessFacilitator;
+  /** The chains this deployment takes payments on: in the mode, and with a way to settle. */
+  served: SupportedNetwork[];
+}
+
+/** Builds the payment machinery from config, or says why payments are off. */
+export function paymentSetup(config: X402Config): PaymentSetup | { disabled: string } {
+  if (!config.payTo) return { disabled: 'X402_PAY_TO is not set' };
+  let networks: NetworkTable = SUPPORTED_NETWORKS;
+  if (config.localToken) {
+    networks = withTokenOverride(networks, {
+      chainId: config.localToken.chainId,
+      symbol: config.localToken.symbol,
+      address: config.localToken.address,
+      eip712: { name: config.localToken.name, version: config.localToken.version },
+    });
+  }
+  const inMode = networksForMode(config.mode, networks);
+  if (config.facilitatorUrl) {
+    return {
+      mode: config.mode,
+      networks,
+      payTo: config.payTo as Address,
+      facilitator: createRemoteFacilitator({ url: config.facilitatorUrl }),
+      served: inMode,
+    };
+  }
+  if (!config.settlementPrivateKey) return { disabled: 'neither X402_FACILITATOR_URL nor X402_SETTLEMENT_PRIVATE_KEY is set' };
+  const chains = inMode
+    .filter((n) => config.rpcUrls[n.chainId])
+    .map((n) => ({ chainId: n.chainId, rpcUrl: config.rpcUrls[n.chainId], settlementPrivateKey: config.settlementPrivateKey as Hex }));
+  if (chains.length === 0) return { disabled: `no X402_RPC_URL_<chainId> for the ${config.mode} networks` };
+  const inProcess = createInProcessFacilitator({ chains, networks });
+  return {
+    mode: config.mode,
+    networks,
+    payTo: config.payTo as Address,
+    facilitator: inProcess,
+    inProcess,
+    served: inMode.filter((n) => config.rpcUrls[n.chainId]),
+  };
+}

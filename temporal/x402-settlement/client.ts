@@ -1,0 +1,53 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
+import type { TemporalHandle } from '../connection';
+import { SA } from '../search-attributes';
+import { SETTLEMENT_QUEUE } from './config';
+import { settlementWorkflowId } from './ids';
+import type { SettlementOutcome } from './workflows';
+
+export interface SettlementStart {
+  paymentId: string;
+  payer: string;
+  network: string;
+  amountBaseUnits: string;
+  wallet?: string;
+}
+
+/** Starts the settlement once per payment (a second start finds the first) and returns its handle. */
+export async function startSettlement(temporal: TemporalHandle, s: SettlementStart) {
+  const workflowId = settlementWorkflowId(s.paymentId);
+  try {
+    await temporal.client.workflow.start('x402SettlementWorkflow', {
+      taskQueue: temporal.queue(SETTLEMENT_QUEUE),
+      workflowId,
+      args: [s.paymentId],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      typedSearchAttributes: [
+        { key: SA.flowKind, value: 'x402_settlement' },
+        { key: SA.payer, value: s.payer },
+        { key: SA.network, value: s.network },
+        { key: SA.amountBaseUnits, value: s.amountBaseUnits },
+        { key: SA.flowStatus, value: 'verified' },
+        ...(s.wallet ? [{ key: SA.wallet, value: s.wallet }] : []),
+      ],
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+  return temporal.client.workflow.getHandle<(id: string) => Promise<SettlementOutcome>>(workflowId);
+}
+
+/** The outcome if it arrives within waitMs, else undefined (the workflow carries on regardless). */
+export async function awaitSettlement(temporal: TemporalHandle, paymentId: string, waitMs: number): Promise<SettlementOutcome | undefined> {
+  const handle = temporal.client.workflow.getHandle<(id: string) => Promise<SettlementOutcome>>(settlementWorkflowId(paymentId));
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), waitMs);
+  try {
+    return await temporal.client.withAbortSignal(abort.signal, () => handle.result());
+  } catch (err) {
+    if (abort.signal.aborted) return undefined;
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,3 @@
+export function settlementWorkflowId(paymentId: string): string {
+  return `x402-settlement:${paymentId}`;
+}

@@ -1,0 +1,45 @@
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { x402Client, type PaymentRequired } from '@x402/fetch';
+import type { Address, Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount, type LocalAccount } from 'viem/accounts';
+import { mintTokens, tokenBalance } from '../../shared/chain/deploy-token';
+import { encodePaymentPayload } from '../../shared/x402/challenge';
+
+const CHAIN_ID = 84532;
+
+/** A wallet holding the local test token, paying through the official x402 v2 client. */
+export class TestPayer {
+  readonly account: LocalAccount;
+  constructor(key: Hex = generatePrivateKey()) {
+    this.account = privateKeyToAccount(key);
+  }
+
+  static tokenAddress(): Address {
+    return process.env.X402_LOCAL_TOKEN_ADDRESS as Address;
+  }
+
+  static rpcUrl(): string {
+    return process.env[`X402_RPC_URL_${CHAIN_ID}`]!;
+  }
+
+  async fund(usd: number): Promise<void> {
+    await mintTokens({ rpcUrl: TestPayer.rpcUrl(), chainId: CHAIN_ID, token: TestPayer.tokenAddress(), to: this.account.address, amount: BigInt(usd) * 1_000_000n });
+  }
+
+  balance(owner: Address = this.account.address): Promise<bigint> {
+    return tokenBalance({ rpcUrl: TestPayer.rpcUrl(), chainId: CHAIN_ID, token: TestPayer.tokenAddress(), owner });
+  }
+
+  /** The official client; the local token is not in its default asset list, so the payer opts in. */
+  client(): x402Client {
+    const client = new x402Client();
+    registerExactEvmScheme(client, { signer: this.account });
+    client.setSpendControls({ allowedAssets: [{ network: `eip155:${CHAIN_ID}`, asset: TestPayer.tokenAddress() }] });
+    return client;
+  }
+
+  /** A payment header for a challenge, made by the official client. */
+  async paymentHeader(challenge: PaymentRequired): Promise<string> {
+    return encodePaymentPayload(await this.client().createPaymentPayload(challenge));
+  }
+}
