@@ -7,14 +7,17 @@
  *   token:create    --wallet 0x.. [--label TEXT] [--expires-days D]
  *   token:list      --wallet 0x..
  *   token:revoke    --token-id tok_..
+ *   chain:mint      --to 0x.. --usd N   (local chain only: mints the local test USDC)
  * Prints one JSON object. Uses MONGODB_URI / MONGODB_DB_NAME / TEMPORAL_ADDRESS like the service.
  */
 import { AccessTokenService } from '../api/services/access-tokens';
 import { getConfig } from '../shared/config';
+import { mintTokens, tokenBalance } from '../shared/chain/deploy-token';
 import { LedgerStore } from '../shared/credits/ledger-store';
 import { createDb } from '../shared/db';
 import { runExpirySweep } from '../temporal/credit-expiry/client';
 import { createTemporal } from '../temporal/connection';
+import { loadDevEnv } from './dev-env';
 
 function flags(argv: string[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -39,6 +42,7 @@ const POSITIVE = /^[1-9]\d*$/;
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   const f = flags(rest);
+  loadDevEnv();
   const config = getConfig();
   const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName, retryDelayMs: 500 });
   try {
@@ -86,6 +90,16 @@ async function main(): Promise<void> {
       case 'token:revoke':
         result = { revoked: await tokens.revoke(need(f, 'token-id')) };
         break;
+      case 'chain:mint': {
+        const local = config.x402.localToken;
+        const rpcUrl = local && config.x402.rpcUrls[local.chainId];
+        if (!local || !rpcUrl) throw new Error('chain:mint needs the local chain (X402_LOCAL_TOKEN_ADDRESS and its X402_RPC_URL_<chainId>), as make dev sets');
+        const to = need(f, 'to', WALLET) as `0x${string}`;
+        const target = { rpcUrl, chainId: local.chainId, token: local.address as `0x${string}` };
+        await mintTokens({ ...target, to, amount: BigInt(need(f, 'usd', POSITIVE)) * 1_000_000n });
+        result = { to, token: local.address, balance_base_units: (await tokenBalance({ ...target, owner: to })).toString() };
+        break;
+      }
       default:
         throw new Error(`unknown command ${command ?? '(none)'}; see the header of scripts/admin.ts`);
     }

@@ -5,11 +5,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { startFerretDb } from './services/ferretdb';
+import { startLocalChain } from './services/local-chain';
 import { CACHE, ROOT } from './services/paths';
 import { ManagedProcess, portOpen, startProcess } from './services/process';
 import { startTemporalDev } from './services/temporal';
 
 const PIDS = path.join(CACHE, 'dev.pids');
+/** The running dev stack's addresses, for local tools in another terminal (scripts/dev-env.ts reads it). */
+const DEV_ENV = path.join(CACHE, 'dev.env');
 const PORT = Number(process.env.PORT ?? 8080);
 const API_PORT = Number(process.env.API_PORT ?? 8081);
 
@@ -61,6 +64,20 @@ async function main(): Promise<void> {
       uiUrl = temporal.uiUrl.replace('127.0.0.1', 'localhost');
     }
 
+    let chainInfo = '(external: X402_* variables)';
+    if (!env.X402_PAY_TO) {
+      const chain = await startLocalChain({ port: 8545 });
+      stops.push(chain.stop);
+      Object.assign(env, chain.env);
+      chainInfo = `${chain.rpcUrl} (chain id 84532), token USDC at ${chain.tokenAddress}`;
+    }
+
+    const shared = Object.fromEntries(
+      Object.entries(env).filter(([k]) => /^(MONGODB_URI|TEMPORAL_ADDRESS|X402_(?!SETTLEMENT_PRIVATE_KEY))/.test(k)),
+    );
+    fs.writeFileSync(DEV_ENV, Object.entries(shared).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+    stops.push(async () => fs.rmSync(DEV_ENV, { force: true }));
+
     const tsx = path.join(ROOT, 'node_modules/.bin/tsx');
     const worker: ManagedProcess = await startProcess({
       name: 'worker',
@@ -107,6 +124,8 @@ async function main(): Promise<void> {
     bearer host:             http://localhost:${API_PORT}/health
     Temporal Web UI:         ${uiUrl}
     MongoDB (wire):          ${env.MONGODB_URI}
+    local chain:             ${chainInfo}
+      fund a wallet:         npm run admin -- chain:mint --to 0xYourWallet --usd 20
   Ctrl-C stops everything.
 `);
   } catch (err) {

@@ -1,14 +1,43 @@
-/** Demo data for `make dev`: runs a ping through a worker so the Temporal UI shows a workflow. */
+/**
+ * Demo data for `make dev`: a ping through a worker (so the Temporal UI shows a workflow), and
+ * a demo agent (dev account #3 of the public test mnemonic) with 1000 credits and 100 local USDC.
+ * Idempotent: a second `make dev` finds the same grant.
+ */
+import { devAccount, DEV_ACCOUNT_INDEX } from '../shared/chain/dev-accounts';
+import { mintTokens } from '../shared/chain/deploy-token';
 import { getConfig } from '../shared/config';
+import { LedgerStore } from '../shared/credits/ledger-store';
+import { createDb } from '../shared/db';
 import { createTemporal } from '../temporal/connection';
 import { runPing } from '../temporal/ping/client';
 
 async function main(): Promise<void> {
   const config = getConfig();
   const temporal = createTemporal(config);
-  const ping = await runPing(temporal, `dev-${new Date().toISOString()}`);
-  console.log(`  demo: ping workflow ${ping.workflowId} ran on worker ${ping.worker}`);
-  await temporal.close();
+  const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
+  try {
+    const ping = await runPing(temporal, `dev-${new Date().toISOString()}`);
+    console.log(`  demo: ping workflow ${ping.workflowId} ran on worker ${ping.worker}`);
+
+    await db.ready(15000);
+    const agent = devAccount(DEV_ACCOUNT_INDEX.payer).address;
+    const { replayed } = await new LedgerStore(db.models).grant({
+      wallet: agent.toLowerCase(),
+      grantId: 'demo-welcome',
+      credits: 1000,
+      creditType: 'admin_grant',
+      sourceMetadata: { granted_by: 'make_dev_demo' },
+      expiresAt: new Date(Date.now() + config.creditExpiryDays * 86_400_000),
+    });
+    const local = config.x402.localToken;
+    if (local && config.x402.rpcUrls[local.chainId]) {
+      await mintTokens({ rpcUrl: config.x402.rpcUrls[local.chainId], chainId: local.chainId, token: local.address as `0x${string}`, to: agent, amount: 100_000_000n });
+    }
+    console.log(`  demo: agent ${agent} (dev mnemonic account #3) has 1000 credits${replayed ? ' (kept)' : ''} and 100 local USDC`);
+  } finally {
+    await db.close();
+    await temporal.close();
+  }
 }
 
 main().catch((err) => {

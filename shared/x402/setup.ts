@@ -32,7 +32,7 @@ export function paymentSetup(config: X402Config): PaymentSetup | { disabled: str
       mode: config.mode,
       networks,
       payTo: config.payTo as Address,
-      facilitator: createRemoteFacilitator({ url: config.facilitatorUrl }),
+      facilitator: createRemoteFacilitator({ url: config.facilitatorUrl, networks }),
       served: inMode,
     };
   }
