@@ -2,7 +2,10 @@ import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { x402Client, type PaymentRequired } from '@x402/fetch';
 import type { Address, Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type LocalAccount } from 'viem/accounts';
+import { createWalletClient, http, parseEther } from 'viem';
+import { devAccount, DEV_ACCOUNT_INDEX } from '../../shared/chain/dev-accounts';
 import { mintTokens, tokenBalance } from '../../shared/chain/deploy-token';
+import { viemChain } from '../../shared/x402/networks';
 import { encodePaymentPayload } from '../../shared/x402/challenge';
 
 const CHAIN_ID = 84532;
@@ -24,6 +27,12 @@ export class TestPayer {
 
   async fund(usd: number): Promise<void> {
     await mintTokens({ rpcUrl: TestPayer.rpcUrl(), chainId: CHAIN_ID, token: TestPayer.tokenAddress(), to: this.account.address, amount: BigInt(usd) * 1_000_000n });
+  }
+
+  /** A little ETH, for tests where the payer sends a transaction of its own. */
+  async fundGas(): Promise<void> {
+    const wallet = createWalletClient({ account: devAccount(DEV_ACCOUNT_INDEX.deployer), chain: viemChain(CHAIN_ID, TestPayer.rpcUrl()), transport: http(TestPayer.rpcUrl()) });
+    await wallet.sendTransaction({ to: this.account.address, value: parseEther('1') });
   }
 
   balance(owner: Address = this.account.address): Promise<bigint> {
