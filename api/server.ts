@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AppDeps } from './deps';
 import { errorHandler, notFound } from './middleware/error-handler';
+import { accessLog } from './middleware/access-log';
 import { errorShape } from './middleware/error-shape';
 import { jsonBody, jsonBodyErrors } from './middleware/json-body';
 import { requestContext } from './middleware/request-context';
@@ -19,7 +20,7 @@ function baseApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.trustProxy ? deps.config.trustProxy.split(',').map((s) => s.trim()) : false);
-  app.use(requestContext);
+  app.use(requestContext, accessLog);
   return app;
 }
 

@@ -75,7 +75,9 @@ export class ConfigError extends Error {
 }
 
 /** Validates an environment object; throws ConfigError naming every bad variable. */
-export function parseConfig(env: NodeJS.ProcessEnv): AppConfig {
+export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
+  // An empty variable (compose's `${X:-}`) means "not set".
+  const env = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== ''));
   const { value, error } = envSchema.validate(env, { abortEarly: false, convert: true });
   if (error) {
     const problems = error.details.map((d) => `${d.path.join('.')}: ${d.message}`).join('; ');
