@@ -41,7 +41,7 @@ export function paymentSetup(config: X402Config): PaymentSetup | { disabled: str
     .filter((n) => config.rpcUrls[n.chainId])
     .map((n) => ({ chainId: n.chainId, rpcUrl: config.rpcUrls[n.chainId], settlementPrivateKey: config.settlementPrivateKey as Hex }));
   if (chains.length === 0) return { disabled: `no X402_RPC_URL_<chainId> for the ${config.mode} networks` };
-  const inProcess = createInProcessFacilitator({ chains, networks });
+  const inProcess = createInProcessFacilitator({ chains, networks, receiptPollMs: 200 });
   return {
     mode: config.mode,
     networks,

@@ -3,7 +3,7 @@ import type { TemporalHandle } from '../connection';
 import { SA } from '../search-attributes';
 import { SETTLEMENT_QUEUE } from './config';
 import { settlementWorkflowId } from './ids';
-import type { SettlementOutcome } from './workflows';
+import type { SettlementOutcome } from './activities';
 
 export interface SettlementStart {
   paymentId: string;

@@ -31,7 +31,6 @@ export interface X402PaymentDoc {
   /** The payment payload and the requirements it was verified against, as JSON text (keys stay ours). */
   payload_json: string;
   requirements_json: string;
-  from_block?: string;
   tx_hash?: string;
   block_number?: string;
   reconciled?: boolean;
@@ -63,7 +62,6 @@ const schema = new Schema<X402PaymentDoc>(
     signature: { type: String, required: true },
     payload_json: { type: String, required: true },
     requirements_json: { type: String, required: true },
-    from_block: String,
     tx_hash: String,
     block_number: String,
     reconciled: Boolean,
