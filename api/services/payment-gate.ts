@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { Address } from 'viem';
-import type { Models } from '../../shared/db';
+import { isDuplicateKey, type Models } from '../../shared/db';
 import type { PaymentPurpose, X402PaymentDoc } from '../../shared/db/models/x402-payment';
 import { AppError, errors } from '../../shared/errors';
 import { baseUnitsToUsd } from '../../shared/money';
@@ -27,10 +27,6 @@ export interface Offer {
 }
 
 export type PaidOutcome = { kind: 'completed'; record: X402PaymentDoc } | { kind: 'pending'; record: X402PaymentDoc };
-
-function isDuplicateKey(err: unknown): boolean {
-  return (err as { code?: number })?.code === 11000;
-}
 
 /** The payment header of a request, under either name x402 clients use. */
 export function paymentHeader(req: Request): string | undefined {

@@ -1,5 +1,5 @@
 import { isIPv6 } from 'node:net';
-import type { Models } from '../../shared/db';
+import { isDuplicateKey, type Models } from '../../shared/db';
 import type { RateLimitDoc } from '../../shared/db/models/rate-limit';
 
 export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
@@ -37,7 +37,7 @@ export class RateLimiter {
       await this.models.rateLimits.collection.insertOne({ _id: `${key}|${slot}`, last_at: now } as never);
       return { allowed: true };
     } catch (err) {
-      if ((err as { code?: number }).code !== 11000) throw err;
+      if (!isDuplicateKey(err)) throw err;
       const current = await this.models.rateLimits.findById(`${key}|${slot}`).lean<RateLimitDoc>().exec();
       return this.refuse(current?.last_at ?? now, now);
     }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Models } from '../../shared/db';
+import { isDuplicateKey, type Models } from '../../shared/db';
 import type { AuthSessionDoc } from '../../shared/db/models/auth-session';
 import { errors } from '../../shared/errors';
 import { buildSignedMessage, isSignatureFrom, SignedAction, signedActionParts, signedPayload, toolInvokeParts } from '../../shared/signing';
@@ -85,7 +85,7 @@ export class SessionService {
     try {
       await this.models.usedRequests.collection.insertOne({ _id: `${wallet}:${envelope.request_id}`, created_at: now } as never);
     } catch (err) {
-      if ((err as { code?: number }).code === 11000) {
+      if (isDuplicateKey(err)) {
         throw errors.unauthorized('request_replayed', 'request_id was already used by this wallet');
       }
       throw err;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Models } from '../db';
+import { isDuplicateKey, type Models } from '../db';
 import type { CreditTransactionDoc } from '../db/models/credit-transaction';
 import { creditsToUsd } from '../money';
 import { balanceOf, CreditType, Grant, keepLive, lapsed, nextExpiration, NextExpiration, planSpend, spendable } from './ledger';
@@ -45,10 +45,6 @@ type Decision<R> = { write: false; result: R } | { write: true; entry: Entry; li
 
 const MAX_ATTEMPTS = 500;
 const PUBLIC_FIELDS = { live_grants: 0, grant: 0, seq: 0 } as const;
-
-function isDuplicateKey(err: unknown): boolean {
-  return (err as { code?: number })?.code === 11000 || /duplicate key|E11000/i.test((err as Error)?.message ?? '');
-}
 
 function toPublic(doc: CreditTransactionDoc): CreditTransaction {
   const { live_grants: _l, grant: _g, seq: _s, ...rest } = doc;

@@ -92,3 +92,8 @@ export function isStoreUnavailable(err: unknown): boolean {
     )
   );
 }
+
+/** A write refused by a unique index: how every "exactly once" decision here is taken. */
+export function isDuplicateKey(err: unknown): boolean {
+  return (err as { code?: number })?.code === 11000 || /E11000|duplicate key/i.test((err as Error)?.message ?? '');
+}

@@ -1,3 +1,3 @@
 export type { Db, DbOptions } from './connection';
-export { createDb, isStoreUnavailable } from './connection';
+export { createDb, isDuplicateKey, isStoreUnavailable } from './connection';
 export type { Models } from './models';
