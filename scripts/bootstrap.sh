@@ -9,8 +9,10 @@ mkdir -p "$CACHE/bin"
 say() { printf '[bootstrap] %s\n' "$*"; }
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  say "npm ci"
-  npm ci --no-audit --no-fund --loglevel=error
+  # `npm install` from the lock rather than `npm ci`: npm 11 writes locks without other
+  # platforms' optional binaries (swc, anvil) and then `npm ci` refuses its own lock.
+  say "npm install (from package-lock.json)"
+  npm install --no-audit --no-fund --loglevel=error
 fi
 
 if [ ! -x "$CACHE/venv/bin/temporal" ] || [ ! -x "$CACHE/venv/bin/temporal-test-server" ]; then
