@@ -63,7 +63,9 @@ function teardown(): Promise<void> {
   })();
   return tearingDown;
 }
+let aborting = false;
 const abort = (why: string, code: number) => {
+  aborting = true;
   log(why);
   void teardown().finally(() => process.exit(code));
 };
@@ -253,7 +255,7 @@ interface Report {
 const f = (n: number | undefined, d = 1) => (n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(d));
 
 function table(r: Report): string {
-  const head = ['scenario', 'rps', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'requests', 'errors', 'mismatch', 'srv cpu%', 'machine%'];
+  const head = ['scenario', 'rps', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'requests', 'errors', 'mismatch', 'srv cpu%', 'load cpu%', 'machine%'];
   const row = (name: string, rps: number, l: LatencySummary, extra: Array<string | number | undefined>) => [
     name,
     f(rps, 0),
@@ -264,9 +266,9 @@ function table(r: Report): string {
     ...extra.map((x) => (typeof x === 'number' ? f(x, 0) : (x ?? '-'))),
   ];
   const rows = r.scenarios.map((s) =>
-    row(s.name, s.rps, s.latency, [String(s.total.requests), String(s.total.errors), s.kind === 'balance' ? String(s.total.mismatches) : '-', s.serverCpuPct, s.machineBusyPct]),
+    row(s.name, s.rps, s.latency, [String(s.total.requests), String(s.total.errors), s.kind === 'balance' ? String(s.total.mismatches) : '-', s.serverCpuPct, s.loadCpuPct, s.machineBusyPct]),
   );
-  rows.push(row('A (mean of A runs)', r.A.rps, r.A.latency, ['', '', '', undefined, undefined]));
+  rows.push(row('A (mean of A runs)', r.A.rps, r.A.latency, ['', '', '', undefined, undefined, undefined]));
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((x) => String(x[i]).length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   const ok = (b: boolean) => (b ? 'met' : 'MISSED');
@@ -407,6 +409,9 @@ async function main(): Promise<number> {
     const stageLines = Object.entries(b.stages).map(
       ([k, v]) => `  ${k.padEnd(62)} n=${String(v.count).padStart(6)}  mean ${f(v.meanMs, 3).padStart(7)} ms  p50 ${f(v.p50Ms, 3).padStart(7)}  p99 ${f(v.p99Ms, 3).padStart(7)}`,
     );
+    const verify = Object.entries(b.stages).find(([k]) => k.startsWith('B verify'))?.[1];
+    const insert = Object.entries(b.stages).find(([k]) => k.startsWith('B request-id insert'))?.[1];
+    if (verify && insert) stageLines.push(`  ${'=> session lookup + message + signature recovery (verify - insert)'.padEnd(62)} mean ${f(verify.meanMs - insert.meanMs, 3).padStart(7)} ms`);
     log(`stage timings in the server over B's measured window:\n${stageLines.join('\n')}`);
   }
   if (b.profileFile) {
@@ -428,7 +433,7 @@ async function main(): Promise<number> {
 
 main()
   .catch((err: Error) => {
-    console.error(`bench failed: ${err.stack ?? err.message}`);
+    if (!aborting) console.error(`bench failed: ${err.stack ?? err.message}`);
     return 1;
   })
   .then(async (code) => {
