@@ -7,14 +7,17 @@ import type { Services } from '../services';
 declare module 'express-serve-static-core' {
   interface Locals {
     wallet: string;
+    /** With `readOnly`: the request-id claim, which the handler awaits before it answers. */
+    claim?: Promise<void>;
   }
 }
 
 /**
  * Verifies the signed envelope for `action` over the body exactly as sent; the verified,
- * lower-cased wallet lands in res.locals.wallet.
+ * lower-cased wallet lands in res.locals.wallet. `readOnly` handlers (no side effect) get the
+ * request-id claim in res.locals.claim and overlap their read with it.
  */
-export function signed(services: Services, action: SignedAction): RequestHandler {
+export function signed(services: Services, action: SignedAction, opts: { readOnly?: boolean } = {}): RequestHandler {
   return async (req, res, next) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const { value, error } = envelopeSchema.validate(
@@ -22,7 +25,11 @@ export function signed(services: Services, action: SignedAction): RequestHandler
       { abortEarly: false },
     );
     if (error) return next(fromJoi(error, 'body'));
-    res.locals.wallet = await services.sessions.verify(value, body, { kind: 'action', action, pathParams: req.params as Record<string, string> });
+    const target = { kind: 'action' as const, action, pathParams: req.params as Record<string, string> };
+    const { wallet, claim } = await services.sessions.authenticate(value, body, target);
+    if (opts.readOnly) res.locals.claim = claim;
+    else await claim;
+    res.locals.wallet = wallet;
     next();
   };
 }

@@ -59,9 +59,24 @@ export class SessionService {
   /**
    * Verifies a signed envelope, cheapest refusal first: the session (a cached read), then the
    * signature (CPU), and only then the one write that makes the request id single-use.
-   * Returns the lower-cased wallet.
+   * Returns the lower-cased wallet once the request id is claimed.
    */
   async verify(envelope: Envelope, fields: Record<string, unknown>, target: SignedTarget, now = new Date()): Promise<string> {
+    const { wallet, claim } = await this.authenticate(envelope, fields, target, now);
+    await claim;
+    return wallet;
+  }
+
+  /**
+   * The same checks, but hands back the request-id claim still in flight, so a read-only handler
+   * can do its read meanwhile. The caller must await `claim` before it answers.
+   */
+  async authenticate(
+    envelope: Envelope,
+    fields: Record<string, unknown>,
+    target: SignedTarget,
+    now = new Date(),
+  ): Promise<{ wallet: string; claim: Promise<void> }> {
     const wallet = envelope.wallet_address.toLowerCase();
     const session = await this.lookup(envelope.session_nonce);
     if (!session) throw errors.unauthorized('session_unknown', 'session_nonce was not issued by this service; request a new one');
@@ -82,15 +97,18 @@ export class SessionService {
       throw errors.unauthorized('signature_invalid', 'signature does not match wallet_address for this request');
     }
 
-    try {
-      await this.models.usedRequests.collection.insertOne({ _id: `${wallet}:${envelope.request_id}`, created_at: now } as never);
-    } catch (err) {
-      if (isDuplicateKey(err)) {
-        throw errors.unauthorized('request_replayed', 'request_id was already used by this wallet');
-      }
-      throw err;
-    }
-    return wallet;
+    const claim = this.models.usedRequests.collection
+      .insertOne({ _id: `${wallet}:${envelope.request_id}`, created_at: now } as never)
+      .then(
+        () => undefined,
+        (err) => {
+          if (isDuplicateKey(err)) throw errors.unauthorized('request_replayed', 'request_id was already used by this wallet');
+          throw err;
+        },
+      );
+    // Never an unhandled rejection, whoever awaits it later.
+    claim.catch(() => undefined);
+    return { wallet, claim };
   }
 }
 
