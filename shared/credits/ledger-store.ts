@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { isDuplicateKey, type Models } from '../db';
-import type { CreditTransactionDoc } from '../db/models/credit-transaction';
+import type { CreditHeadDoc } from '../db/models/credit-head';
+import { ledgerEntryId, type CreditTransactionDoc } from '../db/models/credit-transaction';
 import { creditsToUsd } from '../money';
 import { balanceOf, CreditType, Grant, keepLive, lapsed, nextExpiration, NextExpiration, planSpend, spendable } from './ledger';
 
-type LedgerModels = Pick<Models, 'creditTransactions' | 'creditExpiries'>;
+type LedgerModels = Pick<Models, 'creditTransactions' | 'creditExpiries' | 'creditHeads'>;
 
-/** A transaction as clients see it (the spec's Credit transaction resource). */
-export type CreditTransaction = Omit<CreditTransactionDoc, 'live_grants' | 'grant' | 'seq'>;
+/** A transaction as clients see it (the spec's Credit transaction resource); `_id` is the op id. */
+export type CreditTransaction = Omit<CreditTransactionDoc, 'live_grants' | 'grant' | 'seq' | 'op_id'>;
 
 export interface BalanceView extends NextExpiration {
   balance: number;
@@ -38,17 +39,27 @@ interface Head {
   live_grants: Grant[];
 }
 
-type Entry = Pick<CreditTransactionDoc, '_id' | 'transaction_type' | 'amount_credits'> &
+type Entry = Pick<CreditTransactionDoc, 'op_id' | 'transaction_type' | 'amount_credits'> &
   Partial<Pick<CreditTransactionDoc, 'grant_id' | 'request_id' | 'details' | 'grant'>>;
 
-type Decision<R> = { write: false; result: R } | { write: true; entry: Entry; live: Grant[]; result: (t: CreditTransaction) => R };
+type Decision<R> =
+  | { write: false; result: R }
+  | {
+      write: true;
+      entry: Entry;
+      live: Grant[];
+      result: (t: CreditTransaction) => R;
+      /** The same op was recorded before (by a retry or a racing twin): answer from that entry. */
+      replay: (recorded: CreditTransactionDoc) => R;
+    };
 
 const MAX_ATTEMPTS = 500;
 const PUBLIC_FIELDS = { live_grants: 0, grant: 0, seq: 0 } as const;
+const HEAD_FIELDS = { seq: 1, live_grants: 1 } as const;
 
 function toPublic(doc: CreditTransactionDoc): CreditTransaction {
-  const { live_grants: _l, grant: _g, seq: _s, ...rest } = doc;
-  return rest;
+  const { live_grants: _l, grant: _g, seq: _s, op_id, ...rest } = doc;
+  return { ...rest, _id: op_id };
 }
 
 /**
@@ -59,17 +70,23 @@ function toPublic(doc: CreditTransactionDoc): CreditTransaction {
 export class LedgerStore {
   constructor(private readonly models: LedgerModels) {}
 
+  /** The latest entry's seq and live grants: the head hint, then lookups by _id until a gap. */
   private async head(wallet: string): Promise<Head | null> {
-    return this.models.creditTransactions
-      .findOne({ user_id: wallet }, { seq: 1, live_grants: 1 })
-      .sort({ seq: -1 })
-      .lean<Head>()
-      .exec();
+    const hint = await this.models.creditHeads.findById(wallet).lean<CreditHeadDoc>().exec();
+    let head: Head | null = hint ? { seq: hint.seq, live_grants: hint.live_grants } : null;
+    for (;;) {
+      const next = await this.models.creditTransactions
+        .findById(ledgerEntryId(wallet, (head?.seq ?? 0) + 1), HEAD_FIELDS)
+        .lean<Head>()
+        .exec();
+      if (!next) return head;
+      head = next;
+    }
   }
 
-  private async recorded(id: string): Promise<CreditTransaction | null> {
-    const doc = await this.models.creditTransactions.findById(id, PUBLIC_FIELDS).lean<CreditTransactionDoc>().exec();
-    return doc ? toPublic(doc) : null;
+  /** An op recorded earlier. A scan on FerretDB, so only asked on the rare replay paths. */
+  private async byOp(opId: string): Promise<CreditTransactionDoc | null> {
+    return this.models.creditTransactions.findOne({ op_id: opId }).lean<CreditTransactionDoc>().exec();
   }
 
   private async append<R>(wallet: string, now: Date, decide: (live: Grant[]) => Promise<Decision<R>> | Decision<R>): Promise<R> {
@@ -78,10 +95,12 @@ export class LedgerStore {
       const decision = await decide(head?.live_grants ?? []);
       if (!decision.write) return decision.result;
       const balanceAfter = balanceOf(decision.live, now);
+      const seq = (head?.seq ?? 0) + 1;
       const doc: CreditTransactionDoc = {
         ...decision.entry,
+        _id: ledgerEntryId(wallet, seq),
         user_id: wallet,
-        seq: (head?.seq ?? 0) + 1,
+        seq,
         amount_usd: creditsToUsd(decision.entry.amount_credits),
         balance_after_credits: balanceAfter,
         balance_after_usd: creditsToUsd(balanceAfter),
@@ -90,12 +109,22 @@ export class LedgerStore {
       };
       try {
         await this.models.creditTransactions.collection.insertOne(doc as never);
-        return decision.result(toPublic(doc));
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
-        // Another entry took this position (or this very id landed): decide again on the new head.
+        // Either another entry took this position (decide again on the new head), or this op
+        // is already recorded (the store does not say which index refused, so look).
+        if (!(await this.models.creditTransactions.exists({ _id: doc._id }))) {
+          const recorded = await this.byOp(doc.op_id);
+          if (recorded) return decision.replay(recorded);
+        }
         await new Promise((r) => setTimeout(r, Math.random() * Math.min(20, attempt + 1)));
+        continue;
       }
+      // Only a hint: a lost or late write here costs readers an extra lookup, never a wrong answer.
+      await this.models.creditHeads.collection
+        .updateOne({ _id: wallet } as never, { $set: { seq, live_grants: doc.live_grants } }, { upsert: true })
+        .catch(() => undefined);
+      return decision.result(toPublic(doc));
     }
     throw new Error(`credit ledger for ${wallet} too contended: gave up after ${MAX_ATTEMPTS} attempts`);
   }
@@ -112,9 +141,7 @@ export class LedgerStore {
           if (!isDuplicateKey(err)) throw err;
         });
     }
-    return this.append<GrantResult>(input.wallet, now, async (live) => {
-      const existing = await this.models.creditTransactions.findById(`grant:${grantId}`, { grant: 1 }).lean<CreditTransactionDoc>().exec();
-      if (existing?.grant) return { write: false, result: { grant: existing.grant, balance_after: balanceOf(live, now), replayed: true } };
+    return this.append<GrantResult>(input.wallet, now, (live) => {
       const grant: Grant = {
         _id: grantId,
         amount_credits: input.credits,
@@ -128,9 +155,10 @@ export class LedgerStore {
       };
       return {
         write: true,
-        entry: { _id: `grant:${grantId}`, transaction_type: 'grant', amount_credits: input.credits, grant_id: grantId, grant },
+        entry: { op_id: `grant:${grantId}`, transaction_type: 'grant', amount_credits: input.credits, grant_id: grantId, grant },
         live: [...live, grant],
         result: (t) => ({ grant, balance_after: t.balance_after_credits, replayed: false }),
+        replay: (recorded) => ({ grant: recorded.grant ?? grant, balance_after: balanceOf(live, now), replayed: true }),
       };
     });
   }
@@ -140,16 +168,20 @@ export class LedgerStore {
     const id = `purchase:${input.wallet}:${input.requestId}`;
     const now = input.now ?? new Date();
     return this.append<SpendResult>(input.wallet, now, async (live) => {
-      const existing = await this.recorded(id);
-      if (existing) return { write: false, result: { ok: true, transaction: existing, replayed: true } };
       const plan = planSpend(live, input.credits, now);
-      if (!plan.ok) return { write: false, result: { ok: false, balance: plan.balance } };
+      if (!plan.ok) {
+        // Not enough now; but a retry of a spend that went through must still get its answer.
+        const earlier = await this.byOp(id);
+        if (earlier) return { write: false, result: { ok: true, transaction: toPublic(earlier), replayed: true } };
+        return { write: false, result: { ok: false, balance: plan.balance } };
+      }
       const taken = new Map(plan.deductions.map((d) => [d.grant_id, d.credits]));
       return {
         write: true,
-        entry: { _id: id, transaction_type: 'purchase', amount_credits: -input.credits, request_id: input.requestId, details: input.details },
+        entry: { op_id: id, transaction_type: 'purchase', amount_credits: -input.credits, request_id: input.requestId, details: input.details },
         live: live.map((g) => (taken.has(g._id) ? { ...g, remaining_credits: g.remaining_credits - taken.get(g._id)! } : g)),
         result: (transaction) => ({ ok: true, transaction, replayed: false }),
+        replay: (recorded) => ({ ok: true, transaction: toPublic(recorded), replayed: true }),
       };
     });
   }
@@ -161,14 +193,15 @@ export class LedgerStore {
       const grant = live.find((g) => g._id === input.grantId);
       const left = grant ? spendable(grant, now) : 0;
       if (!grant || left === 0) {
-        const issued = await this.models.creditTransactions.exists({ _id: `grant:${input.grantId}`, user_id: input.wallet });
-        return { write: false, result: issued ? { revoked_credits: 0 } : null };
+        const issued = await this.byOp(`grant:${input.grantId}`);
+        return { write: false, result: issued?.user_id === input.wallet ? { revoked_credits: 0 } : null };
       }
       return {
         write: true,
-        entry: { _id: `revocation:${grant._id}`, transaction_type: 'revocation', amount_credits: -left, grant_id: grant._id, details: input.reason },
+        entry: { op_id: `revocation:${grant._id}`, transaction_type: 'revocation', amount_credits: -left, grant_id: grant._id, details: input.reason },
         live: live.filter((g) => g._id !== grant._id),
         result: () => ({ revoked_credits: left }),
+        replay: () => ({ revoked_credits: 0 }),
       };
     });
   }
@@ -183,7 +216,7 @@ export class LedgerStore {
         return {
           write: true,
           entry: {
-            _id: `expiration:${g._id}`,
+            op_id: `expiration:${g._id}`,
             transaction_type: 'expiration',
             amount_credits: -g.remaining_credits,
             grant_id: g._id,
@@ -191,6 +224,7 @@ export class LedgerStore {
           },
           live: live.filter((x) => x._id !== g._id),
           result: () => true,
+          replay: () => false,
         };
       });
       if (!wrote) break;

@@ -103,4 +103,21 @@ describe('credit ledger on the real store', () => {
     expect(seqs).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect((await store.balance(wallet)).balance).toBe(10);
   });
+
+  it('answers from the latest entry even when the head hint lags or is gone', async () => {
+    const wallet = '0x' + '7'.repeat(40);
+    await store.grant({ wallet, grantId: 'h1', credits: 100, creditType: 'admin_grant' });
+    const stale = await db.models.creditHeads.findById(wallet).lean();
+    await store.spend({ wallet, requestId: 'h-a', credits: 30 });
+    await store.spend({ wallet, requestId: 'h-b', credits: 5 });
+    // A late writer put an older head back.
+    await db.models.creditHeads.collection.replaceOne({ _id: wallet } as never, stale as never);
+    expect((await store.balance(wallet)).balance).toBe(65);
+    await db.models.creditHeads.deleteOne({ _id: wallet });
+    expect((await store.balance(wallet)).balance).toBe(65);
+    expect(await store.spend({ wallet, requestId: 'h-c', credits: 65 })).toMatchObject({ ok: true, replayed: false });
+    expect((await store.balance(wallet)).balance).toBe(0);
+    // A retried spend answers with its recorded transaction even when the balance no longer covers it.
+    expect(await store.spend({ wallet, requestId: 'h-a', credits: 30 })).toMatchObject({ ok: true, replayed: true, transaction: { _id: `purchase:${wallet}:h-a`, amount_credits: -30 } });
+  });
 });

@@ -2,13 +2,15 @@ import { Connection, Schema } from 'mongoose';
 import type { Grant } from '../../credits/ledger';
 
 /**
- * The credit ledger is this append-only log. Each entry has the wallet's next `seq`; the unique
- * (user_id, seq) index makes exactly one writer win each position, on MongoDB and FerretDB alike,
- * so the entry's `live_grants` (the wallet's spendable grants after it) is always the truth.
- * `_id` is the idempotency key (`purchase:<wallet>:<request_id>`, `grant:<grant id>`, ...).
+ * The credit ledger is this append-only log. An entry's `_id` is `<wallet>:<seq>`: the unique
+ * `_id` makes exactly one writer win each position, on MongoDB and FerretDB alike, and a reader
+ * reaches any position with a lookup by `_id` (the only lookup FerretDB serves without a scan).
+ * `op_id` (unique) is the idempotency key and the transaction id clients see
+ * (`purchase:<wallet>:<request_id>`, `grant:<grant id>`, ...).
  */
 export interface CreditTransactionDoc {
   _id: string;
+  op_id: string;
   user_id: string;
   seq: number;
   transaction_type: 'grant' | 'expiration' | 'revocation' | 'purchase';
@@ -45,6 +47,7 @@ const grantSchema = new Schema<Grant>(
 const schema = new Schema<CreditTransactionDoc>(
   {
     _id: { type: String, required: true },
+    op_id: { type: String, required: true, unique: true },
     user_id: { type: String, required: true },
     seq: { type: Number, required: true },
     transaction_type: { type: String, required: true },
@@ -66,4 +69,8 @@ schema.index({ user_id: 1, transaction_type: 1, seq: -1 });
 
 export function creditTransactionModel(conn: Connection) {
   return conn.models.CreditTransaction ?? conn.model<CreditTransactionDoc>('CreditTransaction', schema);
+}
+
+export function ledgerEntryId(wallet: string, seq: number): string {
+  return `${wallet}:${seq}`;
 }

@@ -2,6 +2,7 @@ import { Connection } from 'mongoose';
 import { accessTokenModel } from './access-token';
 import { authSessionModel } from './auth-session';
 import { creditExpiryModel } from './credit-expiry';
+import { creditHeadModel } from './credit-head';
 import { creditTransactionModel } from './credit-transaction';
 import { rateLimitModel } from './rate-limit';
 import { systemPingModel } from './system-ping';
@@ -13,6 +14,7 @@ export function registerModels(conn: Connection) {
   return {
     pings: systemPingModel(conn),
     creditExpiries: creditExpiryModel(conn),
+    creditHeads: creditHeadModel(conn),
     creditTransactions: creditTransactionModel(conn),
     authSessions: authSessionModel(conn),
     usedRequests: usedRequestModel(conn),
