@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { privateKeyToAccount } from 'viem/accounts';
+import { recoverMessageAddress } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { signRequest, signToolInvoke } from '../../sdk/agent-client';
 import {
   ENVELOPE_FIELDS,
@@ -370,5 +371,20 @@ describe('signature verification', () => {
   it('rejects a malformed wallet', async () => {
     await expect(isSignatureFrom(message, signature, address.slice(0, -1))).resolves.toBe(false);
     await expect(isSignatureFrom(message, signature, `${address} `)).resolves.toBe(false);
+  });
+});
+
+describe('native signature recovery agrees with viem', () => {
+  it('recovers the same address as viem for random keys and messages, and null for a broken signature', async () => {
+    for (let i = 0; i < 25; i++) {
+      const account = privateKeyToAccount(generatePrivateKey());
+      const message = `service-external\nwallet:${account.address.toLowerCase()}\nsession:s${i}\nrequest:r${i}\naction:balance\nproduct:-\npayload:`;
+      const signature = await account.signMessage({ message });
+      expect(await recoverSigner(message, signature)).toBe(await recoverMessageAddress({ message, signature }));
+      expect(await recoverSigner(message, signature)).toBe(account.address);
+      expect(await recoverSigner(`${message}x`, signature)).not.toBe(account.address);
+    }
+    const r0 = `0x${'00'.repeat(32)}${'11'.repeat(32)}1b` as const;
+    expect(await recoverSigner('m', r0)).toBeNull();
   });
 });
