@@ -68,18 +68,41 @@ function toPublic(doc: CreditTransactionDoc): CreditTransaction {
  * first, the insert fails on the unique (user_id, seq) index and we decide again.
  */
 export class LedgerStore {
-  constructor(private readonly models: LedgerModels) {}
+  /**
+   * Heads this process has seen. Entries never change, so any head once seen is a valid lower
+   * bound: the probe of the next position still proves it current. Bounded; oldest out first.
+   */
+  private readonly seen = new Map<string, Head>();
 
-  /** The latest entry's seq and live grants: the head hint, then lookups by _id until a gap. */
+  constructor(
+    private readonly models: LedgerModels,
+    private readonly maxCachedHeads = 10_000,
+  ) {}
+
+  private remember(wallet: string, head: Head): void {
+    const known = this.seen.get(wallet);
+    if (known && known.seq >= head.seq) return;
+    this.seen.delete(wallet);
+    if (this.seen.size >= this.maxCachedHeads) this.seen.delete(this.seen.keys().next().value!);
+    this.seen.set(wallet, head);
+  }
+
+  /** The latest entry's seq and live grants: from a known head, then lookups by _id until a gap. */
   private async head(wallet: string): Promise<Head | null> {
-    const hint = await this.models.creditHeads.findById(wallet).lean<CreditHeadDoc>().exec();
-    let head: Head | null = hint ? { seq: hint.seq, live_grants: hint.live_grants } : null;
+    let head: Head | null = this.seen.get(wallet) ?? null;
+    if (!head) {
+      const hint = await this.models.creditHeads.findById(wallet).lean<CreditHeadDoc>().exec();
+      head = hint ? { seq: hint.seq, live_grants: hint.live_grants } : null;
+    }
     for (;;) {
       const next = await this.models.creditTransactions
         .findById(ledgerEntryId(wallet, (head?.seq ?? 0) + 1), HEAD_FIELDS)
         .lean<Head>()
         .exec();
-      if (!next) return head;
+      if (!next) {
+        if (head) this.remember(wallet, head);
+        return head;
+      }
       head = next;
     }
   }
@@ -120,6 +143,7 @@ export class LedgerStore {
         await new Promise((r) => setTimeout(r, Math.random() * Math.min(20, attempt + 1)));
         continue;
       }
+      this.remember(wallet, { seq, live_grants: doc.live_grants });
       // Only a hint: a lost or late write here costs readers an extra lookup, never a wrong answer.
       await this.models.creditHeads.collection
         .updateOne({ _id: wallet } as never, { $set: { seq, live_grants: doc.live_grants } }, { upsert: true })

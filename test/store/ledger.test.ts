@@ -120,4 +120,15 @@ describe('credit ledger on the real store', () => {
     // A retried spend answers with its recorded transaction even when the balance no longer covers it.
     expect(await store.spend({ wallet, requestId: 'h-a', credits: 30 })).toMatchObject({ ok: true, replayed: true, transaction: { _id: `purchase:${wallet}:h-a`, amount_credits: -30 } });
   });
+
+  it('sees writes from another API instance although it remembers heads it has seen', async () => {
+    const wallet = '0x' + '8'.repeat(40);
+    const other = new LedgerStore(db.models);
+    await store.grant({ wallet, grantId: 'x1', credits: 50, creditType: 'admin_grant' });
+    expect((await store.balance(wallet)).balance).toBe(50);
+    await other.spend({ wallet, requestId: 'o-1', credits: 20 });
+    await other.spend({ wallet, requestId: 'o-2', credits: 20 });
+    expect((await store.balance(wallet)).balance).toBe(10);
+    expect(await store.spend({ wallet, requestId: 's-1', credits: 11 })).toEqual({ ok: false, balance: 10 });
+  });
 });
