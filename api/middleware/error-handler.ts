@@ -7,12 +7,18 @@ export function notFound(): RequestHandler {
   return (req, _res, next) => next(errors.notFound('route_not_found', `no route for ${req.method} ${req.path}`));
 }
 
+const GRPC_UNAVAILABLE = 14;
+const GRPC_DEADLINE_EXCEEDED = 4;
+
+/** The Temporal client wraps gRPC failures; unreachable or too slow means "retry later", not a bug. */
 function isTemporalUnavailable(err: unknown): boolean {
-  const e = err as { name?: string; code?: number; message?: string } | undefined;
+  const e = err as { name?: string; code?: number; message?: string; cause?: { code?: number } } | undefined;
+  if (!e) return false;
+  const code = e.cause?.code ?? e.code;
   return (
-    !!e &&
-    (e.name === 'ServiceError' || e.name === 'TransportError' || e.code === 14) &&
-    /unavailable|connect|transport|deadline|14 UNAVAILABLE/i.test(e.message ?? '')
+    ((e.name === 'ServiceError' || e.name === 'TransportError') &&
+      (code === GRPC_UNAVAILABLE || code === GRPC_DEADLINE_EXCEEDED || /unavailable|connect|deadline/i.test(e.message ?? ''))) ||
+    e.code === GRPC_UNAVAILABLE
   );
 }
 

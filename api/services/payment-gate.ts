@@ -128,7 +128,9 @@ export class PaymentGate {
       if (other) return this.outcomeOf(other);
       throw err;
     }
-    await startSettlement(this.temporal, { paymentId: id, payer: record.payer, network: record.network, amountBaseUnits: record.amount_base_units, wallet: input.purpose.kind === 'credit_purchase' ? input.purpose.wallet : undefined });
+    // If Temporal is unreachable this throws (503); the record stays, and a retry of the same
+    // payment starts the settlement then.
+    await this.start(record);
     return this.settle(record);
   }
 
@@ -142,7 +144,19 @@ export class PaymentGate {
     }
     if (seen.status === 'completed') return { kind: 'completed', record: seen };
     if (seen.status === 'failed') throw errors.paymentRequired(seen.error_code ?? 'settlement_failed', seen.error_message ?? 'settlement failed; nothing was charged');
+    // Idempotent: finds the running settlement, or starts the one a Temporal outage prevented.
+    await this.start(seen);
     throw errors.conflict('payment_in_progress', 'a verified x402 payment already in progress; retry shortly for its result');
+  }
+
+  private start(record: X402PaymentDoc) {
+    return startSettlement(this.temporal, {
+      paymentId: record._id,
+      payer: record.payer,
+      network: record.network,
+      amountBaseUnits: record.amount_base_units,
+      wallet: record.purpose.kind === 'credit_purchase' ? record.purpose.wallet : undefined,
+    });
   }
 
   private async outcomeOf(record: X402PaymentDoc): Promise<PaidOutcome> {

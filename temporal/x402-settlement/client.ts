@@ -13,11 +13,14 @@ export interface SettlementStart {
   wallet?: string;
 }
 
+/** A request must not hang on an unreachable Temporal: fail within this, and the caller answers 503. */
+const START_DEADLINE_MS = 5000;
+
 /** Starts the settlement once per payment (a second start finds the first) and returns its handle. */
 export async function startSettlement(temporal: TemporalHandle, s: SettlementStart) {
   const workflowId = settlementWorkflowId(s.paymentId);
   try {
-    await temporal.client.workflow.start('x402SettlementWorkflow', {
+    await temporal.client.withDeadline(Date.now() + START_DEADLINE_MS, () => temporal.client.workflow.start('x402SettlementWorkflow', {
       taskQueue: temporal.queue(SETTLEMENT_QUEUE),
       workflowId,
       args: [s.paymentId],
@@ -30,7 +33,7 @@ export async function startSettlement(temporal: TemporalHandle, s: SettlementSta
         { key: SA.flowStatus, value: 'verified' },
         ...(s.wallet ? [{ key: SA.wallet, value: s.wallet }] : []),
       ],
-    });
+    }));
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
