@@ -171,11 +171,49 @@ describe('settlement outlives the request: no worker at first', () => {
       const done = await http('POST', url, { body: purchaseBody(wallet), headers: { 'x-payment': header } });
       expect(done.status).toBe(200);
       expect(done.body.data.balance).toBe(500);
-      const desc = await stack.temporal.client.workflow.getHandle(`x402-settlement:${done.body.data.payment_id}`).describe();
+      // The grant lands inside the settlement; the final status is written when the workflow closes.
+      const handle = stack.temporal.client.workflow.getHandle(`x402-settlement:${done.body.data.payment_id}`);
+      await handle.result();
+      const desc = await handle.describe();
       const attrs = Object.fromEntries(desc.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value]));
       expect(attrs).toMatchObject({ FlowKind: 'x402_settlement', FlowStatus: 'completed', Payer: payer.account.address.toLowerCase(), Network: 'eip155:84532', AmountBaseUnits: '5000000' });
     } finally {
       await workers.shutdown();
     }
   });
+});
+
+describe('Temporal unreachable when a payment arrives', () => {
+  it('answers 503, loses nothing, and the retry of the same payment settles it once Temporal is back', async () => {
+    const down = await startTestStack({ env: { TEMPORAL_ADDRESS: '127.0.0.1:1' }, keepDatabase: true });
+    const up = await startTestStack({ workers: true });
+    try {
+      const payer = new TestPayer();
+      await payer.fund(10);
+      const wallet = '0x' + '9'.repeat(40);
+      const downUrl = `${down.server.mainUrl}/api/external/credits/purchase`;
+      const challenge = (await http('POST', downUrl, { body: purchaseBody(wallet) })).body;
+      expect(challenge.x402Version).toBe(2);
+      const header = await payer.paymentHeader(challenge);
+
+      const refused = await http('POST', downUrl, { body: purchaseBody(wallet), headers: { 'x-payment': header } });
+      expect([refused.status, refused.body.error_code]).toEqual([503, 'workflow_engine_unavailable']);
+      expect(await payer.balance()).toBe(10_000_000n);
+
+      const upUrl = `${up.server.mainUrl}/api/external/credits/purchase`;
+      const again = await http('POST', upUrl, { body: purchaseBody(wallet), headers: { 'x-payment': header } });
+      expect([again.status, again.body.error_code]).toEqual([409, 'payment_in_progress']);
+      let done = again;
+      for (let i = 0; i < 50 && done.status !== 200; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        done = await http('POST', upUrl, { body: purchaseBody(wallet), headers: { 'x-payment': header } });
+      }
+      expect(done.status).toBe(200);
+      expect(done.body.data.balance).toBe(500);
+      expect(await payer.balance()).toBe(5_000_000n);
+    } finally {
+      await down.stop();
+      await up.stop();
+    }
+  }, 60_000);
 });
