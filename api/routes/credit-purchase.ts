@@ -2,6 +2,7 @@ import { Router } from 'express';
 import Joi from 'joi';
 import { errors } from '../../shared/errors';
 import { walletAddress } from '../../shared/schemas/common';
+import { singlePaymentMode } from '../middleware/single-payment-mode';
 import { validate } from '../middleware/validate';
 import { paymentHeader } from '../services/payment-gate';
 import type { Services } from '../services';
@@ -22,7 +23,7 @@ const purchaseBody = Joi.object({
 
 export function creditPurchaseRoutes(services: Services): Router {
   const router = Router();
-  router.post('/credits/purchase', validate({ body: purchaseBody }), async (req, res) => {
+  router.post('/credits/purchase', singlePaymentMode, validate({ body: purchaseBody }), async (req, res) => {
     if (!services.purchases) throw errors.unavailable('payments_unavailable', 'x402 payments are not configured on this deployment');
     const body = res.locals.body;
     const result = await services.purchases.purchase(body, paymentHeader(req));

@@ -113,6 +113,12 @@ describe('credit purchase over x402 with real settlement on the local chain', ()
     const offMode = await http('POST', url, { body: purchaseBody(wallet, { chain_id: 8453 }) });
     expect([offMode.status, offMode.body.error_code]).toEqual([400, 'chain_not_available']);
 
+    const mixed = await http('POST', url, {
+      body: { ...purchaseBody(wallet), session_nonce: 'sn_x', signature: '0x' + '1'.repeat(130) },
+      headers: { 'payment-signature': await payer.paymentHeader((await http('POST', url, { body: purchaseBody(wallet) })).body) },
+    });
+    expect([mixed.status, mixed.body.error_code, mixed.body.details]).toEqual([400, 'mixed_payment_modes', { envelope_fields: ['signature', 'session_nonce'] }]);
+
     const malformed = await http('POST', url, { body: purchaseBody(wallet), headers: { 'x-payment': 'not-base64-json' } });
     expect([malformed.status, malformed.body.error_code]).toEqual([400, 'malformed_payment']);
 
