@@ -12,6 +12,7 @@ import { authRoutes } from './routes/auth';
 import { bearerCreditRoutes } from './routes/bearer-credits';
 import { creditPurchaseRoutes } from './routes/credit-purchase';
 import { creditRoutes } from './routes/credits';
+import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
 import { identityRoutes } from './routes/identity';
 import { createServices, Services } from './services';
@@ -21,6 +22,8 @@ function baseApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.trustProxy ? deps.config.trustProxy.split(',').map((s) => s.trim()) : false);
   app.use(requestContext, accessLog);
+  // Both hosts serve the page their errors' help_url points at.
+  app.use(docsRoutes());
   return app;
 }
 

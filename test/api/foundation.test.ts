@@ -33,7 +33,22 @@ describe('foundation over HTTP against the real store', () => {
     expect(res.headers.get('content-type')).toMatch(/application\/json/);
     expect(res.body).toMatchObject({ error: 'Not Found', error_code: 'route_not_found', request_id: 'r-404' });
     expect(typeof res.body.help_url).toBe('string');
-    expect(typeof res.body.help_doc).toBe('string');
+    expect(res.body.help_doc).toBe('docs/errors.md#route_not_found');
+  });
+
+  it("serves the page every gateway error's help_url points at, with an anchor per code", async () => {
+    const res = await http('GET', `${stack.server.mainUrl}/api/external/nope`);
+    const help = new URL(res.body.help_url);
+    expect(help.pathname).toBe('/docs/errors');
+    expect(help.hash).toBe('#route_not_found');
+    for (const host of [stack.server.mainUrl, stack.server.apiUrl]) {
+      const page = await fetch(`${host}${help.pathname}`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/text\/html/);
+      expect(await page.text()).toContain('<section id="route_not_found">');
+    }
+    const json = await http('GET', `${stack.server.mainUrl}/docs/errors`, { headers: { accept: 'application/json' } });
+    expect(json.body.errors).toContainEqual(expect.objectContaining({ code: 'mixed_payment_modes', status: 400 }));
   });
 
   it('answers malformed JSON with 422 detail on external routes and 400 webhook shape on webhook routes', async () => {

@@ -1,0 +1,7 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { errorsMarkdown } from '../shared/errors';
+
+const target = join(__dirname, '..', 'docs', 'errors.md');
+writeFileSync(target, errorsMarkdown());
+console.log(`wrote ${target}`);

@@ -1,0 +1,273 @@
+/**
+ * Every error code the service answers with, what it means and what the caller should do.
+ * docs/errors.md and GET /docs/errors are rendered from this table; a test keeps the table,
+ * the doc and the codes thrown in the source in step.
+ */
+export interface ErrorEntry {
+  status: number;
+  area: ErrorArea;
+  meaning: string;
+  action: string;
+}
+
+export type ErrorArea = 'request' | 'identity' | 'signed requests' | 'bearer tokens' | 'payments' | 'x402 verification' | 'x402 settlement' | 'service';
+
+export const ERROR_AREAS: readonly ErrorArea[] = ['request', 'identity', 'signed requests', 'bearer tokens', 'payments', 'x402 verification', 'x402 settlement', 'service'];
+
+export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
+  validation_error: {
+    status: 422,
+    area: 'request',
+    meaning: 'The body or query failed validation. Gateway endpoints answer with `detail[{loc, msg, type, input?, ctx?}]`; a body that is not JSON has `type: "json_invalid"`.',
+    action: 'Fix the fields named in `loc` and send again.',
+  },
+  invalid_request: {
+    status: 400,
+    area: 'request',
+    meaning: 'The same validation failure on endpoints whose family answers 400 (tool invoke, webhooks).',
+    action: 'Fix the request as `message` says and send again.',
+  },
+  payload_too_large: {
+    status: 413,
+    area: 'request',
+    meaning: 'The body is larger than 256 KiB.',
+    action: 'Send a smaller body.',
+  },
+  unsupported_encoding: {
+    status: 415,
+    area: 'request',
+    meaning: 'The body uses a content encoding or charset the server does not read.',
+    action: 'Send UTF-8 JSON without a content encoding.',
+  },
+  route_not_found: {
+    status: 404,
+    area: 'request',
+    meaning: 'No endpoint answers this method and path on this host.',
+    action: 'Check the path, the method, and the host: `/health` and `/credits/*` live on the API host, `/api/external/*` on the main host.',
+  },
+  rate_limited: {
+    status: 429,
+    area: 'identity',
+    meaning: 'Too many agent addresses created from your network address; the body carries `rate_limit {limit, window_seconds, retry_after_seconds}`.',
+    action: 'Wait `retry_after_seconds` (also in the Retry-After header), then create one again.',
+  },
+  wallet_derivation_failed: {
+    status: 500,
+    area: 'identity',
+    meaning: 'The server could not derive a key from the generated mnemonic; `details.reason` says why. Nothing was stored.',
+    action: 'Retry; report it if it persists.',
+  },
+  session_unknown: {
+    status: 401,
+    area: 'signed requests',
+    meaning: 'The `session_nonce` was never issued by this service.',
+    action: 'Get a fresh nonce from `POST /api/external/auth/session` and sign again.',
+  },
+  session_expired: {
+    status: 401,
+    area: 'signed requests',
+    meaning: 'The `session_nonce` is past its `expires_at` (nonces live one hour).',
+    action: 'Get a fresh nonce and sign again.',
+  },
+  session_wallet_mismatch: {
+    status: 401,
+    area: 'signed requests',
+    meaning: 'The nonce was issued to another wallet than `wallet_address`.',
+    action: 'Ask for a nonce for the wallet that signs.',
+  },
+  signature_invalid: {
+    status: 401,
+    area: 'signed requests',
+    meaning: 'The signature does not recover to `wallet_address` over the message rebuilt from this request (see docs/signing.md).',
+    action: 'Check the action, path, payload canonicalisation and the signing key against the published test vectors.',
+  },
+  request_replayed: {
+    status: 401,
+    area: 'signed requests',
+    meaning: 'This wallet already sent this `request_id`; the earlier request had its effect, this one has none.',
+    action: 'Use a new `request_id` for every new request.',
+  },
+  unsignable_request: {
+    status: 400,
+    area: 'signed requests',
+    meaning: 'The payload cannot be canonicalised (for example a number JSON cannot represent exactly), so no signature over it can be checked.',
+    action: 'Send plain JSON values: strings, finite numbers, booleans, null, arrays and objects.',
+  },
+  missing_bearer: {
+    status: 401,
+    area: 'bearer tokens',
+    meaning: 'The API host endpoint needs `Authorization: Bearer <token>` and none was sent.',
+    action: 'Mint a token with the signed `access_token` action (docs/decisions.md) and send it.',
+  },
+  invalid_bearer: {
+    status: 401,
+    area: 'bearer tokens',
+    meaning: 'The bearer token is malformed, unknown or revoked.',
+    action: 'Mint a new token.',
+  },
+  bearer_expired: {
+    status: 401,
+    area: 'bearer tokens',
+    meaning: 'The bearer token is past its expiry.',
+    action: 'Mint a new token.',
+  },
+  payment_required: {
+    status: 402,
+    area: 'payments',
+    meaning: 'The endpoint is paid and no payment header came with the request. The body is the x402 v2 challenge, also base64 in `PAYMENT-REQUIRED`.',
+    action: 'Sign one entry of `accepts` and send the identical body again with `X-PAYMENT` (or `PAYMENT-SIGNATURE`).',
+  },
+  malformed_payment: {
+    status: 400,
+    area: 'payments',
+    meaning: 'The payment header is not base64 JSON of an x402 v2 payload with an EIP-3009 authorization.',
+    action: 'Build the header with an x402 v2 client (for example `@x402/fetch`).',
+  },
+  mixed_payment_modes: {
+    status: 400,
+    area: 'payments',
+    meaning: 'The request carries both an x402 payment header and signed-envelope fields (`signature`, `session_nonce`); `details.envelope_fields` lists them. Nothing was verified or charged.',
+    action: 'Pay one way: drop the envelope fields, or drop the payment header.',
+  },
+  payer_mismatch: {
+    status: 400,
+    area: 'payments',
+    meaning: '`payer_wallet_address` is not the wallet that signed the payment.',
+    action: 'Send the signer as `payer_wallet_address`, or leave it out.',
+  },
+  chain_not_available: {
+    status: 400,
+    area: 'payments',
+    meaning: 'The `chain_id` is outside the active network mode or not configured on this deployment; never a 402.',
+    action: 'Pick a chain from the deployment\'s mode (84532 in testnet mode).',
+  },
+  token_not_available: {
+    status: 400,
+    area: 'payments',
+    meaning: 'The token does not exist on that chain in our table.',
+    action: 'Pick USDC, or a chain where EURC exists.',
+  },
+  payment_in_progress: {
+    status: 409,
+    area: 'payments',
+    meaning: 'A verified x402 payment already in progress: this same payment is being settled.',
+    action: 'Retry the same request shortly for its recorded result, or poll the balance.',
+  },
+  payment_already_used: {
+    status: 409,
+    area: 'payments',
+    meaning: 'The authorization nonce was already used with another signature, or this payment already paid for another request.',
+    action: 'Sign a new payment for this request.',
+  },
+  payments_unavailable: {
+    status: 503,
+    area: 'payments',
+    meaning: 'x402 payments are not configured on this deployment (no pay-to address or settlement chain).',
+    action: 'Operators: set the X402_* variables (docs/operations.md).',
+  },
+  malformed_payload: {
+    status: 402,
+    area: 'x402 verification',
+    meaning: 'Not an x402 v2 payload, or its authorization or signature is malformed.',
+    action: 'Build the payment with an x402 v2 client.',
+  },
+  unsupported_scheme: { status: 402, area: 'x402 verification', meaning: 'The scheme is not `exact`.', action: 'Pay with the `exact` scheme.' },
+  unsupported_transfer_method: {
+    status: 402,
+    area: 'x402 verification',
+    meaning: 'A Permit2 payload; only EIP-3009 `transferWithAuthorization` is accepted.',
+    action: 'Use the EIP-3009 method the challenge announces.',
+  },
+  unsupported_network: {
+    status: 402,
+    area: 'x402 verification',
+    meaning: 'The network is not in our table or has no settlement chain configured.',
+    action: 'Pay on a network listed in `accepts`.',
+  },
+  network_mismatch: { status: 402, area: 'x402 verification', meaning: 'Paid on another network than required.', action: 'Pay on the required network.' },
+  asset_not_supported: {
+    status: 402,
+    area: 'x402 verification',
+    meaning: 'The required asset is not a token we serve, or not a contract on that chain.',
+    action: 'Pay with an asset listed in `accepts`.',
+  },
+  asset_mismatch: { status: 402, area: 'x402 verification', meaning: 'Paid with another asset than required.', action: 'Pay with the asset in the accepted entry.' },
+  pay_to_mismatch: { status: 402, area: 'x402 verification', meaning: 'The payee differs from `payTo`.', action: 'Authorize the transfer to `payTo`.' },
+  amount_mismatch: {
+    status: 402,
+    area: 'x402 verification',
+    meaning: 'The authorized value differs from `amount` (for example a payment signed for another number of credits).',
+    action: 'Sign the challenge of this exact request.',
+  },
+  token_domain_mismatch: {
+    status: 402,
+    area: 'x402 verification',
+    meaning: '`extra.name` / `extra.version` differ from the token\'s EIP-712 domain.',
+    action: 'Sign with the domain the challenge announces.',
+  },
+  authorization_expired: {
+    status: 402,
+    area: 'x402 verification',
+    meaning: '`validBefore` has passed, or is less than 6 s away.',
+    action: 'Sign a new payment.',
+  },
+  authorization_not_yet_valid: { status: 402, area: 'x402 verification', meaning: '`validAfter` is in the future.', action: 'Sign with `validAfter` in the past.' },
+  nonce_already_used: {
+    status: 402,
+    area: 'x402 verification',
+    meaning: 'The authorization nonce was already used or canceled on chain.',
+    action: 'Sign a new payment with a fresh nonce.',
+  },
+  invalid_signature: { status: 402, area: 'x402 verification', meaning: 'The signature does not recover to `from`.', action: 'Sign the EIP-712 authorization with the payer\'s key.' },
+  insufficient_balance: { status: 402, area: 'x402 verification', meaning: 'The payer holds less than `amount` of the token.', action: 'Fund the payer and pay again.' },
+  smart_wallet_not_supported: {
+    status: 402,
+    area: 'x402 verification',
+    meaning: 'An undeployed (ERC-6492) smart wallet signed the payment.',
+    action: 'Deploy the wallet first, or pay from an externally owned account.',
+  },
+  simulation_failed: { status: 402, area: 'x402 verification', meaning: 'The transfer would revert for another reason.', action: 'Check the payer and token; sign a new payment.' },
+  verification_failed: { status: 402, area: 'x402 verification', meaning: 'Any other refusal from the facilitator.', action: 'Read `message`; sign a new payment.' },
+  settlement_reverted: {
+    status: 402,
+    area: 'x402 settlement',
+    meaning: 'The settlement transaction reverted; nothing was charged.',
+    action: 'Pay again; the same `request_id` may be paid again.',
+  },
+  settlement_pending: {
+    status: 402,
+    area: 'x402 settlement',
+    meaning: 'Broadcast, but the receipt was not seen in time; the settlement keeps being watched.',
+    action: 'Poll the balance or retry the same payment for its result.',
+  },
+  settlement_failed: {
+    status: 402,
+    area: 'x402 settlement',
+    meaning: 'The settlement failed for another reason (for example funds moved away after verification); nothing was charged.',
+    action: 'Pay again; the same `request_id` may be paid again.',
+  },
+  authorization_canceled: {
+    status: 402,
+    area: 'x402 settlement',
+    meaning: 'The payer canceled the authorization on chain before it settled; nothing was charged.',
+    action: 'Sign a new payment.',
+  },
+  store_unavailable: {
+    status: 503,
+    area: 'service',
+    meaning: 'The data store is unreachable. Nothing was changed; `/health` still answers.',
+    action: 'Retry shortly; the service recovers by itself.',
+  },
+  workflow_engine_unavailable: {
+    status: 503,
+    area: 'service',
+    meaning: 'Temporal is unreachable. Nothing was lost: a verified payment is recorded and the retry of the same payment starts its settlement.',
+    action: 'Retry the same request shortly.',
+  },
+  internal_error: {
+    status: 500,
+    area: 'service',
+    meaning: 'An unexpected failure. The log line with this `request_id` has the cause.',
+    action: 'Retry; report the `request_id` if it persists.',
+  },
+};
