@@ -12,6 +12,7 @@ import {
   type Hex,
   type LocalAccount,
 } from 'viem';
+import { authorizationTypes } from '@x402/evm';
 import { startAnvil, type RunningAnvil } from '../../scripts/services/anvil';
 import { deployToken, mintTokens, tokenBalance } from '../../shared/chain/deploy-token';
 import { devAccount } from '../../shared/chain/dev-accounts';
@@ -24,16 +25,7 @@ const payee = devAccount(2);
 const payer = devAccount(3);
 const stranger = devAccount(5);
 
-const authTypes = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
+const authTypes = authorizationTypes;
 
 describe('LocalStablecoin on a real anvil chain', () => {
   let anvil: RunningAnvil;
