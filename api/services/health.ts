@@ -11,9 +11,9 @@ export interface HealthDetails {
 export async function healthDetails(deps: AppDeps): Promise<HealthDetails> {
   const storeUp = deps.db.isUp();
   const [temporalUp, lastPing] = await Promise.all([
+    // Not ensureConnected(): it memoizes its first failure, so Temporal would stay "down" forever.
     deps.temporal.connection
-      .ensureConnected()
-      .then(() => deps.temporal.connection.healthService.check({}))
+      .withDeadline(Date.now() + 2000, () => deps.temporal.connection.healthService.check({}))
       .then(
         () => true,
         () => false,

@@ -1,6 +1,10 @@
 import os from 'node:os';
 import path from 'node:path';
 import { startFerretDb } from '../../scripts/services/ferretdb';
+import { startTemporalDev } from '../../scripts/services/temporal';
+import { runPing } from '../../temporal/ping/client';
+import { QUEUES } from '../../workers/queues';
+import { runWorkers } from '../../workers/run-workers';
 import { freePort } from '../../scripts/services/process';
 import { http } from '../support/http';
 import { startTestStack, TestStack } from '../support/stack';
@@ -38,4 +42,33 @@ describe('store unreachable at start', () => {
     expect(up.status).toBe(200);
     expect(up.body.data.session_nonce).toMatch(/^sn_/);
   });
+});
+
+describe('Temporal unreachable at start', () => {
+  it('serves /health, reports Temporal down, then recovers by itself when Temporal appears', async () => {
+    const port = await freePort();
+    const stack = await startTestStack({ env: { TEMPORAL_ADDRESS: `127.0.0.1:${port}` } });
+    let temporal: Awaited<ReturnType<typeof startTemporalDev>> | undefined;
+    let workers: Awaited<ReturnType<typeof runWorkers>> | undefined;
+    try {
+      expect(await http('GET', `${stack.server.apiUrl}/health`)).toMatchObject({ status: 200, body: { status: 'ok' } });
+      expect((await http('GET', `${stack.server.apiUrl}/health/details`)).body).toMatchObject({ store: 'up', temporal: 'down' });
+      await expect(stack.temporal.client.withDeadline(Date.now() + 1500, () => runPing(stack.temporal, 'while-down'))).rejects.toThrow();
+
+      temporal = await startTemporalDev({ port, dbFile: path.join(os.tmpdir(), `temporal-outage-${port}.db`) });
+      let details = await http('GET', `${stack.server.apiUrl}/health/details`);
+      for (let i = 0; i < 60 && details.body.temporal !== 'up'; i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        details = await http('GET', `${stack.server.apiUrl}/health/details`);
+      }
+      expect(details.body.temporal).toBe('up');
+      workers = await runWorkers({ config: stack.config, db: stack.db, temporal: stack.temporal, identity: 'after-outage' }, [...QUEUES], stack.config.temporalAddress);
+      const ping = await runPing(stack.temporal, 'after-outage');
+      expect(ping.workflowId).toMatch(/after-outage/);
+    } finally {
+      await workers?.shutdown();
+      await stack.stop();
+      await temporal?.stop();
+    }
+  }, 90_000);
 });
