@@ -4,6 +4,7 @@ import { errors } from '../../shared/errors';
 import { walletAddress } from '../../shared/schemas/common';
 import { singlePaymentMode } from '../middleware/single-payment-mode';
 import { validate } from '../middleware/validate';
+import { purchaseCompletedBody, purchasePendingBody } from '../presenters/credit-purchase';
 import { paymentHeader } from '../services/payment-gate';
 import type { Services } from '../services';
 
@@ -27,29 +28,12 @@ export function creditPurchaseRoutes(services: Services): Router {
     if (!services.purchases) throw errors.unavailable('payments_unavailable', 'x402 payments are not configured on this deployment');
     const body = res.locals.body;
     const result = await services.purchases.purchase(body, paymentHeader(req));
-    const { record } = result;
     if (result.kind === 'pending') {
-      res.status(202).json({
-        success: true,
-        message: 'payment verified; settlement in progress. Poll the balance, or retry with the same payment for the result.',
-        data: { status: 'settling', payment_id: record._id, wallet_address: body.wallet_address.toLowerCase(), credits: body.credits },
-      });
+      res.status(202).json(purchasePendingBody(result.record, body.wallet_address, body.credits));
       return;
     }
-    const receipt = services.payments!.receipt(record);
-    res.set(receipt.header).json({
-      success: true,
-      message: 'credits purchased',
-      data: {
-        status: 'completed',
-        wallet_address: record.purpose.kind === 'credit_purchase' ? record.purpose.wallet : undefined,
-        credits: record.purpose.kind === 'credit_purchase' ? record.purpose.credits : undefined,
-        grant_id: record.grant_id,
-        balance: result.balance,
-        payment_id: record._id,
-      },
-      x402: receipt.block,
-    });
+    const receipt = services.payments!.receipt(result.record);
+    res.set(receipt.header).json(purchaseCompletedBody(result, receipt.block));
   });
   return router;
 }
