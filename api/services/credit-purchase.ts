@@ -59,6 +59,14 @@ export class CreditPurchaseService {
       const earlier = await this.gate.recordFor(purposeKey);
       if (earlier) return this.result({ kind: earlier.status === 'completed' ? 'completed' : 'pending', record: earlier });
     }
+    if (req.transaction_hash) {
+      // The payer lost our answer but saw the transaction: its recorded result, never a second payment.
+      const paid = await this.gate.recordForTransaction(req.transaction_hash);
+      if (paid && (paid.purpose.kind !== 'credit_purchase' || paid.purpose.wallet !== wallet)) {
+        throw errors.conflict('payment_already_used', 'this transaction paid for another purchase');
+      }
+      if (paid) return this.result({ kind: paid.status === 'completed' ? 'completed' : 'pending', record: paid });
+    }
     if (!header) throw this.gate.paymentRequired(this.resource(req), [offer]);
     const outcome = await this.gate.pay({
       header,

@@ -63,6 +63,11 @@ export class PaymentGate {
     return this.models.x402Payments.findOne({ purpose_key: purposeKey }).lean<X402PaymentDoc>().exec();
   }
 
+  /** The payment a settled transaction carried (tx hashes are stored lowercase). */
+  async recordForTransaction(txHash: string): Promise<X402PaymentDoc | null> {
+    return this.models.x402Payments.findOne({ tx_hash: txHash.toLowerCase() }).lean<X402PaymentDoc>().exec();
+  }
+
   /** Verifies the payment, starts (or finds) its settlement, and waits a bounded time for it. */
   async pay(input: {
     header: string;

@@ -76,7 +76,7 @@ export function createSettlementActivities(deps: SettlementDeps) {
         if (FINAL.has(res.code)) return fail(rec, res.code, res.message);
         throw new Error(`external settlement failed (${res.code}): ${res.message}`);
       }
-      return { ok: true, rec: await save(rec, { status: 'settled', tx_hash: res.txHash, settled_at: new Date() }) };
+      return { ok: true, rec: await save(rec, { status: 'settled', tx_hash: res.txHash.toLowerCase(), settled_at: new Date() }) };
     }
     // No pre-check of the authorization's state: submit simulates first, and a used nonce
     // (our own earlier attempt that died before recording its hash) comes back as a value.

@@ -79,6 +79,15 @@ describe('credit purchase over x402 with real settlement on the local chain', ()
     expect(first.status).toBe(200);
     expect(again.status).toBe(200);
     expect(again.body.x402.transaction).toBe(first.body.x402.transaction);
+
+    // A payer that lost the answer retries with the transaction hash alone: the recorded result.
+    const byTx = await http('POST', url, { body: purchaseBody(wallet, { transaction_hash: first.body.x402.transaction.toUpperCase().replace('0X', '0x') }) });
+    expect([byTx.status, byTx.body.data.payment_id, byTx.body.data.balance]).toEqual([200, first.body.data.payment_id, 500]);
+    const otherWallet = await http('POST', url, { body: purchaseBody('0x' + 'f'.repeat(40), { transaction_hash: first.body.x402.transaction }) });
+    expect([otherWallet.status, otherWallet.body.error_code]).toEqual([409, 'payment_already_used']);
+    const unknownTx = await http('POST', url, { body: purchaseBody(wallet, { transaction_hash: '0x' + '0'.repeat(64) }) });
+    expect(unknownTx.status).toBe(402);
+
     expect((await ledger.balance(wallet)).balance).toBe(500);
     expect(await payer.balance()).toBe(5_000_000n);
   });

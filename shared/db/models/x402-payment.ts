@@ -76,6 +76,8 @@ const schema = new Schema<X402PaymentDoc>(
   { collection: 'x402_payments', versionKey: false },
 );
 schema.index({ payer: 1, created_at: -1 });
+// A purchase retried with only its transaction_hash finds its recorded result.
+schema.index({ tx_hash: 1 });
 
 export function x402PaymentModel(conn: Connection) {
   return conn.models.X402Payment ?? conn.model<X402PaymentDoc>('X402Payment', schema);
