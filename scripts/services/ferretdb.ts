@@ -1,5 +1,7 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
-import { CACHE, ferretdbBinary } from './paths';
+import { ferretdbBinary } from './paths';
 import { freePort, ManagedProcess, portOpen, startProcess } from './process';
 
 export interface RunningMongo {
@@ -7,10 +9,13 @@ export interface RunningMongo {
   stop(): Promise<void>;
 }
 
-/** FerretDB 1.x on SQLite: the MongoDB-wire server used where no mongod can be had. */
+/**
+ * FerretDB 1.x on SQLite: the MongoDB-wire server used where no mongod can be had. Without a
+ * `dataDir` the data is throwaway: a temporary folder, removed on stop.
+ */
 export async function startFerretDb(opts: { port?: number; dataDir?: string } = {}): Promise<RunningMongo> {
   const port = opts.port || (await freePort());
-  const dataDir = opts.dataDir ?? path.join(CACHE, `ferretdb-${port}`);
+  const dataDir = opts.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'ferretdb-')));
   const proc: ManagedProcess = await startProcess({
     name: 'ferretdb',
     command: ferretdbBinary(),
@@ -18,5 +23,9 @@ export async function startFerretDb(opts: { port?: number; dataDir?: string } = 
     ready: () => portOpen(port),
     timeoutMs: 30000,
   });
-  return { uri: `mongodb://127.0.0.1:${port}`, stop: proc.stop };
+  const stop = async () => {
+    await proc.stop();
+    if (!opts.dataDir) await rm(dataDir, { recursive: true, force: true });
+  };
+  return { uri: `mongodb://127.0.0.1:${port}`, stop };
 }

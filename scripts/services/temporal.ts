@@ -1,5 +1,7 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
-import { CACHE, temporalCli } from './paths';
+import { temporalCli } from './paths';
 import { freePort, portOpen, startProcess } from './process';
 import { SEARCH_ATTRIBUTE_FLAGS } from './search-attribute-flags';
 
@@ -9,11 +11,15 @@ export interface RunningTemporal {
   stop(): Promise<void>;
 }
 
-/** `temporal server start-dev`: a real Temporal server with its Web UI, state in a SQLite file. */
+/**
+ * `temporal server start-dev`: a real Temporal server with its Web UI, state in a SQLite file.
+ * Without a `dbFile` the state is throwaway: a temporary folder, removed on stop.
+ */
 export async function startTemporalDev(opts: { port?: number; uiPort?: number; dbFile?: string } = {}): Promise<RunningTemporal> {
   const port = opts.port || (await freePort());
   const uiPort = opts.uiPort || (await freePort());
-  const dbFile = opts.dbFile ?? path.join(CACHE, `temporal-${port}.db`);
+  const tmpDir = opts.dbFile ? undefined : await mkdtemp(path.join(os.tmpdir(), 'temporal-'));
+  const dbFile = opts.dbFile ?? path.join(tmpDir!, 'state.db');
   const proc = await startProcess({
     name: 'temporal',
     command: temporalCli(),
@@ -26,5 +32,9 @@ export async function startTemporalDev(opts: { port?: number; uiPort?: number; d
     ready: async () => (await portOpen(port)) && (await portOpen(uiPort)),
     timeoutMs: 60000,
   });
-  return { address: `127.0.0.1:${port}`, uiUrl: `http://127.0.0.1:${uiPort}`, stop: proc.stop };
+  const stop = async () => {
+    await proc.stop();
+    if (tmpDir) await rm(tmpDir, { recursive: true, force: true });
+  };
+  return { address: `127.0.0.1:${port}`, uiUrl: `http://127.0.0.1:${uiPort}`, stop };
 }

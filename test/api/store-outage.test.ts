@@ -1,5 +1,3 @@
-import os from 'node:os';
-import path from 'node:path';
 import { startFerretDb } from '../../scripts/services/ferretdb';
 import { startTemporalDev } from '../../scripts/services/temporal';
 import { runPing } from '../../temporal/ping/client';
@@ -36,7 +34,7 @@ describe('store unreachable at start', () => {
     expect(down.headers.get('retry-after')).toBe('2');
     expect(down.body).toMatchObject({ error: 'Service Unavailable', error_code: 'store_unavailable', request_id: 'outage-1' });
 
-    mongo = await startFerretDb({ port, dataDir: path.join(os.tmpdir(), `outage-${port}`) });
+    mongo = await startFerretDb({ port });
     await stack.db.ready(30_000);
     const up = await http('POST', `${stack.server.mainUrl}/api/external/auth/session`, { body: { wallet_address: '0x' + 'd'.repeat(40) } });
     expect(up.status).toBe(200);
@@ -55,7 +53,7 @@ describe('Temporal unreachable at start', () => {
       expect((await http('GET', `${stack.server.apiUrl}/health/details`)).body).toMatchObject({ store: 'up', temporal: 'down' });
       await expect(stack.temporal.client.withDeadline(Date.now() + 1500, () => runPing(stack.temporal, 'while-down'))).rejects.toThrow();
 
-      temporal = await startTemporalDev({ port, dbFile: path.join(os.tmpdir(), `temporal-outage-${port}.db`) });
+      temporal = await startTemporalDev({ port });
       let details = await http('GET', `${stack.server.apiUrl}/health/details`);
       for (let i = 0; i < 60 && details.body.temporal !== 'up'; i++) {
         await new Promise((r) => setTimeout(r, 500));
