@@ -52,27 +52,23 @@ export {
 export type {
   AuthorizationRef,
   AuthorizationUse,
-  ChainSettlementConfig,
   Eip3009Authorization,
-  FacilitatorConfigChoice,
+  Failure,
   InProcessFacilitator,
-  InProcessFacilitatorConfig,
   PaymentFacilitator,
   ReceiptResult,
-  RemoteFacilitatorConfig,
   SettleFailureCode,
   SettleResult,
   SettlementRequest,
   SubmitResult,
   VerifyFailureCode,
   VerifyResult,
-} from './facilitator';
-export {
-  SETTLE_FAILURE_CODES,
-  VERIFY_FAILURE_CODES,
-  checkPaymentAgainstRequirements,
-  codeForPackageReason,
-  createFacilitator,
-  createInProcessFacilitator,
-  createRemoteFacilitator,
-} from './facilitator';
+} from './facilitator-types';
+export { SETTLE_FAILURE_CODES, VERIFY_FAILURE_CODES } from './facilitator-types';
+export { checkPaymentAgainstRequirements, codeForPackageReason } from './payment-checks';
+export type { ChainSettlementConfig, InProcessFacilitatorConfig } from './in-process-facilitator';
+export { createInProcessFacilitator } from './in-process-facilitator';
+export type { RemoteFacilitatorConfig } from './remote-facilitator';
+export { createRemoteFacilitator } from './remote-facilitator';
+export type { FacilitatorConfigChoice } from './facilitator';
+export { createFacilitator } from './facilitator';

@@ -1,6 +1,8 @@
 import type { Address, Hex } from 'viem';
 import type { X402Config } from '../config/schema';
-import { createInProcessFacilitator, createRemoteFacilitator, type InProcessFacilitator, type PaymentFacilitator } from './facilitator';
+import type { InProcessFacilitator, PaymentFacilitator } from './facilitator-types';
+import { createInProcessFacilitator } from './in-process-facilitator';
+import { createRemoteFacilitator } from './remote-facilitator';
 import { networksForMode, SUPPORTED_NETWORKS, withTokenOverride, type NetworkTable, type SupportedNetwork } from './networks';
 
 export interface PaymentSetup {

@@ -35,7 +35,7 @@ import {
   type InProcessFacilitator,
   type VerifyFailureCode,
   type VerifyResult,
-} from '../../shared/x402/facilitator';
+} from '../../shared/x402';
 import { getToken, SUPPORTED_NETWORKS, viemChain, withTokenOverride, type NetworkTable, type SupportedToken } from '../../shared/x402/networks';
 
 const CHAIN_ID = 84532;
