@@ -65,7 +65,8 @@ interface ChainRuntime {
   scheme: ExactEvmScheme;
 }
 
-function facilitatorSigner(
+/** @x402/evm's facilitator signer over a viem reader and writer. */
+export function facilitatorSigner(
   reader: PublicClient<Transport, Chain>,
   writer: WalletClient<Transport, Chain, Account>,
   receiptTimeoutMs: number,

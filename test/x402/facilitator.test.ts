@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { x402Facilitator } from '@x402/core/facilitator';
-import { authorizationTypes, toFacilitatorEvmSigner } from '@x402/evm';
+import { authorizationTypes } from '@x402/evm';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { ExactEvmScheme as ExactEvmFacilitatorScheme } from '@x402/evm/exact/facilitator';
 import { wrapFetchWithPayment, x402Client, type PaymentPayload, type PaymentRequired, type PaymentRequirements } from '@x402/fetch';
@@ -28,6 +28,7 @@ import {
   paymentRequirements,
   X402_HEADERS,
 } from '../../shared/x402/challenge';
+import { facilitatorSigner } from '../../shared/x402/in-process-facilitator';
 import {
   createInProcessFacilitator,
   createRemoteFacilitator,
@@ -340,15 +341,7 @@ describe('x402 facilitator against a real anvil chain', () => {
       const chain = viemChain(CHAIN_ID, anvil.rpcUrl);
       const reader = createPublicClient({ chain, transport: http(anvil.rpcUrl) });
       const writer = createWalletClient({ account, chain, transport: http(anvil.rpcUrl) });
-      const signer = toFacilitatorEvmSigner({
-        address: account.address,
-        readContract: (a) => reader.readContract({ ...a, args: a.args ?? [] } as Parameters<typeof reader.readContract>[0]),
-        verifyTypedData: (a) => reader.verifyTypedData(a as Parameters<typeof reader.verifyTypedData>[0]),
-        writeContract: (a) => writer.writeContract(a as Parameters<typeof writer.writeContract>[0]),
-        sendTransaction: (a) => writer.sendTransaction(a as Parameters<typeof writer.sendTransaction>[0]),
-        waitForTransactionReceipt: (a) => reader.waitForTransactionReceipt(a),
-        getCode: (a) => reader.getCode(a),
-      });
+      const signer = facilitatorSigner(reader, writer, 30_000);
       const external = new x402Facilitator().register(NETWORK, new ExactEvmFacilitatorScheme(signer));
       server = await listen(async (req, res) => {
         const body = (await readJson(req)) as { paymentPayload: PaymentPayload; paymentRequirements: PaymentRequirements };
