@@ -57,7 +57,7 @@ export class CreditPurchaseService {
     if (purposeKey) {
       // The request was paid already: its recorded result, whatever payment (if any) comes with the retry.
       const earlier = await this.gate.recordFor(purposeKey);
-      if (earlier) return this.result({ kind: earlier.status === 'completed' ? 'completed' : 'pending', record: earlier });
+      if (earlier) return this.result(this.gate.outcomeOf(earlier));
     }
     if (req.transaction_hash) {
       // The payer lost our answer but saw the transaction: its recorded result, never a second payment.
@@ -65,7 +65,7 @@ export class CreditPurchaseService {
       if (paid && (paid.purpose.kind !== 'credit_purchase' || paid.purpose.wallet !== wallet)) {
         throw errors.conflict('payment_already_used', 'this transaction paid for another purchase');
       }
-      if (paid) return this.result({ kind: paid.status === 'completed' ? 'completed' : 'pending', record: paid });
+      if (paid) return this.result(this.gate.outcomeOf(paid));
     }
     if (!header) throw this.gate.paymentRequired(this.resource(req), [offer]);
     const outcome = await this.gate.pay({

@@ -63,9 +63,9 @@ export class PaymentGate {
     return this.models.x402Payments.findOne({ purpose_key: purposeKey }).lean<X402PaymentDoc>().exec();
   }
 
-  /** The payment a settled transaction carried (tx hashes are stored lowercase). */
+  /** The payment a transaction carried (hashes are stored lowercase); a failed one paid for nothing. */
   async recordForTransaction(txHash: string): Promise<X402PaymentDoc | null> {
-    return this.models.x402Payments.findOne({ tx_hash: txHash.toLowerCase() }).lean<X402PaymentDoc>().exec();
+    return this.models.x402Payments.findOne({ tx_hash: txHash.toLowerCase(), status: { $ne: 'failed' } }).lean<X402PaymentDoc>().exec();
   }
 
   /** Verifies the payment, starts (or finds) its settlement, and waits a bounded time for it. */
@@ -164,7 +164,8 @@ export class PaymentGate {
     });
   }
 
-  private async outcomeOf(record: X402PaymentDoc): Promise<PaidOutcome> {
+  /** What a recorded payment answers with: its result once completed, else still settling. */
+  outcomeOf(record: X402PaymentDoc): PaidOutcome {
     return record.status === 'completed' ? { kind: 'completed', record } : { kind: 'pending', record };
   }
 
