@@ -9,7 +9,7 @@ const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
 
 async function admin(...args: string[]): Promise<any> {
-  const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args], { cwd: ROOT, env: process.env });
+  const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args, '--json'], { cwd: ROOT, env: process.env });
   return JSON.parse(stdout);
 }
 
@@ -41,6 +41,18 @@ describe('operator CLI against the real store', () => {
   }, 60_000);
 
   it('refuses bad arguments with a message and a non-zero exit', async () => {
-    await expect(admin('credits:grant', '--wallet', 'nope', '--credits', '5')).rejects.toMatchObject({ stderr: expect.stringContaining('--wallet is not valid') });
+    await expect(admin('credits:grant', '--wallet', 'nope', '--credits', '5')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--wallet is not valid') });
+    await expect(admin('no:such-command')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command') });
+  });
+
+  it('prints one JSON line with --json and a readable rendering without', async () => {
+    const wallet = '0x' + 'c4'.repeat(20);
+    const { stdout: json } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', 'credits:balance', '--wallet', wallet, '--json'], { cwd: ROOT, env: process.env });
+    expect(json.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(json)).toEqual({ balance: 0, expiration: null, expires_in_days: null });
+    const { stdout: human } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', 'credits:balance', '--wallet', wallet], { cwd: ROOT, env: process.env });
+    expect(human).toContain('balance: 0');
+    const { stdout: listing } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', 'help'], { cwd: ROOT, env: process.env });
+    expect(listing).toMatch(/credits:grant[\s\S]*token:revoke[\s\S]*chain:mint/);
   });
 });
