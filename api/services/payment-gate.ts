@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { Address } from 'viem';
-import { isDuplicateKey, type Models } from '../../shared/db';
+import { insertOnce, type Models } from '../../shared/db';
 import type { PaymentPurpose, X402PaymentDoc } from '../../shared/db/models/x402-payment';
 import { AppError, errors } from '../../shared/errors';
 import { baseUnitsToUsd } from '../../shared/money';
@@ -122,16 +122,13 @@ export class PaymentGate {
       created_at: now,
       updated_at: now,
     };
-    try {
-      await this.models.x402Payments.collection.insertOne(record as never);
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
+    if (!(await insertOnce(this.models.x402Payments, record))) {
       const again = await this.models.x402Payments.findById(id).lean<X402PaymentDoc>().exec();
       if (again) return this.repeat(again, verified.signature, input.purposeKey);
       // The purchase request is already being paid by another payment.
       const other = input.purposeKey ? await this.recordFor(input.purposeKey) : null;
       if (other) return this.outcomeOf(other);
-      throw err;
+      throw new Error(`payment ${id} was refused by a unique index but no record holds it`);
     }
     // If Temporal is unreachable this throws (503); the record stays, and a retry of the same
     // payment starts the settlement then.

@@ -1,5 +1,5 @@
 import { isIPv6 } from 'node:net';
-import { isDuplicateKey, type Models } from '../../shared/db';
+import { insertOnce, type Models } from '../../shared/db';
 import type { RateLimitDoc } from '../../shared/db/models/rate-limit';
 
 export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
@@ -33,14 +33,9 @@ export class RateLimiter {
     const slot = Math.floor(now.getTime() / windowMs);
     const previous = await this.models.rateLimits.findById(`${key}|${slot - 1}`).lean<RateLimitDoc>().exec();
     if (previous && now.getTime() - previous.last_at.getTime() < windowMs) return this.refuse(previous.last_at, now);
-    try {
-      await this.models.rateLimits.collection.insertOne({ _id: `${key}|${slot}`, last_at: now } as never);
-      return { allowed: true };
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-      const current = await this.models.rateLimits.findById(`${key}|${slot}`).lean<RateLimitDoc>().exec();
-      return this.refuse(current?.last_at ?? now, now);
-    }
+    if (await insertOnce(this.models.rateLimits, { _id: `${key}|${slot}`, last_at: now })) return { allowed: true };
+    const current = await this.models.rateLimits.findById(`${key}|${slot}`).lean<RateLimitDoc>().exec();
+    return this.refuse(current?.last_at ?? now, now);
   }
 
   private refuse(lastAt: Date, now: Date): RateDecision {

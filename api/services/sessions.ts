@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { isDuplicateKey, type Models } from '../../shared/db';
+import { insertOnce, type Models } from '../../shared/db';
 import type { AuthSessionDoc } from '../../shared/db/models/auth-session';
 import { errors } from '../../shared/errors';
 import { buildSignedMessage, isSignatureFrom, SignedAction, signedActionParts, signedPayload, toolInvokeParts } from '../../shared/signing';
@@ -97,15 +97,9 @@ export class SessionService {
       throw errors.unauthorized('signature_invalid', 'signature does not match wallet_address for this request');
     }
 
-    const claim = this.models.usedRequests.collection
-      .insertOne({ _id: `${wallet}:${envelope.request_id}`, created_at: now } as never)
-      .then(
-        () => undefined,
-        (err) => {
-          if (isDuplicateKey(err)) throw errors.unauthorized('request_replayed', 'request_id was already used by this wallet');
-          throw err;
-        },
-      );
+    const claim = insertOnce(this.models.usedRequests, { _id: `${wallet}:${envelope.request_id}`, created_at: now }).then((inserted) => {
+      if (!inserted) throw errors.unauthorized('request_replayed', 'request_id was already used by this wallet');
+    });
     // Never an unhandled rejection, whoever awaits it later.
     claim.catch(() => undefined);
     return { wallet, claim };

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { isDuplicateKey, type Models } from '../db';
+import { insertOnce, isDuplicateKey, type Models } from '../db';
 import type { CreditHeadDoc } from '../db/models/credit-head';
 import { ledgerEntryId, type CreditTransactionDoc } from '../db/models/credit-transaction';
 import { creditsToUsd } from '../money';
@@ -130,10 +130,7 @@ export class LedgerStore {
         date_created: now,
         live_grants: keepLive(decision.live),
       };
-      try {
-        await this.models.creditTransactions.collection.insertOne(doc as never);
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
+      if (!(await insertOnce(this.models.creditTransactions, doc))) {
         // Either another entry took this position (decide again on the new head), or this op
         // is already recorded (the store does not say which index refused, so look).
         if (!(await this.models.creditTransactions.exists({ _id: doc._id }))) {
