@@ -24,8 +24,15 @@ export function stripUrls(text: string): string {
 const MAX_MESSAGE = 200;
 
 function short(text: string): string {
-  const line = stripUrls(text.split('\n').find((l) => l.trim()) ?? '').trim();
+  const line = stripUrls(text.replace(/\s*\n\s*/g, ' ')).trim();
   return line.length > MAX_MESSAGE ? `${line.slice(0, MAX_MESSAGE - 1)}…` : line;
+}
+
+/** viem's headline and the node's own words, without the request dump, docs links and version. */
+function viemSummary(err: BaseError): string {
+  const head = err.shortMessage.split('\n')[0] ?? '';
+  const details = err.details && !head.includes(err.details) ? err.details.split('\n')[0] : '';
+  return details ? `${head} ${details}` : head;
 }
 
 /** True when the error (or one it wraps) means the RPC endpoint did not answer. */
@@ -42,16 +49,16 @@ export function isChainTransportError(err: unknown): boolean {
 export function describeChainFailure(err: unknown): { code: string; message: string } {
   if (err instanceof AppError) return { code: err.code, message: short(err.message) };
   if (isChainTransportError(err)) {
-    const detail = err instanceof BaseError ? `${err.shortMessage}${err.details ? ` (${err.details})` : ''}` : String((err as Error)?.message ?? err);
+    const detail = err instanceof BaseError ? viemSummary(err) : String((err as Error)?.message ?? err);
     return { code: 'chain_unavailable', message: short(`RPC unreachable: ${detail}`) };
   }
   if (err instanceof BaseError) {
     const reverted = err.walk((e) => e instanceof ContractFunctionRevertedError);
     if (reverted instanceof ContractFunctionRevertedError) return { code: 'settlement_reverted', message: short(reverted.reason ?? reverted.shortMessage) };
     const text = `${err.shortMessage} ${err.details ?? ''}`;
-    if (/nonce too low/i.test(text)) return { code: 'nonce_too_low', message: short(err.details || err.shortMessage) };
-    if (/replacement transaction underpriced|already known/i.test(text)) return { code: 'nonce_in_use', message: short(err.details || err.shortMessage) };
-    return { code: 'chain_error', message: short(err.details ? `${err.shortMessage} ${err.details}` : err.shortMessage) };
+    if (/nonce too low/i.test(text)) return { code: 'nonce_too_low', message: short(viemSummary(err)) };
+    if (/replacement transaction underpriced|already known/i.test(text)) return { code: 'nonce_in_use', message: short(viemSummary(err)) };
+    return { code: 'chain_error', message: short(viemSummary(err)) };
   }
   const named = err as { name?: string; code?: unknown; message?: string; type?: string };
   const code = typeof named?.type === 'string' && /^[a-z_]+$/.test(named.type) ? named.type : 'settlement_error';

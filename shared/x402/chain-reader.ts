@@ -175,7 +175,10 @@ export function createChainReader(config: ChainReaderConfig) {
         });
         if (!receipt) return { status: 'pending', txHash };
         const blockNumber = receipt.blockNumber.toString();
-        return receipt.status === 'success' ? { status: 'confirmed', txHash, blockNumber } : { status: 'reverted', txHash, blockNumber };
+        if (receipt.status === 'success') return { status: 'confirmed', txHash, blockNumber };
+        // A revert's block time tells an expired authorization from another failure.
+        const block = await client(network).getBlock({ blockNumber: receipt.blockNumber });
+        return { status: 'reverted', txHash, blockNumber, blockTimestamp: block.timestamp.toString() };
       }),
 
     /** Whether the node knows the transaction at all (mined or in its pool); false once dropped. */

@@ -80,7 +80,7 @@ export interface PreparedSettlement {
 
 export type ReceiptResult =
   | { status: 'confirmed'; txHash: Hex; blockNumber: string }
-  | { status: 'reverted'; txHash: Hex; blockNumber: string }
+  | { status: 'reverted'; txHash: Hex; blockNumber: string; blockTimestamp?: string }
   | { status: 'pending'; txHash: Hex };
 
 export type AuthorizationUse =

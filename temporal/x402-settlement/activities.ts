@@ -36,6 +36,9 @@ const FINAL = new Set([
   'unsupported_network', 'asset_not_supported', 'settlement_reverted', 'authorization_canceled',
 ]);
 
+/** How far behind the wall clock a new block's timestamp may still be. */
+const IDLE_CHAIN_GRACE_SECONDS = 120;
+
 /** An attempt that cannot decide yet; Temporal retries it. `type` is its code in the log line. */
 class AttemptError extends Error {
   constructor(readonly type: string, message: string) {
@@ -115,12 +118,22 @@ export function createSettlementActivities(deps: SettlementDeps) {
    * no block at or after the latest one can execute an authorization past its validBefore.
    */
   async function decideOnChain(rec: X402PaymentDoc, chain: ChainReader): Promise<Step | undefined> {
-    const block = await chain.latestBlock(network(rec));
+    const chainNow = await chainTime(rec, chain);
     if (await chain.authorizationState(ref(rec))) return reconcile(rec, chain);
-    if (block.timestamp >= BigInt(rec.authorization.validBefore)) {
+    if (chainNow >= BigInt(rec.authorization.validBefore)) {
       return fail(rec, 'authorization_expired_unsettled', `the authorization expired (validBefore ${rec.authorization.validBefore}) before it was settled; nothing was charged`);
     }
     return undefined;
+  }
+
+  /**
+   * A lower bound for the timestamp of any block still to come: the latest block's, or the wall
+   * clock minus a grace when the chain mines no empty blocks (anvil automine) and sits idle.
+   */
+  async function chainTime(rec: X402PaymentDoc, chain: ChainReader): Promise<bigint> {
+    const block = await chain.latestBlock(network(rec));
+    const wall = BigInt(Math.floor(Date.now() / 1000) - IDLE_CHAIN_GRACE_SECONDS);
+    return block.timestamp > wall ? block.timestamp : wall;
   }
 
   // ------------------------------------------------------------------ in-process facilitator
@@ -179,6 +192,9 @@ export function createSettlementActivities(deps: SettlementDeps) {
     if (receipt.status === 'reverted') {
       // Someone else's transaction may have used the authorization first: reconcile checks whether it paid us.
       if (await chain.authorizationState(ref(rec))) return reconcile(rec, chain);
+      if (receipt.blockTimestamp !== undefined && BigInt(receipt.blockTimestamp) >= BigInt(rec.authorization.validBefore)) {
+        return fail(rec, 'authorization_expired_unsettled', `transaction ${txHash} was mined after the authorization expired (validBefore ${rec.authorization.validBefore}) and reverted; nothing was charged`);
+      }
       return fail(rec, 'settlement_reverted', `transaction ${txHash} reverted; nothing was charged`);
     }
     return unconfirmed(rec, fac);
@@ -190,11 +206,11 @@ export function createSettlementActivities(deps: SettlementDeps) {
     const txHash = rec.tx_hash as Hex;
     const claim = await nonces.forPayment(rec._id);
     const accountNext = claim ? await chain.accountNonce(network(rec), claim.address as Address, 'latest') : undefined;
-    const block = await chain.latestBlock(network(rec));
+    const chainNow = await chainTime(rec, chain);
     if (await chain.authorizationState(ref(rec))) return reconcile(rec, chain);
     // Read after the account nonce: if it was mined meanwhile, this sees it.
     if ((await chain.receipt(network(rec), txHash)).status !== 'pending') return confirm(rec, fac);
-    const expired = block.timestamp >= BigInt(rec.authorization.validBefore);
+    const expired = chainNow >= BigInt(rec.authorization.validBefore);
     const expiredFail = () =>
       fail(rec, 'authorization_expired_unsettled', `transaction ${txHash} was not mined before the authorization expired (validBefore ${rec.authorization.validBefore}); nothing was charged`);
 
@@ -295,14 +311,14 @@ export function createSettlementActivities(deps: SettlementDeps) {
       if (rec.status === 'failed') return { status: 'failed', code: rec.error_code ?? 'settlement_failed', message: rec.error_message ?? '' };
       try {
         const outcome = await settle(rec);
-        if (outcome.status === 'failed') logger.warn('settlement failed', { code: outcome.code, message: outcome.message, payment_id: id });
+        if (outcome.status === 'failed') logger.warn('settlement failed', { code: outcome.code, reason: outcome.message, payment_id: id });
         return outcome;
       } catch (err) {
         // One short line per failed attempt, and a failure without viem's error (ABI, calldata,
         // RPC URL with its key) in the workflow history; BENIGN keeps the SDK's own line at debug.
         const { code, message } = describeChainFailure(err);
         const latest = await records.findById(id).lean<X402PaymentDoc>().exec().catch(() => null);
-        logger.warn('settlement attempt failed', { code, message, payment_id: id, ...(latest?.tx_hash ? { tx_hash: latest.tx_hash } : {}) });
+        logger.warn('settlement attempt failed', { code, reason: message, payment_id: id, ...(latest?.tx_hash ? { tx_hash: latest.tx_hash } : {}) });
         throw ApplicationFailure.create({ message: `${code}: ${message}`, type: code, category: ApplicationFailureCategory.BENIGN });
       }
     },
