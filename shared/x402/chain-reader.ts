@@ -12,6 +12,7 @@ import {
   type Chain,
   type Hex,
   type PublicClient,
+  type TransactionReceipt,
   type Transport,
 } from 'viem';
 import { ChainUnavailableError, isChainTransportError } from './chain-errors';
@@ -86,6 +87,30 @@ export function createChainReader(config: ChainReaderConfig) {
 
   const chainKeys = new Map<string, Promise<string>>();
 
+  const fetchReceipt = (network: string, hash: Hex) =>
+    client(network).getTransactionReceipt({ hash }).catch((err: unknown) => {
+      if (err instanceof TransactionReceiptNotFoundError) return undefined;
+      throw err;
+    });
+
+  function transferIn(receipt: TransactionReceipt, ref: AuthorizationRef & { txHash: Hex }): AuthorizedTransfer | undefined {
+    const logs = [...receipt.logs].sort((a, b) => a.logIndex - b.logIndex);
+    const i = logs.findIndex(
+      (l) => same(l.address, ref.asset) && l.topics[0] === AUTHORIZATION_USED && same(l.topics[1] ?? '', topicAddress(ref.from)) && same(l.topics[2] ?? '', ref.nonce),
+    );
+    const t = i >= 0 ? logs[i + 1] : undefined;
+    if (!t || !same(t.address, ref.asset) || t.topics[0] !== TRANSFER || t.topics.length !== 3) return undefined;
+    const [value] = decodeAbiParameters([{ type: 'uint256' }], t.data);
+    return {
+      txHash: ref.txHash,
+      blockNumber: receipt.blockNumber.toString(),
+      asset: t.address,
+      from: addressOfTopic(t.topics[1]!),
+      to: addressOfTopic(t.topics[2]!),
+      value: value.toString(),
+    };
+  }
+
   return {
     /** `<chainId>:<genesis hash prefix>`: names one chain instance (a restarted dev chain is another one). */
     chainKey: (network: CaipNetwork): Promise<string> => {
@@ -145,34 +170,24 @@ export function createChainReader(config: ChainReaderConfig) {
      */
     authorizedTransfer: (ref: AuthorizationRef & { txHash: Hex }) =>
       call(async (): Promise<AuthorizedTransfer | undefined> => {
-        const receipt = await client(ref.network).getTransactionReceipt({ hash: ref.txHash }).catch((err: unknown) => {
-          if (err instanceof TransactionReceiptNotFoundError) return undefined;
-          throw err;
-        });
-        if (!receipt || receipt.status !== 'success') return undefined;
-        const logs = [...receipt.logs].sort((a, b) => a.logIndex - b.logIndex);
-        const i = logs.findIndex(
-          (l) => same(l.address, ref.asset) && l.topics[0] === AUTHORIZATION_USED && same(l.topics[1] ?? '', topicAddress(ref.from)) && same(l.topics[2] ?? '', ref.nonce),
-        );
-        const t = i >= 0 ? logs[i + 1] : undefined;
-        if (!t || !same(t.address, ref.asset) || t.topics[0] !== TRANSFER || t.topics.length !== 3) return undefined;
-        const [value] = decodeAbiParameters([{ type: 'uint256' }], t.data);
-        return {
-          txHash: ref.txHash,
-          blockNumber: receipt.blockNumber.toString(),
-          asset: t.address,
-          from: addressOfTopic(t.topics[1]!),
-          to: addressOfTopic(t.topics[2]!),
-          value: value.toString(),
-        };
+        const receipt = await fetchReceipt(ref.network, ref.txHash);
+        return receipt?.status === 'success' ? transferIn(receipt, ref) : undefined;
+      }),
+
+    /** The receipt's outcome and, when it succeeded, the transfer it made under the authorization: one RPC call. */
+    outcomeOf: (ref: AuthorizationRef & { txHash: Hex }) =>
+      call(async (): Promise<{ receipt: ReceiptResult; transfer?: AuthorizedTransfer }> => {
+        const receipt = await fetchReceipt(ref.network, ref.txHash);
+        if (!receipt) return { receipt: { status: 'pending', txHash: ref.txHash } };
+        const blockNumber = receipt.blockNumber.toString();
+        if (receipt.status === 'success') return { receipt: { status: 'confirmed', txHash: ref.txHash, blockNumber }, transfer: transferIn(receipt, ref) };
+        const block = await client(ref.network).getBlock({ blockNumber: receipt.blockNumber });
+        return { receipt: { status: 'reverted', txHash: ref.txHash, blockNumber, blockTimestamp: block.timestamp.toString() } };
       }),
 
     receipt: (network: CaipNetwork, txHash: Hex) =>
       call(async (): Promise<ReceiptResult> => {
-        const receipt = await client(network).getTransactionReceipt({ hash: txHash }).catch((err: unknown) => {
-          if (err instanceof TransactionReceiptNotFoundError) return undefined;
-          throw err;
-        });
+        const receipt = await fetchReceipt(network, txHash);
         if (!receipt) return { status: 'pending', txHash };
         const blockNumber = receipt.blockNumber.toString();
         if (receipt.status === 'success') return { status: 'confirmed', txHash, blockNumber };

@@ -8,7 +8,7 @@ import { logger } from '../../shared/logger';
 import { NonceClaims } from '../../shared/payments/nonce-claims';
 import { isOurTransfer } from '../../shared/payments/transfer-match';
 import { describeChainFailure } from '../../shared/x402/chain-errors';
-import type { ChainReader } from '../../shared/x402/chain-reader';
+import type { AuthorizedTransfer, ChainReader } from '../../shared/x402/chain-reader';
 import type { AuthorizationRef, CaipNetwork, InProcessFacilitator } from '../../shared/x402';
 import type { PaymentSetup } from '../../shared/x402/setup';
 
@@ -95,8 +95,8 @@ export function createSettlementActivities(deps: SettlementDeps) {
    * Accepts `txHash` as this payment's settlement only if it moved what was verified to us.
    * Anything else is the payer (or someone) spending the authorization elsewhere: fail, grant nothing.
    */
-  async function adopt(rec: X402PaymentDoc, chain: ChainReader, txHash: Hex, extra: Partial<X402PaymentDoc> = {}): Promise<Step> {
-    const moved = await chain.authorizedTransfer({ ...ref(rec), txHash });
+  async function adopt(rec: X402PaymentDoc, chain: ChainReader, txHash: Hex, extra: Partial<X402PaymentDoc> = {}, known?: AuthorizedTransfer): Promise<Step> {
+    const moved = known ?? (await chain.authorizedTransfer({ ...ref(rec), txHash }));
     if (!isOurTransfer(rec, moved)) {
       const what = moved ? `moved ${moved.value} from ${moved.from} to ${moved.to}` : 'did not transfer to us under it';
       return fail(rec, 'authorization_used_elsewhere', `the authorization was used by transaction ${txHash}, which ${what}; nothing was received, nothing is granted`, { conflicting_tx_hash: txHash.toLowerCase() });
@@ -141,7 +141,12 @@ export function createSettlementActivities(deps: SettlementDeps) {
   /** Simulates, claims an account nonce in the store, signs, records the hash, then broadcasts. */
   async function submitNew(rec: X402PaymentDoc, fac: InProcessFacilitator): Promise<Step> {
     const chain = fac.chain;
-    const prepared = await fac.prepareSettlement(request(rec));
+    // The simulation and the two nonce inputs are independent reads: one round trip, not three.
+    const [prepared, chainKey, chainNext] = await Promise.all([
+      fac.prepareSettlement(request(rec)),
+      chain.chainKey(network(rec)),
+      chain.accountNonce(network(rec), fac.settlementAddress(rec.chain_id), 'pending'),
+    ]);
     if (!prepared.ok) {
       if (prepared.code === 'nonce_already_used' || prepared.code === 'authorization_expired') {
         // Maybe our own earlier attempt, maybe someone else's transaction: the chain decides.
@@ -152,7 +157,6 @@ export function createSettlementActivities(deps: SettlementDeps) {
       if (FINAL.has(prepared.code)) return fail(rec, prepared.code, prepared.message);
       throw new AttemptError(prepared.code, prepared.message);
     }
-    const [chainKey, chainNext] = await Promise.all([chain.chainKey(network(rec)), chain.accountNonce(network(rec), prepared.from, 'pending')]);
     const claim = await nonces.claim({ chainKey, address: prepared.from, paymentId: rec._id, chainNext, sign: (n) => fac.signSettlement(prepared, n) });
     const saved = await save(rec, { status: 'submitted', tx_hash: claim.tx_hash });
     // 'nonce_taken' means a transaction from outside the claims used this nonce: confirm sees it replaced.
@@ -176,8 +180,8 @@ export function createSettlementActivities(deps: SettlementDeps) {
   async function awaitReceipt(chain: ChainReader, rec: X402PaymentDoc) {
     const deadline = Date.now() + receiptWaitMs;
     for (let i = 0; ; i++) {
-      const r = await chain.receipt(network(rec), rec.tx_hash as Hex);
-      if (r.status !== 'pending' || Date.now() >= deadline) return r;
+      const r = await chain.outcomeOf({ ...ref(rec), txHash: rec.tx_hash as Hex });
+      if (r.receipt.status !== 'pending' || Date.now() >= deadline) return r;
       if (i % 4 === 0 && !(await chain.knowsTransaction(network(rec), rec.tx_hash as Hex))) return r;
       await new Promise((resolve) => setTimeout(resolve, receiptPollMs));
     }
@@ -187,8 +191,8 @@ export function createSettlementActivities(deps: SettlementDeps) {
     if (rec.status === 'settled' || rec.status === 'completed') return { ok: true, rec };
     const chain = fac.chain;
     const txHash = rec.tx_hash as Hex;
-    const receipt = await awaitReceipt(chain, rec);
-    if (receipt.status === 'confirmed') return adopt(rec, chain, txHash);
+    const { receipt, transfer } = await awaitReceipt(chain, rec);
+    if (receipt.status === 'confirmed') return adopt(rec, chain, txHash, {}, transfer);
     if (receipt.status === 'reverted') {
       // Someone else's transaction may have used the authorization first: reconcile checks whether it paid us.
       if (await chain.authorizationState(ref(rec))) return reconcile(rec, chain);
