@@ -4,7 +4,7 @@ import { createChainReader, type ChainReader } from './chain-reader';
 import type { InProcessFacilitator, PaymentFacilitator } from './facilitator-types';
 import { createInProcessFacilitator } from './in-process-facilitator';
 import { createRemoteFacilitator } from './remote-facilitator';
-import { networksForMode, SUPPORTED_NETWORKS, withTokenOverride, type NetworkTable, type SupportedNetwork } from './networks';
+import { networksForMode, SUPPORTED_NETWORKS, withTokenOverride, type CaipNetwork, type NetworkTable, type SupportedNetwork } from './networks';
 
 export interface PaymentSetup {
   mode: X402Config['mode'];
@@ -38,13 +38,15 @@ export function paymentSetup(config: X402Config): PaymentSetup | { disabled: str
   const logWindowBlocks = BigInt(config.logWindowBlocks ?? 2000);
   if (config.facilitatorUrl) {
     const readable = inMode.filter((n) => config.rpcUrls[n.chainId]).map((n) => ({ chainId: n.chainId, rpcUrl: config.rpcUrls[n.chainId] }));
+    const remote = createRemoteFacilitator({ url: config.facilitatorUrl, networks, timeoutMs: config.facilitatorTimeoutMs });
+    const chain = readable.length > 0 ? createChainReader({ chains: readable, timeoutMs: config.rpcTimeoutMs, logWindowBlocks }) : undefined;
     return {
       mode: config.mode,
       networks,
       payTo: config.payTo as Address,
-      facilitator: createRemoteFacilitator({ url: config.facilitatorUrl, networks, timeoutMs: config.facilitatorTimeoutMs }),
+      facilitator: chain ? withVerifiedBlock(remote, chain) : remote,
       served: inMode,
-      ...(readable.length > 0 ? { chain: createChainReader({ chains: readable, timeoutMs: config.rpcTimeoutMs, logWindowBlocks }) } : {}),
+      ...(chain ? { chain } : {}),
     };
   }
   if (!config.settlementPrivateKey) return { disabled: 'neither X402_FACILITATOR_URL nor X402_SETTLEMENT_PRIVATE_KEY is set' };
@@ -61,5 +63,24 @@ export function paymentSetup(config: X402Config): PaymentSetup | { disabled: str
     inProcess,
     chain: inProcess.chain,
     served: inMode.filter((n) => config.rpcUrls[n.chainId]),
+  };
+}
+
+/**
+ * A remote facilitator's verification plus the block number read beside it, where the payment's
+ * later log searches start. The facilitator stays the judge: a failed read only loses the hint.
+ */
+function withVerifiedBlock(remote: PaymentFacilitator, chain: ChainReader): PaymentFacilitator {
+  return {
+    ...remote,
+    verifyPayment: async (payload, requirements) => {
+      const [block, result] = await Promise.allSettled([
+        chain.serves(requirements.network) ? chain.blockNumber(requirements.network as CaipNetwork) : Promise.resolve(undefined),
+        remote.verifyPayment(payload, requirements),
+      ]);
+      if (result.status === 'rejected') throw result.reason;
+      if (!result.value.ok || block.status !== 'fulfilled' || block.value === undefined) return result.value;
+      return { ...result.value, blockNumber: block.value.toString() };
+    },
   };
 }

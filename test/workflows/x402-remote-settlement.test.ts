@@ -97,6 +97,8 @@ describe('settlement through a remote facilitator that times out (real chain, st
     const res = await http('POST', url, { body: body(wallet), headers: { 'x-payment': await payer.paymentHeader(challenge) } });
     expect(res.status).toBe(202);
     const id = res.body.data.payment_id as string;
+    // Read beside the remote verification: where the log search for this authorization starts.
+    expect((await stack.db.models.x402Payments.findById(id).lean<X402PaymentDoc>())?.verified_block).toMatch(/^\d+$/);
 
     await runAll();
     const outcome = await stack.temporal.client.workflow.getHandle(settlementWorkflowId(id)).result();
