@@ -91,7 +91,6 @@ describe('settlement through a remote facilitator that times out (real chain, st
     const url = `${stack.server.mainUrl}/api/external/credits/purchase`;
     const payer = new TestPayer();
     await payer.fund(5);
-    const merchantBefore = await payer.balance(merchant);
     const wallet = '0x' + 'b1'.repeat(20);
     const challenge = (await http('POST', url, { body: body(wallet) })).body;
     const res = await http('POST', url, { body: body(wallet), headers: { 'x-payment': await payer.paymentHeader(challenge) } });
@@ -110,7 +109,6 @@ describe('settlement through a remote facilitator that times out (real chain, st
     expect(await stack.db.models.x402Payments.findById(id).lean<X402PaymentDoc>()).toMatchObject({ status: 'completed', reconciled: true });
     expect((await new LedgerStore(stack.db.models).balance(wallet)).balance).toBe(500);
     expect(await payer.balance()).toBe(0n);
-    expect(await payer.balance(merchant)).toBe(merchantBefore + 5_000_000n);
   });
 
   it('when nothing was broadcast, stops once the authorization expired unused: failed, nothing charged', async () => {
