@@ -24,6 +24,9 @@ const body = (wallet: string) => ({ wallet_address: wallet, credits: 500, paymen
 const HISTORY = path.join(__dirname, '../fixtures/histories/x402-settlement.json');
 const token = () => ({ address: TestPayer.tokenAddress(), name: 'USDC', version: '2' });
 
+// Workers bundle the workflow code on first start, slow on a loaded machine.
+jest.setTimeout(120_000);
+
 describe('settlement grants only for our own transfer, against the real chain, store and Temporal', () => {
   let stack: TestStack;
   let url: string;
