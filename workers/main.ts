@@ -4,6 +4,7 @@ import { createDb } from '../shared/db';
 import { logger } from '../shared/logger';
 import { ensureExpirySchedule } from '../temporal/credit-expiry/client';
 import { createTemporal, ensureSearchAttributes } from '../temporal/connection';
+import { ensureSettlementSweepSchedule } from '../temporal/x402-sweep/client';
 import { workerIdentity } from './deps';
 import { sdkLogger } from './logging';
 import { selectQueues } from './queues';
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
   await waitFor('mongodb', () => db.ready(5000));
   await waitFor('temporal', () => ensureSearchAttributes(temporal));
   if (queues.some((q) => q.key === 'credits')) await waitFor('expiry schedule', () => ensureExpirySchedule(temporal));
+  if (queues.some((q) => q.key === 'settlements')) await waitFor('settlement sweep schedule', () => ensureSettlementSweepSchedule(temporal, config.x402.sweepStaleSeconds));
   const running = await waitFor('temporal worker', () =>
     runWorkers({ config, db, temporal, identity: workerIdentity() }, queues, config.temporalAddress),
   );

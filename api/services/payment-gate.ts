@@ -156,6 +156,7 @@ export class PaymentGate {
       signature: verified.signature,
       payload_json: JSON.stringify(payload),
       requirements_json: JSON.stringify(chosen),
+      ...(verified.blockNumber ? { verified_block: verified.blockNumber } : {}),
       created_at: now,
       updated_at: now,
     };

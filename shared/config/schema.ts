@@ -52,6 +52,11 @@ export interface X402Config {
   localToken?: { chainId: number; symbol: 'USDC' | 'EURC'; address: string; name: string; version: string };
   /** How long a paying request waits for settlement before answering 202. */
   settleWaitMs: number;
+  /** Settlement hardening (docs/x402.md): RPC call deadline, getLogs window, remote facilitator deadline, sweep age. */
+  rpcTimeoutMs: number;
+  logWindowBlocks: number;
+  facilitatorTimeoutMs: number;
+  sweepStaleSeconds: number;
 }
 
 const envSchema = Joi.object({
@@ -98,6 +103,10 @@ const envSchema = Joi.object({
   AUTH_SESSION_LIMIT_PER_WALLET: Joi.number().integer().min(1).max(100000).default(10),
   ACCESS_TOKEN_LIMIT_PER_CLIENT: Joi.number().integer().min(1).max(100000).default(10),
   ACCESS_TOKEN_LIMIT_PER_WALLET: Joi.number().integer().min(1).max(100000).default(5),
+  X402_RPC_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(3000),
+  X402_LOG_WINDOW_BLOCKS: Joi.number().integer().min(1).max(1000000).default(2000),
+  X402_FACILITATOR_TIMEOUT_MS: Joi.number().integer().min(100).max(300000).default(15000),
+  X402_SWEEP_STALE_SECONDS: Joi.number().integer().min(0).max(86400).default(120),
 }).pattern(/^X402_RPC_URL_\d+$/, Joi.string().uri({ scheme: ['http', 'https', 'ws', 'wss'] }))
   .unknown(true);
 
@@ -175,6 +184,10 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
           }
         : undefined,
       settleWaitMs: value.X402_SETTLE_WAIT_MS,
+      rpcTimeoutMs: value.X402_RPC_TIMEOUT_MS,
+      logWindowBlocks: value.X402_LOG_WINDOW_BLOCKS,
+      facilitatorTimeoutMs: value.X402_FACILITATOR_TIMEOUT_MS,
+      sweepStaleSeconds: value.X402_SWEEP_STALE_SECONDS,
     }),
     http: Object.freeze({
       headersTimeoutMs: value.HTTP_HEADERS_TIMEOUT_MS,

@@ -289,4 +289,22 @@ export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
     meaning: 'This `request_id` was already used for a purchase with another body (credits, chain, token, payer or wallet).',
     action: 'Use a new `request_id` for a different purchase, or resend the original body.',
   },
+  authorization_used_elsewhere: {
+    status: 402,
+    area: 'x402 settlement',
+    meaning: 'The payment\'s authorization nonce was used on chain by another transaction that did not pay us exactly the verified amount of the verified token (for example the payer front-ran it with a transfer to themselves). Nothing is granted; the failed payment names that transaction (`conflicting_tx_hash`).',
+    action: 'Sign a new payment with a fresh nonce and do not spend it elsewhere.',
+  },
+  authorization_expired_unsettled: {
+    status: 402,
+    area: 'x402 settlement',
+    meaning: 'The authorization\'s `validBefore` passed before any transaction executed it (a dropped transaction, a facilitator that never broadcast, a settlement that could not start): its nonce is unused and nothing was charged.',
+    action: 'Pay again with a new authorization; the same `request_id` may be paid again.',
+  },
+  chain_unavailable: {
+    status: 503,
+    area: 'service',
+    meaning: 'The chain\'s RPC endpoint did not answer within its deadline while verifying a payment (`X402_RPC_TIMEOUT_MS`). Nothing was recorded or charged.',
+    action: 'Retry the same payment shortly.',
+  },
 };

@@ -1,5 +1,6 @@
 import type { PaymentRequirements } from '@x402/core/types';
 import { type Address, type Hex } from 'viem';
+import type { ChainReader } from './chain-reader';
 import { type CaipNetwork } from './networks';
 
 /** Stable codes for a payment we refuse. Callers switch on these; never on messages. */
@@ -31,6 +32,8 @@ export const SETTLE_FAILURE_CODES = [
   'settlement_reverted',
   'settlement_pending',
   'settlement_failed',
+  'authorization_used_elsewhere',
+  'authorization_expired_unsettled',
 ] as const;
 export type SettleFailureCode = (typeof SETTLE_FAILURE_CODES)[number];
 
@@ -55,7 +58,8 @@ export interface SettlementRequest {
 export type Failure<C extends string> = { ok: false; code: C; message: string; payer?: Address };
 
 export type VerifyResult =
-  | ({ ok: true; payer: Address; chainId: number; authorization: Eip3009Authorization } & SettlementRequest)
+  /** `blockNumber`: the chain's block when it was verified; the authorization was unused then. */
+  | ({ ok: true; payer: Address; chainId: number; authorization: Eip3009Authorization; blockNumber?: string } & SettlementRequest)
   | Failure<VerifyFailureCode>;
 
 export type SettleResult =
@@ -64,9 +68,19 @@ export type SettleResult =
 
 export type SubmitResult = { ok: true; txHash: Hex } | Failure<SettleFailureCode>;
 
+/** A simulated transferWithAuthorization, ready to sign once an account nonce is chosen. */
+export interface PreparedSettlement {
+  ok: true;
+  chainId: number;
+  /** The settlement account that will send it. */
+  from: Address;
+  /** viem's prepared request (gas, fees, type, chain id), without a nonce. In memory only. */
+  tx: Record<string, unknown>;
+}
+
 export type ReceiptResult =
   | { status: 'confirmed'; txHash: Hex; blockNumber: string }
-  | { status: 'reverted'; txHash: Hex; blockNumber: string }
+  | { status: 'reverted'; txHash: Hex; blockNumber: string; blockTimestamp?: string }
   | { status: 'pending'; txHash: Hex };
 
 export type AuthorizationUse =
@@ -97,7 +111,13 @@ export interface InProcessFacilitator extends PaymentFacilitator {
   readonly kind: 'in_process';
   /** The address that pays gas for settlements on `chainId`. */
   settlementAddress(chainId: number): Address;
-  /** Simulates then broadcasts transferWithAuthorization; a revert in simulation is a value, not a throw. */
+  /** Read access to the settlement chains (authorization state, log search, receipts). */
+  readonly chain: ChainReader;
+  /** Simulates transferWithAuthorization; a revert is a value. Nothing is signed or sent. */
+  prepareSettlement(request: SettlementRequest): Promise<PreparedSettlement | Failure<SettleFailureCode>>;
+  /** Signs a prepared settlement with the given account nonce. */
+  signSettlement(prepared: PreparedSettlement, nonce: number): Promise<{ raw: Hex; txHash: Hex }>;
+  /** Simulates then broadcasts with the account's pending nonce (one-off use); a revert in simulation is a value. */
   submitSettlement(request: SettlementRequest): Promise<SubmitResult>;
   waitForReceipt(args: { network: CaipNetwork; txHash: Hex; timeoutMs?: number }): Promise<ReceiptResult>;
   /** True once the nonce was used (or canceled) on chain. */

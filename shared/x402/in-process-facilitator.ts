@@ -6,12 +6,11 @@ import {
   ContractFunctionRevertedError,
   createPublicClient,
   createWalletClient,
-  http,
+  encodeFunctionData,
   isErc6492Signature,
-  nonceManager,
+  keccak256,
   parseErc6492Signature,
   parseSignature,
-  TransactionReceiptNotFoundError,
   type Hex,
   type PublicClient,
   type WalletClient,
@@ -20,13 +19,16 @@ import {
   type Transport,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { ChainUnavailableError, isChainTransportError, stripUrls } from './chain-errors';
+import { chainTransport, createChainReader } from './chain-reader';
 import { chainIdOf, SUPPORTED_NETWORKS, viemChain, type CaipNetwork, type NetworkTable } from './networks';
 import {
-  type AuthorizationRef,
-  type AuthorizationUse,
   type InProcessFacilitator,
+  type PreparedSettlement,
   type ReceiptResult,
   type SettleResult,
+  type Failure,
+  type SettleFailureCode,
   type SettlementRequest,
   type SubmitResult,
   type VerifyResult,
@@ -55,6 +57,10 @@ export interface InProcessFacilitatorConfig {
   receiptTimeoutMs?: number;
   /** How often waitForReceipt asks for the receipt. */
   receiptPollMs?: number;
+  /** Deadline of one RPC call; verification runs inside a request, so keep it short. */
+  rpcTimeoutMs?: number;
+  /** Widest eth_getLogs range asked for at once when reconciling. */
+  logWindowBlocks?: bigint;
 }
 
 interface ChainRuntime {
@@ -86,35 +92,18 @@ export function facilitatorSigner(
   );
 }
 
-const authorizationEventsAbi = [
-  {
-    type: 'event',
-    name: 'AuthorizationUsed',
-    inputs: [
-      { name: 'authorizer', type: 'address', indexed: true },
-      { name: 'nonce', type: 'bytes32', indexed: true },
-    ],
-  },
-  {
-    type: 'event',
-    name: 'AuthorizationCanceled',
-    inputs: [
-      { name: 'authorizer', type: 'address', indexed: true },
-      { name: 'nonce', type: 'bytes32', indexed: true },
-    ],
-  },
-] as const;
-
 export function createInProcessFacilitator(config: InProcessFacilitatorConfig): InProcessFacilitator {
   const table = config.networks ?? SUPPORTED_NETWORKS;
   const receiptTimeoutMs = config.receiptTimeoutMs ?? 120_000;
   const receiptPollMs = config.receiptPollMs ?? 1_000;
   const runtimes = new Map<number, ChainRuntime>();
+  const chainReader = createChainReader({ chains: config.chains, timeoutMs: config.rpcTimeoutMs, logWindowBlocks: config.logWindowBlocks });
   for (const c of config.chains) {
     const chain = viemChain(c.chainId, c.rpcUrl);
-    const transport = http(c.rpcUrl);
-    // nonceManager hands out nonces locally so concurrent settlements from one key do not collide.
-    const account = privateKeyToAccount(c.settlementPrivateKey, { nonceManager });
+    const transport = chainTransport(c.rpcUrl, { timeoutMs: config.rpcTimeoutMs });
+    // No viem nonceManager: it is per process. The durable settlement takes account nonces from
+    // a claim in the store (shared/payments/nonce-claims.ts) and signs with them explicitly.
+    const account = privateKeyToAccount(c.settlementPrivateKey);
     const reader = createPublicClient({ chain, transport }) as PublicClient<Transport, Chain>;
     const writer = createWalletClient({ account, chain, transport });
     const scheme = new ExactEvmScheme(facilitatorSigner(reader, writer, receiptTimeoutMs));
@@ -138,9 +127,17 @@ export function createInProcessFacilitator(config: InProcessFacilitatorConfig): 
     const { payload: parsed, request } = checked.checked;
     const rt = runtimeFor(requirements.network);
     if (!rt) return fail('unsupported_network', `no settlement chain configured for ${requirements.network}`, request.authorization.from);
-    const response = await rt.scheme.verify(parsed, requirements);
-    if (!response.isValid) return verifyFailure(response, request.authorization.from);
-    return verifiedResult(checked.checked);
+    // The block number read beside verification does two jobs: it is where a later log search
+    // for this authorization starts (it cannot have been used before), and it tells a dead RPC
+    // (the package's verify turns RPC failures into "simulation failed") from a bad payment.
+    const [block, response] = await Promise.allSettled([chainReader.blockNumber(requirements.network as CaipNetwork), rt.scheme.verify(parsed, requirements)]);
+    if (block.status === 'rejected') throw block.reason instanceof ChainUnavailableError ? block.reason : new ChainUnavailableError();
+    if (response.status === 'rejected') {
+      if (isChainTransportError(response.reason)) throw new ChainUnavailableError();
+      throw response.reason;
+    }
+    if (!response.value.isValid) return verifyFailure(response.value, request.authorization.from);
+    return { ...verifiedResult(checked.checked), blockNumber: block.value.toString() } as VerifyResult;
   }
 
   async function settlePayment(payload: unknown, requirements: PaymentRequirements): Promise<SettleResult> {
@@ -151,7 +148,8 @@ export function createInProcessFacilitator(config: InProcessFacilitatorConfig): 
     return settleOutcome(response, verified.payer, verified.network);
   }
 
-  async function submitSettlement(request: SettlementRequest): Promise<SubmitResult> {
+  /** Simulates transferWithAuthorization; a revert is a value, the transaction is returned unsigned. */
+  async function prepareSettlement(request: SettlementRequest): Promise<PreparedSettlement | Failure<SettleFailureCode>> {
     const rt = runtimeFor(request.network);
     const payer = request.authorization.from;
     if (!rt) return fail('unsupported_network', `no settlement chain configured for ${request.network}`, payer);
@@ -170,75 +168,63 @@ export function createInProcessFacilitator(config: InProcessFacilitatorConfig): 
           })()
         : ([...base, signature] as const);
     try {
-      const { request: tx } = await rt.reader.simulateContract({
+      await rt.reader.simulateContract({
         account: rt.account,
         address: request.asset,
         abi: eip3009ABI,
         functionName: 'transferWithAuthorization',
         args,
       } as Parameters<typeof rt.reader.simulateContract>[0]);
-      const txHash = await rt.writer.writeContract(tx as Parameters<typeof rt.writer.writeContract>[0]);
-      return { ok: true, txHash };
+      const data = encodeFunctionData({ abi: eip3009ABI, functionName: 'transferWithAuthorization', args } as Parameters<typeof encodeFunctionData>[0]);
+      // Gas, fees and type only: the nonce comes from the caller (a claim in the store).
+      const tx = await rt.writer.prepareTransactionRequest({
+        to: request.asset,
+        data,
+        account: rt.account,
+        chain: rt.writer.chain,
+        parameters: ['fees', 'gas', 'type', 'chainId'],
+      } as Parameters<typeof rt.writer.prepareTransactionRequest>[0]);
+      return { ok: true, chainId: rt.chainId, from: rt.account.address, tx: tx as unknown as Record<string, unknown> };
     } catch (err) {
       const reverted = err instanceof BaseError ? err.walk((e) => e instanceof ContractFunctionRevertedError) : null;
-      if (!(reverted instanceof ContractFunctionRevertedError)) throw err;
-      const reason = reverted.reason ?? reverted.shortMessage;
+      if (!(reverted instanceof ContractFunctionRevertedError)) {
+        if (isChainTransportError(err)) throw new ChainUnavailableError();
+        throw err;
+      }
+      const reason = stripUrls(reverted.reason ?? reverted.shortMessage);
       return fail(codeForRevert(reason), reason, payer);
     }
   }
 
+  /** Signs a prepared settlement with an explicit account nonce; nothing is sent. */
+  async function signSettlement(prepared: PreparedSettlement, nonce: number): Promise<{ raw: Hex; txHash: Hex }> {
+    const rt = runtimes.get(prepared.chainId);
+    if (!rt?.account.signTransaction) throw new Error(`no settlement signer for chain ${prepared.chainId}`);
+    const raw = await rt.account.signTransaction({ ...(prepared.tx as object), nonce } as Parameters<NonNullable<Account['signTransaction']>>[0]);
+    return { raw, txHash: keccak256(raw) };
+  }
+
+  /** Simulates, signs with the account's pending nonce and broadcasts (one-off use: tests, bench). */
+  async function submitSettlement(request: SettlementRequest): Promise<SubmitResult> {
+    const prepared = await prepareSettlement(request);
+    if (!prepared.ok) return prepared;
+    const nonce = await chainReader.accountNonce(request.network, prepared.from, 'pending');
+    const { raw, txHash } = await signSettlement(prepared, nonce);
+    await chainReader.sendRaw(request.network, raw);
+    return { ok: true, txHash };
+  }
+
   // Polled by hand: viem's waitForTransactionReceipt keeps retrying in the background after its timeout.
   async function waitForReceipt(args: { network: CaipNetwork; txHash: Hex; timeoutMs?: number }): Promise<ReceiptResult> {
-    const rt = requireRuntime(args.network);
+    requireRuntime(args.network);
     const deadline = Date.now() + (args.timeoutMs ?? receiptTimeoutMs);
     for (;;) {
-      const receipt = await rt.reader.getTransactionReceipt({ hash: args.txHash }).catch((err: unknown) => {
-        if (err instanceof TransactionReceiptNotFoundError) return undefined;
-        throw err;
-      });
-      if (receipt) {
-        const blockNumber = receipt.blockNumber.toString();
-        return receipt.status === 'success'
-          ? { status: 'confirmed', txHash: args.txHash, blockNumber }
-          : { status: 'reverted', txHash: args.txHash, blockNumber };
-      }
+      const receipt = await chainReader.receipt(args.network, args.txHash);
+      if (receipt.status !== 'pending') return receipt;
       const left = deadline - Date.now();
-      if (left <= 0) return { status: 'pending', txHash: args.txHash };
+      if (left <= 0) return receipt;
       await new Promise((resolve) => setTimeout(resolve, Math.min(receiptPollMs, left)));
     }
-  }
-
-  async function authorizationState(ref: AuthorizationRef): Promise<boolean> {
-    const rt = requireRuntime(ref.network);
-    const used = await rt.reader.readContract({
-      address: ref.asset,
-      abi: eip3009ABI,
-      functionName: 'authorizationState',
-      args: [ref.from, ref.nonce],
-    });
-    return used === true;
-  }
-
-  async function findAuthorizationUse(ref: AuthorizationRef & { fromBlock: bigint }): Promise<AuthorizationUse | undefined> {
-    const rt = requireRuntime(ref.network);
-    for (const event of authorizationEventsAbi) {
-      const logs = await rt.reader.getLogs({
-        address: ref.asset,
-        event,
-        args: { authorizer: ref.from, nonce: ref.nonce },
-        fromBlock: ref.fromBlock,
-        toBlock: 'latest',
-      });
-      const log = logs.find((l) => l.transactionHash && l.blockNumber !== null);
-      if (log?.transactionHash && log.blockNumber !== null) {
-        return {
-          kind: event.name === 'AuthorizationUsed' ? 'used' : 'canceled',
-          txHash: log.transactionHash,
-          blockNumber: log.blockNumber.toString(),
-        };
-      }
-    }
-    return undefined;
   }
 
   return {
@@ -248,11 +234,14 @@ export function createInProcessFacilitator(config: InProcessFacilitatorConfig): 
       if (!rt) throw new Error(`no settlement chain configured for chain ${chainId}`);
       return rt.account.address;
     },
+    chain: chainReader,
     verifyPayment,
     settlePayment,
+    prepareSettlement,
+    signSettlement,
     submitSettlement,
     waitForReceipt,
-    authorizationState,
-    findAuthorizationUse,
+    authorizationState: chainReader.authorizationState,
+    findAuthorizationUse: chainReader.findAuthorizationUse,
   };
 }

@@ -1,6 +1,7 @@
 import { PaymentPayloadV2Schema } from '@x402/core/schemas';
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
 import { getAddress, isAddress, type Address, type Hex } from 'viem';
+import { stripUrls } from './chain-errors';
 import { chainIdOf, findTokenByAddress, SUPPORTED_NETWORKS, type CaipNetwork, type NetworkTable } from './networks';
 import {
   type Eip3009Authorization,
@@ -162,7 +163,8 @@ export function verifyFailure(response: VerifyResponse, payer: Address): Failure
   const known = (VERIFY_FAILURE_CODES as readonly string[]).includes(code);
   return fail(
     known ? (code as VerifyFailureCode) : 'verification_failed',
-    [response.invalidReason, response.invalidMessage].filter(Boolean).join(': ') || 'payment is not valid',
+    // The package's messages can carry viem's error text, which names the RPC URL (and its key).
+    stripUrls([response.invalidReason, response.invalidMessage].filter(Boolean).join(': ') || 'payment is not valid'),
     payer,
   );
 }
@@ -172,7 +174,7 @@ export function settleOutcome(response: SettleResponse, payer: Address, network:
   if (response.success && txHash) return { ok: true, payer, network, txHash };
   const failure = fail(
     codeForPackageReason(response.errorReason, 'settlement_failed'),
-    [response.errorReason, response.errorMessage].filter(Boolean).join(': ') || 'settlement failed',
+    stripUrls([response.errorReason, response.errorMessage].filter(Boolean).join(': ') || 'settlement failed'),
     payer,
   );
   return txHash ? { ...failure, txHash } : failure;

@@ -1,9 +1,10 @@
 import type { Address, Hex } from 'viem';
 import type { X402Config } from '../config/schema';
+import { createChainReader, type ChainReader } from './chain-reader';
 import type { InProcessFacilitator, PaymentFacilitator } from './facilitator-types';
 import { createInProcessFacilitator } from './in-process-facilitator';
 import { createRemoteFacilitator } from './remote-facilitator';
-import { networksForMode, SUPPORTED_NETWORKS, withTokenOverride, type NetworkTable, type SupportedNetwork } from './networks';
+import { networksForMode, SUPPORTED_NETWORKS, withTokenOverride, type CaipNetwork, type NetworkTable, type SupportedNetwork } from './networks';
 
 export interface PaymentSetup {
   mode: X402Config['mode'];
@@ -14,6 +15,11 @@ export interface PaymentSetup {
   inProcess?: InProcessFacilitator;
   /** The chains this deployment takes payments on: in the mode, and with a way to settle. */
   served: SupportedNetwork[];
+  /**
+   * Read access to the chains with an X402_RPC_URL_<chainId>. With a remote facilitator it is how
+   * an ambiguous settlement (timeout after broadcast) is resolved on chain instead of guessed.
+   */
+  chain?: ChainReader;
 }
 
 /** Builds the payment machinery from config, or says why payments are off. */
@@ -29,13 +35,18 @@ export function paymentSetup(config: X402Config): PaymentSetup | { disabled: str
     });
   }
   const inMode = networksForMode(config.mode, networks);
+  const logWindowBlocks = BigInt(config.logWindowBlocks ?? 2000);
   if (config.facilitatorUrl) {
+    const readable = inMode.filter((n) => config.rpcUrls[n.chainId]).map((n) => ({ chainId: n.chainId, rpcUrl: config.rpcUrls[n.chainId] }));
+    const remote = createRemoteFacilitator({ url: config.facilitatorUrl, networks, timeoutMs: config.facilitatorTimeoutMs });
+    const chain = readable.length > 0 ? createChainReader({ chains: readable, timeoutMs: config.rpcTimeoutMs, logWindowBlocks }) : undefined;
     return {
       mode: config.mode,
       networks,
       payTo: config.payTo as Address,
-      facilitator: createRemoteFacilitator({ url: config.facilitatorUrl, networks }),
+      facilitator: chain ? withVerifiedBlock(remote, chain) : remote,
       served: inMode,
+      ...(chain ? { chain } : {}),
     };
   }
   if (!config.settlementPrivateKey) return { disabled: 'neither X402_FACILITATOR_URL nor X402_SETTLEMENT_PRIVATE_KEY is set' };
@@ -43,13 +54,33 @@ export function paymentSetup(config: X402Config): PaymentSetup | { disabled: str
     .filter((n) => config.rpcUrls[n.chainId])
     .map((n) => ({ chainId: n.chainId, rpcUrl: config.rpcUrls[n.chainId], settlementPrivateKey: config.settlementPrivateKey as Hex }));
   if (chains.length === 0) return { disabled: `no X402_RPC_URL_<chainId> for the ${config.mode} networks` };
-  const inProcess = createInProcessFacilitator({ chains, networks, receiptPollMs: 200 });
+  const inProcess = createInProcessFacilitator({ chains, networks, receiptPollMs: 200, rpcTimeoutMs: config.rpcTimeoutMs, logWindowBlocks });
   return {
     mode: config.mode,
     networks,
     payTo: config.payTo as Address,
     facilitator: inProcess,
     inProcess,
+    chain: inProcess.chain,
     served: inMode.filter((n) => config.rpcUrls[n.chainId]),
+  };
+}
+
+/**
+ * A remote facilitator's verification plus the block number read beside it, where the payment's
+ * later log searches start. The facilitator stays the judge: a failed read only loses the hint.
+ */
+function withVerifiedBlock(remote: PaymentFacilitator, chain: ChainReader): PaymentFacilitator {
+  return {
+    ...remote,
+    verifyPayment: async (payload, requirements) => {
+      const [block, result] = await Promise.allSettled([
+        chain.serves(requirements.network) ? chain.blockNumber(requirements.network as CaipNetwork) : Promise.resolve(undefined),
+        remote.verifyPayment(payload, requirements),
+      ]);
+      if (result.status === 'rejected') throw result.reason;
+      if (!result.value.ok || block.status !== 'fulfilled' || block.value === undefined) return result.value;
+      return { ...result.value, blockNumber: block.value.toString() };
+    },
   };
 }

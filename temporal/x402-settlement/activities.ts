@@ -1,18 +1,26 @@
 import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailureCategory } from '@temporalio/common';
 import type { Address, Hex } from 'viem';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import type { Models } from '../../shared/db';
 import type { X402PaymentDoc } from '../../shared/db/models/x402-payment';
+import { logger } from '../../shared/logger';
+import { NonceClaims } from '../../shared/payments/nonce-claims';
+import { isOurTransfer } from '../../shared/payments/transfer-match';
+import { describeChainFailure } from '../../shared/x402/chain-errors';
+import type { AuthorizedTransfer, ChainReader } from '../../shared/x402/chain-reader';
+import type { AuthorizationRef, CaipNetwork, InProcessFacilitator } from '../../shared/x402';
 import type { PaymentSetup } from '../../shared/x402/setup';
 
 export interface SettlementDeps {
   models: Models;
   payments: PaymentSetup;
   creditExpiryDays: number;
-  /** Current block on a chain, to bound the log search when reconciling a used authorization. */
-  blockNumber(chainId: number): Promise<bigint>;
-  /** How far back to look for the transaction that used an authorization (blocks). */
-  reconcileWindowBlocks?: bigint;
+  /** A record without `verified_block` (written before it existed): log searches start this far back. */
+  reconcileLookbackBlocks?: bigint;
+  /** How long one attempt waits for a receipt before looking at why it is missing. */
+  receiptWaitMs?: number;
+  receiptPollMs?: number;
 }
 
 export type SettlementOutcome =
@@ -28,88 +36,235 @@ const FINAL = new Set([
   'unsupported_network', 'asset_not_supported', 'settlement_reverted', 'authorization_canceled',
 ]);
 
+/** How far behind the wall clock a new block's timestamp may still be. */
+const IDLE_CHAIN_GRACE_SECONDS = 120;
+
+/** An attempt that cannot decide yet; Temporal retries it. `type` is its code in the log line. */
+class AttemptError extends Error {
+  constructor(readonly type: string, message: string) {
+    super(message);
+  }
+}
+
 /**
  * Settles one verified payment: submit, confirm, apply what it bought. Each step reads what the
  * payment record already says and skips what is done, so a retry (after a crash, an RPC error
  * or a pending transaction) resumes where the last attempt stopped and never pays twice.
+ * Money is only ever counted from the chain: a transaction is ours when it moved exactly the
+ * verified amount of the verified asset from the payer to our pay_to (isOurTransfer).
  */
 export function createSettlementActivities(deps: SettlementDeps) {
   const records = deps.models.x402Payments;
   const ledger = new LedgerStore(deps.models);
+  const nonces = new NonceClaims(deps.models);
+  const receiptWaitMs = deps.receiptWaitMs ?? 20_000;
+  const receiptPollMs = deps.receiptPollMs ?? 250;
 
-  async function save(rec: X402PaymentDoc, fields: Partial<X402PaymentDoc>): Promise<X402PaymentDoc> {
+  async function save(rec: X402PaymentDoc, fields: Partial<X402PaymentDoc>, unset: Array<keyof X402PaymentDoc> = []): Promise<X402PaymentDoc> {
     const updated_at = new Date();
-    await records.updateOne({ _id: rec._id }, { $set: { ...fields, updated_at } });
-    return { ...rec, ...fields, updated_at };
+    await records.updateOne({ _id: rec._id }, { $set: { ...fields, updated_at }, ...(unset.length ? { $unset: Object.fromEntries(unset.map((k) => [k, 1])) } : {}) });
+    const next = { ...rec, ...fields, updated_at };
+    for (const k of unset) delete next[k];
+    return next;
   }
 
-  async function fail(rec: X402PaymentDoc, code: string, message: string): Promise<Step> {
-    // Frees the purchase request for another payment: a failed payment moved no money.
-    await save(rec, { status: 'failed', error_code: code, error_message: message, purpose_key: `failed:${rec._id}` });
+  async function fail(rec: X402PaymentDoc, code: string, message: string, extra: Partial<X402PaymentDoc> = {}): Promise<Step> {
+    // Frees the purchase request for another payment: a failed payment moved no money to us.
+    await save(rec, { ...extra, status: 'failed', error_code: code, error_message: message, purpose_key: `failed:${rec._id}` });
     return { ok: false, code, message };
   }
 
-  function ref(rec: X402PaymentDoc) {
-    return { network: rec.network as `eip155:${number}`, asset: rec.asset as Address, from: rec.payer as Address, nonce: rec.authorization.nonce as Hex };
+  const network = (rec: X402PaymentDoc) => rec.network as CaipNetwork;
+  const ref = (rec: X402PaymentDoc): AuthorizationRef => ({ network: network(rec), asset: rec.asset as Address, from: rec.payer as Address, nonce: rec.authorization.nonce as Hex });
+  const request = (rec: X402PaymentDoc) => ({ network: network(rec), asset: rec.asset as Address, authorization: rec.authorization as never, signature: rec.signature as Hex });
+
+  function chainFor(rec: X402PaymentDoc): ChainReader | undefined {
+    const chain = deps.payments.chain;
+    return chain?.serves(rec.network) ? chain : undefined;
   }
 
-  /** The chain says this authorization was already used: find and record the transaction that did it. */
-  async function reconcile(rec: X402PaymentDoc): Promise<Step> {
-    const fac = deps.payments.inProcess!;
-    // An authorization is only valid for minutes (maxTimeoutSeconds), so its use is recent.
-    const latest = await deps.blockNumber(rec.chain_id);
-    const window = deps.reconcileWindowBlocks ?? 10_000n;
-    const use = await fac.findAuthorizationUse({ ...ref(rec), fromBlock: latest > window ? latest - window : 0n });
-    if (!use) throw new Error('authorization is used on chain but its transaction was not found yet');
+  /** Where log searches start: the block at verification, recorded on the first attempt when the gate did not. */
+  async function withVerifiedBlock(rec: X402PaymentDoc, chain: ChainReader | undefined): Promise<X402PaymentDoc> {
+    if (rec.verified_block || !chain) return rec;
+    const latest = await chain.blockNumber(network(rec));
+    const back = deps.reconcileLookbackBlocks ?? 10_000n;
+    return save(rec, { verified_block: (latest > back ? latest - back : 0n).toString() });
+  }
+
+  /**
+   * Accepts `txHash` as this payment's settlement only if it moved what was verified to us.
+   * Anything else is the payer (or someone) spending the authorization elsewhere: fail, grant nothing.
+   */
+  async function adopt(rec: X402PaymentDoc, chain: ChainReader, txHash: Hex, extra: Partial<X402PaymentDoc> = {}, known?: AuthorizedTransfer): Promise<Step> {
+    const moved = known ?? (await chain.authorizedTransfer({ ...ref(rec), txHash }));
+    if (!isOurTransfer(rec, moved)) {
+      const what = moved ? `moved ${moved.value} from ${moved.from} to ${moved.to}` : 'did not transfer to us under it';
+      return fail(rec, 'authorization_used_elsewhere', `the authorization was used by transaction ${txHash}, which ${what}; nothing was received, nothing is granted`, { conflicting_tx_hash: txHash.toLowerCase() });
+    }
+    return { ok: true, rec: { ...rec, ...extra, status: 'settled', tx_hash: txHash.toLowerCase(), block_number: moved!.blockNumber, settled_at: new Date() } };
+  }
+
+  /** The chain says this authorization was used: find the transaction (bounded log windows from the verified block) and check it. */
+  async function reconcile(rec: X402PaymentDoc, chain: ChainReader): Promise<Step> {
+    const use = await chain.findAuthorizationUse({ ...ref(rec), fromBlock: BigInt(rec.verified_block ?? '0') });
+    if (!use) throw new AttemptError('authorization_use_not_found', 'the authorization is used on chain but its transaction was not found yet');
     if (use.kind === 'canceled') return fail(rec, 'authorization_canceled', 'the payer canceled this authorization on chain');
-    return { ok: true, rec: await save(rec, { status: 'submitted', tx_hash: use.txHash, reconciled: true }) };
+    return adopt(rec, chain, use.txHash, { reconciled: true });
   }
 
-  /** Broadcasts transferWithAuthorization once; the hash is recorded before anything waits on it. */
-  async function submit(rec: X402PaymentDoc): Promise<Step> {
+  /**
+   * Reads what the chain decided about the authorization: used (reconcile), or expired unused
+   * (nothing can ever be charged: fail). Undefined when it is still open. Chain time decides:
+   * no block at or after the latest one can execute an authorization past its validBefore.
+   */
+  async function decideOnChain(rec: X402PaymentDoc, chain: ChainReader): Promise<Step | undefined> {
+    const chainNow = await chainTime(rec, chain);
+    if (await chain.authorizationState(ref(rec))) return reconcile(rec, chain);
+    if (chainNow >= BigInt(rec.authorization.validBefore)) {
+      return fail(rec, 'authorization_expired_unsettled', `the authorization expired (validBefore ${rec.authorization.validBefore}) before it was settled; nothing was charged`);
+    }
+    return undefined;
+  }
+
+  /**
+   * A lower bound for the timestamp of any block still to come: the latest block's, or the wall
+   * clock minus a grace when the chain mines no empty blocks (anvil automine) and sits idle.
+   */
+  async function chainTime(rec: X402PaymentDoc, chain: ChainReader): Promise<bigint> {
+    const block = await chain.latestBlock(network(rec));
+    const wall = BigInt(Math.floor(Date.now() / 1000) - IDLE_CHAIN_GRACE_SECONDS);
+    return block.timestamp > wall ? block.timestamp : wall;
+  }
+
+  // ------------------------------------------------------------------ in-process facilitator
+
+  /** Simulates, claims an account nonce in the store, signs, records the hash, then broadcasts. */
+  async function submitNew(rec: X402PaymentDoc, fac: InProcessFacilitator): Promise<Step> {
+    const chain = fac.chain;
+    // The simulation and the two nonce inputs are independent reads: one round trip, not three.
+    const [prepared, chainKey, chainNext] = await Promise.all([
+      fac.prepareSettlement(request(rec)),
+      chain.chainKey(network(rec)),
+      chain.accountNonce(network(rec), fac.settlementAddress(rec.chain_id), 'pending'),
+    ]);
+    if (!prepared.ok) {
+      if (prepared.code === 'nonce_already_used' || prepared.code === 'authorization_expired') {
+        // Maybe our own earlier attempt, maybe someone else's transaction: the chain decides.
+        const decided = await decideOnChain(rec, chain);
+        if (decided) return decided;
+        throw new AttemptError(prepared.code, prepared.message);
+      }
+      if (FINAL.has(prepared.code)) return fail(rec, prepared.code, prepared.message);
+      throw new AttemptError(prepared.code, prepared.message);
+    }
+    const claim = await nonces.claim({ chainKey, address: prepared.from, paymentId: rec._id, chainNext, sign: (n) => fac.signSettlement(prepared, n) });
+    const saved = await save(rec, { status: 'submitted', tx_hash: claim.tx_hash });
+    // 'nonce_taken' means a transaction from outside the claims used this nonce: confirm sees it replaced.
+    await chain.sendRaw(network(rec), claim.raw_tx as Hex);
+    return { ok: true, rec: saved };
+  }
+
+  async function submit(rec: X402PaymentDoc, fac: InProcessFacilitator): Promise<Step> {
     if (rec.tx_hash) return { ok: true, rec };
-    const fac = deps.payments.inProcess;
-    if (!fac) {
-      // An external facilitator settles in one call; it is idempotent on the authorization itself.
-      const res = await deps.payments.facilitator.settlePayment(JSON.parse(rec.payload_json), JSON.parse(rec.requirements_json));
-      if (!res.ok) {
-        if (FINAL.has(res.code)) return fail(rec, res.code, res.message);
-        throw new Error(`external settlement failed (${res.code}): ${res.message}`);
-      }
-      return { ok: true, rec: await save(rec, { status: 'settled', tx_hash: res.txHash.toLowerCase(), settled_at: new Date() }) };
+    // An earlier attempt claimed and signed, then died before recording the hash.
+    const claim = await nonces.forPayment(rec._id);
+    if (claim) {
+      const saved = await save(rec, { status: 'submitted', tx_hash: claim.tx_hash });
+      await fac.chain.sendRaw(network(rec), claim.raw_tx as Hex);
+      return { ok: true, rec: saved };
     }
-    // No pre-check of the authorization's state: submit simulates first, and a used nonce
-    // (our own earlier attempt that died before recording its hash) comes back as a value.
-    const res = await fac.submitSettlement({
-      network: rec.network as `eip155:${number}`,
-      asset: rec.asset as Address,
-      authorization: rec.authorization as never,
-      signature: rec.signature as Hex,
-    });
-    if (res.ok) return { ok: true, rec: await save(rec, { status: 'submitted', tx_hash: res.txHash }) };
-    if (res.code === 'nonce_already_used') return reconcile(rec);
-    if (FINAL.has(res.code)) return fail(rec, res.code, res.message);
-    throw new Error(`settlement submit failed (${res.code}): ${res.message}`);
+    return submitNew(rec, fac);
   }
 
-  /** Waits for the receipt; a pending transaction throws, and Temporal retries with backoff. */
-  async function confirm(rec: X402PaymentDoc): Promise<Step> {
-    if (rec.status === 'settled' || rec.status === 'completed') return { ok: true, rec };
-    const fac = deps.payments.inProcess!;
-    const txHash = rec.tx_hash as Hex;
-    const receipt = await fac.waitForReceipt({ network: rec.network as `eip155:${number}`, txHash, timeoutMs: 30_000 });
-    if (receipt.status === 'pending') throw new Error(`transaction ${txHash} still pending`);
-    if (receipt.status === 'reverted') {
-      // Someone else's transaction may have used the authorization first: then the money moved anyway.
-      if (await fac.authorizationState(ref(rec))) {
-        const other = await reconcile({ ...rec, tx_hash: undefined });
-        if (!other.ok || other.rec.tx_hash!.toLowerCase() === txHash.toLowerCase()) return other;
-        return confirm(other.rec);
-      }
-      return fail(rec, 'settlement_reverted', `transaction ${txHash} reverted`);
+  /** Polls the receipt for a while; stops early when the node does not know the transaction (dropped). */
+  async function awaitReceipt(chain: ChainReader, rec: X402PaymentDoc) {
+    const deadline = Date.now() + receiptWaitMs;
+    for (let i = 0; ; i++) {
+      const r = await chain.outcomeOf({ ...ref(rec), txHash: rec.tx_hash as Hex });
+      if (r.receipt.status !== 'pending' || Date.now() >= deadline) return r;
+      if (i % 4 === 0 && !(await chain.knowsTransaction(network(rec), rec.tx_hash as Hex))) return r;
+      await new Promise((resolve) => setTimeout(resolve, receiptPollMs));
     }
-    return { ok: true, rec: { ...rec, status: 'settled', block_number: receipt.blockNumber, settled_at: new Date() } };
   }
+
+  async function confirm(rec: X402PaymentDoc, fac: InProcessFacilitator): Promise<Step> {
+    if (rec.status === 'settled' || rec.status === 'completed') return { ok: true, rec };
+    const chain = fac.chain;
+    const txHash = rec.tx_hash as Hex;
+    const { receipt, transfer } = await awaitReceipt(chain, rec);
+    if (receipt.status === 'confirmed') return adopt(rec, chain, txHash, {}, transfer);
+    if (receipt.status === 'reverted') {
+      // Someone else's transaction may have used the authorization first: reconcile checks whether it paid us.
+      if (await chain.authorizationState(ref(rec))) return reconcile(rec, chain);
+      if (receipt.blockTimestamp !== undefined && BigInt(receipt.blockTimestamp) >= BigInt(rec.authorization.validBefore)) {
+        return fail(rec, 'authorization_expired_unsettled', `transaction ${txHash} was mined after the authorization expired (validBefore ${rec.authorization.validBefore}) and reverted; nothing was charged`);
+      }
+      return fail(rec, 'settlement_reverted', `transaction ${txHash} reverted; nothing was charged`);
+    }
+    return unconfirmed(rec, fac);
+  }
+
+  /** Not mined after a wait: used by another transaction, replaced, dropped, expired, or just slow. */
+  async function unconfirmed(rec: X402PaymentDoc, fac: InProcessFacilitator): Promise<Step> {
+    const chain = fac.chain;
+    const txHash = rec.tx_hash as Hex;
+    const claim = await nonces.forPayment(rec._id);
+    const accountNext = claim ? await chain.accountNonce(network(rec), claim.address as Address, 'latest') : undefined;
+    const chainNow = await chainTime(rec, chain);
+    if (await chain.authorizationState(ref(rec))) return reconcile(rec, chain);
+    // Read after the account nonce: if it was mined meanwhile, this sees it.
+    if ((await chain.receipt(network(rec), txHash)).status !== 'pending') return confirm(rec, fac);
+    const expired = chainNow >= BigInt(rec.authorization.validBefore);
+    const expiredFail = () =>
+      fail(rec, 'authorization_expired_unsettled', `transaction ${txHash} was not mined before the authorization expired (validBefore ${rec.authorization.validBefore}); nothing was charged`);
+
+    if (claim && accountNext !== undefined && accountNext > claim.nonce) {
+      // Our nonce was consumed by another transaction: ours can never be mined. Send anew under a new claim.
+      await nonces.supersede(claim._id);
+      const moved = await save(rec, { status: 'verified', replaced_tx_hashes: [...(rec.replaced_tx_hashes ?? []), txHash] }, ['tx_hash']);
+      if (expired) return expiredFail();
+      const again = await submitNew(moved, fac);
+      if (!again.ok) return again;
+      throw new AttemptError('settlement_replaced', `transaction ${txHash} was replaced; resubmitted as ${again.rec.tx_hash}`);
+    }
+    const known = await chain.knowsTransaction(network(rec), txHash);
+    // Dropped from the pool: rebroadcast the same signed transaction. Even once expired it must be
+    // mined (and revert), or its claimed nonce would stay a gap that blocks every later settlement.
+    if (!known && claim) await chain.sendRaw(network(rec), claim.raw_tx as Hex);
+    if (expired) return expiredFail();
+    throw new AttemptError('settlement_pending', `transaction ${txHash} not mined yet${known ? '' : '; it was dropped and has been rebroadcast'}`);
+  }
+
+  // ------------------------------------------------------------------ remote facilitator
+
+  /**
+   * An external facilitator settles in one call. Once it was asked, a timeout or an error may
+   * hide a broadcast: every later attempt asks the chain first and never assumes nothing moved.
+   */
+  async function settleRemote(rec: X402PaymentDoc): Promise<Step> {
+    if (rec.tx_hash) return { ok: true, rec: { ...rec, status: 'settled' } };
+    const chain = chainFor(rec);
+    if (rec.settle_requested_at && chain) {
+      const decided = await decideOnChain(rec, chain);
+      if (decided) return decided;
+    }
+    const asked = rec.settle_requested_at ? rec : await save(rec, { settle_requested_at: new Date() });
+    const res = await deps.payments.facilitator.settlePayment(JSON.parse(asked.payload_json), JSON.parse(asked.requirements_json));
+    if (res.ok) {
+      if (!chain) return { ok: true, rec: { ...asked, status: 'settled', tx_hash: res.txHash.toLowerCase(), settled_at: new Date() } };
+      // The facilitator's word is checked like any other transaction.
+      if (await chain.authorizedTransfer({ ...ref(asked), txHash: res.txHash })) return adopt(asked, chain, res.txHash);
+      return reconcile(asked, chain);
+    }
+    if (chain) {
+      const decided = await decideOnChain(asked, chain);
+      if (decided) return decided;
+    }
+    if (FINAL.has(res.code)) return fail(asked, res.code, res.message);
+    throw new AttemptError(res.code, `external settlement failed: ${res.message}`);
+  }
+
+  // ------------------------------------------------------------------ effect
 
   /** What the payment bought. Idempotent: the grant id is derived from the payment id. */
   async function applyEffect(rec: X402PaymentDoc): Promise<X402PaymentDoc> {
@@ -129,11 +284,28 @@ export function createSettlementActivities(deps: SettlementDeps) {
     // One write records both the settlement and its effect.
     return save(rec, {
       status: 'completed',
+      tx_hash: rec.tx_hash,
       block_number: rec.block_number,
       settled_at: rec.settled_at,
       completed_at: new Date(),
+      ...(rec.reconciled ? { reconciled: true } : {}),
       ...(grantId ? { grant_id: grantId } : {}),
     });
+  }
+
+  async function settle(start: X402PaymentDoc): Promise<SettlementOutcome> {
+    const rec = await withVerifiedBlock(start, chainFor(start));
+    const fac = deps.payments.inProcess;
+    let step: Step;
+    if (fac) {
+      step = await submit(rec, fac);
+      if (step.ok) step = await confirm(step.rec, fac);
+    } else {
+      step = await settleRemote(rec);
+    }
+    if (!step.ok) return { status: 'failed', code: step.code, message: step.message };
+    const done = await applyEffect(step.rec);
+    return { status: 'completed', txHash: done.tx_hash!, grantId: done.grant_id };
   }
 
   return {
@@ -141,12 +313,18 @@ export function createSettlementActivities(deps: SettlementDeps) {
       const rec = await records.findById(id).lean<X402PaymentDoc>().exec();
       if (!rec) throw ApplicationFailure.nonRetryable(`payment ${id} has no record`, 'payment_record_missing');
       if (rec.status === 'failed') return { status: 'failed', code: rec.error_code ?? 'settlement_failed', message: rec.error_message ?? '' };
-      const submitted = await submit(rec);
-      if (!submitted.ok) return { status: 'failed', code: submitted.code, message: submitted.message };
-      const confirmed = await confirm(submitted.rec);
-      if (!confirmed.ok) return { status: 'failed', code: confirmed.code, message: confirmed.message };
-      const done = await applyEffect(confirmed.rec);
-      return { status: 'completed', txHash: done.tx_hash!, grantId: done.grant_id };
+      try {
+        const outcome = await settle(rec);
+        if (outcome.status === 'failed') logger.warn('settlement failed', { code: outcome.code, reason: outcome.message, payment_id: id });
+        return outcome;
+      } catch (err) {
+        // One short line per failed attempt, and a failure without viem's error (ABI, calldata,
+        // RPC URL with its key) in the workflow history; BENIGN keeps the SDK's own line at debug.
+        const { code, message } = describeChainFailure(err);
+        const latest = await records.findById(id).lean<X402PaymentDoc>().exec().catch(() => null);
+        logger.warn('settlement attempt failed', { code, reason: message, payment_id: id, ...(latest?.tx_hash ? { tx_hash: latest.tx_hash } : {}) });
+        throw ApplicationFailure.create({ message: `${code}: ${message}`, type: code, category: ApplicationFailureCategory.BENIGN });
+      }
     },
   };
 }

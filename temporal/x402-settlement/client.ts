@@ -18,6 +18,12 @@ const START_DEADLINE_MS = 5000;
 
 /** Starts the settlement once per payment (a second start finds the first) and returns its handle. */
 export async function startSettlement(temporal: TemporalHandle, s: SettlementStart) {
+  await ensureSettlementStarted(temporal, s);
+  return temporal.client.workflow.getHandle<(id: string) => Promise<SettlementOutcome>>(settlementWorkflowId(s.paymentId));
+}
+
+/** Starts the settlement unless its workflow exists: `started`, `running`, or `closed` (it ran and ended). */
+export async function ensureSettlementStarted(temporal: TemporalHandle, s: SettlementStart): Promise<'started' | 'running' | 'closed'> {
   const workflowId = settlementWorkflowId(s.paymentId);
   try {
     await temporal.client.withDeadline(Date.now() + START_DEADLINE_MS, () => temporal.client.workflow.start('x402SettlementWorkflow', {
@@ -34,10 +40,12 @@ export async function startSettlement(temporal: TemporalHandle, s: SettlementSta
         ...(s.wallet ? [{ key: SA.wallet, value: s.wallet }] : []),
       ],
     }));
+    return 'started';
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
-  return temporal.client.workflow.getHandle<(id: string) => Promise<SettlementOutcome>>(workflowId);
+  const desc = await temporal.client.workflow.getHandle(workflowId).describe();
+  return desc.status.name === 'RUNNING' ? 'running' : 'closed';
 }
 
 /** The outcome if it arrives within waitMs, else undefined (the workflow carries on regardless). */

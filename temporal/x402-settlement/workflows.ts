@@ -16,6 +16,7 @@ export type { SettlementOutcome };
 export async function x402SettlementWorkflow(paymentId: string): Promise<SettlementOutcome> {
   upsertSearchAttributes({ FlowStatus: ['settling'] });
   const outcome = await settlePayment(paymentId);
-  upsertSearchAttributes({ FlowStatus: [outcome.status] });
+  // A failed payment names its code in the UI: `FlowKind = "x402_settlement" AND FailureCode = "authorization_used_elsewhere"`.
+  upsertSearchAttributes(outcome.status === 'failed' ? { FlowStatus: ['failed'], FailureCode: [outcome.code] } : { FlowStatus: [outcome.status] });
   return outcome;
 }

@@ -43,6 +43,14 @@ export interface X402PaymentDoc {
   tx_hash?: string;
   block_number?: string;
   reconciled?: boolean;
+  /** The chain's block when the payment was verified: the authorization was unused then, so log searches start here. */
+  verified_block?: string;
+  /** Set before a remote facilitator is asked to settle: from then on, the chain decides what happened. */
+  settle_requested_at?: Date;
+  /** Our transactions that were dropped or replaced before being mined, oldest first. */
+  replaced_tx_hashes?: string[];
+  /** A failed payment's authorization was used by this transaction, which did not pay us. */
+  conflicting_tx_hash?: string;
   settled_at?: Date;
   completed_at?: Date;
   grant_id?: string;
@@ -74,6 +82,10 @@ const schema = new Schema<X402PaymentDoc>(
     tx_hash: String,
     block_number: String,
     reconciled: Boolean,
+    verified_block: String,
+    settle_requested_at: Date,
+    replaced_tx_hashes: [String],
+    conflicting_tx_hash: String,
     settled_at: Date,
     completed_at: Date,
     grant_id: String,
@@ -87,6 +99,8 @@ const schema = new Schema<X402PaymentDoc>(
 schema.index({ payer: 1, created_at: -1 });
 // A purchase retried with only its transaction_hash finds its recorded result.
 schema.index({ tx_hash: 1 });
+// The stale-payment sweep: verified payments whose settlement never started.
+schema.index({ status: 1, created_at: 1 });
 
 export function x402PaymentModel(conn: Connection) {
   return conn.models.X402Payment ?? conn.model<X402PaymentDoc>('X402Payment', schema);

@@ -1,0 +1,53 @@
+import type { Models } from '../../shared/db';
+import type { X402PaymentDoc } from '../../shared/db/models/x402-payment';
+import { logger } from '../../shared/logger';
+import type { TemporalHandle } from '../connection';
+import { ensureSettlementStarted } from '../x402-settlement/client';
+
+export interface SweepDeps {
+  models: Pick<Models, 'x402Payments'>;
+  temporal: TemporalHandle;
+}
+
+/** What the sweep did with one stale payment. */
+export type SweepAction = 'started' | 'running' | 'closed' | 'skipped';
+
+export function createSweepActivities(deps: SweepDeps) {
+  const records = deps.models.x402Payments;
+  return {
+    /** Verified payments older than `staleSeconds` at `nowIso`, oldest first. */
+    async findStalePayments(nowIso: string, staleSeconds: number, limit: number): Promise<string[]> {
+      const before = new Date(new Date(nowIso).getTime() - staleSeconds * 1000);
+      const stale = await records
+        .find({ status: 'verified', created_at: { $lt: before } }, { _id: 1 })
+        .sort({ created_at: 1 })
+        .limit(limit)
+        .lean<Array<Pick<X402PaymentDoc, '_id'>>>()
+        .exec();
+      return stale.map((r) => r._id);
+    },
+
+    /**
+     * Starts the payment's settlement if it never started (Temporal was down when it was paid).
+     * The settlement decides the rest: it settles, reconciles, or fails an expired
+     * authorization with `authorization_expired_unsettled`, visibly in the Temporal UI.
+     */
+    async startStaleSettlement(paymentId: string): Promise<SweepAction> {
+      const rec = await records.findById(paymentId).lean<X402PaymentDoc>().exec();
+      if (!rec || rec.status !== 'verified') return 'skipped';
+      const state = await ensureSettlementStarted(deps.temporal, {
+        paymentId: rec._id,
+        payer: rec.payer,
+        network: rec.network,
+        amountBaseUnits: rec.amount_base_units,
+        wallet: rec.purpose.kind === 'credit_purchase' ? rec.purpose.wallet : undefined,
+      });
+      if (state === 'closed') {
+        logger.warn('stale payment has a closed settlement workflow; needs an operator', { payment_id: paymentId, code: 'settlement_closed_unfinished' });
+      }
+      return state;
+    },
+  };
+}
+
+export type SweepActivities = ReturnType<typeof createSweepActivities>;

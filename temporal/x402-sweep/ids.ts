@@ -1,0 +1,3 @@
+export function settlementSweepWorkflowId(tag: string): string {
+  return `x402-settlement-sweep:${tag}`;
+}
