@@ -6,6 +6,6 @@ module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['<rootDir>/test/support/per-file-env.ts'],
-  testTimeout: 60000,
+  testTimeout: 180000,
   maxWorkers: 2,
 };

@@ -21,8 +21,9 @@ describe('credit expiry sweep on the real Temporal server and store', () => {
     await ledger.grant({ wallet: a, grantId: 'a-old', credits: 30, creditType: 'admin_grant', expiresAt: soon });
     await ledger.grant({ wallet: a, grantId: 'a-keep', credits: 7, creditType: 'admin_grant' });
     await ledger.grant({ wallet: b, grantId: 'b-old', credits: 10, creditType: 'referral_signup', expiresAt: soon });
-    await ledger.spend({ wallet: b, requestId: 'all', credits: 10 });
-    await new Promise((r) => setTimeout(r, 400));
+    // Spent while the grant was live, whatever the machine's load made the clock do meanwhile.
+    await ledger.spend({ wallet: b, requestId: 'all', credits: 10, now: new Date(soon.getTime() - 60_000) });
+    await new Promise((r) => setTimeout(r, Math.max(0, soon.getTime() - Date.now()) + 100));
 
     const first = await runExpirySweep(stack.temporal, `t1-${Date.now()}`);
     expect(first.expirations).toBe(1);
