@@ -2,6 +2,7 @@ import { Connection } from 'mongoose';
 import { accessTokenModel } from './access-token';
 import { authSessionModel } from './auth-session';
 import { creditExpiryModel } from './credit-expiry';
+import { creditHoldModel } from './credit-hold';
 import { creditHeadModel } from './credit-head';
 import { creditTransactionModel } from './credit-transaction';
 import { rateLimitModel } from './rate-limit';
@@ -21,6 +22,7 @@ export function registerModels(conn: Connection) {
     rateLimits: rateLimitModel(conn),
     accessTokens: accessTokenModel(conn),
     x402Payments: x402PaymentModel(conn),
+    creditHolds: creditHoldModel(conn),
   };
 }
 
