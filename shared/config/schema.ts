@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import Joi from 'joi';
 
 export interface AppConfig {
@@ -17,7 +18,22 @@ export interface AppConfig {
   sessionNonceTtlSeconds: number;
   creditExpiryDays: number;
   x402: X402Config;
+  tools: ToolsConfig;
 }
+
+export interface ToolsConfig {
+  /** 32-byte AES-256-GCM key for vendor secrets at rest. */
+  secretsKey: Buffer;
+  /** Whether secretsKey is the built-in development key (refused when NODE_ENV=production). */
+  secretsKeyIsDevDefault: boolean;
+  /** A hold older than this is healed (captured or released) by the stale-hold workflow. */
+  holdStaleMinutes: number;
+  /** Base URL of the demo vendor `make dev` starts (seeded catalog points at it). */
+  demoVendorUrl?: string;
+}
+
+/** Development-only key for vendor secrets; production must set TOOL_SECRETS_KEY. */
+const DEV_TOOL_SECRETS_KEY = createHash('sha256').update('agent-commerce development tool secrets key').digest();
 
 export interface X402Config {
   mode: 'mainnet' | 'testnet';
@@ -67,6 +83,11 @@ const envSchema = Joi.object({
   X402_LOCAL_TOKEN_NAME: Joi.string().default('USDC'),
   X402_LOCAL_TOKEN_VERSION: Joi.string().default('2'),
   X402_SETTLE_WAIT_MS: Joi.number().integer().min(0).max(120000).default(20000),
+  TOOL_SECRETS_KEY: Joi.string()
+    .pattern(/^[0-9a-fA-F]{64}$/)
+    .messages({ 'string.pattern.base': 'must be 64 hex characters (32 bytes; value not shown)' }),
+  TOOL_HOLD_STALE_MINUTES: Joi.number().integer().min(1).max(1440).default(10),
+  DEMO_VENDOR_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
 }).pattern(/^X402_RPC_URL_\d+$/, Joi.string().uri({ scheme: ['http', 'https', 'ws', 'wss'] }))
   .unknown(true);
 
@@ -82,6 +103,9 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
   if (error) {
     const problems = error.details.map((d) => `${d.path.join('.')}: ${d.message}`).join('; ');
     throw new ConfigError(`invalid configuration: ${problems}`);
+  }
+  if (value.NODE_ENV === 'production' && !value.TOOL_SECRETS_KEY) {
+    throw new ConfigError('invalid configuration: TOOL_SECRETS_KEY: required in production (the development default is refused)');
   }
   const port = value.PORT as number;
   const apiPort = value.API_PORT as number;
@@ -121,6 +145,12 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
           }
         : undefined,
       settleWaitMs: value.X402_SETTLE_WAIT_MS,
+    }),
+    tools: Object.freeze({
+      secretsKey: value.TOOL_SECRETS_KEY ? Buffer.from(value.TOOL_SECRETS_KEY, 'hex') : DEV_TOOL_SECRETS_KEY,
+      secretsKeyIsDevDefault: !value.TOOL_SECRETS_KEY,
+      holdStaleMinutes: value.TOOL_HOLD_STALE_MINUTES,
+      demoVendorUrl: value.DEMO_VENDOR_URL ? stripSlash(value.DEMO_VENDOR_URL) : undefined,
     }),
   });
 }
