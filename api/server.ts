@@ -16,6 +16,7 @@ import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
 import { identityRoutes } from './routes/identity';
 import { createServices, Services } from './services';
+import { toolRoutes } from './routes/tools';
 
 function baseApp(deps: AppDeps): Express {
   const app = express();
@@ -36,6 +37,8 @@ function finish(app: Express, helpBaseUrl: string): Express {
 /** The main host: /api/external, /api/agent-webhooks, /embed. */
 export function createMainApp(deps: AppDeps, services: Services = createServices(deps)): Express {
   const app = baseApp(deps);
+  // Tools set their own error shape before parsing, so they are mounted ahead of the generic router.
+  app.use('/api/external/tools', toolRoutes(services, deps.db));
   const external = Router();
   external.use(errorShape('gateway'), jsonBody, jsonBodyErrors, requireStore(deps.db));
   external.use(identityRoutes(services), authRoutes(services), creditRoutes(services), creditPurchaseRoutes(services));

@@ -330,6 +330,12 @@ export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
     meaning: 'A call with this `request_id` is still running for this account.',
     action: 'Wait for it; a retry afterwards answers its recorded result.',
   },
+  signed_request_required: {
+    status: 401,
+    area: 'tools',
+    meaning: 'The action is paid with credits only and the request carried neither a signed envelope nor a payment.',
+    action: 'Send the signed request envelope with `parameters` (docs/signing.md, path form).',
+  },
   direct_payment_not_available: {
     status: 404,
     area: 'tools',

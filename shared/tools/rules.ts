@@ -208,3 +208,32 @@ export function budgetRefusal(budget: Budget | null, price: number, spentToday: 
   }
   return null;
 }
+
+const PATH_SEGMENT = /^[A-Za-z0-9._~-]{1,128}$/;
+
+/**
+ * Signed paths accepted for one slug invoke, canonical first: the path without `/api` as the
+ * request named it, the same with the `/api` prefix, and the action named by its canonical
+ * product slug or product id. All name the same action, so none lets a signature buy another.
+ */
+export function slugInvokePaths(reqProduct: string, reqAction: string, resolved?: { productId: string; productSlug: string; actionSlug: string }): string[] {
+  const out: string[] = [];
+  const add = (p: string, a: string) => {
+    if (PATH_SEGMENT.test(p) && PATH_SEGMENT.test(a)) out.push(`/external/tools/${p}/actions/${a}/invoke`);
+  };
+  add(reqProduct, reqAction);
+  if (out[0]) out.push(`/api${out[0]}`);
+  if (resolved) {
+    add(resolved.productSlug, resolved.actionSlug);
+    add(resolved.productId, resolved.actionSlug);
+  }
+  return [...new Set(out)];
+}
+
+/** Signed paths accepted for an invoke by product id: as named, with `/api`, and the slug path of its only action. */
+export function idInvokePaths(reqProduct: string, resolved?: { productSlug: string; onlyAction?: string }): string[] {
+  const out: string[] = [];
+  if (PATH_SEGMENT.test(reqProduct)) out.push(`/external/tools/${reqProduct}/invoke`, `/api/external/tools/${reqProduct}/invoke`);
+  if (resolved?.onlyAction && PATH_SEGMENT.test(resolved.productSlug)) out.push(`/external/tools/${resolved.productSlug}/actions/${resolved.onlyAction}/invoke`);
+  return [...new Set(out)];
+}
