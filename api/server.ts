@@ -17,6 +17,7 @@ import { healthRoutes } from './routes/health';
 import { identityRoutes } from './routes/identity';
 import { createServices, Services } from './services';
 import { toolRoutes } from './routes/tools';
+import { bearerToolRoutes } from './routes/bearer-tools';
 
 function baseApp(deps: AppDeps): Express {
   const app = express();
@@ -57,6 +58,7 @@ export function createApiApp(deps: AppDeps, services: Services = createServices(
   app.use(errorShape('gateway'), jsonBody, jsonBodyErrors);
   app.use(healthRoutes(deps));
   app.use(requireStore(deps.db), bearerCreditRoutes(services));
+  app.use(requireStore(deps.db), bearerToolRoutes(services));
   return finish(app, deps.config.publicApiUrl);
 }
 

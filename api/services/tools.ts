@@ -6,7 +6,6 @@ import type { Request } from 'express';
 import { ToolRepository } from '../../shared/tools/repository';
 import {
   budgetRefusal,
-  catalogEntry,
   catalogPagination,
   idInvokePaths,
   listEntry,
@@ -114,6 +113,6 @@ export class ToolService {
 
   async catalogPage(page: number, pageSize: number) {
     const { items, total } = await this.repository.listProducts({ terms: [], categories: [], page, pageSize });
-    return { tools: items.map(catalogEntry), pagination: catalogPagination(page, pageSize, total) };
+    return { items, pagination: catalogPagination(page, pageSize, total) };
   }
 }

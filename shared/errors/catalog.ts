@@ -342,6 +342,18 @@ export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
     meaning: 'This action has no x402 price: it can only be paid with credits (a signed request).',
     action: 'Send a signed credit request (envelope + `parameters`).',
   },
+  invalid_instance_metadata: {
+    status: 400,
+    area: 'tools',
+    meaning: '`x-instance-metadata` is not a JSON object encoded as a string.',
+    action: 'Send JSON text, for example `{"agent":"my-agent"}`, or leave the header out.',
+  },
+  invalid_instance_id: {
+    status: 400,
+    area: 'tools',
+    meaning: '`x-instance-id` has characters or a length we do not keep.',
+    action: 'Echo the `instance_id` the catalog gave you, or send 1-128 of A-Z a-z 0-9 _ . : -.',
+  },
   hold_not_found: {
     status: 404,
     area: 'tools',
