@@ -37,7 +37,7 @@ export class ToolService {
   }
 
   async list(q: ListToolsQuery) {
-    const { items, total } = await this.repository.listProducts({
+    const { items, total } = await this.repository.listListed({
       terms: queryTerms(q.query),
       categories: parseCategories(q.categories),
       page: q.page,
@@ -68,10 +68,22 @@ export class ToolService {
     return idInvokePaths(productId, p ? { productSlug: p.slug, onlyAction: p.actions.length === 1 ? p.actions[0]!.slug : undefined } : undefined);
   }
 
+  /** Budgets by wallet for 2 s (a wallet's own change clears its entry at once; an operator's shows within 2 s). */
+  private readonly budgets = new Map<string, { at: number; budget: Budget | null }>();
+
+  private async budgetOf(wallet: string): Promise<Budget | null> {
+    const hit = this.budgets.get(wallet);
+    if (hit && Date.now() - hit.at < 2_000) return hit.budget;
+    const budget = await this.repository.getBudget(wallet);
+    if (this.budgets.size >= 10_000) this.budgets.delete(this.budgets.keys().next().value!);
+    this.budgets.set(wallet, { at: Date.now(), budget });
+    return budget;
+  }
+
   /** The wallet's budget gate (GUIDE §6): checked before anything is held. */
   budgetGate(wallet: string) {
     return async (price: { credits: number }) => {
-      const budget = await this.repository.getBudget(wallet);
+      const budget = await this.budgetOf(wallet);
       if (!budget) return;
       const spent = budget.daily_credits === null ? 0 : await this.repository.spentSince(wallet, utcDayStart(new Date()));
       const refusal = budgetRefusal(budget, price.credits, spent);
@@ -108,11 +120,12 @@ export class ToolService {
   }
 
   async setBudget(wallet: string, budget: Budget, by: 'wallet' | 'operator') {
+    this.budgets.delete(wallet);
     return this.repository.setBudget(wallet, budget, by);
   }
 
   async catalogPage(page: number, pageSize: number) {
-    const { items, total } = await this.repository.listProducts({ terms: [], categories: [], page, pageSize });
+    const { items, total } = await this.repository.listListed({ terms: [], categories: [], page, pageSize });
     return { items, pagination: catalogPagination(page, pageSize, total) };
   }
 }

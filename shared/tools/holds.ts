@@ -11,11 +11,11 @@ export type HealOutcome = 'captured' | 'released' | 'gone';
 export async function healHold(ledger: LedgerStore, repo: ToolRepository, account: string, holdId: string): Promise<HealOutcome> {
   const call = await repo.getInvocationByHold(account, holdId);
   if (call?.status === 'succeeded') {
-    const { transaction } = await ledger.capture({ account, holdId }).catch(async (err: { code?: string }) => {
-      if (err.code === 'hold_not_open' || err.code === 'hold_not_found') return { transaction: null };
+    const { transaction, replayed } = await ledger.capture({ account, holdId }).catch(async (err: { code?: string }) => {
+      if (err.code === 'hold_not_open' || err.code === 'hold_not_found') return { transaction: null, replayed: true };
       throw err;
     });
-    if (!transaction) return 'gone';
+    if (!transaction || replayed) return 'gone';
     if (!call.transaction_id) await repo.finishInvocation(account, call.request_id, { transaction_id: transaction._id });
     return 'captured';
   }

@@ -118,6 +118,11 @@ export function vendorFailure(outcome: Exclude<VendorOutcome, { ok: true }>, cal
   });
 }
 
+/** The id of the `purchase` transaction a captured hold becomes (see LedgerStore.capture). */
+export function purchaseTransactionId(account: string, holdId: string): string {
+  return `purchase:${account}:${holdId}`;
+}
+
 export function createToolInvoker(deps: ToolInvokerDeps) {
   const repo = deps.repository ?? new ToolRepository(deps.models);
   const ledger = deps.ledger ?? new LedgerStore(deps.models);
@@ -129,7 +134,8 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
         details: rec.error_details_json ? (JSON.parse(rec.error_details_json) as Record<string, unknown>) : undefined,
       });
     }
-    const transactionId = rec.transaction_id ?? (await ledger.capture({ account: rec.account, holdId: rec.hold_id })).transaction._id;
+    // Captured already, or captured now if the process that ran it stopped before the capture.
+    const transactionId = (await ledger.capture({ account: rec.account, holdId: rec.hold_id })).transaction._id;
     return {
       response: JSON.parse(rec.response_json ?? '{}'),
       credits_charged: rec.credits,
@@ -186,22 +192,24 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
     }
 
     // Recorded before the capture: a crash in between leaves the healer a hold it knows to capture.
+    // The purchase's id is known in advance (`purchase:<account>:<hold id>`), so one write says it all.
+    let transactionId = purchaseTransactionId(input.account, input.requestId);
     await repo.finishInvocation(input.account, input.requestId, {
       status: 'succeeded',
+      transaction_id: transactionId,
       response_json: JSON.stringify(outcome.response),
       ...(outcome.warnings ? { warnings_json: JSON.stringify(outcome.warnings) } : {}),
     });
-    let transactionId = '';
     let charged = action.credits;
     const warnings = [...(outcome.warnings ?? [])];
     try {
       transactionId = (await ledger.capture({ account: input.account, holdId: input.requestId })).transaction._id;
-      await repo.finishInvocation(input.account, input.requestId, { transaction_id: transactionId });
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'hold_not_open')) throw err;
       // The healer gave the credits back before we captured: the caller keeps the result, uncharged.
       logger.warn('tool call captured after its hold was released', { account: input.account, request_id: input.requestId });
       charged = 0;
+      transactionId = '';
       warnings.push({ code: 'not_charged', message: 'the hold had already been released; this call was not charged' });
     }
     return {

@@ -7,12 +7,13 @@ import type { ToolOrderDoc } from '../db/models/tool-order';
 import type { ToolActionDoc, ToolProductDoc } from '../db/models/tool-product';
 import type { WalletBudgetDoc } from '../db/models/wallet-budget';
 import { errors } from '../errors';
+import { buildCatalogIndex, queryCatalog, type CatalogIndex } from './catalog-index';
 import { checkSchema } from './params';
 import { escapeRegex, OBJECT_ID_PATTERN, searchTerms, toProduct, type Budget, type ToolProduct } from './rules';
 import type { ActionInput, ProductInput, ProductPatch } from './schemas';
 import { decryptSecret, encryptSecret } from './secrets';
 
-type ToolModels = Pick<Models, 'toolProducts' | 'toolSecrets' | 'toolInvocations' | 'toolOrders' | 'issueReports' | 'walletBudgets'>;
+type ToolModels = Pick<Models, 'toolProducts' | 'toolSecrets' | 'toolInvocations' | 'toolOrders' | 'issueReports' | 'walletBudgets' | 'toolCatalogVersions'>;
 
 const DEFAULT_SCHEMA = { type: 'object', additionalProperties: true };
 /** Products and secrets change rarely; the hot invoke path reads them from this short cache. */
@@ -50,6 +51,8 @@ export interface ListInput {
 export class ToolRepository {
   private readonly products = new TtlCache<ToolProduct | null>(CACHE_MS);
   private readonly secrets = new TtlCache<string>(CACHE_MS);
+  private index?: CatalogIndex;
+  private building?: Promise<CatalogIndex>;
 
   constructor(private readonly models: ToolModels) {}
 
@@ -73,6 +76,7 @@ export class ToolRepository {
     };
     doc.search_terms = searchTerms(doc);
     if (!(await insertOnce(this.models.toolProducts, doc))) throw errors.conflict('catalog_conflict', `a product with slug ${input.slug} already exists`);
+    await this.bumpVersion(now);
     return toProduct(doc);
   }
 
@@ -98,6 +102,7 @@ export class ToolRepository {
       return doc;
     });
     if (docs.length > 0) await this.models.toolProducts.collection.insertMany(docs as never[], { ordered: false });
+    await this.bumpVersion(now);
   }
 
   private async findDoc(ref: { id?: string; slug?: string }): Promise<ToolProductDoc | null> {
@@ -146,6 +151,7 @@ export class ToolRepository {
     next.search_terms = searchTerms(next);
     const { _id, ...fields } = next;
     await this.models.toolProducts.updateOne({ _id }, { $set: fields });
+    await this.bumpVersion(now);
     this.products.clear();
     return toProduct(next);
   }
@@ -158,6 +164,7 @@ export class ToolRepository {
     if (exists && !opts.replace) throw errors.conflict('catalog_conflict', `product ${doc.slug} already has an action ${action.slug} (use --replace)`);
     const actions = exists ? doc.actions.map((a) => (a.slug === action.slug ? action : a)) : [...doc.actions, action];
     await this.models.toolProducts.updateOne({ _id: doc._id }, { $set: { actions, updated_at: now } });
+    await this.bumpVersion(now);
     this.products.clear();
     return toProduct({ ...doc, actions, updated_at: now });
   }
@@ -187,6 +194,28 @@ export class ToolRepository {
       this.models.toolProducts.countDocuments(filter).exec(),
     ]);
     return { items: docs.map(toProduct), total };
+  }
+
+  /** Every catalog write changes the version; listers rebuild their index when they see a new one. */
+  private async bumpVersion(now: Date): Promise<void> {
+    await this.models.toolCatalogVersions.updateOne({ _id: 'catalog' }, { $set: { version: randomBytes(8).toString('hex'), updated_at: now } }, { upsert: true });
+  }
+
+  /** The listed catalog (active, public) from the in-memory index: one version read per call. */
+  async listListed(input: ListInput): Promise<{ items: ToolProduct[]; total: number }> {
+    const current = await this.models.toolCatalogVersions.findById('catalog').lean<{ version: string }>().exec();
+    const version = current?.version ?? 'empty';
+    if (this.index?.version !== version) {
+      this.building ??= this.buildIndex(version).finally(() => (this.building = undefined));
+      // A build for an older version may finish last; the next call then sees the mismatch and rebuilds.
+      this.index = await this.building;
+    }
+    return queryCatalog(this.index!, input);
+  }
+
+  private async buildIndex(version: string): Promise<CatalogIndex> {
+    const docs = await this.models.toolProducts.find({ active: true, private: false }).lean<ToolProductDoc[]>().exec();
+    return buildCatalogIndex(version, docs.filter((d) => d.active && !d.private).map((d) => ({ product: toProduct(d), terms: d.search_terms })));
   }
 
   // ------------------------------------------------------------------ secrets

@@ -66,6 +66,20 @@ describe('ledger holds on the real store', () => {
     expect((await store.balance(account)).balance).toBe(0);
   });
 
+  it('two API processes (two stores with their own cached heads) see each other\'s holds and grants', async () => {
+    const account = acct('e');
+    const other = new LedgerStore(db.models);
+    await store.grant({ wallet: account, credits: 3, creditType: 'admin_grant' });
+    expect(await store.hold({ account, holdId: 'x', credits: 3 })).toMatchObject({ ok: true });
+    // The other process captures a hold this one made, then this one is refused on its stale view no more.
+    expect((await other.capture({ account, holdId: 'x' })).replayed).toBe(false);
+    await other.grant({ wallet: account, credits: 4, creditType: 'admin_grant' });
+    expect(await other.hold({ account, holdId: 'y', credits: 4 })).toMatchObject({ ok: true });
+    expect((await store.capture({ account, holdId: 'y' })).transaction).toMatchObject({ amount_credits: -4, balance_after_credits: 0 });
+    await other.grant({ wallet: account, credits: 2, creditType: 'admin_grant' });
+    expect(await store.hold({ account, holdId: 'z', credits: 2 })).toMatchObject({ ok: true });
+  });
+
   it('staleHolds lists open holds older than the cut-off until they are settled', async () => {
     const account = acct('d');
     await store.grant({ wallet: account, credits: 5, creditType: 'admin_grant' });

@@ -15,6 +15,7 @@ import { toolOrderModel } from './tool-order';
 import { toolProductModel } from './tool-product';
 import { toolSecretModel } from './tool-secret';
 import { walletBudgetModel } from './wallet-budget';
+import { toolCatalogVersionModel } from './tool-catalog-version';
 
 /** Every model bound to one connection; register before connecting so indexes build on connect. */
 export function registerModels(conn: Connection) {
@@ -35,6 +36,7 @@ export function registerModels(conn: Connection) {
     toolOrders: toolOrderModel(conn),
     issueReports: issueReportModel(conn),
     walletBudgets: walletBudgetModel(conn),
+    toolCatalogVersions: toolCatalogVersionModel(conn),
   };
 }
 
