@@ -116,7 +116,7 @@ export class ToolService {
     _header: string | undefined,
     _req: Request,
   ): Promise<{ status: number; headers: Record<string, string>; body: unknown }> {
-    throw errors.unavailable('payments_unavailable', 'direct x402 tool payments are not enabled on this deployment yet');
+    throw errors.unavailable('direct_x402_unavailable', 'paying a single tool call with x402 is not available on this deployment yet; pay with credits (a signed request)');
   }
 
   async setBudget(wallet: string, budget: Budget, by: 'wallet' | 'operator') {
