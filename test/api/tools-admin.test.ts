@@ -58,7 +58,7 @@ describe('catalog operator CLI against the real store', () => {
     const env2 = await signToolInvoke({ account: agent.account, sessionNonce: agent.sessionNonce, productSlug: 'cli-tool', actionSlug: 'ping', parameters: { n: 2 } });
     const over = await http('POST', `${stack.server.mainUrl}/api/external/tools/cli-tool/actions/ping/invoke`, { body: { ...env2, parameters: { n: 2 } } });
     expect(over.body).toMatchObject({ code: 'budget_exceeded', details: { limit: 'per_call', per_call_credits: 1, credits_required: 2 } });
-  }, 120_000);
+  }, 300_000);
 
   it('refuses bad definitions with a message and a non-zero exit', async () => {
     await expect(admin(['product:create', '--slug', 'Bad Slug', '--name', 'x'])).rejects.toMatchObject({ code: 2 });
@@ -66,5 +66,5 @@ describe('catalog operator CLI against the real store', () => {
     await expect(admin(['product:create', '--slug', 'dup', '--name', 'dup']).then(() => admin(['product:create', '--slug', 'dup', '--name', 'dup']))).rejects.toMatchObject({
       stderr: expect.stringContaining('already exists'),
     });
-  }, 120_000);
+  }, 300_000);
 });
