@@ -16,6 +16,8 @@ import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
 import { identityBodyErrors, identityRoutes } from './routes/identity';
 import { createServices, Services } from './services';
+import { toolRoutes } from './routes/tools';
+import { bearerToolRoutes } from './routes/bearer-tools';
 
 function baseApp(deps: AppDeps): Express {
   const app = express();
@@ -36,6 +38,8 @@ function finish(app: Express, helpBaseUrl: string): Express {
 /** The main host: /api/external, /api/agent-webhooks, /embed. */
 export function createMainApp(deps: AppDeps, services: Services = createServices(deps)): Express {
   const app = baseApp(deps);
+  // Tools set their own error shape before parsing, so they are mounted ahead of the generic router.
+  app.use('/api/external/tools', toolRoutes(services, deps.db));
   const external = Router();
   external.use(errorShape('gateway'), jsonBody, jsonBodyErrors, requireStore(deps.db));
   external.use('/agentaddress', identityBodyErrors);
@@ -55,6 +59,7 @@ export function createApiApp(deps: AppDeps, services: Services = createServices(
   app.use(errorShape('gateway'), healthRoutes(deps));
   app.use(jsonBody, jsonBodyErrors);
   app.use(requireStore(deps.db), bearerCreditRoutes(services));
+  app.use(requireStore(deps.db), bearerToolRoutes(services));
   return finish(app, deps.config.publicApiUrl);
 }
 

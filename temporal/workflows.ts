@@ -3,3 +3,4 @@ export { pingWorkflow } from './ping/workflows';
 export { creditExpirySweepWorkflow } from './credit-expiry/workflows';
 export { x402SettlementWorkflow } from './x402-settlement/workflows';
 export { x402SettlementSweepWorkflow } from './x402-sweep/workflows';
+export { toolHoldHealWorkflow } from './tool-holds/workflows';

@@ -28,7 +28,9 @@ export type SignedTarget =
   | { kind: 'action'; action: SignedAction; pathParams?: Record<string, string> }
   | { kind: 'tool'; productSlug: string; actionSlug: string }
   /** Invoke by product id: signs `method:POST` / `path:/external/tools/<productId>/invoke`. */
-  | { kind: 'tool_id'; productId: string };
+  | { kind: 'tool_id'; productId: string }
+  /** Path form, any of these paths (a tool invoke's accepted variants, canonical first). */
+  | { kind: 'tool_paths'; paths: string[] };
 
 export class SessionService {
   private readonly cache = new SessionCache();
@@ -89,13 +91,13 @@ export class SessionService {
       throw errors.unauthorized('session_expired', 'session_nonce has expired; request a new one');
     }
 
-    let message: string;
+    let messages: string[];
     try {
-      message = buildMessage(envelope, wallet, fields, target);
+      messages = target.kind === 'tool_paths' ? pathMessages(envelope, wallet, fields, target.paths) : [buildMessage(envelope, wallet, fields, target)];
     } catch (err) {
       throw errors.badRequest('unsignable_request', (err as Error).message);
     }
-    if (!(await isSignatureFrom(message, envelope.signature, wallet))) {
+    if (!(await anySignedBy(messages, envelope.signature, wallet))) {
       throw errors.unauthorized('signature_invalid', 'signature does not match wallet_address for this request');
     }
 
@@ -108,7 +110,18 @@ export class SessionService {
   }
 }
 
-function buildMessage(envelope: Envelope, wallet: string, fields: Record<string, unknown>, target: SignedTarget): string {
+async function anySignedBy(messages: string[], signature: string, wallet: string): Promise<boolean> {
+  for (const m of messages) if (await isSignatureFrom(m, signature, wallet)) return true;
+  return false;
+}
+
+function pathMessages(envelope: Envelope, wallet: string, fields: Record<string, unknown>, paths: string[]): string[] {
+  const payload = signedPayload(toolInvokeByIdParts('-', fields).payloadObject);
+  const base = { wallet, sessionNonce: envelope.session_nonce, requestId: envelope.request_id };
+  return paths.map((path) => buildSignedMessage({ kind: 'path', ...base, method: 'POST', path, payload }));
+}
+
+function buildMessage(envelope: Envelope, wallet: string, fields: Record<string, unknown>, target: Exclude<SignedTarget, { kind: 'tool_paths' }>): string {
   const base = { wallet, sessionNonce: envelope.session_nonce, requestId: envelope.request_id };
   if (target.kind === 'tool' || target.kind === 'tool_id') {
     const parts = target.kind === 'tool' ? toolInvokeParts(target.productSlug, target.actionSlug, fields) : toolInvokeByIdParts(target.productId, fields);

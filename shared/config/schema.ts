@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import Joi from 'joi';
 import { productionProblems } from './production';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy';
@@ -23,6 +24,7 @@ export interface AppConfig {
   /** Operator token for the full /health/details (absent: only the summary is served). */
   healthDetailsToken?: string;
   authRateLimits: AuthRateLimits;
+  tools: ToolsConfig;
 }
 
 /** Node's server timeouts: a client that never finishes its request is cut off. */
@@ -40,6 +42,20 @@ export interface AuthRateLimits {
   accessTokenPerClient: number;
   accessTokenPerWallet: number;
 }
+
+export interface ToolsConfig {
+  /** 32-byte AES-256-GCM key for vendor secrets at rest. */
+  secretsKey: Buffer;
+  /** Whether secretsKey is the built-in development key (refused when NODE_ENV=production). */
+  secretsKeyIsDevDefault: boolean;
+  /** A hold older than this is healed (captured or released) by the stale-hold workflow. */
+  holdStaleMinutes: number;
+  /** Base URL of the demo vendor `make dev` starts (seeded catalog points at it). */
+  demoVendorUrl?: string;
+}
+
+/** Development-only key for vendor secrets; production must set TOOL_SECRETS_KEY. */
+const DEV_TOOL_SECRETS_KEY = createHash('sha256').update('agent-commerce development tool secrets key').digest();
 
 export interface X402Config {
   mode: 'mainnet' | 'testnet';
@@ -107,6 +123,11 @@ const envSchema = Joi.object({
   X402_LOG_WINDOW_BLOCKS: Joi.number().integer().min(1).max(1000000).default(2000),
   X402_FACILITATOR_TIMEOUT_MS: Joi.number().integer().min(100).max(300000).default(15000),
   X402_SWEEP_STALE_SECONDS: Joi.number().integer().min(0).max(86400).default(120),
+  TOOL_SECRETS_KEY: Joi.string()
+    .pattern(/^[0-9a-fA-F]{64}$/)
+    .messages({ 'string.pattern.base': 'must be 64 hex characters (32 bytes; value not shown)' }),
+  TOOL_HOLD_STALE_MINUTES: Joi.number().integer().min(1).max(1440).default(10),
+  DEMO_VENDOR_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
 }).pattern(/^X402_RPC_URL_\d+$/, Joi.string().uri({ scheme: ['http', 'https', 'ws', 'wss'] }))
   .unknown(true);
 
@@ -132,6 +153,9 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
   }
   if (value.HTTP_HEADERS_TIMEOUT_MS > value.HTTP_REQUEST_TIMEOUT_MS) {
     problems.push('HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  }
+  if (value.NODE_ENV === 'production' && !value.TOOL_SECRETS_KEY) {
+    problems.push('TOOL_SECRETS_KEY: required in production (the development default is refused)');
   }
   const port = value.PORT as number;
   const apiPort = value.API_PORT as number;
@@ -201,6 +225,12 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
       sessionPerWallet: value.AUTH_SESSION_LIMIT_PER_WALLET,
       accessTokenPerClient: value.ACCESS_TOKEN_LIMIT_PER_CLIENT,
       accessTokenPerWallet: value.ACCESS_TOKEN_LIMIT_PER_WALLET,
+    }),
+    tools: Object.freeze({
+      secretsKey: value.TOOL_SECRETS_KEY ? Buffer.from(value.TOOL_SECRETS_KEY, 'hex') : DEV_TOOL_SECRETS_KEY,
+      secretsKeyIsDevDefault: !value.TOOL_SECRETS_KEY,
+      holdStaleMinutes: value.TOOL_HOLD_STALE_MINUTES,
+      demoVendorUrl: value.DEMO_VENDOR_URL ? stripSlash(value.DEMO_VENDOR_URL) : undefined,
     }),
   });
 }

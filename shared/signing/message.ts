@@ -99,6 +99,7 @@ export const SIGNED_ACTIONS = {
   job_workflow_update: { productParam: ['jobId', 'workflowId'], payloadObject: withoutEnvelope },
   job_workflow_publish: { productParam: ['jobId', 'workflowId'], payloadObject: withoutEnvelope },
   access_token: { productParam: null, payloadObject: pick('label', 'expires_in_days') },
+  tool_budget: { productParam: null, payloadObject: pick('per_call_credits', 'daily_credits') },
 } as const satisfies Record<string, SignedActionSpec>;
 
 export type SignedAction = keyof typeof SIGNED_ACTIONS;
