@@ -15,6 +15,7 @@ import { creditRoutes } from './routes/credits';
 import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
 import { identityRoutes } from './routes/identity';
+import { jobRoutes } from './routes/jobs';
 import { createServices, Services } from './services';
 
 function baseApp(deps: AppDeps): Express {
@@ -39,6 +40,7 @@ export function createMainApp(deps: AppDeps, services: Services = createServices
   const external = Router();
   external.use(errorShape('gateway'), jsonBody, jsonBodyErrors, requireStore(deps.db));
   external.use(identityRoutes(services), authRoutes(services), creditRoutes(services), creditPurchaseRoutes(services));
+  external.use(jobRoutes(services));
   app.use('/api/external', external);
 
   const webhooks = Router();

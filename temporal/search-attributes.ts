@@ -11,6 +11,7 @@ export const SA = {
   network: defineSearchAttributeKey('Network', SearchAttributeType.KEYWORD),
   amountBaseUnits: defineSearchAttributeKey('AmountBaseUnits', SearchAttributeType.KEYWORD),
   flowStatus: defineSearchAttributeKey('FlowStatus', SearchAttributeType.KEYWORD),
+  jobId: defineSearchAttributeKey('JobId', SearchAttributeType.KEYWORD),
 } as const;
 
 export const ALL_SEARCH_ATTRIBUTES = Object.values(SA);

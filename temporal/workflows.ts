@@ -2,3 +2,5 @@
 export { pingWorkflow } from './ping/workflows';
 export { creditExpirySweepWorkflow } from './credit-expiry/workflows';
 export { x402SettlementWorkflow } from './x402-settlement/workflows';
+export { jobReservationWorkflow } from './job-reservation/workflows';
+export { jobVerificationWorkflow } from './job-verification/workflows';

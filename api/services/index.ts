@@ -7,6 +7,8 @@ import { CreditPurchaseService } from './credit-purchase';
 import { PaymentGate } from './payment-gate';
 import { RateLimiter } from './rate-limit';
 import { SessionService } from './sessions';
+import { JobRepository } from '../../shared/jobs/repository';
+import { JobService } from './jobs';
 
 /** The use-case objects routes call; built once per app from its dependencies. */
 export function createServices(deps: AppDeps) {
@@ -25,6 +27,7 @@ export function createServices(deps: AppDeps) {
         : undefined,
     tokens: new AccessTokenService(models),
     identityLimiter: new RateLimiter(models, 1, 60),
+    jobs: new JobService(new JobRepository(models), deps.temporal, deps.config.jobWorkflowTokenSecret),
   };
 }
 

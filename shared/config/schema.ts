@@ -17,6 +17,8 @@ export interface AppConfig {
   sessionNonceTtlSeconds: number;
   creditExpiryDays: number;
   x402: X402Config;
+  /** HMAC key of X-Job-Workflow-Token (shared/jobs/workflow-token.ts); every API instance needs the same. */
+  jobWorkflowTokenSecret: string;
 }
 
 export interface X402Config {
@@ -67,6 +69,7 @@ const envSchema = Joi.object({
   X402_LOCAL_TOKEN_NAME: Joi.string().default('USDC'),
   X402_LOCAL_TOKEN_VERSION: Joi.string().default('2'),
   X402_SETTLE_WAIT_MS: Joi.number().integer().min(0).max(120000).default(20000),
+  JOB_WORKFLOW_TOKEN_SECRET: Joi.string().min(32).when('NODE_ENV', { is: 'production', then: Joi.required() }).messages({ 'string.min': 'must be at least 32 characters (value not shown)' }),
 }).pattern(/^X402_RPC_URL_\d+$/, Joi.string().uri({ scheme: ['http', 'https', 'ws', 'wss'] }))
   .unknown(true);
 
@@ -122,6 +125,8 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
         : undefined,
       settleWaitMs: value.X402_SETTLE_WAIT_MS,
     }),
+    // Development and tests only (production requires the variable): tokens then survive restarts but are not secret.
+    jobWorkflowTokenSecret: value.JOB_WORKFLOW_TOKEN_SECRET ?? 'insecure-development-job-workflow-token-secret',
   });
 }
 

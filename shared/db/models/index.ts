@@ -8,6 +8,10 @@ import { rateLimitModel } from './rate-limit';
 import { systemPingModel } from './system-ping';
 import { usedRequestModel } from './used-request';
 import { x402PaymentModel } from './x402-payment';
+import { jobModel } from './job';
+import { jobSlotModel } from './job-slot';
+import { jobReservationModel, jobReservationOutcomeModel } from './job-reservation';
+import { jobCompletionModel } from './job-completion';
 
 /** Every model bound to one connection; register before connecting so indexes build on connect. */
 export function registerModels(conn: Connection) {
@@ -21,6 +25,11 @@ export function registerModels(conn: Connection) {
     rateLimits: rateLimitModel(conn),
     accessTokens: accessTokenModel(conn),
     x402Payments: x402PaymentModel(conn),
+    jobs: jobModel(conn),
+    jobSlots: jobSlotModel(conn),
+    jobReservations: jobReservationModel(conn),
+    jobReservationOutcomes: jobReservationOutcomeModel(conn),
+    jobCompletions: jobCompletionModel(conn),
   };
 }
 
