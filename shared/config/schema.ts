@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import Joi from 'joi';
 
 export interface AppConfig {
@@ -17,6 +18,8 @@ export interface AppConfig {
   sessionNonceTtlSeconds: number;
   creditExpiryDays: number;
   x402: X402Config;
+  /** AES-256-GCM key for credentials and webhook secrets at rest (CREDENTIALS_ENCRYPTION_KEY); a fixed dev key outside production. */
+  credentialsKey?: Buffer;
 }
 
 export interface X402Config {
@@ -67,6 +70,9 @@ const envSchema = Joi.object({
   X402_LOCAL_TOKEN_NAME: Joi.string().default('USDC'),
   X402_LOCAL_TOKEN_VERSION: Joi.string().default('2'),
   X402_SETTLE_WAIT_MS: Joi.number().integer().min(0).max(120000).default(20000),
+  CREDENTIALS_ENCRYPTION_KEY: Joi.string()
+    .pattern(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/)
+    .messages({ 'string.pattern.base': 'must be 32 bytes as 64 hex characters or base64 (value not shown)' }),
 }).pattern(/^X402_RPC_URL_\d+$/, Joi.string().uri({ scheme: ['http', 'https', 'ws', 'wss'] }))
   .unknown(true);
 
@@ -122,7 +128,15 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
         : undefined,
       settleWaitMs: value.X402_SETTLE_WAIT_MS,
     }),
+    credentialsKey: credentialsKey(value.CREDENTIALS_ENCRYPTION_KEY, value.NODE_ENV),
   });
+}
+
+/** The configured key; outside production a fixed, public development key so `make dev` and tests need no setup. */
+function credentialsKey(raw: string | undefined, nodeEnv: string): Buffer | undefined {
+  if (raw) return Buffer.from(raw, raw.length === 64 ? 'hex' : 'base64');
+  if (nodeEnv === 'production') return undefined;
+  return createHash('sha256').update('agent-commerce development credentials key (not a secret)').digest();
 }
 
 function stripSlash(url: string): string {
