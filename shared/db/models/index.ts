@@ -8,6 +8,16 @@ import { rateLimitModel } from './rate-limit';
 import { systemPingModel } from './system-ping';
 import { usedRequestModel } from './used-request';
 import { x402PaymentModel } from './x402-payment';
+import { workspaceModel } from './workspace';
+import { budgetModel } from './budget';
+import { budgetWorkflowModel } from './budget-workflow';
+import { workspaceApiKeyModel } from './workspace-api-key';
+import { agentGroupModel } from './agent-group';
+import { agentGroupTokenModel } from './agent-group-token';
+import { credentialModel } from './credential';
+import { approvalRequestModel } from './approval-request';
+import { workflowDefinitionModel } from './workflow-definition';
+import { workflowVersionModel } from './workflow-version';
 import { jobModel } from './job';
 import { jobSlotModel } from './job-slot';
 import { jobReservationModel, jobReservationOutcomeModel } from './job-reservation';
@@ -25,6 +35,16 @@ export function registerModels(conn: Connection) {
     rateLimits: rateLimitModel(conn),
     accessTokens: accessTokenModel(conn),
     x402Payments: x402PaymentModel(conn),
+    workspaces: workspaceModel(conn),
+    budgets: budgetModel(conn),
+    budgetWorkflows: budgetWorkflowModel(conn),
+    workspaceApiKeys: workspaceApiKeyModel(conn),
+    agentGroups: agentGroupModel(conn),
+    agentGroupTokens: agentGroupTokenModel(conn),
+    credentials: credentialModel(conn),
+    approvalRequests: approvalRequestModel(conn),
+    workflowDefinitions: workflowDefinitionModel(conn),
+    workflowVersions: workflowVersionModel(conn),
     jobs: jobModel(conn),
     jobSlots: jobSlotModel(conn),
     jobReservations: jobReservationModel(conn),
