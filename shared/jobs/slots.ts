@@ -2,13 +2,20 @@ import type { JobDoc } from '../db/models/job';
 import type { JobRepository, Reservation } from './repository';
 
 const ROUNDS = 5;
+/** Blind tries at random slot numbers before reading which are taken (cheap while a job is mostly free). */
+const PROBES = 2;
 
 /**
- * Takes a free slot of the job for a reservation: reads which slot numbers are taken and tries
- * to insert the free ones in random order (racing reservers spread out); the unique `_id`
- * `<jobId>:<n>` lets exactly one of them have each slot. Null when the job is full.
+ * Takes a free slot of the job for a reservation: a couple of inserts at random numbers, then
+ * reads which numbers are taken and tries the free ones in random order (racing reservers
+ * spread out); the unique `_id` `<jobId>:<n>` lets exactly one of them have each slot. Null
+ * when the job is full.
  */
 export async function takeFreeSlot(jobs: JobRepository, job: Pick<JobDoc, '_id' | 'slots'>, reservationId: string, now: Date): Promise<number | null> {
+  for (let probe = 0; probe < PROBES; probe++) {
+    const n = Math.floor(Math.random() * job.slots);
+    if (await jobs.takeSlot(job._id, n, reservationId, now)) return n;
+  }
   for (let round = 0; round < ROUNDS; round++) {
     const taken = new Set(await jobs.takenSlotNumbers(job._id));
     const free = Array.from({ length: job.slots }, (_, n) => n).filter((n) => !taken.has(n));
