@@ -130,6 +130,23 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
       expect((await reserve(await agent(), job._id)).status).toBe(200);
       expect(await rewardGrants(a.wallet)).toEqual([]);
     });
+    it('answers 503 when Temporal is down and gives the slot back (no reservation without its timer)', async () => {
+      const job = await createJob(stack.db.models, { slots: 1 });
+      const down = await startTestStack({ env: { TEMPORAL_ADDRESS: '127.0.0.1:1' }, keepDatabase: true });
+      try {
+        const a = new TestAgent(down.server.mainUrl);
+        await a.startSession();
+        const res = await a.call(`/api/external/jobs/${job._id}/reserve`, 'job_reserve', {}, job._id);
+        expect(res.status).toBe(503);
+        expect(res.body).toMatchObject({ error_code: 'workflow_engine_unavailable' });
+        expect(await repo.takenSlotCount(job._id)).toBe(0);
+        expect((await repo.latestReservation(job._id, a.wallet))?.status).toBe('cancelled');
+      } finally {
+        await down.stop();
+      }
+      // The job is whole again for the next wallet.
+      expect((await reserve(await agent(), job._id)).status).toBe(200);
+    });
   });
 
   describe('complete', () => {
