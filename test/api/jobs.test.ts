@@ -1,6 +1,7 @@
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { JobRepository } from '../../shared/jobs/repository';
 import { PLATFORM_ACCOUNT } from '../../shared/jobs/rules';
+import { jobStatusSchema, jobViewSchema } from '../../shared/jobs/schemas';
 import { verifyJobWorkflowToken } from '../../shared/jobs/workflow-token';
 import { WorkflowRepository } from '../../shared/workflows/repository';
 import { TestAgent } from '../support/agent';
@@ -46,6 +47,7 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
       expect(res.body.data.jobs.find((j: { job_id: string }) => j.job_id === open._id)).toMatchObject({
         kind: 'social_share', reward_credits: 50, slots: 5, slots_available: 5, state: 'open', target_url: 'https://example.com/launch',
       });
+      for (const j of res.body.data.jobs) expect(jobViewSchema.validate(j).error).toBeUndefined();
       const one = await a.call('/api/external/jobs/list', 'job_list', { limit: 1, skip: 0 });
       expect(one.body.data).toMatchObject({ limit: 1, skip: 0, has_more: true });
       expect(one.body.data.jobs).toHaveLength(1);
@@ -166,6 +168,8 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
         'proof_text_present:passed', 'post_0_url_well_formed:passed', 'post_0_on_platform:passed', 'post_0_target_url_used:passed', 'decision:done', 'payment:done',
       ]);
       expect(paid.body.data.reservation.status).toBe('completed');
+      // The answer is what the documented record schemas say.
+      expect(jobStatusSchema.validate(paid.body.data).error).toBeUndefined();
       expect((await ledger.balance(a.wallet)).balance).toBe(75);
       expect(await rewardGrants(a.wallet)).toHaveLength(1);
       expect((await ledger.balance(PLATFORM_ACCOUNT)).balance).toBe(before - 75);
