@@ -1,3 +1,6 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { JobRepository } from '../../shared/jobs/repository';
 import { PLATFORM_ACCOUNT, rewardSpendRequestId } from '../../shared/jobs/rules';
@@ -71,6 +74,36 @@ describe('job rewards: exactly once under retries, a killed worker and an underf
     expect(await platformSpends(completionId)).toHaveLength(1);
     expect((await repo.getCompletion(completionId))!.payment).toMatchObject({ status: 'paid', attempts: 2 });
   });
+
+  it('a worker process killed with SIGKILL mid-verification: another worker finishes it, one grant', async () => {
+    await ledger.grant({ wallet: PLATFORM_ACCOUNT, grantId: 'fund-kill', credits: 1000, creditType: 'admin_grant' });
+    const root = path.resolve(__dirname, '../..');
+    // node itself with tsx's loader (not the tsx CLI, which runs the script in a grandchild a kill would miss).
+    const child = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts', '--queues', 'jobs'], { cwd: root, env: process.env, stdio: 'ignore' });
+    const exited = once(child, 'exit');
+    let completionId: string;
+    let wallet: string;
+    try {
+      const done = await completeProofJob(90);
+      completionId = done.completionId;
+      wallet = done.agent.wallet;
+      // The worker process ran the checks and parked the verification on review; kill it hard.
+      expect((await until(() => repo.getCompletion(completionId), (c) => c?.status === 'awaiting_review', 150_000))?.status).toBe('awaiting_review');
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
+    }
+    await signalReview(stack.temporal, completionId, { outcome: 'approve' });
+    const b = await startWorkers('worker-after-kill');
+    try {
+      expect(await verificationResult(stack.temporal, completionId)).toEqual({ outcome: 'approved', by: 'operator', paid: true });
+    } finally {
+      await b.shutdown();
+    }
+    expect(await rewardGrants(wallet)).toHaveLength(1);
+    expect((await ledger.balance(wallet)).balance).toBe(90);
+    expect(await platformSpends(completionId)).toHaveLength(1);
+  }, 240_000);
 
   it('a crash between the platform spend and the grant, and repeated activity runs, still pay once', async () => {
     await ledger.grant({ wallet: PLATFORM_ACCOUNT, grantId: 'fund-2', credits: 1000, creditType: 'admin_grant' });
