@@ -10,6 +10,7 @@ import { startTestStack, TestStack } from '../support/stack';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
+// Each command is a fresh tsx process (seconds each on a loaded machine): generous per-test limits.
 
 async function admin(...args: string[]): Promise<any> {
   const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args, '--json'], { cwd: ROOT, env: process.env });
@@ -51,7 +52,7 @@ describe('job operator commands through the real CLI', () => {
     expect(list.platform_account).toBe(PLATFORM_ACCOUNT);
     expect(list.jobs).toContainEqual(expect.objectContaining({ job_id: job._id, slots: 4, slots_taken: 0 }));
     await expect(admin('job:create', '--kind', 'social_share', '--title', 'no target', '--reward', '5')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('target_url') });
-  }, 60_000);
+  }, 240_000);
 
   it('funds the platform account, approves and rejects completions awaiting review', async () => {
     const funded = await admin('job:fund', '--credits', '500', '--id', 'cli-fund-1');
@@ -73,7 +74,7 @@ describe('job operator commands through the real CLI', () => {
     expect((await ledger.balance(one.agent.wallet)).balance).toBe(25);
     expect((await ledger.balance(two.agent.wallet)).balance).toBe(0);
     expect((await ledger.balance(PLATFORM_ACCOUNT)).balance).toBe(475);
-  }, 90_000);
+  }, 240_000);
 
   it('job:fund retries approved completions waiting for funds', async () => {
     const job = await admin('job:create', '--kind', 'proof', '--title', 'Big reward', '--reward', '5000', '--open');
@@ -86,5 +87,5 @@ describe('job operator commands through the real CLI', () => {
     const paid = await until(() => repo.getCompletion(completionId), (c) => c?.status === 'paid');
     expect(paid!.payment.status).toBe('paid');
     expect((await ledger.balance(agent.wallet)).balance).toBe(5000);
-  }, 90_000);
+  }, 240_000);
 });
