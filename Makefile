@@ -16,3 +16,4 @@ bench: bootstrap
 	@node_modules/.bin/tsx bench/run.ts
 	@node_modules/.bin/tsx bench/purchase.ts
 	@node_modules/.bin/tsx bench/tools.ts
+	@node_modules/.bin/tsx bench/jobs.ts

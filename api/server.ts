@@ -15,6 +15,7 @@ import { creditRoutes } from './routes/credits';
 import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
 import { identityBodyErrors, identityRoutes } from './routes/identity';
+import { jobRoutes } from './routes/jobs';
 import { createServices, Services } from './services';
 import { toolRoutes } from './routes/tools';
 import { bearerToolRoutes } from './routes/bearer-tools';
@@ -44,6 +45,7 @@ export function createMainApp(deps: AppDeps, services: Services = createServices
   external.use(errorShape('gateway'), jsonBody, jsonBodyErrors, requireStore(deps.db));
   external.use('/agentaddress', identityBodyErrors);
   external.use(identityRoutes(services), authRoutes(services), creditRoutes(services), creditPurchaseRoutes(services));
+  external.use(jobRoutes(services));
   app.use('/api/external', external);
 
   const webhooks = Router();

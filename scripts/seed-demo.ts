@@ -12,6 +12,9 @@ import { createTemporal } from '../temporal/connection';
 import { runPing } from '../temporal/ping/client';
 import { ToolRepository } from '../shared/tools/repository';
 import { seedDemoCatalog } from './services/demo-vendor/catalog';
+import { JobOperations } from '../shared/jobs/operations';
+import { JobRepository } from '../shared/jobs/repository';
+import { PLATFORM_ACCOUNT } from '../shared/jobs/rules';
 
 async function main(): Promise<void> {
   const config = getConfig();
@@ -44,6 +47,14 @@ async function main(): Promise<void> {
       });
       console.log(`  demo: tool catalog ${seeded.map((p) => `${p.slug} (${p.actions.join(', ')})`).join('; ')} on ${config.tools.demoVendorUrl}`);
     }
+
+    const fund = await new LedgerStore(db.models).grant({ wallet: PLATFORM_ACCOUNT, grantId: 'demo-job-fund', credits: 5000, creditType: 'admin_grant', sourceMetadata: { granted_by: 'make_dev_demo' } });
+    const job = await new JobOperations(new JobRepository(db.models)).create(
+      { kind: 'social_share', title: 'Demo: share the launch post', description: 'Post the launch link on X or LinkedIn and send the post URL.', reward_credits: 50, slots: 20, target_url: 'https://example.com/launch', platforms: ['x', 'linkedin'], state: 'open' },
+      new Date(),
+      'job_demosharelaunch',
+    );
+    console.log(`  demo: job ${job._id} (${job.kind}, ${job.reward_credits} credits, ${job.slots} slots); ${PLATFORM_ACCOUNT} holds ${fund.balance_after}${fund.replayed ? ' (kept)' : ''} credits`);
   } finally {
     await db.close();
     await temporal.close();

@@ -12,6 +12,7 @@ export const SA = {
   amountBaseUnits: defineSearchAttributeKey('AmountBaseUnits', SearchAttributeType.KEYWORD),
   flowStatus: defineSearchAttributeKey('FlowStatus', SearchAttributeType.KEYWORD),
   failureCode: defineSearchAttributeKey('FailureCode', SearchAttributeType.KEYWORD),
+  jobId: defineSearchAttributeKey('JobId', SearchAttributeType.KEYWORD),
 } as const;
 
 export const ALL_SEARCH_ATTRIBUTES = Object.values(SA);

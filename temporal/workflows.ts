@@ -4,3 +4,5 @@ export { creditExpirySweepWorkflow } from './credit-expiry/workflows';
 export { x402SettlementWorkflow } from './x402-settlement/workflows';
 export { x402SettlementSweepWorkflow } from './x402-sweep/workflows';
 export { toolHoldHealWorkflow } from './tool-holds/workflows';
+export { jobReservationWorkflow } from './job-reservation/workflows';
+export { jobVerificationWorkflow } from './job-verification/workflows';

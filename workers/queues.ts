@@ -3,9 +3,10 @@ import { creditsQueue } from './credits-queue';
 import { settlementsQueue } from './settlements-queue';
 import { systemQueue } from './system-queue';
 import { toolsQueue } from './tools-queue';
+import { jobsQueue } from './jobs-queue';
 
 /** Every queue a worker can serve. Adding a worker: see docs/adding-a-worker.md. */
-export const QUEUES: readonly QueueDefinition[] = [systemQueue, creditsQueue, settlementsQueue, toolsQueue];
+export const QUEUES: readonly QueueDefinition[] = [systemQueue, creditsQueue, settlementsQueue, toolsQueue, jobsQueue];
 
 export function selectQueues(keys: string[] | 'all'): QueueDefinition[] {
   if (keys === 'all') return [...QUEUES];

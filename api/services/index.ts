@@ -9,6 +9,8 @@ import { CountingRateLimiter, RateLimiter } from './rate-limit';
 import { SessionService } from './sessions';
 import { ToolService } from './tools';
 import { ToolCatalogService } from './tool-catalog';
+import { JobRepository } from '../../shared/jobs/repository';
+import { JobService } from './jobs';
 
 /** The use-case objects routes call; built once per app from its dependencies. */
 export function createServices(deps: AppDeps) {
@@ -28,6 +30,7 @@ export function createServices(deps: AppDeps) {
         : undefined,
     tokens: new AccessTokenService(models),
     identityLimiter: new RateLimiter(models, 1, 60),
+    jobs: new JobService(new JobRepository(models), deps.temporal, deps.config.jobWorkflowTokenSecret),
     tools,
     toolCatalog: new ToolCatalogService(tools, deps.config.publicApiUrl),
     authLimits: authLimiters(deps),

@@ -3,6 +3,17 @@ import { chainCommands } from './chain';
 import { creditCommands } from './credits';
 import { tokenCommands } from './tokens';
 import { toolCommands } from './tools';
+import { workspaceCommands } from './workspaces';
+import { workflowCommands } from './workflows';
+import { jobCommands } from './jobs';
 
 /** Every operator command. An area adds its own `scripts/admin/<area>.ts` and one line here. */
-export const COMMANDS: readonly AdminCommand[] = [...creditCommands, ...tokenCommands, ...chainCommands, ...toolCommands];
+export const COMMANDS: readonly AdminCommand[] = [
+  ...creditCommands,
+  ...tokenCommands,
+  ...chainCommands,
+  ...toolCommands,
+  ...workspaceCommands,
+  ...workflowCommands,
+  ...jobCommands,
+];

@@ -25,6 +25,10 @@ export interface AppConfig {
   healthDetailsToken?: string;
   authRateLimits: AuthRateLimits;
   tools: ToolsConfig;
+  /** AES-256-GCM key for credentials and webhook secrets at rest (CREDENTIALS_ENCRYPTION_KEY); a fixed dev key outside production. */
+  credentialsKey?: Buffer;
+  /** HMAC key of X-Job-Workflow-Token (shared/jobs/workflow-token.ts); every API instance needs the same. */
+  jobWorkflowTokenSecret: string;
 }
 
 /** Node's server timeouts: a client that never finishes its request is cut off. */
@@ -128,6 +132,10 @@ const envSchema = Joi.object({
     .messages({ 'string.pattern.base': 'must be 64 hex characters (32 bytes; value not shown)' }),
   TOOL_HOLD_STALE_MINUTES: Joi.number().integer().min(1).max(1440).default(10),
   DEMO_VENDOR_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
+  CREDENTIALS_ENCRYPTION_KEY: Joi.string()
+    .pattern(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/)
+    .messages({ 'string.pattern.base': 'must be 32 bytes as 64 hex characters or base64 (value not shown)' }),
+  JOB_WORKFLOW_TOKEN_SECRET: Joi.string().min(32).when('NODE_ENV', { is: 'production', then: Joi.required() }).messages({ 'string.min': 'must be at least 32 characters (value not shown)' }),
 }).pattern(/^X402_RPC_URL_\d+$/, Joi.string().uri({ scheme: ['http', 'https', 'ws', 'wss'] }))
   .unknown(true);
 
@@ -232,7 +240,17 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
       holdStaleMinutes: value.TOOL_HOLD_STALE_MINUTES,
       demoVendorUrl: value.DEMO_VENDOR_URL ? stripSlash(value.DEMO_VENDOR_URL) : undefined,
     }),
+    credentialsKey: credentialsKey(value.CREDENTIALS_ENCRYPTION_KEY, value.NODE_ENV),
+    // Development and tests only (production requires the variable): tokens then survive restarts but are not secret.
+    jobWorkflowTokenSecret: value.JOB_WORKFLOW_TOKEN_SECRET ?? 'insecure-development-job-workflow-token-secret',
   });
+}
+
+/** The configured key; outside production a fixed, public development key so `make dev` and tests need no setup. */
+function credentialsKey(raw: string | undefined, nodeEnv: string): Buffer | undefined {
+  if (raw) return Buffer.from(raw, raw.length === 64 ? 'hex' : 'base64');
+  if (nodeEnv === 'production') return undefined;
+  return createHash('sha256').update('agent-commerce development credentials key (not a secret)').digest();
 }
 
 function stripSlash(url: string): string {

@@ -10,9 +10,32 @@ export interface ErrorEntry {
   action: string;
 }
 
-export type ErrorArea = 'request' | 'identity' | 'signed requests' | 'bearer tokens' | 'payments' | 'x402 verification' | 'x402 settlement' | 'service' | 'tools';
+export type ErrorArea =
+  | 'request'
+  | 'identity'
+  | 'signed requests'
+  | 'bearer tokens'
+  | 'payments'
+  | 'x402 verification'
+  | 'x402 settlement'
+  | 'service'
+  | 'tools'
+  | 'workspaces and workflows'
+  | 'jobs';
 
-export const ERROR_AREAS: readonly ErrorArea[] = ['request', 'identity', 'signed requests', 'bearer tokens', 'payments', 'x402 verification', 'x402 settlement', 'service', 'tools'];
+export const ERROR_AREAS: readonly ErrorArea[] = [
+  'request',
+  'identity',
+  'signed requests',
+  'bearer tokens',
+  'payments',
+  'x402 verification',
+  'x402 settlement',
+  'service',
+  'tools',
+  'workspaces and workflows',
+  'jobs',
+];
 
 export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
   validation_error: {
@@ -420,5 +443,131 @@ export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
     area: 'tools',
     meaning: 'A product or action with this slug already exists (operator CLI).',
     action: 'Pick another slug or update the existing one.',
+  },
+  workspace_not_found: {
+    status: 404,
+    area: 'workspaces and workflows',
+    meaning: 'No workspace has this id.',
+    action: 'Check the id (`ws_…`) printed by `workspace:create`.',
+  },
+  budget_not_found: {
+    status: 404,
+    area: 'workspaces and workflows',
+    meaning: 'No budget has this id.',
+    action: 'Check the id (`bud_…`) printed by `budget:create`.',
+  },
+  group_not_found: {
+    status: 404,
+    area: 'workspaces and workflows',
+    meaning: 'No agent group has this id.',
+    action: 'Check the id (`grp_…`) printed by `group:create`.',
+  },
+  approval_not_found: {
+    status: 404,
+    area: 'workspaces and workflows',
+    meaning: 'No approval request has this id.',
+    action: 'List open requests with `approval:list`.',
+  },
+  credential_not_set: {
+    status: 409,
+    area: 'workspaces and workflows',
+    meaning: 'A credential approval cannot be approved before the credential has a value.',
+    action: 'Run `credential:set` first, or pass `--value` to `approval:approve`.',
+  },
+  credentials_key_missing: {
+    status: 500,
+    area: 'workspaces and workflows',
+    meaning: 'The deployment has no `CREDENTIALS_ENCRYPTION_KEY`, so secrets cannot be sealed or opened.',
+    action: 'Set CREDENTIALS_ENCRYPTION_KEY (32 bytes, hex or base64) and restart.',
+  },
+  invalid_workflow: {
+    status: 400,
+    area: 'workspaces and workflows',
+    meaning: 'The workflow definition is not valid; `details.problems[]` lists each problem with its `path` (unknown node type, dangling edge, cycle, …).',
+    action: 'Fix the definition at the paths named and submit it again.',
+  },
+  workflow_exists: {
+    status: 409,
+    area: 'workspaces and workflows',
+    meaning: 'A workflow with this id already exists.',
+    action: 'Choose another id, or leave it out to get a generated one.',
+  },
+  workflow_not_found: {
+    status: 404,
+    area: 'workspaces and workflows',
+    meaning: 'No workflow has this id (or it is not visible to the caller).',
+    action: 'Check the workflow id (`wf_…`).',
+  },
+  invalid_version: {
+    status: 400,
+    area: 'workspaces and workflows',
+    meaning: 'A published version must be MAJOR.MINOR.PATCH.',
+    action: 'Use a version like 1.2.0.',
+  },
+  version_not_newer: {
+    status: 409,
+    area: 'workspaces and workflows',
+    meaning: 'The version is already published or not newer than the latest published version.',
+    action: 'Publish a higher version.',
+  },
+  job_not_found: {
+    status: 404,
+    area: 'jobs',
+    meaning: 'No published job has this id (drafts are not visible).',
+    action: 'List jobs with POST /api/external/jobs/list and use a `job_id` from there.',
+  },
+  job_not_open: {
+    status: 409,
+    area: 'jobs',
+    meaning: 'The job is paused or closed and takes no reservations; `details.state` says which.',
+    action: 'A paused job may reopen: check its status later. A closed job will not.',
+  },
+  job_expired: {
+    status: 409,
+    area: 'jobs',
+    meaning: "The job's `expires_at` has passed: it takes no new reservations.",
+    action: 'Pick another job.',
+  },
+  job_full: {
+    status: 409,
+    area: 'jobs',
+    meaning: 'Every slot of the job is held by an active reservation or a completion; nothing was reserved.',
+    action: 'Try again later: a slot returns when a reservation expires or a completion is rejected.',
+  },
+  wallet_limit_reached: {
+    status: 409,
+    area: 'jobs',
+    meaning: "This wallet already has `max_completions_per_wallet` completions of the job that were not rejected.",
+    action: 'Pick another job.',
+  },
+  reservation_active: {
+    status: 409,
+    area: 'jobs',
+    meaning: 'This wallet already holds an active reservation of the job (one at a time); `details` names it and its expiry.',
+    action: 'Complete that reservation (or let it expire) instead of reserving again.',
+  },
+  no_active_reservation: {
+    status: 409,
+    area: 'jobs',
+    meaning: 'Completing needs a reservation of the job by this wallet, and there is none.',
+    action: 'Reserve the job first, then complete it within the reservation window.',
+  },
+  reservation_mismatch: {
+    status: 409,
+    area: 'jobs',
+    meaning: "`reservation_id` is not one of this wallet's reservations of this job; nothing was recorded.",
+    action: 'Send the `reservation_id` the reserve call answered (or leave it out to use the active one).',
+  },
+  reservation_expired: {
+    status: 409,
+    area: 'jobs',
+    meaning: 'The reservation ended before the completion arrived (its window passed); its slot went back to the pool and nothing was recorded.',
+    action: 'Reserve the job again and complete within `reservation_window_seconds`.',
+  },
+  already_completed: {
+    status: 409,
+    area: 'jobs',
+    meaning: 'This reservation was already completed; `details.completion_id` names the completion.',
+    action: 'Follow that completion with POST /api/external/jobs/{jobId}/status.',
   },
 };

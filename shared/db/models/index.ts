@@ -17,6 +17,20 @@ import { toolProductModel } from './tool-product';
 import { toolSecretModel } from './tool-secret';
 import { walletBudgetModel } from './wallet-budget';
 import { toolCatalogVersionModel } from './tool-catalog-version';
+import { workspaceModel } from './workspace';
+import { budgetModel } from './budget';
+import { budgetWorkflowModel } from './budget-workflow';
+import { workspaceApiKeyModel } from './workspace-api-key';
+import { agentGroupModel } from './agent-group';
+import { agentGroupTokenModel } from './agent-group-token';
+import { credentialModel } from './credential';
+import { approvalRequestModel } from './approval-request';
+import { workflowDefinitionModel } from './workflow-definition';
+import { workflowVersionModel } from './workflow-version';
+import { jobModel } from './job';
+import { jobSlotModel } from './job-slot';
+import { jobReservationModel, jobReservationOutcomeModel } from './job-reservation';
+import { jobCompletionModel } from './job-completion';
 
 /** Every model bound to one connection; register before connecting so indexes build on connect. */
 export function registerModels(conn: Connection) {
@@ -39,6 +53,21 @@ export function registerModels(conn: Connection) {
     issueReports: issueReportModel(conn),
     walletBudgets: walletBudgetModel(conn),
     toolCatalogVersions: toolCatalogVersionModel(conn),
+    workspaces: workspaceModel(conn),
+    budgets: budgetModel(conn),
+    budgetWorkflows: budgetWorkflowModel(conn),
+    workspaceApiKeys: workspaceApiKeyModel(conn),
+    agentGroups: agentGroupModel(conn),
+    agentGroupTokens: agentGroupTokenModel(conn),
+    credentials: credentialModel(conn),
+    approvalRequests: approvalRequestModel(conn),
+    workflowDefinitions: workflowDefinitionModel(conn),
+    workflowVersions: workflowVersionModel(conn),
+    jobs: jobModel(conn),
+    jobSlots: jobSlotModel(conn),
+    jobReservations: jobReservationModel(conn),
+    jobReservationOutcomes: jobReservationOutcomeModel(conn),
+    jobCompletions: jobCompletionModel(conn),
   };
 }
 

@@ -1,0 +1,154 @@
+import { randomBytes } from 'node:crypto';
+import { insertOnce, type Models } from '../db';
+import type { JobDoc, JobState } from '../db/models/job';
+import type { CompletionStatus, JobCompletionDoc } from '../db/models/job-completion';
+import type { JobReservationDoc, JobReservationOutcomeDoc, ReservationStatus } from '../db/models/job-reservation';
+import type { JobSlotDoc } from '../db/models/job-slot';
+
+type JobModels = Pick<Models, 'jobs' | 'jobSlots' | 'jobReservations' | 'jobReservationOutcomes' | 'jobCompletions'>;
+
+export const newId = (prefix: 'job' | 'res' | 'cmp') => `${prefix}_${randomBytes(12).toString('hex')}`;
+
+/** A reservation with its decided outcome applied (the outcome row wins over a stale status). */
+export type Reservation = JobReservationDoc;
+
+/** The only code that touches mongoose for jobs; plain objects out. */
+export class JobRepository {
+  constructor(private readonly models: JobModels) {}
+
+  /** Inserts the job; false when a job with that id exists already. */
+  createJob(doc: JobDoc): Promise<boolean> {
+    return insertOnce(this.models.jobs, doc);
+  }
+
+  getJob(id: string): Promise<JobDoc | null> {
+    return this.models.jobs.findById(id).lean<JobDoc>().exec();
+  }
+
+  async setJobState(id: string, state: JobState, now: Date): Promise<void> {
+    await this.models.jobs.updateOne({ _id: id }, { $set: { state, updated_at: now } });
+  }
+
+  /** Open jobs that have not expired, newest first. */
+  listOpenJobs(now: Date, limit: number, skip: number): Promise<JobDoc[]> {
+    return this.models.jobs
+      .find({ state: 'open', $or: [{ expires_at: null }, { expires_at: { $gt: now } }] })
+      .sort({ created_at: -1, _id: 1 })
+      .skip(skip)
+      .limit(limit)
+      .lean<JobDoc[]>()
+      .exec();
+  }
+
+  listJobs(filter: { state?: JobState }, limit: number): Promise<JobDoc[]> {
+    return this.models.jobs.find(filter.state ? { state: filter.state } : {}).sort({ created_at: -1 }).limit(limit).lean<JobDoc[]>().exec();
+  }
+
+  // ---- slots ----
+
+  async takenSlotNumbers(jobId: string): Promise<number[]> {
+    const rows = await this.models.jobSlots.find({ job_id: jobId }, { n: 1 }).lean<Array<Pick<JobSlotDoc, 'n'>>>().exec();
+    return rows.map((r) => r.n);
+  }
+
+  async takenSlotCount(jobId: string): Promise<number> {
+    return this.models.jobSlots.countDocuments({ job_id: jobId }).exec();
+  }
+
+  /** Takes slot n for a reservation: true when this insert took it. */
+  takeSlot(jobId: string, n: number, reservationId: string, now: Date): Promise<boolean> {
+    const doc: JobSlotDoc = { _id: `${jobId}:${n}`, job_id: jobId, n, reservation_id: reservationId, taken_at: now };
+    return insertOnce(this.models.jobSlots, doc);
+  }
+
+  /** Returns a slot to the pool if this reservation still holds it. */
+  async freeSlot(jobId: string, n: number, reservationId: string): Promise<void> {
+    await this.models.jobSlots.deleteOne({ _id: `${jobId}:${n}`, reservation_id: reservationId });
+  }
+
+  // ---- reservations ----
+
+  /** The wallet's latest reservation of a job, its status corrected by a decided outcome. */
+  async latestReservation(jobId: string, wallet: string): Promise<Reservation | null> {
+    const doc = await this.models.jobReservations.findOne({ job_id: jobId, wallet }).sort({ generation: -1 }).lean<JobReservationDoc>().exec();
+    return doc ? this.withOutcome(doc) : null;
+  }
+
+  async getReservation(id: string): Promise<Reservation | null> {
+    const doc = await this.models.jobReservations.findById(id).lean<JobReservationDoc>().exec();
+    return doc ? this.withOutcome(doc) : null;
+  }
+
+  private async withOutcome(doc: JobReservationDoc): Promise<Reservation> {
+    if (doc.status !== 'active') return doc;
+    const outcome = await this.outcome(doc._id);
+    if (!outcome) return doc;
+    return { ...doc, status: outcome.outcome, completion_id: outcome.completion_id, ended_at: doc.ended_at ?? outcome.decided_at };
+  }
+
+  outcome(reservationId: string): Promise<JobReservationOutcomeDoc | null> {
+    return this.models.jobReservationOutcomes.findById(reservationId).lean<JobReservationOutcomeDoc>().exec();
+  }
+
+  /** Claims the wallet's `generation`-th reservation of the job: null when another request did. */
+  async claimReservation(r: Omit<JobReservationDoc, 'active_key' | 'status' | 'ended_at' | 'completion_id' | 'slot'>): Promise<Reservation | null> {
+    const doc: JobReservationDoc = { ...r, active_key: `${r.job_id}:${r.wallet}:${r.generation}`, slot: null, status: 'active', ended_at: null, completion_id: null };
+    return (await insertOnce(this.models.jobReservations, doc)) ? doc : null;
+  }
+
+  async setReservationSlot(id: string, slot: number): Promise<void> {
+    await this.models.jobReservations.updateOne({ _id: id }, { $set: { slot } });
+  }
+
+  /** Withdraws a claim that got no slot, so the wallet's generation is free again. */
+  async dropReservation(id: string): Promise<void> {
+    await this.models.jobReservations.deleteOne({ _id: id, status: 'active' });
+  }
+
+  /**
+   * Decides how a reservation ended, once: true when this call decided it. Completion and
+   * expiry race here and exactly one wins.
+   */
+  decideOutcome(reservationId: string, outcome: JobReservationOutcomeDoc['outcome'], completionId: string | null, now: Date): Promise<boolean> {
+    return insertOnce(this.models.jobReservationOutcomes, { _id: reservationId, outcome, completion_id: completionId, decided_at: now });
+  }
+
+  async endReservation(id: string, status: ReservationStatus, completionId: string | null, now: Date): Promise<void> {
+    await this.models.jobReservations.updateOne({ _id: id }, { $set: { status, completion_id: completionId, ended_at: now } });
+  }
+
+  // ---- completions ----
+
+  createCompletion(doc: JobCompletionDoc): Promise<boolean> {
+    return insertOnce(this.models.jobCompletions, doc);
+  }
+
+  getCompletion(id: string): Promise<JobCompletionDoc | null> {
+    return this.models.jobCompletions.findById(id).lean<JobCompletionDoc>().exec();
+  }
+
+  completionOfReservation(reservationId: string): Promise<JobCompletionDoc | null> {
+    return this.models.jobCompletions.findOne({ reservation_id: reservationId }).lean<JobCompletionDoc>().exec();
+  }
+
+  latestCompletion(jobId: string, wallet: string): Promise<JobCompletionDoc | null> {
+    return this.models.jobCompletions.findOne({ job_id: jobId, wallet }).sort({ created_at: -1 }).lean<JobCompletionDoc>().exec();
+  }
+
+  /** Completions that count against the per-wallet limit: every one not rejected. */
+  countLiveCompletions(jobId: string, wallet: string): Promise<number> {
+    return this.models.jobCompletions.countDocuments({ job_id: jobId, wallet, status: { $ne: 'rejected' } }).exec();
+  }
+
+  async updateCompletion(id: string, fields: Partial<JobCompletionDoc>, now: Date): Promise<void> {
+    await this.models.jobCompletions.updateOne({ _id: id }, { $set: { ...fields, updated_at: now } });
+  }
+
+  listCompletions(filter: { jobId?: string; status?: CompletionStatus; awaitingFunds?: boolean }, limit: number): Promise<JobCompletionDoc[]> {
+    const q: Record<string, unknown> = {};
+    if (filter.jobId) q.job_id = filter.jobId;
+    if (filter.status) q.status = filter.status;
+    if (filter.awaitingFunds) q['payment.status'] = 'awaiting_funds';
+    return this.models.jobCompletions.find(q).sort({ created_at: -1 }).limit(limit).lean<JobCompletionDoc[]>().exec();
+  }
+}

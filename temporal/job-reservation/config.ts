@@ -1,0 +1,1 @@
+export { JOBS_QUEUE, JOB_ACTIVITY_OPTIONS } from '../job-verification/config';

@@ -1,0 +1,4 @@
+import { defineSignal } from '@temporalio/workflow';
+
+/** The reservation was completed: stop the expiry timer. */
+export const reservationEndedSignal = defineSignal('jobReservationEnded');

@@ -1,0 +1,14 @@
+import { createJobReservationActivities } from '../temporal/job-reservation/activities';
+import { createJobVerificationActivities } from '../temporal/job-verification/activities';
+import { JOBS_QUEUE } from '../temporal/job-verification/config';
+import type { QueueDefinition } from './queue';
+
+/** Job reservation timers and completion verifications. */
+export const jobsQueue: QueueDefinition = {
+  key: 'jobs',
+  taskQueue: JOBS_QUEUE,
+  activities: (deps) => ({
+    ...createJobReservationActivities({ models: deps.db.models }),
+    ...createJobVerificationActivities({ models: deps.db.models, creditExpiryDays: deps.config.creditExpiryDays }),
+  }),
+};
