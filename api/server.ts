@@ -16,6 +16,7 @@ import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
 import { identityRoutes } from './routes/identity';
 import { createServices, Services } from './services';
+import { scheduleDocsRoutes, workflowScheduleRoutes } from './routes/workflow-schedules';
 
 function baseApp(deps: AppDeps): Express {
   const app = express();
@@ -39,6 +40,8 @@ export function createMainApp(deps: AppDeps, services: Services = createServices
   const external = Router();
   external.use(errorShape('gateway'), jsonBody, jsonBodyErrors, requireStore(deps.db));
   external.use(identityRoutes(services), authRoutes(services), creditRoutes(services), creditPurchaseRoutes(services));
+  app.use(scheduleDocsRoutes());
+  app.use('/api/external/workflow-schedules', workflowScheduleRoutes(services, deps.db, deps.config.publicBaseUrl));
   app.use('/api/external', external);
 
   const webhooks = Router();

@@ -11,6 +11,8 @@ export const SA = {
   network: defineSearchAttributeKey('Network', SearchAttributeType.KEYWORD),
   amountBaseUnits: defineSearchAttributeKey('AmountBaseUnits', SearchAttributeType.KEYWORD),
   flowStatus: defineSearchAttributeKey('FlowStatus', SearchAttributeType.KEYWORD),
+  scheduleId: defineSearchAttributeKey('ScheduleId', SearchAttributeType.KEYWORD),
+  budgetId: defineSearchAttributeKey('BudgetId', SearchAttributeType.KEYWORD),
 } as const;
 
 export const ALL_SEARCH_ATTRIBUTES = Object.values(SA);

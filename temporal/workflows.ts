@@ -2,3 +2,4 @@
 export { pingWorkflow } from './ping/workflows';
 export { creditExpirySweepWorkflow } from './credit-expiry/workflows';
 export { x402SettlementWorkflow } from './x402-settlement/workflows';
+export { scheduleLeaseWorkflow } from './schedule-lease/workflows';

@@ -2,9 +2,10 @@ import type { QueueDefinition } from './queue';
 import { creditsQueue } from './credits-queue';
 import { settlementsQueue } from './settlements-queue';
 import { systemQueue } from './system-queue';
+import { schedulesQueue } from './schedules-queue';
 
 /** Every queue a worker can serve. Adding a worker: see docs/adding-a-worker.md. */
-export const QUEUES: readonly QueueDefinition[] = [systemQueue, creditsQueue, settlementsQueue];
+export const QUEUES: readonly QueueDefinition[] = [systemQueue, creditsQueue, settlementsQueue, schedulesQueue];
 
 export function selectQueues(keys: string[] | 'all'): QueueDefinition[] {
   if (keys === 'all') return [...QUEUES];

@@ -7,6 +7,9 @@ import { CreditPurchaseService } from './credit-purchase';
 import { PaymentGate } from './payment-gate';
 import { RateLimiter } from './rate-limit';
 import { SessionService } from './sessions';
+import { ScheduleRepository } from '../../shared/schedules/repository';
+import { BudgetBearerAuth } from './budget-bearer';
+import { ScheduleService } from './schedules';
 
 /** The use-case objects routes call; built once per app from its dependencies. */
 export function createServices(deps: AppDeps) {
@@ -25,6 +28,9 @@ export function createServices(deps: AppDeps) {
         : undefined,
     tokens: new AccessTokenService(models),
     identityLimiter: new RateLimiter(models, 1, 60),
+    schedules: new ScheduleService(new ScheduleRepository(models), deps.temporal, deps.config.scheduleLease),
+    // Until the accounts area (branch runs) lands, no schedule bearer resolves.
+    scheduleAuth: new BudgetBearerAuth({ resolveBudgetBearer: async () => null }),
   };
 }
 

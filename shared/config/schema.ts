@@ -17,6 +17,8 @@ export interface AppConfig {
   sessionNonceTtlSeconds: number;
   creditExpiryDays: number;
   x402: X402Config;
+  /** Schedule claim leases: what a claim may ask for and what it gets by default (seconds). */
+  scheduleLease: { minSeconds: number; maxSeconds: number; defaultSeconds: number };
 }
 
 export interface X402Config {
@@ -67,6 +69,9 @@ const envSchema = Joi.object({
   X402_LOCAL_TOKEN_NAME: Joi.string().default('USDC'),
   X402_LOCAL_TOKEN_VERSION: Joi.string().default('2'),
   X402_SETTLE_WAIT_MS: Joi.number().integer().min(0).max(120000).default(20000),
+  SCHEDULE_LEASE_MIN_SECONDS: Joi.number().integer().min(1).max(86400).default(30),
+  SCHEDULE_LEASE_MAX_SECONDS: Joi.number().integer().min(1).max(86400).default(3600),
+  SCHEDULE_LEASE_DEFAULT_SECONDS: Joi.number().integer().min(1).max(86400).default(300),
 }).pattern(/^X402_RPC_URL_\d+$/, Joi.string().uri({ scheme: ['http', 'https', 'ws', 'wss'] }))
   .unknown(true);
 
@@ -122,7 +127,15 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
         : undefined,
       settleWaitMs: value.X402_SETTLE_WAIT_MS,
     }),
+    scheduleLease: Object.freeze(leaseBounds(value.SCHEDULE_LEASE_MIN_SECONDS, value.SCHEDULE_LEASE_MAX_SECONDS, value.SCHEDULE_LEASE_DEFAULT_SECONDS)),
   });
+}
+
+function leaseBounds(minSeconds: number, maxSeconds: number, defaultSeconds: number) {
+  if (!(minSeconds <= defaultSeconds && defaultSeconds <= maxSeconds)) {
+    throw new ConfigError('invalid configuration: SCHEDULE_LEASE_MIN_SECONDS <= SCHEDULE_LEASE_DEFAULT_SECONDS <= SCHEDULE_LEASE_MAX_SECONDS must hold');
+  }
+  return { minSeconds, maxSeconds, defaultSeconds };
 }
 
 function stripSlash(url: string): string {

@@ -8,6 +8,10 @@ import { rateLimitModel } from './rate-limit';
 import { systemPingModel } from './system-ping';
 import { usedRequestModel } from './used-request';
 import { x402PaymentModel } from './x402-payment';
+import { workflowScheduleModel } from './workflow-schedule';
+import { scheduleClaimModel } from './schedule-claim';
+import { scheduleClaimEndModel } from './schedule-claim-end';
+import { scheduleAdvanceModel } from './schedule-advance';
 
 /** Every model bound to one connection; register before connecting so indexes build on connect. */
 export function registerModels(conn: Connection) {
@@ -21,6 +25,10 @@ export function registerModels(conn: Connection) {
     rateLimits: rateLimitModel(conn),
     accessTokens: accessTokenModel(conn),
     x402Payments: x402PaymentModel(conn),
+    workflowSchedules: workflowScheduleModel(conn),
+    scheduleClaims: scheduleClaimModel(conn),
+    scheduleClaimEnds: scheduleClaimEndModel(conn),
+    scheduleAdvances: scheduleAdvanceModel(conn),
   };
 }
 
