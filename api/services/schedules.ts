@@ -223,7 +223,7 @@ export class ScheduleService {
       advanced_at: now,
     });
     const schedule = await this.finishAdvance(advance);
-    if (won) this.signal(claim._id, 'advanced');
+    if (won) await this.signal(claim._id, 'advanced');
     return { schedule, already_advanced: !won };
   }
 
@@ -243,13 +243,16 @@ export class ScheduleService {
     this.refuseEnded(held, now, 'release');
     const { won, end } = await this.repo.endClaim(held.claim, 'released', now, { note: body.note, reason: 'released_by_holder' });
     if (!won && end.kind !== 'released') this.refuseEnded({ claim: held.claim, end }, now, 'release');
-    if (won) this.signal(held.claim._id, 'released');
+    if (won) await this.signal(held.claim._id, 'released');
     return { schedule: s };
   }
 
-  /** Best effort: a lease that misses the signal finds the claim ended when its timer fires. */
-  private signal(claim: string, kind: 'released' | 'advanced'): void {
-    void signalLeaseEnded(this.temporal, claim, kind).catch((err) =>
+  /**
+   * Ends the lease workflow now. Best effort: the end is already recorded, and a lease that
+   * misses the signal (Temporal down) finds the claim ended when its timer fires.
+   */
+  private async signal(claim: string, kind: 'released' | 'advanced'): Promise<void> {
+    await signalLeaseEnded(this.temporal, claim, kind).catch((err) =>
       logger.warn('could not signal schedule lease', { claim_id: claim, kind, error: (err as Error).message }),
     );
   }
