@@ -7,6 +7,7 @@ import { CreditPurchaseService } from './credit-purchase';
 import { PaymentGate } from './payment-gate';
 import { RateLimiter } from './rate-limit';
 import { SessionService } from './sessions';
+import { WebhookRunService } from './webhook-runs';
 
 /** The use-case objects routes call; built once per app from its dependencies. */
 export function createServices(deps: AppDeps) {
@@ -25,6 +26,7 @@ export function createServices(deps: AppDeps) {
         : undefined,
     tokens: new AccessTokenService(models),
     identityLimiter: new RateLimiter(models, 1, 60),
+    webhookRuns: new WebhookRunService(models, deps.temporal, deps.config),
   };
 }
 

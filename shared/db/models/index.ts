@@ -18,6 +18,10 @@ import { credentialModel } from './credential';
 import { approvalRequestModel } from './approval-request';
 import { workflowDefinitionModel } from './workflow-definition';
 import { workflowVersionModel } from './workflow-version';
+import { webhookRunModel } from './webhook-run';
+import { webhookRunRequestModel } from './webhook-run-request';
+import { webhookRunCancelModel } from './webhook-run-cancel';
+import { budgetChargeModel } from './budget-charge';
 
 /** Every model bound to one connection; register before connecting so indexes build on connect. */
 export function registerModels(conn: Connection) {
@@ -41,6 +45,10 @@ export function registerModels(conn: Connection) {
     approvalRequests: approvalRequestModel(conn),
     workflowDefinitions: workflowDefinitionModel(conn),
     workflowVersions: workflowVersionModel(conn),
+    webhookRuns: webhookRunModel(conn),
+    webhookRunRequests: webhookRunRequestModel(conn),
+    webhookRunCancels: webhookRunCancelModel(conn),
+    budgetCharges: budgetChargeModel(conn),
   };
 }
 
