@@ -15,6 +15,7 @@ import { creditRoutes } from './routes/credits';
 import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
 import { identityRoutes } from './routes/identity';
+import { agentWebhookRoutes } from './routes/agent-webhooks';
 import { createServices, Services } from './services';
 import { scheduleDocsRoutes, workflowScheduleRoutes } from './routes/workflow-schedules';
 
@@ -46,6 +47,7 @@ export function createMainApp(deps: AppDeps, services: Services = createServices
 
   const webhooks = Router();
   webhooks.use(errorShape('webhook'), jsonBody, jsonBodyErrors);
+  webhooks.use(requireStore(deps.db), agentWebhookRoutes(services));
   app.use('/api/agent-webhooks', webhooks);
 
   return finish(app, deps.config.publicBaseUrl);

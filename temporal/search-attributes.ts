@@ -11,6 +11,9 @@ export const SA = {
   network: defineSearchAttributeKey('Network', SearchAttributeType.KEYWORD),
   amountBaseUnits: defineSearchAttributeKey('AmountBaseUnits', SearchAttributeType.KEYWORD),
   flowStatus: defineSearchAttributeKey('FlowStatus', SearchAttributeType.KEYWORD),
+  runId: defineSearchAttributeKey('WebhookRunId', SearchAttributeType.KEYWORD),
+  webhookWorkflowId: defineSearchAttributeKey('WebhookWorkflowId', SearchAttributeType.KEYWORD),
+  agentGroupId: defineSearchAttributeKey('AgentGroupId', SearchAttributeType.KEYWORD),
   scheduleId: defineSearchAttributeKey('ScheduleId', SearchAttributeType.KEYWORD),
   budgetId: defineSearchAttributeKey('BudgetId', SearchAttributeType.KEYWORD),
 } as const;

@@ -2,10 +2,19 @@ import type { QueueDefinition } from './queue';
 import { creditsQueue } from './credits-queue';
 import { settlementsQueue } from './settlements-queue';
 import { systemQueue } from './system-queue';
+import { runsQueue } from './runs-queue';
+import { nodeTemplateQueue } from './node-template-queue';
+import { nodeConditionQueue } from './node-condition-queue';
+import { nodeModelQueue } from './node-model-queue';
+import { callbacksQueue } from './callbacks-queue';
 import { schedulesQueue } from './schedules-queue';
 
 /** Every queue a worker can serve. Adding a worker: see docs/adding-a-worker.md. */
-export const QUEUES: readonly QueueDefinition[] = [systemQueue, creditsQueue, settlementsQueue, schedulesQueue];
+export const QUEUES: readonly QueueDefinition[] = [
+  systemQueue, creditsQueue, settlementsQueue,
+  runsQueue, nodeTemplateQueue, nodeConditionQueue, nodeModelQueue, callbacksQueue,
+  schedulesQueue,
+];
 
 export function selectQueues(keys: string[] | 'all'): QueueDefinition[] {
   if (keys === 'all') return [...QUEUES];

@@ -7,7 +7,9 @@ import { CreditPurchaseService } from './credit-purchase';
 import { PaymentGate } from './payment-gate';
 import { RateLimiter } from './rate-limit';
 import { SessionService } from './sessions';
+import { WebhookRunService } from './webhook-runs';
 import { ScheduleRepository } from '../../shared/schedules/repository';
+import { WorkspaceRepository } from '../../shared/workspaces/repository';
 import { BudgetBearerAuth } from './budget-bearer';
 import { ScheduleService } from './schedules';
 
@@ -28,9 +30,9 @@ export function createServices(deps: AppDeps) {
         : undefined,
     tokens: new AccessTokenService(models),
     identityLimiter: new RateLimiter(models, 1, 60),
+    webhookRuns: new WebhookRunService(models, deps.temporal, deps.config),
     schedules: new ScheduleService(new ScheduleRepository(models), deps.temporal, deps.config.scheduleLease),
-    // Until the accounts area (branch runs) lands, no schedule bearer resolves.
-    scheduleAuth: new BudgetBearerAuth({ resolveBudgetBearer: async () => null }),
+    scheduleAuth: new BudgetBearerAuth(new WorkspaceRepository(models)),
   };
 }
 

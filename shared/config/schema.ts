@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import Joi from 'joi';
 
 export interface AppConfig {
@@ -17,8 +18,37 @@ export interface AppConfig {
   sessionNonceTtlSeconds: number;
   creditExpiryDays: number;
   x402: X402Config;
+  /** AES-256-GCM key for credentials and webhook secrets at rest (CREDENTIALS_ENCRYPTION_KEY); a fixed dev key outside production. */
+  credentialsKey?: Buffer;
+  /** The OpenAI-compatible chat-completions endpoint of `model` nodes; absent: such workflows are setup_required. */
+  model?: ModelConfig;
+  callbacks: CallbackConfig;
   /** Schedule claim leases: what a claim may ask for and what it gets by default (seconds). */
   scheduleLease: { minSeconds: number; maxSeconds: number; defaultSeconds: number };
+}
+
+export interface ModelConfig {
+  /** Base URL; requests go to `<url>/chat/completions`. */
+  url: string;
+  apiKey?: string;
+  name: string;
+  timeoutMs: number;
+}
+
+/** How run callbacks are delivered (docs/webhook-runs.md, "Callbacks"). */
+export interface CallbackConfig {
+  /** Per attempt: a 2xx within this is delivered. */
+  timeoutMs: number;
+  maxAttempts: number;
+  initialIntervalMs: number;
+  backoffCoefficient: number;
+  maxIntervalMs: number;
+  /** Each wait is scaled by a random factor in [1 - jitter, 1]. */
+  jitter: number;
+  /** Test only: deliver to loopback receivers (127.0.0.0/8, ::1). Refused in production. */
+  allowLoopback: boolean;
+  /** Test/dev only: a PEM file of extra trusted CAs for callback receivers. */
+  caFile?: string;
 }
 
 export interface X402Config {
@@ -69,6 +99,21 @@ const envSchema = Joi.object({
   X402_LOCAL_TOKEN_NAME: Joi.string().default('USDC'),
   X402_LOCAL_TOKEN_VERSION: Joi.string().default('2'),
   X402_SETTLE_WAIT_MS: Joi.number().integer().min(0).max(120000).default(20000),
+  CREDENTIALS_ENCRYPTION_KEY: Joi.string()
+    .pattern(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/)
+    .messages({ 'string.pattern.base': 'must be 32 bytes as 64 hex characters or base64 (value not shown)' }),
+  MODEL_API_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
+  MODEL_API_KEY: Joi.string(),
+  MODEL_NAME: Joi.string().max(200).default('default'),
+  MODEL_TIMEOUT_MS: Joi.number().integer().min(1000).max(600000).default(60000),
+  CALLBACK_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(15000),
+  CALLBACK_MAX_ATTEMPTS: Joi.number().integer().min(1).max(50).default(10),
+  CALLBACK_INITIAL_INTERVAL_MS: Joi.number().integer().min(10).max(3600000).default(10000),
+  CALLBACK_BACKOFF_COEFFICIENT: Joi.number().min(1).max(10).default(2),
+  CALLBACK_MAX_INTERVAL_MS: Joi.number().integer().min(10).max(86400000).default(3600000),
+  CALLBACK_JITTER: Joi.number().min(0).max(1).default(0.2),
+  CALLBACK_ALLOW_LOOPBACK: Joi.boolean().default(false),
+  CALLBACK_CA_FILE: Joi.string(),
   SCHEDULE_LEASE_MIN_SECONDS: Joi.number().integer().min(1).max(86400).default(30),
   SCHEDULE_LEASE_MAX_SECONDS: Joi.number().integer().min(1).max(86400).default(3600),
   SCHEDULE_LEASE_DEFAULT_SECONDS: Joi.number().integer().min(1).max(86400).default(300),
@@ -87,6 +132,9 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
   if (error) {
     const problems = error.details.map((d) => `${d.path.join('.')}: ${d.message}`).join('; ');
     throw new ConfigError(`invalid configuration: ${problems}`);
+  }
+  if (value.NODE_ENV === 'production' && value.CALLBACK_ALLOW_LOOPBACK) {
+    throw new ConfigError('invalid configuration: CALLBACK_ALLOW_LOOPBACK: is a test-only setting and is refused in production');
   }
   const port = value.PORT as number;
   const apiPort = value.API_PORT as number;
@@ -127,8 +175,29 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
         : undefined,
       settleWaitMs: value.X402_SETTLE_WAIT_MS,
     }),
+    credentialsKey: credentialsKey(value.CREDENTIALS_ENCRYPTION_KEY, value.NODE_ENV),
+    model: value.MODEL_API_URL
+      ? Object.freeze({ url: stripSlash(value.MODEL_API_URL), apiKey: value.MODEL_API_KEY, name: value.MODEL_NAME, timeoutMs: value.MODEL_TIMEOUT_MS })
+      : undefined,
+    callbacks: Object.freeze({
+      timeoutMs: value.CALLBACK_TIMEOUT_MS,
+      maxAttempts: value.CALLBACK_MAX_ATTEMPTS,
+      initialIntervalMs: value.CALLBACK_INITIAL_INTERVAL_MS,
+      backoffCoefficient: value.CALLBACK_BACKOFF_COEFFICIENT,
+      maxIntervalMs: value.CALLBACK_MAX_INTERVAL_MS,
+      jitter: value.CALLBACK_JITTER,
+      allowLoopback: value.CALLBACK_ALLOW_LOOPBACK,
+      caFile: value.CALLBACK_CA_FILE,
+    }),
     scheduleLease: Object.freeze(leaseBounds(value.SCHEDULE_LEASE_MIN_SECONDS, value.SCHEDULE_LEASE_MAX_SECONDS, value.SCHEDULE_LEASE_DEFAULT_SECONDS)),
   });
+}
+
+/** The configured key; outside production a fixed, public development key so `make dev` and tests need no setup. */
+function credentialsKey(raw: string | undefined, nodeEnv: string): Buffer | undefined {
+  if (raw) return Buffer.from(raw, raw.length === 64 ? 'hex' : 'base64');
+  if (nodeEnv === 'production') return undefined;
+  return createHash('sha256').update('agent-commerce development credentials key (not a secret)').digest();
 }
 
 function leaseBounds(minSeconds: number, maxSeconds: number, defaultSeconds: number) {

@@ -10,9 +10,9 @@ export interface ErrorEntry {
   action: string;
 }
 
-export type ErrorArea = 'request' | 'identity' | 'signed requests' | 'bearer tokens' | 'payments' | 'x402 verification' | 'x402 settlement' | 'service' | 'schedules';
+export type ErrorArea = 'request' | 'identity' | 'signed requests' | 'bearer tokens' | 'payments' | 'x402 verification' | 'x402 settlement' | 'service' | 'workspaces and workflows' | 'webhook runs' | 'schedules';
 
-export const ERROR_AREAS: readonly ErrorArea[] = ['request', 'identity', 'signed requests', 'bearer tokens', 'payments', 'x402 verification', 'x402 settlement', 'service', 'schedules'];
+export const ERROR_AREAS: readonly ErrorArea[] = ['request', 'identity', 'signed requests', 'bearer tokens', 'payments', 'x402 verification', 'x402 settlement', 'service', 'workspaces and workflows', 'webhook runs', 'schedules'];
 
 export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
   validation_error: {
@@ -269,6 +269,114 @@ export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
     area: 'service',
     meaning: 'An unexpected failure. The log line with this `request_id` has the cause.',
     action: 'Retry; report the `request_id` if it persists.',
+  },
+  workspace_not_found: {
+    status: 404,
+    area: 'workspaces and workflows',
+    meaning: 'No workspace has this id.',
+    action: 'Check the id (`ws_…`) printed by `workspace:create`.',
+  },
+  budget_not_found: {
+    status: 404,
+    area: 'workspaces and workflows',
+    meaning: 'No budget has this id.',
+    action: 'Check the id (`bud_…`) printed by `budget:create`.',
+  },
+  group_not_found: {
+    status: 404,
+    area: 'workspaces and workflows',
+    meaning: 'No agent group has this id.',
+    action: 'Check the id (`grp_…`) printed by `group:create`.',
+  },
+  approval_not_found: {
+    status: 404,
+    area: 'workspaces and workflows',
+    meaning: 'No approval request has this id.',
+    action: 'List open requests with `approval:list`.',
+  },
+  credential_not_set: {
+    status: 409,
+    area: 'workspaces and workflows',
+    meaning: 'A credential approval cannot be approved before the credential has a value.',
+    action: 'Run `credential:set` first, or pass `--value` to `approval:approve`.',
+  },
+  credentials_key_missing: {
+    status: 500,
+    area: 'workspaces and workflows',
+    meaning: 'The deployment has no `CREDENTIALS_ENCRYPTION_KEY`, so secrets cannot be sealed or opened.',
+    action: 'Set CREDENTIALS_ENCRYPTION_KEY (32 bytes, hex or base64) and restart.',
+  },
+  invalid_workflow: {
+    status: 400,
+    area: 'workspaces and workflows',
+    meaning: 'The workflow definition is not valid; `details.problems[]` lists each problem with its `path` (unknown node type, dangling edge, cycle, …).',
+    action: 'Fix the definition at the paths named and submit it again.',
+  },
+  workflow_exists: {
+    status: 409,
+    area: 'workspaces and workflows',
+    meaning: 'A workflow with this id already exists.',
+    action: 'Choose another id, or leave it out to get a generated one.',
+  },
+  workflow_not_found: {
+    status: 404,
+    area: 'workspaces and workflows',
+    meaning: 'No workflow has this id (or it is not visible to the caller).',
+    action: 'Check the workflow id (`wf_…`).',
+  },
+  invalid_version: {
+    status: 400,
+    area: 'workspaces and workflows',
+    meaning: 'A published version must be MAJOR.MINOR.PATCH.',
+    action: 'Use a version like 1.2.0.',
+  },
+  version_not_newer: {
+    status: 409,
+    area: 'workspaces and workflows',
+    meaning: 'The version is already published or not newer than the latest published version.',
+    action: 'Publish a higher version.',
+  },
+  run_not_found: {
+    status: 404,
+    area: 'webhook runs',
+    meaning: 'No run with this id belongs to your agent group (another group\'s run is not found either).',
+    action: 'Use the run_id (or status_url) the trigger answered for this group.',
+  },
+  request_id_conflict: {
+    status: 409,
+    area: 'webhook runs',
+    meaning: 'This request_id was already used by your group for a different prompt, callback_url, request_metadata or workflow.',
+    action: 'Send the original body again to get that run, or use a new request_id.',
+  },
+  workflow_not_on_budget: {
+    status: 409,
+    area: 'webhook runs',
+    meaning: 'Your group\'s budget does not list this workflow. `data.workflow_request_id` is the approval request opened for it; `data` also lists anything else missing.',
+    action: 'Ask an operator to run `approval:approve --id <workflow_request_id>`, then trigger again.',
+  },
+  missing_credentials: {
+    status: 409,
+    area: 'webhook runs',
+    meaning: 'The workflow needs workspace credentials that are not set: `data.missing_credentials[]` names them and `data.credential_request_ids` the approval requests opened.',
+    action: 'Ask an operator to set them (`credential:set` or `approval:approve --value`), then trigger again.',
+  },
+  setup_required: {
+    status: 409,
+    area: 'webhook runs',
+    meaning: 'The workflow needs something this deployment has not set up (a model endpoint): `data.missing_setup[]` says what, with its approval request.',
+    action: 'Ask the operator to configure it (MODEL_API_URL) and approve the request, then trigger again.',
+  },
+  run_already_terminal: {
+    status: 409,
+    area: 'webhook runs',
+    meaning: 'The run already ended (completed, failed or setup_required) and cannot be cancelled.',
+    action: 'Read the run with GET /api/agent-webhooks/runs/{runId}.',
+  },
+  invalid_callback_url: {
+    status: 400,
+    area: 'webhook runs',
+    meaning: 'callback_url names a loopback, private, link-local or other non-public address. Host names are checked again at every delivery.',
+    action: 'Give a public https URL.',
   },
   budget_bearer_invalid: {
     status: 401,

@@ -8,6 +8,20 @@ import { rateLimitModel } from './rate-limit';
 import { systemPingModel } from './system-ping';
 import { usedRequestModel } from './used-request';
 import { x402PaymentModel } from './x402-payment';
+import { workspaceModel } from './workspace';
+import { budgetModel } from './budget';
+import { budgetWorkflowModel } from './budget-workflow';
+import { workspaceApiKeyModel } from './workspace-api-key';
+import { agentGroupModel } from './agent-group';
+import { agentGroupTokenModel } from './agent-group-token';
+import { credentialModel } from './credential';
+import { approvalRequestModel } from './approval-request';
+import { workflowDefinitionModel } from './workflow-definition';
+import { workflowVersionModel } from './workflow-version';
+import { webhookRunModel } from './webhook-run';
+import { webhookRunRequestModel } from './webhook-run-request';
+import { webhookRunCancelModel } from './webhook-run-cancel';
+import { budgetChargeModel } from './budget-charge';
 import { workflowScheduleModel } from './workflow-schedule';
 import { scheduleClaimModel } from './schedule-claim';
 import { scheduleClaimEndModel } from './schedule-claim-end';
@@ -25,6 +39,20 @@ export function registerModels(conn: Connection) {
     rateLimits: rateLimitModel(conn),
     accessTokens: accessTokenModel(conn),
     x402Payments: x402PaymentModel(conn),
+    workspaces: workspaceModel(conn),
+    budgets: budgetModel(conn),
+    budgetWorkflows: budgetWorkflowModel(conn),
+    workspaceApiKeys: workspaceApiKeyModel(conn),
+    agentGroups: agentGroupModel(conn),
+    agentGroupTokens: agentGroupTokenModel(conn),
+    credentials: credentialModel(conn),
+    approvalRequests: approvalRequestModel(conn),
+    workflowDefinitions: workflowDefinitionModel(conn),
+    workflowVersions: workflowVersionModel(conn),
+    webhookRuns: webhookRunModel(conn),
+    webhookRunRequests: webhookRunRequestModel(conn),
+    webhookRunCancels: webhookRunCancelModel(conn),
+    budgetCharges: budgetChargeModel(conn),
     workflowSchedules: workflowScheduleModel(conn),
     scheduleClaims: scheduleClaimModel(conn),
     scheduleClaimEnds: scheduleClaimEndModel(conn),
