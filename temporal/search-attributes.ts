@@ -14,8 +14,10 @@ export const SA = {
   runId: defineSearchAttributeKey('WebhookRunId', SearchAttributeType.KEYWORD),
   webhookWorkflowId: defineSearchAttributeKey('WebhookWorkflowId', SearchAttributeType.KEYWORD),
   agentGroupId: defineSearchAttributeKey('AgentGroupId', SearchAttributeType.KEYWORD),
-  scheduleId: defineSearchAttributeKey('ScheduleId', SearchAttributeType.KEYWORD),
-  budgetId: defineSearchAttributeKey('BudgetId', SearchAttributeType.KEYWORD),
+  // Keyword lists (of one id): the dev server's SQL visibility allows only 10 custom Keyword
+  // attributes per namespace; `ScheduleId = "sch_…"` matches a list that holds the id.
+  scheduleId: defineSearchAttributeKey('ScheduleId', SearchAttributeType.KEYWORD_LIST),
+  budgetId: defineSearchAttributeKey('BudgetId', SearchAttributeType.KEYWORD_LIST),
 } as const;
 
 export const ALL_SEARCH_ATTRIBUTES = Object.values(SA);

@@ -20,8 +20,8 @@ export async function startLease(temporal: TemporalHandle, input: LeaseInput): P
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
         typedSearchAttributes: [
           { key: SA.flowKind, value: 'schedule_lease' },
-          { key: SA.scheduleId, value: input.scheduleId },
-          { key: SA.budgetId, value: input.budgetId },
+          { key: SA.scheduleId, value: [input.scheduleId] },
+          { key: SA.budgetId, value: [input.budgetId] },
           { key: SA.flowStatus, value: 'claimed' },
         ],
       }),

@@ -7,7 +7,7 @@ import { temporalTestServer } from '../../scripts/services/paths';
 import { buildSchedule } from '../../shared/schedules/new-schedule';
 import { ScheduleRepository } from '../../shared/schedules/repository';
 import { temporal as proto } from '@temporalio/proto';
-import type { TemporalHandle } from '../../temporal/connection';
+import { TYPE_BY_NAME, type TemporalHandle } from '../../temporal/connection';
 import { ALL_SEARCH_ATTRIBUTES } from '../../temporal/search-attributes';
 import { createScheduleLeaseActivities } from '../../temporal/schedule-lease/activities';
 import { leaseHandle } from '../../temporal/schedule-lease/client';
@@ -36,7 +36,7 @@ describe('schedule lease workflow on the time-skipping server, against the real 
     // The time-skipping server has no listSearchAttributes; registering outright works.
     await env.connection.operatorService.addSearchAttributes({
       namespace: temporal.namespace,
-      searchAttributes: Object.fromEntries(ALL_SEARCH_ATTRIBUTES.map((k) => [k.name, proto.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+      searchAttributes: Object.fromEntries(ALL_SEARCH_ATTRIBUTES.map((k) => [k.name, TYPE_BY_NAME[k.type]])),
     });
     bundle = await workflowBundle();
   });
