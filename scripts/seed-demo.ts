@@ -10,6 +10,7 @@ import { LedgerStore } from '../shared/credits/ledger-store';
 import { createDb } from '../shared/db';
 import { createTemporal } from '../temporal/connection';
 import { runPing } from '../temporal/ping/client';
+import { seedDemoSchedule } from './seed-demo-schedules';
 
 async function main(): Promise<void> {
   const config = getConfig();
@@ -34,6 +35,7 @@ async function main(): Promise<void> {
       await mintTokens({ rpcUrl: config.x402.rpcUrls[local.chainId], chainId: local.chainId, token: local.address as `0x${string}`, to: agent, amount: 100_000_000n });
     }
     console.log(`  demo: agent ${agent} (dev mnemonic account #3) has 1000 credits${replayed ? ' (kept)' : ''} and 100 local USDC`);
+    console.log(`  demo: ${await seedDemoSchedule(db, config.publicBaseUrl)}`);
   } finally {
     await db.close();
     await temporal.close();

@@ -99,34 +99,51 @@ export class ScheduleService {
     };
   }
 
-  /** Claims one due occurrence: of the given schedule, or the budget's oldest claimable one. */
+  /**
+   * Claims one due occurrence: of the given schedule, or one of the budget's oldest claimable
+   * ones. Concurrent "next due" claimers start at random places among the oldest page, so they
+   * spread over the queue instead of all racing for its head.
+   */
   async claim(budgetId: string, body: ClaimBody): Promise<ClaimResult> {
-    if (body.schedule_id) return this.claimSchedule(await this.scheduleInBudget(budgetId, body.schedule_id), body.lease_seconds);
+    if (body.schedule_id) {
+      const s = await this.scheduleInBudget(budgetId, body.schedule_id);
+      return this.claimSchedule(s, body.lease_seconds, await this.repo.latestClaim(s._id, s.next_due_at));
+    }
     let after: { next_due_at: Date; id: string } | undefined;
     for (let round = 0; round < CLAIM_PAGES; round++) {
-      const page = await this.unclaimedDue(budgetId, this.clock(), CLAIM_PAGE, after);
-      for (const { schedule, skipped } of page.open) {
-        after = { next_due_at: schedule.next_due_at, id: schedule._id };
-        if (skipped) continue;
+      const now = this.clock();
+      const batch = await this.repo.dueCandidates(budgetId, now, CLAIM_PAGE, after);
+      if (batch.length > 0) after = { next_due_at: batch[batch.length - 1].next_due_at, id: batch[batch.length - 1]._id };
+      const claims = await this.repo.latestClaims(batch);
+      const open = batch.filter((s) => {
+        const c = claims.get(s._id);
+        return !c || claimStatus(c, now) !== 'active';
+      });
+      const start = Math.floor(Math.random() * open.length);
+      for (let i = 0; i < open.length; i++) {
+        const s = open[(start + i) % open.length];
         try {
-          return await this.claimSchedule(schedule, body.lease_seconds);
+          return await this.claimSchedule(s, body.lease_seconds, claims.get(s._id) ?? null);
         } catch (err) {
           // Another claimer got there first: try the next one.
           if (err instanceof AppError && (err.code === 'occurrence_claimed' || err.code === 'occurrence_not_due')) continue;
           throw err;
         }
       }
-      if (!page.more) break;
+      if (batch.length < CLAIM_PAGE) break;
     }
     throw conflict('occurrence_not_due', 'no occurrence of this budget is due and unclaimed');
   }
 
-  private async claimSchedule(s: Schedule, leaseSeconds: number): Promise<ClaimResult> {
+  /**
+   * `latest` is the occurrence's latest claim as read before; if it is stale, the insert below
+   * loses to whoever changed it, which is the decision anyway.
+   */
+  private async claimSchedule(s: Schedule, leaseSeconds: number, latest: ClaimState | null): Promise<ClaimResult> {
     const now = this.clock();
     if (s.paused) throw conflict('occurrence_not_due', 'the schedule is paused', { paused: true });
     const occ = dueOccurrence(timingOf(s), s.next_due_at, now);
     if (!occ) throw conflict('occurrence_not_due', `the next occurrence is due at ${iso(s.next_due_at)}`, { next_due_at: iso(s.next_due_at) });
-    const latest = await this.repo.latestClaim(s._id, s.next_due_at);
     let attempt = 0;
     if (latest) {
       const status = claimStatus(latest, now);
