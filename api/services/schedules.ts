@@ -100,9 +100,9 @@ export class ScheduleService {
   }
 
   /**
-   * Claims one due occurrence: of the given schedule, or one of the budget's oldest claimable
-   * ones. Concurrent "next due" claimers start at random places among the oldest page, so they
-   * spread over the queue instead of all racing for its head.
+   * Claims one due occurrence: of the given schedule, or the budget's oldest claimable one.
+   * Concurrent "next due" claimers that lose the oldest spread over the rest of the page instead
+   * of all racing for the next one in line.
    */
   async claim(budgetId: string, body: ClaimBody): Promise<ClaimResult> {
     if (body.schedule_id) {
@@ -119,9 +119,10 @@ export class ScheduleService {
         const c = claims.get(s._id);
         return !c || claimStatus(c, now) !== 'active';
       });
-      const start = Math.floor(Math.random() * open.length);
-      for (let i = 0; i < open.length; i++) {
-        const s = open[(start + i) % open.length];
+      // The oldest first; a claimer that loses it moves to a random place in the rest of the page.
+      const k = 1 + Math.floor(Math.random() * Math.max(1, open.length - 1));
+      const order = open.length > 1 ? [open[0], ...open.slice(k), ...open.slice(1, k)] : open;
+      for (const s of order) {
         try {
           return await this.claimSchedule(s, body.lease_seconds, claims.get(s._id) ?? null);
         } catch (err) {
