@@ -235,6 +235,7 @@ export class ScheduleService {
       due_at: claim.due_at,
       skipped: claim.skipped,
       next_due_at: next,
+      seq: s.advance_count + 1,
       outcome: body.outcome ?? null,
       external_run_id: body.external_run_id ?? null,
       note: body.note ?? null,

@@ -145,7 +145,8 @@ export class ScheduleRepository {
   /**
    * Applies a recorded advance to the schedule. Only the occurrence it advanced may move it: the
    * guard on next_due_at makes a late repeat of an older advance a no-op (the decision itself was
-   * the advance record's insert).
+   * the advance record's insert). Every field is set, none incremented, so two concurrent applies
+   * of the same advance (FerretDB applies filtered updates non-atomically) write the same values.
    */
   async applyAdvance(a: ScheduleAdvance): Promise<void> {
     const set: Partial<Schedule> = {
@@ -154,10 +155,11 @@ export class ScheduleRepository {
       last_due_at: a.due_at,
       last_external_run_id: a.external_run_id,
       last_note: a.note,
+      advance_count: a.seq,
       updated_at: a.advanced_at,
     };
     if (a.outcome !== 'skipped') set.last_run_at = a.advanced_at;
-    await this.models.workflowSchedules.updateOne({ _id: a.schedule_id, next_due_at: a.base_due_at }, { $set: set, $inc: { advance_count: 1 } });
+    await this.models.workflowSchedules.updateOne({ _id: a.schedule_id, next_due_at: a.base_due_at }, { $set: set });
   }
 
   history(scheduleId: string, limit = 20): Promise<ScheduleAdvance[]> {

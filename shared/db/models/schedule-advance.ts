@@ -15,6 +15,8 @@ export interface ScheduleAdvanceDoc {
   due_at: Date;
   skipped: number;
   next_due_at: Date;
+  /** The schedule's advance_count once this advance is applied (set, never incremented: a repeat is harmless). */
+  seq: number;
   outcome: ScheduleOutcome | null;
   external_run_id: string | null;
   note: string | null;
@@ -32,6 +34,7 @@ const schema = new Schema<ScheduleAdvanceDoc>(
     due_at: { type: Date, required: true },
     skipped: { type: Number, required: true },
     next_due_at: { type: Date, required: true },
+    seq: { type: Number, required: true },
     outcome: { type: String, default: null },
     external_run_id: { type: String, default: null },
     note: { type: String, default: null },
