@@ -17,3 +17,4 @@ bench: bootstrap
 	@node_modules/.bin/tsx bench/purchase.ts
 	@node_modules/.bin/tsx bench/tools.ts
 	@node_modules/.bin/tsx bench/jobs.ts
+	@node_modules/.bin/tsx bench/schedules.ts

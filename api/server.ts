@@ -19,6 +19,8 @@ import { jobRoutes } from './routes/jobs';
 import { createServices, Services } from './services';
 import { toolRoutes } from './routes/tools';
 import { bearerToolRoutes } from './routes/bearer-tools';
+import { agentWebhookRoutes } from './routes/agent-webhooks';
+import { scheduleDocsRoutes, workflowScheduleRoutes } from './routes/workflow-schedules';
 
 function baseApp(deps: AppDeps): Express {
   const app = express();
@@ -46,10 +48,13 @@ export function createMainApp(deps: AppDeps, services: Services = createServices
   external.use('/agentaddress', identityBodyErrors);
   external.use(identityRoutes(services), authRoutes(services), creditRoutes(services), creditPurchaseRoutes(services));
   external.use(jobRoutes(services));
+  app.use(scheduleDocsRoutes());
+  app.use('/api/external/workflow-schedules', workflowScheduleRoutes(services, deps.db, deps.config.publicBaseUrl));
   app.use('/api/external', external);
 
   const webhooks = Router();
   webhooks.use(errorShape('webhook'), jsonBody, jsonBodyErrors);
+  webhooks.use(requireStore(deps.db), agentWebhookRoutes(services));
   app.use('/api/agent-webhooks', webhooks);
 
   return finish(app, deps.config.publicBaseUrl);

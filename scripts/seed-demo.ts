@@ -15,6 +15,7 @@ import { seedDemoCatalog } from './services/demo-vendor/catalog';
 import { JobOperations } from '../shared/jobs/operations';
 import { JobRepository } from '../shared/jobs/repository';
 import { PLATFORM_ACCOUNT } from '../shared/jobs/rules';
+import { seedDemoSchedule } from './seed-demo-schedules';
 
 async function main(): Promise<void> {
   const config = getConfig();
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
       'job_demosharelaunch',
     );
     console.log(`  demo: job ${job._id} (${job.kind}, ${job.reward_credits} credits, ${job.slots} slots); ${PLATFORM_ACCOUNT} holds ${fund.balance_after}${fund.replayed ? ' (kept)' : ''} credits`);
+    console.log(`  demo: ${await seedDemoSchedule(db, config.publicBaseUrl)}`);
   } finally {
     await db.close();
     await temporal.close();

@@ -29,12 +29,13 @@ export function createTemporal(config: Pick<AppConfig, 'temporalAddress' | 'temp
   };
 }
 
-const TYPE_BY_NAME: Record<string, temporal.api.enums.v1.IndexedValueType> = {
+export const TYPE_BY_NAME: Record<string, temporal.api.enums.v1.IndexedValueType> = {
   KEYWORD: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
   TEXT: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_TEXT,
   INT: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT,
   DATETIME: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_DATETIME,
   BOOL: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_BOOL,
+  KEYWORD_LIST: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
 };
 
 /** Registers our search attributes on the namespace; a no-op when they already exist. */

@@ -13,6 +13,12 @@ export const SA = {
   flowStatus: defineSearchAttributeKey('FlowStatus', SearchAttributeType.KEYWORD),
   failureCode: defineSearchAttributeKey('FailureCode', SearchAttributeType.KEYWORD),
   jobId: defineSearchAttributeKey('JobId', SearchAttributeType.KEYWORD),
+  webhookWorkflowId: defineSearchAttributeKey('WebhookWorkflowId', SearchAttributeType.KEYWORD),
+  agentGroupId: defineSearchAttributeKey('AgentGroupId', SearchAttributeType.KEYWORD),
+  // Keyword lists (of one id): the dev server's SQL visibility allows only 10 custom Keyword
+  // attributes per namespace; `ScheduleId = "sch_…"` matches a list that holds the id.
+  scheduleId: defineSearchAttributeKey('ScheduleId', SearchAttributeType.KEYWORD_LIST),
+  budgetId: defineSearchAttributeKey('BudgetId', SearchAttributeType.KEYWORD_LIST),
 } as const;
 
 export const ALL_SEARCH_ATTRIBUTES = Object.values(SA);

@@ -4,9 +4,27 @@ import { settlementsQueue } from './settlements-queue';
 import { systemQueue } from './system-queue';
 import { toolsQueue } from './tools-queue';
 import { jobsQueue } from './jobs-queue';
+import { runsQueue } from './runs-queue';
+import { nodeTemplateQueue } from './node-template-queue';
+import { nodeConditionQueue } from './node-condition-queue';
+import { nodeModelQueue } from './node-model-queue';
+import { callbacksQueue } from './callbacks-queue';
+import { schedulesQueue } from './schedules-queue';
 
 /** Every queue a worker can serve. Adding a worker: see docs/adding-a-worker.md. */
-export const QUEUES: readonly QueueDefinition[] = [systemQueue, creditsQueue, settlementsQueue, toolsQueue, jobsQueue];
+export const QUEUES: readonly QueueDefinition[] = [
+  systemQueue,
+  creditsQueue,
+  settlementsQueue,
+  toolsQueue,
+  jobsQueue,
+  runsQueue,
+  nodeTemplateQueue,
+  nodeConditionQueue,
+  nodeModelQueue,
+  callbacksQueue,
+  schedulesQueue,
+];
 
 export function selectQueues(keys: string[] | 'all'): QueueDefinition[] {
   if (keys === 'all') return [...QUEUES];

@@ -11,6 +11,11 @@ import { ToolService } from './tools';
 import { ToolCatalogService } from './tool-catalog';
 import { JobRepository } from '../../shared/jobs/repository';
 import { JobService } from './jobs';
+import { WebhookRunService } from './webhook-runs';
+import { ScheduleRepository } from '../../shared/schedules/repository';
+import { WorkspaceRepository } from '../../shared/workspaces/repository';
+import { BudgetBearerAuth } from './budget-bearer';
+import { ScheduleService } from './schedules';
 
 /** The use-case objects routes call; built once per app from its dependencies. */
 export function createServices(deps: AppDeps) {
@@ -30,6 +35,9 @@ export function createServices(deps: AppDeps) {
         : undefined,
     tokens: new AccessTokenService(models),
     identityLimiter: new RateLimiter(models, 1, 60),
+    webhookRuns: new WebhookRunService(models, deps.temporal, deps.config),
+    schedules: new ScheduleService(new ScheduleRepository(models), deps.temporal, deps.config.scheduleLease),
+    scheduleAuth: new BudgetBearerAuth(new WorkspaceRepository(models)),
     jobs: new JobService(new JobRepository(models), deps.temporal, deps.config.jobWorkflowTokenSecret),
     tools,
     toolCatalog: new ToolCatalogService(tools, deps.config.publicApiUrl),

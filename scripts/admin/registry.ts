@@ -6,6 +6,7 @@ import { toolCommands } from './tools';
 import { workspaceCommands } from './workspaces';
 import { workflowCommands } from './workflows';
 import { jobCommands } from './jobs';
+import { scheduleCommands } from './schedules';
 
 /** Every operator command. An area adds its own `scripts/admin/<area>.ts` and one line here. */
 export const COMMANDS: readonly AdminCommand[] = [
@@ -16,4 +17,5 @@ export const COMMANDS: readonly AdminCommand[] = [
   ...workspaceCommands,
   ...workflowCommands,
   ...jobCommands,
+  ...scheduleCommands,
 ];

@@ -29,6 +29,35 @@ export interface AppConfig {
   credentialsKey?: Buffer;
   /** HMAC key of X-Job-Workflow-Token (shared/jobs/workflow-token.ts); every API instance needs the same. */
   jobWorkflowTokenSecret: string;
+  /** The OpenAI-compatible chat-completions endpoint of `model` nodes; absent: such workflows are setup_required. */
+  model?: ModelConfig;
+  callbacks: CallbackConfig;
+  /** Schedule claim leases: what a claim may ask for and what it gets by default (seconds). */
+  scheduleLease: { minSeconds: number; maxSeconds: number; defaultSeconds: number };
+}
+
+export interface ModelConfig {
+  /** Base URL; requests go to `<url>/chat/completions`. */
+  url: string;
+  apiKey?: string;
+  name: string;
+  timeoutMs: number;
+}
+
+/** How run callbacks are delivered (docs/webhook-runs.md, "Callbacks"). */
+export interface CallbackConfig {
+  /** Per attempt: a 2xx within this is delivered. */
+  timeoutMs: number;
+  maxAttempts: number;
+  initialIntervalMs: number;
+  backoffCoefficient: number;
+  maxIntervalMs: number;
+  /** Each wait is scaled by a random factor in [1 - jitter, 1]. */
+  jitter: number;
+  /** Test only: deliver to loopback receivers (127.0.0.0/8, ::1). Refused in production. */
+  allowLoopback: boolean;
+  /** Test/dev only: a PEM file of extra trusted CAs for callback receivers. */
+  caFile?: string;
 }
 
 /** Node's server timeouts: a client that never finishes its request is cut off. */
@@ -136,6 +165,21 @@ const envSchema = Joi.object({
     .pattern(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/)
     .messages({ 'string.pattern.base': 'must be 32 bytes as 64 hex characters or base64 (value not shown)' }),
   JOB_WORKFLOW_TOKEN_SECRET: Joi.string().min(32).when('NODE_ENV', { is: 'production', then: Joi.required() }).messages({ 'string.min': 'must be at least 32 characters (value not shown)' }),
+  MODEL_API_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
+  MODEL_API_KEY: Joi.string(),
+  MODEL_NAME: Joi.string().max(200).default('default'),
+  MODEL_TIMEOUT_MS: Joi.number().integer().min(1000).max(600000).default(60000),
+  CALLBACK_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(15000),
+  CALLBACK_MAX_ATTEMPTS: Joi.number().integer().min(1).max(50).default(10),
+  CALLBACK_INITIAL_INTERVAL_MS: Joi.number().integer().min(10).max(3600000).default(10000),
+  CALLBACK_BACKOFF_COEFFICIENT: Joi.number().min(1).max(10).default(2),
+  CALLBACK_MAX_INTERVAL_MS: Joi.number().integer().min(10).max(86400000).default(3600000),
+  CALLBACK_JITTER: Joi.number().min(0).max(1).default(0.2),
+  CALLBACK_ALLOW_LOOPBACK: Joi.boolean().default(false),
+  CALLBACK_CA_FILE: Joi.string(),
+  SCHEDULE_LEASE_MIN_SECONDS: Joi.number().integer().min(1).max(86400).default(30),
+  SCHEDULE_LEASE_MAX_SECONDS: Joi.number().integer().min(1).max(86400).default(3600),
+  SCHEDULE_LEASE_DEFAULT_SECONDS: Joi.number().integer().min(1).max(86400).default(300),
 }).pattern(/^X402_RPC_URL_\d+$/, Joi.string().uri({ scheme: ['http', 'https', 'ws', 'wss'] }))
   .unknown(true);
 
@@ -164,6 +208,9 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
   }
   if (value.NODE_ENV === 'production' && !value.TOOL_SECRETS_KEY) {
     problems.push('TOOL_SECRETS_KEY: required in production (the development default is refused)');
+  }
+  if (value.NODE_ENV === 'production' && value.CALLBACK_ALLOW_LOOPBACK) {
+    problems.push('CALLBACK_ALLOW_LOOPBACK: is a test-only setting and is refused in production');
   }
   const port = value.PORT as number;
   const apiPort = value.API_PORT as number;
@@ -243,6 +290,20 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
     credentialsKey: credentialsKey(value.CREDENTIALS_ENCRYPTION_KEY, value.NODE_ENV),
     // Development and tests only (production requires the variable): tokens then survive restarts but are not secret.
     jobWorkflowTokenSecret: value.JOB_WORKFLOW_TOKEN_SECRET ?? 'insecure-development-job-workflow-token-secret',
+    model: value.MODEL_API_URL
+      ? Object.freeze({ url: stripSlash(value.MODEL_API_URL), apiKey: value.MODEL_API_KEY, name: value.MODEL_NAME, timeoutMs: value.MODEL_TIMEOUT_MS })
+      : undefined,
+    callbacks: Object.freeze({
+      timeoutMs: value.CALLBACK_TIMEOUT_MS,
+      maxAttempts: value.CALLBACK_MAX_ATTEMPTS,
+      initialIntervalMs: value.CALLBACK_INITIAL_INTERVAL_MS,
+      backoffCoefficient: value.CALLBACK_BACKOFF_COEFFICIENT,
+      maxIntervalMs: value.CALLBACK_MAX_INTERVAL_MS,
+      jitter: value.CALLBACK_JITTER,
+      allowLoopback: value.CALLBACK_ALLOW_LOOPBACK,
+      caFile: value.CALLBACK_CA_FILE,
+    }),
+    scheduleLease: Object.freeze(leaseBounds(value.SCHEDULE_LEASE_MIN_SECONDS, value.SCHEDULE_LEASE_MAX_SECONDS, value.SCHEDULE_LEASE_DEFAULT_SECONDS)),
   });
 }
 
@@ -251,6 +312,13 @@ function credentialsKey(raw: string | undefined, nodeEnv: string): Buffer | unde
   if (raw) return Buffer.from(raw, raw.length === 64 ? 'hex' : 'base64');
   if (nodeEnv === 'production') return undefined;
   return createHash('sha256').update('agent-commerce development credentials key (not a secret)').digest();
+}
+
+function leaseBounds(minSeconds: number, maxSeconds: number, defaultSeconds: number) {
+  if (!(minSeconds <= defaultSeconds && defaultSeconds <= maxSeconds)) {
+    throw new ConfigError('invalid configuration: SCHEDULE_LEASE_MIN_SECONDS <= SCHEDULE_LEASE_DEFAULT_SECONDS <= SCHEDULE_LEASE_MAX_SECONDS must hold');
+  }
+  return { minSeconds, maxSeconds, defaultSeconds };
 }
 
 function stripSlash(url: string): string {

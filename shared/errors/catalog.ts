@@ -21,7 +21,9 @@ export type ErrorArea =
   | 'service'
   | 'tools'
   | 'workspaces and workflows'
-  | 'jobs';
+  | 'jobs'
+  | 'webhook runs'
+  | 'schedules';
 
 export const ERROR_AREAS: readonly ErrorArea[] = [
   'request',
@@ -35,6 +37,8 @@ export const ERROR_AREAS: readonly ErrorArea[] = [
   'tools',
   'workspaces and workflows',
   'jobs',
+  'webhook runs',
+  'schedules',
 ];
 
 export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
@@ -309,8 +313,8 @@ export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
   request_id_conflict: {
     status: 409,
     area: 'payments',
-    meaning: 'This `request_id` was already used for a purchase with another body (credits, chain, token, payer or wallet).',
-    action: 'Use a new `request_id` for a different purchase, or resend the original body.',
+    meaning: 'This `request_id` was already used with another body: for a purchase, other credits, chain, token, payer or wallet; for a webhook trigger, by your group with another prompt, callback_url, request_metadata or workflow.',
+    action: 'Send the original body again to get its result, or use a new `request_id`.',
   },
   authorization_used_elsewhere: {
     status: 402,
@@ -569,5 +573,95 @@ export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
     area: 'jobs',
     meaning: 'This reservation was already completed; `details.completion_id` names the completion.',
     action: 'Follow that completion with POST /api/external/jobs/{jobId}/status.',
+  },
+  run_not_found: {
+    status: 404,
+    area: 'webhook runs',
+    meaning: 'No run with this id belongs to your agent group (another group\'s run is not found either).',
+    action: 'Use the run_id (or status_url) the trigger answered for this group.',
+  },
+  workflow_not_on_budget: {
+    status: 409,
+    area: 'webhook runs',
+    meaning: 'Your group\'s budget does not list this workflow. `data.workflow_request_id` is the approval request opened for it; `data` also lists anything else missing.',
+    action: 'Ask an operator to run `approval:approve --id <workflow_request_id>`, then trigger again.',
+  },
+  missing_credentials: {
+    status: 409,
+    area: 'webhook runs',
+    meaning: 'The workflow needs workspace credentials that are not set: `data.missing_credentials[]` names them and `data.credential_request_ids` the approval requests opened.',
+    action: 'Ask an operator to set them (`credential:set` or `approval:approve --value`), then trigger again.',
+  },
+  setup_required: {
+    status: 409,
+    area: 'webhook runs',
+    meaning: 'The workflow needs something this deployment has not set up (a model endpoint): `data.missing_setup[]` says what, with its approval request.',
+    action: 'Ask the operator to configure it (MODEL_API_URL) and approve the request, then trigger again.',
+  },
+  run_already_terminal: {
+    status: 409,
+    area: 'webhook runs',
+    meaning: 'The run already ended (completed, failed or setup_required) and cannot be cancelled.',
+    action: 'Read the run with GET /api/agent-webhooks/runs/{runId}.',
+  },
+  invalid_callback_url: {
+    status: 400,
+    area: 'webhook runs',
+    meaning: 'callback_url names a loopback, private, link-local or other non-public address. Host names are checked again at every delivery.',
+    action: 'Give a public https URL.',
+  },
+  budget_bearer_invalid: {
+    status: 401,
+    area: 'schedules',
+    meaning: 'The schedule endpoints need `Authorization: Bearer <base64("<api_key>:<budget_key>")>` with a live workspace API key and a key of one of that workspace\'s budgets; it is missing, malformed or unknown.',
+    action: 'Build the bearer as docs/schedules.md shows, from keys an operator issued (`apikey:create`, `budget:create`).',
+  },
+  invalid_request_body: {
+    status: 400,
+    area: 'schedules',
+    meaning: 'The schedule id in the path or the body (or query) is not valid; `details.issues` lists the fields as `{loc, msg, type}`.',
+    action: 'Fix the fields named and send again.',
+  },
+  schedule_not_found: {
+    status: 404,
+    area: 'schedules',
+    meaning: 'No schedule with this id belongs to the budget of your bearer.',
+    action: 'Check the id; list what is due with `GET /api/external/workflow-schedules/due`.',
+  },
+  occurrence_not_due: {
+    status: 409,
+    area: 'schedules',
+    meaning: 'Nothing to claim: the schedule\'s next occurrence (`details.next_due_at`) is in the future, the schedule is paused, or (no `schedule_id` given) no occurrence of the budget is due and unclaimed.',
+    action: 'Claim again at or after `next_due_at`; poll `GET /due`.',
+  },
+  occurrence_claimed: {
+    status: 409,
+    area: 'schedules',
+    meaning: 'The due occurrence is already claimed by another holder whose lease runs until `details.lease_expires_at`.',
+    action: 'Claim another occurrence, or retry after the lease expires.',
+  },
+  due_at_mismatch: {
+    status: 409,
+    area: 'schedules',
+    meaning: '`due_at` is not the occurrence this claim token holds (`details.claimed_due_at`).',
+    action: 'Send the `due_at` the claim answered, unchanged.',
+  },
+  claim_required: {
+    status: 409,
+    area: 'schedules',
+    meaning: 'Advance without a claim: the token holds no claim on this schedule (never claimed here, or released).',
+    action: 'Claim the occurrence first, run it, then advance with the claim\'s token and `due_at`.',
+  },
+  claim_expired: {
+    status: 409,
+    area: 'schedules',
+    meaning: 'The claim\'s lease ran out (`details.lease_expires_at`); the occurrence went back to the due queue and nothing was changed.',
+    action: 'Claim again; ask for a longer `lease_seconds` if runs take longer than the lease.',
+  },
+  claim_mismatch: {
+    status: 409,
+    area: 'schedules',
+    meaning: 'The token is not the claim that holds this occurrence now: another holder claimed it, or this claim already advanced it. Nothing was changed.',
+    action: 'Drop this occurrence; list what is due and claim afresh.',
   },
 };

@@ -31,6 +31,14 @@ import { jobModel } from './job';
 import { jobSlotModel } from './job-slot';
 import { jobReservationModel, jobReservationOutcomeModel } from './job-reservation';
 import { jobCompletionModel } from './job-completion';
+import { webhookRunModel } from './webhook-run';
+import { webhookRunRequestModel } from './webhook-run-request';
+import { webhookRunCancelModel } from './webhook-run-cancel';
+import { budgetChargeModel } from './budget-charge';
+import { workflowScheduleModel } from './workflow-schedule';
+import { scheduleClaimModel } from './schedule-claim';
+import { scheduleClaimEndModel } from './schedule-claim-end';
+import { scheduleAdvanceModel } from './schedule-advance';
 
 /** Every model bound to one connection; register before connecting so indexes build on connect. */
 export function registerModels(conn: Connection) {
@@ -68,6 +76,14 @@ export function registerModels(conn: Connection) {
     jobReservations: jobReservationModel(conn),
     jobReservationOutcomes: jobReservationOutcomeModel(conn),
     jobCompletions: jobCompletionModel(conn),
+    webhookRuns: webhookRunModel(conn),
+    webhookRunRequests: webhookRunRequestModel(conn),
+    webhookRunCancels: webhookRunCancelModel(conn),
+    budgetCharges: budgetChargeModel(conn),
+    workflowSchedules: workflowScheduleModel(conn),
+    scheduleClaims: scheduleClaimModel(conn),
+    scheduleClaimEnds: scheduleClaimEndModel(conn),
+    scheduleAdvances: scheduleAdvanceModel(conn),
   };
 }
 

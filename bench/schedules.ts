@@ -1,0 +1,203 @@
+/**
+ * `make bench` (schedules): claim + advance round trips from 20 concurrent agents on one budget,
+ * against a baseline measured in the same run: two requests to a bare one-insert endpoint per
+ * round trip (the cheapest possible "two requests that each write once").
+ *
+ *   node_modules/.bin/tsx bench/schedules.ts
+ *
+ * Knobs (env): BENCH_AGENTS (20) BENCH_DURATION_MS (10000) BENCH_SCHEDULES (200);
+ * MONGODB_URI / TEMPORAL_ADDRESS reuse servers you run instead of starting FerretDB / Temporal.
+ *
+ * Everything runs in this one process (API, a lease worker, the agents) against FerretDB and the
+ * Temporal dev server, so figures are end to end on one machine; the ratio to the baseline is
+ * the number to compare between runs.
+ */
+import './silent-logs';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import express from 'express';
+import { jsonBody } from '../api/middleware/json-body';
+import { requestContext } from '../api/middleware/request-context';
+import { startServer } from '../api/server';
+import { startFerretDb } from '../scripts/services/ferretdb';
+import { startTemporalDev } from '../scripts/services/temporal';
+import { parseConfig } from '../shared/config';
+import { createDb } from '../shared/db';
+import { buildSchedule } from '../shared/schedules/new-schedule';
+import type { Schedule } from '../shared/schedules/repository';
+import { WorkflowRepository } from '../shared/workflows/repository';
+import { WorkspaceRepository } from '../shared/workspaces/repository';
+import { createTemporal, ensureSearchAttributes } from '../temporal/connection';
+import { schedulesQueue } from '../workers/schedules-queue';
+import { runWorkers } from '../workers/run-workers';
+import { summarize, type LatencySummary } from './common';
+
+const num = (name: string, fallback: number) => {
+  const v = Number(process.env[name]);
+  return Number.isFinite(v) && v > 0 ? v : fallback;
+};
+const AGENTS = num('BENCH_AGENTS', 20);
+const DURATION_MS = num('BENCH_DURATION_MS', 10_000);
+const SCHEDULES = num('BENCH_SCHEDULES', 200);
+const log = (m: string) => process.stderr.write(`[bench:schedules] ${m}\n`);
+
+async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+/** Runs `agents` closed loops of `roundTrip` for `ms`; latencies of completed round trips. */
+async function closedLoop(agents: number, ms: number, roundTrip: (agent: number) => Promise<boolean>) {
+  const latencies: number[] = [];
+  let errors = 0;
+  const end = Date.now() + ms;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: agents }, async (_, agent) => {
+      while (Date.now() < end) {
+        const start = performance.now();
+        try {
+          if (await roundTrip(agent)) latencies.push(performance.now() - start);
+          else return; // nothing left to do
+        } catch {
+          errors += 1;
+        }
+      }
+    }),
+  );
+  const elapsed = (performance.now() - t0) / 1000;
+  return { perSecond: latencies.length / elapsed, latency: summarize(latencies), completed: latencies.length, errors };
+}
+
+async function main(): Promise<number> {
+  const stops: Array<() => Promise<unknown>> = [];
+  try {
+    const [mongo, temporalDev] = await Promise.all([
+      process.env.MONGODB_URI ? undefined : startFerretDb(),
+      process.env.TEMPORAL_ADDRESS ? undefined : startTemporalDev(),
+    ]);
+    if (mongo) stops.push(mongo.stop);
+    if (temporalDev) stops.push(temporalDev.stop);
+    const config = parseConfig({
+      ...process.env,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'silent',
+      MONGODB_URI: mongo?.uri ?? process.env.MONGODB_URI,
+      TEMPORAL_ADDRESS: temporalDev?.address ?? process.env.TEMPORAL_ADDRESS,
+      MONGODB_DB_NAME: `bench_sched_${Date.now()}`,
+      CREDENTIALS_ENCRYPTION_KEY: '0'.repeat(64),
+    });
+    const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
+    await db.ready(30_000);
+    stops.unshift(async () => {
+      await db.connection.dropDatabase().catch(() => undefined);
+      await db.close();
+    });
+    const temporal = createTemporal(config);
+    stops.unshift(() => temporal.close());
+    await ensureSearchAttributes(temporal);
+    const workers = await runWorkers({ config, db, temporal, identity: 'bench' }, [schedulesQueue], config.temporalAddress);
+    stops.unshift(() => workers.shutdown());
+    const server = await startServer({ config, db, temporal }, { main: 0, api: 0 });
+    stops.unshift(() => server.stop());
+
+    // Baseline: the cheapest endpoint that writes once (same parser, same connection).
+    const bare = express();
+    bare.use(requestContext, jsonBody);
+    const sink = db.connection.collection('bench_insert');
+    bare.post('/bench/insert', async (_req, res) => {
+      await sink.insertOne({ at: new Date() });
+      res.json({ ok: true });
+    });
+    const bareServer: Server = await new Promise((resolve) => {
+      const s = bare.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    stops.unshift(() => new Promise((r) => bareServer.close(() => r(undefined))));
+    const bareUrl = `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}/bench/insert`;
+
+    // One budget with a workflow and SCHEDULES interval schedules, all due now.
+    const accounts = new WorkspaceRepository(db.models);
+    const ws = await accounts.createWorkspace({ name: 'bench' });
+    const { budget, budgetKey } = await accounts.createBudget({ workspaceId: ws._id, name: 'bench' });
+    const { apiKey } = await accounts.createApiKey({ workspaceId: ws._id });
+    const wf = await new WorkflowRepository(db.models).create({ name: 'bench', nodes: [{ id: 'a', type: 'template', template: 'x' }], edges: [] }, { workspaceId: ws._id });
+    await accounts.addWorkflowToBudget(budget._id, wf._id);
+    const now = new Date();
+    const docs: Schedule[] = [];
+    for (let i = 0; i < SCHEDULES; i++) {
+      const built = buildSchedule({ budgetId: budget._id, workspaceId: ws._id, workflowId: wf._id, everySeconds: 3600, timezone: 'UTC', startAt: new Date(now.getTime() - 60_000 - i) }, now);
+      if ('problem' in built) throw new Error(built.problem);
+      docs.push(built.schedule);
+    }
+    await db.models.workflowSchedules.insertMany(docs);
+    const auth = { authorization: `Bearer ${Buffer.from(`${apiKey}:${budgetKey}`).toString('base64')}` };
+    const base = `${server.mainUrl}/api/external/workflow-schedules`;
+    log(`${SCHEDULES} due schedules on one budget; ${AGENTS} agents; ${DURATION_MS} ms per scenario`);
+
+    // Warm-up of both paths (not measured).
+    await closedLoop(AGENTS, 1500, async () => (await post(bareUrl, {})).status === 200);
+
+    const baseline = await closedLoop(AGENTS, DURATION_MS, async () => {
+      const a = await post(bareUrl, { step: 'claim' });
+      const b = await post(bareUrl, { step: 'advance' });
+      if (a.status !== 200 || b.status !== 200) throw new Error('baseline failed');
+      return true;
+    });
+
+    const claimed = new Map<string, number>();
+    let conflicts = 0;
+    let advancedOk = 0;
+    const real = await closedLoop(AGENTS, DURATION_MS, async () => {
+      const c = await post(`${base}/claim`, {}, auth);
+      if (c.status === 409 && c.body.error === 'occurrence_not_due') return false;
+      if (c.status !== 200) {
+        conflicts += 1;
+        throw new Error(`claim ${c.status} ${c.body.error_code}`);
+      }
+      const key = `${c.body.data.schedule_id}@${c.body.data.due_at}`;
+      claimed.set(key, (claimed.get(key) ?? 0) + 1);
+      const a = await post(`${base}/${c.body.data.schedule_id}/advance`, { due_at: c.body.data.due_at, claim_token: c.body.data.claim_token, outcome: 'success' }, auth);
+      if (a.status !== 200 || a.body.data.already_advanced) throw new Error(`advance ${a.status} ${a.body.error_code}`);
+      advancedOk += 1;
+      return true;
+    });
+
+    // Integrity: no occurrence handed out twice, every claimed occurrence advanced exactly once.
+    const doubles = [...claimed.values()].filter((n) => n > 1).length;
+    const advances = await db.models.scheduleAdvances.countDocuments({ budget_id: budget._id });
+    const advancedSchedules = await db.models.workflowSchedules.countDocuments({ budget_id: budget._id, advance_count: 1 });
+    const overAdvanced = await db.models.workflowSchedules.countDocuments({ budget_id: budget._id, advance_count: { $gt: 1 } });
+    const lost = claimed.size - advances;
+    const fmt = (l: LatencySummary) => `p50 ${l.p50Ms.toFixed(1)} / p95 ${l.p95Ms.toFixed(1)} / p99 ${l.p99Ms.toFixed(1)} ms`;
+    const result = {
+      agents: AGENTS,
+      duration_ms: DURATION_MS,
+      baseline: { round_trips_per_s: baseline.perSecond, latency: baseline.latency, errors: baseline.errors },
+      claim_advance: { round_trips_per_s: real.perSecond, latency: real.latency, errors: real.errors, conflicts },
+      ratio: real.perSecond / baseline.perSecond,
+      integrity: { claimed_occurrences: claimed.size, claimed_twice: doubles, advances_recorded: advances, advance_responses: advancedOk, schedules_advanced_once: advancedSchedules, schedules_advanced_more_than_once: overAdvanced, lost },
+    };
+    console.log(
+      [
+        '',
+        `schedules bench: ${AGENTS} agents on one budget, closed loop, ${DURATION_MS / 1000} s each`,
+        `baseline (2 × one-insert)  ${baseline.perSecond.toFixed(1)} round trips/s   ${fmt(baseline.latency)}   errors ${baseline.errors}`,
+        `claim + advance            ${real.perSecond.toFixed(1)} round trips/s   ${fmt(real.latency)}   errors ${real.errors}`,
+        `ratio claim+advance / baseline: ${result.ratio.toFixed(3)}`,
+        `integrity: ${claimed.size} occurrences claimed, ${doubles} claimed twice, ${advances} advance records for ${advancedOk} advance answers, ${overAdvanced} schedules advanced twice, ${lost} lost`,
+        JSON.stringify(result),
+      ].join('\n'),
+    );
+    return doubles === 0 && lost === 0 && overAdvanced === 0 && advances === advancedOk && real.errors === 0 ? 0 : 1;
+  } finally {
+    for (const stop of stops) await stop().catch((err) => log(`teardown: ${(err as Error).message}`));
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    log((err as Error).stack ?? String(err));
+    process.exit(1);
+  },
+);

@@ -1,0 +1,22 @@
+import type { Models } from '../../shared/db';
+import { ScheduleRepository } from '../../shared/schedules/repository';
+
+export interface ScheduleLeaseDeps {
+  models: Models;
+}
+
+export function createScheduleLeaseActivities(deps: ScheduleLeaseDeps) {
+  const repo = new ScheduleRepository(deps.models);
+  return {
+    /**
+     * Ends the claim as expired unless a release or advance ended it first; idempotent.
+     * Returns how the claim ended (the occurrence is back in the due queue unless advanced).
+     */
+    async expireClaim(claimId: string, scheduleId: string, nowIso: string): Promise<'released' | 'advanced' | 'expired'> {
+      const { end } = await repo.endClaim({ _id: claimId, schedule_id: scheduleId }, 'expired', new Date(nowIso), { reason: 'lease_expired' });
+      return end.kind;
+    },
+  };
+}
+
+export type ScheduleLeaseActivities = ReturnType<typeof createScheduleLeaseActivities>;
