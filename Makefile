@@ -15,3 +15,4 @@ test: bootstrap
 bench: bootstrap
 	@node_modules/.bin/tsx bench/run.ts
 	@node_modules/.bin/tsx bench/purchase.ts
+	@node_modules/.bin/tsx bench/tools.ts

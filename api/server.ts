@@ -17,6 +17,8 @@ import { healthRoutes } from './routes/health';
 import { identityRoutes } from './routes/identity';
 import { agentWebhookRoutes } from './routes/agent-webhooks';
 import { createServices, Services } from './services';
+import { toolRoutes } from './routes/tools';
+import { bearerToolRoutes } from './routes/bearer-tools';
 
 function baseApp(deps: AppDeps): Express {
   const app = express();
@@ -37,6 +39,8 @@ function finish(app: Express, helpBaseUrl: string): Express {
 /** The main host: /api/external, /api/agent-webhooks, /embed. */
 export function createMainApp(deps: AppDeps, services: Services = createServices(deps)): Express {
   const app = baseApp(deps);
+  // Tools set their own error shape before parsing, so they are mounted ahead of the generic router.
+  app.use('/api/external/tools', toolRoutes(services, deps.db));
   const external = Router();
   external.use(errorShape('gateway'), jsonBody, jsonBodyErrors, requireStore(deps.db));
   external.use(identityRoutes(services), authRoutes(services), creditRoutes(services), creditPurchaseRoutes(services));
@@ -56,6 +60,7 @@ export function createApiApp(deps: AppDeps, services: Services = createServices(
   app.use(errorShape('gateway'), jsonBody, jsonBodyErrors);
   app.use(healthRoutes(deps));
   app.use(requireStore(deps.db), bearerCreditRoutes(services));
+  app.use(requireStore(deps.db), bearerToolRoutes(services));
   return finish(app, deps.config.publicApiUrl);
 }
 

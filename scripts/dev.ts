@@ -2,6 +2,7 @@
  * `make dev`: the whole service on embedded defaults: MongoDB-wire store, Temporal with its
  * Web UI, the API (both hosts), a worker serving every queue, and demo data. Ctrl-C stops all.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startFerretDb } from './services/ferretdb';
@@ -72,6 +73,26 @@ async function main(): Promise<void> {
       chainInfo = `${chain.rpcUrl} (chain id 84532), token USDC at ${chain.tokenAddress}`;
     }
 
+    // The demo vendor: its own process and secret; the seed stores the secret (encrypted) in the catalog.
+    const vendorRpc = env[`X402_RPC_URL_84532`];
+    const vendorEnv: NodeJS.ProcessEnv = {};
+    if (vendorRpc) {
+      const vendorPort = Number(process.env.DEMO_VENDOR_PORT ?? 8090);
+      vendorEnv.DEMO_VENDOR_SECRET = process.env.DEMO_VENDOR_SECRET ?? randomBytes(24).toString('hex');
+      const vendor = await startProcess({
+        name: 'demo-vendor',
+        command: path.join(ROOT, 'node_modules/.bin/tsx'),
+        args: ['scripts/demo-vendor.ts'],
+        cwd: ROOT,
+        env: { ...process.env, ...vendorEnv, DEMO_VENDOR_PORT: String(vendorPort), DEMO_VENDOR_RPC_URL: vendorRpc },
+        inheritOutput: true,
+        ready: () => portOpen(vendorPort),
+      });
+      remember(vendor);
+      stops.push(vendor.stop);
+      env.DEMO_VENDOR_URL = `http://127.0.0.1:${vendorPort}`;
+    }
+
     const shared = Object.fromEntries(
       Object.entries(env).filter(([k]) => /^(MONGODB_URI|TEMPORAL_ADDRESS|X402_(?!SETTLEMENT_PRIVATE_KEY))/.test(k)),
     );
@@ -108,7 +129,7 @@ async function main(): Promise<void> {
       command: tsx,
       args: ['scripts/seed-demo.ts'],
       cwd: ROOT,
-      env,
+      env: { ...env, ...vendorEnv },
       inheritOutput: true,
       ready: async () => true,
     });
@@ -125,6 +146,7 @@ async function main(): Promise<void> {
     Temporal Web UI:         ${uiUrl}
     MongoDB (wire):          ${env.MONGODB_URI}
     local chain:             ${chainInfo}
+    demo vendor:             ${env.DEMO_VENDOR_URL ?? '(not started: no local chain)'} (tools: GET http://localhost:${PORT}/api/external/tools)
       fund a wallet:         npm run admin -- chain:mint --to 0xYourWallet --usd 20
   Ctrl-C stops everything.
 `);

@@ -10,6 +10,8 @@ import { LedgerStore } from '../shared/credits/ledger-store';
 import { createDb } from '../shared/db';
 import { createTemporal } from '../temporal/connection';
 import { runPing } from '../temporal/ping/client';
+import { ToolRepository } from '../shared/tools/repository';
+import { seedDemoCatalog } from './services/demo-vendor/catalog';
 
 async function main(): Promise<void> {
   const config = getConfig();
@@ -34,6 +36,14 @@ async function main(): Promise<void> {
       await mintTokens({ rpcUrl: config.x402.rpcUrls[local.chainId], chainId: local.chainId, token: local.address as `0x${string}`, to: agent, amount: 100_000_000n });
     }
     console.log(`  demo: agent ${agent} (dev mnemonic account #3) has 1000 credits${replayed ? ' (kept)' : ''} and 100 local USDC`);
+    if (config.tools.demoVendorUrl && process.env.DEMO_VENDOR_SECRET) {
+      const seeded = await seedDemoCatalog(new ToolRepository(db.models), {
+        vendorUrl: config.tools.demoVendorUrl,
+        vendorSecret: process.env.DEMO_VENDOR_SECRET,
+        secretKey: config.tools.secretsKey,
+      });
+      console.log(`  demo: tool catalog ${seeded.map((p) => `${p.slug} (${p.actions.join(', ')})`).join('; ')} on ${config.tools.demoVendorUrl}`);
+    }
   } finally {
     await db.close();
     await temporal.close();

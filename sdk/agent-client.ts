@@ -16,6 +16,7 @@ import {
   signedActionParts,
   signedPayload,
   toolInvokeParts,
+  toolInvokeByIdParts,
   type RequestFields,
   type SignedAction,
   type SignedEnvelope,
@@ -86,4 +87,20 @@ async function signEnvelope(
     request_id: context.requestId,
     signature,
   };
+}
+
+export interface SignToolInvokeByIdInput {
+  account: AgentSigner;
+  sessionNonce: string;
+  productId: string;
+  parameters?: object;
+  requestId?: string;
+}
+
+/** Credits-mode tool invoke by product id: POST /external/tools/<productId>/invoke with { parameters } (GUIDE §5). */
+export async function signToolInvokeById(input: SignToolInvokeByIdInput): Promise<SignedEnvelope> {
+  const { method, path, payloadObject } = toolInvokeByIdParts(input.productId, { parameters: input.parameters });
+  return signEnvelope(input.account, input.sessionNonce, input.requestId, (context) =>
+    buildSignedMessage({ ...context, kind: 'path', method, path, payload: signedPayload(payloadObject) }),
+  );
 }

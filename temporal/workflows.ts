@@ -2,5 +2,6 @@
 export { pingWorkflow } from './ping/workflows';
 export { creditExpirySweepWorkflow } from './credit-expiry/workflows';
 export { x402SettlementWorkflow } from './x402-settlement/workflows';
+export { toolHoldHealWorkflow } from './tool-holds/workflows';
 export { webhookRunWorkflow } from './webhook-runs/workflows';
 export { callbackDeliveryWorkflow } from './webhook-callbacks/workflows';

@@ -3,6 +3,7 @@ import { getConfig } from '../shared/config';
 import { createDb } from '../shared/db';
 import { logger } from '../shared/logger';
 import { ensureExpirySchedule } from '../temporal/credit-expiry/client';
+import { ensureHoldHealSchedule } from '../temporal/tool-holds/client';
 import { createTemporal, ensureSearchAttributes } from '../temporal/connection';
 import { workerIdentity } from './deps';
 import { sdkLogger } from './logging';
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
   await waitFor('mongodb', () => db.ready(5000));
   await waitFor('temporal', () => ensureSearchAttributes(temporal));
   if (queues.some((q) => q.key === 'credits')) await waitFor('expiry schedule', () => ensureExpirySchedule(temporal));
+  if (queues.some((q) => q.key === 'tools')) await waitFor('hold healer schedule', () => ensureHoldHealSchedule(temporal, config.tools.holdStaleMinutes));
   const running = await waitFor('temporal worker', () =>
     runWorkers({ config, db, temporal, identity: workerIdentity() }, queues, config.temporalAddress),
   );

@@ -2,6 +2,7 @@ import type { QueueDefinition } from './queue';
 import { creditsQueue } from './credits-queue';
 import { settlementsQueue } from './settlements-queue';
 import { systemQueue } from './system-queue';
+import { toolsQueue } from './tools-queue';
 import { runsQueue } from './runs-queue';
 import { nodeTemplateQueue } from './node-template-queue';
 import { nodeConditionQueue } from './node-condition-queue';
@@ -10,7 +11,7 @@ import { callbacksQueue } from './callbacks-queue';
 
 /** Every queue a worker can serve. Adding a worker: see docs/adding-a-worker.md. */
 export const QUEUES: readonly QueueDefinition[] = [
-  systemQueue, creditsQueue, settlementsQueue,
+  systemQueue, creditsQueue, settlementsQueue, toolsQueue,
   runsQueue, nodeTemplateQueue, nodeConditionQueue, nodeModelQueue, callbacksQueue,
 ];
 

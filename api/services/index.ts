@@ -7,12 +7,15 @@ import { CreditPurchaseService } from './credit-purchase';
 import { PaymentGate } from './payment-gate';
 import { RateLimiter } from './rate-limit';
 import { SessionService } from './sessions';
+import { ToolService } from './tools';
+import { ToolCatalogService } from './tool-catalog';
 import { WebhookRunService } from './webhook-runs';
 
 /** The use-case objects routes call; built once per app from its dependencies. */
 export function createServices(deps: AppDeps) {
   const { models } = deps.db;
   const ledger = new LedgerStore(models);
+  const tools = new ToolService(models, ledger, deps.config.tools.secretsKey, deps.config.publicBaseUrl);
   const setup = paymentSetup(deps.config.x402);
   if ('disabled' in setup) logger.warn('x402 payments disabled', { reason: setup.disabled });
   const payments = 'disabled' in setup ? undefined : new PaymentGate(setup, models, deps.temporal, deps.config.x402.settleWaitMs);
@@ -26,6 +29,8 @@ export function createServices(deps: AppDeps) {
         : undefined,
     tokens: new AccessTokenService(models),
     identityLimiter: new RateLimiter(models, 1, 60),
+    tools,
+    toolCatalog: new ToolCatalogService(tools, deps.config.publicApiUrl),
     webhookRuns: new WebhookRunService(models, deps.temporal, deps.config),
   };
 }

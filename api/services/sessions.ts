@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { insertOnce, type Models } from '../../shared/db';
 import type { AuthSessionDoc } from '../../shared/db/models/auth-session';
 import { errors } from '../../shared/errors';
-import { buildSignedMessage, isSignatureFrom, SignedAction, signedActionParts, signedPayload, toolInvokeParts } from '../../shared/signing';
+import { buildSignedMessage, isSignatureFrom, SignedAction, signedActionParts, signedPayload, toolInvokeByIdParts, toolInvokeParts } from '../../shared/signing';
 
 /** Sessions never change once issued, so a bounded in-process cache is safe and spares a read per call. */
 class SessionCache {
@@ -26,7 +26,9 @@ export interface Envelope {
 
 export type SignedTarget =
   | { kind: 'action'; action: SignedAction; pathParams?: Record<string, string> }
-  | { kind: 'tool'; productSlug: string; actionSlug: string };
+  | { kind: 'tool'; productSlug: string; actionSlug: string }
+  /** Path form, any of these paths (a tool invoke's accepted variants, canonical first). */
+  | { kind: 'tool_paths'; paths: string[] };
 
 export class SessionService {
   private readonly cache = new SessionCache();
@@ -87,13 +89,13 @@ export class SessionService {
       throw errors.unauthorized('session_expired', 'session_nonce has expired; request a new one');
     }
 
-    let message: string;
+    let messages: string[];
     try {
-      message = buildMessage(envelope, wallet, fields, target);
+      messages = target.kind === 'tool_paths' ? pathMessages(envelope, wallet, fields, target.paths) : [buildMessage(envelope, wallet, fields, target)];
     } catch (err) {
       throw errors.badRequest('unsignable_request', (err as Error).message);
     }
-    if (!(await isSignatureFrom(message, envelope.signature, wallet))) {
+    if (!(await anySignedBy(messages, envelope.signature, wallet))) {
       throw errors.unauthorized('signature_invalid', 'signature does not match wallet_address for this request');
     }
 
@@ -106,7 +108,18 @@ export class SessionService {
   }
 }
 
-function buildMessage(envelope: Envelope, wallet: string, fields: Record<string, unknown>, target: SignedTarget): string {
+async function anySignedBy(messages: string[], signature: string, wallet: string): Promise<boolean> {
+  for (const m of messages) if (await isSignatureFrom(m, signature, wallet)) return true;
+  return false;
+}
+
+function pathMessages(envelope: Envelope, wallet: string, fields: Record<string, unknown>, paths: string[]): string[] {
+  const payload = signedPayload(toolInvokeByIdParts('-', fields).payloadObject);
+  const base = { wallet, sessionNonce: envelope.session_nonce, requestId: envelope.request_id };
+  return paths.map((path) => buildSignedMessage({ kind: 'path', ...base, method: 'POST', path, payload }));
+}
+
+function buildMessage(envelope: Envelope, wallet: string, fields: Record<string, unknown>, target: Exclude<SignedTarget, { kind: 'tool_paths' }>): string {
   const base = { wallet, sessionNonce: envelope.session_nonce, requestId: envelope.request_id };
   if (target.kind === 'tool') {
     const parts = toolInvokeParts(target.productSlug, target.actionSlug, fields);

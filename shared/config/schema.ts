@@ -18,6 +18,7 @@ export interface AppConfig {
   sessionNonceTtlSeconds: number;
   creditExpiryDays: number;
   x402: X402Config;
+  tools: ToolsConfig;
   /** AES-256-GCM key for credentials and webhook secrets at rest (CREDENTIALS_ENCRYPTION_KEY); a fixed dev key outside production. */
   credentialsKey?: Buffer;
   /** The OpenAI-compatible chat-completions endpoint of `model` nodes; absent: such workflows are setup_required. */
@@ -48,6 +49,20 @@ export interface CallbackConfig {
   /** Test/dev only: a PEM file of extra trusted CAs for callback receivers. */
   caFile?: string;
 }
+
+export interface ToolsConfig {
+  /** 32-byte AES-256-GCM key for vendor secrets at rest. */
+  secretsKey: Buffer;
+  /** Whether secretsKey is the built-in development key (refused when NODE_ENV=production). */
+  secretsKeyIsDevDefault: boolean;
+  /** A hold older than this is healed (captured or released) by the stale-hold workflow. */
+  holdStaleMinutes: number;
+  /** Base URL of the demo vendor `make dev` starts (seeded catalog points at it). */
+  demoVendorUrl?: string;
+}
+
+/** Development-only key for vendor secrets; production must set TOOL_SECRETS_KEY. */
+const DEV_TOOL_SECRETS_KEY = createHash('sha256').update('agent-commerce development tool secrets key').digest();
 
 export interface X402Config {
   mode: 'mainnet' | 'testnet';
@@ -97,6 +112,11 @@ const envSchema = Joi.object({
   X402_LOCAL_TOKEN_NAME: Joi.string().default('USDC'),
   X402_LOCAL_TOKEN_VERSION: Joi.string().default('2'),
   X402_SETTLE_WAIT_MS: Joi.number().integer().min(0).max(120000).default(20000),
+  TOOL_SECRETS_KEY: Joi.string()
+    .pattern(/^[0-9a-fA-F]{64}$/)
+    .messages({ 'string.pattern.base': 'must be 64 hex characters (32 bytes; value not shown)' }),
+  TOOL_HOLD_STALE_MINUTES: Joi.number().integer().min(1).max(1440).default(10),
+  DEMO_VENDOR_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
   CREDENTIALS_ENCRYPTION_KEY: Joi.string()
     .pattern(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/)
     .messages({ 'string.pattern.base': 'must be 32 bytes as 64 hex characters or base64 (value not shown)' }),
@@ -127,6 +147,9 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
   if (error) {
     const problems = error.details.map((d) => `${d.path.join('.')}: ${d.message}`).join('; ');
     throw new ConfigError(`invalid configuration: ${problems}`);
+  }
+  if (value.NODE_ENV === 'production' && !value.TOOL_SECRETS_KEY) {
+    throw new ConfigError('invalid configuration: TOOL_SECRETS_KEY: required in production (the development default is refused)');
   }
   if (value.NODE_ENV === 'production' && value.CALLBACK_ALLOW_LOOPBACK) {
     throw new ConfigError('invalid configuration: CALLBACK_ALLOW_LOOPBACK: is a test-only setting and is refused in production');
@@ -169,6 +192,12 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
           }
         : undefined,
       settleWaitMs: value.X402_SETTLE_WAIT_MS,
+    }),
+    tools: Object.freeze({
+      secretsKey: value.TOOL_SECRETS_KEY ? Buffer.from(value.TOOL_SECRETS_KEY, 'hex') : DEV_TOOL_SECRETS_KEY,
+      secretsKeyIsDevDefault: !value.TOOL_SECRETS_KEY,
+      holdStaleMinutes: value.TOOL_HOLD_STALE_MINUTES,
+      demoVendorUrl: value.DEMO_VENDOR_URL ? stripSlash(value.DEMO_VENDOR_URL) : undefined,
     }),
     credentialsKey: credentialsKey(value.CREDENTIALS_ENCRYPTION_KEY, value.NODE_ENV),
     model: value.MODEL_API_URL

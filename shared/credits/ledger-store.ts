@@ -1,14 +1,34 @@
 import { randomBytes } from 'node:crypto';
 import { insertOnce, isDuplicateKey, type Models } from '../db';
+import { creditHoldKey } from '../db/models/credit-hold';
+import { errors } from '../errors';
 import type { CreditHeadDoc } from '../db/models/credit-head';
 import { ledgerEntryId, type CreditTransactionDoc } from '../db/models/credit-transaction';
 import { creditsToUsd } from '../money';
-import { balanceOf, CreditType, Grant, keepLive, lapsed, nextExpiration, NextExpiration, planSpend, spendable } from './ledger';
+import {
+  applyDeductions,
+  balanceOf,
+  CreditType,
+  Grant,
+  keepLive,
+  lapsed,
+  nextExpiration,
+  NextExpiration,
+  OpenHold,
+  planSpend,
+  restoreDeductions,
+  spendable,
+} from './ledger';
 
-type LedgerModels = Pick<Models, 'creditTransactions' | 'creditExpiries' | 'creditHeads'>;
+type LedgerModels = Pick<Models, 'creditTransactions' | 'creditExpiries' | 'creditHeads' | 'creditHolds'>;
 
 /** A transaction as clients see it (the spec's Credit transaction resource); `_id` is the op id. */
-export type CreditTransaction = Omit<CreditTransactionDoc, 'live_grants' | 'grant' | 'seq' | 'op_id'>;
+export type CreditTransaction = Omit<CreditTransactionDoc, 'live_grants' | 'grant' | 'seq' | 'op_id' | 'open_holds'>;
+
+/** The entries clients see; `hold` and `release` are the ledger's own bookkeeping. */
+export const PUBLIC_TRANSACTION_TYPES = ['grant', 'expiration', 'revocation', 'purchase'] as const;
+
+export type HoldResult = { ok: true; hold: { hold_id: string; credits: number; created_at: Date } } | { ok: false; balance: number };
 
 export interface BalanceView extends NextExpiration {
   balance: number;
@@ -37,6 +57,7 @@ export interface GrantInput {
 interface Head {
   seq: number;
   live_grants: Grant[];
+  open_holds?: OpenHold[];
 }
 
 type Entry = Pick<CreditTransactionDoc, 'op_id' | 'transaction_type' | 'amount_credits'> &
@@ -48,17 +69,28 @@ type Decision<R> =
       write: true;
       entry: Entry;
       live: Grant[];
+      /** Open holds after this entry; absent: unchanged. */
+      holds?: OpenHold[];
       result: (t: CreditTransaction) => R;
       /** The same op was recorded before (by a retry or a racing twin): answer from that entry. */
       replay: (recorded: CreditTransactionDoc) => R;
     };
 
 const MAX_ATTEMPTS = 500;
-const PUBLIC_FIELDS = { live_grants: 0, grant: 0, seq: 0 } as const;
-const HEAD_FIELDS = { seq: 1, live_grants: 1 } as const;
+const PUBLIC_FIELDS = { live_grants: 0, grant: 0, seq: 0, open_holds: 0 } as const;
+const HEAD_FIELDS = { seq: 1, live_grants: 1, open_holds: 1 } as const;
+
+function holdOp(account: string, holdId: string): string {
+  return `hold:${account}:${holdId}`;
+}
+
+/** Capture and release of a hold share this op id: the unique index lets exactly one of them land. */
+function settleOp(account: string, holdId: string): string {
+  return `purchase:${account}:${holdId}`;
+}
 
 function toPublic(doc: CreditTransactionDoc): CreditTransaction {
-  const { live_grants: _l, grant: _g, seq: _s, op_id, ...rest } = doc;
+  const { live_grants: _l, grant: _g, seq: _s, open_holds: _h, op_id, ...rest } = doc;
   return { ...rest, _id: op_id };
 }
 
@@ -92,7 +124,7 @@ export class LedgerStore {
     let head: Head | null = this.seen.get(wallet) ?? null;
     if (!head) {
       const hint = await this.models.creditHeads.findById(wallet).lean<CreditHeadDoc>().exec();
-      head = hint ? { seq: hint.seq, live_grants: hint.live_grants } : null;
+      head = hint ? { seq: hint.seq, live_grants: hint.live_grants, open_holds: hint.open_holds ?? [] } : null;
     }
     for (;;) {
       const next = await this.models.creditTransactions
@@ -112,13 +144,31 @@ export class LedgerStore {
     return this.models.creditTransactions.findOne({ op_id: opId }).lean<CreditTransactionDoc>().exec();
   }
 
-  private async append<R>(wallet: string, now: Date, decide: (live: Grant[]) => Promise<Decision<R>> | Decision<R>): Promise<R> {
+  private async append<R>(
+    wallet: string,
+    now: Date,
+    decide: (live: Grant[], holds: OpenHold[]) => Promise<Decision<R>> | Decision<R>,
+  ): Promise<R> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const head = await this.head(wallet);
-      const decision = await decide(head?.live_grants ?? []);
-      if (!decision.write) return decision.result;
+      // First try on the head this process last saw, without probing: if the next position turns
+      // out free, entries being contiguous proves that head was the latest. Taken: probe and redo.
+      // A refusal (no write) proves nothing about a cached head, so it is decided again on a probed one.
+      const cached = attempt === 0 ? this.seen.get(wallet) : undefined;
+      const head = cached ?? (await this.head(wallet));
+      let decision: Decision<R>;
+      try {
+        decision = await decide(head?.live_grants ?? [], head?.open_holds ?? []);
+      } catch (err) {
+        if (cached) continue;
+        throw err;
+      }
+      if (!decision.write) {
+        if (cached) continue;
+        return decision.result;
+      }
       const balanceAfter = balanceOf(decision.live, now);
       const seq = (head?.seq ?? 0) + 1;
+      const holds = decision.holds ?? head?.open_holds ?? [];
       const doc: CreditTransactionDoc = {
         ...decision.entry,
         _id: ledgerEntryId(wallet, seq),
@@ -128,7 +178,8 @@ export class LedgerStore {
         balance_after_credits: balanceAfter,
         balance_after_usd: creditsToUsd(balanceAfter),
         date_created: now,
-        live_grants: keepLive(decision.live),
+        live_grants: keepLive(decision.live, holds),
+        ...(holds.length > 0 ? { open_holds: holds } : {}),
       };
       if (!(await insertOnce(this.models.creditTransactions, doc))) {
         // Either another entry took this position (decide again on the new head), or this op
@@ -140,10 +191,10 @@ export class LedgerStore {
         await new Promise((r) => setTimeout(r, Math.random() * Math.min(20, attempt + 1)));
         continue;
       }
-      this.remember(wallet, { seq, live_grants: doc.live_grants });
+      this.remember(wallet, { seq, live_grants: doc.live_grants, open_holds: holds });
       // Only a hint: a lost or late write here costs readers an extra lookup, never a wrong answer.
       await this.models.creditHeads.collection
-        .updateOne({ _id: wallet } as never, { $set: { seq, live_grants: doc.live_grants } }, { upsert: true })
+        .updateOne({ _id: wallet } as never, { $set: { seq, live_grants: doc.live_grants, open_holds: holds } }, { upsert: true })
         .catch(() => undefined);
       return decision.result(toPublic(doc));
     }
@@ -196,11 +247,10 @@ export class LedgerStore {
         if (earlier) return { write: false, result: { ok: true, transaction: toPublic(earlier), replayed: true } };
         return { write: false, result: { ok: false, balance: plan.balance } };
       }
-      const taken = new Map(plan.deductions.map((d) => [d.grant_id, d.credits]));
       return {
         write: true,
         entry: { op_id: id, transaction_type: 'purchase', amount_credits: -input.credits, request_id: input.requestId, details: input.details },
-        live: live.map((g) => (taken.has(g._id) ? { ...g, remaining_credits: g.remaining_credits - taken.get(g._id)! } : g)),
+        live: applyDeductions(live, plan.deductions),
         result: (transaction) => ({ ok: true, transaction, replayed: false }),
         replay: (recorded) => ({ ok: true, transaction: toPublic(recorded), replayed: true }),
       };
@@ -255,6 +305,110 @@ export class LedgerStore {
     return written;
   }
 
+  /**
+   * Reserves `credits` on `account` for one call: taken from the grants now (so the balance
+   * excludes them and concurrent holds never overdraw), recorded as an open hold. Idempotent on
+   * holdId: the same hold again answers the recorded hold, whether or not it was settled since.
+   */
+  async hold(input: { account: string; holdId: string; credits: number; details?: string | Record<string, unknown>; now?: Date }): Promise<HoldResult> {
+    if (!Number.isSafeInteger(input.credits) || input.credits <= 0) throw new RangeError('hold must be a positive whole number of credits');
+    const now = input.now ?? new Date();
+    const opId = holdOp(input.account, input.holdId);
+    const details = typeof input.details === 'string' || input.details === undefined ? input.details : JSON.stringify(input.details);
+    const queued = { _id: creditHoldKey(input.account, input.holdId), account: input.account, hold_id: input.holdId, credits: input.credits, created_at: now };
+    // Queued first, so a crash after the entry lands still leaves the healer a row to find.
+    await this.models.creditHolds.collection.updateOne({ _id: queued._id } as never, { $setOnInsert: queued }, { upsert: true }).catch((err) => {
+      if (!isDuplicateKey(err)) throw err;
+    });
+    const fromRecord = (r: CreditTransactionDoc): HoldResult => ({
+      ok: true,
+      hold: { hold_id: input.holdId, credits: -r.amount_credits, created_at: r.date_created },
+    });
+    const result = await this.append<HoldResult>(input.account, now, async (live, holds) => {
+      const open = holds.find((h) => h.hold_id === input.holdId);
+      if (open) return { write: false, result: { ok: true, hold: { hold_id: open.hold_id, credits: open.credits, created_at: open.created_at } } };
+      const plan = planSpend(live, input.credits, now);
+      if (!plan.ok) {
+        const earlier = await this.byOp(opId);
+        return { write: false, result: earlier ? fromRecord(earlier) : { ok: false, balance: plan.balance } };
+      }
+      const hold: OpenHold = { hold_id: input.holdId, credits: input.credits, deductions: plan.deductions, created_at: now, ...(details ? { details } : {}) };
+      return {
+        write: true,
+        entry: { op_id: opId, transaction_type: 'hold', amount_credits: -input.credits, request_id: input.holdId, details },
+        live: applyDeductions(live, plan.deductions),
+        holds: [...holds, hold],
+        result: () => ({ ok: true, hold: { hold_id: hold.hold_id, credits: hold.credits, created_at: now } }),
+        replay: fromRecord,
+      };
+    });
+    if (!result.ok) await this.models.creditHolds.deleteOne({ _id: queued._id }).catch(() => undefined);
+    return result;
+  }
+
+  /**
+   * Turns an open hold into the one `purchase` transaction clients see (product and action in
+   * its details). Capture and release of one hold share one op id, so exactly one of them wins.
+   */
+  async capture(input: { account: string; holdId: string; details?: string | Record<string, unknown>; now?: Date }): Promise<{ transaction: CreditTransaction; replayed: boolean }> {
+    const now = input.now ?? new Date();
+    const opId = settleOp(input.account, input.holdId);
+    const result = await this.append<{ transaction: CreditTransaction; replayed: boolean }>(input.account, now, async (live, holds) => {
+      const open = holds.find((h) => h.hold_id === input.holdId);
+      if (!open) {
+        const earlier = await this.byOp(opId);
+        if (earlier?.transaction_type === 'purchase') return { write: false, result: { transaction: toPublic(earlier), replayed: true } };
+        if (earlier) throw errors.conflict('hold_not_open', `hold ${input.holdId} was released; it cannot be captured`);
+        throw errors.notFound('hold_not_found', `no hold ${input.holdId} on this account`);
+      }
+      const details = input.details === undefined ? open.details : typeof input.details === 'string' ? input.details : JSON.stringify(input.details);
+      return {
+        write: true,
+        entry: { op_id: opId, transaction_type: 'purchase', amount_credits: -open.credits, request_id: input.holdId, details },
+        live,
+        holds: holds.filter((h) => h !== open),
+        result: (transaction) => ({ transaction, replayed: false }),
+        replay: (recorded) => {
+          if (recorded.transaction_type !== 'purchase') throw errors.conflict('hold_not_open', `hold ${input.holdId} was released; it cannot be captured`);
+          return { transaction: toPublic(recorded), replayed: true };
+        },
+      };
+    });
+    // Not awaited: a row left behind only makes the healer find a settled hold (and drop the row).
+    void this.models.creditHolds.deleteOne({ _id: creditHoldKey(input.account, input.holdId) }).catch(() => undefined);
+    return result;
+  }
+
+  /** Gives an open hold's credits back. False when it was captured, released before, or never held. */
+  async release(input: { account: string; holdId: string; reason?: string; now?: Date }): Promise<{ released: boolean }> {
+    const now = input.now ?? new Date();
+    const result = await this.append<{ released: boolean }>(input.account, now, (live, holds) => {
+      const open = holds.find((h) => h.hold_id === input.holdId);
+      if (!open) return { write: false, result: { released: false } };
+      return {
+        write: true,
+        entry: { op_id: settleOp(input.account, input.holdId), transaction_type: 'release', amount_credits: open.credits, request_id: input.holdId, details: input.reason },
+        live: restoreDeductions(live, open.deductions),
+        holds: holds.filter((h) => h !== open),
+        result: () => ({ released: true }),
+        replay: () => ({ released: false }),
+      };
+    });
+    await this.models.creditHolds.deleteOne({ _id: creditHoldKey(input.account, input.holdId) }).catch(() => undefined);
+    return result;
+  }
+
+  /** Holds opened before `olderThan` and still queued (the healer's work list), oldest first. */
+  async staleHolds(olderThan: Date, limit: number): Promise<Array<{ account: string; holdId: string; created_at: Date }>> {
+    const rows = await this.models.creditHolds
+      .find({ created_at: { $lt: olderThan } })
+      .sort({ created_at: 1 })
+      .limit(limit)
+      .lean<Array<{ account: string; hold_id: string; created_at: Date }>>()
+      .exec();
+    return rows.map((r) => ({ account: r.account, holdId: r.hold_id, created_at: r.created_at }));
+  }
+
   async balance(wallet: string, now = new Date()): Promise<BalanceView> {
     const live = (await this.head(wallet))?.live_grants ?? [];
     const balance = balanceOf(live, now);
@@ -271,7 +425,12 @@ export class LedgerStore {
         .limit(limit)
         .lean<CreditTransactionDoc[]>()
         .exec(),
-      this.models.creditTransactions.find({ user_id: wallet }, PUBLIC_FIELDS).sort({ seq: -1 }).limit(limit).lean<CreditTransactionDoc[]>().exec(),
+      this.models.creditTransactions
+        .find({ user_id: wallet, transaction_type: { $in: [...PUBLIC_TRANSACTION_TYPES] } }, PUBLIC_FIELDS)
+        .sort({ seq: -1 })
+        .limit(limit)
+        .lean<CreditTransactionDoc[]>()
+        .exec(),
     ]);
     const live = new Map((head?.live_grants ?? []).map((g) => [g._id, g]));
     const grants = grantEntries

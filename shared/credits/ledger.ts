@@ -85,7 +85,36 @@ export function lapsed(grants: readonly Grant[], now: Date): Grant[] {
   return grants.filter((g) => !g.revoked_at && g.expires_at && g.expires_at.getTime() <= now.getTime());
 }
 
-/** What the live set keeps after a change: grants that can still give credits or still owe an expiration entry. */
-export function keepLive(grants: readonly Grant[]): Grant[] {
-  return grants.filter((g) => g.remaining_credits > 0 && !g.revoked_at);
+/**
+ * What the live set keeps after a change: grants that can still give credits or still owe an
+ * expiration entry, and grants an open hold took from (a release gives back to them).
+ */
+export function keepLive(grants: readonly Grant[], holds: readonly OpenHold[] = []): Grant[] {
+  const held = new Set(holds.flatMap((h) => h.deductions.map((d) => d.grant_id)));
+  return grants.filter((g) => !g.revoked_at && (g.remaining_credits > 0 || held.has(g._id)));
+}
+
+/**
+ * Credits reserved for a call whose outcome is not known yet. They are taken from the grants
+ * when held (so the balance excludes them and concurrent holds never overdraw); a capture turns
+ * them into the one `purchase` entry, a release puts them back where they came from.
+ */
+export interface OpenHold {
+  hold_id: string;
+  credits: number;
+  deductions: Deduction[];
+  created_at: Date;
+  /** JSON text recorded with the hold (product, action, run...); copied onto the purchase. */
+  details?: string;
+}
+
+export function applyDeductions(grants: readonly Grant[], deductions: readonly Deduction[]): Grant[] {
+  const taken = new Map(deductions.map((d) => [d.grant_id, d.credits]));
+  return grants.map((g) => (taken.has(g._id) ? { ...g, remaining_credits: g.remaining_credits - taken.get(g._id)! } : g));
+}
+
+/** Gives a released hold's credits back to the grants it took them from; a revoked grant's share is gone. */
+export function restoreDeductions(grants: readonly Grant[], deductions: readonly Deduction[]): Grant[] {
+  const given = new Map(deductions.map((d) => [d.grant_id, d.credits]));
+  return grants.map((g) => (given.has(g._id) ? { ...g, remaining_credits: g.remaining_credits + given.get(g._id)! } : g));
 }

@@ -11,6 +11,8 @@ export {
   signedActionParts,
   toolInvokeParts,
   toolInvokePath,
+  toolInvokeByIdParts,
+  toolInvokeByIdPath,
 } from './message';
 export type {
   EmptyPayload,

@@ -97,6 +97,7 @@ export const SIGNED_ACTIONS = {
   job_workflow_update: { productParam: 'jobId', payloadObject: withoutEnvelope },
   job_workflow_publish: { productParam: 'jobId', payloadObject: withoutEnvelope },
   access_token: { productParam: null, payloadObject: pick('label', 'expires_in_days') },
+  tool_budget: { productParam: null, payloadObject: pick('per_call_credits', 'daily_credits') },
 } as const satisfies Record<string, SignedActionSpec>;
 
 export type SignedAction = keyof typeof SIGNED_ACTIONS;
@@ -165,4 +166,15 @@ export function toolInvokeParts(
     path: toolInvokePath(productSlug, actionSlug),
     payloadObject: toolParameters(fields ?? {}),
   };
+}
+
+/** The signed path of a credits-mode invoke by product id (GUIDE §5): `/external/tools/<productId>/invoke`. */
+export function toolInvokeByIdPath(productId: string): string {
+  if (!SLUG.test(productId)) throw new TypeError('product ids may only contain A-Z a-z 0-9 . _ ~ -');
+  return `/external/tools/${productId}/invoke`;
+}
+
+/** Method, path and payload source for a credits-mode invoke by product id (payload of `parameters`, `{}` when absent). */
+export function toolInvokeByIdParts(productId: string, fields: RequestFields | undefined): ToolInvokeParts {
+  return { method: 'POST', path: toolInvokeByIdPath(productId), payloadObject: toolParameters(fields ?? {}) };
 }

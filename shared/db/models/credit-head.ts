@@ -1,5 +1,5 @@
 import { Connection, Schema } from 'mongoose';
-import type { Grant } from '../../credits/ledger';
+import type { Grant, OpenHold } from '../../credits/ledger';
 
 /**
  * A hint of a wallet's latest ledger entry: its seq and live grants, copied after each append.
@@ -10,6 +10,7 @@ export interface CreditHeadDoc {
   _id: string;
   seq: number;
   live_grants: Grant[];
+  open_holds?: OpenHold[];
 }
 
 const schema = new Schema<CreditHeadDoc>(
@@ -17,6 +18,7 @@ const schema = new Schema<CreditHeadDoc>(
     _id: { type: String, required: true },
     seq: { type: Number, required: true },
     live_grants: { type: Schema.Types.Mixed, default: [] },
+    open_holds: { type: Schema.Types.Mixed, required: false },
   },
   { collection: 'credit_heads', versionKey: false },
 );

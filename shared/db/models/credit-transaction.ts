@@ -1,5 +1,5 @@
 import { Connection, Schema } from 'mongoose';
-import type { Grant } from '../../credits/ledger';
+import type { Grant, OpenHold } from '../../credits/ledger';
 
 /**
  * The credit ledger is this append-only log. An entry's `_id` is `<wallet>:<seq>`: the unique
@@ -13,7 +13,8 @@ export interface CreditTransactionDoc {
   op_id: string;
   user_id: string;
   seq: number;
-  transaction_type: 'grant' | 'expiration' | 'revocation' | 'purchase';
+  /** `hold` and `release` are internal entries (reserved, given back); clients see the other four. */
+  transaction_type: 'grant' | 'expiration' | 'revocation' | 'purchase' | 'hold' | 'release';
   amount_credits: number;
   amount_usd: number;
   balance_after_credits: number;
@@ -25,6 +26,8 @@ export interface CreditTransactionDoc {
   /** On grant entries: the grant as issued (history lists grants from these). */
   grant?: Grant;
   live_grants: Grant[];
+  /** Holds reserved and not yet captured or released, as of this entry. */
+  open_holds?: OpenHold[];
 }
 
 const grantSchema = new Schema<Grant>(
@@ -61,6 +64,7 @@ const schema = new Schema<CreditTransactionDoc>(
     details: String,
     grant: { type: grantSchema, required: false },
     live_grants: { type: [grantSchema], default: [] },
+    open_holds: { type: Schema.Types.Mixed, required: false },
   },
   { collection: 'credit_transactions', versionKey: false },
 );

@@ -8,6 +8,14 @@ import { rateLimitModel } from './rate-limit';
 import { systemPingModel } from './system-ping';
 import { usedRequestModel } from './used-request';
 import { x402PaymentModel } from './x402-payment';
+import { creditHoldModel } from './credit-hold';
+import { issueReportModel } from './issue-report';
+import { toolInvocationModel } from './tool-invocation';
+import { toolOrderModel } from './tool-order';
+import { toolProductModel } from './tool-product';
+import { toolSecretModel } from './tool-secret';
+import { walletBudgetModel } from './wallet-budget';
+import { toolCatalogVersionModel } from './tool-catalog-version';
 import { workspaceModel } from './workspace';
 import { budgetModel } from './budget';
 import { budgetWorkflowModel } from './budget-workflow';
@@ -35,6 +43,14 @@ export function registerModels(conn: Connection) {
     rateLimits: rateLimitModel(conn),
     accessTokens: accessTokenModel(conn),
     x402Payments: x402PaymentModel(conn),
+    creditHolds: creditHoldModel(conn),
+    toolProducts: toolProductModel(conn),
+    toolSecrets: toolSecretModel(conn),
+    toolInvocations: toolInvocationModel(conn),
+    toolOrders: toolOrderModel(conn),
+    issueReports: issueReportModel(conn),
+    walletBudgets: walletBudgetModel(conn),
+    toolCatalogVersions: toolCatalogVersionModel(conn),
     workspaces: workspaceModel(conn),
     budgets: budgetModel(conn),
     budgetWorkflows: budgetWorkflowModel(conn),

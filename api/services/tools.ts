@@ -1,0 +1,131 @@
+import type { LedgerStore } from '../../shared/credits/ledger-store';
+import type { Models } from '../../shared/db';
+import { errors } from '../../shared/errors';
+import { createToolInvoker, resolveCall, type InvokeOutput, type ResolvedCall, type ToolInvoker } from '../../shared/tools/invoke';
+import type { Request } from 'express';
+import { ToolRepository } from '../../shared/tools/repository';
+import {
+  budgetRefusal,
+  catalogPagination,
+  idInvokePaths,
+  listEntry,
+  listPagination,
+  parseCategories,
+  queryTerms,
+  slugInvokePaths,
+  totalPages,
+  utcDayStart,
+  type Budget,
+  type ToolProduct,
+} from '../../shared/tools/rules';
+import type { ListToolsQuery } from '../../shared/tools/schemas';
+import { ValidationError } from '../../shared/errors';
+
+/** The tool catalog and paid calls as the API offers them: listing, signed-credit invoke, budgets. */
+export class ToolService {
+  readonly repository: ToolRepository;
+  readonly invoker: ToolInvoker;
+
+  constructor(
+    models: Models,
+    ledger: LedgerStore,
+    secretKey: Buffer,
+    private readonly baseUrl: string,
+  ) {
+    this.repository = new ToolRepository(models);
+    this.invoker = createToolInvoker({ models, secretKey, ledger, repository: this.repository });
+  }
+
+  async list(q: ListToolsQuery) {
+    const { items, total } = await this.repository.listListed({
+      terms: queryTerms(q.query),
+      categories: parseCategories(q.categories),
+      page: q.page,
+      pageSize: q.page_size,
+    });
+    const pages = totalPages(total, q.page_size);
+    if (q.page > Math.max(1, pages)) {
+      throw new ValidationError([{ loc: ['query', 'page'], msg: `page is beyond the last page (${Math.max(1, pages)})`, type: 'value_error.page_out_of_range', input: q.page, ctx: { total_pages: pages } }]);
+    }
+    return { success: true, tools: items.map((p) => listEntry(p, this.baseUrl)), pagination: listPagination(q.page, q.page_size, total) };
+  }
+
+  /** An active product by id (24 hex) or slug, or null. */
+  async findProduct(ref: string): Promise<ToolProduct | null> {
+    const p = /^[0-9a-f]{24}$/.test(ref) ? await this.repository.getProduct({ id: ref }) : await this.repository.getProduct({ slug: ref });
+    return p && p.active ? p : null;
+  }
+
+  /** Signed paths a slug invoke may carry (docs/tools.md, "path variants"). */
+  async slugPaths(productSlug: string, actionSlug: string): Promise<string[]> {
+    const p = await this.findProduct(productSlug);
+    const a = p?.actions.find((x) => x.slug === actionSlug || x.name.toLowerCase() === actionSlug.toLowerCase());
+    return slugInvokePaths(productSlug, actionSlug, p && a ? { productId: p.id, productSlug: p.slug, actionSlug: a.slug } : undefined);
+  }
+
+  async idPaths(productId: string): Promise<string[]> {
+    const p = await this.findProduct(productId);
+    return idInvokePaths(productId, p ? { productSlug: p.slug, onlyAction: p.actions.length === 1 ? p.actions[0]!.slug : undefined } : undefined);
+  }
+
+  /** Budgets by wallet for 2 s (a wallet's own change clears its entry at once; an operator's shows within 2 s). */
+  private readonly budgets = new Map<string, { at: number; budget: Budget | null }>();
+
+  private async budgetOf(wallet: string): Promise<Budget | null> {
+    const hit = this.budgets.get(wallet);
+    if (hit && Date.now() - hit.at < 2_000) return hit.budget;
+    const budget = await this.repository.getBudget(wallet);
+    if (this.budgets.size >= 10_000) this.budgets.delete(this.budgets.keys().next().value!);
+    this.budgets.set(wallet, { at: Date.now(), budget });
+    return budget;
+  }
+
+  /** The wallet's budget gate (GUIDE §6): checked before anything is held. */
+  budgetGate(wallet: string) {
+    return async (price: { credits: number }) => {
+      const budget = await this.budgetOf(wallet);
+      if (!budget) return;
+      const spent = budget.daily_credits === null ? 0 : await this.repository.spentSince(wallet, utcDayStart(new Date()));
+      const refusal = budgetRefusal(budget, price.credits, spent);
+      if (refusal) throw errors.paymentRequired('budget_exceeded', `this call (${price.credits} credits) is over the wallet's ${String(refusal.limit).replace('_', '-')} budget`, { details: refusal });
+    };
+  }
+
+  async invokeWithCredits(input: { wallet: string; product: string; actionSlug?: string; parameters: Record<string, unknown>; requestId: string; meta?: Record<string, unknown> }): Promise<InvokeOutput> {
+    const ref = /^[0-9a-f]{24}$/.test(input.product) ? { id: input.product } : { slug: input.product };
+    return this.invoker.invoke({
+      account: input.wallet,
+      product: ref,
+      actionSlug: input.actionSlug,
+      parameters: input.parameters,
+      requestId: input.requestId,
+      authorize: this.budgetGate(input.wallet),
+      meta: input.meta,
+    });
+  }
+
+  /** The action's direct x402 offer (parameters already checked), or null when it is credits-only. */
+  async directOffer(productSlug: string, actionSlug: string, parameters: Record<string, unknown>): Promise<ResolvedCall | null> {
+    const call = await resolveCall(this.repository, /^[0-9a-f]{24}$/.test(productSlug) ? { id: productSlug } : { slug: productSlug }, actionSlug, parameters);
+    return call.action.x402_usd ? call : null;
+  }
+
+  async invokeDirect(
+    _call: ResolvedCall,
+    _parameters: Record<string, unknown>,
+    _header: string | undefined,
+    _req: Request,
+  ): Promise<{ status: number; headers: Record<string, string>; body: unknown }> {
+    throw errors.unavailable('direct_x402_unavailable', 'paying a single tool call with x402 is not available on this deployment yet; pay with credits (a signed request)');
+  }
+
+  async setBudget(wallet: string, budget: Budget, by: 'wallet' | 'operator') {
+    this.budgets.delete(wallet);
+    return this.repository.setBudget(wallet, budget, by);
+  }
+
+  async catalogPage(page: number, pageSize: number) {
+    const { items, total } = await this.repository.listListed({ terms: [], categories: [], page, pageSize });
+    return { items, pagination: catalogPagination(page, pageSize, total) };
+  }
+}

@@ -1,0 +1,63 @@
+import { Connection, Schema } from 'mongoose';
+
+export type InvocationStatus = 'pending' | 'succeeded' | 'failed';
+
+/**
+ * One paid call, `_id` = `<account>|<request id>`: inserting it is what makes a request id
+ * run at most once. Its status is the outcome the stale-hold healer reads: `succeeded` means
+ * the vendor answered (capture), anything else gives the credits back.
+ */
+export interface ToolInvocationDoc {
+  _id: string;
+  account: string;
+  request_id: string;
+  hold_id: string;
+  product_id: string;
+  action_slug: string;
+  credits: number;
+  status: InvocationStatus;
+  response_json?: string;
+  warnings_json?: string;
+  transaction_id?: string;
+  error_code?: string;
+  error_status?: number;
+  error_message?: string;
+  error_details_json?: string;
+  meta_json?: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const schema = new Schema<ToolInvocationDoc>(
+  {
+    _id: { type: String, required: true },
+    account: { type: String, required: true },
+    request_id: { type: String, required: true },
+    hold_id: { type: String, required: true },
+    product_id: { type: String, required: true },
+    action_slug: { type: String, required: true },
+    credits: { type: Number, required: true },
+    status: { type: String, required: true },
+    response_json: String,
+    warnings_json: String,
+    transaction_id: String,
+    error_code: String,
+    error_status: Number,
+    error_message: String,
+    error_details_json: String,
+    meta_json: String,
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { collection: 'tool_invocations', versionKey: false },
+);
+// Budget: what an account spent since the start of the day.
+schema.index({ account: 1, created_at: -1 });
+
+export function toolInvocationModel(conn: Connection) {
+  return conn.models.ToolInvocation ?? conn.model<ToolInvocationDoc>('ToolInvocation', schema);
+}
+
+export function invocationKey(account: string, requestId: string): string {
+  return `${account}|${requestId}`;
+}

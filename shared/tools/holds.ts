@@ -1,0 +1,32 @@
+import type { LedgerStore } from '../credits/ledger-store';
+import type { ToolRepository } from './repository';
+
+export type HealOutcome = 'captured' | 'released' | 'gone';
+
+/**
+ * Settles one stale hold from what was recorded about its call: a vendor call known to have
+ * succeeded is captured (the caller got the result); unknown or failed is released, and the
+ * call is marked failed so a retry of its request id does not wait on it forever.
+ */
+export async function healHold(ledger: LedgerStore, repo: ToolRepository, account: string, holdId: string): Promise<HealOutcome> {
+  const call = await repo.getInvocationByHold(account, holdId);
+  if (call?.status === 'succeeded') {
+    const { transaction, replayed } = await ledger.capture({ account, holdId }).catch(async (err: { code?: string }) => {
+      if (err.code === 'hold_not_open' || err.code === 'hold_not_found') return { transaction: null, replayed: true };
+      throw err;
+    });
+    if (!transaction || replayed) return 'gone';
+    if (!call.transaction_id) await repo.finishInvocation(account, call.request_id, { transaction_id: transaction._id });
+    return 'captured';
+  }
+  if (call?.status === 'pending') {
+    await repo.finishInvocation(account, call.request_id, {
+      status: 'failed',
+      error_code: 'vendor_timeout',
+      error_status: 504,
+      error_message: 'the call was interrupted before its outcome was recorded; nothing was charged',
+    });
+  }
+  const { released } = await ledger.release({ account, holdId, reason: 'stale hold healed' });
+  return released ? 'released' : 'gone';
+}

@@ -1,0 +1,228 @@
+/**
+ * Paid tool invocation, shared by the API (signed credits, bearer purchase) and by workflow
+ * activities (a run's tool node): validate → authorize → hold → vendor call → capture on
+ * success, release on failure or timeout. No api/ imports, so activities can use it.
+ */
+import { LedgerStore } from '../credits/ledger-store';
+import type { Models } from '../db';
+import type { ToolInvocationDoc } from '../db/models/tool-invocation';
+import { AppError, errors } from '../errors';
+import { logger } from '../logger';
+import { BUILTIN_HANDLERS } from './builtins';
+import { parameterProblems } from './params';
+import { ToolRepository } from './repository';
+import { pickAction, type ToolAction, type ToolProduct } from './rules';
+import { callVendor, type VendorOutcome } from './vendor';
+
+export interface InvokeInput {
+  /** Ledger account that pays (wallet or ws:<id>). */
+  account: string;
+  product: { id?: string; slug?: string };
+  /** Absent: the product's only action (several: 409 action_ambiguous). */
+  actionSlug?: string;
+  /** Validated against the action's JSON Schema before any hold. */
+  parameters: Record<string, unknown>;
+  /** Charged at most once per (account, requestId). */
+  requestId: string;
+  /** Aborts the vendor HTTP call (run cancellation). */
+  signal?: AbortSignal;
+  /** Extra gate before the hold; throws AppError (e.g. budget_exceeded). */
+  authorize?: (price: { credits: number; productId: string; actionSlug: string }) => Promise<void>;
+  /** Recorded with the hold and the spend (run id, node id, ...). */
+  meta?: Record<string, unknown>;
+}
+
+export interface InvokeOutput {
+  response: unknown;
+  credits_charged: number;
+  transaction_id: string;
+  product_id: string;
+  action_slug: string;
+  warnings?: unknown[];
+}
+
+export interface ToolInvokerDeps {
+  models: Models;
+  secretKey: Buffer | string;
+  ledger?: LedgerStore;
+  repository?: ToolRepository;
+}
+
+export interface ResolvedCall {
+  product: ToolProduct;
+  action: ToolAction;
+}
+
+/** Product and action for a call, with the parameters checked: every refusal here is free. */
+export async function resolveCall(
+  repo: ToolRepository,
+  ref: { id?: string; slug?: string },
+  actionSlug: string | undefined,
+  parameters: unknown,
+): Promise<ResolvedCall> {
+  const product = await repo.getProduct(ref);
+  if (!product || !product.active) throw errors.notFound('product_not_found', `no active product ${ref.id ?? ref.slug ?? ''}`);
+  const picked = pickAction(product, actionSlug);
+  if (!picked.ok) {
+    if (picked.reason === 'ambiguous') {
+      throw errors.conflict('action_ambiguous', actionSlug ? `several actions of ${product.slug} match ${actionSlug}` : `${product.slug} has several actions; name one`, {
+        details: { actions: product.actions.map((a) => a.slug) },
+      });
+    }
+    throw errors.notFound('action_not_found', `${product.slug} has no action ${actionSlug ?? ''}`.trim(), { details: { actions: product.actions.map((a) => a.slug) } });
+  }
+  const action = picked.action;
+  const problems = parameterProblems(`${product.id}:${action.slug}:${product.updated_at.getTime()}`, action.parameters_schema, parameters);
+  if (problems.length > 0) {
+    throw errors.badRequest('invalid_parameters', `parameters do not match the schema of ${product.slug}/${action.slug}`, { details: { errors: problems } });
+  }
+  return { product, action };
+}
+
+/** Runs an action (vendor HTTP or built-in handler); never throws for the vendor's own failures. */
+export async function runAction(
+  repo: ToolRepository,
+  secretKey: Buffer | string,
+  call: ResolvedCall & { parameters: Record<string, unknown>; requestId: string; signal?: AbortSignal },
+): Promise<VendorOutcome> {
+  const runner = call.action.runner;
+  if (runner.kind === 'builtin') {
+    const handler = BUILTIN_HANDLERS[runner.handler];
+    if (!handler) return { ok: false, kind: 'error', reason: `built-in handler ${runner.handler} is not available` };
+    try {
+      return { ok: true, response: await handler(call.parameters, call.signal) };
+    } catch (err) {
+      return { ok: false, kind: 'error', reason: (err as Error).message };
+    }
+  }
+  let secret: string | undefined;
+  if (runner.secret) {
+    const stored = await repo.getSecret(runner.secret, secretKey);
+    if (stored === null) return { ok: false, kind: 'error', reason: 'the vendor credential is not configured (operators: secret:set)' };
+    secret = stored;
+  }
+  return callVendor(runner, { action: call.action.slug, parameters: call.parameters, requestId: call.requestId, secret, signal: call.signal });
+}
+
+/** The AppError a failed vendor outcome answers with: its own words in details, never its secret. */
+export function vendorFailure(outcome: Exclude<VendorOutcome, { ok: true }>, call: ResolvedCall): AppError {
+  const where = `${call.product.slug}/${call.action.slug}`;
+  if (outcome.kind === 'timeout') {
+    return new AppError(504, 'vendor_timeout', `${where} did not answer within ${call.action.runner.timeout_ms} ms; nothing was charged`, {
+      details: { timeout_ms: call.action.runner.timeout_ms },
+    });
+  }
+  if (outcome.kind === 'aborted') return new AppError(504, 'vendor_timeout', `${where} was cancelled; nothing was charged`, { details: { cancelled: true } });
+  return new AppError(502, 'vendor_error', `${where} failed: ${outcome.reason}; nothing was charged`, {
+    details: { ...(outcome.status !== undefined ? { vendor_status: outcome.status } : {}), ...(outcome.body !== undefined ? { vendor_body: outcome.body } : {}) },
+  });
+}
+
+/** The id of the `purchase` transaction a captured hold becomes (see LedgerStore.capture). */
+export function purchaseTransactionId(account: string, holdId: string): string {
+  return `purchase:${account}:${holdId}`;
+}
+
+export function createToolInvoker(deps: ToolInvokerDeps) {
+  const repo = deps.repository ?? new ToolRepository(deps.models);
+  const ledger = deps.ledger ?? new LedgerStore(deps.models);
+
+  async function replay(rec: ToolInvocationDoc, input: InvokeInput): Promise<InvokeOutput> {
+    if (rec.status === 'pending') throw errors.conflict('invocation_in_progress', `request ${input.requestId} is still running`);
+    if (rec.status === 'failed') {
+      throw new AppError(rec.error_status ?? 502, rec.error_code ?? 'vendor_error', rec.error_message ?? 'the call failed; nothing was charged', {
+        details: rec.error_details_json ? (JSON.parse(rec.error_details_json) as Record<string, unknown>) : undefined,
+      });
+    }
+    // Captured already, or captured now if the process that ran it stopped before the capture.
+    const transactionId = (await ledger.capture({ account: rec.account, holdId: rec.hold_id })).transaction._id;
+    return {
+      response: JSON.parse(rec.response_json ?? '{}'),
+      credits_charged: rec.credits,
+      transaction_id: transactionId,
+      product_id: rec.product_id,
+      action_slug: rec.action_slug,
+      ...(rec.warnings_json ? { warnings: JSON.parse(rec.warnings_json) as unknown[] } : {}),
+    };
+  }
+
+  async function invoke(input: InvokeInput): Promise<InvokeOutput> {
+    const call = await resolveCall(repo, input.product, input.actionSlug, input.parameters);
+    const { product, action } = call;
+    await input.authorize?.({ credits: action.credits, productId: product.id, actionSlug: action.slug });
+
+    const now = new Date();
+    const claimed = await repo.beginInvocation({
+      account: input.account,
+      request_id: input.requestId,
+      hold_id: input.requestId,
+      product_id: product.id,
+      action_slug: action.slug,
+      credits: action.credits,
+      ...(input.meta ? { meta_json: JSON.stringify(input.meta) } : {}),
+      created_at: now,
+    });
+    if (!claimed) {
+      const rec = await repo.getInvocation(input.account, input.requestId);
+      if (rec) return replay(rec, input);
+      throw errors.conflict('invocation_in_progress', `request ${input.requestId} is still running`);
+    }
+
+    const details = { product_id: product.id, product: product.slug, action: action.slug, ...(input.meta ? { meta: input.meta } : {}) };
+    const held = await ledger.hold({ account: input.account, holdId: input.requestId, credits: action.credits, details, now });
+    if (!held.ok) {
+      await repo.dropInvocation(input.account, input.requestId);
+      throw errors.paymentRequired('insufficient_credits', `this call costs ${action.credits} credits; the balance is ${held.balance}`, {
+        details: { balance: held.balance, credits_required: action.credits },
+      });
+    }
+
+    const outcome = await runAction(repo, deps.secretKey, { ...call, parameters: input.parameters, requestId: input.requestId, signal: input.signal });
+    if (!outcome.ok) {
+      const failure = vendorFailure(outcome, call);
+      await repo.finishInvocation(input.account, input.requestId, {
+        status: 'failed',
+        error_code: failure.code,
+        error_status: failure.status,
+        error_message: failure.message,
+        ...(failure.details ? { error_details_json: JSON.stringify(failure.details) } : {}),
+      });
+      await ledger.release({ account: input.account, holdId: input.requestId, reason: failure.code });
+      throw failure;
+    }
+
+    // Recorded before the capture: a crash in between leaves the healer a hold it knows to capture.
+    // The purchase's id is known in advance (`purchase:<account>:<hold id>`), so one write says it all.
+    let transactionId = purchaseTransactionId(input.account, input.requestId);
+    await repo.finishInvocation(input.account, input.requestId, {
+      status: 'succeeded',
+      transaction_id: transactionId,
+      response_json: JSON.stringify(outcome.response),
+      ...(outcome.warnings ? { warnings_json: JSON.stringify(outcome.warnings) } : {}),
+    });
+    let charged = action.credits;
+    const warnings = [...(outcome.warnings ?? [])];
+    try {
+      transactionId = (await ledger.capture({ account: input.account, holdId: input.requestId })).transaction._id;
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'hold_not_open')) throw err;
+      // The healer gave the credits back before we captured: the caller keeps the result, uncharged.
+      logger.warn('tool call captured after its hold was released', { account: input.account, request_id: input.requestId });
+      charged = 0;
+      transactionId = '';
+      warnings.push({ code: 'not_charged', message: 'the hold had already been released; this call was not charged' });
+    }
+    return {
+      response: outcome.response,
+      credits_charged: charged,
+      transaction_id: transactionId,
+      product_id: product.id,
+      action_slug: action.slug,
+      ...(warnings.length > 0 ? { warnings } : {}),
+    };
+  }
+
+  return { invoke, repository: repo, ledger };
+}
+
+export type ToolInvoker = ReturnType<typeof createToolInvoker>;

@@ -1,0 +1,90 @@
+/**
+ * Calling a vendor's HTTP endpoint for one action (the vendor contract, docs/tools.md):
+ * POST <url> with JSON `{action, parameters, request_id}` (GET: parameters as the query), the
+ * stored secret in the configured header, a deadline, and the caller's AbortSignal. A 2xx JSON
+ * object is the result; anything else is a failure whose details never carry the secret.
+ */
+import type { ActionRunner } from '../db/models/tool-product';
+
+export type VendorOutcome =
+  | { ok: true; response: Record<string, unknown>; warnings?: unknown[] }
+  | { ok: false; kind: 'timeout' }
+  | { ok: false; kind: 'aborted' }
+  | { ok: false; kind: 'error'; status?: number; body?: unknown; reason: string };
+
+const MAX_RESPONSE_BYTES = 1024 * 1024;
+const MAX_ERROR_BODY = 2000;
+
+function redact(text: string, secret: string | undefined): string {
+  return secret && secret.length >= 4 ? text.split(secret).join('[redacted]') : text;
+}
+
+async function readLimited(res: Response): Promise<string> {
+  const reader = res.body?.getReader();
+  if (!reader) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_RESPONSE_BYTES) {
+      await reader.cancel();
+      throw new Error(`vendor response larger than ${MAX_RESPONSE_BYTES} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function callVendor(
+  runner: Extract<ActionRunner, { kind: 'http' }>,
+  call: { action: string; parameters: Record<string, unknown>; requestId: string; secret?: string; signal?: AbortSignal },
+): Promise<VendorOutcome> {
+  const deadline = AbortSignal.timeout(runner.timeout_ms);
+  const signal = call.signal ? AbortSignal.any([deadline, call.signal]) : deadline;
+  const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': call.requestId };
+  if (call.secret) {
+    const scheme = runner.auth_scheme ?? 'Bearer';
+    headers[(runner.auth_header ?? 'authorization').toLowerCase()] = scheme ? `${scheme} ${call.secret}` : call.secret;
+  }
+  let url = runner.url;
+  let body: string | undefined;
+  if (runner.method === 'GET') {
+    const u = new URL(runner.url);
+    for (const [k, v] of Object.entries(call.parameters)) u.searchParams.set(k, typeof v === 'string' ? v : JSON.stringify(v));
+    url = u.toString();
+  } else {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify({ action: call.action, parameters: call.parameters, request_id: call.requestId });
+  }
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetch(url, { method: runner.method, headers, body, signal, redirect: 'error' });
+    text = await readLimited(res);
+  } catch (err) {
+    if (deadline.aborted) return { ok: false, kind: 'timeout' };
+    if (call.signal?.aborted) return { ok: false, kind: 'aborted' };
+    return { ok: false, kind: 'error', reason: redact(`vendor unreachable: ${(err as Error).message}`, call.secret) };
+  }
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (!res.ok) {
+    const shown = parsed !== undefined ? JSON.parse(redact(JSON.stringify(parsed), call.secret)) : redact(text.slice(0, MAX_ERROR_BODY), call.secret);
+    return { ok: false, kind: 'error', status: res.status, body: shown, reason: `vendor answered ${res.status}` };
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    return { ok: false, kind: 'error', status: res.status, reason: 'vendor answered without a JSON object' };
+  }
+  const obj = parsed as Record<string, unknown>;
+  // A vendor may wrap its result as {result, warnings}; otherwise the whole object is the result.
+  if ('result' in obj && obj.result !== null && typeof obj.result === 'object' && !Array.isArray(obj.result)) {
+    return { ok: true, response: obj.result as Record<string, unknown>, ...(Array.isArray(obj.warnings) ? { warnings: obj.warnings } : {}) };
+  }
+  return { ok: true, response: obj };
+}

@@ -1,0 +1,3 @@
+export function holdHealWorkflowId(tag: string): string {
+  return `tool-hold-heal:${tag}`;
+}

@@ -1,0 +1,141 @@
+import { LedgerStore } from '../../shared/credits/ledger-store';
+import { createToolInvoker } from '../../shared/tools/invoke';
+import { ToolRepository } from '../../shared/tools/repository';
+import { openTestDb } from '../support/db';
+import { startScriptedVendor } from '../support/vendor';
+
+const KEY = Buffer.alloc(32, 7);
+
+describe('tool invoker on the real store with a real HTTP vendor', () => {
+  let db: Awaited<ReturnType<typeof openTestDb>>;
+  let vendor: Awaited<ReturnType<typeof startScriptedVendor>>;
+  let repo: ToolRepository;
+  let ledger: LedgerStore;
+  let invoker: ReturnType<typeof createToolInvoker>;
+
+  beforeAll(async () => {
+    db = await openTestDb();
+    vendor = await startScriptedVendor(() => ({ status: 200, body: { ok: true } }));
+    repo = new ToolRepository(db.models);
+    ledger = new LedgerStore(db.models);
+    invoker = createToolInvoker({ models: db.models, secretKey: KEY, repository: repo, ledger });
+    await repo.setSecret('vendor-key', 's3cret-vendor-key', KEY);
+    await repo.createProduct({ slug: 'words', name: 'words', description: 'Counts words' });
+    await repo.addAction('words', {
+      slug: 'count',
+      credits: 3,
+      parameters_schema: { type: 'object', properties: { text: { type: 'string', maxLength: 100 } }, required: ['text'], additionalProperties: false },
+      runner: { kind: 'http', url: `${vendor.url}/count`, method: 'POST', timeout_ms: 300, secret: 'vendor-key' },
+    });
+    await repo.createProduct({ slug: 'multi', name: 'multi' });
+    for (const slug of ['a', 'b']) await repo.addAction('multi', { slug, credits: 1, runner: { kind: 'builtin', handler: 'echo', timeout_ms: 1000 } });
+  });
+  afterAll(async () => {
+    await vendor.stop();
+    await db.drop();
+  });
+
+  const wallet = (c: string) => '0x' + c.repeat(40);
+  const balance = async (w: string) => (await ledger.balance(w)).balance;
+  const purchases = async (w: string) => (await ledger.history(w, 100)).transactions.filter((t) => t.transaction_type === 'purchase');
+
+  it('a vendor that fails, times out, then succeeds: charged once, only for the success; the secret never shows', async () => {
+    const w = wallet('1');
+    await ledger.grant({ wallet: w, credits: 10, creditType: 'admin_grant' });
+    vendor.set(() => ({ status: 500, body: { error: 'boom', echoed_key: 's3cret-vendor-key' } }));
+    const fail = await invoker.invoke({ account: w, product: { slug: 'words' }, parameters: { text: 'hi' }, requestId: 'r1' }).catch((e) => e);
+    expect(fail).toMatchObject({ code: 'vendor_error', status: 502, details: { vendor_status: 500 } });
+    expect(JSON.stringify(fail.details)).not.toContain('s3cret-vendor-key');
+    expect(await balance(w)).toBe(10);
+
+    vendor.set(() => ({ status: 200, body: { late: true }, delayMs: 1000 }));
+    const slow = await invoker.invoke({ account: w, product: { slug: 'words' }, parameters: { text: 'hi' }, requestId: 'r2' }).catch((e) => e);
+    expect(slow).toMatchObject({ code: 'vendor_timeout', status: 504 });
+    expect(await balance(w)).toBe(10);
+
+    vendor.set((call) => ({ status: 200, body: { words: 1, auth: call.headers.authorization } }));
+    const ok = await invoker.invoke({ account: w, product: { slug: 'words' }, parameters: { text: 'hi' }, requestId: 'r3', meta: { run: 'x' } });
+    expect(ok).toMatchObject({ response: { words: 1, auth: 'Bearer s3cret-vendor-key' }, credits_charged: 3, action_slug: 'count' });
+    expect(await balance(w)).toBe(7);
+    // The same request id again: the recorded answer, no second charge, no second vendor call.
+    const calls = vendor.calls.length;
+    const again = await invoker.invoke({ account: w, product: { slug: 'words' }, parameters: { text: 'hi' }, requestId: 'r3' });
+    expect(again.transaction_id).toBe(ok.transaction_id);
+    expect(vendor.calls.length).toBe(calls);
+    expect(await balance(w)).toBe(7);
+    const spent = await purchases(w);
+    expect(spent).toHaveLength(1);
+    expect(JSON.parse(spent[0]!.details!)).toMatchObject({ product: 'words', action: 'count', meta: { run: 'x' } });
+  });
+
+  it('hostile or wrong parameters are refused before any money moves or any vendor call', async () => {
+    const w = wallet('2');
+    await ledger.grant({ wallet: w, credits: 10, creditType: 'admin_grant' });
+    const calls = vendor.calls.length;
+    const deep: Record<string, unknown> = {};
+    let cur = deep;
+    for (let i = 0; i < 40; i++) cur = (cur.n = {}) as Record<string, unknown>;
+    const hostile: unknown[] = [
+      { text: 'x'.repeat(101) },
+      { text: 'ok', extra: 1 },
+      JSON.parse('{"text":"ok","__proto__":{"polluted":true}}'),
+      { text: 'y'.repeat(70_000) },
+      deep,
+      {},
+    ];
+    for (const [i, parameters] of hostile.entries()) {
+      await expect(invoker.invoke({ account: w, product: { slug: 'words' }, parameters: parameters as Record<string, unknown>, requestId: `h${i}` })).rejects.toMatchObject({
+        code: 'invalid_parameters',
+        status: 400,
+      });
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(vendor.calls.length).toBe(calls);
+    expect(await balance(w)).toBe(10);
+    expect(await ledger.staleHolds(new Date(Date.now() + 60_000), 100)).toEqual([]);
+  });
+
+  it('refusals: unknown product and action, ambiguous action, insufficient credits, a budget gate; none charge', async () => {
+    const w = wallet('3');
+    await ledger.grant({ wallet: w, credits: 2, creditType: 'admin_grant' });
+    await expect(invoker.invoke({ account: w, product: { slug: 'nope' }, parameters: {}, requestId: 'a' })).rejects.toMatchObject({ code: 'product_not_found' });
+    await expect(invoker.invoke({ account: w, product: { slug: 'words' }, actionSlug: 'nope', parameters: {}, requestId: 'b' })).rejects.toMatchObject({ code: 'action_not_found' });
+    await expect(invoker.invoke({ account: w, product: { slug: 'multi' }, parameters: {}, requestId: 'c' })).rejects.toMatchObject({ code: 'action_ambiguous', status: 409 });
+    await expect(invoker.invoke({ account: w, product: { slug: 'words' }, parameters: { text: 'a' }, requestId: 'd' })).rejects.toMatchObject({
+      code: 'insufficient_credits',
+      details: { balance: 2, credits_required: 3 },
+    });
+    const gate = async () => {
+      throw Object.assign(new Error('over'), { code: 'budget_exceeded' });
+    };
+    await expect(invoker.invoke({ account: w, product: { slug: 'multi' }, actionSlug: 'a', parameters: {}, requestId: 'e', authorize: gate })).rejects.toMatchObject({ code: 'budget_exceeded' });
+    // After a refusal for credits the same request id may try again once funded.
+    await ledger.grant({ wallet: w, credits: 5, creditType: 'admin_grant' });
+    vendor.set(() => ({ status: 200, body: { words: 1 } }));
+    await expect(invoker.invoke({ account: w, product: { slug: 'words' }, parameters: { text: 'a' }, requestId: 'd' })).resolves.toMatchObject({ credits_charged: 3 });
+    expect(await balance(w)).toBe(4);
+  });
+
+  it('50 concurrent invokes over a balance for 20: exactly 20 captured, 30 refused, never below zero', async () => {
+    const w = wallet('4');
+    await ledger.grant({ wallet: w, credits: 20, creditType: 'admin_grant' });
+    const results = await Promise.allSettled(
+      Array.from({ length: 50 }, (_, i) => invoker.invoke({ account: w, product: { slug: 'multi' }, actionSlug: 'b', parameters: { i }, requestId: `c${i}` })),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(20);
+    const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(refused.map((r) => r.reason.code)).toEqual(Array(30).fill('insufficient_credits'));
+    expect(await balance(w)).toBe(0);
+    expect(await purchases(w)).toHaveLength(20);
+  });
+
+  it('an aborted call (run cancellation) costs nothing', async () => {
+    const w = wallet('5');
+    await ledger.grant({ wallet: w, credits: 5, creditType: 'admin_grant' });
+    vendor.set(() => ({ status: 200, body: { late: true }, delayMs: 250 }));
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 50);
+    await expect(invoker.invoke({ account: w, product: { slug: 'words' }, parameters: { text: 'a' }, requestId: 'x', signal: ac.signal })).rejects.toMatchObject({ code: 'vendor_timeout' });
+    expect(await balance(w)).toBe(5);
+  });
+});

@@ -1,0 +1,85 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { temporal as proto } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import { LedgerStore } from '../../shared/credits/ledger-store';
+import { ToolRepository } from '../../shared/tools/repository';
+import { holdHealWorkflowId } from '../../temporal/tool-holds/ids';
+import { runHoldHeal, ensureHoldHealSchedule, holdHealScheduleId } from '../../temporal/tool-holds/client';
+import { startTestStack, TestStack } from '../support/stack';
+import { startScriptedVendor } from '../support/vendor';
+
+const HISTORY = join(__dirname, '..', 'fixtures', 'histories', 'tool-holds.json');
+
+describe('stale tool holds are healed by a Temporal workflow', () => {
+  let stack: TestStack;
+  let ledger: LedgerStore;
+  let repo: ToolRepository;
+  let vendor: Awaited<ReturnType<typeof startScriptedVendor>>;
+  beforeAll(async () => {
+    stack = await startTestStack({ workers: true });
+    ledger = new LedgerStore(stack.db.models);
+    repo = new ToolRepository(stack.db.models);
+    vendor = await startScriptedVendor(() => ({ status: 200, body: { never: true }, delayMs: 60_000 }));
+    await repo.createProduct({ slug: 'hang', name: 'hang' });
+    await repo.addAction('hang', { slug: 'run', credits: 4, runner: { kind: 'http', url: `${vendor.url}/run`, method: 'POST', timeout_ms: 55_000 } });
+  });
+  afterAll(async () => {
+    await stack.temporal.client.schedule.getHandle(holdHealScheduleId(stack.temporal)).delete().catch(() => undefined);
+    await vendor.stop();
+    await stack.stop();
+  });
+
+  it('a process killed between hold and capture leaves a hold the healer releases; a call recorded as succeeded is captured', async () => {
+    const killed = '0x' + 'k1'.repeat(20);
+    await ledger.grant({ wallet: killed, credits: 10, creditType: 'admin_grant' });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'support', 'invoke-child.ts'), killed, 'hang', 'req-killed'], {
+      env: { ...process.env },
+      stdio: 'ignore',
+    });
+    // Wait until the vendor has the call: the hold is in place, the capture never comes.
+    for (let i = 0; i < 300 && !vendor.calls.some((c) => (c.body as { request_id?: string })?.request_id === 'req-killed'); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect((await ledger.balance(killed)).balance).toBe(6);
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+
+    // A crash after the vendor answered and the outcome was recorded, before the capture.
+    const done = '0x' + 'd1'.repeat(20);
+    await ledger.grant({ wallet: done, credits: 10, creditType: 'admin_grant' });
+    const product = (await repo.getProduct({ slug: 'hang' }))!;
+    await repo.beginInvocation({ account: done, request_id: 'req-done', hold_id: 'req-done', product_id: product.id, action_slug: 'run', credits: 4, created_at: new Date() });
+    await ledger.hold({ account: done, holdId: 'req-done', credits: 4, details: { product: 'hang', action: 'run' } });
+    await repo.finishInvocation(done, 'req-done', { status: 'succeeded', response_json: '{"ok":true}' });
+
+    // Not stale yet under a 10-minute rule: nothing moves.
+    expect(await runHoldHeal(stack.temporal, `early-${Date.now()}`, 10)).toEqual({ captured: 0, released: 0, gone: 0 });
+    const tag = `now-${Date.now()}`;
+    expect(await runHoldHeal(stack.temporal, tag, 0)).toEqual({ captured: 1, released: 1, gone: 0 });
+    expect((await ledger.balance(killed)).balance).toBe(10);
+    expect((await ledger.balance(done)).balance).toBe(6);
+    expect((await ledger.history(done, 10)).transactions.filter((t) => t.transaction_type === 'purchase')).toHaveLength(1);
+    expect(await repo.getInvocation(killed, 'req-killed')).toMatchObject({ status: 'failed', error_code: 'vendor_timeout' });
+    expect(await runHoldHeal(stack.temporal, `again-${Date.now()}`, 0)).toEqual({ captured: 0, released: 0, gone: 0 });
+
+    const history = await stack.temporal.client.workflow.getHandle(holdHealWorkflowId(tag)).fetchHistory();
+    mkdirSync(join(__dirname, '..', 'fixtures', 'histories'), { recursive: true });
+    writeFileSync(HISTORY, JSON.stringify(history, null, 1));
+  });
+
+  it('replays the recorded history with the current workflow code', async () => {
+    // Decoded by the same protobuf classes the worker encodes with (plain JSON would go through
+    // historyFromJSON, which trips over a second protobufjs copy in this install).
+    const history = proto.api.history.v1.History.fromObject(JSON.parse(readFileSync(HISTORY, 'utf8')));
+    await Worker.runReplayHistory({ workflowsPath: require.resolve('../../temporal/workflows') }, history);
+  });
+
+  it('registers the recurring healer once', async () => {
+    await ensureHoldHealSchedule(stack.temporal, 10);
+    await ensureHoldHealSchedule(stack.temporal, 10);
+    const desc = await stack.temporal.client.schedule.getHandle(holdHealScheduleId(stack.temporal)).describe();
+    expect(desc.spec.intervals?.[0].every).toBe(60_000);
+  });
+});

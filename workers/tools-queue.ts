@@ -1,0 +1,9 @@
+import { createToolHoldsActivities } from '../temporal/tool-holds/activities';
+import { TOOLS_QUEUE } from '../temporal/tool-holds/config';
+import type { QueueDefinition } from './queue';
+
+export const toolsQueue: QueueDefinition = {
+  key: 'tools',
+  taskQueue: TOOLS_QUEUE,
+  activities: (deps) => createToolHoldsActivities({ models: deps.db.models }),
+};
