@@ -7,12 +7,13 @@ import { runsQueue } from './runs-queue';
 import { nodeTemplateQueue } from './node-template-queue';
 import { nodeConditionQueue } from './node-condition-queue';
 import { nodeModelQueue } from './node-model-queue';
+import { nodeToolQueue } from './node-tool-queue';
 import { callbacksQueue } from './callbacks-queue';
 
 /** Every queue a worker can serve. Adding a worker: see docs/adding-a-worker.md. */
 export const QUEUES: readonly QueueDefinition[] = [
   systemQueue, creditsQueue, settlementsQueue, toolsQueue,
-  runsQueue, nodeTemplateQueue, nodeConditionQueue, nodeModelQueue, callbacksQueue,
+  runsQueue, nodeTemplateQueue, nodeConditionQueue, nodeModelQueue, nodeToolQueue, callbacksQueue,
 ];
 
 export function selectQueues(keys: string[] | 'all'): QueueDefinition[] {
