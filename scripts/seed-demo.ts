@@ -12,6 +12,7 @@ import { createTemporal } from '../temporal/connection';
 import { runPing } from '../temporal/ping/client';
 import { ToolRepository } from '../shared/tools/repository';
 import { seedDemoCatalog } from './services/demo-vendor/catalog';
+import { seedWebhookRuns } from './seed-webhook-runs';
 
 async function main(): Promise<void> {
   const config = getConfig();
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
       });
       console.log(`  demo: tool catalog ${seeded.map((p) => `${p.slug} (${p.actions.join(', ')})`).join('; ')} on ${config.tools.demoVendorUrl}`);
     }
+    await seedWebhookRuns(config, db, temporal, Boolean(config.tools.demoVendorUrl && process.env.DEMO_VENDOR_SECRET));
   } finally {
     await db.close();
     await temporal.close();
