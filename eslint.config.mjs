@@ -47,4 +47,20 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [{ group: ['**/api/**', '**/workers/**'], message: 'activities never import api/ or workers/' }] }],
     },
   },
+  {
+    // Imports are not the only way out of determinism: these globals read the clock, chance, the
+    // network or the process. In workflow code use sleep()/condition(), workflowInfo(), activities.
+    files: ['temporal/**/workflows.ts', 'temporal/**/workflows/*.ts'],
+    rules: {
+      'no-restricted-globals': ['error',
+        ...['fetch', 'setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'process', 'require', 'queueMicrotask', 'performance', 'crypto']
+          .map((name) => ({ name, message: 'not deterministic (or not available) in workflow code: use @temporalio/workflow (sleep, condition, workflowInfo) or an activity' }))],
+      'no-restricted-properties': ['error',
+        { object: 'Date', property: 'now', message: 'workflow code gets time from the workflow (workflowInfo().runStartTime, or an activity result)' },
+        { object: 'Math', property: 'random', message: 'randomness belongs in an activity (its result is recorded in history)' },
+        { object: 'crypto', property: 'randomUUID', message: 'use uuid4() from @temporalio/workflow' }],
+      'no-restricted-syntax': ['error',
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'new Date() reads the clock: not in workflow code' }],
+    },
+  },
 );

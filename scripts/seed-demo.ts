@@ -16,6 +16,7 @@ import { JobOperations } from '../shared/jobs/operations';
 import { JobRepository } from '../shared/jobs/repository';
 import { PLATFORM_ACCOUNT } from '../shared/jobs/rules';
 import { seedDemoSchedule } from './seed-demo-schedules';
+import { seedWebhookRuns } from './seed-webhook-runs';
 
 async function main(): Promise<void> {
   const config = getConfig();
@@ -57,6 +58,7 @@ async function main(): Promise<void> {
     );
     console.log(`  demo: job ${job._id} (${job.kind}, ${job.reward_credits} credits, ${job.slots} slots); ${PLATFORM_ACCOUNT} holds ${fund.balance_after}${fund.replayed ? ' (kept)' : ''} credits`);
     console.log(`  demo: ${await seedDemoSchedule(db, config.publicBaseUrl)}`);
+    await seedWebhookRuns(config, db, temporal, Boolean(config.tools.demoVendorUrl && process.env.DEMO_VENDOR_SECRET));
   } finally {
     await db.close();
     await temporal.close();

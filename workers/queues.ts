@@ -8,6 +8,7 @@ import { runsQueue } from './runs-queue';
 import { nodeTemplateQueue } from './node-template-queue';
 import { nodeConditionQueue } from './node-condition-queue';
 import { nodeModelQueue } from './node-model-queue';
+import { nodeToolQueue } from './node-tool-queue';
 import { callbacksQueue } from './callbacks-queue';
 import { schedulesQueue } from './schedules-queue';
 
@@ -22,6 +23,7 @@ export const QUEUES: readonly QueueDefinition[] = [
   nodeTemplateQueue,
   nodeConditionQueue,
   nodeModelQueue,
+  nodeToolQueue,
   callbacksQueue,
   schedulesQueue,
 ];

@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { CreditExpiryActivities } from './activities';
 import { EXPIRY_BATCH, EXPIRY_TIMEOUTS } from './config';
 
@@ -18,7 +18,7 @@ export interface ExpirySweepResult {
  * never count a lapsed grant anyway; this makes history show it and keeps the live sets small.
  */
 export async function creditExpirySweepWorkflow(): Promise<ExpirySweepResult> {
-  const now = new Date().toISOString(); // workflow time: deterministic on replay
+  const now = workflowInfo().runStartTime.toISOString(); // the sweep's start, as recorded in history
   let wallets = 0;
   let expirations = 0;
   for (;;) {

@@ -2,6 +2,7 @@ import { condition, proxyActivities, setHandler, upsertSearchAttributes } from '
 import type { JobVerificationActivities, VerificationDecision } from './activities';
 import { JOB_ACTIVITY_OPTIONS, PAYMENT_RETRY_INTERVAL_MS } from './config';
 import { fundsAddedSignal, reviewSignal, stageQuery, type ReviewDecision } from './signals';
+import { workflowNow } from '../workflow-clock';
 
 const { runChecks, awaitReview, decide, payReward } = proxyActivities<JobVerificationActivities>(JOB_ACTIVITY_OPTIONS);
 
@@ -38,7 +39,7 @@ export async function jobVerificationWorkflow(input: { completionId: string }): 
   let decision: VerificationDecision;
   if (checks.next === 'review') {
     setStage('awaiting_review');
-    await awaitReview(input.completionId, new Date(Date.now() + checks.reviewDeadlineMs).toISOString());
+    await awaitReview(input.completionId, new Date(workflowNow() + checks.reviewDeadlineMs).toISOString());
     if (await condition(() => review !== undefined, checks.reviewDeadlineMs)) {
       decision = { outcome: review!.outcome === 'approve' ? 'approved' : 'rejected', by: 'operator', reason: review!.reason ?? '' };
     } else {

@@ -2,6 +2,7 @@ import { condition, proxyActivities, setHandler, upsertSearchAttributes } from '
 import type { ScheduleLeaseActivities } from './activities';
 import { EXPIRE_OPTIONS } from './config';
 import { leaseEndedSignal } from './signals';
+import { workflowNow } from '../workflow-clock';
 
 const { expireClaim } = proxyActivities<ScheduleLeaseActivities>(EXPIRE_OPTIONS);
 
@@ -30,12 +31,12 @@ export async function scheduleLeaseWorkflow(input: LeaseInput): Promise<LeaseRes
   setHandler(leaseEndedSignal, ({ kind }) => {
     signalled ??= kind;
   });
-  const ms = Math.max(0, new Date(input.leaseExpiresAt).getTime() - Date.now());
+  const ms = Math.max(0, new Date(input.leaseExpiresAt).getTime() - workflowNow());
   if (await condition(() => signalled !== undefined, ms)) {
     upsertSearchAttributes({ FlowStatus: [signalled!] });
     return { claimId: input.claimId, ended: signalled!, signalled: true };
   }
-  const ended = await expireClaim(input.claimId, input.scheduleId, new Date().toISOString());
+  const ended = await expireClaim(input.claimId, input.scheduleId, new Date(workflowNow()).toISOString());
   upsertSearchAttributes({ FlowStatus: [ended] });
   return { claimId: input.claimId, ended, signalled: false };
 }

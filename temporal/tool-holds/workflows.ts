@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ToolHoldsActivities } from './activities';
 import { HOLD_HEAL_BATCH, HOLD_HEAL_RETRY, HOLD_HEAL_TIMEOUTS } from './config';
 
@@ -16,7 +16,7 @@ export interface HoldHealResult {
  * costs the caller nothing). Run by a schedule every minute, and on demand.
  */
 export async function toolHoldHealWorkflow(olderThanMinutes: number): Promise<HoldHealResult> {
-  const cutoff = new Date(Date.now() - olderThanMinutes * 60_000).toISOString(); // workflow time: replay-safe
+  const cutoff = new Date(workflowInfo().runStartTime.getTime() - olderThanMinutes * 60_000).toISOString(); // the run's start, as recorded in history
   const result: HoldHealResult = { captured: 0, released: 0, gone: 0 };
   const seen = new Set<string>();
   for (;;) {

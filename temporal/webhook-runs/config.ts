@@ -1,4 +1,4 @@
-import type { ActivityOptions } from '@temporalio/common';
+import { ActivityCancellationType, type ActivityOptions } from '@temporalio/common';
 import type { NodeType } from '../../shared/workflows/types';
 
 /**
@@ -15,6 +15,13 @@ export const NODE_QUEUES = {
   tool: 'node-tool-v1',
 } as const satisfies Record<NodeType, string>;
 
+/**
+ * A cancelled run waits for its running node to acknowledge the cancel (abort its HTTP call,
+ * release held credits) before it records `cancelled`. Set explicitly: an unset
+ * cancellationType is sent as TRY_CANCEL, whatever the SDK's doc comment says.
+ */
+const WAIT = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
+
 /** The run record must end up agreeing with the execution: store writes retry until they land. */
 export const STORE_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '30 seconds',
@@ -22,14 +29,15 @@ export const STORE_OPTIONS: ActivityOptions = {
 };
 
 /** Template and condition nodes are pure and fast: a short timeout, a couple of retries (a lost worker). */
-export const TEMPLATE_NODE_OPTIONS: ActivityOptions = { startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['node_output_too_large'] } };
-export const CONDITION_NODE_OPTIONS: ActivityOptions = { startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['invalid_node'] } };
+export const TEMPLATE_NODE_OPTIONS: ActivityOptions = { cancellationType: WAIT, startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['node_output_too_large'] } };
+export const CONDITION_NODE_OPTIONS: ActivityOptions = { cancellationType: WAIT, startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['invalid_node'] } };
 
 /**
  * Model calls are slow: they heartbeat while waiting, so a dead worker is noticed in 10 s and
  * a cancel reaches the HTTP call; retried with backoff on 429/5xx/timeouts only.
  */
 export const MODEL_NODE_OPTIONS: ActivityOptions = {
+  cancellationType: WAIT,
   startToCloseTimeout: '11 minutes',
   heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 4, nonRetryableErrorTypes: ['setup_required', 'model_error'] },
@@ -40,6 +48,7 @@ export const MODEL_NODE_OPTIONS: ActivityOptions = {
  * retry after a lost worker never pays twice; refusals (budget, credits, parameters) are final.
  */
 export const TOOL_NODE_OPTIONS: ActivityOptions = {
+  cancellationType: WAIT,
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '10 seconds',
   retry: {

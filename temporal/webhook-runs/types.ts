@@ -42,7 +42,3 @@ export interface NodeResult {
   transaction_id?: string;
 }
 
-/** The tool node's activity (implemented on the tool invoker of shared/tools). */
-export interface ToolNodeActivities {
-  runToolNode(call: NodeCall<import('../../shared/workflows/types').ToolNode>): Promise<NodeResult>;
-}

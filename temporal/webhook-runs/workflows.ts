@@ -22,7 +22,8 @@ import type { RunStoreActivities } from './activities/store';
 import type { TemplateNodeActivities } from './activities/template';
 import { CONDITION_NODE_OPTIONS, MODEL_NODE_OPTIONS, STORE_OPTIONS, TEMPLATE_NODE_OPTIONS, TOOL_NODE_OPTIONS } from './config';
 import { runProgressQuery, type RunProgress } from './definitions';
-import type { NodeCall, NodeResult, RunQueues, ToolNodeActivities, WebhookRunInput } from './types';
+import type { ToolNodeActivities } from './activities/tool';
+import type { NodeCall, NodeResult, RunQueues, WebhookRunInput } from './types';
 
 export type { WebhookRunInput };
 

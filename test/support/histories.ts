@@ -24,3 +24,18 @@ export async function replayHistory(flow: string, fresh: History): Promise<void>
   await Worker.runReplayHistory({ workflowsPath }, History.fromObject(JSON.parse(readFileSync(file, 'utf8'))));
   await Worker.runReplayHistory({ workflowsPath }, fresh);
 }
+
+/**
+ * Saves a finished workflow's history for the replay tests, only with UPDATE_HISTORIES=1: the
+ * committed fixtures are what older code recorded, so a change that breaks determinism fails
+ * the replay instead of overwriting the evidence.
+ */
+export async function saveHistory(handle: { fetchHistory(): Promise<any> }, name: string): Promise<void> {
+  if (process.env.UPDATE_HISTORIES !== '1') return;
+  const history = History.toObject(History.fromObject(await handle.fetchHistory()), { longs: String, enums: String, bytes: String });
+  writeFileSync(path.join(DIR, name), JSON.stringify(history));
+}
+
+export function loadHistory(name: string): temporal.api.history.v1.History {
+  return History.fromObject(JSON.parse(readFileSync(path.join(DIR, name), 'utf8')));
+}

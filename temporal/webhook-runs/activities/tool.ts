@@ -1,0 +1,83 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Models } from '../../../shared/db';
+import { AppError } from '../../../shared/errors';
+import { OBJECT_ID_PATTERN } from '../../../shared/tools/rules';
+import { createToolInvoker } from '../../../shared/tools/invoke';
+import { renderValue, stringsIn, templateRefs } from '../../../shared/workflows/template';
+import type { ToolNode } from '../../../shared/workflows/types';
+import { BudgetChargeRepository } from '../../../shared/workspaces/budget-charges';
+import { WorkspaceRepository } from '../../../shared/workspaces/repository';
+import { workspaceAccount } from '../../../shared/workspaces/types';
+import type { NodeCall, NodeResult } from '../types';
+import { withHeartbeats } from './heartbeat';
+import { capped } from './output';
+
+export interface ToolNodeDeps {
+  models: Models;
+  identity: string;
+  /** The tools' vendor-secret key (config.tools.secretsKey). */
+  toolSecretsKey: Buffer;
+  /** The workspace credentials key (config.credentialsKey). */
+  credentialsKey?: Buffer;
+}
+
+/** Refusals no retry changes; anything else (vendor errors, timeouts, a twin attempt still running) is retried. */
+const FINAL = new Set(['product_not_found', 'action_not_found', 'action_ambiguous', 'invalid_parameters', 'insufficient_credits', 'budget_exceeded', 'missing_credentials']);
+
+/**
+ * `tool` nodes: one catalog action through the tool invoker, paid from the workspace account
+ * `ws:<id>` and gated by the run's budget (per-day and total allowance; over it:
+ * `budget_exceeded`, nothing held or charged). The invoker charges at most once per
+ * `run:<run id>:<node id>`, so a retried attempt (a lost worker) never pays twice. A cancelled
+ * run aborts the vendor call; the invoker releases the held credits.
+ */
+export function createToolNodeActivities(deps: ToolNodeDeps) {
+  const invoker = createToolInvoker({ models: deps.models, secretKey: deps.toolSecretsKey });
+  const workspaces = new WorkspaceRepository(deps.models, deps.credentialsKey);
+  const charges = new BudgetChargeRepository(deps.models);
+
+  return {
+    async runToolNode(call: NodeCall<ToolNode>): Promise<NodeResult> {
+      const names = [...new Set(stringsIn(call.node.parameters).flatMap((s) => templateRefs(s.text).refs.flatMap((r) => (r.kind === 'credential' ? [r.name] : []))))];
+      const credentials = await workspaces.credentialValues(call.workspaceId, names);
+      const missing = names.filter((n) => credentials[n] === undefined);
+      if (missing.length) throw ApplicationFailure.nonRetryable(`credentials not set: ${missing.join(', ')}`, 'missing_credentials');
+      const parameters = renderValue(call.node.parameters, { prompt: call.prompt, outputs: call.outputs, metadata: call.metadata, credentials }) as Record<string, unknown>;
+
+      const budget = await workspaces.getBudget(call.budgetId);
+      if (!budget) throw ApplicationFailure.nonRetryable(`budget ${call.budgetId} no longer exists`, 'budget_exceeded');
+      const chargeId = `${call.runId}:${call.node.id}`;
+      let reserved = false;
+      try {
+        const out = await withHeartbeats((signal) =>
+          invoker.invoke({
+            account: workspaceAccount(call.workspaceId),
+            product: OBJECT_ID_PATTERN.test(call.node.product) ? { id: call.node.product } : { slug: call.node.product },
+            actionSlug: call.node.action,
+            parameters,
+            requestId: `run:${call.runId}:${call.node.id}`,
+            signal,
+            authorize: async (price) => {
+              const r = await charges.reserve(budget, chargeId, price.credits);
+              if (!r.ok) {
+                throw new AppError(402, 'budget_exceeded', `this call (${price.credits} credits) is over the budget's ${r.refusal.limit} allowance of ${r.refusal.allowance} (committed: ${r.refusal.committed})`, { details: r.refusal });
+              }
+              reserved = true;
+            },
+            meta: { run_id: call.runId, node_id: call.node.id, budget_id: call.budgetId },
+          }),
+        );
+        Context.current().log.info('tool node charged', { node: call.node.id, credits: out.credits_charged });
+        return { output: capped(out.response), worker: deps.identity, credits_charged: out.credits_charged, transaction_id: out.transaction_id };
+      } catch (err) {
+        if (reserved || !(err instanceof AppError && err.code === 'budget_exceeded')) await charges.release(chargeId).catch(() => undefined);
+        if (err instanceof AppError) {
+          throw FINAL.has(err.code) ? ApplicationFailure.nonRetryable(err.message, err.code, err.details ?? null) : ApplicationFailure.retryable(err.message, err.code, err.details ?? null);
+        }
+        throw err;
+      }
+    },
+  };
+}
+
+export type ToolNodeActivities = ReturnType<typeof createToolNodeActivities>;

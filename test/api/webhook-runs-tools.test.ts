@@ -1,0 +1,97 @@
+import { LedgerStore } from '../../shared/credits/ledger-store';
+import { ToolRepository } from '../../shared/tools/repository';
+import { BudgetChargeRepository } from '../../shared/workspaces/budget-charges';
+import { http } from '../support/http';
+import { startTestStack, type TestStack } from '../support/stack';
+import { startScriptedVendor } from '../support/vendor';
+import { addWorkflow, setupGroup, trigger, waitForRun, type GroupSetup } from '../support/webhook-runs';
+
+describe('tool nodes: paid from the workspace account, gated by the budget, released on cancel', () => {
+  let stack: TestStack;
+  let vendor: Awaited<ReturnType<typeof startScriptedVendor>>;
+  let ledger: LedgerStore;
+  let g: GroupSetup;
+  let wf: string;
+  const account = () => `ws:${g.workspaceId}`;
+
+  beforeAll(async () => {
+    stack = await startTestStack({ workers: true });
+    ledger = new LedgerStore(stack.db.models);
+    vendor = await startScriptedVendor((call) => ({ status: 200, body: { words: String((call.body as any)?.parameters?.text ?? '').split(' ').length, key: (call.body as any)?.parameters?.key } }));
+    const repo = new ToolRepository(stack.db.models);
+    await repo.createProduct({ slug: 'words', name: 'word_counter', description: 'Counts words' });
+    await repo.addAction('words', {
+      slug: 'count',
+      credits: 5,
+      x402_usd: null,
+      parameters_schema: { type: 'object', properties: { text: { type: 'string' }, key: { type: 'string' } }, required: ['text'], additionalProperties: false },
+      runner: { kind: 'http', url: `${vendor.url}/count`, method: 'POST', timeout_ms: 60_000 },
+    });
+    g = await setupGroup(stack.db, { daily: 12, total: 100 });
+    await ledger.grant({ wallet: account(), credits: 100, creditType: 'admin_grant' });
+    await g.repo.setCredential({ workspaceId: g.workspaceId, name: 'VENDOR_KEY', value: 'k-123' });
+    wf = await addWorkflow(stack.db, g, {
+      name: 'count words',
+      credentials: ['VENDOR_KEY'],
+      nodes: [
+        { id: 'count', type: 'tool', product: 'words', action: 'count', parameters: { text: '{{prompt}}', key: '{{credentials.VENDOR_KEY}}' } },
+        { id: 'say', type: 'template', template: '{{nodes.count.output.words}} words' },
+      ],
+      edges: [{ from: 'count', to: 'say' }],
+    });
+  });
+  afterAll(async () => {
+    await vendor.stop();
+    await stack.stop();
+  });
+
+  it('charges the workspace account once per node and answers with the final node', async () => {
+    const res = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'one two three' });
+    const run = await waitForRun(stack.server.mainUrl, res.body.data.run.run_id, g.token);
+    expect(run).toMatchObject({ status: 'completed', response_text: '3 words' });
+    expect(run.run_metadata.nodes[0]).toMatchObject({ id: 'count', status: 'completed', credits_charged: 5, transaction_id: expect.stringContaining(run.run_id) });
+    expect(vendor.calls.at(-1)!.body).toMatchObject({ parameters: { text: 'one two three', key: 'k-123' } });
+    expect((await ledger.balance(account())).balance).toBe(95);
+    expect(await new BudgetChargeRepository(stack.db.models).spent(g.budgetId)).toMatchObject({ today: 5, total: 5 });
+  });
+
+  it('refuses a call over the daily allowance with budget_exceeded: nothing held, nothing charged, the vendor never called', async () => {
+    const second = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'a b' });
+    expect((await waitForRun(stack.server.mainUrl, second.body.data.run.run_id, g.token)).status).toBe('completed');
+    const calls = vendor.calls.length;
+    const third = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'over budget' });
+    const run = await waitForRun(stack.server.mainUrl, third.body.data.run.run_id, g.token);
+    expect(run).toMatchObject({ status: 'failed', error_code: 'budget_exceeded' });
+    expect(run.error_message).toContain('daily allowance of 12');
+    expect(vendor.calls.length).toBe(calls);
+    expect((await ledger.balance(account())).balance).toBe(90);
+    expect(await new BudgetChargeRepository(stack.db.models).spent(g.budgetId)).toMatchObject({ today: 10 });
+  });
+
+  it('cancels a run while its slow tool call runs: the vendor call is aborted and the held credits released', async () => {
+    const other = await setupGroup(stack.db, { daily: null, total: null });
+    await ledger.grant({ wallet: `ws:${other.workspaceId}`, credits: 50, creditType: 'admin_grant' });
+    await other.repo.setCredential({ workspaceId: other.workspaceId, name: 'VENDOR_KEY', value: 'x' });
+    const slow = await addWorkflow(stack.db, other, {
+      name: 'slow words',
+      credentials: ['VENDOR_KEY'],
+      nodes: [{ id: 'count', type: 'tool', product: 'words', action: 'count', parameters: { text: '{{prompt}}', key: '{{credentials.VENDOR_KEY}}' } }],
+      edges: [],
+    });
+    vendor.set(() => ({ status: 200, body: { words: 1 }, delayMs: 30_000 }));
+    const before = vendor.calls.length;
+    const res = await trigger(stack.server.mainUrl, other.token, slow, { prompt: 'slow' });
+    const runId = res.body.data.run.run_id;
+    for (let i = 0; vendor.calls.length === before && i < 300; i++) await new Promise((r) => setTimeout(r, 100));
+    expect((await ledger.balance(`ws:${other.workspaceId}`)).balance).toBe(45);
+
+    const cancel = await http('POST', `${stack.server.mainUrl}/api/agent-webhooks/runs/${runId}/cancel`, { headers: { authorization: `Bearer ${other.token}` } });
+    expect(cancel.status).toBe(200);
+    expect(cancel.body.data.run).toMatchObject({ status: 'cancelled' });
+    expect((await ledger.balance(`ws:${other.workspaceId}`)).balance).toBe(50);
+    const { transactions } = await ledger.history(`ws:${other.workspaceId}`, 50);
+    expect(transactions.filter((t) => t.transaction_type === 'purchase')).toHaveLength(0);
+    expect(await new BudgetChargeRepository(stack.db.models).spent(other.budgetId)).toMatchObject({ total: 0 });
+    vendor.set((call) => ({ status: 200, body: { words: String((call.body as any)?.parameters?.text ?? '').split(' ').length } }));
+  });
+});
