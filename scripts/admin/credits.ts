@@ -1,16 +1,28 @@
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { runExpirySweep } from '../../temporal/credit-expiry/client';
-import { POSITIVE, WALLET, type AdminCommand } from './command';
+import type { Models } from '../../shared/db';
+import { WorkspaceRepository } from '../../shared/workspaces/repository';
+import { workspaceAccount } from '../../shared/workspaces/types';
+import { Flags, POSITIVE, UsageError, WALLET, type AdminCommand } from './command';
+
+/** The ledger account a grant goes to: a wallet address, or an existing workspace's `ws:<id>`. */
+async function grantAccount(models: Models, f: Flags): Promise<string> {
+  if (f.has('wallet') === f.has('workspace')) throw new UsageError('give exactly one of --wallet or --workspace');
+  if (f.has('wallet')) return f.need('wallet', WALLET).toLowerCase();
+  const ws = await new WorkspaceRepository(models).getWorkspace(f.need('workspace', /^ws_[A-Za-z0-9_-]{1,64}$/));
+  if (!ws) throw new Error('no such workspace');
+  return workspaceAccount(ws._id);
+}
 
 export const creditCommands: AdminCommand[] = [
   {
     name: 'credits:grant',
-    usage: '--wallet 0x.. --credits N [--type admin_grant] [--expires-days D] [--id GRANT_ID]',
-    summary: 'grants credits to a wallet (idempotent on --id)',
+    usage: '(--wallet 0x.. | --workspace ws_..) --credits N [--type admin_grant] [--expires-days D] [--id GRANT_ID]',
+    summary: "grants credits to a wallet or a workspace's account ws:<id> (idempotent on --id)",
     run: async ({ config, db }, f) => {
       const days = f.has('expires-days') ? Number(f.need('expires-days', POSITIVE)) : config.creditExpiryDays;
       return new LedgerStore(db.models).grant({
-        wallet: f.need('wallet', WALLET).toLowerCase(),
+        wallet: await grantAccount(db.models, f),
         grantId: f.optional('id'),
         credits: Number(f.need('credits', POSITIVE)),
         creditType: f.optional('type') ?? 'admin_grant',

@@ -3,6 +3,8 @@ import { chainCommands } from './chain';
 import { creditCommands } from './credits';
 import { tokenCommands } from './tokens';
 import { jobCommands } from './jobs';
+import { workspaceCommands } from './workspaces';
+import { workflowCommands } from './workflows';
 
 /** Every operator command. An area adds its own `scripts/admin/<area>.ts` and one line here. */
-export const COMMANDS: readonly AdminCommand[] = [...creditCommands, ...tokenCommands, ...chainCommands, ...jobCommands];
+export const COMMANDS: readonly AdminCommand[] = [...creditCommands, ...tokenCommands, ...chainCommands, ...jobCommands, ...workspaceCommands, ...workflowCommands];

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import Joi from 'joi';
 
 export interface AppConfig {
@@ -19,6 +20,8 @@ export interface AppConfig {
   x402: X402Config;
   /** HMAC key of X-Job-Workflow-Token (shared/jobs/workflow-token.ts); every API instance needs the same. */
   jobWorkflowTokenSecret: string;
+  /** AES-256-GCM key for credentials and webhook secrets at rest (CREDENTIALS_ENCRYPTION_KEY); a fixed dev key outside production. */
+  credentialsKey?: Buffer;
 }
 
 export interface X402Config {
@@ -70,6 +73,9 @@ const envSchema = Joi.object({
   X402_LOCAL_TOKEN_VERSION: Joi.string().default('2'),
   X402_SETTLE_WAIT_MS: Joi.number().integer().min(0).max(120000).default(20000),
   JOB_WORKFLOW_TOKEN_SECRET: Joi.string().min(32).when('NODE_ENV', { is: 'production', then: Joi.required() }).messages({ 'string.min': 'must be at least 32 characters (value not shown)' }),
+  CREDENTIALS_ENCRYPTION_KEY: Joi.string()
+    .pattern(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/)
+    .messages({ 'string.pattern.base': 'must be 32 bytes as 64 hex characters or base64 (value not shown)' }),
 }).pattern(/^X402_RPC_URL_\d+$/, Joi.string().uri({ scheme: ['http', 'https', 'ws', 'wss'] }))
   .unknown(true);
 
@@ -127,7 +133,15 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
     }),
     // Development and tests only (production requires the variable): tokens then survive restarts but are not secret.
     jobWorkflowTokenSecret: value.JOB_WORKFLOW_TOKEN_SECRET ?? 'insecure-development-job-workflow-token-secret',
+    credentialsKey: credentialsKey(value.CREDENTIALS_ENCRYPTION_KEY, value.NODE_ENV),
   });
+}
+
+/** The configured key; outside production a fixed, public development key so `make dev` and tests need no setup. */
+function credentialsKey(raw: string | undefined, nodeEnv: string): Buffer | undefined {
+  if (raw) return Buffer.from(raw, raw.length === 64 ? 'hex' : 'base64');
+  if (nodeEnv === 'production') return undefined;
+  return createHash('sha256').update('agent-commerce development credentials key (not a secret)').digest();
 }
 
 function stripSlash(url: string): string {

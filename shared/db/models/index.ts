@@ -12,6 +12,16 @@ import { jobModel } from './job';
 import { jobSlotModel } from './job-slot';
 import { jobReservationModel, jobReservationOutcomeModel } from './job-reservation';
 import { jobCompletionModel } from './job-completion';
+import { workspaceModel } from './workspace';
+import { budgetModel } from './budget';
+import { budgetWorkflowModel } from './budget-workflow';
+import { workspaceApiKeyModel } from './workspace-api-key';
+import { agentGroupModel } from './agent-group';
+import { agentGroupTokenModel } from './agent-group-token';
+import { credentialModel } from './credential';
+import { approvalRequestModel } from './approval-request';
+import { workflowDefinitionModel } from './workflow-definition';
+import { workflowVersionModel } from './workflow-version';
 
 /** Every model bound to one connection; register before connecting so indexes build on connect. */
 export function registerModels(conn: Connection) {
@@ -30,6 +40,16 @@ export function registerModels(conn: Connection) {
     jobReservations: jobReservationModel(conn),
     jobReservationOutcomes: jobReservationOutcomeModel(conn),
     jobCompletions: jobCompletionModel(conn),
+    workspaces: workspaceModel(conn),
+    budgets: budgetModel(conn),
+    budgetWorkflows: budgetWorkflowModel(conn),
+    workspaceApiKeys: workspaceApiKeyModel(conn),
+    agentGroups: agentGroupModel(conn),
+    agentGroupTokens: agentGroupTokenModel(conn),
+    credentials: credentialModel(conn),
+    approvalRequests: approvalRequestModel(conn),
+    workflowDefinitions: workflowDefinitionModel(conn),
+    workflowVersions: workflowVersionModel(conn),
   };
 }
 

@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import { insertOnce, type Models } from '../db';
+import type { WorkflowDefinitionDoc } from '../db/models/workflow-definition';
+import type { WorkflowVersionDoc } from '../db/models/workflow-version';
+import { errors } from '../errors';
+import { parseWorkflowInput } from './schemas';
+import { compareSemver, isSemver } from './semver';
+import type { GraphProblem, PublishedVersion, WorkflowDefinition, WorkflowEdge, WorkflowNode } from './types';
+
+type WorkflowModels = Pick<Models, 'workflowDefinitions' | 'workflowVersions'>;
+
+/** What a run executes: the latest published version, else the draft. */
+export interface RunnableWorkflow {
+  workflow_id: string;
+  workspace_id: string | null;
+  name: string;
+  version: string | null;
+  nodes: WorkflowNode[];
+  edges: WorkflowEdge[];
+  credentials: string[];
+}
+
+interface Graph {
+  nodes: WorkflowNode[];
+  edges: WorkflowEdge[];
+}
+
+function decodeGraph(json: string): Graph {
+  return JSON.parse(json) as Graph;
+}
+
+function invalid(problems: GraphProblem[]) {
+  return errors.badRequest('invalid_workflow', `the workflow definition is not valid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, {
+    details: { problems },
+  });
+}
+
+/** Workflow definitions and their published versions. Graphs are stored as JSON text (FerretDB-safe keys) and handed out as plain objects. */
+export class WorkflowRepository {
+  constructor(private readonly models: WorkflowModels) {}
+
+  /** Validates and stores a definition; with status `published` also publishes its first version. */
+  async create(input: unknown, o: { workspaceId?: string | null; now?: Date } = {}): Promise<WorkflowDefinition> {
+    const parsed = parseWorkflowInput(input);
+    if (!parsed.value) throw invalid(parsed.problems);
+    const v = parsed.value;
+    const now = o.now ?? new Date();
+    const doc: WorkflowDefinitionDoc = {
+      _id: v.id ?? `wf_${randomBytes(8).toString('hex')}`,
+      workspace_id: o.workspaceId ?? null,
+      name: v.name,
+      description: v.description,
+      graph_json: JSON.stringify({ nodes: v.nodes, edges: v.edges }),
+      credentials: v.credentials,
+      status: 'draft',
+      created_at: now,
+      updated_at: now,
+    };
+    if (!(await insertOnce(this.models.workflowDefinitions, doc))) throw errors.conflict('workflow_exists', `workflow ${doc._id} already exists`);
+    if (v.status === 'published') await this.publish(doc._id, v.version ?? '1.0.0', now);
+    return (await this.get(doc._id))!;
+  }
+
+  async get(id: string): Promise<WorkflowDefinition | null> {
+    const doc = await this.models.workflowDefinitions.findById(id).lean<WorkflowDefinitionDoc>().exec();
+    if (!doc) return null;
+    const versions = await this.models.workflowVersions
+      .find({ workflow_id: id }, { version: 1, published_at: 1 })
+      .lean<Pick<WorkflowVersionDoc, 'version' | 'published_at'>[]>()
+      .exec();
+    return this.present(doc, versions);
+  }
+
+  async list(f: { workspaceId?: string } = {}): Promise<Array<Omit<WorkflowDefinition, 'nodes' | 'edges' | 'versions'> & { node_count: number; latest_version: string | null }>> {
+    const docs = await this.models.workflowDefinitions
+      .find(f.workspaceId ? { workspace_id: f.workspaceId } : {})
+      .sort({ created_at: 1 })
+      .limit(1000)
+      .lean<WorkflowDefinitionDoc[]>()
+      .exec();
+    const versions = await this.models.workflowVersions
+      .find({ workflow_id: { $in: docs.map((d) => d._id) } }, { workflow_id: 1, version: 1 })
+      .lean<Pick<WorkflowVersionDoc, 'workflow_id' | 'version'>[]>()
+      .exec();
+    return docs.map((d) => {
+      const { graph_json, ...rest } = d;
+      const mine = versions.filter((v) => v.workflow_id === d._id).map((v) => v.version).sort(compareSemver);
+      return { ...rest, node_count: decodeGraph(graph_json).nodes.length, latest_version: mine.at(-1) ?? null };
+    });
+  }
+
+  /** Freezes the current draft as `version`, which must be newer than every published one. */
+  async publish(id: string, version: string, now = new Date()): Promise<WorkflowDefinition> {
+    if (!isSemver(version)) throw errors.badRequest('invalid_version', `${version} is not a MAJOR.MINOR.PATCH version`);
+    const doc = await this.models.workflowDefinitions.findById(id).lean<WorkflowDefinitionDoc>().exec();
+    if (!doc) throw errors.notFound('workflow_not_found', `no workflow ${id}`);
+    const latest = await this.latestVersion(id);
+    if (latest && compareSemver(version, latest.version) <= 0) throw errors.conflict('version_not_newer', `version ${version} is not newer than ${latest.version}`);
+    const row: WorkflowVersionDoc = { _id: `${id}@${version}`, workflow_id: id, version, graph_json: doc.graph_json, credentials: doc.credentials, published_at: now };
+    if (!(await insertOnce(this.models.workflowVersions, row))) throw errors.conflict('version_not_newer', `version ${version} is already published`);
+    await this.models.workflowDefinitions.updateOne({ _id: id }, { $set: { status: 'published', updated_at: now } });
+    return (await this.get(id))!;
+  }
+
+  async getVersion(id: string, version: string): Promise<PublishedVersion | null> {
+    const row = await this.models.workflowVersions.findById(`${id}@${version}`).lean<WorkflowVersionDoc>().exec();
+    return row ? { version: row.version, ...decodeGraph(row.graph_json), credentials: row.credentials, published_at: row.published_at } : null;
+  }
+
+  /** The graph a new run executes: the latest published version, or the draft when none is published. */
+  async runnable(id: string): Promise<RunnableWorkflow | null> {
+    const doc = await this.models.workflowDefinitions.findById(id).lean<WorkflowDefinitionDoc>().exec();
+    if (!doc) return null;
+    const latest = await this.latestVersion(id);
+    const graph = decodeGraph(latest?.graph_json ?? doc.graph_json);
+    return {
+      workflow_id: doc._id,
+      workspace_id: doc.workspace_id,
+      name: doc.name,
+      version: latest?.version ?? null,
+      nodes: graph.nodes,
+      edges: graph.edges,
+      credentials: latest?.credentials ?? doc.credentials,
+    };
+  }
+
+  private async latestVersion(id: string): Promise<WorkflowVersionDoc | null> {
+    const rows = await this.models.workflowVersions.find({ workflow_id: id }).lean<WorkflowVersionDoc[]>().exec();
+    return rows.sort((a, b) => compareSemver(a.version, b.version)).at(-1) ?? null;
+  }
+
+  private present(doc: WorkflowDefinitionDoc, versions: Pick<WorkflowVersionDoc, 'version' | 'published_at'>[]): WorkflowDefinition {
+    const { graph_json, ...rest } = doc;
+    return {
+      ...rest,
+      ...decodeGraph(graph_json),
+      versions: versions.sort((a, b) => compareSemver(a.version, b.version)).map((v) => ({ version: v.version, published_at: v.published_at })),
+    };
+  }
+}

@@ -1,0 +1,29 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+/**
+ * AES-256-GCM for secrets at rest (credentials, webhook signing secrets). The stored text is
+ * `v1.<iv>.<tag>.<ciphertext>` in base64url; `context` (e.g. `<workspace>:<name>`) is bound as
+ * associated data so a ciphertext copied onto another record does not decrypt.
+ */
+export class SecretBox {
+  constructor(private readonly key: Buffer) {
+    if (key.length !== 32) throw new Error('the credentials key must be 32 bytes');
+  }
+
+  seal(plaintext: string, context: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    cipher.setAAD(Buffer.from(context, 'utf8'));
+    const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join('.');
+  }
+
+  open(sealed: string, context: string): string {
+    const [v, iv, tag, data] = sealed.split('.');
+    if (v !== 'v1' || !iv || !tag || data === undefined) throw new Error('unreadable sealed secret');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
+    decipher.setAAD(Buffer.from(context, 'utf8'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+  }
+}

@@ -1,0 +1,48 @@
+import type { ApprovalKind, ApprovalStatus } from '../db/models/approval-request';
+
+export type { ApprovalKind, ApprovalStatus };
+
+export interface Workspace {
+  _id: string;
+  name: string;
+  created_at: Date;
+}
+
+/** A budget as callers see it: never its key hash; the workflows it lists. */
+export interface Budget {
+  _id: string;
+  workspace_id: string;
+  name: string;
+  daily_credits: number | null;
+  total_credits: number | null;
+  workflow_ids: string[];
+  created_at: Date;
+}
+
+export interface AgentGroup {
+  _id: string;
+  workspace_id: string;
+  budget_id: string;
+  name: string;
+  created_at: Date;
+}
+
+export interface ApprovalRequest {
+  _id: string;
+  kind: ApprovalKind;
+  status: ApprovalStatus;
+  workspace_id: string;
+  budget_id: string | null;
+  workflow_id: string | null;
+  group_id: string | null;
+  credential_name: string | null;
+  reason: string;
+  created_at: Date;
+  approved_at: Date | null;
+  approved_by: string | null;
+}
+
+/** The ledger account of a workspace (CONTRACTS: `ws:<workspaceId>`). */
+export function workspaceAccount(workspaceId: string): string {
+  return `ws:${workspaceId}`;
+}

@@ -1,0 +1,152 @@
+import { WorkflowRepository } from '../../shared/workflows/repository';
+import { WorkspaceRepository } from '../../shared/workspaces/repository';
+import { openTestDb } from '../support/db';
+
+const KEY = Buffer.alloc(32, 3);
+const graph = { nodes: [{ id: 'a', type: 'template', template: 'Hello {{prompt}}' }], edges: [] };
+
+describe('workspaces, budgets, groups, credentials and approvals on the real store', () => {
+  let db: Awaited<ReturnType<typeof openTestDb>>;
+  let repo: WorkspaceRepository;
+  let workflows: WorkflowRepository;
+  beforeAll(async () => {
+    db = await openTestDb();
+    repo = new WorkspaceRepository(db.models, KEY);
+    workflows = new WorkflowRepository(db.models);
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+
+  it('budget keys and API keys: shown once, stored as sha256, resolved only within one workspace', async () => {
+    const ws = await repo.createWorkspace({ name: 'Acme' });
+    const other = await repo.createWorkspace({ name: 'Other' });
+    expect(ws._id).toMatch(/^ws_[0-9a-f]{16}$/);
+    const { budget, budgetKey } = await repo.createBudget({ workspaceId: ws._id, name: 'ops', dailyCredits: 100, totalCredits: null });
+    expect(budget).toMatchObject({ workspace_id: ws._id, daily_credits: 100, total_credits: null, workflow_ids: [] });
+    expect(budgetKey).toMatch(/^bk_[A-Za-z0-9_-]{43}$/);
+    const { apiKey } = await repo.createApiKey({ workspaceId: ws._id, label: 'ci' });
+    const { apiKey: otherKey, apiKeyId: otherKeyId } = await repo.createApiKey({ workspaceId: other._id });
+    expect(apiKey).toMatch(/^wak_/);
+
+    const raw = JSON.stringify(await db.connection.db!.collection('budgets').find().toArray()) + JSON.stringify(await db.connection.db!.collection('workspace_api_keys').find().toArray());
+    expect(raw).not.toContain(budgetKey);
+    expect(raw).not.toContain(apiKey);
+
+    expect(await repo.resolveBudgetBearer(apiKey, budgetKey)).toMatchObject({ workspace: { _id: ws._id }, budget: { _id: budget._id } });
+    expect(await repo.resolveBudgetBearer(otherKey, budgetKey)).toBeNull();
+    expect(await repo.resolveBudgetBearer(apiKey, budgetKey.slice(0, -1) + (budgetKey.endsWith('A') ? 'B' : 'A'))).toBeNull();
+    expect(await repo.revokeApiKey(otherKeyId)).toBe(true);
+    await expect(repo.createBudget({ workspaceId: 'ws_nope', name: 'x' })).rejects.toMatchObject({ code: 'workspace_not_found' });
+  });
+
+  it('lists a workflow on a budget once under 10 concurrent adds', async () => {
+    const ws = await repo.createWorkspace({ name: 'W' });
+    const { budget } = await repo.createBudget({ workspaceId: ws._id, name: 'b' });
+    const wf = await workflows.create({ name: 'hello', ...graph }, { workspaceId: ws._id });
+    await Promise.all(Array.from({ length: 10 }, () => repo.addWorkflowToBudget(budget._id, wf._id)));
+    expect((await repo.getBudget(budget._id))!.workflow_ids).toEqual([wf._id]);
+    expect(await repo.isWorkflowOnBudget(budget._id, wf._id)).toBe(true);
+    expect(await repo.isWorkflowOnBudget(budget._id, 'wf_other')).toBe(false);
+  });
+
+  it('agent groups: agt_ tokens resolve to group, budget and workspace; revoked tokens do not; the webhook secret is sealed', async () => {
+    const ws = await repo.createWorkspace({ name: 'G' });
+    const { budget } = await repo.createBudget({ workspaceId: ws._id, name: 'b' });
+    const { group, token, webhookSecret } = await repo.createGroup({ budgetId: budget._id, name: 'agents' });
+    expect(token).toMatch(/^agt_[A-Za-z0-9_-]{43}$/);
+    expect(webhookSecret).toMatch(/^whsec_/);
+    const access = await repo.resolveGroupToken(token);
+    expect(access).toMatchObject({ group: { _id: group._id, budget_id: budget._id }, budget: { _id: budget._id }, workspace: { _id: ws._id } });
+    expect(access!.group).not.toHaveProperty('webhook_secret_enc');
+    expect(await repo.groupWebhookSecret(group._id)).toBe(webhookSecret);
+    const stored = await db.connection.db!.collection('agent_groups').findOne({ _id: group._id as never });
+    expect(JSON.stringify(stored)).not.toContain(webhookSecret.slice(6));
+
+    const second = await repo.issueGroupToken(group._id, { label: 'two' });
+    expect(await repo.revokeGroupToken(second.tokenId)).toBe(true);
+    expect(await repo.resolveGroupToken(second.token)).toBeNull();
+    expect(await repo.resolveGroupToken('agt_' + 'x'.repeat(43))).toBeNull();
+    expect(await repo.resolveGroupToken('not-a-token')).toBeNull();
+  });
+
+  it('credentials are encrypted at rest and read back only through the key', async () => {
+    const ws = await repo.createWorkspace({ name: 'C' });
+    await repo.setCredential({ workspaceId: ws._id, name: 'VENDOR_KEY', value: 'super-secret-1' });
+    await repo.setCredential({ workspaceId: ws._id, name: 'VENDOR_KEY', value: 'super-secret-2' });
+    const raw = JSON.stringify(await db.connection.db!.collection('credentials').find({ workspace_id: ws._id }).toArray());
+    expect(raw).not.toContain('super-secret');
+    expect(await repo.credentialNames(ws._id)).toEqual(['VENDOR_KEY']);
+    expect(await repo.missingCredentials(ws._id, ['VENDOR_KEY', 'OTHER'])).toEqual(['OTHER']);
+    expect(await repo.credentialValues(ws._id, ['VENDOR_KEY'])).toEqual({ VENDOR_KEY: 'super-secret-2' });
+    await expect(new WorkspaceRepository(db.models, Buffer.alloc(32, 9)).credentialValues(ws._id, ['VENDOR_KEY'])).rejects.toThrow();
+    await expect(new WorkspaceRepository(db.models).setCredential({ workspaceId: ws._id, name: 'X', value: 'v' })).rejects.toMatchObject({ code: 'credentials_key_missing' });
+  });
+
+  it('approval requests: one open per target under concurrency; approving applies it and frees the slot', async () => {
+    const ws = await repo.createWorkspace({ name: 'A' });
+    const { budget } = await repo.createBudget({ workspaceId: ws._id, name: 'b' });
+    const wf = await workflows.create({ name: 'x', ...graph }, { workspaceId: ws._id });
+    const opened = await Promise.all(
+      Array.from({ length: 8 }, () => repo.openApproval({ kind: 'add_workflow', workspaceId: ws._id, budgetId: budget._id, workflowId: wf._id, reason: 'not on budget' })),
+    );
+    expect(new Set(opened.map((a) => a._id)).size).toBe(1);
+    expect(await repo.listApprovals({ status: 'open', workspaceId: ws._id })).toHaveLength(1);
+    const approved = await repo.approve(opened[0]._id, { by: 'ops' });
+    expect(approved).toMatchObject({ status: 'approved', approved_by: 'ops' });
+    expect(await repo.isWorkflowOnBudget(budget._id, wf._id)).toBe(true);
+    expect(await repo.approve(opened[0]._id, { by: 'ops' })).toMatchObject({ status: 'approved' });
+
+    const cred = await repo.openApproval({ kind: 'credential', workspaceId: ws._id, workflowId: wf._id, credentialName: 'TOKEN', reason: 'missing' });
+    await expect(repo.approve(cred._id, { by: 'ops' })).rejects.toMatchObject({ code: 'credential_not_set' });
+    expect(await repo.approve(cred._id, { by: 'ops', credentialValue: 'tok' })).toMatchObject({ status: 'approved' });
+    expect(await repo.credentialValues(ws._id, ['TOKEN'])).toEqual({ TOKEN: 'tok' });
+    const again = await repo.openApproval({ kind: 'credential', workspaceId: ws._id, workflowId: wf._id, credentialName: 'TOKEN', reason: 'missing' });
+    expect(again._id).not.toBe(cred._id);
+    await expect(repo.approve('apr_nope', { by: 'x' })).rejects.toMatchObject({ code: 'approval_not_found' });
+  });
+});
+
+describe('workflow definitions on the real store', () => {
+  let db: Awaited<ReturnType<typeof openTestDb>>;
+  let workflows: WorkflowRepository;
+  beforeAll(async () => {
+    db = await openTestDb();
+    workflows = new WorkflowRepository(db.models);
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+
+  it('stores free-form node objects safely (keys with $ and .) and hands them back as plain objects', async () => {
+    const nodes = [{ id: 'k', type: 'tool', product: 'demo', parameters: { 'a.b': '{{prompt}}', $where: 'x', nested: { 'x.y': [1, { $gt: 2 }] } } }];
+    const wf = await workflows.create({ name: 'odd keys', description: 'd', nodes, edges: [] });
+    expect(wf).toMatchObject({ _id: expect.stringMatching(/^wf_/), status: 'draft', nodes, edges: [], credentials: [], versions: [] });
+    expect((await workflows.get(wf._id))!.nodes).toEqual(nodes);
+  });
+
+  it('refuses an invalid definition with every problem and its path', async () => {
+    await expect(
+      workflows.create({ name: 'bad', nodes: [{ id: 'a', type: 'nope' }, { id: 'b', type: 'template', template: 'x' }], edges: [{ from: 'b', to: 'zz' }] }),
+    ).rejects.toMatchObject({
+      code: 'invalid_workflow',
+      details: { problems: [expect.objectContaining({ path: 'nodes[0].type', code: 'unknown_node_type' }), expect.objectContaining({ path: 'edges[0].to', code: 'dangling_edge' })] },
+    });
+  });
+
+  it('publishes increasing semantic versions; runs take the latest published graph', async () => {
+    const wf = await workflows.create({ id: 'wf_versions', name: 'v', ...graph, status: 'published', version: '1.0.0' });
+    expect(wf.status).toBe('published');
+    await expect(workflows.create({ id: 'wf_versions', name: 'v', ...graph })).rejects.toMatchObject({ code: 'workflow_exists' });
+    await expect(workflows.publish(wf._id, '1.0.0')).rejects.toMatchObject({ code: 'version_not_newer' });
+    await expect(workflows.publish(wf._id, '0.9.0')).rejects.toMatchObject({ code: 'version_not_newer' });
+    await expect(workflows.publish(wf._id, '1.0')).rejects.toMatchObject({ code: 'invalid_version' });
+    const racing = await Promise.allSettled([workflows.publish(wf._id, '1.10.0'), workflows.publish(wf._id, '1.10.0')]);
+    expect(racing.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect((await workflows.get(wf._id))!.versions.map((v) => v.version)).toEqual(['1.0.0', '1.10.0']);
+    expect(await workflows.runnable(wf._id)).toMatchObject({ workflow_id: wf._id, version: '1.10.0', nodes: graph.nodes });
+    const list = await workflows.list();
+    expect(list.find((w) => w._id === wf._id)).toMatchObject({ latest_version: '1.10.0', node_count: 1 });
+    expect(await workflows.runnable('wf_none')).toBeNull();
+  });
+});
