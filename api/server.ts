@@ -1,5 +1,5 @@
 import express, { Express, Router } from 'express';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AppDeps } from './deps';
 import { errorHandler, notFound } from './middleware/error-handler';
@@ -14,14 +14,14 @@ import { creditPurchaseRoutes } from './routes/credit-purchase';
 import { creditRoutes } from './routes/credits';
 import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
-import { identityRoutes } from './routes/identity';
+import { identityBodyErrors, identityRoutes } from './routes/identity';
 import { jobRoutes } from './routes/jobs';
 import { createServices, Services } from './services';
 
 function baseApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', deps.config.trustProxy ? deps.config.trustProxy.split(',').map((s) => s.trim()) : false);
+  app.set('trust proxy', deps.config.trustProxy);
   app.use(requestContext, accessLog);
   // Both hosts serve the page their errors' help_url points at.
   app.use(docsRoutes());
@@ -39,6 +39,7 @@ export function createMainApp(deps: AppDeps, services: Services = createServices
   const app = baseApp(deps);
   const external = Router();
   external.use(errorShape('gateway'), jsonBody, jsonBodyErrors, requireStore(deps.db));
+  external.use('/agentaddress', identityBodyErrors);
   external.use(identityRoutes(services), authRoutes(services), creditRoutes(services), creditPurchaseRoutes(services));
   external.use(jobRoutes(services));
   app.use('/api/external', external);
@@ -53,8 +54,8 @@ export function createMainApp(deps: AppDeps, services: Services = createServices
 /** The bearer host: /health, /credits, /products, /issues. */
 export function createApiApp(deps: AppDeps, services: Services = createServices(deps)): Express {
   const app = baseApp(deps);
-  app.use(errorShape('gateway'), jsonBody, jsonBodyErrors);
-  app.use(healthRoutes(deps));
+  app.use(errorShape('gateway'), healthRoutes(deps));
+  app.use(jsonBody, jsonBodyErrors);
   app.use(requireStore(deps.db), bearerCreditRoutes(services));
   return finish(app, deps.config.publicApiUrl);
 }
@@ -65,9 +66,20 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-function listen(app: Express, port: number, host: string): Promise<Server> {
+/** A client that never finishes its headers or body is cut off; idle keep-alive sockets close. */
+function listen(app: Express, port: number, host: string, http: AppDeps['config']['http']): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
+    const server = createServer(
+      {
+        headersTimeout: http.headersTimeoutMs,
+        requestTimeout: http.requestTimeoutMs,
+        keepAliveTimeout: http.keepAliveTimeoutMs,
+        // How often Node checks those deadlines (its default, 30 s, would let a slow client stay that long).
+        connectionsCheckingInterval: Math.min(1000, Math.ceil(http.headersTimeoutMs / 2)),
+      },
+      app,
+    );
+    server.listen(port, host);
     server.once('listening', () => resolve(server));
     server.once('error', reject);
   });
@@ -76,8 +88,8 @@ function listen(app: Express, port: number, host: string): Promise<Server> {
 /** Starts both listeners; port 0 picks free ports (tests). */
 export async function startServer(deps: AppDeps, ports = { main: deps.config.port, api: deps.config.apiPort }): Promise<RunningServer> {
   const services = createServices(deps);
-  const main = await listen(createMainApp(deps, services), ports.main, deps.config.host);
-  const api = await listen(createApiApp(deps, services), ports.api, deps.config.host);
+  const main = await listen(createMainApp(deps, services), ports.main, deps.config.host, deps.config.http);
+  const api = await listen(createApiApp(deps, services), ports.api, deps.config.host, deps.config.http);
   const url = (s: Server) => `http://${deps.config.host}:${(s.address() as AddressInfo).port}`;
   return {
     mainUrl: url(main),

@@ -138,6 +138,8 @@ function spawnTs(script: string, args: string[], env: NodeJS.ProcessEnv, nodeFla
 
 async function startServer(env: NodeJS.ProcessEnv, profileDir?: string): Promise<{ child: Child; port: number }> {
   const child = spawnTs('bench/server.ts', [], {
+    // Every bench agent asks for its session from one address.
+    AUTH_SESSION_LIMIT_PER_CLIENT: '100000',
     ...env,
     ...(profileDir ? { BENCH_STAGES: '1', BENCH_PROFILE_DIR: profileDir } : {}),
   });

@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { withLogContext } from '../../shared/logger';
 
-const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
+const MAX_REQUEST_ID = 128;
+
+/** The caller's id made safe to echo and log: cut to 128 characters, anything outside [A-Za-z0-9._:@-] becomes `_`. */
+export function safeRequestId(given: string | undefined): string | undefined {
+  if (!given) return undefined;
+  const cut = given.trim().slice(0, MAX_REQUEST_ID).replace(/[^A-Za-z0-9._:@-]/g, '_');
+  return cut === '' ? undefined : cut;
+}
 
 declare module 'express-serve-static-core' {
   interface Locals {
@@ -10,10 +17,9 @@ declare module 'express-serve-static-core' {
   }
 }
 
-/** Echoes a sane x-request-id or makes one; every log line of the request carries it. */
+/** Echoes the caller's x-request-id (made safe) or makes one when there is none; every log line of the request carries it. */
 export const requestContext: RequestHandler = (req, res, next) => {
-  const given = req.header('x-request-id');
-  const requestId = given && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
+  const requestId = safeRequestId(req.header('x-request-id')) ?? randomUUID();
   res.locals.requestId = requestId;
   res.setHeader('x-request-id', requestId);
   withLogContext({ requestId }, next);

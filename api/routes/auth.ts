@@ -1,8 +1,9 @@
-import { Router } from 'express';
+import { Request, RequestHandler, Router } from 'express';
 import Joi from 'joi';
 import { envelopeFields, walletAddress } from '../../shared/schemas/common';
 import { signed } from '../middleware/signed';
 import { validate } from '../middleware/validate';
+import { clientKey } from '../services/rate-limit';
 import type { Services } from '../services';
 
 const sessionBody = Joi.object({ wallet_address: walletAddress.required() });
@@ -12,10 +13,16 @@ const accessTokenBody = Joi.object({
   expires_in_days: Joi.number().integer().min(1).max(365),
 });
 
+const client = (req: Request) => clientKey(req.ip ?? req.socket.remoteAddress ?? 'unknown');
+
 export function authRoutes(services: Services): Router {
   const router = Router();
+  const limits = services.authLimits;
 
-  router.post('/auth/session', validate({ body: sessionBody }), async (_req, res) => {
+  // Per client first (the real brake); per wallet too, so one wallet's sessions cannot pile up from many addresses.
+  router.post('/auth/session', validate({ body: sessionBody }), async (req, res) => {
+    await limits.sessionPerClient.enforce(`session:ip:${client(req)}`, 'sessions from one address');
+    await limits.sessionPerWallet.enforce(`session:wallet:${res.locals.body.wallet_address.toLowerCase()}`, 'sessions for one wallet');
     const session = await services.sessions.issue(res.locals.body.wallet_address);
     res.json({
       success: true,
@@ -24,7 +31,12 @@ export function authRoutes(services: Services): Router {
   });
 
   // Ours (spec: "how tokens are issued: not shown"): a wallet mints its own bearer token by signing.
-  router.post('/auth/access-token', validate({ body: accessTokenBody }), signed(services, 'access_token'), async (_req, res) => {
+  // The client is counted before the signature is checked; the wallet only once it proved it signed,
+  // so nobody can use up another wallet's allowance.
+  const tokenPerClient: RequestHandler = (req, _res, next) =>
+    limits.accessTokenPerClient.enforce(`token:ip:${client(req)}`, 'access tokens from one address').then(() => next(), next);
+  router.post('/auth/access-token', tokenPerClient, validate({ body: accessTokenBody }), signed(services, 'access_token'), async (_req, res) => {
+    await limits.accessTokenPerWallet.enforce(`token:wallet:${res.locals.wallet}`, 'access tokens for one wallet');
     const issued = await services.tokens.issue({
       wallet: res.locals.wallet,
       label: res.locals.body.label,

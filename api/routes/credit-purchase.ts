@@ -4,7 +4,7 @@ import { errors } from '../../shared/errors';
 import { walletAddress } from '../../shared/schemas/common';
 import { singlePaymentMode } from '../middleware/single-payment-mode';
 import { validate } from '../middleware/validate';
-import { purchaseCompletedBody, purchasePendingBody } from '../presenters/credit-purchase';
+import { purchaseCompletedBody, purchasePendingBody, purchaseStatusBody } from '../presenters/credit-purchase';
 import { paymentHeader } from '../services/payment-gate';
 import type { Services } from '../services';
 
@@ -30,6 +30,10 @@ export function creditPurchaseRoutes(services: Services): Router {
     const result = await services.purchases.purchase(body, paymentHeader(req));
     if (result.kind === 'pending') {
       res.status(202).json(purchasePendingBody(result.record, body.wallet_address, body.credits));
+      return;
+    }
+    if (result.kind === 'status') {
+      res.json(purchaseStatusBody(result.record));
       return;
     }
     const receipt = services.payments!.receipt(result.record);

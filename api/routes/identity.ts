@@ -1,8 +1,13 @@
-import { Router } from 'express';
-import { errors } from '../../shared/errors';
+import { ErrorRequestHandler, Router } from 'express';
+import { errors, ValidationError } from '../../shared/errors';
 import { createAgentWallet, WalletDerivationError } from '../../shared/identity/derive-wallet';
 import { clientKey } from '../services/rate-limit';
 import type { Services } from '../services';
+
+/** The spec's identity errors are gateway 400s: a broken body is not the 422 `detail[]` of signed endpoints. */
+export const identityBodyErrors: ErrorRequestHandler = (err, _req, _res, next) => {
+  next(err instanceof ValidationError ? errors.badRequest('invalid_request', 'the request body is not valid JSON; send no body or a JSON object') : err);
+};
 
 export function identityRoutes(services: Services): Router {
   const router = Router();

@@ -1,4 +1,5 @@
-import { errors } from '../../shared/errors';
+import { createHash } from 'node:crypto';
+import { AppError, errors } from '../../shared/errors';
 import { creditsToBaseUnits } from '../../shared/money';
 import type { SupportedNetwork } from '../../shared/x402/networks';
 import type { PaymentSetup } from '../../shared/x402/setup';
@@ -18,9 +19,21 @@ export interface PurchaseRequest {
   email?: string;
 }
 
+/**
+ * `completed` goes to the caller that brought the payment (balance and grant id included);
+ * `status` answers a replay by request_id or transaction_hash without that payment: whether the
+ * purchase went through, nothing about the wallet.
+ */
 export type PurchaseResult =
   | { kind: 'completed'; record: X402PaymentDoc; balance: number }
+  | { kind: 'status'; record: X402PaymentDoc }
   | { kind: 'pending'; record: X402PaymentDoc };
+
+/** What a request_id is bound to: the same id with any of these changed is another purchase. */
+export function purchaseFingerprint(req: PurchaseRequest): string {
+  const bound = [req.wallet_address.toLowerCase(), req.credits, req.chain_id, req.token, (req.payer_wallet_address ?? '').toLowerCase()];
+  return createHash('sha256').update(JSON.stringify(bound)).digest('hex');
+}
 
 /** Credit purchase over x402: the offer, idempotency on request_id and on the payment, the grant after settlement. */
 export class CreditPurchaseService {
@@ -51,21 +64,41 @@ export class CreditPurchaseService {
   }
 
   async purchase(req: PurchaseRequest, header: string | undefined): Promise<PurchaseResult> {
+    try {
+      return await this.purchaseOnce(req, header);
+    } catch (err) {
+      // Every 402 of this endpoint carries the challenge, whichever step refused.
+      if (err instanceof AppError && err.status === 402 && !err.body) throw this.gate.paymentRequired(this.resource(req), [this.offer(req)], err.code, err.message);
+      throw err;
+    }
+  }
+
+  private async purchaseOnce(req: PurchaseRequest, header: string | undefined): Promise<PurchaseResult> {
     const wallet = req.wallet_address.toLowerCase();
     const offer = this.offer(req);
-    const purposeKey = req.request_id ? `credit_purchase:${wallet}:${req.request_id}` : undefined;
+    // A malformed header is refused before anything is looked up.
+    if (header) this.gate.decode(header);
+    const fingerprint = purchaseFingerprint(req);
+    // A request_id names one purchase whatever the wallet: reused for another wallet it is a conflict,
+    // not a second purchase. (A failed payment gives its key back: the settlement moves it aside.)
+    const purposeKey = req.request_id ? `credit_purchase:request:${req.request_id}` : undefined;
     if (purposeKey) {
-      // The request was paid already: its recorded result, whatever payment (if any) comes with the retry.
       const earlier = await this.gate.recordFor(purposeKey);
-      if (earlier) return this.result(this.gate.outcomeOf(earlier));
+      if (earlier) {
+        const bound = earlier.purpose.kind === 'credit_purchase' ? earlier.purpose.fingerprint : undefined;
+        if (bound && bound !== fingerprint) {
+          throw errors.conflict('request_id_conflict', 'this request_id was already used for a purchase with another body; use a new request_id');
+        }
+        return this.replay(earlier, header);
+      }
     }
     if (req.transaction_hash) {
-      // The payer lost our answer but saw the transaction: its recorded result, never a second payment.
+      // The payer lost our answer but saw the transaction: its recorded status, never a second payment.
       const paid = await this.gate.recordForTransaction(req.transaction_hash);
       if (paid && (paid.purpose.kind !== 'credit_purchase' || paid.purpose.wallet !== wallet)) {
         throw errors.conflict('payment_already_used', 'this transaction paid for another purchase');
       }
-      if (paid) return this.result(this.gate.outcomeOf(paid));
+      if (paid) return this.replay(paid, header);
     }
     if (!header) throw this.gate.paymentRequired(this.resource(req), [offer]);
     const outcome = await this.gate.pay({
@@ -78,12 +111,24 @@ export class CreditPurchaseService {
         kind: 'credit_purchase',
         wallet,
         credits: req.credits,
+        fingerprint,
         ...(req.request_id ? { request_id: req.request_id } : {}),
         ...(req.email ? { email: req.email } : {}),
         ...(req.transaction_hash ? { transaction_hash: req.transaction_hash } : {}),
       },
     });
     return this.result(outcome);
+  }
+
+  /**
+   * A purchase asked for again. Whoever brings the very payment that paid gets the full result;
+   * anyone else (a request_id or transaction_hash alone) learns only whether it went through.
+   */
+  private async replay(record: X402PaymentDoc, header: string | undefined): Promise<PurchaseResult> {
+    const outcome = this.gate.outcomeOf(record);
+    if (outcome.kind === 'pending') return outcome;
+    if (this.gate.carries(record, header)) return this.result(outcome);
+    return { kind: 'status', record };
   }
 
   private async result(outcome: PaidOutcome): Promise<PurchaseResult> {

@@ -5,7 +5,7 @@ import { logger } from '../../shared/logger';
 import { AccessTokenService } from './access-tokens';
 import { CreditPurchaseService } from './credit-purchase';
 import { PaymentGate } from './payment-gate';
-import { RateLimiter } from './rate-limit';
+import { CountingRateLimiter, RateLimiter } from './rate-limit';
 import { SessionService } from './sessions';
 import { JobRepository } from '../../shared/jobs/repository';
 import { JobService } from './jobs';
@@ -28,6 +28,18 @@ export function createServices(deps: AppDeps) {
     tokens: new AccessTokenService(models),
     identityLimiter: new RateLimiter(models, 1, 60),
     jobs: new JobService(new JobRepository(models), deps.temporal, deps.config.jobWorkflowTokenSecret),
+    authLimits: authLimiters(deps),
+  };
+}
+
+function authLimiters(deps: AppDeps) {
+  const { models } = deps.db;
+  const l = deps.config.authRateLimits;
+  return {
+    sessionPerClient: new CountingRateLimiter(models, l.sessionPerClient, l.windowSeconds),
+    sessionPerWallet: new CountingRateLimiter(models, l.sessionPerWallet, l.windowSeconds),
+    accessTokenPerClient: new CountingRateLimiter(models, l.accessTokenPerClient, l.windowSeconds),
+    accessTokenPerWallet: new CountingRateLimiter(models, l.accessTokenPerWallet, l.windowSeconds),
   };
 }
 

@@ -19,6 +19,7 @@ import type { SupportedToken } from '../../shared/x402/networks';
 import type { PaymentSetup } from '../../shared/x402/setup';
 import type { TemporalHandle } from '../../temporal/connection';
 import { awaitSettlement, startSettlement } from '../../temporal/x402-settlement/client';
+import { checkPaymentPayload, type CheckedPaymentPayload } from './payment-payload';
 
 export interface Offer {
   chainId: number;
@@ -26,11 +27,31 @@ export interface Offer {
   amount: bigint;
 }
 
+export interface PayInput {
+  header: string;
+  resource: ResourceInfo;
+  offers: Offer[];
+  purpose: PaymentPurpose;
+  purposeKey?: string;
+  expectedPayer?: string;
+}
+
 export type PaidOutcome = { kind: 'completed'; record: X402PaymentDoc } | { kind: 'pending'; record: X402PaymentDoc };
 
-/** The payment header of a request, under either name x402 clients use. */
+/** The payment header of a request: X-PAYMENT (the spec's name) wins; PAYMENT-SIGNATURE is its alias. */
 export function paymentHeader(req: Request): string | undefined {
-  return req.header(X402_HEADERS.paymentSignature) ?? req.header(X402_HEADERS.legacyPayment) ?? undefined;
+  return req.header(X402_HEADERS.legacyPayment) ?? req.header(X402_HEADERS.paymentSignature) ?? undefined;
+}
+
+/** The currency a token's amount is reported in: USD tokens as `amount_usd`, EURC as `amount_eur`. */
+const TOKEN_CURRENCY: Record<string, 'USD' | 'EUR'> = { USDC: 'USD', EURC: 'EUR' };
+
+export function amountFields(symbol: string, baseUnits: string): { currency: string; amount_usd?: number; amount_eur?: number } {
+  const currency = TOKEN_CURRENCY[symbol] ?? symbol;
+  const amount = baseUnitsToUsd(BigInt(baseUnits), 6);
+  if (currency === 'USD') return { currency, amount_usd: amount };
+  if (currency === 'EUR') return { currency, amount_eur: amount };
+  return { currency };
 }
 
 /**
@@ -59,6 +80,23 @@ export class PaymentGate {
     });
   }
 
+  /** Decodes and shape-checks a payment header; any field of the wrong type is 400 malformed_payment. */
+  decode(header: string): CheckedPaymentPayload {
+    const decoded = decodePaymentPayload(header);
+    if (!decoded.ok) throw errors.badRequest('malformed_payment', decoded.message);
+    const checked = checkPaymentPayload(decoded.value);
+    if (!checked.ok) throw errors.badRequest('malformed_payment', checked.message);
+    return checked.value;
+  }
+
+  /** Whether `header` carries the very payment `record` holds (same authorization and signature). */
+  carries(record: X402PaymentDoc, header: string | undefined): boolean {
+    if (!header) return false;
+    const p = this.decode(header);
+    const id = paymentId({ network: p.accepted.network, asset: p.accepted.asset, payer: p.payload.authorization.from, nonce: p.payload.authorization.nonce });
+    return id === record._id && p.payload.signature.toLowerCase() === record.signature.toLowerCase();
+  }
+
   async recordFor(purposeKey: string): Promise<X402PaymentDoc | null> {
     return this.models.x402Payments.findOne({ purpose_key: purposeKey }).lean<X402PaymentDoc>().exec();
   }
@@ -68,32 +106,31 @@ export class PaymentGate {
     return this.models.x402Payments.findOne({ tx_hash: txHash.toLowerCase(), status: { $ne: 'failed' } }).lean<X402PaymentDoc>().exec();
   }
 
-  /** Verifies the payment, starts (or finds) its settlement, and waits a bounded time for it. */
-  async pay(input: {
-    header: string;
-    resource: ResourceInfo;
-    offers: Offer[];
-    purpose: PaymentPurpose;
-    purposeKey?: string;
-    expectedPayer?: string;
-  }): Promise<PaidOutcome> {
-    const decoded = decodePaymentPayload(input.header);
-    if (!decoded.ok) throw errors.badRequest('malformed_payment', decoded.message);
-    const payload = decoded.value as { accepted?: Partial<PaymentRequirements>; payload?: { authorization?: { from?: string; nonce?: string }; signature?: string } };
-    const auth = payload?.payload?.authorization;
-    if (!payload?.accepted || !auth?.from || !auth?.nonce || typeof payload.payload?.signature !== 'string') {
-      throw errors.badRequest('malformed_payment', 'payment payload lacks accepted requirements or an EIP-3009 authorization');
+  /**
+   * Verifies the payment, starts (or finds) its settlement, and waits a bounded time for it.
+   * Every refusal that asks for a payment (402) carries the challenge, whatever step refused.
+   */
+  async pay(input: PayInput): Promise<PaidOutcome> {
+    try {
+      return await this.payOnce(input);
+    } catch (err) {
+      if (err instanceof AppError && err.status === 402 && !err.body) throw this.paymentRequired(input.resource, input.offers, err.code, err.message);
+      throw err;
     }
+  }
+
+  private async payOnce(input: PayInput): Promise<PaidOutcome> {
+    const payload = this.decode(input.header);
+    const auth = payload.payload.authorization;
     const accepts = this.requirements(input.offers);
     const chosen =
-      accepts.find((r) => r.network === payload.accepted!.network && r.asset.toLowerCase() === String(payload.accepted!.asset).toLowerCase()) ??
-      accepts[0];
-    const id = paymentId({ network: String(payload.accepted.network), asset: String(payload.accepted.asset), payer: auth.from, nonce: auth.nonce });
+      accepts.find((r) => r.network === payload.accepted.network && r.asset.toLowerCase() === payload.accepted.asset.toLowerCase()) ?? accepts[0];
+    const id = paymentId({ network: payload.accepted.network, asset: payload.accepted.asset, payer: auth.from, nonce: auth.nonce });
 
     const seen = await this.models.x402Payments.findById(id).lean<X402PaymentDoc>().exec();
     if (seen) return this.repeat(seen, payload.payload.signature, input.purposeKey);
 
-    const verified = await this.setup.facilitator.verifyPayment(decoded.value, chosen);
+    const verified = await this.setup.facilitator.verifyPayment(payload, chosen);
     if (!verified.ok) {
       throw this.paymentRequired(input.resource, input.offers, verified.code, verified.message);
     }
@@ -117,7 +154,7 @@ export class PaymentGate {
       resource_url: input.resource.url,
       authorization: verified.authorization,
       signature: verified.signature,
-      payload_json: JSON.stringify(decoded.value),
+      payload_json: JSON.stringify(payload),
       requirements_json: JSON.stringify(chosen),
       created_at: now,
       updated_at: now,
@@ -145,7 +182,7 @@ export class PaymentGate {
       throw errors.conflict('payment_already_used', 'this payment was already used for another purchase');
     }
     if (seen.status === 'completed') return { kind: 'completed', record: seen };
-    if (seen.status === 'failed') throw errors.paymentRequired(seen.error_code ?? 'settlement_failed', seen.error_message ?? 'settlement failed; nothing was charged');
+    if (seen.status === 'failed') throw this.failure(seen);
     // Idempotent: finds the running settlement, or starts the one a Temporal outage prevented.
     await this.start(seen);
     throw errors.conflict('payment_in_progress', 'a verified x402 payment already in progress; retry shortly for its result');
@@ -161,9 +198,15 @@ export class PaymentGate {
     });
   }
 
-  /** What a recorded payment answers with: its result once completed, else still settling. */
+  /** What a recorded payment answers with: its result once completed, its failure (a 402 to pay again), else still settling. */
   outcomeOf(record: X402PaymentDoc): PaidOutcome {
+    if (record.status === 'failed') throw this.failure(record);
     return record.status === 'completed' ? { kind: 'completed', record } : { kind: 'pending', record };
+  }
+
+  /** A failed payment's refusal; pay() and the purchase service add the challenge. */
+  failure(record: X402PaymentDoc): AppError {
+    return errors.paymentRequired(record.error_code ?? 'settlement_failed', record.error_message ?? 'settlement failed; nothing was charged');
   }
 
   private async settle(record: X402PaymentDoc): Promise<PaidOutcome> {
@@ -189,7 +232,7 @@ export class PaymentGate {
           token: record.token_symbol,
           asset: record.asset,
           amount_base_units: record.amount_base_units,
-          amount_usd: record.amount_usd,
+          ...amountFields(record.token_symbol, record.amount_base_units),
           payer_wallet_address: record.payer,
           pay_to: record.pay_to as Address,
         },

@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import { insertOnce, type Models } from '../../shared/db';
+import { errors } from '../../shared/errors';
 import type { RateLimitDoc } from '../../shared/db/models/rate-limit';
 
 export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
@@ -41,5 +43,38 @@ export class RateLimiter {
   private refuse(lastAt: Date, now: Date): RateDecision {
     const left = this.windowSeconds * 1000 - (now.getTime() - lastAt.getTime());
     return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(left / 1000)) };
+  }
+}
+
+/**
+ * `limit` hits per fixed window per key, shared by every API instance. Each hit inserts its own
+ * row and then counts the window's rows: an insert never loses to a concurrent one (no filtered
+ * update, which FerretDB does not apply atomically), so the count never undercounts.
+ */
+export class CountingRateLimiter {
+  constructor(
+    private readonly models: Pick<Models, 'rateLimits'>,
+    readonly limit: number,
+    readonly windowSeconds: number,
+  ) {}
+
+  async hit(key: string, now = new Date()): Promise<RateDecision> {
+    const windowMs = this.windowSeconds * 1000;
+    const slot = Math.floor(now.getTime() / windowMs);
+    const bucket = `${key}|${slot}`;
+    await this.models.rateLimits.collection.insertOne({ _id: `${bucket}|${randomBytes(8).toString('hex')}`, bucket, last_at: now } as never);
+    const count = await this.models.rateLimits.countDocuments({ bucket }).exec();
+    if (count <= this.limit) return { allowed: true };
+    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(((slot + 1) * windowMs - now.getTime()) / 1000)) };
+  }
+
+  /** Throws the gateway's 429 (Retry-After and a rate_limit block) when `key` is over its limit. */
+  async enforce(key: string, what: string): Promise<void> {
+    const decision = await this.hit(key);
+    if (decision.allowed) return;
+    throw errors.tooMany('rate_limited', `at most ${this.limit} ${what} per ${this.windowSeconds} s; retry after ${decision.retryAfterSeconds} s`, {
+      extra: { rate_limit: { limit: this.limit, window_seconds: this.windowSeconds, retry_after_seconds: decision.retryAfterSeconds } },
+      headers: { 'Retry-After': String(decision.retryAfterSeconds) },
+    });
   }
 }

@@ -97,7 +97,7 @@ export class SessionService {
       throw errors.unauthorized('signature_invalid', 'signature does not match wallet_address for this request');
     }
 
-    const claim = insertOnce(this.models.usedRequests, { _id: `${wallet}:${envelope.request_id}`, created_at: now }).then((inserted) => {
+    const claim = insertOnce(this.models.usedRequests, { _id: `${wallet}:${envelope.request_id}`, created_at: now, expires_at: session.expires_at }).then((inserted) => {
       if (!inserted) throw errors.unauthorized('request_replayed', 'request_id was already used by this wallet');
     });
     // Never an unhandled rejection, whoever awaits it later.

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import Joi from 'joi';
+import { productionProblems } from './production';
+import { parseTrustProxy, type TrustProxy } from './trust-proxy';
 
 export interface AppConfig {
   nodeEnv: 'development' | 'test' | 'production';
@@ -14,7 +16,7 @@ export interface AppConfig {
   temporalNamespace: string;
   temporalTaskQueuePrefix: string;
   logLevel: string;
-  trustProxy: string;
+  trustProxy: TrustProxy;
   sessionNonceTtlSeconds: number;
   creditExpiryDays: number;
   x402: X402Config;
@@ -22,6 +24,26 @@ export interface AppConfig {
   jobWorkflowTokenSecret: string;
   /** AES-256-GCM key for credentials and webhook secrets at rest (CREDENTIALS_ENCRYPTION_KEY); a fixed dev key outside production. */
   credentialsKey?: Buffer;
+  http: HttpConfig;
+  /** Operator token for the full /health/details (absent: only the summary is served). */
+  healthDetailsToken?: string;
+  authRateLimits: AuthRateLimits;
+}
+
+/** Node's server timeouts: a client that never finishes its request is cut off. */
+export interface HttpConfig {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+}
+
+/** Hits allowed per window, per client address and per wallet. */
+export interface AuthRateLimits {
+  windowSeconds: number;
+  sessionPerClient: number;
+  sessionPerWallet: number;
+  accessTokenPerClient: number;
+  accessTokenPerWallet: number;
 }
 
 export interface X402Config {
@@ -76,6 +98,15 @@ const envSchema = Joi.object({
   CREDENTIALS_ENCRYPTION_KEY: Joi.string()
     .pattern(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/)
     .messages({ 'string.pattern.base': 'must be 32 bytes as 64 hex characters or base64 (value not shown)' }),
+  HTTP_HEADERS_TIMEOUT_MS: Joi.number().integer().min(100).max(120000).default(10000),
+  HTTP_REQUEST_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(30000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: Joi.number().integer().min(100).max(120000).default(5000),
+  HEALTH_DETAILS_TOKEN: Joi.string().min(16).max(256).messages({ 'string.min': 'must be at least 16 characters (value not shown)' }),
+  AUTH_RATE_WINDOW_SECONDS: Joi.number().integer().min(1).max(3600).default(60),
+  AUTH_SESSION_LIMIT_PER_CLIENT: Joi.number().integer().min(1).max(100000).default(30),
+  AUTH_SESSION_LIMIT_PER_WALLET: Joi.number().integer().min(1).max(100000).default(10),
+  ACCESS_TOKEN_LIMIT_PER_CLIENT: Joi.number().integer().min(1).max(100000).default(10),
+  ACCESS_TOKEN_LIMIT_PER_WALLET: Joi.number().integer().min(1).max(100000).default(5),
 }).pattern(/^X402_RPC_URL_\d+$/, Joi.string().uri({ scheme: ['http', 'https', 'ws', 'wss'] }))
   .unknown(true);
 
@@ -92,22 +123,45 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
     const problems = error.details.map((d) => `${d.path.join('.')}: ${d.message}`).join('; ');
     throw new ConfigError(`invalid configuration: ${problems}`);
   }
+  const problems: string[] = [];
+  let trustProxy: TrustProxy = false;
+  try {
+    trustProxy = parseTrustProxy(value.TRUST_PROXY);
+  } catch (err) {
+    problems.push(`TRUST_PROXY: ${(err as Error).message}`);
+  }
+  if (value.HTTP_HEADERS_TIMEOUT_MS > value.HTTP_REQUEST_TIMEOUT_MS) {
+    problems.push('HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  }
   const port = value.PORT as number;
   const apiPort = value.API_PORT as number;
+  const publicBaseUrl = stripSlash(value.PUBLIC_BASE_URL ?? `http://localhost:${port}`);
+  const publicApiUrl = stripSlash(value.PUBLIC_API_URL ?? `http://localhost:${apiPort}`);
+  if (value.NODE_ENV === 'production') {
+    problems.push(
+      ...productionProblems(env, {
+        publicBaseUrl,
+        publicApiUrl,
+        mode: value.X402_NETWORK_MODE,
+        localTokenChainId: value.X402_LOCAL_TOKEN_ADDRESS ? value.X402_LOCAL_TOKEN_CHAIN_ID : undefined,
+      }),
+    );
+  }
+  if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   return Object.freeze({
     nodeEnv: value.NODE_ENV,
     port,
     apiPort,
     host: value.HOST,
-    publicBaseUrl: stripSlash(value.PUBLIC_BASE_URL ?? `http://localhost:${port}`),
-    publicApiUrl: stripSlash(value.PUBLIC_API_URL ?? `http://localhost:${apiPort}`),
+    publicBaseUrl,
+    publicApiUrl,
     mongodbUri: value.MONGODB_URI,
     mongodbDbName: value.MONGODB_DB_NAME,
     temporalAddress: value.TEMPORAL_ADDRESS,
     temporalNamespace: value.TEMPORAL_NAMESPACE,
     temporalTaskQueuePrefix: value.TEMPORAL_TASK_QUEUE_PREFIX,
     logLevel: value.LOG_LEVEL,
-    trustProxy: value.TRUST_PROXY,
+    trustProxy,
     sessionNonceTtlSeconds: value.SESSION_NONCE_TTL_SECONDS,
     creditExpiryDays: value.CREDIT_EXPIRY_DAYS,
     x402: Object.freeze({
@@ -134,6 +188,19 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
     // Development and tests only (production requires the variable): tokens then survive restarts but are not secret.
     jobWorkflowTokenSecret: value.JOB_WORKFLOW_TOKEN_SECRET ?? 'insecure-development-job-workflow-token-secret',
     credentialsKey: credentialsKey(value.CREDENTIALS_ENCRYPTION_KEY, value.NODE_ENV),
+    http: Object.freeze({
+      headersTimeoutMs: value.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: value.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: value.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    }),
+    healthDetailsToken: value.HEALTH_DETAILS_TOKEN,
+    authRateLimits: Object.freeze({
+      windowSeconds: value.AUTH_RATE_WINDOW_SECONDS,
+      sessionPerClient: value.AUTH_SESSION_LIMIT_PER_CLIENT,
+      sessionPerWallet: value.AUTH_SESSION_LIMIT_PER_WALLET,
+      accessTokenPerClient: value.ACCESS_TOKEN_LIMIT_PER_CLIENT,
+      accessTokenPerWallet: value.ACCESS_TOKEN_LIMIT_PER_WALLET,
+    }),
   });
 }
 

@@ -396,4 +396,23 @@ export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
     meaning: 'The version is already published or not newer than the latest published version.',
     action: 'Publish a higher version.',
   },
+  // money-edges (issue 7)
+  store_indexes_failed: {
+    status: 503,
+    area: 'service',
+    meaning: 'The data store is reachable but its unique indexes could not be built (a conflicting index, or duplicates under a unique key). The service refuses to work without them; `/health/details` shows `store: "index_failed"`.',
+    action: 'Operators: read the error log line, fix the index or the duplicates, restart. Callers: retry later.',
+  },
+  health_token_invalid: {
+    status: 401,
+    area: 'service',
+    meaning: 'A token was sent to `/health/details` but it is not `HEALTH_DETAILS_TOKEN`.',
+    action: 'Send the operator token as `Authorization: Bearer <token>`, or no token for the public summary.',
+  },
+  request_id_conflict: {
+    status: 409,
+    area: 'payments',
+    meaning: 'This `request_id` was already used for a purchase with another body (credits, chain, token, payer or wallet).',
+    action: 'Use a new `request_id` for a different purchase, or resend the original body.',
+  },
 };

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import winston from 'winston';
+import { redact, SECRET_KEY } from './redact';
 
 export interface LogContext {
   requestId?: string;
@@ -18,23 +19,7 @@ export function currentLogContext(): LogContext {
   return contextStore.getStore() ?? {};
 }
 
-const SECRET_KEY = /(private_?key|privatekey|mnemonic|secret|password|authorization|signature|token|x-payment|payment-signature)/i;
-const PRIVATE_KEY_VALUE = /0x[0-9a-fA-F]{64}(?![0-9a-fA-F])/g;
-
-/** Masks values under secret-looking keys and anything shaped like a private key. */
-export function redact(value: unknown, depth = 0): unknown {
-  if (depth > 6) return '[depth]';
-  if (typeof value === 'string') return value.replace(PRIVATE_KEY_VALUE, '0x[redacted]');
-  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
-  if (value && typeof value === 'object' && !(value instanceof Error)) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      out[k] = SECRET_KEY.test(k) ? '[redacted]' : redact(v, depth + 1);
-    }
-    return out;
-  }
-  return value;
-}
+export { redact, redactText } from './redact';
 
 const addContext = winston.format((info) => {
   const ctx = currentLogContext();
@@ -47,7 +32,7 @@ const addContext = winston.format((info) => {
 const redactFormat = winston.format((info) => {
   for (const key of Object.keys(info)) {
     if (key === 'level' || key === 'timestamp') continue;
-    info[key] = SECRET_KEY.test(key) ? '[redacted]' : redact(info[key]);
+    info[key] = SECRET_KEY.test(key) ? '[redacted]' : redact(info[key], 0, key);
   }
   return info;
 });

@@ -80,9 +80,9 @@ describe('credit purchase over x402 with real settlement on the local chain', ()
     expect(again.status).toBe(200);
     expect(again.body.x402.transaction).toBe(first.body.x402.transaction);
 
-    // A payer that lost the answer retries with the transaction hash alone: the recorded result.
+    // A payer that lost the answer retries with the transaction hash alone: the recorded status, nothing about the wallet.
     const byTx = await http('POST', url, { body: purchaseBody(wallet, { transaction_hash: first.body.x402.transaction.toUpperCase().replace('0X', '0x') }) });
-    expect([byTx.status, byTx.body.data.payment_id, byTx.body.data.balance]).toEqual([200, first.body.data.payment_id, 500]);
+    expect([byTx.status, byTx.body.data]).toEqual([200, { status: 'completed', payment_id: first.body.data.payment_id, wallet_address: wallet, credits: 500 }]);
     const otherWallet = await http('POST', url, { body: purchaseBody('0x' + 'f'.repeat(40), { transaction_hash: first.body.x402.transaction }) });
     expect([otherWallet.status, otherWallet.body.error_code]).toEqual([409, 'payment_already_used']);
     const unknownTx = await http('POST', url, { body: purchaseBody(wallet, { transaction_hash: '0x' + '0'.repeat(64) }) });
@@ -100,12 +100,14 @@ describe('credit purchase over x402 with real settlement on the local chain', ()
     const challenge = (await http('POST', url, { body })).body;
     const first = await http('POST', url, { body, headers: { 'x-payment': await payer.paymentHeader(challenge) } });
     expect(first.status).toBe(200);
+    // Another payment for the same request is not the one that paid: the status only, and it is never settled.
     const second = await http('POST', url, { body, headers: { 'x-payment': await payer.paymentHeader(challenge) } });
     expect(second.status).toBe(200);
-    expect(second.body.x402.transaction).toBe(first.body.x402.transaction);
+    expect(second.body.data).toEqual({ status: 'completed', payment_id: first.body.data.payment_id, wallet_address: wallet, credits: 500 });
     const noPayment = await http('POST', url, { body });
     expect(noPayment.status).toBe(200);
     expect(noPayment.body.data.payment_id).toBe(first.body.data.payment_id);
+    expect(noPayment.body.data.balance).toBeUndefined();
     expect(await payer.balance()).toBe(5_000_000n);
     expect((await ledger.balance(wallet)).balance).toBe(500);
   });
@@ -172,7 +174,7 @@ describe('settlement outlives the request: no worker at first', () => {
 
     const pending = await http('POST', url, { body: purchaseBody(wallet), headers: { 'x-payment': header } });
     expect(pending.status).toBe(202);
-    expect(pending.body.data.status).toBe('settling');
+    expect(pending.body).toMatchObject({ success: false, status: 'settling', data: { status: 'settling' } });
     const inFlight = await http('POST', url, { body: purchaseBody(wallet), headers: { 'x-payment': header } });
     expect([inFlight.status, inFlight.body.error_code]).toEqual([409, 'payment_in_progress']);
     expect(await payer.balance()).toBe(10_000_000n);

@@ -2,7 +2,16 @@ import { Connection, Schema } from 'mongoose';
 
 /** What a payment buys; the settlement workflow applies it once the money has moved. */
 export type PaymentPurpose =
-  | { kind: 'credit_purchase'; wallet: string; credits: number; request_id?: string; email?: string; transaction_hash?: string }
+  | {
+      kind: 'credit_purchase';
+      wallet: string;
+      credits: number;
+      request_id?: string;
+      email?: string;
+      transaction_hash?: string;
+      /** sha256 of the fields a request_id is bound to (wallet, credits, chain, token, payer). */
+      fingerprint?: string;
+    }
   | { kind: 'tool_call'; product: string; action: string };
 
 export type PaymentStatus = 'verified' | 'submitted' | 'settled' | 'completed' | 'failed';
