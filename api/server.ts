@@ -16,6 +16,7 @@ import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
 import { identityBodyErrors, identityRoutes } from './routes/identity';
 import { jobRoutes } from './routes/jobs';
+import { jobWorkflowRoutes } from './routes/job-workflows';
 import { createServices, Services } from './services';
 
 function baseApp(deps: AppDeps): Express {
@@ -42,6 +43,7 @@ export function createMainApp(deps: AppDeps, services: Services = createServices
   external.use('/agentaddress', identityBodyErrors);
   external.use(identityRoutes(services), authRoutes(services), creditRoutes(services), creditPurchaseRoutes(services));
   external.use(jobRoutes(services));
+  external.use(jobWorkflowRoutes(services));
   app.use('/api/external', external);
 
   const webhooks = Router();

@@ -9,6 +9,9 @@ import { CountingRateLimiter, RateLimiter } from './rate-limit';
 import { SessionService } from './sessions';
 import { JobRepository } from '../../shared/jobs/repository';
 import { JobService } from './jobs';
+import { JobWorkflowRepository } from '../../shared/job-workflows/repository';
+import { WorkflowRepository } from '../../shared/workflows/repository';
+import { JobWorkflowService } from './job-workflows';
 
 /** The use-case objects routes call; built once per app from its dependencies. */
 export function createServices(deps: AppDeps) {
@@ -29,6 +32,7 @@ export function createServices(deps: AppDeps) {
     identityLimiter: new RateLimiter(models, 1, 60),
     jobs: new JobService(new JobRepository(models), deps.temporal, deps.config.jobWorkflowTokenSecret),
     authLimits: authLimiters(deps),
+    jobWorkflows: new JobWorkflowService(new JobRepository(models), new WorkflowRepository(models), new JobWorkflowRepository(models), deps.config.jobWorkflowTokenSecret),
   };
 }
 

@@ -6,7 +6,7 @@ import type { CheckResult } from './rules';
  * WorkflowRepository); until they are part of this build the check reports `skipped`, which
  * sends the completion to an operator's review instead of paying on an unchecked claim.
  */
-export type WorkflowCheck = (workflowId: string) => Promise<CheckResult>;
+export type WorkflowCheck = (workflowId: string, ctx?: { jobId: string; wallet: string }) => Promise<CheckResult>;
 
 export const workflowDefinitionsUnavailable: WorkflowCheck = async (workflowId) => ({
   name: 'workflow_published_and_valid',

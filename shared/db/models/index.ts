@@ -22,6 +22,8 @@ import { credentialModel } from './credential';
 import { approvalRequestModel } from './approval-request';
 import { workflowDefinitionModel } from './workflow-definition';
 import { workflowVersionModel } from './workflow-version';
+import { jobWorkflowModel } from './job-workflow';
+import { workflowSessionActiveModel, workflowSessionModel } from './workflow-session';
 
 /** Every model bound to one connection; register before connecting so indexes build on connect. */
 export function registerModels(conn: Connection) {
@@ -50,6 +52,9 @@ export function registerModels(conn: Connection) {
     approvalRequests: approvalRequestModel(conn),
     workflowDefinitions: workflowDefinitionModel(conn),
     workflowVersions: workflowVersionModel(conn),
+    jobWorkflows: jobWorkflowModel(conn),
+    workflowSessions: workflowSessionModel(conn),
+    workflowSessionActive: workflowSessionActiveModel(conn),
   };
 }
 
