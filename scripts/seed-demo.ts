@@ -10,6 +10,9 @@ import { LedgerStore } from '../shared/credits/ledger-store';
 import { createDb } from '../shared/db';
 import { createTemporal } from '../temporal/connection';
 import { runPing } from '../temporal/ping/client';
+import { JobOperations } from '../shared/jobs/operations';
+import { JobRepository } from '../shared/jobs/repository';
+import { PLATFORM_ACCOUNT } from '../shared/jobs/rules';
 
 async function main(): Promise<void> {
   const config = getConfig();
@@ -34,6 +37,14 @@ async function main(): Promise<void> {
       await mintTokens({ rpcUrl: config.x402.rpcUrls[local.chainId], chainId: local.chainId, token: local.address as `0x${string}`, to: agent, amount: 100_000_000n });
     }
     console.log(`  demo: agent ${agent} (dev mnemonic account #3) has 1000 credits${replayed ? ' (kept)' : ''} and 100 local USDC`);
+
+    const fund = await new LedgerStore(db.models).grant({ wallet: PLATFORM_ACCOUNT, grantId: 'demo-job-fund', credits: 5000, creditType: 'admin_grant', sourceMetadata: { granted_by: 'make_dev_demo' } });
+    const job = await new JobOperations(new JobRepository(db.models)).create(
+      { kind: 'social_share', title: 'Demo: share the launch post', description: 'Post the launch link on X or LinkedIn and send the post URL.', reward_credits: 50, slots: 20, target_url: 'https://example.com/launch', platforms: ['x', 'linkedin'], state: 'open' },
+      new Date(),
+      'job_demosharelaunch',
+    );
+    console.log(`  demo: job ${job._id} (${job.kind}, ${job.reward_credits} credits, ${job.slots} slots); ${PLATFORM_ACCOUNT} holds ${fund.balance_after}${fund.replayed ? ' (kept)' : ''} credits`);
   } finally {
     await db.close();
     await temporal.close();

@@ -2,9 +2,9 @@ import type { AdminCommand } from './command';
 import { chainCommands } from './chain';
 import { creditCommands } from './credits';
 import { tokenCommands } from './tokens';
-import { jobCommands } from './jobs';
 import { workspaceCommands } from './workspaces';
 import { workflowCommands } from './workflows';
+import { jobCommands } from './jobs';
 
 /** Every operator command. An area adds its own `scripts/admin/<area>.ts` and one line here. */
-export const COMMANDS: readonly AdminCommand[] = [...creditCommands, ...tokenCommands, ...chainCommands, ...jobCommands, ...workspaceCommands, ...workflowCommands];
+export const COMMANDS: readonly AdminCommand[] = [...creditCommands, ...tokenCommands, ...chainCommands, ...workspaceCommands, ...workflowCommands, ...jobCommands];

@@ -10,9 +10,9 @@ export interface ErrorEntry {
   action: string;
 }
 
-export type ErrorArea = 'request' | 'identity' | 'signed requests' | 'bearer tokens' | 'payments' | 'x402 verification' | 'x402 settlement' | 'service' | 'jobs' | 'workspaces and workflows';
+export type ErrorArea = 'request' | 'identity' | 'signed requests' | 'bearer tokens' | 'payments' | 'x402 verification' | 'x402 settlement' | 'service' | 'workspaces and workflows' | 'jobs';
 
-export const ERROR_AREAS: readonly ErrorArea[] = ['request', 'identity', 'signed requests', 'bearer tokens', 'payments', 'x402 verification', 'x402 settlement', 'service', 'jobs', 'workspaces and workflows'];
+export const ERROR_AREAS: readonly ErrorArea[] = ['request', 'identity', 'signed requests', 'bearer tokens', 'payments', 'x402 verification', 'x402 settlement', 'service', 'workspaces and workflows', 'jobs'];
 
 export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
   validation_error: {
@@ -270,66 +270,6 @@ export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
     meaning: 'An unexpected failure. The log line with this `request_id` has the cause.',
     action: 'Retry; report the `request_id` if it persists.',
   },
-  job_not_found: {
-    status: 404,
-    area: 'jobs',
-    meaning: 'No published job has this id (drafts are not visible).',
-    action: 'List jobs with POST /api/external/jobs/list and use a `job_id` from there.',
-  },
-  job_not_open: {
-    status: 409,
-    area: 'jobs',
-    meaning: 'The job is paused or closed and takes no reservations; `details.state` says which.',
-    action: 'A paused job may reopen: check its status later. A closed job will not.',
-  },
-  job_expired: {
-    status: 409,
-    area: 'jobs',
-    meaning: "The job's `expires_at` has passed: it takes no new reservations.",
-    action: 'Pick another job.',
-  },
-  job_full: {
-    status: 409,
-    area: 'jobs',
-    meaning: 'Every slot of the job is held by an active reservation or a completion; nothing was reserved.',
-    action: 'Try again later: a slot returns when a reservation expires or a completion is rejected.',
-  },
-  wallet_limit_reached: {
-    status: 409,
-    area: 'jobs',
-    meaning: "This wallet already has `max_completions_per_wallet` completions of the job that were not rejected.",
-    action: 'Pick another job.',
-  },
-  reservation_active: {
-    status: 409,
-    area: 'jobs',
-    meaning: 'This wallet already holds an active reservation of the job (one at a time); `details` names it and its expiry.',
-    action: 'Complete that reservation (or let it expire) instead of reserving again.',
-  },
-  no_active_reservation: {
-    status: 409,
-    area: 'jobs',
-    meaning: 'Completing needs a reservation of the job by this wallet, and there is none.',
-    action: 'Reserve the job first, then complete it within the reservation window.',
-  },
-  reservation_mismatch: {
-    status: 409,
-    area: 'jobs',
-    meaning: "`reservation_id` is not one of this wallet's reservations of this job; nothing was recorded.",
-    action: 'Send the `reservation_id` the reserve call answered (or leave it out to use the active one).',
-  },
-  reservation_expired: {
-    status: 409,
-    area: 'jobs',
-    meaning: 'The reservation ended before the completion arrived (its window passed); its slot went back to the pool and nothing was recorded.',
-    action: 'Reserve the job again and complete within `reservation_window_seconds`.',
-  },
-  already_completed: {
-    status: 409,
-    area: 'jobs',
-    meaning: 'This reservation was already completed; `details.completion_id` names the completion.',
-    action: 'Follow that completion with POST /api/external/jobs/{jobId}/status.',
-  },
   workspace_not_found: {
     status: 404,
     area: 'workspaces and workflows',
@@ -395,6 +335,66 @@ export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
     area: 'workspaces and workflows',
     meaning: 'The version is already published or not newer than the latest published version.',
     action: 'Publish a higher version.',
+  },
+  job_not_found: {
+    status: 404,
+    area: 'jobs',
+    meaning: 'No published job has this id (drafts are not visible).',
+    action: 'List jobs with POST /api/external/jobs/list and use a `job_id` from there.',
+  },
+  job_not_open: {
+    status: 409,
+    area: 'jobs',
+    meaning: 'The job is paused or closed and takes no reservations; `details.state` says which.',
+    action: 'A paused job may reopen: check its status later. A closed job will not.',
+  },
+  job_expired: {
+    status: 409,
+    area: 'jobs',
+    meaning: "The job's `expires_at` has passed: it takes no new reservations.",
+    action: 'Pick another job.',
+  },
+  job_full: {
+    status: 409,
+    area: 'jobs',
+    meaning: 'Every slot of the job is held by an active reservation or a completion; nothing was reserved.',
+    action: 'Try again later: a slot returns when a reservation expires or a completion is rejected.',
+  },
+  wallet_limit_reached: {
+    status: 409,
+    area: 'jobs',
+    meaning: "This wallet already has `max_completions_per_wallet` completions of the job that were not rejected.",
+    action: 'Pick another job.',
+  },
+  reservation_active: {
+    status: 409,
+    area: 'jobs',
+    meaning: 'This wallet already holds an active reservation of the job (one at a time); `details` names it and its expiry.',
+    action: 'Complete that reservation (or let it expire) instead of reserving again.',
+  },
+  no_active_reservation: {
+    status: 409,
+    area: 'jobs',
+    meaning: 'Completing needs a reservation of the job by this wallet, and there is none.',
+    action: 'Reserve the job first, then complete it within the reservation window.',
+  },
+  reservation_mismatch: {
+    status: 409,
+    area: 'jobs',
+    meaning: "`reservation_id` is not one of this wallet's reservations of this job; nothing was recorded.",
+    action: 'Send the `reservation_id` the reserve call answered (or leave it out to use the active one).',
+  },
+  reservation_expired: {
+    status: 409,
+    area: 'jobs',
+    meaning: 'The reservation ended before the completion arrived (its window passed); its slot went back to the pool and nothing was recorded.',
+    action: 'Reserve the job again and complete within `reservation_window_seconds`.',
+  },
+  already_completed: {
+    status: 409,
+    area: 'jobs',
+    meaning: 'This reservation was already completed; `details.completion_id` names the completion.',
+    action: 'Follow that completion with POST /api/external/jobs/{jobId}/status.',
   },
   // money-edges (issue 7)
   store_indexes_failed: {

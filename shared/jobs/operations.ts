@@ -8,11 +8,12 @@ import { jobCreateSchema, type JobCreateInput } from './schemas';
 export class JobOperations {
   constructor(private readonly repo: JobRepository) {}
 
-  async create(input: JobCreateInput, now = new Date()): Promise<JobDoc> {
+  /** Creates a job; with `id` (seeds, scripts) a second call finds the first job instead. */
+  async create(input: JobCreateInput, now = new Date(), id?: string): Promise<JobDoc> {
     const { value, error } = jobCreateSchema.validate(input, { abortEarly: false, convert: true });
     if (error) throw fromJoi(error, 'body');
     const job: JobDoc = {
-      _id: newId('job'),
+      _id: id ?? newId('job'),
       kind: value.kind,
       title: value.title,
       description: value.description,
@@ -30,7 +31,10 @@ export class JobOperations {
       created_at: now,
       updated_at: now,
     };
-    return this.repo.createJob(job);
+    if (await this.repo.createJob(job)) return job;
+    const existing = await this.repo.getJob(job._id);
+    if (!existing) throw new Error(`job ${job._id} could not be created`);
+    return existing;
   }
 
   /** open / pause / resume / close, refused when the job's state does not allow it. */

@@ -16,9 +16,9 @@ export type Reservation = JobReservationDoc;
 export class JobRepository {
   constructor(private readonly models: JobModels) {}
 
-  async createJob(doc: JobDoc): Promise<JobDoc> {
-    await this.models.jobs.collection.insertOne(doc as never);
-    return doc;
+  /** Inserts the job; false when a job with that id exists already. */
+  createJob(doc: JobDoc): Promise<boolean> {
+    return insertOnce(this.models.jobs, doc);
   }
 
   getJob(id: string): Promise<JobDoc | null> {

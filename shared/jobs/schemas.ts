@@ -4,6 +4,7 @@
  * OpenAPI-ready (joi-to-openapi); the services build views that satisfy them.
  */
 import Joi from 'joi';
+import { workflowIdSchema } from '../workflows/schemas';
 import { DEFAULTS, JOB_KINDS, JOB_STATES, LIST_LIMIT, LIST_SKIP_MAX, PLATFORM_HOSTS } from './rules';
 
 const id = (prefix: string) => Joi.string().pattern(new RegExp(`^${prefix}_[A-Za-z0-9]{8,40}$`));
@@ -142,7 +143,7 @@ export const completeBodySchema = Joi.object({
   proof_text: Joi.string().trim().min(1).max(10_000).required(),
   reservation_id: reservationId,
   social_posts: Joi.array().items(socialPostSchema).min(1).max(20),
-  workflow_id: Joi.string().pattern(/^[A-Za-z0-9_-]{1,64}$/),
+  workflow_id: workflowIdSchema,
 });
 export interface CompleteBody {
   proof_text: string;

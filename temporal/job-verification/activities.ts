@@ -4,12 +4,12 @@ import type { Models } from '../../shared/db';
 import type { JobCompletionDoc, VerificationStep } from '../../shared/db/models/job-completion';
 import { JobRepository } from '../../shared/jobs/repository';
 import { afterChecks, PLATFORM_ACCOUNT, rewardGrantId, rewardSpendRequestId, socialPostChecks, type CheckResult } from '../../shared/jobs/rules';
-import { workflowDefinitionsUnavailable, type WorkflowCheck } from '../../shared/jobs/workflow-check';
+import { createWorkflowCheck, type WorkflowCheck } from '../../shared/jobs/workflow-check';
 
 export interface JobVerificationDeps {
   models: Models;
   creditExpiryDays: number;
-  /** The workflow_creation check; until the runs branch's definitions are in, it reports skipped. */
+  /** The workflow_creation check (default: against the stored workflow definitions). */
   checkWorkflow?: WorkflowCheck;
 }
 
@@ -32,7 +32,7 @@ export type PayOutcome = { status: 'paid'; grantId: string } | { status: 'awaiti
 export function createJobVerificationActivities(deps: JobVerificationDeps) {
   const jobs = new JobRepository(deps.models);
   const ledger = new LedgerStore(deps.models);
-  const checkWorkflow = deps.checkWorkflow ?? workflowDefinitionsUnavailable;
+  const checkWorkflow = deps.checkWorkflow ?? createWorkflowCheck(deps.models);
 
   async function load(completionId: string) {
     const completion = await jobs.getCompletion(completionId);

@@ -2,6 +2,7 @@ import { LedgerStore } from '../../shared/credits/ledger-store';
 import { JobRepository } from '../../shared/jobs/repository';
 import { PLATFORM_ACCOUNT } from '../../shared/jobs/rules';
 import { verifyJobWorkflowToken } from '../../shared/jobs/workflow-token';
+import { WorkflowRepository } from '../../shared/workflows/repository';
 import { TestAgent } from '../support/agent';
 import { http } from '../support/http';
 import { createJob, goodPost, until } from '../support/jobs';
@@ -214,7 +215,7 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
       expect(await repo.takenSlotCount(job._id)).toBe(0);
     });
 
-    it('workflow_creation: the reserve answers an X-Job-Workflow-Token bound to job, wallet and reservation; completion needs workflow_id', async () => {
+    it('workflow_creation: the reserve answers an X-Job-Workflow-Token bound to job, wallet and reservation; completion needs a published, valid workflow', async () => {
       const job = await createJob(stack.db.models, { kind: 'workflow_creation', target_url: null, platforms: [] });
       const a = await agent();
       const r = await reserve(a, job._id);
@@ -228,11 +229,25 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
       const noWorkflow = await complete(a, job._id, { proof_text: 'built it' });
       expect(noWorkflow.status).toBe(422);
       expect(noWorkflow.body.detail[0].loc).toEqual(['body', 'workflow_id']);
-      const ok = await complete(a, job._id, { proof_text: 'built it', workflow_id: 'wf_demo1234' });
+
+      // The check reads the stored workflow definitions: published and valid pays automatically.
+      const workflows = new WorkflowRepository(stack.db.models);
+      const published = await workflows.create({ name: 'built for the job', nodes: [{ id: 'greet', type: 'template', template: 'hello {{prompt}}' }], edges: [], status: 'published' });
+      const ok = await complete(a, job._id, { proof_text: 'built it', workflow_id: published._id });
       expect(ok.status).toBe(200);
-      // Workflow definitions are not in this build: the check is skipped and an operator decides.
-      const waiting = await until(() => status(a, job._id), (s) => s.body.data.completion?.status === 'awaiting_review');
-      expect(waiting.body.data.completion.verification.steps.find((s: { name: string }) => s.name === 'workflow_published_and_valid')).toMatchObject({ status: 'skipped' });
+      const paid = await until(() => status(a, job._id), (s) => s.body.data.completion?.status === 'paid');
+      expect(paid.body.data.completion.verification.steps.find((s: { name: string }) => s.name === 'workflow_published_and_valid')).toMatchObject({ status: 'passed' });
+
+      // A draft or an unknown workflow fails the check: rejected, nothing paid.
+      const draft = await workflows.create({ name: 'draft only', nodes: [{ id: 'g', type: 'template', template: 'x' }], edges: [] });
+      for (const workflowId of [draft._id, 'wf_missing']) {
+        const b = await agent();
+        await reserve(b, job._id);
+        expect((await complete(b, job._id, { proof_text: 'built', workflow_id: workflowId })).status).toBe(200);
+        const rejected = await until(() => status(b, job._id), (s) => s.body.data.completion?.status === 'rejected');
+        expect(rejected.body.data.completion.verification.steps.find((s: { name: string }) => s.name === 'workflow_published_and_valid')).toMatchObject({ status: 'failed' });
+        expect(await rewardGrants(b.wallet)).toEqual([]);
+      }
     });
   });
 });

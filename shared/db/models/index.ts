@@ -8,10 +8,6 @@ import { rateLimitModel } from './rate-limit';
 import { systemPingModel } from './system-ping';
 import { usedRequestModel } from './used-request';
 import { x402PaymentModel } from './x402-payment';
-import { jobModel } from './job';
-import { jobSlotModel } from './job-slot';
-import { jobReservationModel, jobReservationOutcomeModel } from './job-reservation';
-import { jobCompletionModel } from './job-completion';
 import { workspaceModel } from './workspace';
 import { budgetModel } from './budget';
 import { budgetWorkflowModel } from './budget-workflow';
@@ -22,6 +18,10 @@ import { credentialModel } from './credential';
 import { approvalRequestModel } from './approval-request';
 import { workflowDefinitionModel } from './workflow-definition';
 import { workflowVersionModel } from './workflow-version';
+import { jobModel } from './job';
+import { jobSlotModel } from './job-slot';
+import { jobReservationModel, jobReservationOutcomeModel } from './job-reservation';
+import { jobCompletionModel } from './job-completion';
 import { jobWorkflowModel } from './job-workflow';
 import { workflowSessionActiveModel, workflowSessionModel } from './workflow-session';
 
@@ -37,11 +37,6 @@ export function registerModels(conn: Connection) {
     rateLimits: rateLimitModel(conn),
     accessTokens: accessTokenModel(conn),
     x402Payments: x402PaymentModel(conn),
-    jobs: jobModel(conn),
-    jobSlots: jobSlotModel(conn),
-    jobReservations: jobReservationModel(conn),
-    jobReservationOutcomes: jobReservationOutcomeModel(conn),
-    jobCompletions: jobCompletionModel(conn),
     workspaces: workspaceModel(conn),
     budgets: budgetModel(conn),
     budgetWorkflows: budgetWorkflowModel(conn),
@@ -52,6 +47,11 @@ export function registerModels(conn: Connection) {
     approvalRequests: approvalRequestModel(conn),
     workflowDefinitions: workflowDefinitionModel(conn),
     workflowVersions: workflowVersionModel(conn),
+    jobs: jobModel(conn),
+    jobSlots: jobSlotModel(conn),
+    jobReservations: jobReservationModel(conn),
+    jobReservationOutcomes: jobReservationOutcomeModel(conn),
+    jobCompletions: jobCompletionModel(conn),
     jobWorkflows: jobWorkflowModel(conn),
     workflowSessions: workflowSessionModel(conn),
     workflowSessionActive: workflowSessionActiveModel(conn),
