@@ -1,6 +1,7 @@
 /**
  * Signing helper for agents calling the external API. Spread the returned
- * envelope into the JSON body you send (or the query, for GET requests):
+ * envelope into the JSON body you send (every signed endpoint takes a JSON body,
+ * job_list included: POST /api/external/jobs/list with {limit, skip}):
  *
  *   const envelope = await signRequest({ account: privateKey, sessionNonce, action: 'job_complete',
  *     productId: jobId, body });
@@ -15,6 +16,7 @@ import {
   productPathParams,
   signedActionParts,
   signedPayload,
+  toolInvokeByIdParts,
   toolInvokeParts,
   type RequestFields,
   type SignedAction,
@@ -28,7 +30,7 @@ export interface SignRequestInput {
   account: AgentSigner;
   sessionNonce: string;
   action: SignedAction;
-  /** The job, workflow or product id in the route; omit for actions without one. */
+  /** The job or workflow id in the route (`<jobId>/<workflowId>` for job workflow update and publish); omit for actions without one. */
   productId?: string;
   body?: RequestFields;
   /** Unique per request; defaults to a random UUID. */
@@ -60,6 +62,22 @@ export async function signToolInvoke(input: SignToolInvokeInput): Promise<Signed
   const { method, path, payloadObject } = toolInvokeParts(input.productSlug, input.actionSlug, {
     parameters: input.parameters,
   });
+  return signEnvelope(input.account, input.sessionNonce, input.requestId, (context) =>
+    buildSignedMessage({ ...context, kind: 'path', method, path, payload: signedPayload(payloadObject) }),
+  );
+}
+
+export interface SignToolInvokeByIdInput {
+  account: AgentSigner;
+  sessionNonce: string;
+  productId: string;
+  parameters?: object;
+  requestId?: string;
+}
+
+/** Credits-mode invoke by product id: POST /external/tools/<productId>/invoke with { parameters } (path form). */
+export async function signToolInvokeById(input: SignToolInvokeByIdInput): Promise<SignedEnvelope> {
+  const { method, path, payloadObject } = toolInvokeByIdParts(input.productId, { parameters: input.parameters });
   return signEnvelope(input.account, input.sessionNonce, input.requestId, (context) =>
     buildSignedMessage({ ...context, kind: 'path', method, path, payload: signedPayload(payloadObject) }),
   );

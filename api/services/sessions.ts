@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { insertOnce, type Models } from '../../shared/db';
 import type { AuthSessionDoc } from '../../shared/db/models/auth-session';
 import { errors } from '../../shared/errors';
-import { buildSignedMessage, isSignatureFrom, SignedAction, signedActionParts, signedPayload, toolInvokeParts } from '../../shared/signing';
+import { buildSignedMessage, isSignatureFrom, SignedAction, signedActionParts, signedPayload, toolInvokeByIdParts, toolInvokeParts } from '../../shared/signing';
 
 /** Sessions never change once issued, so a bounded in-process cache is safe and spares a read per call. */
 class SessionCache {
@@ -26,7 +26,9 @@ export interface Envelope {
 
 export type SignedTarget =
   | { kind: 'action'; action: SignedAction; pathParams?: Record<string, string> }
-  | { kind: 'tool'; productSlug: string; actionSlug: string };
+  | { kind: 'tool'; productSlug: string; actionSlug: string }
+  /** Invoke by product id: signs `method:POST` / `path:/external/tools/<productId>/invoke`. */
+  | { kind: 'tool_id'; productId: string };
 
 export class SessionService {
   private readonly cache = new SessionCache();
@@ -108,8 +110,8 @@ export class SessionService {
 
 function buildMessage(envelope: Envelope, wallet: string, fields: Record<string, unknown>, target: SignedTarget): string {
   const base = { wallet, sessionNonce: envelope.session_nonce, requestId: envelope.request_id };
-  if (target.kind === 'tool') {
-    const parts = toolInvokeParts(target.productSlug, target.actionSlug, fields);
+  if (target.kind === 'tool' || target.kind === 'tool_id') {
+    const parts = target.kind === 'tool' ? toolInvokeParts(target.productSlug, target.actionSlug, fields) : toolInvokeByIdParts(target.productId, fields);
     return buildSignedMessage({ kind: 'path', ...base, method: parts.method, path: parts.path, payload: signedPayload(parts.payloadObject) });
   }
   const parts = signedActionParts(target.action, fields, target.pathParams);

@@ -9,6 +9,8 @@ export {
   isSignedAction,
   productPathParams,
   signedActionParts,
+  toolInvokeByIdParts,
+  toolInvokeByIdPath,
   toolInvokeParts,
   toolInvokePath,
 } from './message';

@@ -48,14 +48,17 @@ export function buildSignedMessage(input: SignedMessageInput): string {
   return lines.join('\n');
 }
 
-/** Request fields the payload is computed from: the JSON body, or the query for GET job_list. */
+/** Request fields the payload is computed from: the JSON body (every signed endpoint is a POST or PUT with a JSON body). */
 export type RequestFields = Readonly<Record<string, unknown>>;
 export type ProductParam = 'jobId' | 'workflowId' | 'productId';
 export type PathParams = Readonly<Partial<Record<string, string>>>;
 
 export interface SignedActionSpec {
-  /** Route parameter whose value goes on the product line; null means '-'. */
-  readonly productParam: ProductParam | null;
+  /**
+   * Route parameter(s) whose values go on the product line; null means '-'. Several are joined
+   * by '/' (`<jobId>/<workflowId>`), so a signature is bound to the exact resource it changes.
+   */
+  readonly productParam: ProductParam | readonly ProductParam[] | null;
   /** The value whose canonical JSON is digested, or EMPTY_PAYLOAD. */
   readonly payloadObject: (fields: RequestFields) => object | EmptyPayload;
 }
@@ -92,10 +95,9 @@ export const SIGNED_ACTIONS = {
   workflow_active: { productParam: null, payloadObject: pick('instance_id') },
   workflow_fetch: { productParam: 'workflowId', payloadObject: nothing },
   workflow_end: { productParam: 'workflowId', payloadObject: pick('workflow_session_id') },
-  tool_invoke: { productParam: 'productId', payloadObject: toolParameters },
   job_workflow_create: { productParam: 'jobId', payloadObject: withoutEnvelope },
-  job_workflow_update: { productParam: 'jobId', payloadObject: withoutEnvelope },
-  job_workflow_publish: { productParam: 'jobId', payloadObject: withoutEnvelope },
+  job_workflow_update: { productParam: ['jobId', 'workflowId'], payloadObject: withoutEnvelope },
+  job_workflow_publish: { productParam: ['jobId', 'workflowId'], payloadObject: withoutEnvelope },
   access_token: { productParam: null, payloadObject: pick('label', 'expires_in_days') },
 } as const satisfies Record<string, SignedActionSpec>;
 
@@ -120,21 +122,35 @@ export function signedActionParts(
   const spec: SignedActionSpec = SIGNED_ACTIONS[action];
   let product: string = NO_PRODUCT;
   if (spec.productParam !== null) {
-    const value = pathParams[spec.productParam];
-    if (!value) throw new TypeError(`${action} needs the ${spec.productParam} route parameter`);
-    product = value;
+    const params = typeof spec.productParam === 'string' ? [spec.productParam] : spec.productParam;
+    product = params
+      .map((param) => {
+        const value = pathParams[param];
+        if (!value) throw new TypeError(`${action} needs the ${param} route parameter`);
+        if (value.includes('/')) throw new TypeError(`${action}: the ${param} route parameter must not contain '/'`);
+        return value;
+      })
+      .join('/');
   }
   return { product, payloadObject: spec.payloadObject(fields ?? {}) };
 }
 
-/** Route params that put `productId` on the product line of `action`; the SDK's side of signedActionParts. */
+/**
+ * Route params that put `productId` on the product line of `action`; the SDK's side of
+ * signedActionParts. For actions with two ids, `productId` is `<jobId>/<workflowId>`.
+ */
 export function productPathParams(action: SignedAction, productId: string | undefined): PathParams {
   const param = (SIGNED_ACTIONS[action] as SignedActionSpec).productParam;
   if (param === null) {
     if (productId !== undefined) throw new TypeError(`${action} takes no product id`);
     return {};
   }
-  return { [param]: productId };
+  if (typeof param === 'string') return { [param]: productId };
+  const values = (productId ?? '').split('/');
+  if (values.length !== param.length || values.some((v) => !v)) {
+    throw new TypeError(`${action} needs a product id of the form ${param.map((p) => `<${p}>`).join('/')}`);
+  }
+  return Object.fromEntries(param.map((p, i) => [p, values[i]]));
 }
 
 // Slugs are restricted to RFC 3986 unreserved characters so the signed path is
@@ -146,6 +162,12 @@ export function toolInvokePath(productSlug: string, actionSlug: string): string 
     throw new TypeError('tool slugs may only contain A-Z a-z 0-9 . _ ~ -');
   }
   return `/external/tools/${productSlug}/actions/${actionSlug}/invoke`;
+}
+
+/** Invoke by product id (path form, like the slug invoke): `/external/tools/<productId>/invoke`. */
+export function toolInvokeByIdPath(productId: string): string {
+  if (!SLUG.test(productId)) throw new TypeError('product ids may only contain A-Z a-z 0-9 . _ ~ -');
+  return `/external/tools/${productId}/invoke`;
 }
 
 export interface ToolInvokeParts {
@@ -165,4 +187,9 @@ export function toolInvokeParts(
     path: toolInvokePath(productSlug, actionSlug),
     payloadObject: toolParameters(fields ?? {}),
   };
+}
+
+/** Method, path and payload source for a credits-mode invoke by product id: payload of `parameters` ({} when absent). */
+export function toolInvokeByIdParts(productId: string, fields: RequestFields | undefined): ToolInvokeParts {
+  return { method: 'POST', path: toolInvokeByIdPath(productId), payloadObject: toolParameters(fields ?? {}) };
 }

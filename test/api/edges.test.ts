@@ -44,6 +44,7 @@ describe('fail fast at the edges', () => {
       env: {
         HTTP_HEADERS_TIMEOUT_MS: '1000',
         HTTP_REQUEST_TIMEOUT_MS: '2000',
+        HTTP_KEEP_ALIVE_TIMEOUT_MS: '500',
         HEALTH_DETAILS_TOKEN: OPERATOR_TOKEN,
         AUTH_SESSION_LIMIT_PER_CLIENT: '3',
         AUTH_SESSION_LIMIT_PER_WALLET: '2',
@@ -70,6 +71,13 @@ describe('fail fast at the edges', () => {
     const port = Number(new URL(main).port);
     const body = await slowClient(port, 'POST /api/external/auth/session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"wal');
     expect(body.closedAfterMs).toBeLessThan(6000);
+  });
+
+  it('closes an idle keep-alive connection after the keep-alive timeout', async () => {
+    const port = Number(new URL(api).port);
+    const idle = await slowClient(port, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
+    expect(idle.reply).toMatch(/^HTTP\/1\.1 200/);
+    expect(idle.closedAfterMs).toBeLessThan(3000);
   });
 
   it('/health answers ok whatever body or content type it gets', async () => {

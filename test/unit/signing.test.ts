@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { recoverMessageAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { signRequest, signToolInvoke } from '../../sdk/agent-client';
+import { signRequest, signToolInvoke, signToolInvokeById } from '../../sdk/agent-client';
 import {
   ENVELOPE_FIELDS,
   SIGNED_ACTIONS,
@@ -15,6 +15,8 @@ import {
   recoverSigner,
   signedActionParts,
   signedPayload,
+  toolInvokeByIdParts,
+  toolInvokeByIdPath,
   toolInvokeParts,
   toolInvokePath,
   type SignedAction,
@@ -45,8 +47,8 @@ const vectors = fixture.vectors as Vector[];
 function rebuild(vector: Vector): { payloadObject: object | ''; message: string } {
   const context = { wallet: fixture.signer.address, sessionNonce: fixture.session_nonce, requestId: vector.request_id };
   const body = JSON.parse(vector.body_json) as Record<string, unknown>;
-  if (vector.kind === 'path') {
-    const parts = toolInvokeParts(vector.product_slug!, vector.action_slug!, body);
+  if (vector.kind === 'path' || vector.kind === 'path_id') {
+    const parts = vector.kind === 'path' ? toolInvokeParts(vector.product_slug!, vector.action_slug!, body) : toolInvokeByIdParts(vector.product_id!, body);
     const payload = signedPayload(parts.payloadObject);
     return {
       payloadObject: parts.payloadObject,
@@ -65,7 +67,7 @@ function rebuild(vector: Vector): { payloadObject: object | ''; message: string 
 describe('published test vectors', () => {
   it('cover the cases the doc promises', () => {
     expect(vectors.map((v) => v.name)).toEqual(
-      expect.arrayContaining(['balance', 'job_list', 'job_complete', 'tool_invoke_path']),
+      expect.arrayContaining(['balance', 'job_list', 'job_complete', 'tool_invoke_path', 'tool_invoke_by_id', 'job_workflow_update', 'job_workflow_publish']),
     );
     expect(devAccount.address).toBe(fixture.signer.address);
   });
@@ -93,7 +95,9 @@ describe('published test vectors', () => {
         requestId: vector.request_id,
       };
       const envelope =
-        vector.kind === 'path'
+        vector.kind === 'path_id'
+          ? await signToolInvokeById({ ...common, productId: vector.product_id!, parameters: body.parameters as object | undefined })
+          : vector.kind === 'path'
           ? await signToolInvoke({
               ...common,
               productSlug: vector.product_slug!,
@@ -278,6 +282,12 @@ describe('buildSignedMessage', () => {
     ).toThrow(TypeError);
   });
 
+  it('invoke by product id signs the path form', () => {
+    expect(toolInvokeByIdPath('prod_1')).toBe('/external/tools/prod_1/invoke');
+    expect(toolInvokeByIdParts('prod_1', {})).toEqual({ method: 'POST', path: '/external/tools/prod_1/invoke', payloadObject: {} });
+    expect(() => toolInvokeByIdPath('a/b')).toThrow(TypeError);
+  });
+
   it('rejects slugs outside the unreserved set', () => {
     expect(() => toolInvokePath('a/b', 'c')).toThrow(TypeError);
     expect(() => toolInvokePath('a', 'c%2F')).toThrow(TypeError);
@@ -299,11 +309,12 @@ describe('SIGNED_ACTIONS', () => {
     expect(canonicalJson(objectOf('workflow_end', { workflow_session_id: 'w' }, 'wf').payloadObject)).toBe(
       '{"workflow_session_id":"w"}',
     );
-    expect(objectOf('tool_invoke', envelope, 'p1')).toEqual({ product: 'p1', payloadObject: {} });
-    expect(objectOf('job_workflow_update', { ...envelope, title: 't', steps: [] }, 'j1').payloadObject).toEqual({
-      title: 't',
-      steps: [],
+    expect(objectOf('job_workflow_update', { ...envelope, name: 't', nodes: [] }, 'j1/wf1')).toEqual({
+      product: 'j1/wf1',
+      payloadObject: { name: 't', nodes: [] },
     });
+    expect(objectOf('job_workflow_publish', { ...envelope, bump: 'minor' }, 'j1/wf1').product).toBe('j1/wf1');
+    expect(objectOf('job_workflow_create', { ...envelope, name: 't' }, 'j1').product).toBe('j1');
     expect(canonicalJson(objectOf('access_token', { label: null, expires_in_days: 30 }).payloadObject)).toBe(
       '{"expires_in_days":30,"label":null}',
     );
@@ -311,7 +322,8 @@ describe('SIGNED_ACTIONS', () => {
 
   it('has a product rule for every action', () => {
     for (const [action, spec] of Object.entries(SIGNED_ACTIONS)) {
-      expect([null, 'jobId', 'workflowId', 'productId']).toContain(spec.productParam);
+      const params = spec.productParam === null || typeof spec.productParam === 'string' ? [spec.productParam] : [...spec.productParam];
+      for (const param of params) expect([null, 'jobId', 'workflowId', 'productId']).toContain(param);
       expect(typeof spec.payloadObject).toBe('function');
       expect(action).toMatch(/^[a-z_]+$/);
     }
@@ -321,7 +333,12 @@ describe('SIGNED_ACTIONS', () => {
   it('rejects a missing route parameter, an unexpected product id, non-object parameters and unknown actions', () => {
     expect(() => signedActionParts('job_status', {}, {})).toThrow(TypeError);
     expect(() => productPathParams('balance', 'x')).toThrow(TypeError);
-    expect(() => signedActionParts('tool_invoke', { parameters: 'x' }, { productId: 'p' })).toThrow(TypeError);
+    expect(() => toolInvokeByIdParts('p', { parameters: 'x' })).toThrow(TypeError);
+    expect(() => productPathParams('job_workflow_update', 'j1')).toThrow(TypeError);
+    expect(() => productPathParams('job_workflow_publish', 'j1/wf1/x')).toThrow(TypeError);
+    expect(() => signedActionParts('job_workflow_update', {}, { jobId: 'j1' })).toThrow(TypeError);
+    expect(() => signedActionParts('job_workflow_update', {}, { jobId: 'j1/x', workflowId: 'w' })).toThrow(TypeError);
+    expect(() => signedActionParts('tool_invoke' as SignedAction, {}, { productId: 'p' })).toThrow(TypeError);
     expect(() => signedActionParts('nope' as SignedAction, {}, {})).toThrow(TypeError);
   });
 });

@@ -12,7 +12,7 @@ import { startTestStack, TestStack } from '../support/stack';
 describe('ping workflow on the real Temporal dev server', () => {
   let stack: TestStack;
   beforeAll(async () => {
-    stack = await startTestStack({ workers: true });
+    stack = await startTestStack({ workers: true, env: { HEALTH_DETAILS_TOKEN: 'ping-test-operator-token' } });
   });
   afterAll(async () => {
     await stack.stop();
@@ -31,7 +31,8 @@ describe('ping workflow on the real Temporal dev server', () => {
 
   it('shows the last ping on the health details page', async () => {
     await runPing(stack.temporal, 'details');
-    const res = (await fetch(`${stack.server.apiUrl}/health/details`).then((r) => r.json())) as any;
+    // The worker identity (host and pid) is shown only with the operator token.
+    const res = (await fetch(`${stack.server.apiUrl}/health/details`, { headers: { authorization: 'Bearer ping-test-operator-token' } }).then((r) => r.json())) as any;
     expect(res.last_ping.workflow_id).toMatch(/^ping:/);
   });
 });

@@ -1,0 +1,68 @@
+import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
+import { devPrivateKey, DEV_MNEMONIC } from '../../shared/chain/dev-accounts';
+import { ConfigError, parseConfig } from '../../shared/config';
+
+const prodBase = { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.com', PUBLIC_API_URL: 'https://bearer.example.com' };
+
+function problem(env: NodeJS.ProcessEnv): string {
+  try {
+    parseConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error('the configuration was accepted');
+}
+
+describe('NODE_ENV=production refuses what is only safe on a laptop', () => {
+  it('accepts a real production configuration', () => {
+    const key = generatePrivateKey();
+    const c = parseConfig({ ...prodBase, X402_SETTLEMENT_PRIVATE_KEY: key, X402_PAY_TO: privateKeyToAddress(generatePrivateKey()), X402_NETWORK_MODE: 'mainnet', TRUST_PROXY: '10.0.0.0/8' });
+    expect(c.nodeEnv).toBe('production');
+  });
+
+  it('refuses the public dev mnemonic keys anywhere, with or without 0x, and the mnemonic itself, never echoing them', () => {
+    for (const index of [0, 1, 2, 3, 9, 15]) {
+      const key = devPrivateKey(index);
+      const msg = problem({ ...prodBase, X402_SETTLEMENT_PRIVATE_KEY: key });
+      expect(msg).toMatch(/X402_SETTLEMENT_PRIVATE_KEY: holds a key of the public development mnemonic/);
+      expect(msg).not.toContain(key.slice(2));
+    }
+    expect(problem({ ...prodBase, SOME_OTHER_KEY: devPrivateKey(4).slice(2).toUpperCase() })).toMatch(/SOME_OTHER_KEY/);
+    expect(problem({ ...prodBase, WALLET_SEED: DEV_MNEMONIC })).toMatch(/WALLET_SEED/);
+    // Outside production the dev keys are what local runs use.
+    expect(parseConfig({ X402_SETTLEMENT_PRIVATE_KEY: devPrivateKey(1) }).x402.settlementPrivateKey).toBe(devPrivateKey(1));
+  });
+
+  it('refuses a local token override on a mainnet network', () => {
+    const token = '0x' + '3'.repeat(40);
+    expect(problem({ ...prodBase, X402_LOCAL_TOKEN_ADDRESS: token, X402_LOCAL_TOKEN_CHAIN_ID: '8453' })).toMatch(/X402_LOCAL_TOKEN_ADDRESS: .*mainnet/);
+    expect(problem({ ...prodBase, X402_NETWORK_MODE: 'mainnet', X402_LOCAL_TOKEN_ADDRESS: token, X402_LOCAL_TOKEN_CHAIN_ID: '84532' })).toMatch(/X402_LOCAL_TOKEN_ADDRESS/);
+    expect(parseConfig({ ...prodBase, X402_LOCAL_TOKEN_ADDRESS: token, X402_LOCAL_TOKEN_CHAIN_ID: '84532' }).x402.localToken?.chainId).toBe(84532);
+  });
+
+  it('refuses public URLs on localhost, including the defaults', () => {
+    expect(problem({ NODE_ENV: 'production' })).toMatch(/PUBLIC_BASE_URL.*PUBLIC_API_URL/s);
+    for (const url of ['http://localhost:8080', 'http://127.0.0.1', 'http://[::1]:8080', 'http://0.0.0.0:1', 'http://app.localhost']) {
+      expect(problem({ ...prodBase, PUBLIC_BASE_URL: url })).toMatch(/PUBLIC_BASE_URL: must be the public address/);
+    }
+  });
+});
+
+describe('TRUST_PROXY takes what Express takes', () => {
+  it.each([
+    ['', false],
+    ['false', false],
+    ['true', true],
+    ['2', 2],
+    ['loopback', ['loopback']],
+    ['loopback, linklocal,uniquelocal', ['loopback', 'linklocal', 'uniquelocal']],
+    ['10.0.0.1, 10.0.0.0/8, fc00::/7, ::1', ['10.0.0.1', '10.0.0.0/8', 'fc00::/7', '::1']],
+  ])('%j', (raw, expected) => {
+    expect(parseConfig({ TRUST_PROXY: raw }).trustProxy).toEqual(expected);
+  });
+
+  it.each(['yes', '10.0.0.0/33', 'loopbak', '1.2.3', '-1', 'fc00::/129'])('refuses %j with a clear message', (raw) => {
+    expect(problem({ TRUST_PROXY: raw })).toMatch(/TRUST_PROXY: not understood: .*use true, false, a hop count/);
+  });
+});
