@@ -17,6 +17,7 @@ import { healthRoutes } from './routes/health';
 import { identityBodyErrors, identityRoutes } from './routes/identity';
 import { jobRoutes } from './routes/jobs';
 import { jobWorkflowRoutes } from './routes/job-workflows';
+import { agentWebhookRoutes } from './routes/agent-webhooks';
 import { createServices, Services } from './services';
 
 function baseApp(deps: AppDeps): Express {
@@ -48,6 +49,7 @@ export function createMainApp(deps: AppDeps, services: Services = createServices
 
   const webhooks = Router();
   webhooks.use(errorShape('webhook'), jsonBody, jsonBodyErrors);
+  webhooks.use(requireStore(deps.db), agentWebhookRoutes(services));
   app.use('/api/agent-webhooks', webhooks);
 
   return finish(app, deps.config.publicBaseUrl);

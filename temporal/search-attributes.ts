@@ -12,6 +12,9 @@ export const SA = {
   amountBaseUnits: defineSearchAttributeKey('AmountBaseUnits', SearchAttributeType.KEYWORD),
   flowStatus: defineSearchAttributeKey('FlowStatus', SearchAttributeType.KEYWORD),
   jobId: defineSearchAttributeKey('JobId', SearchAttributeType.KEYWORD),
+  runId: defineSearchAttributeKey('WebhookRunId', SearchAttributeType.KEYWORD),
+  webhookWorkflowId: defineSearchAttributeKey('WebhookWorkflowId', SearchAttributeType.KEYWORD),
+  agentGroupId: defineSearchAttributeKey('AgentGroupId', SearchAttributeType.KEYWORD),
 } as const;
 
 export const ALL_SEARCH_ATTRIBUTES = Object.values(SA);

@@ -4,3 +4,5 @@ export { creditExpirySweepWorkflow } from './credit-expiry/workflows';
 export { x402SettlementWorkflow } from './x402-settlement/workflows';
 export { jobReservationWorkflow } from './job-reservation/workflows';
 export { jobVerificationWorkflow } from './job-verification/workflows';
+export { webhookRunWorkflow } from './webhook-runs/workflows';
+export { callbackDeliveryWorkflow } from './webhook-callbacks/workflows';

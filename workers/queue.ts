@@ -1,3 +1,4 @@
+import type { WorkerOptions } from '@temporalio/worker';
 import type { WorkerDeps } from './deps';
 
 /** One task queue a worker process can serve: its name and the activities behind it. */
@@ -7,4 +8,6 @@ export interface QueueDefinition {
   /** Versioned Temporal task queue name (before the test prefix). */
   taskQueue: string;
   activities(deps: WorkerDeps): object;
+  /** Worker settings this queue needs (e.g. a short heartbeat throttle so cancels reach slow calls fast). */
+  workerOptions?: Pick<WorkerOptions, 'maxHeartbeatThrottleInterval' | 'maxConcurrentActivityTaskExecutions'>;
 }

@@ -3,9 +3,17 @@ import { creditsQueue } from './credits-queue';
 import { settlementsQueue } from './settlements-queue';
 import { systemQueue } from './system-queue';
 import { jobsQueue } from './jobs-queue';
+import { runsQueue } from './runs-queue';
+import { nodeTemplateQueue } from './node-template-queue';
+import { nodeConditionQueue } from './node-condition-queue';
+import { nodeModelQueue } from './node-model-queue';
+import { callbacksQueue } from './callbacks-queue';
 
 /** Every queue a worker can serve. Adding a worker: see docs/adding-a-worker.md. */
-export const QUEUES: readonly QueueDefinition[] = [systemQueue, creditsQueue, settlementsQueue, jobsQueue];
+export const QUEUES: readonly QueueDefinition[] = [
+  systemQueue, creditsQueue, settlementsQueue, jobsQueue,
+  runsQueue, nodeTemplateQueue, nodeConditionQueue, nodeModelQueue, callbacksQueue,
+];
 
 export function selectQueues(keys: string[] | 'all'): QueueDefinition[] {
   if (keys === 'all') return [...QUEUES];

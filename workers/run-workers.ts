@@ -44,6 +44,7 @@ export async function runWorkers(deps: WorkerDeps, queues: QueueDefinition[], ad
         activities: q.activities(deps),
         identity: deps.identity,
         interceptors: { activity: [activityLogContext] },
+        ...q.workerOptions,
       }),
     ),
   );

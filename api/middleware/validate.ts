@@ -13,8 +13,12 @@ declare module 'express-serve-static-core' {
  * Validates body and/or query; the clean values land in res.locals. req.body stays as sent,
  * because signatures are checked over exactly the fields the client signed.
  */
-export function validate(schemas: { body?: Joi.ObjectSchema; query?: Joi.ObjectSchema }): RequestHandler {
+export function validate(schemas: { body?: Joi.ObjectSchema; query?: Joi.ObjectSchema; params?: Joi.ObjectSchema }): RequestHandler {
   return (req, res, next) => {
+    if (schemas.params) {
+      const { error } = schemas.params.validate(req.params ?? {}, { abortEarly: false });
+      if (error) return next(fromJoi(error, 'path'));
+    }
     if (schemas.body) {
       const { value, error } = schemas.body.validate(req.body ?? {}, { abortEarly: false, convert: true });
       if (error) return next(fromJoi(error, 'body'));

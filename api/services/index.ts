@@ -12,6 +12,7 @@ import { JobService } from './jobs';
 import { JobWorkflowRepository } from '../../shared/job-workflows/repository';
 import { WorkflowRepository } from '../../shared/workflows/repository';
 import { JobWorkflowService } from './job-workflows';
+import { WebhookRunService } from './webhook-runs';
 
 /** The use-case objects routes call; built once per app from its dependencies. */
 export function createServices(deps: AppDeps) {
@@ -33,6 +34,7 @@ export function createServices(deps: AppDeps) {
     jobs: new JobService(new JobRepository(models), deps.temporal, deps.config.jobWorkflowTokenSecret),
     authLimits: authLimiters(deps),
     jobWorkflows: new JobWorkflowService(new JobRepository(models), new WorkflowRepository(models), new JobWorkflowRepository(models), deps.config.jobWorkflowTokenSecret),
+    webhookRuns: new WebhookRunService(models, deps.temporal, deps.config),
   };
 }
 

@@ -28,6 +28,9 @@ export interface AppConfig {
   /** Operator token for the full /health/details (absent: only the summary is served). */
   healthDetailsToken?: string;
   authRateLimits: AuthRateLimits;
+  /** The OpenAI-compatible chat-completions endpoint of `model` nodes; absent: such workflows are setup_required. */
+  model?: ModelConfig;
+  callbacks: CallbackConfig;
 }
 
 /** Node's server timeouts: a client that never finishes its request is cut off. */
@@ -44,6 +47,30 @@ export interface AuthRateLimits {
   sessionPerWallet: number;
   accessTokenPerClient: number;
   accessTokenPerWallet: number;
+}
+
+export interface ModelConfig {
+  /** Base URL; requests go to `<url>/chat/completions`. */
+  url: string;
+  apiKey?: string;
+  name: string;
+  timeoutMs: number;
+}
+
+/** How run callbacks are delivered (docs/webhook-runs.md, "Callbacks"). */
+export interface CallbackConfig {
+  /** Per attempt: a 2xx within this is delivered. */
+  timeoutMs: number;
+  maxAttempts: number;
+  initialIntervalMs: number;
+  backoffCoefficient: number;
+  maxIntervalMs: number;
+  /** Each wait is scaled by a random factor in [1 - jitter, 1]. */
+  jitter: number;
+  /** Test only: deliver to loopback receivers (127.0.0.0/8, ::1). Refused in production. */
+  allowLoopback: boolean;
+  /** Test/dev only: a PEM file of extra trusted CAs for callback receivers. */
+  caFile?: string;
 }
 
 export interface X402Config {
@@ -107,6 +134,18 @@ const envSchema = Joi.object({
   AUTH_SESSION_LIMIT_PER_WALLET: Joi.number().integer().min(1).max(100000).default(10),
   ACCESS_TOKEN_LIMIT_PER_CLIENT: Joi.number().integer().min(1).max(100000).default(10),
   ACCESS_TOKEN_LIMIT_PER_WALLET: Joi.number().integer().min(1).max(100000).default(5),
+  MODEL_API_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
+  MODEL_API_KEY: Joi.string(),
+  MODEL_NAME: Joi.string().max(200).default('default'),
+  MODEL_TIMEOUT_MS: Joi.number().integer().min(1000).max(600000).default(60000),
+  CALLBACK_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(15000),
+  CALLBACK_MAX_ATTEMPTS: Joi.number().integer().min(1).max(50).default(10),
+  CALLBACK_INITIAL_INTERVAL_MS: Joi.number().integer().min(10).max(3600000).default(10000),
+  CALLBACK_BACKOFF_COEFFICIENT: Joi.number().min(1).max(10).default(2),
+  CALLBACK_MAX_INTERVAL_MS: Joi.number().integer().min(10).max(86400000).default(3600000),
+  CALLBACK_JITTER: Joi.number().min(0).max(1).default(0.2),
+  CALLBACK_ALLOW_LOOPBACK: Joi.boolean().default(false),
+  CALLBACK_CA_FILE: Joi.string(),
 }).pattern(/^X402_RPC_URL_\d+$/, Joi.string().uri({ scheme: ['http', 'https', 'ws', 'wss'] }))
   .unknown(true);
 
@@ -132,6 +171,9 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
   }
   if (value.HTTP_HEADERS_TIMEOUT_MS > value.HTTP_REQUEST_TIMEOUT_MS) {
     problems.push('HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  }
+  if (value.NODE_ENV === 'production' && value.CALLBACK_ALLOW_LOOPBACK) {
+    throw new ConfigError('invalid configuration: CALLBACK_ALLOW_LOOPBACK: is a test-only setting and is refused in production');
   }
   const port = value.PORT as number;
   const apiPort = value.API_PORT as number;
@@ -200,6 +242,19 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
       sessionPerWallet: value.AUTH_SESSION_LIMIT_PER_WALLET,
       accessTokenPerClient: value.ACCESS_TOKEN_LIMIT_PER_CLIENT,
       accessTokenPerWallet: value.ACCESS_TOKEN_LIMIT_PER_WALLET,
+    }),
+    model: value.MODEL_API_URL
+      ? Object.freeze({ url: stripSlash(value.MODEL_API_URL), apiKey: value.MODEL_API_KEY, name: value.MODEL_NAME, timeoutMs: value.MODEL_TIMEOUT_MS })
+      : undefined,
+    callbacks: Object.freeze({
+      timeoutMs: value.CALLBACK_TIMEOUT_MS,
+      maxAttempts: value.CALLBACK_MAX_ATTEMPTS,
+      initialIntervalMs: value.CALLBACK_INITIAL_INTERVAL_MS,
+      backoffCoefficient: value.CALLBACK_BACKOFF_COEFFICIENT,
+      maxIntervalMs: value.CALLBACK_MAX_INTERVAL_MS,
+      jitter: value.CALLBACK_JITTER,
+      allowLoopback: value.CALLBACK_ALLOW_LOOPBACK,
+      caFile: value.CALLBACK_CA_FILE,
     }),
   });
 }

@@ -10,9 +10,9 @@ export interface ErrorEntry {
   action: string;
 }
 
-export type ErrorArea = 'request' | 'identity' | 'signed requests' | 'bearer tokens' | 'payments' | 'x402 verification' | 'x402 settlement' | 'service' | 'workspaces and workflows' | 'jobs';
+export type ErrorArea = 'request' | 'identity' | 'signed requests' | 'bearer tokens' | 'payments' | 'x402 verification' | 'x402 settlement' | 'service' | 'workspaces and workflows' | 'jobs' | 'webhook runs';
 
-export const ERROR_AREAS: readonly ErrorArea[] = ['request', 'identity', 'signed requests', 'bearer tokens', 'payments', 'x402 verification', 'x402 settlement', 'service', 'workspaces and workflows', 'jobs'];
+export const ERROR_AREAS: readonly ErrorArea[] = ['request', 'identity', 'signed requests', 'bearer tokens', 'payments', 'x402 verification', 'x402 settlement', 'service', 'workspaces and workflows', 'jobs', 'webhook runs'];
 
 export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
   validation_error: {
@@ -412,8 +412,8 @@ export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
   request_id_conflict: {
     status: 409,
     area: 'payments',
-    meaning: 'This `request_id` was already used for a purchase with another body (credits, chain, token, payer or wallet).',
-    action: 'Use a new `request_id` for a different purchase, or resend the original body.',
+    meaning: 'This `request_id` was already used with another body: for a purchase (credits, chain, token, payer or wallet), or by your agent group for a webhook trigger with a different prompt, callback_url, request_metadata or workflow.',
+    action: 'Send the original body again to get the original answer, or use a new `request_id`.',
   },
   // jobflows (issue 11): job workflows, published workflows, sessions
   job_workflow_token_invalid: {
@@ -451,5 +451,41 @@ export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
     area: 'workspaces and workflows',
     meaning: 'The session could not be started or reached on Temporal just now; nothing was charged.',
     action: 'Retry shortly: start again resumes or starts the session.',
+  },
+  run_not_found: {
+    status: 404,
+    area: 'webhook runs',
+    meaning: 'No run with this id belongs to your agent group (another group\'s run is not found either).',
+    action: 'Use the run_id (or status_url) the trigger answered for this group.',
+  },
+  workflow_not_on_budget: {
+    status: 409,
+    area: 'webhook runs',
+    meaning: 'Your group\'s budget does not list this workflow. `data.workflow_request_id` is the approval request opened for it; `data` also lists anything else missing.',
+    action: 'Ask an operator to run `approval:approve --id <workflow_request_id>`, then trigger again.',
+  },
+  missing_credentials: {
+    status: 409,
+    area: 'webhook runs',
+    meaning: 'The workflow needs workspace credentials that are not set: `data.missing_credentials[]` names them and `data.credential_request_ids` the approval requests opened.',
+    action: 'Ask an operator to set them (`credential:set` or `approval:approve --value`), then trigger again.',
+  },
+  setup_required: {
+    status: 409,
+    area: 'webhook runs',
+    meaning: 'The workflow needs something this deployment has not set up (a model endpoint): `data.missing_setup[]` says what, with its approval request.',
+    action: 'Ask the operator to configure it (MODEL_API_URL) and approve the request, then trigger again.',
+  },
+  run_already_terminal: {
+    status: 409,
+    area: 'webhook runs',
+    meaning: 'The run already ended (completed, failed or setup_required) and cannot be cancelled.',
+    action: 'Read the run with GET /api/agent-webhooks/runs/{runId}.',
+  },
+  invalid_callback_url: {
+    status: 400,
+    area: 'webhook runs',
+    meaning: 'callback_url names a loopback, private, link-local or other non-public address. Host names are checked again at every delivery.',
+    action: 'Give a public https URL.',
   },
 };

@@ -31,11 +31,11 @@ describe('job workflows: create, update, publish by the reserving wallet, then c
   const reserve = (a: TestAgent, jobId: string) => a.call(`/api/external/jobs/${jobId}/reserve`, 'job_reserve', {}, jobId);
   const create = (a: TestAgent, jobId: string, body: Record<string, unknown>) => a.call(`/api/external/jobs/${jobId}/workflow/create`, 'job_workflow_create', body, jobId);
   async function update(a: TestAgent, jobId: string, workflowId: string, body: Record<string, unknown>) {
-    const env = await a.envelope('job_workflow_update', body, jobId);
+    const env = await a.envelope('job_workflow_update', body, `${jobId}/${workflowId}`);
     return http('PUT', `${stack.server.mainUrl}/api/external/jobs/${jobId}/workflow/${workflowId}`, { body: { ...body, ...env } });
   }
   const publish = (a: TestAgent, jobId: string, workflowId: string, body: Record<string, unknown> = {}) =>
-    a.call(`/api/external/jobs/${jobId}/workflow/${workflowId}/publish`, 'job_workflow_publish', body, jobId);
+    a.call(`/api/external/jobs/${jobId}/workflow/${workflowId}/publish`, 'job_workflow_publish', body, `${jobId}/${workflowId}`);
   const status = (a: TestAgent, jobId: string) => a.call(`/api/external/jobs/${jobId}/status`, 'job_status', {}, jobId);
 
   it('reserve → create → update → publish (semver per bump) → complete with workflow_id → verification passes → one reward', async () => {

@@ -24,6 +24,10 @@ import { jobReservationModel, jobReservationOutcomeModel } from './job-reservati
 import { jobCompletionModel } from './job-completion';
 import { jobWorkflowModel } from './job-workflow';
 import { workflowSessionActiveModel, workflowSessionModel } from './workflow-session';
+import { webhookRunModel } from './webhook-run';
+import { webhookRunRequestModel } from './webhook-run-request';
+import { webhookRunCancelModel } from './webhook-run-cancel';
+import { budgetChargeModel } from './budget-charge';
 
 /** Every model bound to one connection; register before connecting so indexes build on connect. */
 export function registerModels(conn: Connection) {
@@ -55,6 +59,10 @@ export function registerModels(conn: Connection) {
     jobWorkflows: jobWorkflowModel(conn),
     workflowSessions: workflowSessionModel(conn),
     workflowSessionActive: workflowSessionActiveModel(conn),
+    webhookRuns: webhookRunModel(conn),
+    webhookRunRequests: webhookRunRequestModel(conn),
+    webhookRunCancels: webhookRunCancelModel(conn),
+    budgetCharges: budgetChargeModel(conn),
   };
 }
 

@@ -1,0 +1,27 @@
+import Joi from 'joi';
+
+export const runIdSchema = Joi.string().pattern(/^run_[0-9a-f]{24}$/);
+
+/** The body of POST /api/agent-webhooks/{workflowId}/trigger. */
+export const triggerBodySchema = Joi.object({
+  prompt: Joi.string().min(1).max(100_000).required(),
+  request_id: Joi.string().pattern(/^[A-Za-z0-9._:@-]{1,128}$/).messages({ 'string.pattern.base': 'must be 1-128 characters of A-Z a-z 0-9 . _ : @ -' }),
+  callback_url: Joi.string().max(2048).uri({ scheme: ['https'] }).messages({ 'string.uriCustomScheme': 'must be an https URL' }),
+  request_metadata: Joi.object().unknown(true),
+}).unknown(false);
+
+export interface TriggerBody {
+  prompt: string;
+  request_id?: string;
+  callback_url?: string;
+  request_metadata?: Record<string, unknown>;
+}
+
+/** POST .../cancel takes an optional body; the reason is stored cut to MAX_CANCEL_REASON characters. */
+export const MAX_CANCEL_REASON = 500;
+export const cancelBodySchema = Joi.object({
+  reason: Joi.string().max(10_000),
+  cancel_request_id: Joi.string().pattern(/^[A-Za-z0-9._:@-]{1,128}$/),
+});
+
+export const MAX_METADATA_BYTES = 16 * 1024;

@@ -1,0 +1,38 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Models } from '../../../shared/db';
+import { RunRepository } from '../../../shared/runs/repository';
+import type { RunOutcome, RunStatus } from '../../../shared/runs/types';
+
+export interface RunStart {
+  status: RunStatus;
+  prompt: string;
+  metadata: Record<string, unknown>;
+  workspaceId: string;
+  budgetId: string;
+}
+
+/** The run workflow's writes to its record: queued → running, then the terminal state. */
+export function createRunStoreActivities(deps: { models: Models }) {
+  const runs = new RunRepository(deps.models);
+  return {
+    async startRun(runId: string): Promise<RunStart> {
+      const run = await runs.markRunning(runId, new Date());
+      if (!run) throw ApplicationFailure.nonRetryable(`run ${runId} has no record`, 'run_not_found');
+      return {
+        status: run.status,
+        prompt: run.prompt,
+        metadata: run.request_metadata_json ? (JSON.parse(run.request_metadata_json) as Record<string, unknown>) : {},
+        workspaceId: run.workspace_id,
+        budgetId: run.budget_id,
+      };
+    },
+
+    async finishRun(runId: string, outcome: RunOutcome): Promise<RunStatus> {
+      const run = await runs.finish(runId, outcome, new Date());
+      if (!run) throw ApplicationFailure.nonRetryable(`run ${runId} has no record`, 'run_not_found');
+      return run.status;
+    },
+  };
+}
+
+export type RunStoreActivities = ReturnType<typeof createRunStoreActivities>;

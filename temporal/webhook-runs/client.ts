@@ -1,0 +1,107 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
+import type { CallbackConfig } from '../../shared/config';
+import type { WorkflowEdge, WorkflowNode } from '../../shared/workflows/types';
+import type { TemporalHandle } from '../connection';
+import { SA } from '../search-attributes';
+import { CALLBACK_QUEUE } from '../webhook-callbacks/config';
+import { NODE_QUEUES, RUN_QUEUE } from './config';
+import { runProgressQuery, type RunProgress } from './definitions';
+import type { RunQueues } from './types';
+import { webhookRunWorkflow } from './workflows';
+
+/** A request must not hang on an unreachable Temporal: fail within this, and the caller answers 503. */
+const START_DEADLINE_MS = 5000;
+
+export function runQueues(temporal: TemporalHandle): RunQueues {
+  return {
+    runs: temporal.queue(RUN_QUEUE),
+    template: temporal.queue(NODE_QUEUES.template),
+    condition: temporal.queue(NODE_QUEUES.condition),
+    model: temporal.queue(NODE_QUEUES.model),
+    tool: temporal.queue(NODE_QUEUES.tool),
+  };
+}
+
+export interface RunStart {
+  runId: string;
+  workflowId: string;
+  groupId: string;
+  nodes: WorkflowNode[];
+  edges: WorkflowEdge[];
+  /** The callback schedule from config, when the run has a callback_url. */
+  callback: CallbackConfig | null;
+}
+
+/** Starts a run's workflow (id = run id) once; a second start of the same run finds the first. */
+export async function startWebhookRun(temporal: TemporalHandle, s: RunStart): Promise<void> {
+  try {
+    await temporal.client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+      temporal.client.workflow.start(webhookRunWorkflow, {
+        taskQueue: temporal.queue(RUN_QUEUE),
+        workflowId: s.runId,
+        args: [
+          {
+            runId: s.runId,
+            workflowId: s.workflowId,
+            groupId: s.groupId,
+            nodes: s.nodes,
+            edges: s.edges,
+            queues: runQueues(temporal),
+            callback: s.callback
+              ? {
+                  queue: temporal.queue(CALLBACK_QUEUE),
+                  timeoutMs: s.callback.timeoutMs,
+                  schedule: {
+                    maxAttempts: s.callback.maxAttempts,
+                    initialIntervalMs: s.callback.initialIntervalMs,
+                    backoffCoefficient: s.callback.backoffCoefficient,
+                    maxIntervalMs: s.callback.maxIntervalMs,
+                    jitter: s.callback.jitter,
+                  },
+                }
+              : null,
+          },
+        ],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        typedSearchAttributes: [
+          { key: SA.flowKind, value: 'webhook_run' },
+          { key: SA.runId, value: s.runId },
+          { key: SA.webhookWorkflowId, value: s.workflowId },
+          { key: SA.agentGroupId, value: s.groupId },
+          { key: SA.flowStatus, value: 'queued' },
+        ],
+      }),
+    );
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}
+
+/** Requests cancellation of a run's workflow; false when there is no open execution. */
+export async function cancelWebhookRun(temporal: TemporalHandle, runId: string): Promise<boolean> {
+  try {
+    await temporal.client.withDeadline(Date.now() + START_DEADLINE_MS, () => temporal.client.workflow.getHandle(runId).cancel());
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}
+
+/** Waits up to waitMs for a run's workflow to close (however it closes). */
+export async function waitForRunClose(temporal: TemporalHandle, runId: string, waitMs: number): Promise<boolean> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), waitMs);
+  try {
+    await temporal.client.withAbortSignal(abort.signal, () => temporal.client.workflow.getHandle(runId).result());
+    return true;
+  } catch {
+    return !abort.signal.aborted;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function runProgress(temporal: TemporalHandle, runId: string): Promise<RunProgress> {
+  return temporal.client.workflow.getHandle(runId).query(runProgressQuery);
+}

@@ -1,0 +1,48 @@
+import type { RetrySchedule } from '../../shared/callbacks/schedule';
+import type { WorkflowEdge, WorkflowNode } from '../../shared/workflows/types';
+import type { NODE_QUEUES } from './config';
+
+/** Task queues as the client resolved them (tests prefix them; workflow code cannot read config). */
+export type RunQueues = { runs: string } & { [K in keyof typeof NODE_QUEUES]: string };
+
+export interface CallbackPlan {
+  queue: string;
+  schedule: RetrySchedule;
+  timeoutMs: number;
+}
+
+/** What a run workflow starts with: the graph as it was when triggered, and where to run each part. */
+export interface WebhookRunInput {
+  runId: string;
+  workflowId: string;
+  groupId: string;
+  nodes: WorkflowNode[];
+  edges: WorkflowEdge[];
+  queues: RunQueues;
+  /** Present when the run has a callback_url. */
+  callback: CallbackPlan | null;
+}
+
+/** What every node activity gets: the node, and what its templates may read. */
+export interface NodeCall<N extends WorkflowNode = WorkflowNode> {
+  runId: string;
+  node: N;
+  prompt: string;
+  outputs: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  workspaceId: string;
+  budgetId: string;
+}
+
+export interface NodeResult {
+  output: unknown;
+  worker: string;
+  model?: string;
+  credits_charged?: number;
+  transaction_id?: string;
+}
+
+/** The tool node's activity (implemented on the tool invoker of shared/tools). */
+export interface ToolNodeActivities {
+  runToolNode(call: NodeCall<import('../../shared/workflows/types').ToolNode>): Promise<NodeResult>;
+}

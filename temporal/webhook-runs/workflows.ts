@@ -1,0 +1,173 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  ParentClosePolicy,
+  proxyActivities,
+  setHandler,
+  startChild,
+  TimeoutFailure,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { RunNodeRecord, RunOutcome } from '../../shared/runs/types';
+import { nextDecisions, topoOrder, type NodeState } from '../../shared/workflows/graph';
+import type { WorkflowNode } from '../../shared/workflows/types';
+import { callbackDeliveryWorkflow } from '../webhook-callbacks/workflows';
+import { callbackWorkflowId } from '../webhook-callbacks/ids';
+import { SA } from '../search-attributes';
+import type { ConditionNodeActivities } from './activities/condition';
+import type { ModelNodeActivities } from './activities/model';
+import type { RunStoreActivities } from './activities/store';
+import type { TemplateNodeActivities } from './activities/template';
+import { CONDITION_NODE_OPTIONS, MODEL_NODE_OPTIONS, STORE_OPTIONS, TEMPLATE_NODE_OPTIONS, TOOL_NODE_OPTIONS } from './config';
+import { runProgressQuery, type RunProgress } from './definitions';
+import type { NodeCall, NodeResult, RunQueues, ToolNodeActivities, WebhookRunInput } from './types';
+
+export type { WebhookRunInput };
+
+/** One activity per node kind, each on its own queue with its own timeouts and retries. */
+function nodeRunners(q: RunQueues): Record<WorkflowNode['type'], (call: NodeCall<any>) => Promise<NodeResult>> {
+  return {
+    template: proxyActivities<TemplateNodeActivities>({ taskQueue: q.template, ...TEMPLATE_NODE_OPTIONS }).runTemplateNode,
+    condition: proxyActivities<ConditionNodeActivities>({ taskQueue: q.condition, ...CONDITION_NODE_OPTIONS }).runConditionNode,
+    model: proxyActivities<ModelNodeActivities>({ taskQueue: q.model, ...MODEL_NODE_OPTIONS }).runModelNode,
+    tool: proxyActivities<ToolNodeActivities>({ taskQueue: q.tool, ...TOOL_NODE_OPTIONS }).runToolNode,
+  };
+}
+
+class NodeFailed extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly setupRequired: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** The error code and message of a failed node activity (its ApplicationFailure type is the code). */
+function nodeFailure(err: unknown): NodeFailed {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof ApplicationFailure) return new NodeFailed(cause.type ?? 'node_failed', cause.message, cause.type === 'setup_required');
+  if (cause instanceof TimeoutFailure) return new NodeFailed('node_timeout', `the node timed out (${cause.timeoutType})`, false);
+  return new NodeFailed('node_failed', (cause as Error)?.message ?? 'node failed', false);
+}
+
+function asText(v: unknown): string {
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/**
+ * One webhook run (workflow id = run id). Marks the record running, runs the graph wave by wave
+ * (each node an activity on its kind's queue; conditions pick branches), writes the terminal
+ * state, starts the callback delivery when there is a callback_url, and closes the execution
+ * to match: Completed, Failed (failed, setup_required; the failure type is the error code) or
+ * Canceled. FlowStatus always equals the stored run status.
+ */
+export async function webhookRunWorkflow(input: WebhookRunInput): Promise<RunOutcome> {
+  const progress: RunProgress = { status: 'queued', nodes: Object.fromEntries(input.nodes.map((n) => [n.id, 'pending'])) };
+  setHandler(runProgressQuery, () => progress);
+  const store = proxyActivities<RunStoreActivities>({ taskQueue: input.queues.runs, ...STORE_OPTIONS });
+  const run = nodeRunners(input.queues);
+  const records: RunNodeRecord[] = [];
+  const byId = new Map(input.nodes.map((n) => [n.id, n]));
+  let outcome: RunOutcome;
+  let cancelled: unknown;
+
+  try {
+    const start = await store.startRun(input.runId);
+    if (start.status !== 'running') {
+      // The record ended before this execution began (e.g. marked failed when the start looked lost).
+      progress.status = start.status;
+      return { status: 'failed', response_text: null, model: null, error_code: 'run_already_ended', error_message: `the run was already ${start.status}`, nodes: [] };
+    }
+    progress.status = 'running';
+    upsertSearchAttributes([{ key: SA.flowStatus, value: 'running' }]);
+
+    const order = topoOrder(input.nodes.map((n) => n.id), input.edges)!;
+    const state: Record<string, NodeState> = Object.fromEntries(order.map((id) => [id, 'pending']));
+    const outputs: Record<string, unknown> = {};
+    const conditions: Record<string, boolean> = {};
+    let last: { id: string; output: unknown } | null = null;
+    let model: string | null = null;
+
+    for (let wave = nextDecisions(order, input.edges, state, conditions); wave.length; wave = nextDecisions(order, input.edges, state, conditions)) {
+      for (const d of wave.filter((w) => !w.run)) {
+        state[d.id] = 'skipped';
+        progress.nodes[d.id] = 'skipped';
+        records.push({ id: d.id, type: byId.get(d.id)!.type, status: 'skipped' });
+      }
+      const runnable = wave.filter((w) => w.run).map((w) => byId.get(w.id)!);
+      const settled = await Promise.allSettled(
+        runnable.map((node) => {
+          progress.nodes[node.id] = 'running';
+          return run[node.type]({ runId: input.runId, node, prompt: start.prompt, outputs, metadata: start.metadata, workspaceId: start.workspaceId, budgetId: start.budgetId });
+        }),
+      );
+      let failure: unknown = null;
+      settled.forEach((s, i) => {
+        const node = runnable[i];
+        if (s.status === 'fulfilled') {
+          state[node.id] = 'done';
+          progress.nodes[node.id] = 'done';
+          outputs[node.id] = s.value.output;
+          if (node.type === 'condition') conditions[node.id] = s.value.output === true;
+          else last = { id: node.id, output: s.value.output };
+          if (s.value.model) model = s.value.model;
+          records.push({
+            id: node.id,
+            type: node.type,
+            status: 'completed',
+            worker: s.value.worker,
+            ...(s.value.credits_charged === undefined ? {} : { credits_charged: s.value.credits_charged, transaction_id: s.value.transaction_id }),
+          });
+        } else {
+          progress.nodes[node.id] = 'failed';
+          const f = isCancellation(s.reason) ? null : nodeFailure(s.reason);
+          records.push({ id: node.id, type: node.type, status: f ? (f.setupRequired ? 'setup_required' : 'failed') : 'cancelled', ...(f ? { error_code: f.code } : {}) });
+          failure ??= s.reason;
+        }
+      });
+      if (failure) throw isCancellation(failure) ? failure : nodeFailure(failure);
+    }
+    records.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
+    const final = last as { id: string; output: unknown } | null;
+    outcome = { status: 'completed', response_text: final ? asText(final.output) : null, model, error_code: null, error_message: null, nodes: records };
+  } catch (err) {
+    if (isCancellation(err)) {
+      cancelled = err;
+      outcome = { status: 'cancelled', response_text: null, model: null, error_code: 'cancelled', error_message: 'the run was cancelled on request', nodes: records };
+    } else if (err instanceof NodeFailed) {
+      outcome = { status: err.setupRequired ? 'setup_required' : 'failed', response_text: null, model: null, error_code: err.code, error_message: err.message, nodes: records };
+    } else {
+      const f = nodeFailure(err);
+      outcome = { status: 'failed', response_text: null, model: null, error_code: f.code, error_message: f.message, nodes: records };
+    }
+  }
+
+  // Whatever happens now (even a cancel arriving this instant), the record and the callback follow.
+  await CancellationScope.nonCancellable(async () => {
+    await store.finishRun(input.runId, outcome);
+    progress.status = outcome.status;
+    upsertSearchAttributes([{ key: SA.flowStatus, value: outcome.status }]);
+    if (input.callback) {
+      await startChild(callbackDeliveryWorkflow, {
+        workflowId: callbackWorkflowId(input.runId),
+        taskQueue: input.callback.queue,
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        args: [{ runId: input.runId, groupId: input.groupId, schedule: input.callback.schedule, timeoutMs: input.callback.timeoutMs }],
+        typedSearchAttributes: [
+          { key: SA.flowKind, value: 'webhook_callback' },
+          { key: SA.runId, value: input.runId },
+          { key: SA.agentGroupId, value: input.groupId },
+          { key: SA.flowStatus, value: 'pending' },
+        ],
+      });
+    }
+  });
+
+  if (cancelled) throw cancelled;
+  if (outcome.status !== 'completed') throw ApplicationFailure.nonRetryable(outcome.error_message ?? outcome.status, outcome.error_code ?? outcome.status, outcome);
+  return outcome;
+}

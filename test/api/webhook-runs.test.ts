@@ -1,0 +1,220 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { http } from '../support/http';
+import { startModelServer, type ModelServer } from '../support/model-server';
+import { startTestStack, type TestStack } from '../support/stack';
+import { addWorkflow, sameWorkspaceGroup, setupGroup, templateWorkflow, trigger, waitForRun, type GroupSetup } from '../support/webhook-runs';
+
+const HISTORIES = path.resolve(__dirname, '../fixtures/histories');
+
+describe('webhook runs: trigger, poll, cancel on the real API, Temporal and store', () => {
+  let stack: TestStack;
+  let model: ModelServer;
+  let g: GroupSetup;
+
+  beforeAll(async () => {
+    model = await startModelServer();
+    stack = await startTestStack({ workers: true, env: { MODEL_API_URL: model.url, MODEL_NAME: 'configured-model' } });
+    g = await setupGroup(stack.db);
+  });
+  afterAll(async () => {
+    await stack.stop();
+    await model.close();
+  });
+
+  it('runs a template workflow: queued → running → completed, each with its timestamp; findable by search attributes', async () => {
+    const wf = await addWorkflow(stack.db, g, templateWorkflow());
+    const res = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'Ada', request_metadata: { 'a.b': 1, $x: 'y' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: true, message: 'run queued' });
+    const { run, status_url } = res.body.data;
+    expect(Object.keys(run).sort()).toEqual(['cancel_reason', 'cancel_request_id', 'cancel_requested_at', 'cancel_requested_by_user_id', 'created_at', 'run_id', 'status', 'updated_at', 'workflow_id']);
+    expect(run).toMatchObject({ workflow_id: wf, status: 'queued', cancel_requested_at: null });
+    expect(status_url).toBe(`${stack.config.publicBaseUrl}/api/agent-webhooks/runs/${run.run_id}`);
+
+    const done = await waitForRun(stack.server.mainUrl, run.run_id, g.token);
+    expect(done).toMatchObject({ status: 'completed', response_text: 'Hello, Ada!', model: null, prompt: 'Ada', callback_status: 'skipped', error_code: null, request_metadata: { 'a.b': 1, $x: 'y' } });
+    const t = (k: string) => Date.parse(k);
+    expect(t(done.run_metadata.queued_at)).toBeLessThanOrEqual(t(done.started_at));
+    expect(t(done.started_at)).toBeLessThanOrEqual(t(done.completed_at));
+    expect(done.run_metadata.nodes).toEqual([{ id: 'greet', type: 'template', status: 'completed', worker: `test-${process.pid}` }]);
+
+    const handle = stack.temporal.client.workflow.getHandle(run.run_id);
+    await handle.result();
+    const desc = await handle.describe();
+    expect(desc.status.name).toBe('COMPLETED');
+    const sa = Object.fromEntries(desc.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value]));
+    expect(sa).toMatchObject({ FlowKind: 'webhook_run', WebhookRunId: run.run_id, WebhookWorkflowId: wf, AgentGroupId: g.groupId, FlowStatus: 'completed' });
+    writeFileSync(path.join(HISTORIES, 'webhook-run.json'), JSON.stringify(await handle.fetchHistory()));
+  });
+
+  it('branches on a condition and answers with the final node that ran', async () => {
+    const wf = await addWorkflow(stack.db, g, {
+      name: 'router',
+      nodes: [
+        { id: 'classify', type: 'template', template: '{{prompt}}' },
+        { id: 'is_refund', type: 'condition', input: '{{nodes.classify.output}}', operator: 'contains', value: 'refund' },
+        { id: 'refund', type: 'template', template: 'Refund desk: {{nodes.classify.output}}' },
+        { id: 'other', type: 'template', template: 'General desk: {{prompt}}' },
+      ],
+      edges: [
+        { from: 'classify', to: 'is_refund' },
+        { from: 'is_refund', to: 'refund', when: true },
+        { from: 'is_refund', to: 'other', when: false },
+      ],
+    });
+    const a = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'I want a REFUND' });
+    const b = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'hello' });
+    const ra = await waitForRun(stack.server.mainUrl, a.body.data.run.run_id, g.token);
+    const rb = await waitForRun(stack.server.mainUrl, b.body.data.run.run_id, g.token);
+    expect(ra.response_text).toBe('Refund desk: I want a REFUND');
+    expect(rb.response_text).toBe('General desk: hello');
+    expect(ra.run_metadata.nodes.map((n: any) => [n.id, n.status])).toEqual([
+      ['classify', 'completed'],
+      ['is_refund', 'completed'],
+      ['refund', 'completed'],
+      ['other', 'skipped'],
+    ]);
+  });
+
+  it('calls the configured chat-completions endpoint for a model node', async () => {
+    const wf = await addWorkflow(stack.db, g, {
+      name: 'summarise',
+      nodes: [
+        { id: 'ask', type: 'model', system: 'Be brief.', prompt: 'Summarise: {{prompt}}', temperature: 0 },
+        { id: 'wrap', type: 'template', template: '[{{nodes.ask.output}}]' },
+      ],
+      edges: [{ from: 'ask', to: 'wrap' }],
+    });
+    model.behave({ delayMs: 0, status: 200 });
+    const before = model.requests.length;
+    const res = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'a long text' });
+    const run = await waitForRun(stack.server.mainUrl, res.body.data.run.run_id, g.token);
+    expect(run).toMatchObject({ status: 'completed', response_text: '[echo: Summarise: a long text]', model: 'test-model-1' });
+    const req = model.requests[before];
+    expect(req.body).toMatchObject({ model: 'configured-model', temperature: 0, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Summarise: a long text' }] });
+    expect(req.headers['idempotency-key']).toBe(`${run.run_id}:ask`);
+  });
+
+  it('ends failed with the node error when the model endpoint refuses', async () => {
+    const wf = await addWorkflow(stack.db, g, { name: 'refused', nodes: [{ id: 'ask', type: 'model', prompt: '{{prompt}}' }], edges: [] });
+    model.behave({ status: 400 });
+    const res = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'x' });
+    const run = await waitForRun(stack.server.mainUrl, res.body.data.run.run_id, g.token);
+    model.behave({ status: 200 });
+    expect(run).toMatchObject({ status: 'failed', error_code: 'model_error', response_text: null });
+    expect(run.error_message).toContain('400');
+    expect(Date.parse(run.run_metadata.failed_at)).toBe(Date.parse(run.completed_at));
+    // The record is written by the workflow's last activity, just before the execution closes.
+    await expect(stack.temporal.client.workflow.getHandle(run.run_id).result()).rejects.toThrow();
+    const desc = await stack.temporal.client.workflow.getHandle(run.run_id).describe();
+    expect(desc.status.name).toBe('FAILED');
+    expect(Object.fromEntries(desc.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value])).FlowStatus).toBe('failed');
+  });
+
+  it('makes one run of 20 concurrent triggers with one request_id; a different body is 409', async () => {
+    const wf = await addWorkflow(stack.db, g, templateWorkflow('idem'));
+    const body = { prompt: 'once', request_id: 'req-concurrent-1', request_metadata: { n: 1 } };
+    const all = await Promise.all(Array.from({ length: 20 }, () => trigger(stack.server.mainUrl, g.token, wf, body)));
+    const ids = new Set(all.map((r) => r.body.data?.run?.run_id));
+    expect(ids.size).toBe(1);
+    expect(all.filter((r) => r.status === 200 && r.body.message === 'run queued')).toHaveLength(1);
+    expect(all.every((r) => [200, 202].includes(r.status))).toBe(true);
+    expect(await stack.db.models.webhookRuns.countDocuments({ group_id: g.groupId, request_id: 'req-concurrent-1' })).toBe(1);
+
+    const runId = [...ids][0];
+    await waitForRun(stack.server.mainUrl, runId, g.token);
+    const again = await trigger(stack.server.mainUrl, g.token, wf, body);
+    expect(again.status).toBe(200);
+    expect(again.body.data.run).toMatchObject({ run_id: runId, status: 'completed' });
+
+    const conflict = await trigger(stack.server.mainUrl, g.token, wf, { ...body, prompt: 'another' });
+    expect(conflict.status).toBe(409);
+    expect(conflict.body).toEqual({ success: false, error: 'request_id_conflict', message: expect.any(String) });
+
+    // The same request_id in another group is another key.
+    const other = await sameWorkspaceGroup(g);
+    await other.repo.addWorkflowToBudget(other.budgetId, wf);
+    const elsewhere = await trigger(stack.server.mainUrl, other.token, wf, body);
+    expect(elsewhere.status).toBe(200);
+    expect(elsewhere.body.data.run.run_id).not.toBe(runId);
+  });
+
+  it("refuses other groups' runs (404), bad bearers (401) and bad ids (400) in the webhook error shape", async () => {
+    const wf = await addWorkflow(stack.db, g, templateWorkflow('private'));
+    const res = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'mine' });
+    const url = `${stack.server.mainUrl}/api/agent-webhooks/runs/${res.body.data.run.run_id}`;
+    const other = await setupGroup(stack.db);
+    const stranger = await http('GET', url, { headers: { authorization: `Bearer ${other.token}` } });
+    expect(stranger.status).toBe(404);
+    expect(stranger.body).toEqual({ success: false, error: 'run_not_found', message: expect.any(String) });
+    expect((await http('POST', `${url}/cancel`, { headers: { authorization: `Bearer ${other.token}` } })).status).toBe(404);
+    expect((await http('GET', url)).body).toMatchObject({ success: false, error: 'missing_bearer' });
+    expect((await http('GET', url, { headers: { authorization: 'Bearer agt_' + 'x'.repeat(43) } })).status).toBe(401);
+    expect((await http('GET', `${stack.server.mainUrl}/api/agent-webhooks/runs/nope`, { headers: { authorization: `Bearer ${g.token}` } })).body).toMatchObject({ success: false, error: 'invalid_request' });
+    // Another workspace's workflow is not found for this group.
+    const foreign = await addWorkflow(stack.db, other, templateWorkflow('foreign'));
+    expect((await trigger(stack.server.mainUrl, g.token, foreign, { prompt: 'x' })).body).toMatchObject({ error: 'workflow_not_found' });
+    expect((await trigger(stack.server.mainUrl, g.token, 'bad id', { prompt: 'x' })).status).toBe(400);
+    expect((await trigger(stack.server.mainUrl, g.token, wf, {})).body).toMatchObject({ success: false, error: 'invalid_request' });
+    const http1 = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'x', callback_url: 'http://example.com/hook' });
+    expect(http1.body).toMatchObject({ success: false, error: 'invalid_request' });
+    const priv = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'x', callback_url: 'https://10.0.0.8/hook' });
+    expect(priv.body).toMatchObject({ success: false, error: 'invalid_callback_url' });
+  });
+
+  it('409s a workflow not on the budget and missing credentials, opening approval requests; after approval the same trigger runs', async () => {
+    const wf = await addWorkflow(stack.db, g, { ...templateWorkflow('needs-setup'), credentials: ['CRM_TOKEN'] }, { onBudget: false });
+    const first = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'x', request_id: 'blocked-1' });
+    expect(first.status).toBe(409);
+    expect(first.body).toMatchObject({
+      success: false,
+      error: 'workflow_not_on_budget',
+      data: { add_workflow: true, workflow_request_id: expect.stringMatching(/^apr_/), credential_request_ids: [expect.stringMatching(/^apr_/)], missing_credentials: [{ name: 'CRM_TOKEN' }] },
+    });
+    const again = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'x', request_id: 'blocked-1' });
+    expect(again.body.data.workflow_request_id).toBe(first.body.data.workflow_request_id);
+
+    await g.repo.approve(first.body.data.workflow_request_id, { by: 'test' });
+    const second = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'x', request_id: 'blocked-1' });
+    expect(second.status).toBe(409);
+    expect(second.body).toMatchObject({ error: 'missing_credentials', data: { add_workflow: false, workflow_request_id: null, credential_request_ids: first.body.data.credential_request_ids } });
+
+    await g.repo.approve(first.body.data.credential_request_ids[0], { by: 'test', credentialValue: 'sekret' });
+    const ok = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'x', request_id: 'blocked-1' });
+    expect(ok.status).toBe(200);
+    expect((await waitForRun(stack.server.mainUrl, ok.body.data.run.run_id, g.token)).status).toBe('completed');
+  });
+
+  it('cancels a run while its slow model call is in flight: the HTTP call is aborted within seconds, the run ends cancelled', async () => {
+    const wf = await addWorkflow(stack.db, g, { name: 'slow', nodes: [{ id: 'ask', type: 'model', prompt: '{{prompt}}' }], edges: [] });
+    model.behave({ delayMs: 60_000, status: 200 });
+    const before = model.requests.length;
+    const res = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'take your time' });
+    const runUrl = `${stack.server.mainUrl}/api/agent-webhooks/runs/${res.body.data.run.run_id}`;
+    await model.waitForRequests(before + 1);
+    const asked = Date.now();
+    const cancel = await http('POST', `${runUrl}/cancel`, { body: { reason: 'x'.repeat(2000), cancel_request_id: 'cancel-1' }, headers: { authorization: `Bearer ${g.token}` } });
+    model.behave({ delayMs: 0 });
+    expect(cancel.status).toBe(200);
+    expect(Date.now() - asked).toBeLessThan(8000);
+    const run = cancel.body.data.run;
+    expect(run).toMatchObject({ status: 'cancelled', error_code: 'cancelled', cancel_request_id: 'cancel-1', cancel_requested_by_user_id: expect.stringMatching(/^agtid_/) });
+    expect(run.cancel_reason).toHaveLength(500);
+    expect(Date.parse(run.cancel_requested_at)).toBeLessThanOrEqual(Date.parse(run.run_metadata.cancelled_at));
+    expect(await model.requests[before].aborted).toBe(true);
+    expect(model.requests.length).toBe(before + 1);
+
+    const twice = await http('POST', `${runUrl}/cancel`, { headers: { authorization: `Bearer ${g.token}` } });
+    expect(twice.status).toBe(200);
+    expect(twice.body.data.run).toMatchObject({ status: 'cancelled', cancel_request_id: 'cancel-1' });
+    const desc = await stack.temporal.client.workflow.getHandle(run.run_id).describe();
+    expect(desc.status.name).toBe('CANCELLED');
+
+    const done = await trigger(stack.server.mainUrl, g.token, await addWorkflow(stack.db, g, templateWorkflow('quick')), { prompt: 'q' });
+    await waitForRun(stack.server.mainUrl, done.body.data.run.run_id, g.token);
+    const late = await http('POST', `${stack.server.mainUrl}/api/agent-webhooks/runs/${done.body.data.run.run_id}/cancel`, { headers: { authorization: `Bearer ${g.token}` } });
+    expect(late.status).toBe(409);
+    expect(late.body).toMatchObject({ success: false, error: 'run_already_terminal' });
+  });
+});

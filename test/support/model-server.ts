@@ -1,0 +1,85 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ModelRequest {
+  body: any;
+  headers: http.IncomingHttpHeaders;
+  /** Resolves true when the client closed the connection before we answered. */
+  aborted: Promise<boolean>;
+}
+
+export interface ModelServer {
+  url: string;
+  requests: ModelRequest[];
+  /** What the next answers do: delay, status, content (default: echo of the last user message). */
+  behave(b: Partial<Behaviour>): void;
+  /** Resolves when `n` requests have arrived. */
+  waitForRequests(n: number, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface Behaviour {
+  delayMs: number;
+  status: number;
+  reply: (body: any) => string;
+  model: string;
+}
+
+/** A real HTTP server speaking the OpenAI chat-completions protocol (POST /v1/chat/completions). */
+export async function startModelServer(): Promise<ModelServer> {
+  const requests: ModelRequest[] = [];
+  let behaviour: Behaviour = { delayMs: 0, status: 200, reply: (b) => `echo: ${b.messages.at(-1).content}`, model: 'test-model-1' };
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => (raw += c));
+    req.on('end', () => {
+      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+        res.writeHead(404).end();
+        return;
+      }
+      const body = JSON.parse(raw);
+      const b = behaviour;
+      let answered = false;
+      const aborted = new Promise<boolean>((resolve) => {
+        res.on('close', () => resolve(!answered));
+      });
+      requests.push({ body, headers: req.headers, aborted });
+      const timer = setTimeout(() => {
+        if (res.destroyed) return;
+        answered = true;
+        if (b.status !== 200) {
+          res.writeHead(b.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'refused by test' } }));
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            id: 'chatcmpl-test',
+            object: 'chat.completion',
+            model: b.model,
+            choices: [{ index: 0, message: { role: 'assistant', content: b.reply(body) }, finish_reason: 'stop' }],
+          }),
+        );
+      }, b.delayMs);
+      res.on('close', () => clearTimeout(timer));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  return {
+    url,
+    requests,
+    behave: (b) => (behaviour = { ...behaviour, ...b }),
+    waitForRequests: async (n, timeoutMs = 30_000) => {
+      const until = Date.now() + timeoutMs;
+      while (requests.length < n) {
+        if (Date.now() > until) throw new Error(`only ${requests.length} model requests arrived`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,12 @@
+import { createModelNodeActivities } from '../temporal/webhook-runs/activities/model';
+import { NODE_QUEUES } from '../temporal/webhook-runs/config';
+import type { QueueDefinition } from './queue';
+
+/** Model nodes; without MODEL_API_URL they end runs as setup_required (the queue still serves). */
+export const nodeModelQueue: QueueDefinition = {
+  key: 'node-model',
+  taskQueue: NODE_QUEUES.model,
+  // Heartbeats reach the server at least every second, so a cancel reaches the HTTP call within ~1 s.
+  workerOptions: { maxHeartbeatThrottleInterval: '1 second' },
+  activities: (deps) => createModelNodeActivities({ models: deps.db.models, identity: deps.identity, model: deps.config.model }),
+};
