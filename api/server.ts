@@ -17,6 +17,7 @@ import { healthRoutes } from './routes/health';
 import { identityBodyErrors, identityRoutes } from './routes/identity';
 import { jobRoutes } from './routes/jobs';
 import { jobWorkflowRoutes } from './routes/job-workflows';
+import { workflowRoutes } from './routes/workflows';
 import { agentWebhookRoutes } from './routes/agent-webhooks';
 import { createServices, Services } from './services';
 
@@ -45,6 +46,7 @@ export function createMainApp(deps: AppDeps, services: Services = createServices
   external.use(identityRoutes(services), authRoutes(services), creditRoutes(services), creditPurchaseRoutes(services));
   external.use(jobRoutes(services));
   external.use(jobWorkflowRoutes(services));
+  external.use(workflowRoutes(services));
   app.use('/api/external', external);
 
   const webhooks = Router();

@@ -6,3 +6,4 @@ export { jobReservationWorkflow } from './job-reservation/workflows';
 export { jobVerificationWorkflow } from './job-verification/workflows';
 export { webhookRunWorkflow } from './webhook-runs/workflows';
 export { callbackDeliveryWorkflow } from './webhook-callbacks/workflows';
+export { workflowSessionWorkflow } from './workflow-session/workflows';

@@ -8,11 +8,13 @@ import { nodeTemplateQueue } from './node-template-queue';
 import { nodeConditionQueue } from './node-condition-queue';
 import { nodeModelQueue } from './node-model-queue';
 import { callbacksQueue } from './callbacks-queue';
+import { sessionsQueue } from './sessions-queue';
 
 /** Every queue a worker can serve. Adding a worker: see docs/adding-a-worker.md. */
 export const QUEUES: readonly QueueDefinition[] = [
   systemQueue, creditsQueue, settlementsQueue, jobsQueue,
   runsQueue, nodeTemplateQueue, nodeConditionQueue, nodeModelQueue, callbacksQueue,
+  sessionsQueue,
 ];
 
 export function selectQueues(keys: string[] | 'all'): QueueDefinition[] {

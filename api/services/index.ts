@@ -12,6 +12,10 @@ import { JobService } from './jobs';
 import { JobWorkflowRepository } from '../../shared/job-workflows/repository';
 import { WorkflowRepository } from '../../shared/workflows/repository';
 import { JobWorkflowService } from './job-workflows';
+import { PublicWorkflowService } from './public-workflows';
+import { WorkflowSessionService } from './workflow-sessions';
+import { WorkflowSessionRepository } from '../../shared/workflow-sessions/repository';
+import { noCatalog } from '../../shared/public-workflows/summary';
 import { WebhookRunService } from './webhook-runs';
 
 /** The use-case objects routes call; built once per app from its dependencies. */
@@ -34,6 +38,8 @@ export function createServices(deps: AppDeps) {
     jobs: new JobService(new JobRepository(models), deps.temporal, deps.config.jobWorkflowTokenSecret),
     authLimits: authLimiters(deps),
     jobWorkflows: new JobWorkflowService(new JobRepository(models), new WorkflowRepository(models), new JobWorkflowRepository(models), deps.config.jobWorkflowTokenSecret),
+    publicWorkflows: new PublicWorkflowService(new WorkflowRepository(models), new JobWorkflowRepository(models), noCatalog),
+    workflowSessions: new WorkflowSessionService(new WorkflowSessionRepository(models), new WorkflowRepository(models), deps.temporal, deps.config.sessionIdleTimeoutSeconds),
     webhookRuns: new WebhookRunService(models, deps.temporal, deps.config),
   };
 }

@@ -31,6 +31,8 @@ export interface AppConfig {
   /** The OpenAI-compatible chat-completions endpoint of `model` nodes; absent: such workflows are setup_required. */
   model?: ModelConfig;
   callbacks: CallbackConfig;
+  /** A wallet workflow session with no start/fetch for this long ends itself (SESSION_IDLE_TIMEOUT_SECONDS). */
+  sessionIdleTimeoutSeconds: number;
 }
 
 /** Node's server timeouts: a client that never finishes its request is cut off. */
@@ -146,6 +148,7 @@ const envSchema = Joi.object({
   CALLBACK_JITTER: Joi.number().min(0).max(1).default(0.2),
   CALLBACK_ALLOW_LOOPBACK: Joi.boolean().default(false),
   CALLBACK_CA_FILE: Joi.string(),
+  SESSION_IDLE_TIMEOUT_SECONDS: Joi.number().integer().min(10).max(7 * 86400).default(1800),
 }).pattern(/^X402_RPC_URL_\d+$/, Joi.string().uri({ scheme: ['http', 'https', 'ws', 'wss'] }))
   .unknown(true);
 
@@ -256,6 +259,7 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
       allowLoopback: value.CALLBACK_ALLOW_LOOPBACK,
       caFile: value.CALLBACK_CA_FILE,
     }),
+    sessionIdleTimeoutSeconds: value.SESSION_IDLE_TIMEOUT_SECONDS,
   });
 }
 

@@ -29,6 +29,11 @@ export class WorkflowSessionRepository {
     await this.models.workflowSessions.collection.insertOne(doc as never);
   }
 
+  /** Deletes a record whose start lost the race for the active key (it never became a session). */
+  async remove(id: string): Promise<void> {
+    await this.models.workflowSessions.deleteOne({ _id: id });
+  }
+
   get(id: string): Promise<WorkflowSessionDoc | null> {
     return this.models.workflowSessions.findById(id).lean<WorkflowSessionDoc>().exec();
   }

@@ -1,3 +1,5 @@
+import type { WorkflowEdge, WorkflowNode } from '../workflows/types';
+
 /** Session states (docs/decisions.md): the session is `active` until `end` or the idle timeout, then `ended` for good. */
 export type SessionStatus = 'active' | 'ended';
 export type SessionEndReason = 'ended_by_wallet' | 'idle_timeout';
@@ -45,8 +47,10 @@ export interface SessionInput {
   version: string;
   wallet: string;
   instanceId: string;
-  nodes: import('../workflows/types').WorkflowNode[];
-  edges: import('../workflows/types').WorkflowEdge[];
+  nodes: WorkflowNode[];
+  edges: WorkflowEdge[];
   idleTimeoutMs: number;
   startedAt: string;
+  /** Task queues as the client resolved them (tests prefix them): the session's own, and the runs engine's node queues. */
+  queues: { sessions: string; template: string; condition: string; model: string };
 }
