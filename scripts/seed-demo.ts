@@ -13,6 +13,8 @@ import { runPing } from '../temporal/ping/client';
 import { JobOperations } from '../shared/jobs/operations';
 import { JobRepository } from '../shared/jobs/repository';
 import { PLATFORM_ACCOUNT } from '../shared/jobs/rules';
+import { AppError } from '../shared/errors';
+import { WorkflowRepository } from '../shared/workflows/repository';
 
 async function main(): Promise<void> {
   const config = getConfig();
@@ -45,6 +47,24 @@ async function main(): Promise<void> {
       'job_demosharelaunch',
     );
     console.log(`  demo: job ${job._id} (${job.kind}, ${job.reward_credits} credits, ${job.slots} slots); ${PLATFORM_ACCOUNT} holds ${fund.balance_after}${fund.replayed ? ' (kept)' : ''} credits`);
+
+    // A published workflow for GET /api/external/workflows and wallet sessions (runs offline: template and condition nodes).
+    const greeter = await new WorkflowRepository(db.models)
+      .create({
+        id: 'wf_demo_session_greeter',
+        name: 'Demo: session greeter',
+        description: 'Greets the session instance and checks the greeting (template and condition nodes).',
+        nodes: [
+          { id: 'greet', type: 'template', template: 'Hello, {{metadata.instance_id}}!' },
+          { id: 'polite', type: 'condition', input: '{{nodes.greet.output}}', operator: 'contains', value: 'hello' },
+          { id: 'done', type: 'template', template: '{{nodes.greet.output}} (session {{metadata.workflow_session_id}})' },
+        ],
+        edges: [{ from: 'greet', to: 'polite' }, { from: 'polite', to: 'done', when: true }],
+        status: 'published',
+      })
+      .then(() => 'published')
+      .catch((err) => (err instanceof AppError && err.code === 'workflow_exists' ? 'kept' : Promise.reject(err)));
+    console.log(`  demo: workflow wf_demo_session_greeter (${greeter}) for listings and sessions`);
   } finally {
     await db.close();
     await temporal.close();
