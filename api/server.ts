@@ -16,6 +16,8 @@ import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
 import { identityBodyErrors, identityRoutes } from './routes/identity';
 import { jobRoutes } from './routes/jobs';
+import { jobWorkflowRoutes } from './routes/job-workflows';
+import { workflowRoutes } from './routes/workflows';
 import { createServices, Services } from './services';
 import { toolRoutes } from './routes/tools';
 import { bearerToolRoutes } from './routes/bearer-tools';
@@ -48,6 +50,8 @@ export function createMainApp(deps: AppDeps, services: Services = createServices
   external.use('/agentaddress', identityBodyErrors);
   external.use(identityRoutes(services), authRoutes(services), creditRoutes(services), creditPurchaseRoutes(services));
   external.use(jobRoutes(services));
+  external.use(jobWorkflowRoutes(services));
+  external.use(workflowRoutes(services));
   app.use(scheduleDocsRoutes());
   app.use('/api/external/workflow-schedules', workflowScheduleRoutes(services, deps.db, deps.config.publicBaseUrl));
   app.use('/api/external', external);

@@ -17,6 +17,8 @@ import { JobRepository } from '../shared/jobs/repository';
 import { PLATFORM_ACCOUNT } from '../shared/jobs/rules';
 import { seedDemoSchedule } from './seed-demo-schedules';
 import { seedWebhookRuns } from './seed-webhook-runs';
+import { AppError } from '../shared/errors';
+import { WorkflowRepository } from '../shared/workflows/repository';
 
 async function main(): Promise<void> {
   const config = getConfig();
@@ -59,6 +61,24 @@ async function main(): Promise<void> {
     console.log(`  demo: job ${job._id} (${job.kind}, ${job.reward_credits} credits, ${job.slots} slots); ${PLATFORM_ACCOUNT} holds ${fund.balance_after}${fund.replayed ? ' (kept)' : ''} credits`);
     console.log(`  demo: ${await seedDemoSchedule(db, config.publicBaseUrl)}`);
     await seedWebhookRuns(config, db, temporal, Boolean(config.tools.demoVendorUrl && process.env.DEMO_VENDOR_SECRET));
+
+    // A published workflow for GET /api/external/workflows and wallet sessions (runs offline: template and condition nodes).
+    const greeter = await new WorkflowRepository(db.models)
+      .create({
+        id: 'wf_demo_session_greeter',
+        name: 'Demo: session greeter',
+        description: 'Greets the session instance and checks the greeting (template and condition nodes).',
+        nodes: [
+          { id: 'greet', type: 'template', template: 'Hello, {{metadata.instance_id}}!' },
+          { id: 'polite', type: 'condition', input: '{{nodes.greet.output}}', operator: 'contains', value: 'hello' },
+          { id: 'done', type: 'template', template: '{{nodes.greet.output}} (session {{metadata.workflow_session_id}})' },
+        ],
+        edges: [{ from: 'greet', to: 'polite' }, { from: 'polite', to: 'done', when: true }],
+        status: 'published',
+      })
+      .then(() => 'published')
+      .catch((err) => (err instanceof AppError && err.code === 'workflow_exists' ? 'kept' : Promise.reject(err)));
+    console.log(`  demo: workflow wf_demo_session_greeter (${greeter}) for listings and sessions`);
   } finally {
     await db.close();
     await temporal.close();

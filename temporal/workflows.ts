@@ -9,3 +9,4 @@ export { jobVerificationWorkflow } from './job-verification/workflows';
 export { webhookRunWorkflow } from './webhook-runs/workflows';
 export { callbackDeliveryWorkflow } from './webhook-callbacks/workflows';
 export { scheduleLeaseWorkflow } from './schedule-lease/workflows';
+export { workflowSessionWorkflow } from './workflow-session/workflows';

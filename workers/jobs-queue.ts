@@ -2,6 +2,7 @@ import { createJobReservationActivities } from '../temporal/job-reservation/acti
 import { createJobVerificationActivities } from '../temporal/job-verification/activities';
 import { JOBS_QUEUE } from '../temporal/job-verification/config';
 import type { QueueDefinition } from './queue';
+import { createJobWorkflowCheck } from '../shared/job-workflows/check';
 
 /** Job reservation timers and completion verifications. */
 export const jobsQueue: QueueDefinition = {
@@ -9,6 +10,6 @@ export const jobsQueue: QueueDefinition = {
   taskQueue: JOBS_QUEUE,
   activities: (deps) => ({
     ...createJobReservationActivities({ models: deps.db.models }),
-    ...createJobVerificationActivities({ models: deps.db.models, creditExpiryDays: deps.config.creditExpiryDays }),
+    ...createJobVerificationActivities({ models: deps.db.models, creditExpiryDays: deps.config.creditExpiryDays, checkWorkflow: createJobWorkflowCheck(deps.db.models) }),
   }),
 };

@@ -11,6 +11,7 @@ import { nodeModelQueue } from './node-model-queue';
 import { nodeToolQueue } from './node-tool-queue';
 import { callbacksQueue } from './callbacks-queue';
 import { schedulesQueue } from './schedules-queue';
+import { sessionsQueue } from './sessions-queue';
 
 /** Every queue a worker can serve. Adding a worker: see docs/adding-a-worker.md. */
 export const QUEUES: readonly QueueDefinition[] = [
@@ -26,6 +27,7 @@ export const QUEUES: readonly QueueDefinition[] = [
   nodeToolQueue,
   callbacksQueue,
   schedulesQueue,
+  sessionsQueue,
 ];
 
 export function selectQueues(keys: string[] | 'all'): QueueDefinition[] {

@@ -16,6 +16,13 @@ import { ScheduleRepository } from '../../shared/schedules/repository';
 import { WorkspaceRepository } from '../../shared/workspaces/repository';
 import { BudgetBearerAuth } from './budget-bearer';
 import { ScheduleService } from './schedules';
+import { JobWorkflowRepository } from '../../shared/job-workflows/repository';
+import { WorkflowRepository } from '../../shared/workflows/repository';
+import { JobWorkflowService } from './job-workflows';
+import { PublicWorkflowService } from './public-workflows';
+import { WorkflowSessionService } from './workflow-sessions';
+import { WorkflowSessionRepository } from '../../shared/workflow-sessions/repository';
+import { noCatalog } from '../../shared/public-workflows/summary';
 
 /** The use-case objects routes call; built once per app from its dependencies. */
 export function createServices(deps: AppDeps) {
@@ -42,6 +49,9 @@ export function createServices(deps: AppDeps) {
     tools,
     toolCatalog: new ToolCatalogService(tools, deps.config.publicApiUrl),
     authLimits: authLimiters(deps),
+    jobWorkflows: new JobWorkflowService(new JobRepository(models), new WorkflowRepository(models), new JobWorkflowRepository(models), deps.config.jobWorkflowTokenSecret),
+    publicWorkflows: new PublicWorkflowService(new WorkflowRepository(models), new JobWorkflowRepository(models), noCatalog),
+    workflowSessions: new WorkflowSessionService(new WorkflowSessionRepository(models), new WorkflowRepository(models), deps.temporal, deps.config.sessionIdleTimeoutSeconds),
   };
 }
 

@@ -34,6 +34,8 @@ export interface AppConfig {
   callbacks: CallbackConfig;
   /** Schedule claim leases: what a claim may ask for and what it gets by default (seconds). */
   scheduleLease: { minSeconds: number; maxSeconds: number; defaultSeconds: number };
+  /** A wallet workflow session with no start/fetch for this long ends itself (SESSION_IDLE_TIMEOUT_SECONDS). */
+  sessionIdleTimeoutSeconds: number;
 }
 
 export interface ModelConfig {
@@ -180,6 +182,7 @@ const envSchema = Joi.object({
   SCHEDULE_LEASE_MIN_SECONDS: Joi.number().integer().min(1).max(86400).default(30),
   SCHEDULE_LEASE_MAX_SECONDS: Joi.number().integer().min(1).max(86400).default(3600),
   SCHEDULE_LEASE_DEFAULT_SECONDS: Joi.number().integer().min(1).max(86400).default(300),
+  SESSION_IDLE_TIMEOUT_SECONDS: Joi.number().integer().min(10).max(7 * 86400).default(1800),
 }).pattern(/^X402_RPC_URL_\d+$/, Joi.string().uri({ scheme: ['http', 'https', 'ws', 'wss'] }))
   .unknown(true);
 
@@ -304,6 +307,7 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
       caFile: value.CALLBACK_CA_FILE,
     }),
     scheduleLease: Object.freeze(leaseBounds(value.SCHEDULE_LEASE_MIN_SECONDS, value.SCHEDULE_LEASE_MAX_SECONDS, value.SCHEDULE_LEASE_DEFAULT_SECONDS)),
+    sessionIdleTimeoutSeconds: value.SESSION_IDLE_TIMEOUT_SECONDS,
   });
 }
 

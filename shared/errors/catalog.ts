@@ -664,4 +664,40 @@ export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
     meaning: 'The token is not the claim that holds this occurrence now: another holder claimed it, or this claim already advanced it. Nothing was changed.',
     action: 'Drop this occurrence; list what is due and claim afresh.',
   },
+  job_workflow_token_invalid: {
+    status: 401,
+    area: 'jobs',
+    meaning: 'The X-Job-Workflow-Token is not one this service issued for this job, was altered, or its reservation window has passed.',
+    action: 'Use the token the reserve call answered for this job, or sign the request with the envelope instead.',
+  },
+  not_a_workflow_job: {
+    status: 409,
+    area: 'jobs',
+    meaning: 'Job workflows belong to `workflow_creation` jobs; this job is of another kind.',
+    action: 'Pick a workflow_creation job from POST /api/external/jobs/list.',
+  },
+  reservation_required: {
+    status: 403,
+    area: 'jobs',
+    meaning: 'Only the wallet holding the active reservation of this workflow_creation job may create, edit or publish its workflows (with a token: the reservation the token was issued with). Nothing was changed.',
+    action: 'Reserve the job (POST /api/external/jobs/{jobId}/reserve) and act within the reservation window.',
+  },
+  session_not_found: {
+    status: 404,
+    area: 'workspaces and workflows',
+    meaning: 'No workflow session of this wallet matches (another wallet\'s session reads as missing too).',
+    action: 'Start one with POST /api/external/workflows/{workflowId}/start, or list yours with POST /api/external/workflows/active.',
+  },
+  session_ambiguous: {
+    status: 409,
+    area: 'workspaces and workflows',
+    meaning: 'The wallet has several active sessions of this workflow (one per instance_id) and the call did not say which; `details.workflow_session_ids` lists them.',
+    action: 'Send `workflow_session_id` (end) or `instance_id` / `workflow_session_id` (fetch).',
+  },
+  session_unavailable: {
+    status: 503,
+    area: 'workspaces and workflows',
+    meaning: 'The session could not be started or reached on Temporal just now; nothing was charged.',
+    action: 'Retry shortly: start again resumes or starts the session.',
+  },
 };

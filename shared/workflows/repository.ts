@@ -124,6 +124,62 @@ export class WorkflowRepository {
     };
   }
 
+  // ---- job workflows and public listings (branch jobflows) ----
+
+  /** Stores a draft without graph validation beyond its shape: a wallet's draft may still be empty; publish validates. */
+  async createDraft(d: { name: string; description: string; nodes: unknown[]; edges: unknown[]; now: Date }): Promise<WorkflowDefinition> {
+    const doc: WorkflowDefinitionDoc = {
+      _id: `wf_${randomBytes(8).toString('hex')}`,
+      workspace_id: null,
+      name: d.name,
+      description: d.description,
+      graph_json: JSON.stringify({ nodes: d.nodes, edges: d.edges }),
+      credentials: [],
+      status: 'draft',
+      created_at: d.now,
+      updated_at: d.now,
+    };
+    if (!(await insertOnce(this.models.workflowDefinitions, doc))) throw errors.conflict('workflow_exists', `workflow ${doc._id} already exists`);
+    return (await this.get(doc._id))!;
+  }
+
+  /** Changes the draft; published versions stay as they were. */
+  async updateDraft(id: string, patch: { name?: string; description?: string; nodes?: unknown[]; edges?: unknown[] }, now: Date): Promise<WorkflowDefinition> {
+    const current = await this.get(id);
+    if (!current) throw errors.notFound('workflow_not_found', `no workflow ${id}`);
+    const set: Partial<WorkflowDefinitionDoc> = { updated_at: now };
+    if (patch.name !== undefined) set.name = patch.name;
+    if (patch.description !== undefined) set.description = patch.description;
+    if (patch.nodes !== undefined || patch.edges !== undefined) {
+      set.graph_json = JSON.stringify({ nodes: patch.nodes ?? current.nodes, edges: patch.edges ?? current.edges });
+    }
+    await this.models.workflowDefinitions.updateOne({ _id: id }, { $set: set });
+    return (await this.get(id))!;
+  }
+
+  /** The latest published version with its graph, or null when none is published. */
+  async latestPublished(id: string): Promise<PublishedVersion | null> {
+    const row = await this.latestVersion(id);
+    return row ? { version: row.version, ...decodeGraph(row.graph_json), credentials: row.credentials, published_at: row.published_at } : null;
+  }
+
+  /** Published workflows, newest change first; `ids` narrows to those, `query` matches name or description (case-insensitive). */
+  async listPublished(
+    f: { ids?: string[]; workspaceId?: string; query?: string },
+    limit: number,
+    skip: number,
+  ): Promise<Array<Omit<WorkflowDefinitionDoc, 'graph_json'>>> {
+    const q: Record<string, unknown> = { status: 'published' };
+    if (f.ids) q._id = { $in: f.ids };
+    if (f.workspaceId) q.workspace_id = f.workspaceId;
+    if (f.query) {
+      const re = { $regex: f.query.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), $options: 'i' };
+      q.$or = [{ name: re }, { description: re }];
+    }
+    const docs = await this.models.workflowDefinitions.find(q).sort({ updated_at: -1, _id: 1 }).skip(skip).limit(limit).lean<WorkflowDefinitionDoc[]>().exec();
+    return docs.map(({ graph_json: _graph, ...rest }) => rest);
+  }
+
   private async latestVersion(id: string): Promise<WorkflowVersionDoc | null> {
     const rows = await this.models.workflowVersions.find({ workflow_id: id }).lean<WorkflowVersionDoc[]>().exec();
     return rows.sort((a, b) => compareSemver(a.version, b.version)).at(-1) ?? null;

@@ -49,7 +49,7 @@ export function createJobVerificationActivities(deps: JobVerificationDeps) {
         return [proof, ...socialPostChecks(c.social_posts, job)];
       case 'workflow_creation':
         if (!c.workflow_id) return [proof, { name: 'workflow_id_present', status: 'failed', detail: 'a workflow_creation completion names its workflow_id' }];
-        return [proof, await checkWorkflow(c.workflow_id)];
+        return [proof, await checkWorkflow(c.workflow_id, { jobId: job._id, wallet: c.wallet })];
       default:
         return [proof];
     }

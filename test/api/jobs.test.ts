@@ -251,9 +251,13 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
       expect(noWorkflow.status).toBe(422);
       expect(noWorkflow.body.detail[0].loc).toEqual(['body', 'workflow_id']);
 
-      // The check reads the stored workflow definitions: published and valid pays automatically.
+      // The check reads the stored workflow definitions: built under this reservation (the job-workflow
+      // endpoints, docs/job-workflows.md), published and valid pays automatically.
       const workflows = new WorkflowRepository(stack.db.models);
-      const published = await workflows.create({ name: 'built for the job', nodes: [{ id: 'greet', type: 'template', template: 'hello {{prompt}}' }], edges: [], status: 'published' });
+      const base = `${stack.server.mainUrl}/api/external/jobs/${job._id}/workflow`;
+      const made = await http('POST', `${base}/create`, { body: { name: 'built for the job', nodes: [{ id: 'greet', type: 'template', template: 'hello {{prompt}}' }], edges: [] }, headers: { 'X-Job-Workflow-Token': token } });
+      const published = { _id: made.body.data.workflow_id as string };
+      expect((await http('POST', `${base}/${published._id}/publish`, { body: {}, headers: { 'X-Job-Workflow-Token': token } })).status).toBe(200);
       const ok = await complete(a, job._id, { proof_text: 'built it', workflow_id: published._id });
       expect(ok.status).toBe(200);
       const paid = await until(() => status(a, job._id), (s) => s.body.data.completion?.status === 'paid');

@@ -31,6 +31,8 @@ import { jobModel } from './job';
 import { jobSlotModel } from './job-slot';
 import { jobReservationModel, jobReservationOutcomeModel } from './job-reservation';
 import { jobCompletionModel } from './job-completion';
+import { jobWorkflowModel } from './job-workflow';
+import { workflowSessionActiveModel, workflowSessionModel } from './workflow-session';
 import { webhookRunModel } from './webhook-run';
 import { webhookRunRequestModel } from './webhook-run-request';
 import { webhookRunCancelModel } from './webhook-run-cancel';
@@ -76,6 +78,9 @@ export function registerModels(conn: Connection) {
     jobReservations: jobReservationModel(conn),
     jobReservationOutcomes: jobReservationOutcomeModel(conn),
     jobCompletions: jobCompletionModel(conn),
+    jobWorkflows: jobWorkflowModel(conn),
+    workflowSessions: workflowSessionModel(conn),
+    workflowSessionActive: workflowSessionActiveModel(conn),
     webhookRuns: webhookRunModel(conn),
     webhookRunRequests: webhookRunRequestModel(conn),
     webhookRunCancels: webhookRunCancelModel(conn),

@@ -1,0 +1,56 @@
+import type { WorkflowEdge, WorkflowNode } from '../workflows/types';
+
+/** Session states (docs/decisions.md): the session is `active` until `end` or the idle timeout, then `ended` for good. */
+export type SessionStatus = 'active' | 'ended';
+export type SessionEndReason = 'ended_by_wallet' | 'idle_timeout';
+/** The run inside a session: pending → running → completed | failed | setup_required. */
+export type SessionRunStatus = 'pending' | 'running' | 'completed' | 'failed' | 'setup_required';
+export type SessionNodeStatus = 'pending' | 'completed' | 'skipped' | 'failed' | 'setup_required';
+
+export interface SessionNodeResult {
+  node_id: string;
+  type: string;
+  status: SessionNodeStatus;
+  /** Template text, condition result (true/false) or tool response. */
+  output: unknown;
+  error: string | null;
+  credits_charged: number;
+  finished_at: string | null;
+}
+
+export interface SessionState {
+  workflow_session_id: string;
+  workflow_id: string;
+  version: string;
+  wallet: string;
+  instance_id: string;
+  status: SessionStatus;
+  end_reason: SessionEndReason | null;
+  run: {
+    status: SessionRunStatus;
+    nodes: SessionNodeResult[];
+    /** The output of the last node that ran, as text. */
+    response_text: string | null;
+    error: string | null;
+    credits_charged: number;
+  };
+  started_at: string;
+  last_activity_at: string;
+  ended_at: string | null;
+  idle_timeout_seconds: number;
+}
+
+/** What the session workflow starts with: the published version's graph is frozen into the input. */
+export interface SessionInput {
+  sessionId: string;
+  workflowId: string;
+  version: string;
+  wallet: string;
+  instanceId: string;
+  nodes: WorkflowNode[];
+  edges: WorkflowEdge[];
+  idleTimeoutMs: number;
+  startedAt: string;
+  /** Task queues as the client resolved them (tests prefix them): the session's own, and the runs engine's node queues. */
+  queues: { sessions: string; template: string; condition: string; model: string };
+}

@@ -1,0 +1,137 @@
+import { ActivityFailure, ApplicationFailure, allHandlersFinished, condition, proxyActivities, setHandler, TimeoutFailure, upsertSearchAttributes } from '@temporalio/workflow';
+import { nextDecisions, topoOrder, type NodeState } from '../../shared/workflows/graph';
+import type { WorkflowNode } from '../../shared/workflows/types';
+import type { SessionEndReason, SessionInput, SessionNodeResult, SessionState } from '../../shared/workflow-sessions/types';
+import type { ConditionNodeActivities } from '../webhook-runs/activities/condition';
+import type { ModelNodeActivities } from '../webhook-runs/activities/model';
+import type { TemplateNodeActivities } from '../webhook-runs/activities/template';
+import { CONDITION_NODE_OPTIONS, MODEL_NODE_OPTIONS, TEMPLATE_NODE_OPTIONS } from '../webhook-runs/config';
+import type { NodeResult } from '../webhook-runs/types';
+import { SA } from '../search-attributes';
+import type { WorkflowSessionActivities } from './activities';
+import { SESSION_STORE_ACTIVITY_OPTIONS } from './config';
+import { endSessionUpdate, sessionStateQuery, sessionTouchSignal } from './definitions';
+import { workflowNow } from '../workflow-clock';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function asText(v: unknown): string {
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+function failureOf(err: unknown): { code: string; message: string } {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof ApplicationFailure) return { code: cause.type ?? 'node_failed', message: cause.message };
+  if (cause instanceof TimeoutFailure) return { code: 'node_timeout', message: `the node timed out (${cause.timeoutType})` };
+  return { code: 'node_failed', message: (cause as Error)?.message ?? 'node failed' };
+}
+
+/**
+ * A wallet's session of a published workflow (workflow id = session id). It runs the frozen
+ * version once, node by node through the runs engine's node activities (template, condition,
+ * model on their queues), answers fetch from a query, and stays active until the wallet ends it
+ * (an update that answers with the final state) or no one touched it for the idle timeout.
+ * Then it writes its final state to the store, frees the (wallet, workflow, instance) key, and
+ * completes with that state.
+ */
+export async function workflowSessionWorkflow(input: SessionInput): Promise<SessionState> {
+  const store = proxyActivities<WorkflowSessionActivities>({ taskQueue: input.queues.sessions, ...SESSION_STORE_ACTIVITY_OPTIONS });
+  const runners: Partial<Record<WorkflowNode['type'], (call: never) => Promise<NodeResult>>> = {
+    template: proxyActivities<TemplateNodeActivities>({ taskQueue: input.queues.template, ...TEMPLATE_NODE_OPTIONS }).runTemplateNode,
+    condition: proxyActivities<ConditionNodeActivities>({ taskQueue: input.queues.condition, ...CONDITION_NODE_OPTIONS }).runConditionNode,
+    model: proxyActivities<ModelNodeActivities>({ taskQueue: input.queues.model, ...MODEL_NODE_OPTIONS }).runModelNode,
+  };
+
+  const state: SessionState = {
+    workflow_session_id: input.sessionId,
+    workflow_id: input.workflowId,
+    version: input.version,
+    wallet: input.wallet,
+    instance_id: input.instanceId,
+    status: 'active',
+    end_reason: null,
+    run: { status: 'pending', nodes: [], response_text: null, error: null, credits_charged: 0 },
+    started_at: input.startedAt,
+    last_activity_at: input.startedAt,
+    ended_at: null,
+    idle_timeout_seconds: Math.round(input.idleTimeoutMs / 1000),
+  };
+  let endReason: SessionEndReason | null = null;
+  let touches = 0;
+  let finished = false;
+  setHandler(sessionStateQuery, () => state);
+  setHandler(sessionTouchSignal, () => {
+    touches += 1;
+    state.last_activity_at = iso(workflowNow());
+  });
+  setHandler(endSessionUpdate, async ({ reason }) => {
+    endReason ??= reason;
+    await condition(() => finished);
+    return state;
+  });
+
+  await runGraph();
+  await store.recordSessionProgress(state);
+
+  while (endReason === null) {
+    const seen = touches;
+    if (!(await condition(() => endReason !== null || touches !== seen, input.idleTimeoutMs))) endReason = 'idle_timeout';
+  }
+  state.status = 'ended';
+  state.end_reason = endReason;
+  state.ended_at = iso(workflowNow());
+  await store.finishSession(state);
+  upsertSearchAttributes([{ key: SA.flowStatus, value: 'ended' }]);
+  finished = true;
+  await condition(allHandlersFinished);
+  return state;
+
+  async function runGraph(): Promise<void> {
+    state.run.status = 'running';
+    const byId = new Map(input.nodes.map((n) => [n.id, n]));
+    const order = topoOrder(input.nodes.map((n) => n.id), input.edges) ?? [];
+    const nodeState: Record<string, NodeState> = Object.fromEntries(order.map((id) => [id, 'pending']));
+    const outputs: Record<string, unknown> = {};
+    const conditions: Record<string, boolean> = {};
+    const metadata = { instance_id: input.instanceId, workflow_session_id: input.sessionId };
+    const record = (r: Omit<SessionNodeResult, 'finished_at'>) => state.run.nodes.push({ ...r, finished_at: iso(workflowNow()) });
+    for (let wave = nextDecisions(order, input.edges, nodeState, conditions); wave.length; wave = nextDecisions(order, input.edges, nodeState, conditions)) {
+      for (const d of wave) {
+        const node = byId.get(d.id)!;
+        if (endReason !== null) return; // ended while running: the rest stays pending
+        if (!d.run) {
+          nodeState[d.id] = 'skipped';
+          record({ node_id: d.id, type: node.type, status: 'skipped', output: null, error: null, credits_charged: 0 });
+          continue;
+        }
+        const runner = runners[node.type];
+        if (!runner) {
+          const error = 'tool nodes cannot run in wallet sessions in this build: the paid tool node activity (wallet credits through hold/capture) is not available';
+          record({ node_id: d.id, type: node.type, status: 'setup_required', output: null, error, credits_charged: 0 });
+          state.run.status = 'setup_required';
+          state.run.error = error;
+          return;
+        }
+        try {
+          const call = { runId: `${input.sessionId}`, node, prompt: '', outputs, metadata, workspaceId: '', budgetId: '' };
+          const result = await runner(call as never);
+          nodeState[d.id] = 'done';
+          outputs[d.id] = result.output;
+          if (node.type === 'condition') conditions[d.id] = result.output === true;
+          else state.run.response_text = asText(result.output);
+          const charged = result.credits_charged ?? 0;
+          state.run.credits_charged += charged;
+          record({ node_id: d.id, type: node.type, status: 'completed', output: result.output, error: null, credits_charged: charged });
+        } catch (err) {
+          const f = failureOf(err);
+          const setup = f.code === 'setup_required';
+          record({ node_id: d.id, type: node.type, status: setup ? 'setup_required' : 'failed', output: null, error: `${f.code}: ${f.message}`, credits_charged: 0 });
+          state.run.status = setup ? 'setup_required' : 'failed';
+          state.run.error = `${f.code}: ${f.message}`;
+          return;
+        }
+      }
+    }
+    state.run.status = 'completed';
+  }
+}

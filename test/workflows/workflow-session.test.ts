@@ -1,0 +1,106 @@
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { temporalTestServer } from '../../scripts/services/paths';
+import { activeSessionKey, WorkflowSessionRepository } from '../../shared/workflow-sessions/repository';
+import type { SessionInput } from '../../shared/workflow-sessions/types';
+import { createConditionNodeActivities } from '../../temporal/webhook-runs/activities/condition';
+import { createTemplateNodeActivities } from '../../temporal/webhook-runs/activities/template';
+import { createWorkflowSessionActivities } from '../../temporal/workflow-session/activities';
+import { endSessionUpdate, sessionStateQuery, sessionTouchSignal } from '../../temporal/workflow-session/definitions';
+import { workflowSessionWorkflow } from '../../temporal/workflow-session/workflows';
+import { ALL_SEARCH_ATTRIBUTES } from '../../temporal/search-attributes';
+import { workflowBundle } from '../../workers/run-workers';
+import { openTestDb } from '../support/db';
+import { installTestRuntime } from '../support/runtime';
+
+const QUEUE = 'workflow-sessions-ts';
+const MINUTE = 60_000;
+
+describe('workflow session on the time-skipping test server (real store)', () => {
+  let env: TestWorkflowEnvironment;
+  let db: Awaited<ReturnType<typeof openTestDb>>;
+  let repo: WorkflowSessionRepository;
+  let worker: Worker;
+  let running: Promise<void>;
+  beforeAll(async () => {
+    installTestRuntime();
+    db = await openTestDb();
+    repo = new WorkflowSessionRepository(db.models);
+    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: temporalTestServer() } } });
+    // The time-skipping server can add search attributes but not list them (ensureSearchAttributes lists first).
+    await env.connection.operatorService.addSearchAttributes({
+      namespace: env.namespace ?? 'default',
+      searchAttributes: Object.fromEntries(ALL_SEARCH_ATTRIBUTES.map((k) => [k.name, 2 /* KEYWORD */])),
+    });
+    worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue: QUEUE,
+      workflowBundle: await workflowBundle(),
+      activities: {
+        ...createWorkflowSessionActivities({ models: db.models }),
+        ...createTemplateNodeActivities({ identity: 'ts' }),
+        ...createConditionNodeActivities({ identity: 'ts' }),
+      },
+    });
+    running = worker.run();
+  });
+  afterAll(async () => {
+    worker?.shutdown();
+    await running;
+    await env?.teardown();
+    await db?.drop();
+  });
+
+  /** A session record and its active key, as the API writes them before starting the workflow. */
+  async function session(id: string, idleMinutes: number): Promise<SessionInput> {
+    const now = new Date();
+    const wallet = '0x' + 'c3'.repeat(20);
+    await repo.create({ _id: id, workflow_id: 'wf_ts', wallet, instance_id: id, version: '1.0.0', status: 'active', end_reason: null, state_json: null, created_at: now, updated_at: now, ended_at: null });
+    expect(await repo.claimActive(activeSessionKey(wallet, 'wf_ts', id), id, now)).toBe(true);
+    return {
+      sessionId: id,
+      workflowId: 'wf_ts',
+      version: '1.0.0',
+      wallet,
+      instanceId: id,
+      nodes: [{ id: 'hi', type: 'template', template: 'hi {{metadata.instance_id}}' }],
+      edges: [],
+      idleTimeoutMs: idleMinutes * MINUTE,
+      startedAt: now.toISOString(),
+      queues: { sessions: QUEUE, template: QUEUE, condition: QUEUE, model: QUEUE },
+    };
+  }
+
+  it('ends itself after the idle timeout; a touch restarts the timer; the final state is in the store and the key is free', async () => {
+    const input = await session('wss_idle00000000000000000001', 30);
+    {
+      const handle = await env.client.workflow.start(workflowSessionWorkflow, { taskQueue: QUEUE, workflowId: input.sessionId, args: [input] });
+      const t0 = await env.currentTimeMs();
+      await env.sleep(20 * MINUTE);
+      expect((await handle.query(sessionStateQuery)).run).toMatchObject({ status: 'completed', response_text: `hi ${input.instanceId}` });
+      await handle.signal(sessionTouchSignal);
+      await env.sleep(20 * MINUTE);
+      expect((await handle.query(sessionStateQuery)).status).toBe('active'); // 40 min in, 20 since the touch
+      const final = await handle.result();
+      expect(final).toMatchObject({ status: 'ended', end_reason: 'idle_timeout' });
+      const endedAfter = new Date(final.ended_at!).getTime() - t0;
+      expect(endedAfter).toBeGreaterThanOrEqual(50 * MINUTE);
+      expect(endedAfter).toBeLessThan(52 * MINUTE);
+    }
+    const stored = await repo.get(input.sessionId);
+    expect(stored).toMatchObject({ status: 'ended', end_reason: 'idle_timeout' });
+    expect(JSON.parse(stored!.state_json!).run.response_text).toBe(`hi ${input.instanceId}`);
+    expect(await repo.activeSessionId(activeSessionKey(input.wallet, input.workflowId, input.instanceId))).toBeNull();
+  });
+
+  it('an end update answers with the final state, written to the store first', async () => {
+    const input = await session('wss_end000000000000000000001', 30);
+    {
+      const handle = await env.client.workflow.start(workflowSessionWorkflow, { taskQueue: QUEUE, workflowId: input.sessionId, args: [input] });
+      const final = await handle.executeUpdate(endSessionUpdate, { args: [{ reason: 'ended_by_wallet' }] });
+      expect(final).toMatchObject({ status: 'ended', end_reason: 'ended_by_wallet' });
+      expect((await repo.get(input.sessionId))?.status).toBe('ended');
+      expect((await handle.result()).end_reason).toBe('ended_by_wallet');
+    }
+  });
+});
