@@ -4,6 +4,7 @@ import { insertOnce, type Models } from '../../shared/db';
 import type { PaymentPurpose, X402PaymentDoc } from '../../shared/db/models/x402-payment';
 import { AppError, errors } from '../../shared/errors';
 import { baseUnitsToUsd } from '../../shared/money';
+import { purposeWallet } from '../../shared/payments/purposes';
 import { paymentId } from '../../shared/payments/payment-id';
 import {
   buildPaymentRequired,
@@ -195,7 +196,7 @@ export class PaymentGate {
       payer: record.payer,
       network: record.network,
       amountBaseUnits: record.amount_base_units,
-      wallet: record.purpose.kind === 'credit_purchase' ? record.purpose.wallet : undefined,
+      wallet: purposeWallet(record.purpose),
     });
   }
 
