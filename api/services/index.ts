@@ -9,6 +9,7 @@ import { CountingRateLimiter, RateLimiter } from './rate-limit';
 import { SessionService } from './sessions';
 import { ToolService } from './tools';
 import { ToolCatalogService } from './tool-catalog';
+import { DirectToolPayments } from './direct-tool-payments';
 
 /** The use-case objects routes call; built once per app from its dependencies. */
 export function createServices(deps: AppDeps) {
@@ -31,6 +32,7 @@ export function createServices(deps: AppDeps) {
     tools,
     toolCatalog: new ToolCatalogService(tools, deps.config.publicApiUrl),
     authLimits: authLimiters(deps),
+    directTools: payments && !('disabled' in setup) ? new DirectToolPayments(setup, payments, tools, deps.config.publicBaseUrl) : undefined,
   };
 }
 

@@ -121,6 +121,45 @@ export class PaymentGate {
   }
 
   private async payOnce(input: PayInput): Promise<PaidOutcome> {
+    const held = await this.record(input, 'verified');
+    if (held.kind !== 'new') return held;
+    // If Temporal is unreachable this throws (503); the record stays, and a retry of the same
+    // payment starts the settlement then.
+    await this.start(held.record);
+    return this.settle(held.record);
+  }
+
+  /**
+   * Verifies the payment and records it as `delivering` without settling: for a purpose that
+   * is delivered first and settled only once delivered (a paid tool call). A repeat of a known
+   * payment answers as pay() does (recorded result, 409 while in flight, its failure).
+   */
+  async authorize(input: PayInput): Promise<PaidOutcome | { kind: 'new'; record: X402PaymentDoc }> {
+    try {
+      return await this.record(input, 'delivering');
+    } catch (err) {
+      if (err instanceof AppError && err.status === 402 && !err.body) throw this.paymentRequired(input.resource, input.offers, err.code, err.message);
+      throw err;
+    }
+  }
+
+  /** The authorized payment's delivery succeeded: keep its result, then settle it durably. */
+  async deliver(record: X402PaymentDoc, resultJson: string): Promise<PaidOutcome> {
+    const next: X402PaymentDoc = { ...record, status: 'verified', result_json: resultJson, updated_at: new Date() };
+    await this.models.x402Payments.updateOne({ _id: record._id, status: 'delivering' }, { $set: { status: 'verified', result_json: resultJson, updated_at: next.updated_at } });
+    await this.start(next);
+    return this.settle(next);
+  }
+
+  /** The delivery failed: the authorization is never settled, so nothing is charged; a replay answers this failure. */
+  async abandon(record: X402PaymentDoc, code: string, message: string): Promise<void> {
+    await this.models.x402Payments.updateOne(
+      { _id: record._id, status: 'delivering' },
+      { $set: { status: 'failed', error_code: code, error_message: message, purpose_key: `failed:${record._id}`, updated_at: new Date() } },
+    );
+  }
+
+  private async record(input: PayInput, initial: 'verified' | 'delivering'): Promise<PaidOutcome | { kind: 'new'; record: X402PaymentDoc }> {
     const payload = this.decode(input.header);
     const auth = payload.payload.authorization;
     const accepts = this.requirements(input.offers);
@@ -143,7 +182,7 @@ export class PaymentGate {
       _id: id,
       purpose_key: input.purposeKey ?? `${input.purpose.kind}:${id}`,
       purpose: input.purpose,
-      status: 'verified',
+      status: initial,
       network: verified.network,
       chain_id: verified.chainId,
       asset: verified.asset,
@@ -169,10 +208,7 @@ export class PaymentGate {
       if (other) return this.outcomeOf(other);
       throw new Error(`payment ${id} was refused by a unique index but no record holds it`);
     }
-    // If Temporal is unreachable this throws (503); the record stays, and a retry of the same
-    // payment starts the settlement then.
-    await this.start(record);
-    return this.settle(record);
+    return { kind: 'new', record };
   }
 
   /** The same payment again: its recorded result, or 409 while it is still being settled. */
@@ -185,6 +221,7 @@ export class PaymentGate {
     }
     if (seen.status === 'completed') return { kind: 'completed', record: seen };
     if (seen.status === 'failed') throw this.failure(seen);
+    if (seen.status === 'delivering') throw errors.conflict('payment_in_progress', 'a verified x402 payment already in progress; retry shortly for its result');
     // Idempotent: finds the running settlement, or starts the one a Temporal outage prevented.
     await this.start(seen);
     throw errors.conflict('payment_in_progress', 'a verified x402 payment already in progress; retry shortly for its result');
