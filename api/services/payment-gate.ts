@@ -170,7 +170,9 @@ export class PaymentGate {
     const seen = await this.models.x402Payments.findById(id).lean<X402PaymentDoc>().exec();
     if (seen) return this.repeat(seen, payload.payload.signature, input.purposeKey);
 
-    const verified = await this.setup.facilitator.verifyPayment(payload, chosen);
+    const facilitator = this.setup.facilitators.get(chosen.network, chosen.scheme);
+    if (!facilitator) throw this.paymentRequired(input.resource, input.offers, 'unsupported_network', `no facilitator for ${chosen.scheme} on ${chosen.network}`);
+    const verified = await facilitator.verifyPayment(payload, chosen);
     if (!verified.ok) {
       throw this.paymentRequired(input.resource, input.offers, verified.code, verified.message);
     }

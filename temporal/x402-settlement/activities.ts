@@ -12,6 +12,7 @@ import { describeChainFailure } from '../../shared/x402/chain-errors';
 import type { AuthorizedTransfer, ChainReader } from '../../shared/x402/chain-reader';
 import type { AuthorizationRef, CaipNetwork, InProcessFacilitator } from '../../shared/x402';
 import type { PaymentSetup } from '../../shared/x402/setup';
+import type { PaymentRequirements } from '../../shared/x402/challenge';
 
 export interface SettlementDeps {
   models: Models;
@@ -250,7 +251,9 @@ export function createSettlementActivities(deps: SettlementDeps) {
       if (decided) return decided;
     }
     const asked = rec.settle_requested_at ? rec : await save(rec, { settle_requested_at: new Date() });
-    const res = await deps.payments.facilitator.settlePayment(JSON.parse(asked.payload_json), JSON.parse(asked.requirements_json));
+    const requirements = JSON.parse(asked.requirements_json) as PaymentRequirements;
+    const facilitator = deps.payments.facilitators.get(requirements.network, requirements.scheme) ?? deps.payments.facilitator;
+    const res = await facilitator.settlePayment(JSON.parse(asked.payload_json), requirements);
     if (res.ok) {
       if (!chain) return { ok: true, rec: { ...asked, status: 'settled', tx_hash: res.txHash.toLowerCase(), settled_at: new Date() } };
       // The facilitator's word is checked like any other transaction.
