@@ -168,7 +168,7 @@ export class PaymentGate {
     const id = paymentId({ network: payload.accepted.network, asset: payload.accepted.asset, payer: auth.from, nonce: auth.nonce });
 
     const seen = await this.models.x402Payments.findById(id).lean<X402PaymentDoc>().exec();
-    if (seen) return this.repeat(seen, payload.payload.signature, input.purposeKey);
+    if (seen) return this.repeat(seen, payload.payload.signature, input);
 
     const facilitator = this.setup.facilitators.get(chosen.network, chosen.scheme);
     if (!facilitator) throw this.paymentRequired(input.resource, input.offers, 'unsupported_network', `no facilitator for ${chosen.scheme} on ${chosen.network}`);
@@ -204,7 +204,7 @@ export class PaymentGate {
     };
     if (!(await insertOnce(this.models.x402Payments, record))) {
       const again = await this.models.x402Payments.findById(id).lean<X402PaymentDoc>().exec();
-      if (again) return this.repeat(again, verified.signature, input.purposeKey);
+      if (again) return this.repeat(again, verified.signature, input);
       // The purchase request is already being paid by another payment.
       const other = input.purposeKey ? await this.recordFor(input.purposeKey) : null;
       if (other) return this.outcomeOf(other);
@@ -214,9 +214,13 @@ export class PaymentGate {
   }
 
   /** The same payment again: its recorded result, or 409 while it is still being settled. */
-  private async repeat(seen: X402PaymentDoc, signature: string, purposeKey?: string): Promise<PaidOutcome> {
+  private async repeat(seen: X402PaymentDoc, signature: string, input: Pick<PayInput, 'purpose' | 'purposeKey'>): Promise<PaidOutcome> {
+    const purposeKey = input.purposeKey;
     if (seen.signature.toLowerCase() !== signature.toLowerCase()) {
       throw errors.conflict('payment_already_used', 'this authorization nonce was already used by another payment');
+    }
+    if (seen.purpose.kind !== input.purpose.kind) {
+      throw errors.conflict('payment_already_used', `this payment was already used for a ${seen.purpose.kind}`);
     }
     if (purposeKey && seen.purpose_key !== purposeKey && seen.status !== 'failed') {
       throw errors.conflict('payment_already_used', 'this payment was already used for another purchase');

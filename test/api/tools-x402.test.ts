@@ -87,6 +87,12 @@ describe('direct x402 on a tool action: the demo vendor paid per call on the loc
     const other = await http('POST', url('chain-reader', 'erc20-metadata'), { body: { token: getAddress('0x' + '00'.repeat(19) + '02') }, headers: { 'x-payment': header } });
     expect(other.status).toBe(409);
     expect(other.body).toMatchObject({ success: false, code: 'payment_already_used' });
+    // A tool call's payment buys no credits.
+    const purchase = await http('POST', `${stack.server.mainUrl}/api/external/credits/purchase`, {
+      body: { wallet_address: payer.account.address.toLowerCase(), credits: 500, payment_method: 'x402', chain_id: 84532, token: 'USDC' },
+      headers: { 'x-payment': header },
+    });
+    expect([purchase.status, purchase.body.error_code]).toEqual([409, 'payment_already_used']);
   });
 
   it('refuses hostile or invalid parameters before any challenge or payment', async () => {
