@@ -1,3 +1,4 @@
+import { purposeAs } from '../../shared/payments/purposes';
 import type { X402PaymentDoc } from '../../shared/db/models/x402-payment';
 import type { PurchaseResult } from '../services/credit-purchase';
 import type { PaymentGate } from '../services/payment-gate';
@@ -5,7 +6,7 @@ import type { PaymentGate } from '../services/payment-gate';
 type X402Block = ReturnType<PaymentGate['receipt']>['block'];
 
 function purposeOf(record: X402PaymentDoc) {
-  return record.purpose.kind === 'credit_purchase' ? record.purpose : undefined;
+  return purposeAs(record.purpose, 'credit_purchase');
 }
 
 /**

@@ -76,7 +76,8 @@ export function toolRoutes(services: Services, db: Db): Router {
       if (header !== undefined) throw errors.notFound('direct_payment_not_available', `${productSlug}/${actionSlug} has no x402 price; pay with credits (a signed request)`);
       throw errors.unauthorized('signed_request_required', 'this action is paid with credits: send the signed request envelope with `parameters`');
     }
-    const result = await tools.invokeDirect(direct, req.body as Record<string, unknown>, header, req);
+    if (!services.directTools) throw errors.unavailable('payments_unavailable', 'x402 payments are not configured on this deployment');
+    const result = await services.directTools.invoke(direct, req.body as Record<string, unknown>, header);
     res.set(result.headers).status(result.status).json(result.body);
   });
 

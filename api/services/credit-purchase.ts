@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AppError, errors } from '../../shared/errors';
 import { creditsToBaseUnits } from '../../shared/money';
+import { purposeAs } from '../../shared/payments/purposes';
 import type { SupportedNetwork } from '../../shared/x402/networks';
 import type { PaymentSetup } from '../../shared/x402/setup';
 import type { X402PaymentDoc } from '../../shared/db/models/x402-payment';
@@ -85,7 +86,7 @@ export class CreditPurchaseService {
     if (purposeKey) {
       const earlier = await this.gate.recordFor(purposeKey);
       if (earlier) {
-        const bound = earlier.purpose.kind === 'credit_purchase' ? earlier.purpose.fingerprint : undefined;
+        const bound = purposeAs(earlier.purpose, 'credit_purchase')?.fingerprint;
         if (bound && bound !== fingerprint) {
           throw errors.conflict('request_id_conflict', 'this request_id was already used for a purchase with another body; use a new request_id');
         }
@@ -95,7 +96,7 @@ export class CreditPurchaseService {
     if (req.transaction_hash) {
       // The payer lost our answer but saw the transaction: its recorded status, never a second payment.
       const paid = await this.gate.recordForTransaction(req.transaction_hash);
-      if (paid && (paid.purpose.kind !== 'credit_purchase' || paid.purpose.wallet !== wallet)) {
+      if (paid && purposeAs(paid.purpose, 'credit_purchase')?.wallet !== wallet) {
         throw errors.conflict('payment_already_used', 'this transaction paid for another purchase');
       }
       if (paid) return this.replay(paid, header);
@@ -133,7 +134,7 @@ export class CreditPurchaseService {
 
   private async result(outcome: PaidOutcome): Promise<PurchaseResult> {
     if (outcome.kind === 'pending') return outcome;
-    const wallet = outcome.record.purpose.kind === 'credit_purchase' ? outcome.record.purpose.wallet : '';
+    const wallet = purposeAs(outcome.record.purpose, 'credit_purchase')?.wallet ?? '';
     return { kind: 'completed', record: outcome.record, balance: (await this.ledger.balance(wallet)).balance };
   }
 }

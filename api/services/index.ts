@@ -23,6 +23,7 @@ import { PublicWorkflowService } from './public-workflows';
 import { WorkflowSessionService } from './workflow-sessions';
 import { WorkflowSessionRepository } from '../../shared/workflow-sessions/repository';
 import { noCatalog } from '../../shared/public-workflows/summary';
+import { DirectToolPayments } from './direct-tool-payments';
 
 /** The use-case objects routes call; built once per app from its dependencies. */
 export function createServices(deps: AppDeps) {
@@ -52,6 +53,7 @@ export function createServices(deps: AppDeps) {
     jobWorkflows: new JobWorkflowService(new JobRepository(models), new WorkflowRepository(models), new JobWorkflowRepository(models), deps.config.jobWorkflowTokenSecret),
     publicWorkflows: new PublicWorkflowService(new WorkflowRepository(models), new JobWorkflowRepository(models), noCatalog),
     workflowSessions: new WorkflowSessionService(new WorkflowSessionRepository(models), new WorkflowRepository(models), deps.temporal, deps.config.sessionIdleTimeoutSeconds),
+    directTools: payments && !('disabled' in setup) ? new DirectToolPayments(setup, payments, tools, deps.config.publicBaseUrl) : undefined,
   };
 }
 

@@ -4,6 +4,7 @@ import { insertOnce, type Models } from '../../shared/db';
 import type { PaymentPurpose, X402PaymentDoc } from '../../shared/db/models/x402-payment';
 import { AppError, errors } from '../../shared/errors';
 import { baseUnitsToUsd } from '../../shared/money';
+import { purposeWallet } from '../../shared/payments/purposes';
 import { paymentId } from '../../shared/payments/payment-id';
 import {
   buildPaymentRequired,
@@ -120,6 +121,45 @@ export class PaymentGate {
   }
 
   private async payOnce(input: PayInput): Promise<PaidOutcome> {
+    const held = await this.record(input, 'verified');
+    if (held.kind !== 'new') return held;
+    // If Temporal is unreachable this throws (503); the record stays, and a retry of the same
+    // payment starts the settlement then.
+    await this.start(held.record);
+    return this.settle(held.record);
+  }
+
+  /**
+   * Verifies the payment and records it as `delivering` without settling: for a purpose that
+   * is delivered first and settled only once delivered (a paid tool call). A repeat of a known
+   * payment answers as pay() does (recorded result, 409 while in flight, its failure).
+   */
+  async authorize(input: PayInput): Promise<PaidOutcome | { kind: 'new'; record: X402PaymentDoc }> {
+    try {
+      return await this.record(input, 'delivering');
+    } catch (err) {
+      if (err instanceof AppError && err.status === 402 && !err.body) throw this.paymentRequired(input.resource, input.offers, err.code, err.message);
+      throw err;
+    }
+  }
+
+  /** The authorized payment's delivery succeeded: keep its result, then settle it durably. */
+  async deliver(record: X402PaymentDoc, resultJson: string): Promise<PaidOutcome> {
+    const next: X402PaymentDoc = { ...record, status: 'verified', result_json: resultJson, updated_at: new Date() };
+    await this.models.x402Payments.updateOne({ _id: record._id, status: 'delivering' }, { $set: { status: 'verified', result_json: resultJson, updated_at: next.updated_at } });
+    await this.start(next);
+    return this.settle(next);
+  }
+
+  /** The delivery failed: the authorization is never settled, so nothing is charged; a replay answers this failure. */
+  async abandon(record: X402PaymentDoc, code: string, message: string): Promise<void> {
+    await this.models.x402Payments.updateOne(
+      { _id: record._id, status: 'delivering' },
+      { $set: { status: 'failed', error_code: code, error_message: message, purpose_key: `failed:${record._id}`, updated_at: new Date() } },
+    );
+  }
+
+  private async record(input: PayInput, initial: 'verified' | 'delivering'): Promise<PaidOutcome | { kind: 'new'; record: X402PaymentDoc }> {
     const payload = this.decode(input.header);
     const auth = payload.payload.authorization;
     const accepts = this.requirements(input.offers);
@@ -128,9 +168,11 @@ export class PaymentGate {
     const id = paymentId({ network: payload.accepted.network, asset: payload.accepted.asset, payer: auth.from, nonce: auth.nonce });
 
     const seen = await this.models.x402Payments.findById(id).lean<X402PaymentDoc>().exec();
-    if (seen) return this.repeat(seen, payload.payload.signature, input.purposeKey);
+    if (seen) return this.repeat(seen, payload.payload.signature, input);
 
-    const verified = await this.setup.facilitator.verifyPayment(payload, chosen);
+    const facilitator = this.setup.facilitators.get(chosen.network, chosen.scheme);
+    if (!facilitator) throw this.paymentRequired(input.resource, input.offers, 'unsupported_network', `no facilitator for ${chosen.scheme} on ${chosen.network}`);
+    const verified = await facilitator.verifyPayment(payload, chosen);
     if (!verified.ok) {
       throw this.paymentRequired(input.resource, input.offers, verified.code, verified.message);
     }
@@ -142,7 +184,7 @@ export class PaymentGate {
       _id: id,
       purpose_key: input.purposeKey ?? `${input.purpose.kind}:${id}`,
       purpose: input.purpose,
-      status: 'verified',
+      status: initial,
       network: verified.network,
       chain_id: verified.chainId,
       asset: verified.asset,
@@ -162,28 +204,30 @@ export class PaymentGate {
     };
     if (!(await insertOnce(this.models.x402Payments, record))) {
       const again = await this.models.x402Payments.findById(id).lean<X402PaymentDoc>().exec();
-      if (again) return this.repeat(again, verified.signature, input.purposeKey);
+      if (again) return this.repeat(again, verified.signature, input);
       // The purchase request is already being paid by another payment.
       const other = input.purposeKey ? await this.recordFor(input.purposeKey) : null;
       if (other) return this.outcomeOf(other);
       throw new Error(`payment ${id} was refused by a unique index but no record holds it`);
     }
-    // If Temporal is unreachable this throws (503); the record stays, and a retry of the same
-    // payment starts the settlement then.
-    await this.start(record);
-    return this.settle(record);
+    return { kind: 'new', record };
   }
 
   /** The same payment again: its recorded result, or 409 while it is still being settled. */
-  private async repeat(seen: X402PaymentDoc, signature: string, purposeKey?: string): Promise<PaidOutcome> {
+  private async repeat(seen: X402PaymentDoc, signature: string, input: Pick<PayInput, 'purpose' | 'purposeKey'>): Promise<PaidOutcome> {
+    const purposeKey = input.purposeKey;
     if (seen.signature.toLowerCase() !== signature.toLowerCase()) {
       throw errors.conflict('payment_already_used', 'this authorization nonce was already used by another payment');
+    }
+    if (seen.purpose.kind !== input.purpose.kind) {
+      throw errors.conflict('payment_already_used', `this payment was already used for a ${seen.purpose.kind}`);
     }
     if (purposeKey && seen.purpose_key !== purposeKey && seen.status !== 'failed') {
       throw errors.conflict('payment_already_used', 'this payment was already used for another purchase');
     }
     if (seen.status === 'completed') return { kind: 'completed', record: seen };
     if (seen.status === 'failed') throw this.failure(seen);
+    if (seen.status === 'delivering') throw errors.conflict('payment_in_progress', 'a verified x402 payment already in progress; retry shortly for its result');
     // Idempotent: finds the running settlement, or starts the one a Temporal outage prevented.
     await this.start(seen);
     throw errors.conflict('payment_in_progress', 'a verified x402 payment already in progress; retry shortly for its result');
@@ -195,7 +239,7 @@ export class PaymentGate {
       payer: record.payer,
       network: record.network,
       amountBaseUnits: record.amount_base_units,
-      wallet: record.purpose.kind === 'credit_purchase' ? record.purpose.wallet : undefined,
+      wallet: purposeWallet(record.purpose),
     });
   }
 

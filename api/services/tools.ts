@@ -1,8 +1,8 @@
 import type { LedgerStore } from '../../shared/credits/ledger-store';
 import type { Models } from '../../shared/db';
 import { errors } from '../../shared/errors';
-import { createToolInvoker, resolveCall, type InvokeOutput, type ResolvedCall, type ToolInvoker } from '../../shared/tools/invoke';
-import type { Request } from 'express';
+import { createToolInvoker, resolveCall, runAction, type InvokeOutput, type ResolvedCall, type ToolInvoker } from '../../shared/tools/invoke';
+import type { VendorOutcome } from '../../shared/tools/vendor';
 import { ToolRepository } from '../../shared/tools/repository';
 import {
   budgetRefusal,
@@ -29,7 +29,7 @@ export class ToolService {
   constructor(
     models: Models,
     ledger: LedgerStore,
-    secretKey: Buffer,
+    private readonly secretKey: Buffer,
     private readonly baseUrl: string,
   ) {
     this.repository = new ToolRepository(models);
@@ -110,13 +110,9 @@ export class ToolService {
     return call.action.x402_usd ? call : null;
   }
 
-  async invokeDirect(
-    _call: ResolvedCall,
-    _parameters: Record<string, unknown>,
-    _header: string | undefined,
-    _req: Request,
-  ): Promise<{ status: number; headers: Record<string, string>; body: unknown }> {
-    throw errors.unavailable('direct_x402_unavailable', 'paying a single tool call with x402 is not available on this deployment yet; pay with credits (a signed request)');
+  /** Runs a call whose payment was verified (direct x402); never throws for the vendor's own failure. */
+  runDirect(call: ResolvedCall, parameters: Record<string, unknown>, requestId: string): Promise<VendorOutcome> {
+    return runAction(this.repository, this.secretKey, { ...call, parameters, requestId });
   }
 
   async setBudget(wallet: string, budget: Budget, by: 'wallet' | 'operator') {

@@ -400,12 +400,6 @@ export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
     meaning: 'The action is paid with credits only and the request carried neither a signed envelope nor a payment.',
     action: 'Send the signed request envelope with `parameters` (docs/signing.md, path form).',
   },
-  direct_x402_unavailable: {
-    status: 503,
-    area: 'tools',
-    meaning: 'The action has an x402 price, but direct x402 payment of single tool calls is not switched on in this build (docs/tools.md).',
-    action: 'Pay with credits: send the signed request envelope with `parameters`.',
-  },
   direct_payment_not_available: {
     status: 404,
     area: 'tools',

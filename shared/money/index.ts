@@ -17,3 +17,12 @@ export function baseUnitsToUsd(baseUnits: bigint, decimals: number): number {
   const scale = 10n ** BigInt(decimals);
   return Number(baseUnits / scale) + Number(baseUnits % scale) / Number(scale);
 }
+
+/** Token base units for a decimal USD string ("0.015"), exact; digits past `decimals` are refused. */
+export function usdToBaseUnits(usd: string, decimals: number): bigint {
+  const m = /^(\d+)(?:\.(\d+))?$/.exec(usd);
+  if (!m) throw new RangeError(`not a decimal amount: ${usd}`);
+  const frac = m[2] ?? '';
+  if (frac.length > decimals) throw new RangeError(`${usd} has more than ${decimals} decimals`);
+  return BigInt(m[1]!) * 10n ** BigInt(decimals) + BigInt(frac.padEnd(decimals, '0') || '0');
+}

@@ -2,6 +2,7 @@ import type { Address, Hex } from 'viem';
 import type { X402Config } from '../config/schema';
 import { createChainReader, type ChainReader } from './chain-reader';
 import type { InProcessFacilitator, PaymentFacilitator } from './facilitator-types';
+import { FacilitatorRegistry } from './facilitator-registry';
 import { createInProcessFacilitator } from './in-process-facilitator';
 import { createRemoteFacilitator } from './remote-facilitator';
 import { networksForMode, SUPPORTED_NETWORKS, withTokenOverride, type CaipNetwork, type NetworkTable, type SupportedNetwork } from './networks';
@@ -11,6 +12,8 @@ export interface PaymentSetup {
   networks: NetworkTable;
   payTo: Address;
   facilitator: PaymentFacilitator;
+  /** The facilitator for each served network and scheme; the gate and the settlement pick from it. */
+  facilitators: FacilitatorRegistry;
   /** Present when we settle ourselves (the durable workflow needs the separate steps). */
   inProcess?: InProcessFacilitator;
   /** The chains this deployment takes payments on: in the mode, and with a way to settle. */
@@ -40,11 +43,13 @@ export function paymentSetup(config: X402Config): PaymentSetup | { disabled: str
     const readable = inMode.filter((n) => config.rpcUrls[n.chainId]).map((n) => ({ chainId: n.chainId, rpcUrl: config.rpcUrls[n.chainId] }));
     const remote = createRemoteFacilitator({ url: config.facilitatorUrl, networks, timeoutMs: config.facilitatorTimeoutMs });
     const chain = readable.length > 0 ? createChainReader({ chains: readable, timeoutMs: config.rpcTimeoutMs, logWindowBlocks }) : undefined;
+    const facilitator = chain ? withVerifiedBlock(remote, chain) : remote;
     return {
       mode: config.mode,
       networks,
       payTo: config.payTo as Address,
-      facilitator: chain ? withVerifiedBlock(remote, chain) : remote,
+      facilitator,
+      facilitators: registryFor(inMode, facilitator),
       served: inMode,
       ...(chain ? { chain } : {}),
     };
@@ -55,15 +60,24 @@ export function paymentSetup(config: X402Config): PaymentSetup | { disabled: str
     .map((n) => ({ chainId: n.chainId, rpcUrl: config.rpcUrls[n.chainId], settlementPrivateKey: config.settlementPrivateKey as Hex }));
   if (chains.length === 0) return { disabled: `no X402_RPC_URL_<chainId> for the ${config.mode} networks` };
   const inProcess = createInProcessFacilitator({ chains, networks, receiptPollMs: 200, rpcTimeoutMs: config.rpcTimeoutMs, logWindowBlocks });
+  const served = inMode.filter((n) => config.rpcUrls[n.chainId]);
   return {
     mode: config.mode,
     networks,
     payTo: config.payTo as Address,
     facilitator: inProcess,
+    facilitators: registryFor(served, inProcess),
     inProcess,
     chain: inProcess.chain,
-    served: inMode.filter((n) => config.rpcUrls[n.chainId]),
+    served,
   };
+}
+
+/** Every served network takes the `exact` scheme through `facilitator`. */
+function registryFor(served: SupportedNetwork[], facilitator: PaymentFacilitator): FacilitatorRegistry {
+  const registry = new FacilitatorRegistry();
+  for (const n of served) registry.register(n.network, 'exact', facilitator);
+  return registry;
 }
 
 /**

@@ -5,12 +5,14 @@ import { LedgerStore } from '../../shared/credits/ledger-store';
 import type { Models } from '../../shared/db';
 import type { X402PaymentDoc } from '../../shared/db/models/x402-payment';
 import { logger } from '../../shared/logger';
+import { applyPurpose } from '../../shared/payments/purposes';
 import { NonceClaims } from '../../shared/payments/nonce-claims';
 import { isOurTransfer } from '../../shared/payments/transfer-match';
 import { describeChainFailure } from '../../shared/x402/chain-errors';
 import type { AuthorizedTransfer, ChainReader } from '../../shared/x402/chain-reader';
 import type { AuthorizationRef, CaipNetwork, InProcessFacilitator } from '../../shared/x402';
 import type { PaymentSetup } from '../../shared/x402/setup';
+import type { PaymentRequirements } from '../../shared/x402/challenge';
 
 export interface SettlementDeps {
   models: Models;
@@ -249,7 +251,9 @@ export function createSettlementActivities(deps: SettlementDeps) {
       if (decided) return decided;
     }
     const asked = rec.settle_requested_at ? rec : await save(rec, { settle_requested_at: new Date() });
-    const res = await deps.payments.facilitator.settlePayment(JSON.parse(asked.payload_json), JSON.parse(asked.requirements_json));
+    const requirements = JSON.parse(asked.requirements_json) as PaymentRequirements;
+    const facilitator = deps.payments.facilitators.get(requirements.network, requirements.scheme) ?? deps.payments.facilitator;
+    const res = await facilitator.settlePayment(JSON.parse(asked.payload_json), requirements);
     if (res.ok) {
       if (!chain) return { ok: true, rec: { ...asked, status: 'settled', tx_hash: res.txHash.toLowerCase(), settled_at: new Date() } };
       // The facilitator's word is checked like any other transaction.
@@ -269,18 +273,7 @@ export function createSettlementActivities(deps: SettlementDeps) {
   /** What the payment bought. Idempotent: the grant id is derived from the payment id. */
   async function applyEffect(rec: X402PaymentDoc): Promise<X402PaymentDoc> {
     if (rec.status === 'completed') return rec;
-    let grantId: string | undefined;
-    if (rec.purpose.kind === 'credit_purchase') {
-      const { grant } = await ledger.grant({
-        wallet: rec.purpose.wallet,
-        grantId: `x402:${rec._id}`,
-        credits: rec.purpose.credits,
-        creditType: 'x402_purchase',
-        sourceMetadata: { tx_hash: rec.tx_hash, network: rec.network, payer: rec.payer, token: rec.token_symbol, payment_id: rec._id },
-        expiresAt: new Date(Date.now() + deps.creditExpiryDays * 86_400_000),
-      });
-      grantId = grant._id;
-    }
+    const { grantId } = await applyPurpose(rec, { ledger, creditExpiryDays: deps.creditExpiryDays });
     // One write records both the settlement and its effect.
     return save(rec, {
       status: 'completed',

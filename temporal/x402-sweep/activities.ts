@@ -1,6 +1,7 @@
 import type { Models } from '../../shared/db';
 import type { X402PaymentDoc } from '../../shared/db/models/x402-payment';
 import { logger } from '../../shared/logger';
+import { purposeWallet } from '../../shared/payments/purposes';
 import type { TemporalHandle } from '../connection';
 import { ensureSettlementStarted } from '../x402-settlement/client';
 
@@ -40,7 +41,7 @@ export function createSweepActivities(deps: SweepDeps) {
         payer: rec.payer,
         network: rec.network,
         amountBaseUnits: rec.amount_base_units,
-        wallet: rec.purpose.kind === 'credit_purchase' ? rec.purpose.wallet : undefined,
+        wallet: purposeWallet(rec.purpose),
       });
       if (state === 'closed') {
         logger.warn('stale payment has a closed settlement workflow; needs an operator', { payment_id: paymentId, code: 'settlement_closed_unfinished' });

@@ -12,9 +12,10 @@ export type PaymentPurpose =
       /** sha256 of the fields a request_id is bound to (wallet, credits, chain, token, payer). */
       fingerprint?: string;
     }
-  | { kind: 'tool_call'; product: string; action: string };
+  | { kind: 'tool_call'; product: string; product_id: string; action: string; params_sha256: string };
 
-export type PaymentStatus = 'verified' | 'submitted' | 'settled' | 'completed' | 'failed';
+/** `delivering`: verified, the paid tool call is running; settled only after it succeeded (never swept). */
+export type PaymentStatus = 'delivering' | 'verified' | 'submitted' | 'settled' | 'completed' | 'failed';
 
 /**
  * One x402 payment. `_id` is the payment's identity (network, asset, payer, authorization
@@ -54,6 +55,8 @@ export interface X402PaymentDoc {
   settled_at?: Date;
   completed_at?: Date;
   grant_id?: string;
+  /** A paid tool call's result as JSON text, answered again to a replay of the same payment. */
+  result_json?: string;
   error_code?: string;
   error_message?: string;
   created_at: Date;
@@ -89,6 +92,7 @@ const schema = new Schema<X402PaymentDoc>(
     settled_at: Date,
     completed_at: Date,
     grant_id: String,
+    result_json: String,
     error_code: String,
     error_message: String,
     created_at: { type: Date, required: true },

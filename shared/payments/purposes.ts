@@ -1,0 +1,63 @@
+import type { LedgerStore } from '../credits/ledger-store';
+import type { PaymentPurpose, X402PaymentDoc } from '../db/models/x402-payment';
+
+/** What applying a settled payment needs; both the API and the settlement activities build it. */
+export interface PurposeContext {
+  ledger: LedgerStore;
+  creditExpiryDays: number;
+}
+
+type Kind = PaymentPurpose['kind'];
+type PurposeOf<K extends Kind> = Extract<PaymentPurpose, { kind: K }>;
+
+/** One kind of thing a verified x402 payment can be for. */
+export interface PurposeDef<P extends PaymentPurpose> {
+  /** The wallet the workflow is searchable by in the Temporal UI (`Wallet`), if the purpose has one. */
+  wallet(p: P): string | undefined;
+  /** What the money bought, applied once it moved. Idempotent (ids derive from the payment id). */
+  apply(rec: X402PaymentDoc, p: P, ctx: PurposeContext): Promise<{ grantId?: string }>;
+}
+
+/**
+ * The registry of payment purposes. Adding one is a new entry here (and its variant in
+ * PaymentPurpose); the gate, the settlement workflow and the sweep only go through it.
+ */
+export const PURPOSES: { [K in Kind]: PurposeDef<PurposeOf<K>> } = {
+  credit_purchase: {
+    wallet: (p) => p.wallet,
+    async apply(rec, p, ctx) {
+      const { grant } = await ctx.ledger.grant({
+        wallet: p.wallet,
+        grantId: `x402:${rec._id}`,
+        credits: p.credits,
+        creditType: 'x402_purchase',
+        sourceMetadata: { tx_hash: rec.tx_hash, network: rec.network, payer: rec.payer, token: rec.token_symbol, payment_id: rec._id },
+        expiresAt: new Date(Date.now() + ctx.creditExpiryDays * 86_400_000),
+      });
+      return { grantId: grant._id };
+    },
+  },
+  // The tool call was delivered before the settlement started (settle after the vendor
+  // succeeded, docs/decisions.md): the money moving is the whole effect.
+  tool_call: {
+    wallet: () => undefined,
+    apply: () => Promise.resolve({}),
+  },
+};
+
+function def<P extends PaymentPurpose>(p: P): PurposeDef<P> {
+  return PURPOSES[p.kind] as unknown as PurposeDef<P>;
+}
+
+export function purposeWallet(p: PaymentPurpose): string | undefined {
+  return def(p).wallet(p);
+}
+
+export function applyPurpose(rec: X402PaymentDoc, ctx: PurposeContext): Promise<{ grantId?: string }> {
+  return def(rec.purpose).apply(rec, rec.purpose, ctx);
+}
+
+/** The purpose as `kind`, or undefined when the payment is for something else. */
+export function purposeAs<K extends Kind>(p: PaymentPurpose, kind: K): PurposeOf<K> | undefined {
+  return p.kind === kind ? (p as PurposeOf<K>) : undefined;
+}
