@@ -2,8 +2,8 @@ import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
 import { devPrivateKey, DEV_MNEMONIC } from '../../shared/chain/dev-accounts';
 import { ConfigError, parseConfig } from '../../shared/config';
 
-// JOB_WORKFLOW_TOKEN_SECRET is required in production (jobs); present so each case tests its own refusal.
-const prodBase = { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.com', PUBLIC_API_URL: 'https://bearer.example.com', JOB_WORKFLOW_TOKEN_SECRET: 'production-test-job-workflow-token-secret' };
+// Secrets production requires (jobs, tool vendor secrets) are present so each case tests its own refusal.
+const prodBase = { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.com', PUBLIC_API_URL: 'https://bearer.example.com', JOB_WORKFLOW_TOKEN_SECRET: 'production-test-job-workflow-token-secret', TOOL_SECRETS_KEY: '2e'.repeat(32) };
 
 function problem(env: NodeJS.ProcessEnv): string {
   try {
@@ -43,7 +43,7 @@ describe('NODE_ENV=production refuses what is only safe on a laptop', () => {
   });
 
   it('refuses public URLs on localhost, including the defaults', () => {
-    expect(problem({ NODE_ENV: 'production', JOB_WORKFLOW_TOKEN_SECRET: prodBase.JOB_WORKFLOW_TOKEN_SECRET })).toMatch(/PUBLIC_BASE_URL.*PUBLIC_API_URL/s);
+    expect(problem({ NODE_ENV: 'production', JOB_WORKFLOW_TOKEN_SECRET: prodBase.JOB_WORKFLOW_TOKEN_SECRET, TOOL_SECRETS_KEY: prodBase.TOOL_SECRETS_KEY })).toMatch(/PUBLIC_BASE_URL.*PUBLIC_API_URL/s);
     for (const url of ['http://localhost:8080', 'http://127.0.0.1', 'http://[::1]:8080', 'http://0.0.0.0:1', 'http://app.localhost']) {
       expect(problem({ ...prodBase, PUBLIC_BASE_URL: url })).toMatch(/PUBLIC_BASE_URL: must be the public address/);
     }
