@@ -37,8 +37,9 @@ export async function endUncompleted(jobs: JobRepository, r: Reservation, outcom
   const won = await jobs.decideOutcome(r._id, outcome, null, now);
   const decided = won ? outcome : (await jobs.outcome(r._id))?.outcome;
   if (decided === 'completed' || decided === undefined) return false;
-  await jobs.endReservation(r._id, decided, null, now);
+  // The slot first: whoever sees the reservation ended then also finds its slot back in the pool.
   const slot = r.slot ?? (await jobs.getReservation(r._id))?.slot ?? null;
   if (slot !== null) await jobs.freeSlot(r.job_id, slot, r._id);
+  await jobs.endReservation(r._id, decided, null, now);
   return true;
 }
