@@ -1,5 +1,7 @@
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { ensureExpirySchedule, expiryScheduleId, runExpirySweep } from '../../temporal/credit-expiry/client';
+import { expirySweepWorkflowId } from '../../temporal/credit-expiry/ids';
+import { replayHistory } from '../support/histories';
 import { startTestStack, TestStack } from '../support/stack';
 
 describe('credit expiry sweep on the real Temporal server and store', () => {
@@ -25,8 +27,11 @@ describe('credit expiry sweep on the real Temporal server and store', () => {
     await ledger.spend({ wallet: b, requestId: 'all', credits: 10, now: new Date(soon.getTime() - 60_000) });
     await new Promise((r) => setTimeout(r, Math.max(0, soon.getTime() - Date.now()) + 100));
 
-    const first = await runExpirySweep(stack.temporal, `t1-${Date.now()}`);
+    const tag = `t1-${Date.now()}`;
+    const first = await runExpirySweep(stack.temporal, tag);
     expect(first.expirations).toBe(1);
+    // The committed history (recorded when missing or with UPDATE_HISTORIES=1) and this one replay on today's code.
+    await replayHistory('credit-expiry', await stack.temporal.client.workflow.getHandle(expirySweepWorkflowId(tag)).fetchHistory());
     expect(first.wallets).toBe(2);
     const second = await runExpirySweep(stack.temporal, `t2-${Date.now()}`);
     expect(second.expirations).toBe(0);

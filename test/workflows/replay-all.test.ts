@@ -1,0 +1,46 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+
+/**
+ * Every committed history replays on today's workflow code, so a change that would break
+ * workflows already running in production fails CI. Each flow in temporal/ names its fixtures
+ * here; a new flow or a new fixture that is not listed fails the coverage checks below.
+ */
+const FIXTURES_BY_FLOW: Record<string, string[]> = {
+  'credit-expiry': ['credit-expiry.json'],
+  'job-reservation': ['job-reservation.json'],
+  'job-verification': ['job-verification.json'],
+  'schedule-lease': ['schedule-lease.json'],
+  'tool-holds': ['tool-holds.json'],
+  'webhook-callbacks': ['webhook-callback.json'],
+  'webhook-runs': ['webhook-run.json', 'webhook-run-branches.json', 'webhook-run-cancelled.json'],
+  'workflow-session': ['workflow-session.json'],
+  'x402-settlement': ['x402-settlement.json'],
+  'x402-sweep': ['x402-settlement-sweep.json'],
+};
+/** Flows whose whole behaviour is one activity call with no branching worth a fixture. */
+const WITHOUT_FIXTURE = new Set(['ping']);
+
+const ROOT = path.resolve(__dirname, '../..');
+const DIR = path.join(ROOT, 'test/fixtures/histories');
+const workflowsPath = require.resolve('../../temporal/workflows');
+
+describe('replay of every recorded workflow history', () => {
+  it('lists every flow in temporal/ and every committed fixture', () => {
+    const flows = fs.readdirSync(path.join(ROOT, 'temporal')).filter((d) => fs.existsSync(path.join(ROOT, 'temporal', d, 'workflows.ts')));
+    expect(flows.filter((f) => !WITHOUT_FIXTURE.has(f)).sort()).toEqual(Object.keys(FIXTURES_BY_FLOW).sort());
+    expect(fs.readdirSync(DIR).filter((f) => f.endsWith('.json')).sort()).toEqual(Object.values(FIXTURES_BY_FLOW).flat().sort());
+  });
+
+  for (const [flow, files] of Object.entries(FIXTURES_BY_FLOW)) {
+    for (const file of files) {
+      it(`${flow}: ${file} replays on today's code`, async () => {
+        const history = temporal.api.history.v1.History.fromObject(JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')));
+        expect(history.events?.length).toBeGreaterThan(2);
+        await Worker.runReplayHistory({ workflowsPath }, history);
+      });
+    }
+  }
+});
