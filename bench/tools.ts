@@ -91,7 +91,9 @@ async function closedLoop(name: string, next: () => { url: string; body: string 
 
 async function main() {
   const ferret = process.env.MONGODB_URI ? undefined : await startFerretDb({ dataDir: path.join(CACHE, 'bench', `tools-${Date.now()}`) });
-  const config = parseConfig({ ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', MONGODB_URI: process.env.MONGODB_URI ?? ferret!.uri, MONGODB_DB_NAME: `bench_tools_${Date.now()}`, X402_PAY_TO: '' });
+  const config = parseConfig({ ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', MONGODB_URI: process.env.MONGODB_URI ?? ferret!.uri, MONGODB_DB_NAME: `bench_tools_${Date.now()}`, X402_PAY_TO: '',
+    // Every simulated agent opens its session from this one client address.
+    AUTH_SESSION_LIMIT_PER_CLIENT: '100000', AUTH_SESSION_LIMIT_PER_WALLET: '100000' });
   const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
   await db.ready(20000);
   const temporal = createTemporal(config);
