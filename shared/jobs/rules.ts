@@ -5,7 +5,7 @@
 import type { JobDoc, JobKind, JobReview, JobState } from '../db/models/job';
 import type { SocialPost, StepStatus } from '../db/models/job-completion';
 
-/** The ledger account rewards are paid from (CONTRACTS.md); operators fund it with job:fund. */
+/** The ledger account rewards are paid from (docs/decisions.md, "Ledger accounts"); operators fund it with job:fund. */
 export const PLATFORM_ACCOUNT = 'platform:jobs';
 
 export const JOB_KINDS: readonly JobKind[] = ['social_share', 'workflow_creation', 'proof'];

@@ -42,7 +42,7 @@ export interface ApprovalRequest {
   approved_by: string | null;
 }
 
-/** The ledger account of a workspace (CONTRACTS: `ws:<workspaceId>`). */
+/** The ledger account of a workspace (`ws:<workspaceId>`; docs/decisions.md, "Ledger accounts"). */
 export function workspaceAccount(workspaceId: string): string {
   return `ws:${workspaceId}`;
 }
