@@ -59,22 +59,7 @@ export class ToolRepository {
   // ------------------------------------------------------------------ catalog
 
   async createProduct(input: ProductInput, now = new Date()): Promise<ToolProduct> {
-    const doc: ToolProductDoc = {
-      _id: new Types.ObjectId().toHexString(),
-      slug: input.slug,
-      name: input.name,
-      display_name: input.display_name ?? input.name,
-      description: input.description ?? '',
-      categories: input.categories ?? [],
-      active: input.active ?? true,
-      private: input.private ?? false,
-      extra_json: JSON.stringify(input.extra ?? {}),
-      actions: [],
-      search_terms: [],
-      created_at: now,
-      updated_at: now,
-    };
-    doc.search_terms = searchTerms(doc);
+    const doc = productDoc(input, [], now);
     if (!(await insertOnce(this.models.toolProducts, doc))) throw errors.conflict('catalog_conflict', `a product with slug ${input.slug} already exists`);
     await this.bumpVersion(now);
     return toProduct(doc);
@@ -82,25 +67,7 @@ export class ToolRepository {
 
   /** Inserts many products at once (benchmarks, seeding); their slugs must be new. */
   async insertProducts(inputs: Array<ProductInput & { actions?: ActionInput[] }>, now = new Date()): Promise<void> {
-    const docs = inputs.map((input): ToolProductDoc => {
-      const doc: ToolProductDoc = {
-        _id: new Types.ObjectId().toHexString(),
-        slug: input.slug,
-        name: input.name,
-        display_name: input.display_name ?? input.name,
-        description: input.description ?? '',
-        categories: input.categories ?? [],
-        active: input.active ?? true,
-        private: input.private ?? false,
-        extra_json: JSON.stringify(input.extra ?? {}),
-        actions: (input.actions ?? []).map(actionDoc),
-        search_terms: [],
-        created_at: now,
-        updated_at: now,
-      };
-      doc.search_terms = searchTerms(doc);
-      return doc;
-    });
+    const docs = inputs.map((input) => productDoc(input, (input.actions ?? []).map(actionDoc), now));
     if (docs.length > 0) await this.models.toolProducts.collection.insertMany(docs as never[], { ordered: false });
     await this.bumpVersion(now);
   }
@@ -302,6 +269,27 @@ export class ToolRepository {
     await this.models.walletBudgets.updateOne({ _id: wallet }, { $set: { ...budget, set_by: setBy, updated_at: now } }, { upsert: true });
     return { wallet, ...budget, set_by: setBy, updated_at: now };
   }
+}
+
+/** A new product's document, its search terms derived from its names and description. */
+function productDoc(input: ProductInput, actions: ToolActionDoc[], now: Date): ToolProductDoc {
+  const doc: ToolProductDoc = {
+    _id: new Types.ObjectId().toHexString(),
+    slug: input.slug,
+    name: input.name,
+    display_name: input.display_name ?? input.name,
+    description: input.description ?? '',
+    categories: input.categories ?? [],
+    active: input.active ?? true,
+    private: input.private ?? false,
+    extra_json: JSON.stringify(input.extra ?? {}),
+    actions,
+    search_terms: [],
+    created_at: now,
+    updated_at: now,
+  };
+  doc.search_terms = searchTerms(doc);
+  return doc;
 }
 
 function actionDoc(input: ActionInput): ToolActionDoc {
