@@ -15,7 +15,7 @@ function sourceFiles(dir: string): string[] {
 
 const source = ['api', 'shared', 'temporal', 'workers']
   .flatMap((d) => sourceFiles(join(ROOT, d)))
-  .filter((f) => !f.endsWith(join('errors', 'catalog.ts')))
+  .filter((f) => !f.endsWith(join('errors', 'catalog.ts')) && !f.includes(join('errors', 'catalog', '')))
   .map((f) => readFileSync(f, 'utf8'))
   .join('\n');
 
