@@ -1,11 +1,10 @@
 import type { LedgerStore } from '../../shared/credits/ledger-store';
 import type { Models } from '../../shared/db';
-import { errors } from '../../shared/errors';
+import { walletBudgetGate } from '../../shared/tools/wallet-budget';
 import { createToolInvoker, resolveCall, runAction, type InvokeOutput, type ResolvedCall, type ToolInvoker } from '../../shared/tools/invoke';
 import type { VendorOutcome } from '../../shared/tools/vendor';
 import { ToolRepository } from '../../shared/tools/repository';
 import {
-  budgetRefusal,
   catalogPagination,
   idInvokePaths,
   listEntry,
@@ -14,7 +13,6 @@ import {
   queryTerms,
   slugInvokePaths,
   totalPages,
-  utcDayStart,
   type Budget,
   type ToolProduct,
 } from '../../shared/tools/rules';
@@ -82,13 +80,7 @@ export class ToolService {
 
   /** The wallet's budget gate (GUIDE §6): checked before anything is held. */
   budgetGate(wallet: string) {
-    return async (price: { credits: number }) => {
-      const budget = await this.budgetOf(wallet);
-      if (!budget) return;
-      const spent = budget.daily_credits === null ? 0 : await this.repository.spentSince(wallet, utcDayStart(new Date()));
-      const refusal = budgetRefusal(budget, price.credits, spent);
-      if (refusal) throw errors.paymentRequired('budget_exceeded', `this call (${price.credits} credits) is over the wallet's ${String(refusal.limit).replace('_', '-')} budget`, { details: refusal });
-    };
+    return walletBudgetGate(this.repository, wallet, (w) => this.budgetOf(w));
   }
 
   async invokeWithCredits(input: { wallet: string; product: string; actionSlug?: string; parameters: Record<string, unknown>; requestId: string; meta?: Record<string, unknown> }): Promise<InvokeOutput> {

@@ -18,10 +18,12 @@ const isoDate = Joi.string().isoDate();
 const nodeResultSchema = Joi.object({
   node_id: Joi.string().required(),
   type: Joi.string().required(),
-  status: Joi.string().valid('pending', 'completed', 'skipped', 'failed', 'setup_required').required(),
-  output: Joi.any().description('template text, condition true/false, model text'),
+  status: Joi.string().valid('pending', 'completed', 'skipped', 'failed', 'setup_required', 'cancelled').required(),
+  output: Joi.any().description('template text, condition true/false, model text, tool response'),
   error: Joi.string().allow(null).required(),
+  error_code: Joi.string().allow(null).description('insufficient_credits, budget_exceeded, setup_required, session_ended, ... (absent in sessions recorded before it existed)'),
   credits_charged: Joi.number().integer().required(),
+  transaction_id: Joi.string().allow(null).description('the purchase transaction of a paid tool node'),
   finished_at: isoDate.allow(null).required(),
 });
 
@@ -34,10 +36,11 @@ export const sessionViewSchema = Joi.object({
   status: Joi.string().valid('active', 'ended').required(),
   end_reason: Joi.string().valid('ended_by_wallet', 'idle_timeout', 'start_failed').allow(null).required(),
   run: Joi.object({
-    status: Joi.string().valid('pending', 'running', 'completed', 'failed', 'setup_required').required(),
+    status: Joi.string().valid('pending', 'running', 'completed', 'failed', 'setup_required', 'cancelled').required(),
     nodes: Joi.array().items(nodeResultSchema).required(),
     response_text: Joi.string().allow(null).required(),
     error: Joi.string().allow(null).required(),
+    error_code: Joi.string().allow(null).description('the code of the node failure that stopped the run'),
     credits_charged: Joi.number().integer().required(),
   }).required(),
   started_at: isoDate.required(),

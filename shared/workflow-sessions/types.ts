@@ -3,9 +3,9 @@ import type { WorkflowEdge, WorkflowNode } from '../workflows/types';
 /** Session states (docs/decisions.md): the session is `active` until `end` or the idle timeout, then `ended` for good. */
 export type SessionStatus = 'active' | 'ended';
 export type SessionEndReason = 'ended_by_wallet' | 'idle_timeout';
-/** The run inside a session: pending → running → completed | failed | setup_required. */
-export type SessionRunStatus = 'pending' | 'running' | 'completed' | 'failed' | 'setup_required';
-export type SessionNodeStatus = 'pending' | 'completed' | 'skipped' | 'failed' | 'setup_required';
+/** The run inside a session: pending → running → completed | failed | setup_required | cancelled (ended during a tool call). */
+export type SessionRunStatus = 'pending' | 'running' | 'completed' | 'failed' | 'setup_required' | 'cancelled';
+export type SessionNodeStatus = 'pending' | 'completed' | 'skipped' | 'failed' | 'setup_required' | 'cancelled';
 
 export interface SessionNodeResult {
   node_id: string;
@@ -14,7 +14,11 @@ export interface SessionNodeResult {
   /** Template text, condition result (true/false) or tool response. */
   output: unknown;
   error: string | null;
+  /** The failure's code (`insufficient_credits`, `budget_exceeded`, `setup_required`, ...); null when it did not fail. */
+  error_code?: string | null;
   credits_charged: number;
+  /** The `purchase` transaction a paid tool node was charged by. */
+  transaction_id?: string | null;
   finished_at: string | null;
 }
 
@@ -32,6 +36,8 @@ export interface SessionState {
     /** The output of the last node that ran, as text. */
     response_text: string | null;
     error: string | null;
+    /** The code of the node failure that stopped the run, or null. */
+    error_code?: string | null;
     credits_charged: number;
   };
   started_at: string;
@@ -52,5 +58,5 @@ export interface SessionInput {
   idleTimeoutMs: number;
   startedAt: string;
   /** Task queues as the client resolved them (tests prefix them): the session's own, and the runs engine's node queues. */
-  queues: { sessions: string; template: string; condition: string; model: string };
+  queues: { sessions: string; template: string; condition: string; model: string; tool?: string };
 }

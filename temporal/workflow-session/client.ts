@@ -16,6 +16,7 @@ export function sessionQueues(temporal: TemporalHandle): SessionInput['queues'] 
     template: temporal.queue(NODE_QUEUES.template),
     condition: temporal.queue(NODE_QUEUES.condition),
     model: temporal.queue(NODE_QUEUES.model),
+    tool: temporal.queue(NODE_QUEUES.tool),
   };
 }
 

@@ -1,6 +1,18 @@
-import { ActivityFailure, ApplicationFailure, allHandlersFinished, condition, proxyActivities, setHandler, TimeoutFailure, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  allHandlersFinished,
+  CancellationScope,
+  condition,
+  isCancellation,
+  patched,
+  proxyActivities,
+  setHandler,
+  TimeoutFailure,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import { nextDecisions, topoOrder, type NodeState } from '../../shared/workflows/graph';
-import type { WorkflowNode } from '../../shared/workflows/types';
+import type { ToolNode, WorkflowNode } from '../../shared/workflows/types';
 import type { SessionEndReason, SessionInput, SessionNodeResult, SessionState } from '../../shared/workflow-sessions/types';
 import type { ConditionNodeActivities } from '../webhook-runs/activities/condition';
 import type { ModelNodeActivities } from '../webhook-runs/activities/model';
@@ -9,11 +21,18 @@ import { CONDITION_NODE_OPTIONS, MODEL_NODE_OPTIONS, TEMPLATE_NODE_OPTIONS } fro
 import type { NodeResult } from '../webhook-runs/types';
 import { SA } from '../search-attributes';
 import type { WorkflowSessionActivities } from './activities';
-import { SESSION_STORE_ACTIVITY_OPTIONS } from './config';
+import type { SessionToolActivities } from './tool-node';
+import { SESSION_STORE_ACTIVITY_OPTIONS, SESSION_TOOL_NODE_OPTIONS } from './config';
 import { endSessionUpdate, sessionStateQuery, sessionTouchSignal } from './definitions';
 import { workflowNow } from '../workflow-clock';
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Sessions recorded before paid tool nodes existed marked a tool node `setup_required` without
+ * scheduling anything; their histories replay on that branch.
+ */
+export const PAID_TOOL_NODES_PATCH = 'session-paid-tool-nodes';
 
 function asText(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
@@ -29,7 +48,8 @@ function failureOf(err: unknown): { code: string; message: string } {
 /**
  * A wallet's session of a published workflow (workflow id = session id). It runs the frozen
  * version once, node by node through the runs engine's node activities (template, condition,
- * model on their queues), answers fetch from a query, and stays active until the wallet ends it
+ * model on their queues) and the session's paid tool activity (the wallet's credits, on the
+ * node-tool queue; `end` during that call cancels it), answers fetch from a query, and stays active until the wallet ends it
  * (an update that answers with the final state) or no one touched it for the idle timeout.
  * Then it writes its final state to the store, frees the (wallet, workflow, instance) key, and
  * completes with that state.
@@ -41,6 +61,9 @@ export async function workflowSessionWorkflow(input: SessionInput): Promise<Sess
     condition: proxyActivities<ConditionNodeActivities>({ taskQueue: input.queues.condition, ...CONDITION_NODE_OPTIONS }).runConditionNode,
     model: proxyActivities<ModelNodeActivities>({ taskQueue: input.queues.model, ...MODEL_NODE_OPTIONS }).runModelNode,
   };
+  const toolQueue = input.queues.tool;
+  const runTool = toolQueue ? proxyActivities<SessionToolActivities>({ taskQueue: toolQueue, ...SESSION_TOOL_NODE_OPTIONS }).runSessionToolNode : null;
+  let toolScope: CancellationScope | null = null;
 
   const state: SessionState = {
     workflow_session_id: input.sessionId,
@@ -66,6 +89,7 @@ export async function workflowSessionWorkflow(input: SessionInput): Promise<Sess
   });
   setHandler(endSessionUpdate, async ({ reason }) => {
     endReason ??= reason;
+    toolScope?.cancel();
     await condition(() => finished);
     return state;
   });
@@ -104,34 +128,55 @@ export async function workflowSessionWorkflow(input: SessionInput): Promise<Sess
           record({ node_id: d.id, type: node.type, status: 'skipped', output: null, error: null, credits_charged: 0 });
           continue;
         }
-        const runner = runners[node.type];
-        if (!runner) {
+        const runner = node.type === 'tool' ? (runTool && patched(PAID_TOOL_NODES_PATCH) ? null : undefined) : runners[node.type];
+        if (runner === undefined) {
           const error = 'tool nodes cannot run in wallet sessions in this build: the paid tool node activity (wallet credits through hold/capture) is not available';
-          record({ node_id: d.id, type: node.type, status: 'setup_required', output: null, error, credits_charged: 0 });
+          record({ node_id: d.id, type: node.type, status: 'setup_required', output: null, error, error_code: 'setup_required', credits_charged: 0 });
           state.run.status = 'setup_required';
           state.run.error = error;
+          state.run.error_code = 'setup_required';
           return;
         }
         try {
           const call = { runId: `${input.sessionId}`, node, prompt: '', outputs, metadata, workspaceId: '', budgetId: '' };
-          const result = await runner(call as never);
+          const result = runner ? await runner(call as never) : await paidTool(node as ToolNode, outputs, metadata);
           nodeState[d.id] = 'done';
           outputs[d.id] = result.output;
           if (node.type === 'condition') conditions[d.id] = result.output === true;
           else state.run.response_text = asText(result.output);
           const charged = result.credits_charged ?? 0;
           state.run.credits_charged += charged;
-          record({ node_id: d.id, type: node.type, status: 'completed', output: result.output, error: null, credits_charged: charged });
+          record({
+            node_id: d.id,
+            type: node.type,
+            status: 'completed',
+            output: result.output,
+            error: null,
+            credits_charged: charged,
+            ...(result.transaction_id !== undefined ? { transaction_id: result.transaction_id } : {}),
+          });
         } catch (err) {
-          const f = failureOf(err);
-          const setup = f.code === 'setup_required';
-          record({ node_id: d.id, type: node.type, status: setup ? 'setup_required' : 'failed', output: null, error: `${f.code}: ${f.message}`, credits_charged: 0 });
-          state.run.status = setup ? 'setup_required' : 'failed';
+          const f = isCancellation(err) ? { code: 'session_ended', message: 'the session ended while the node ran; its call was cancelled and nothing was charged' } : failureOf(err);
+          const status = f.code === 'setup_required' ? 'setup_required' : f.code === 'session_ended' ? 'cancelled' : 'failed';
+          record({ node_id: d.id, type: node.type, status, output: null, error: `${f.code}: ${f.message}`, error_code: f.code, credits_charged: 0 });
+          state.run.status = status;
           state.run.error = `${f.code}: ${f.message}`;
+          state.run.error_code = f.code;
           return;
         }
       }
     }
     state.run.status = 'completed';
+  }
+
+  /** A paid tool node in its own scope, so `end` can cancel the call (and wait for the hold's release). */
+  async function paidTool(node: ToolNode, outputs: Record<string, unknown>, metadata: Record<string, unknown>): Promise<NodeResult> {
+    const scope = new CancellationScope();
+    toolScope = scope;
+    try {
+      return await scope.run(() => runTool!({ sessionId: input.sessionId, wallet: input.wallet, node, outputs, metadata }));
+    } finally {
+      toolScope = null;
+    }
   }
 }

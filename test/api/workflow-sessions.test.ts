@@ -1,7 +1,11 @@
+import { seedDemoCatalog } from '../../scripts/services/demo-vendor/catalog';
+import { LedgerStore } from '../../shared/credits/ledger-store';
 import { JobWorkflowRepository } from '../../shared/job-workflows/repository';
+import { ToolRepository } from '../../shared/tools/repository';
 import { WorkflowRepository } from '../../shared/workflows/repository';
 import { sessionWorkflowId } from '../../temporal/workflow-session/ids';
 import { TestAgent } from '../support/agent';
+import { startTestDemoVendor } from '../support/demo-vendor';
 import { replayHistory } from '../support/histories';
 import { http } from '../support/http';
 import { until } from '../support/jobs';
@@ -29,12 +33,35 @@ describe('published workflows (public listings) and wallet sessions on the real 
   let toolFlow: string;
   let walletFlow: string;
   let draft: string;
+  let paidFlow: string;
+  let vendor: Awaited<ReturnType<typeof startTestDemoVendor>>;
+  let ledger: LedgerStore;
+  let tools: ToolRepository;
   const publisher = '0x' + 'ab'.repeat(20);
 
   beforeAll(async () => {
     stack = await startTestStack({ workers: true });
     workflows = new WorkflowRepository(stack.db.models);
     links = new JobWorkflowRepository(stack.db.models);
+    ledger = new LedgerStore(stack.db.models);
+    tools = new ToolRepository(stack.db.models);
+    vendor = await startTestDemoVendor();
+    await seedDemoCatalog(tools, { vendorUrl: vendor.url, vendorSecret: vendor.secret, secretKey: stack.config.tools.secretsKey });
+    paidFlow = (
+      await workflows.create({
+        name: 'Text stats',
+        nodes: [
+          { id: 'greet', type: 'template', template: 'Hello from {{metadata.instance_id}} and friends' },
+          { id: 'stats', type: 'tool', product: 'text-tools', action: 'stats', parameters: { text: '{{nodes.greet.output}}' } },
+          { id: 'say', type: 'template', template: '{{nodes.stats.output.words}} words' },
+        ],
+        edges: [
+          { from: 'greet', to: 'stats' },
+          { from: 'stats', to: 'say' },
+        ],
+        status: 'published',
+      })
+    )._id;
     greeter = (await workflows.create({ name: 'Greeter', description: 'says hello to an instance', ...greetGraph, status: 'published' }))._id;
     toolFlow = (
       await workflows.create({ name: 'Weather lookup', nodes: [{ id: 'w', type: 'tool', product: 'demo-weather', action: 'current', parameters: { city: 'Paris' } }], edges: [], status: 'published' })
@@ -49,6 +76,7 @@ describe('published workflows (public listings) and wallet sessions on the real 
     walletFlow = wf._id;
   });
   afterAll(async () => {
+    await vendor?.stop();
     await stack.stop();
   });
 
@@ -203,13 +231,70 @@ describe('published workflows (public listings) and wallet sessions on the real 
       await end(owner, greeter, { workflow_session_id: id });
     });
 
-    it('a tool node is setup_required in a session in this build; nothing is charged', async () => {
+    const purchases = async (wallet: string) =>
+      (await stack.db.models.creditTransactions.find({ user_id: wallet }).lean()).filter((t) => t.transaction_type === 'purchase');
+
+    it('a paid tool node charges the wallet the action price once (hold, vendor call, capture); fetch shows the output and credits_charged; the history replays', async () => {
       const a = await agent();
+      await ledger.grant({ wallet: a.wallet, credits: 5, creditType: 'admin_grant' });
+      const s = await start(a, paidFlow);
+      const id = s.body.data.workflow_session_id;
+      const done = await until(() => fetchS(a, paidFlow), (r) => !['pending', 'running'].includes(r.body.data?.run.status));
+      expect(done.body.data.run).toMatchObject({ status: 'completed', response_text: '5 words', credits_charged: 1 });
+      const stats = done.body.data.run.nodes.find((n: { node_id: string }) => n.node_id === 'stats');
+      expect(stats).toMatchObject({ status: 'completed', credits_charged: 1, error: null, output: { words: 5 }, transaction_id: expect.stringContaining(`session:${id}:stats`) });
+
+      // Resuming and fetching again run nothing twice.
+      expect((await start(a, paidFlow)).body.data).toMatchObject({ workflow_session_id: id, resumed: true });
+      await fetchS(a, paidFlow);
+      const ended = await end(a, paidFlow);
+      expect(ended.body.data.run.credits_charged).toBe(1);
+      expect((await ledger.balance(a.wallet)).balance).toBe(4);
+      const rows = await purchases(a.wallet);
+      expect(rows).toHaveLength(1);
+      expect(rows[0].amount_credits).toBe(-1);
+      expect(JSON.parse(rows[0].details!)).toMatchObject({ product: 'text-tools', action: 'stats', meta: { workflow_session_id: id, node_id: 'stats' } });
+
+      const handle = stack.temporal.client.workflow.getHandle(sessionWorkflowId(id));
+      expect((await handle.describe()).status.name).toBe('COMPLETED');
+      await replayHistory('workflow-session-tool', await handle.fetchHistory());
+    });
+
+    it('a wallet without credits gets insufficient_credits on the tool node, recorded with its code; nothing is held or charged', async () => {
+      const a = await agent();
+      await start(a, paidFlow);
+      const r = await until(() => fetchS(a, paidFlow), (x) => !['pending', 'running'].includes(x.body.data?.run.status));
+      expect(r.body.data.run).toMatchObject({ status: 'failed', error_code: 'insufficient_credits', credits_charged: 0, response_text: 'Hello from default and friends' });
+      expect(r.body.data.run.nodes.map((n: { node_id: string; status: string }) => `${n.node_id}:${n.status}`)).toEqual(['greet:completed', 'stats:failed']);
+      expect(r.body.data.run.nodes[1]).toMatchObject({ error_code: 'insufficient_credits', credits_charged: 0 });
+      expect(r.body.data.run.nodes[1].error).toContain('costs 1 credits');
+      expect(r.body.data.status).toBe('active');
+      await end(a, paidFlow);
+      expect((await ledger.balance(a.wallet)).balance).toBe(0);
+      expect(await stack.db.models.creditTransactions.countDocuments({ user_id: a.wallet })).toBe(0);
+    });
+
+    it('the wallet’s tool budget gates a session’s tool node as it gates the signed invoke: budget_exceeded, a distinct code, nothing charged', async () => {
+      const a = await agent();
+      await ledger.grant({ wallet: a.wallet, credits: 5, creditType: 'admin_grant' });
+      await tools.setBudget(a.wallet, { per_call_credits: null, daily_credits: 0 }, 'wallet');
+      await start(a, paidFlow);
+      const r = await until(() => fetchS(a, paidFlow), (x) => !['pending', 'running'].includes(x.body.data?.run.status));
+      expect(r.body.data.run).toMatchObject({ status: 'failed', error_code: 'budget_exceeded', credits_charged: 0 });
+      expect(r.body.data.run.nodes[1]).toMatchObject({ node_id: 'stats', status: 'failed', error_code: 'budget_exceeded' });
+      await end(a, paidFlow);
+      expect((await ledger.balance(a.wallet)).balance).toBe(5);
+      expect(await purchases(a.wallet)).toHaveLength(0);
+    });
+
+    it('a tool node naming a product missing from the catalog fails with product_not_found; nothing is charged', async () => {
+      const a = await agent();
+      await ledger.grant({ wallet: a.wallet, credits: 5, creditType: 'admin_grant' });
       await start(a, toolFlow);
-      const r = await until(() => fetchS(a, toolFlow), (x) => x.body.data?.run.status !== 'running' && x.body.data?.run.status !== 'pending');
-      expect(r.body.data.run).toMatchObject({ status: 'setup_required', credits_charged: 0 });
-      expect(r.body.data.run.nodes[0]).toMatchObject({ node_id: 'w', status: 'setup_required' });
+      const r = await until(() => fetchS(a, toolFlow), (x) => !['pending', 'running'].includes(x.body.data?.run.status));
+      expect(r.body.data.run).toMatchObject({ status: 'failed', error_code: 'product_not_found', credits_charged: 0 });
       await end(a, toolFlow);
+      expect((await ledger.balance(a.wallet)).balance).toBe(5);
     });
   });
 });
