@@ -10,6 +10,7 @@ import { replayHistory } from '../support/histories';
 import { http } from '../support/http';
 import { until } from '../support/jobs';
 import { startTestStack, TestStack } from '../support/stack';
+import { startScriptedVendor } from '../support/vendor';
 
 const greetGraph = {
   nodes: [
@@ -35,6 +36,8 @@ describe('published workflows (public listings) and wallet sessions on the real 
   let draft: string;
   let paidFlow: string;
   let vendor: Awaited<ReturnType<typeof startTestDemoVendor>>;
+  let slowVendor: Awaited<ReturnType<typeof startScriptedVendor>>;
+  let slowFlow: string;
   let ledger: LedgerStore;
   let tools: ToolRepository;
   const publisher = '0x' + 'ab'.repeat(20);
@@ -62,6 +65,16 @@ describe('published workflows (public listings) and wallet sessions on the real 
         status: 'published',
       })
     )._id;
+    slowVendor = await startScriptedVendor(() => ({ status: 200, body: { ok: true }, delayMs: 30_000 }));
+    await tools.createProduct({ slug: 'slow-tool', name: 'slow_tool', description: 'Answers after 30 s' });
+    await tools.addAction('slow-tool', {
+      slug: 'wait',
+      credits: 3,
+      x402_usd: null,
+      parameters_schema: { type: 'object', properties: {}, additionalProperties: false },
+      runner: { kind: 'http', url: `${slowVendor.url}/wait`, method: 'POST', timeout_ms: 60_000 },
+    });
+    slowFlow = (await workflows.create({ name: 'Slow tool', nodes: [{ id: 'wait', type: 'tool', product: 'slow-tool', action: 'wait', parameters: {} }], edges: [], status: 'published' }))._id;
     greeter = (await workflows.create({ name: 'Greeter', description: 'says hello to an instance', ...greetGraph, status: 'published' }))._id;
     toolFlow = (
       await workflows.create({ name: 'Weather lookup', nodes: [{ id: 'w', type: 'tool', product: 'demo-weather', action: 'current', parameters: { city: 'Paris' } }], edges: [], status: 'published' })
@@ -77,6 +90,7 @@ describe('published workflows (public listings) and wallet sessions on the real 
   });
   afterAll(async () => {
     await vendor?.stop();
+    await slowVendor?.stop();
     await stack.stop();
   });
 
@@ -283,6 +297,22 @@ describe('published workflows (public listings) and wallet sessions on the real 
       expect(r.body.data.run).toMatchObject({ status: 'failed', error_code: 'budget_exceeded', credits_charged: 0 });
       expect(r.body.data.run.nodes[1]).toMatchObject({ node_id: 'stats', status: 'failed', error_code: 'budget_exceeded' });
       await end(a, paidFlow);
+      expect((await ledger.balance(a.wallet)).balance).toBe(5);
+      expect(await purchases(a.wallet)).toHaveLength(0);
+    });
+
+    it('end while a tool call runs cancels it: the vendor call is aborted, the hold released, the node and run cancelled', async () => {
+      const a = await agent();
+      await ledger.grant({ wallet: a.wallet, credits: 5, creditType: 'admin_grant' });
+      const before = slowVendor.calls.length;
+      await start(a, slowFlow);
+      for (let i = 0; slowVendor.calls.length === before && i < 300; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(slowVendor.calls.length).toBe(before + 1);
+      expect((await ledger.balance(a.wallet)).balance).toBe(2); // held
+      const ended = await end(a, slowFlow);
+      expect(ended.status).toBe(200);
+      expect(ended.body.data).toMatchObject({ status: 'ended', run: { status: 'cancelled', error_code: 'session_ended', credits_charged: 0 } });
+      expect(ended.body.data.run.nodes[0]).toMatchObject({ node_id: 'wait', status: 'cancelled', error_code: 'session_ended' });
       expect((await ledger.balance(a.wallet)).balance).toBe(5);
       expect(await purchases(a.wallet)).toHaveLength(0);
     });
