@@ -22,7 +22,7 @@ import { JobWorkflowService } from './job-workflows';
 import { PublicWorkflowService } from './public-workflows';
 import { WorkflowSessionService } from './workflow-sessions';
 import { WorkflowSessionRepository } from '../../shared/workflow-sessions/repository';
-import { noCatalog } from '../../shared/public-workflows/summary';
+import { catalogPriceLookup } from '../../shared/public-workflows/catalog-prices';
 import { DirectToolPayments } from './direct-tool-payments';
 
 /** The use-case objects routes call; built once per app from its dependencies. */
@@ -51,7 +51,7 @@ export function createServices(deps: AppDeps) {
     toolCatalog: new ToolCatalogService(tools, deps.config.publicApiUrl),
     authLimits: authLimiters(deps),
     jobWorkflows: new JobWorkflowService(new JobRepository(models), new WorkflowRepository(models), new JobWorkflowRepository(models), deps.config.jobWorkflowTokenSecret),
-    publicWorkflows: new PublicWorkflowService(new WorkflowRepository(models), new JobWorkflowRepository(models), noCatalog),
+    publicWorkflows: new PublicWorkflowService(new WorkflowRepository(models), new JobWorkflowRepository(models), catalogPriceLookup(tools.repository)),
     workflowSessions: new WorkflowSessionService(new WorkflowSessionRepository(models), new WorkflowRepository(models), deps.temporal, deps.config.sessionIdleTimeoutSeconds),
     directTools: payments && !('disabled' in setup) ? new DirectToolPayments(setup, payments, tools, deps.config.publicBaseUrl) : undefined,
   };

@@ -54,7 +54,7 @@ export const publishedWorkflowSummarySchema = Joi.object({
   price_estimate: Joi.object({ credits: Joi.number().integer().required(), basis: Joi.string().valid('catalog_prices').required() })
     .allow(null)
     .required()
-    .description('null when a tool node price is unknown (no catalog in this build, or a product missing from it)'),
+    .description('null when a tool node price is unknown (its product or action is missing from the catalog, inactive, or the action is ambiguous)'),
 });
 
 /** `data` of GET /api/external/workflows/{workflowId}: the summary plus versions and the latest version's graph outline. */

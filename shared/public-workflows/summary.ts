@@ -20,7 +20,7 @@ export function nodesSummary(nodes: readonly WorkflowNode[]): NodesSummary {
   };
 }
 
-/** A tool action's price in credits, or null when it cannot be known (no catalog, unknown product). */
+/** A tool action's price in credits, or null when it cannot be known (a product or action missing from the catalog). */
 export type PriceLookup = (product: string, action: string | null) => Promise<number | null>;
 
 export interface PriceEstimate {
@@ -42,6 +42,3 @@ export async function priceEstimate(summary: NodesSummary, lookup: PriceLookup):
   }
   return { credits, basis: 'catalog_prices' };
 }
-
-/** Without a tool catalog in this build every price is unknown. */
-export const noCatalog: PriceLookup = async () => null;

@@ -38,6 +38,8 @@ describe('published workflows (public listings) and wallet sessions on the real 
   let vendor: Awaited<ReturnType<typeof startTestDemoVendor>>;
   let slowVendor: Awaited<ReturnType<typeof startScriptedVendor>>;
   let slowFlow: string;
+  let pricedFlow: string;
+  let ambiguousFlow: string;
   let ledger: LedgerStore;
   let tools: ToolRepository;
   const publisher = '0x' + 'ab'.repeat(20);
@@ -65,6 +67,24 @@ describe('published workflows (public listings) and wallet sessions on the real 
         status: 'published',
       })
     )._id;
+    // text-tools/stats (1 credit) by slug, chain-reader/token-balance (2) by product id.
+    const chain = (await tools.getProduct({ slug: 'chain-reader' }))!;
+    pricedFlow = (
+      await workflows.create({
+        name: 'Priced',
+        nodes: [
+          { id: 's', type: 'tool', product: 'text-tools', action: 'stats', parameters: { text: 'x' } },
+          { id: 'b', type: 'tool', product: chain.id, action: 'token-balance', parameters: { token: '0x' + '11'.repeat(20), address: '0x' + '22'.repeat(20) } },
+          { id: 'm', type: 'model', prompt: '{{nodes.s.output}}' },
+        ],
+        edges: [
+          { from: 's', to: 'b' },
+          { from: 'b', to: 'm' },
+        ],
+        status: 'published',
+      })
+    )._id;
+    ambiguousFlow = (await workflows.create({ name: 'No action named', nodes: [{ id: 't', type: 'tool', product: 'text-tools', parameters: { text: 'x' } }], edges: [], status: 'published' }))._id;
     slowVendor = await startScriptedVendor(() => ({ status: 200, body: { ok: true }, delayMs: 30_000 }));
     await tools.createProduct({ slug: 'slow-tool', name: 'slow_tool', description: 'Answers after 30 s' });
     await tools.addAction('slow-tool', {
@@ -122,7 +142,11 @@ describe('published workflows (public listings) and wallet sessions on the real 
       });
       const t = res.body.data.workflows.find((w: { workflow_id: string }) => w.workflow_id === toolFlow);
       expect(t.nodes_summary.tools).toEqual([{ node_id: 'w', product: 'demo-weather', action: 'current' }]);
-      expect(t.price_estimate).toBeNull();
+      expect(t.price_estimate).toBeNull(); // demo-weather is not in the catalog: unknown, not a partial sum
+      const byId = (id: string) => res.body.data.workflows.find((x: { workflow_id: string }) => x.workflow_id === id);
+      expect(byId(pricedFlow).price_estimate).toEqual({ credits: 1 + 2, basis: 'catalog_prices' });
+      expect(byId(paidFlow).price_estimate).toEqual({ credits: 1, basis: 'catalog_prices' });
+      expect(byId(ambiguousFlow).price_estimate).toBeNull(); // text-tools has two actions and the node names none
       const w = res.body.data.workflows.find((x: { workflow_id: string }) => x.workflow_id === walletFlow);
       expect(w).toMatchObject({ latest_version: '1.1.0', publisher: { type: 'wallet', id: publisher }, job_id: 'job_x', categories: ['finance'], time_saved_minutes: 12 });
     });

@@ -1,5 +1,5 @@
 import { nextVersion, pathToLoc, problemsToIssues } from '../../shared/job-workflows/rules';
-import { nodesSummary, noCatalog, priceEstimate } from '../../shared/public-workflows/summary';
+import { nodesSummary, priceEstimate } from '../../shared/public-workflows/summary';
 import type { WorkflowNode } from '../../shared/workflows/types';
 
 describe('job workflow versions', () => {
@@ -40,7 +40,8 @@ describe('published workflow summary and price estimate', () => {
     const prices: Record<string, number> = { weather: 5, geo: 7 };
     expect(await priceEstimate(nodesSummary(nodes), async (p) => prices[p] ?? null)).toEqual({ credits: 12, basis: 'catalog_prices' });
     expect(await priceEstimate(nodesSummary(nodes), async (p) => (p === 'geo' ? null : 1))).toBeNull();
-    expect(await priceEstimate(nodesSummary(nodes), noCatalog)).toBeNull();
-    expect(await priceEstimate(nodesSummary([nodes[0]]), noCatalog)).toEqual({ credits: 0, basis: 'catalog_prices' });
+    const unknown = async () => null;
+    expect(await priceEstimate(nodesSummary(nodes), unknown)).toBeNull();
+    expect(await priceEstimate(nodesSummary([nodes[0]]), unknown)).toEqual({ credits: 0, basis: 'catalog_prices' });
   });
 });
