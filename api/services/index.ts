@@ -52,7 +52,7 @@ export function createServices(deps: AppDeps) {
     authLimits: authLimiters(deps),
     jobWorkflows: new JobWorkflowService(new JobRepository(models), new WorkflowRepository(models), new JobWorkflowRepository(models), deps.config.jobWorkflowTokenSecret),
     publicWorkflows: new PublicWorkflowService(new WorkflowRepository(models), new JobWorkflowRepository(models), catalogPriceLookup(tools.repository)),
-    workflowSessions: new WorkflowSessionService(new WorkflowSessionRepository(models), new WorkflowRepository(models), deps.temporal, deps.config.sessionIdleTimeoutSeconds),
+    workflowSessions: new WorkflowSessionService(new WorkflowSessionRepository(models), new WorkflowRepository(models), deps.temporal, deps.config.sessionIdleTimeoutSeconds, deps.config.model !== undefined),
     directTools: payments && !('disabled' in setup) ? new DirectToolPayments(setup, payments, tools, deps.config.publicBaseUrl) : undefined,
   };
 }

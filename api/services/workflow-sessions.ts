@@ -43,6 +43,8 @@ export class WorkflowSessionService {
     private readonly workflows: WorkflowRepository,
     private readonly temporal: TemporalHandle,
     private readonly idleTimeoutSeconds: number,
+    /** Whether this deployment has a model endpoint (MODEL_API_URL); without one a workflow with a model node cannot start. */
+    private readonly modelConfigured: boolean,
   ) {}
 
   /**
@@ -52,6 +54,7 @@ export class WorkflowSessionService {
   async start(wallet: string, workflowId: string, instanceId = DEFAULT_INSTANCE, now = new Date()): Promise<{ session: SessionView; resumed: boolean }> {
     const latest = await this.workflows.latestPublished(workflowId);
     if (!latest) throw errors.notFound('workflow_not_found', `no published workflow ${workflowId}`);
+    this.refuseIfBlocked(workflowId, latest.nodes);
     const key = activeSessionKey(wallet, workflowId, instanceId);
     for (let attempt = 0; attempt < 3; attempt++) {
       const id = newSessionId();
@@ -91,6 +94,18 @@ export class WorkflowSessionService {
       return { session: await this.view(existing), resumed: true };
     }
     throw errors.unavailable('session_unavailable', 'the session is changing hands; retry shortly');
+  }
+
+  /**
+   * A session is refused up front (409 `setup_required`, nothing started or recorded) when the
+   * deployment lacks what a node needs: a model node without MODEL_API_URL. Unlike a webhook
+   * trigger no approval request is opened: approvals belong to a workspace and a session has
+   * none; the fix is the operator's configuration, not the wallet's.
+   */
+  private refuseIfBlocked(workflowId: string, nodes: ReadonlyArray<{ type: string }>): void {
+    if (this.modelConfigured || !nodes.some((n) => n.type === 'model')) return;
+    const data = { setup_request_ids: [], missing_setup: [{ kind: 'model_endpoint', message: 'no OpenAI-compatible chat-completions endpoint is configured (MODEL_API_URL)', approval_request_id: null }] };
+    throw errors.conflict('setup_required', `workflow ${workflowId} has a model node and this deployment has no model endpoint (MODEL_API_URL); no session was started`, { extra: { data } });
   }
 
   /** State and results so far of the selected session; an active one's idle timer restarts. */

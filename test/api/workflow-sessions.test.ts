@@ -341,6 +341,16 @@ describe('published workflows (public listings) and wallet sessions on the real 
       expect(await purchases(a.wallet)).toHaveLength(0);
     });
 
+    it('a workflow with a model node is refused up front with setup_required when the deployment has no model endpoint: no session, no approval request', async () => {
+      const a = await agent();
+      const r = await start(a, pricedFlow);
+      expect([r.status, r.body.error_code]).toEqual([409, 'setup_required']);
+      expect(r.body.data).toEqual({ setup_request_ids: [], missing_setup: [{ kind: 'model_endpoint', message: expect.stringContaining('MODEL_API_URL'), approval_request_id: null }] });
+      expect(await stack.db.models.workflowSessions.countDocuments({ wallet: a.wallet })).toBe(0);
+      expect(await stack.db.models.approvalRequests.countDocuments({})).toBe(0);
+      expect((await active(a)).body.data.sessions).toEqual([]);
+    });
+
     it('a tool node naming a product missing from the catalog fails with product_not_found; nothing is charged', async () => {
       const a = await agent();
       await ledger.grant({ wallet: a.wallet, credits: 5, creditType: 'admin_grant' });

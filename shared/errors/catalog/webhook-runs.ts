@@ -23,8 +23,8 @@ export const webhookRunsErrors: Readonly<Record<string, ErrorEntry & { area: 'we
   setup_required: {
     status: 409,
     area: 'webhook runs',
-    meaning: 'The workflow needs something this deployment has not set up (a model endpoint): `data.missing_setup[]` says what, with its approval request.',
-    action: 'Ask the operator to configure it (MODEL_API_URL) and approve the request, then trigger again.',
+    meaning: 'The workflow needs something this deployment has not set up (a model endpoint): `data.missing_setup[]` says what, with its approval request (a webhook trigger opens one for the workspace; a wallet session start opens none, `approval_request_id: null`, and starts nothing).',
+    action: 'Ask the operator to configure it (MODEL_API_URL) and, for a workspace, approve the request; then trigger or start again.',
   },
   run_already_terminal: {
     status: 409,
