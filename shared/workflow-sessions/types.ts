@@ -59,4 +59,8 @@ export interface SessionInput {
   startedAt: string;
   /** Task queues as the client resolved them (tests prefix them): the session's own, and the runs engine's node queues. */
   queues: { sessions: string; template: string; condition: string; model: string; tool?: string };
+  /** Present after a continue-as-new: the state so far (the graph already ran; only the wait goes on). */
+  carried?: SessionState;
+  /** Continue-as-new once the history has this many events (tests); otherwise when Temporal suggests it. */
+  continueAsNewAfterEvents?: number;
 }

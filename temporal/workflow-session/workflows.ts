@@ -4,12 +4,14 @@ import {
   allHandlersFinished,
   CancellationScope,
   condition,
+  makeContinueAsNewFunc,
   isCancellation,
   patched,
   proxyActivities,
   setHandler,
   TimeoutFailure,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { nextDecisions, topoOrder, type NodeState } from '../../shared/workflows/graph';
 import type { ToolNode, WorkflowNode } from '../../shared/workflows/types';
@@ -33,6 +35,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * scheduling anything; their histories replay on that branch.
  */
 export const PAID_TOOL_NODES_PATCH = 'session-paid-tool-nodes';
+/** Sessions recorded before continue-as-new waited in one run whatever their history's length. */
+export const CONTINUE_AS_NEW_PATCH = 'session-continue-as-new';
 
 function asText(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
@@ -52,7 +56,8 @@ function failureOf(err: unknown): { code: string; message: string } {
  * node-tool queue; `end` during that call cancels it), answers fetch from a query, and stays active until the wallet ends it
  * (an update that answers with the final state) or no one touched it for the idle timeout.
  * Then it writes its final state to the store, frees the (wallet, workflow, instance) key, and
- * completes with that state.
+ * completes with that state. A long wait (many fetches, each a signal) continues as new when the
+ * history grows, carrying the state and the idle deadline; the workflow id stays the session id.
  */
 export async function workflowSessionWorkflow(input: SessionInput): Promise<SessionState> {
   const store = proxyActivities<WorkflowSessionActivities>({ taskQueue: input.queues.sessions, ...SESSION_STORE_ACTIVITY_OPTIONS });
@@ -65,7 +70,7 @@ export async function workflowSessionWorkflow(input: SessionInput): Promise<Sess
   const runTool = toolQueue ? proxyActivities<SessionToolActivities>({ taskQueue: toolQueue, ...SESSION_TOOL_NODE_OPTIONS }).runSessionToolNode : null;
   let toolScope: CancellationScope | null = null;
 
-  const state: SessionState = {
+  const state: SessionState = input.carried ?? {
     workflow_session_id: input.sessionId,
     workflow_id: input.workflowId,
     version: input.version,
@@ -94,12 +99,20 @@ export async function workflowSessionWorkflow(input: SessionInput): Promise<Sess
     return state;
   });
 
-  await runGraph();
-  await store.recordSessionProgress(state);
+  if (!input.carried) {
+    await runGraph();
+    await store.recordSessionProgress(state);
+  }
 
+  // After a continue-as-new the idle timer goes on from the last touch, not from the new run's start.
+  let wait = input.carried ? Math.max(1, Date.parse(state.last_activity_at) + input.idleTimeoutMs - workflowNow()) : input.idleTimeoutMs;
   while (endReason === null) {
+    if (historyFull() && allHandlersFinished() && patched(CONTINUE_AS_NEW_PATCH)) {
+      await makeContinueAsNewFunc<typeof workflowSessionWorkflow>({ typedSearchAttributes: workflowInfo().typedSearchAttributes })({ ...input, carried: state });
+    }
     const seen = touches;
-    if (!(await condition(() => endReason !== null || touches !== seen, input.idleTimeoutMs))) endReason = 'idle_timeout';
+    if (!(await condition(() => endReason !== null || touches !== seen, wait))) endReason = 'idle_timeout';
+    wait = input.idleTimeoutMs;
   }
   state.status = 'ended';
   state.end_reason = endReason;
@@ -109,6 +122,11 @@ export async function workflowSessionWorkflow(input: SessionInput): Promise<Sess
   finished = true;
   await condition(allHandlersFinished);
   return state;
+
+  function historyFull(): boolean {
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || (input.continueAsNewAfterEvents !== undefined && info.historyLength >= input.continueAsNewAfterEvents);
+  }
 
   async function runGraph(): Promise<void> {
     state.run.status = 'running';

@@ -16,7 +16,7 @@ const FIXTURES_BY_FLOW: Record<string, string[]> = {
   'tool-holds': ['tool-holds.json'],
   'webhook-callbacks': ['webhook-callback.json'],
   'webhook-runs': ['webhook-run.json', 'webhook-run-branches.json', 'webhook-run-cancelled.json'],
-  'workflow-session': ['workflow-session.json', 'workflow-session-tool.json'],
+  'workflow-session': ['workflow-session.json', 'workflow-session-continued.json', 'workflow-session-tool.json'],
   'x402-settlement': ['x402-settlement.json'],
   'x402-sweep': ['x402-settlement-sweep.json'],
 };

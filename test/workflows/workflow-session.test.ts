@@ -11,6 +11,7 @@ import { workflowSessionWorkflow } from '../../temporal/workflow-session/workflo
 import { ALL_SEARCH_ATTRIBUTES } from '../../temporal/search-attributes';
 import { workflowBundle } from '../../workers/run-workers';
 import { openTestDb } from '../support/db';
+import { replayHistory } from '../support/histories';
 import { installTestRuntime } from '../support/runtime';
 
 const QUEUE = 'workflow-sessions-ts';
@@ -102,5 +103,40 @@ describe('workflow session on the time-skipping test server (real store)', () =>
       expect((await repo.get(input.sessionId))?.status).toBe('ended');
       expect((await handle.result()).end_reason).toBe('ended_by_wallet');
     }
+  });
+
+  it('continues as new when the history grows: state, results and idle deadline carry over; the query (what fetch reads), the idle end and the store see them; the first run replays', async () => {
+    const input: SessionInput = { ...(await session('wss_can000000000000000000001', 30)), continueAsNewAfterEvents: 40 };
+    const handle = await env.client.workflow.start(workflowSessionWorkflow, { taskQueue: QUEUE, workflowId: input.sessionId, args: [input] });
+    const first = env.client.workflow.getHandle(input.sessionId, handle.firstExecutionRunId);
+    let touches = 0;
+    while ((await first.describe()).status.name === 'RUNNING' && touches < 60) {
+      await handle.signal(sessionTouchSignal);
+      touches += 1;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect((await first.describe()).status.name).toBe('CONTINUED_AS_NEW');
+    const firstHistory = await first.fetchHistory();
+    expect(firstHistory.events!.length).toBeGreaterThanOrEqual(40);
+    expect(firstHistory.events!.length).toBeLessThan(60);
+
+    const now = await handle.describe();
+    expect(now.runId).not.toBe(handle.firstExecutionRunId);
+    expect(now.status.name).toBe('RUNNING');
+    const state = await handle.query(sessionStateQuery);
+    expect(state).toMatchObject({ workflow_session_id: input.sessionId, status: 'active', run: { status: 'completed', response_text: `hi ${input.instanceId}` } });
+    expect(state.run.nodes.map((n) => n.node_id)).toEqual(['hi']);
+    expect((await handle.fetchHistory()).events!.length).toBeLessThan(20); // the new run starts small
+
+    // Nobody touches it again: it ends the idle timeout after the last touch, and result() follows the runs.
+    const final = await handle.result();
+    expect(final).toMatchObject({ status: 'ended', end_reason: 'idle_timeout', run: { status: 'completed', response_text: `hi ${input.instanceId}` } });
+    const idle = new Date(final.ended_at!).getTime() - new Date(final.last_activity_at).getTime();
+    expect(idle).toBeGreaterThanOrEqual(30 * MINUTE);
+    expect(idle).toBeLessThan(31 * MINUTE);
+    const stored = await repo.get(input.sessionId);
+    expect(stored).toMatchObject({ status: 'ended', end_reason: 'idle_timeout' });
+    expect(JSON.parse(stored!.state_json!).run.response_text).toBe(`hi ${input.instanceId}`);
+    await replayHistory('workflow-session-continued', firstHistory);
   });
 });
