@@ -40,6 +40,7 @@ describe('published workflows (public listings) and wallet sessions on the real 
   let slowFlow: string;
   let pricedFlow: string;
   let ambiguousFlow: string;
+  let credentialFlow: string;
   let ledger: LedgerStore;
   let tools: ToolRepository;
   const publisher = '0x' + 'ab'.repeat(20);
@@ -85,6 +86,9 @@ describe('published workflows (public listings) and wallet sessions on the real 
       })
     )._id;
     ambiguousFlow = (await workflows.create({ name: 'No action named', nodes: [{ id: 't', type: 'tool', product: 'text-tools', parameters: { text: 'x' } }], edges: [], status: 'published' }))._id;
+    credentialFlow = (
+      await workflows.create({ name: 'Needs a key', credentials: ['VENDOR_KEY'], nodes: [{ id: 't', type: 'tool', product: 'text-tools', action: 'stats', parameters: { text: '{{credentials.VENDOR_KEY}}' } }], edges: [], status: 'published' })
+    )._id;
     slowVendor = await startScriptedVendor(() => ({ status: 200, body: { ok: true }, delayMs: 30_000 }));
     await tools.createProduct({ slug: 'slow-tool', name: 'slow_tool', description: 'Answers after 30 s' });
     await tools.addAction('slow-tool', {
@@ -349,6 +353,17 @@ describe('published workflows (public listings) and wallet sessions on the real 
       expect(await stack.db.models.workflowSessions.countDocuments({ wallet: a.wallet })).toBe(0);
       expect(await stack.db.models.approvalRequests.countDocuments({})).toBe(0);
       expect((await active(a)).body.data.sessions).toEqual([]);
+    });
+
+    it('a tool node whose parameters use workspace credentials is setup_required in a session (a wallet has none); nothing is charged', async () => {
+      const a = await agent();
+      await ledger.grant({ wallet: a.wallet, credits: 5, creditType: 'admin_grant' });
+      await start(a, credentialFlow);
+      const r = await until(() => fetchS(a, credentialFlow), (x) => !['pending', 'running'].includes(x.body.data?.run.status));
+      expect(r.body.data.run).toMatchObject({ status: 'setup_required', error_code: 'setup_required', credits_charged: 0 });
+      expect(r.body.data.run.nodes[0].error).toContain('VENDOR_KEY');
+      await end(a, credentialFlow);
+      expect((await ledger.balance(a.wallet)).balance).toBe(5);
     });
 
     it('a tool node naming a product missing from the catalog fails with product_not_found; nothing is charged', async () => {
