@@ -53,8 +53,9 @@ function failureOf(err: unknown): { code: string; message: string } {
  * A wallet's session of a published workflow (workflow id = session id). It runs the frozen
  * version once, node by node through the runs engine's node activities (template, condition,
  * model on their queues) and the session's paid tool activity (the wallet's credits, on the
- * node-tool queue; `end` during that call cancels it), answers fetch from a query, and stays active until the wallet ends it
- * (an update that answers with the final state) or no one touched it for the idle timeout.
+ * node-tool queue; `end` during that call cancels it), answers fetch from a query, and stays
+ * active until the wallet ends it (an update that answers with the final state) or no one
+ * touched it for the idle timeout.
  * Then it writes its final state to the store, frees the (wallet, workflow, instance) key, and
  * completes with that state. A long wait (many fetches, each a signal) continues as new when the
  * history grows, carrying the state and the idle deadline; the workflow id stays the session id.
