@@ -18,3 +18,4 @@ bench: bootstrap
 	@node_modules/.bin/tsx bench/tools.ts
 	@node_modules/.bin/tsx bench/jobs.ts
 	@node_modules/.bin/tsx bench/schedules.ts
+	@node_modules/.bin/tsx bench/runs.ts

@@ -1,0 +1,391 @@
+/**
+ * `make bench` (webhook runs), issue 9:
+ *   (a) trigger endpoint requests/s against a baseline that inserts one document and starts one
+ *       workflow (same process, store and Temporal), interleaved rounds A, B, B' per round;
+ *   (b) trigger → completed p50/p99 of a one-node (template) workflow, one run at a time;
+ *   (c) runs completed per second with one and with two worker processes;
+ *   (d) callback delivered after completion, p50/p99 (loopback HTTPS receiver).
+ *
+ *   node_modules/.bin/tsx bench/runs.ts
+ *
+ * Knobs (env): BENCH_CONCURRENCY (16) BENCH_ROUNDS (3) BENCH_ROUND_MS (4000) BENCH_LATENCY_RUNS (60)
+ * BENCH_THROUGHPUT_MS (10000) BENCH_CALLBACK_RUNS (30) BENCH_PHASES (a,b,c,d); MONGODB_URI / TEMPORAL_ADDRESS reuse servers you run.
+ *
+ * The API runs in this process. Workers are separate processes (`workers/main.ts --queues
+ * runs,node-template,callbacks`) on the same queue prefix, as in production. During (a) no worker
+ * serves the queues the runs are started on (a second API instance with its own queue prefix), so
+ * (a) measures the endpoint alone, like the baseline, whose workflow no worker runs either.
+ */
+import './silent-logs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import express from 'express';
+import { jsonBody } from '../api/middleware/json-body';
+import { requestContext } from '../api/middleware/request-context';
+import { startServer, type RunningServer } from '../api/server';
+import { startFerretDb } from '../scripts/services/ferretdb';
+import { CACHE } from '../scripts/services/paths';
+import { startTemporalDev } from '../scripts/services/temporal';
+import { parseConfig, type AppConfig } from '../shared/config';
+import { createDb, type Db } from '../shared/db';
+import { WorkflowRepository } from '../shared/workflows/repository';
+import { WorkspaceRepository } from '../shared/workspaces/repository';
+import { createTemporal, ensureSearchAttributes, type TemporalHandle } from '../temporal/connection';
+import { pingWorkflow } from '../temporal/ping/workflows';
+import { startHttpsReceiver } from '../test/support/https-receiver';
+import { summarize, type LatencySummary } from './common';
+
+const num = (name: string, fallback: number) => {
+  const v = Number(process.env[name]);
+  return Number.isFinite(v) && v > 0 ? v : fallback;
+};
+const CONCURRENCY = num('BENCH_CONCURRENCY', 16);
+const ROUNDS = num('BENCH_ROUNDS', 3);
+const ROUND_MS = num('BENCH_ROUND_MS', 4000);
+const LATENCY_RUNS = num('BENCH_LATENCY_RUNS', 60);
+const THROUGHPUT_MS = num('BENCH_THROUGHPUT_MS', 10_000);
+const CALLBACK_RUNS = num('BENCH_CALLBACK_RUNS', 30);
+/** BENCH_PHASES=a,c runs only those parts (default all). */
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'a,b,c,d').split(',').map((p) => p.trim()));
+const ROOT = path.resolve(__dirname, '..');
+const WORKER_QUEUES = 'runs,node-template,callbacks';
+const log = (m: string) => process.stderr.write(`[bench:runs] ${m}\n`);
+const fmt = (l: LatencySummary) => `p50 ${l.p50Ms.toFixed(1)} / p99 ${l.p99Ms.toFixed(1)} ms (n=${l.count})`;
+
+async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+/** `concurrency` closed loops of `call` for `ms`: completions per second and their latency. */
+async function closedLoop(concurrency: number, ms: number, call: () => Promise<void>) {
+  const latencies: number[] = [];
+  let errors = 0;
+  const end = Date.now() + ms;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < end) {
+        const start = performance.now();
+        try {
+          await call();
+          latencies.push(performance.now() - start);
+        } catch {
+          errors += 1;
+        }
+      }
+    }),
+  );
+  return { perSecond: latencies.length / ((performance.now() - t0) / 1000), latency: summarize(latencies), errors };
+}
+
+/** A worker process on the bench's store and queue prefix; its own process group (tsx runs node as a child). */
+function startWorker(env: NodeJS.ProcessEnv, logFile: string): ChildProcess {
+  const out = openSync(logFile, 'a');
+  return spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['workers/main.ts', '--queues', WORKER_QUEUES], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', out, out],
+    detached: true,
+  });
+}
+const signal = (c: ChildProcess, s: NodeJS.Signals) => {
+  try {
+    process.kill(-c.pid!, s);
+  } catch {
+    // already gone
+  }
+};
+
+/** CPU seconds (user + system) so far of the processes a predicate picks, from /proc (Linux). */
+function cpuSeconds(pick: (cmd: string, pgrp: number, pid: number) => boolean): number {
+  let ticks = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (pick(cmd, Number(f[2]), Number(pid))) ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return ticks / 100;
+}
+
+/** Whole-machine jiffies from /proc/stat: busy (user+nice+system+irq+softirq), iowait, total. */
+function machineTicks(): { busy: number; iowait: number; total: number } {
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return { busy: user + nice + system + irq + softirq, iowait, total: user + nice + system + idle + iowait + irq + softirq + steal };
+}
+
+async function baselineServer(db: Db, temporal: TemporalHandle): Promise<{ url: string; close: () => Promise<void> }> {
+  const app = express();
+  app.use(requestContext, jsonBody);
+  const sink = db.connection.collection('bench_insert');
+  app.post('/bench/insert-start', async (req, res) => {
+    const id = `bench_${randomBytes(12).toString('hex')}`;
+    await sink.insertOne({ _id: id as never, body: req.body, at: new Date() });
+    await temporal.client.workflow.start(pingWorkflow, { taskQueue: temporal.queue('bench-unserved'), workflowId: id });
+    res.json({ ok: true, id });
+  });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/bench/insert-start`, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+const stops: Array<() => Promise<unknown>> = [];
+const children: ChildProcess[] = [];
+let tornDown: Promise<void> | undefined;
+
+function teardown(): Promise<void> {
+  tornDown ??= (async () => {
+    children.forEach((c) => signal(c, 'SIGKILL'));
+    for (const stop of stops) {
+      const limit = new Promise((_, reject) => setTimeout(() => reject(new Error('stop took over 10 s')), 10_000).unref());
+      await Promise.race([stop(), limit]).catch((err) => log(`teardown: ${(err as Error).message}`));
+    }
+  })();
+  return tornDown;
+}
+
+async function main(): Promise<number> {
+  const loadStart = os.loadavg();
+  try {
+    const [mongo, temporalDev] = await Promise.all([
+      process.env.MONGODB_URI ? undefined : startFerretDb(),
+      process.env.TEMPORAL_ADDRESS ? undefined : startTemporalDev(),
+    ]);
+    if (mongo) stops.push(mongo.stop);
+    if (temporalDev) stops.push(temporalDev.stop);
+    const receiver = await startHttpsReceiver();
+    stops.unshift(() => receiver.close());
+    const prefix = `benchruns${Date.now()}-`;
+    const env: NodeJS.ProcessEnv = {
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'silent',
+      MONGODB_URI: mongo?.uri ?? process.env.MONGODB_URI,
+      TEMPORAL_ADDRESS: temporalDev?.address ?? process.env.TEMPORAL_ADDRESS,
+      MONGODB_DB_NAME: `bench_runs_${Date.now()}`,
+      TEMPORAL_TASK_QUEUE_PREFIX: prefix,
+      CREDENTIALS_ENCRYPTION_KEY: '0'.repeat(64),
+      // Test-only: the receiver is on loopback with a certificate made now.
+      CALLBACK_ALLOW_LOOPBACK: 'true',
+      CALLBACK_CA_FILE: receiver.caFile,
+    };
+    const config = parseConfig({ ...process.env, ...env });
+    const idleConfig: AppConfig = parseConfig({ ...process.env, ...env, TEMPORAL_TASK_QUEUE_PREFIX: `${prefix}idle-` });
+    const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
+    await db.ready(30_000);
+    stops.unshift(async () => {
+      await db.connection.dropDatabase().catch(() => undefined);
+      await db.close();
+    });
+    const temporal = createTemporal(config);
+    const idleTemporal = createTemporal(idleConfig);
+    stops.unshift(() => temporal.close(), () => idleTemporal.close());
+    await ensureSearchAttributes(temporal);
+    const servers: RunningServer[] = [await startServer({ config, db, temporal }, { main: 0, api: 0 }), await startServer({ config: idleConfig, db, temporal: idleTemporal }, { main: 0, api: 0 })];
+    stops.unshift(...servers.map((s) => () => s.stop()));
+    const [served, idle] = servers;
+    const baseline = await baselineServer(db, idleTemporal);
+    stops.unshift(baseline.close);
+
+    const accounts = new WorkspaceRepository(db.models, config.credentialsKey);
+    const ws = await accounts.createWorkspace({ name: 'bench' });
+    const { budget } = await accounts.createBudget({ workspaceId: ws._id, name: 'bench' });
+    const group = await accounts.createGroup({ budgetId: budget._id, name: 'bench agents' });
+    const wf = await new WorkflowRepository(db.models).create({ name: 'greeter', nodes: [{ id: 'greet', type: 'template', template: 'Hello, {{prompt}}!' }], edges: [] }, { workspaceId: ws._id });
+    await accounts.addWorkflowToBudget(budget._id, wf._id);
+    const auth = { authorization: `Bearer ${group.token}` };
+    const triggerOn = (server: RunningServer, body: Record<string, unknown>) => post(`${server.mainUrl}/api/agent-webhooks/${wf._id}/trigger`, body, auth);
+
+    // (a) Endpoint throughput, interleaved A / B / B' rounds after a warm-up of each.
+    let trig: Record<string, any> | null = null;
+    let errors = 0;
+    if (PHASES.has('a')) {
+      const A = async () => {
+        const r = await post(baseline.url, { prompt: 'bench' });
+        if (r.status !== 200) throw new Error(`baseline ${r.status}`);
+      };
+      const B = async () => {
+        const r = await triggerOn(idle, { prompt: 'bench' });
+        if (r.status !== 200) throw new Error(`trigger ${r.status} ${r.body.error}`);
+      };
+      let n = 0;
+      const Bkey = async () => {
+        const r = await triggerOn(idle, { prompt: 'bench', request_id: `req-${process.pid}-${n++}` });
+        if (r.status !== 200) throw new Error(`trigger ${r.status} ${r.body.error}`);
+      };
+      log(`(a) trigger vs insert+start: concurrency ${CONCURRENCY}, ${ROUNDS} rounds of ${ROUND_MS} ms each`);
+      for (const f of [A, B, Bkey]) await closedLoop(CONCURRENCY, 1500, f);
+      const rounds: Array<{ A: number; B: number; Bkey: number }> = [];
+      const lat: Record<'A' | 'B' | 'Bkey', number[]> = { A: [], B: [], Bkey: [] };
+      let errorsA = 0;
+      let errorsB = 0;
+      for (let r = 0; r < ROUNDS; r++) {
+        const round = { A: 0, B: 0, Bkey: 0 };
+        for (const [name, f] of [['A', A], ['B', B], ['Bkey', Bkey]] as const) {
+          const res = await closedLoop(CONCURRENCY, ROUND_MS, f);
+          round[name] = res.perSecond;
+          lat[name].push(res.latency.p50Ms);
+          if (name === 'A') errorsA += res.errors;
+          else errorsB += res.errors;
+        }
+        rounds.push(round);
+        log(`  round ${r + 1}: A ${round.A.toFixed(1)}/s  B ${round.B.toFixed(1)}/s  B' ${round.Bkey.toFixed(1)}/s`);
+      }
+      const mean = (k: 'A' | 'B' | 'Bkey') => rounds.reduce((s, r) => s + r[k], 0) / rounds.length;
+      trig = { baseline_rps: mean('A'), trigger_rps: mean('B'), trigger_with_request_id_rps: mean('Bkey'), ratio: mean('B') / mean('A'), ratio_with_request_id: mean('Bkey') / mean('A'), rounds, errors: { baseline: errorsA, trigger: errorsB } };
+      errors += errorsA + errorsB;
+    }
+
+    // Workers: separate processes on the served prefix.
+    const workerEnv = { ...env, LOG_LEVEL: 'warn' };
+    const logDir = path.join(CACHE, 'bench');
+    mkdirSync(logDir, { recursive: true });
+    const workerLog = path.join(logDir, `runs-workers-${Date.now()}.log`);
+    log(`worker logs: ${workerLog}`);
+    const startRun = async (body: Record<string, unknown>) => {
+      const r = await triggerOn(served, body);
+      if (r.status !== 200) throw new Error(`trigger ${r.status} ${r.body.error}`);
+      return r.body.data.run.run_id as string;
+    };
+    const result = (runId: string) => temporal.client.workflow.getHandle(runId).result();
+    children.push(startWorker(workerEnv, workerLog));
+    log('(b) one worker process: waiting for it to run a first run');
+    await result(await startRun({ prompt: 'warm-up' }));
+    for (let i = 0; i < 5; i++) await result(await startRun({ prompt: 'warm-up' }));
+
+    // (b) trigger → completed, one at a time.
+    const e2e: number[] = [];
+    for (let i = 0; PHASES.has('b') && i < LATENCY_RUNS; i++) {
+      const t0 = performance.now();
+      await result(await startRun({ prompt: `latency ${i}` }));
+      e2e.push(performance.now() - t0);
+    }
+    const latency = summarize(e2e);
+    log(`  trigger → completed ${fmt(latency)}`);
+
+    // (d) callback delivered after completion, one at a time.
+    const afterCompletion: number[] = [];
+    const afterTrigger: number[] = [];
+    for (let i = 0; PHASES.has('d') && i < CALLBACK_RUNS; i++) {
+      const before = receiver.received.length;
+      const t0 = Date.now();
+      const runId = await startRun({ prompt: `callback ${i}`, callback_url: `${receiver.origin}/hook` });
+      await receiver.waitFor(before + 1, 60_000);
+      const got = receiver.received[before];
+      const completedAt = (await db.models.webhookRuns.findById(runId, { completed_at: 1 }).lean<{ completed_at: Date }>().exec())!.completed_at;
+      afterCompletion.push(got.at - completedAt.getTime());
+      afterTrigger.push(got.at - t0);
+    }
+    const callback = { after_completion: summarize(afterCompletion), after_trigger: summarize(afterTrigger) };
+    log(`  callback received after completion ${fmt(callback.after_completion)}`);
+
+    // (c) runs/s: CONCURRENCY clients each trigger a run and wait for it, closed loop. (A burst
+    // of a few hundred queued runs instead measures FerretDB's SQLite lock: every run's store
+    // activities queue for its single writer, SQLITE_BUSY, retries.)
+    const temporalPort = config.temporalAddress.split(':')[1];
+    const mongoPort = new URL(config.mongodbUri).port;
+    const cpuGroups = {
+      temporal_server: (cmd: string) => cmd.includes('server start-dev') && cmd.includes(`--port ${temporalPort}`),
+      ferretdb: (cmd: string) => cmd.includes('ferretdb') && cmd.includes(`:${mongoPort}`),
+      workers: (_: string, pgrp: number) => children.some((c) => c.pid === pgrp),
+      api_and_clients: (_: string, __: number, pid: number) => pid === process.pid,
+    };
+    const cpuNow = () => Object.fromEntries(Object.entries(cpuGroups).map(([k, pick]) => [k, cpuSeconds(pick)]));
+    const throughput = async () => {
+      const ids: string[] = [];
+      const cpu0 = cpuNow();
+      const m0 = machineTicks();
+      const t0 = performance.now();
+      const r = await closedLoop(CONCURRENCY, THROUGHPUT_MS, async () => {
+        const id = await startRun({ prompt: 'load' });
+        ids.push(id);
+        await result(id);
+      });
+      const seconds = (performance.now() - t0) / 1000;
+      const cpu1 = cpuNow();
+      const m1 = machineTicks();
+      const machine = { busy_pct: Math.round((100 * (m1.busy - m0.busy)) / (m1.total - m0.total)), iowait_pct: Math.round((100 * (m1.iowait - m0.iowait)) / (m1.total - m0.total)) };
+      const cpu_pct_of_one_core = Object.fromEntries(Object.keys(cpu0).map((k) => [k, Math.round((100 * (cpu1[k] - cpu0[k])) / seconds)]));
+      const docs = await db.models.webhookRuns.find({ _id: { $in: ids }, status: 'completed' }, { run_metadata: 1 }).lean<Array<{ run_metadata: { nodes: Array<{ worker?: string }> } }>>().exec();
+      const byWorker: Record<string, number> = {};
+      for (const d of docs) {
+        const w = d.run_metadata.nodes[0]?.worker ?? '?';
+        byWorker[w] = (byWorker[w] ?? 0) + 1;
+      }
+      errors += r.errors;
+      return { runs_per_s: r.perSecond, trigger_to_completed: r.latency, errors: r.errors, template_nodes_by_worker: byWorker, cpu_pct_of_one_core, machine };
+    };
+    let one: Awaited<ReturnType<typeof throughput>> | null = null;
+    let two: Awaited<ReturnType<typeof throughput>> | null = null;
+    if (PHASES.has('c')) {
+      log(`(c) runs/s: ${CONCURRENCY} clients, trigger and wait, ${THROUGHPUT_MS} ms per worker count`);
+      one = await throughput();
+      log(`  one worker: ${one.runs_per_s.toFixed(1)} runs/s; cpu % of one core ${JSON.stringify(one.cpu_pct_of_one_core)}; machine ${JSON.stringify(one.machine)}`);
+      children.push(startWorker(workerEnv, workerLog));
+      // Both processes polling: warm until the new one has taken a node.
+      const firstWorker = Object.keys(one.template_nodes_by_worker)[0];
+      let shared = false;
+      for (let i = 0; i < 100; i++) {
+        const runId = await startRun({ prompt: 'warm-up 2' });
+        await result(runId);
+        const doc = await db.models.webhookRuns.findById(runId, { run_metadata: 1 }).lean<{ run_metadata: { nodes: Array<{ worker?: string }> } }>().exec();
+        const worker = doc!.run_metadata.nodes[0]?.worker;
+        if (i >= 5 && worker && worker !== firstWorker) {
+          shared = true;
+          break;
+        }
+      }
+      if (!shared) log('  the second worker took no run in 100 warm-up runs');
+      two = await throughput();
+      log(`  two workers: ${two.runs_per_s.toFixed(1)} runs/s; cpu % of one core ${JSON.stringify(two.cpu_pct_of_one_core)}; machine ${JSON.stringify(two.machine)}`);
+    }
+
+    const out = {
+      machine: { cores: os.cpus().length, node: process.version, loadavg_at_start: loadStart, loadavg_at_end: os.loadavg() },
+      concurrency: CONCURRENCY,
+      trigger: trig,
+      trigger_to_completed: latency.count ? latency : null,
+      runs_per_second: one && two ? { one_worker: one, two_workers: two, ratio_two_to_one: two.runs_per_s / one.runs_per_s } : null,
+      callback: callback.after_completion.count ? callback : null,
+    };
+    const l = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(' ');
+    const lines = ['', `webhook runs bench: ${os.cpus().length} cores, load average at start ${l(loadStart)}, at end ${l(os.loadavg())}`];
+    if (trig) {
+      lines.push(
+        `(a) baseline insert+start      ${trig.baseline_rps.toFixed(1)} req/s (concurrency ${CONCURRENCY}, ${ROUNDS} interleaved rounds)`,
+        `    trigger (no request_id)    ${trig.trigger_rps.toFixed(1)} req/s   ratio ${trig.ratio.toFixed(2)} (target ≥ 0.5)`,
+        `    trigger (with request_id)  ${trig.trigger_with_request_id_rps.toFixed(1)} req/s   ratio ${trig.ratio_with_request_id.toFixed(2)}`,
+        `    errors: baseline ${trig.errors.baseline}, trigger ${trig.errors.trigger}`,
+      );
+    }
+    if (out.trigger_to_completed) lines.push(`(b) trigger → completed (one template node, one run at a time): ${fmt(latency)}`);
+    if (one && two) lines.push(`(c) runs/s, ${CONCURRENCY} clients triggering and waiting: one worker ${one.runs_per_s.toFixed(1)}, two workers ${two.runs_per_s.toFixed(1)} (×${(two.runs_per_s / one.runs_per_s).toFixed(2)}); p50 trigger → completed ${one.trigger_to_completed.p50Ms.toFixed(0)} / ${two.trigger_to_completed.p50Ms.toFixed(0)} ms; nodes by worker ${JSON.stringify(two.template_nodes_by_worker)}`);
+    if (out.callback) lines.push(`(d) callback received after completed_at: ${fmt(callback.after_completion)}; after the trigger: ${fmt(callback.after_trigger)}`);
+    lines.push(JSON.stringify(out));
+    console.log(lines.join('\n'));
+    return errors === 0 ? 0 : 1;
+  } finally {
+    await teardown();
+  }
+}
+
+// Ctrl-C or a timeout: still stop the workers, servers and child services.
+for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => void teardown().then(() => process.exit(130)));
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    log((err as Error).stack ?? String(err));
+    process.exit(1);
+  },
+);
