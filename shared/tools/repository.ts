@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Types } from 'mongoose';
 import { insertOnce, type Models } from '../db';
 import type { IssueReportDoc, LookupMethod } from '../db/models/issue-report';
-import { invocationKey, type ToolInvocationDoc } from '../db/models/tool-invocation';
+import { invocationKey, takeoverKey, type ToolInvocationDoc } from '../db/models/tool-invocation';
 import type { ToolOrderDoc } from '../db/models/tool-order';
 import type { ToolActionDoc, ToolProductDoc } from '../db/models/tool-product';
 import type { WalletBudgetDoc } from '../db/models/wallet-budget';
@@ -13,7 +13,7 @@ import { escapeRegex, OBJECT_ID_PATTERN, searchTerms, toProduct, type Budget, ty
 import type { ActionInput, ProductInput, ProductPatch } from './schemas';
 import { decryptSecret, encryptSecret } from './secrets';
 
-type ToolModels = Pick<Models, 'toolProducts' | 'toolSecrets' | 'toolInvocations' | 'toolOrders' | 'issueReports' | 'walletBudgets' | 'toolCatalogVersions'>;
+type ToolModels = Pick<Models, 'toolProducts' | 'toolSecrets' | 'toolInvocations' | 'toolInvocationTakeovers' | 'toolOrders' | 'issueReports' | 'walletBudgets' | 'toolCatalogVersions'>;
 
 const DEFAULT_SCHEMA = { type: 'object', additionalProperties: true };
 /** Products and secrets change rarely; the hot invoke path reads them from this short cache. */
@@ -230,6 +230,23 @@ export class ToolRepository {
 
   async finishInvocation(account: string, requestId: string, fields: Partial<ToolInvocationDoc>, now = new Date()): Promise<void> {
     await this.models.toolInvocations.updateOne({ _id: invocationKey(account, requestId) }, { $set: { ...fields, updated_at: now } });
+  }
+
+  /**
+   * Claims a pending call for `attempt` (a later worker attempt of the same caller): true for
+   * exactly one claimer of that attempt, decided by the insert; the record then names its owner.
+   */
+  async takeOverInvocation(rec: ToolInvocationDoc, attempt: number, now = new Date()): Promise<boolean> {
+    const won = await insertOnce(this.models.toolInvocationTakeovers, {
+      _id: takeoverKey(rec.account, rec.request_id, attempt),
+      account: rec.account,
+      request_id: rec.request_id,
+      attempt,
+      from_attempt: rec.attempt ?? null,
+      created_at: now,
+    });
+    if (won) await this.finishInvocation(rec.account, rec.request_id, { attempt }, now);
+    return won;
   }
 
   /** Forgets a claim that never got as far as a hold, so the same request id may try again. */

@@ -24,6 +24,8 @@ export interface ToolInvocationDoc {
   error_message?: string;
   error_details_json?: string;
   meta_json?: string;
+  /** The worker attempt (Temporal activity attempt) that owns the call now; absent for API calls. */
+  attempt?: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -46,6 +48,7 @@ const schema = new Schema<ToolInvocationDoc>(
     error_message: String,
     error_details_json: String,
     meta_json: String,
+    attempt: Number,
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
   },
@@ -60,4 +63,38 @@ export function toolInvocationModel(conn: Connection) {
 
 export function invocationKey(account: string, requestId: string): string {
   return `${account}|${requestId}`;
+}
+
+/**
+ * A later attempt taking over a `pending` invocation its earlier attempt left behind (a worker
+ * killed mid-call). `_id` = `<account>|<request id>|<attempt>`: the insert is the decision, so
+ * one attempt takes over at most once, whoever races it.
+ */
+export interface ToolInvocationTakeoverDoc {
+  _id: string;
+  account: string;
+  request_id: string;
+  attempt: number;
+  from_attempt: number | null;
+  created_at: Date;
+}
+
+const takeoverSchema = new Schema<ToolInvocationTakeoverDoc>(
+  {
+    _id: { type: String, required: true },
+    account: { type: String, required: true },
+    request_id: { type: String, required: true },
+    attempt: { type: Number, required: true },
+    from_attempt: { type: Number, default: null },
+    created_at: { type: Date, required: true },
+  },
+  { collection: 'tool_invocation_takeovers', versionKey: false },
+);
+
+export function toolInvocationTakeoverModel(conn: Connection) {
+  return conn.models.ToolInvocationTakeover ?? conn.model<ToolInvocationTakeoverDoc>('ToolInvocationTakeover', takeoverSchema);
+}
+
+export function takeoverKey(account: string, requestId: string, attempt: number): string {
+  return `${invocationKey(account, requestId)}|${attempt}`;
 }

@@ -65,6 +65,8 @@ export function createToolNodeActivities(deps: ToolNodeDeps) {
               reserved = true;
             },
             meta: { run_id: call.runId, node_id: call.node.id, budget_id: call.budgetId },
+            // A retry after a lost worker takes over the call the dead attempt left pending.
+            attempt: Context.current().info.attempt,
           }),
         );
         Context.current().log.info('tool node charged', { node: call.node.id, credits: out.credits_charged });
