@@ -154,12 +154,30 @@ async function main() {
       return { url: invokeUrl, body: bodies[used++]! };
     }, (r) => r.status === 200 && r.text.includes('"credits_charged":1'));
     const a2 = await closedLoop('A2', () => ({ url: baseUrl, body: baseBody }), okA);
+
+    // Store operations of one paid call, counted on the connection (sequential calls, warm caches).
+    const ops = new Map<string, number>();
+    const PROFILED = 50;
+    for (let i = 0; i < 5; i++) await post(invokeUrl, bodies[used++]!);
+    db.connection.set('debug', (collection: string, method: string) => ops.set(`${collection}.${method}`, (ops.get(`${collection}.${method}`) ?? 0) + 1));
+    for (let i = 0; i < PROFILED; i++) {
+      const r = await post(invokeUrl, bodies[used++]!);
+      if (r.status !== 200) throw new Error(`profiled call failed: ${r.status} ${r.text.slice(0, 200)}`);
+    }
+    await new Promise((r) => setTimeout(r, 200)); // writes not awaited by the call land too
+    db.connection.set('debug', false);
     const aRps = (a1.rps + a2.rps) / 2;
     const row = (r: typeof a1) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.latency.p50Ms.toFixed(1)} / ${r.latency.p95Ms.toFixed(1)} / ${r.latency.p99Ms.toFixed(1)} | ${r.errors} |`;
     console.log(`\ntool invoke, concurrency ${CONCURRENCY}, ${DURATION} ms measured each\n`);
     console.log('| scenario | rps | p50 / p95 / p99 ms | errors |\n|---|---|---|---|');
     for (const r of [a1, b, a2]) console.log(row(r));
     console.log(`\nB/A = ${(b.rps / aRps).toFixed(2)} (target ≥ 0.5)\n`);
+    const WRITES = /\.(insertOne|insertMany|updateOne|updateMany|deleteOne|deleteMany|findOneAndUpdate|replaceOne|bulkWrite)$/;
+    const perCall = [...ops].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => ({ op: k, perCall: n / PROFILED, write: WRITES.test(k) }));
+    console.log(`store operations per paid call (mean of ${PROFILED} sequential calls):\n\n| operation | per call |\n|---|---|`);
+    for (const o of perCall) console.log(`| ${o.op}${o.write ? ' (write)' : ''} | ${o.perCall.toFixed(2)} |`);
+    const sum = (w: boolean) => perCall.filter((o) => o.write === w).reduce((n, o) => n + o.perCall, 0).toFixed(2);
+    console.log(`\nwrites per call: ${sum(true)}, reads per call: ${sum(false)}\n`);
 
     // Catalog growth.
     console.log('| products | first page p50 ms | page 5 p50 ms | search "weath" p50 ms | search hits |\n|---|---|---|---|---|');
