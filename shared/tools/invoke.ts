@@ -169,17 +169,22 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
     await input.authorize?.({ credits: action.credits, productId: product.id, actionSlug: action.slug });
 
     const now = new Date();
-    const claimed = await repo.beginInvocation({
-      account: input.account,
-      request_id: input.requestId,
-      hold_id: input.requestId,
-      product_id: product.id,
-      action_slug: action.slug,
-      credits: action.credits,
-      ...(input.meta ? { meta_json: JSON.stringify(input.meta) } : {}),
-      ...(input.attempt !== undefined ? { attempt: input.attempt } : {}),
-      created_at: now,
-    });
+    // The claim and the healer's queue row in one round: the row only has to precede the hold.
+    // A claim that turns out to be a replay leaves its row to the healer (it finds the hold settled).
+    const [claimed] = await Promise.all([
+      repo.beginInvocation({
+        account: input.account,
+        request_id: input.requestId,
+        hold_id: input.requestId,
+        product_id: product.id,
+        action_slug: action.slug,
+        credits: action.credits,
+        ...(input.meta ? { meta_json: JSON.stringify(input.meta) } : {}),
+        ...(input.attempt !== undefined ? { attempt: input.attempt } : {}),
+        created_at: now,
+      }),
+      ledger.queueHold({ account: input.account, holdId: input.requestId, credits: action.credits, now }),
+    ]);
     // What the hold is for: this call's price, or the price recorded by the attempt taken over.
     let credits = action.credits;
     if (!claimed) {
@@ -198,7 +203,7 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
 
     const details = { product_id: product.id, product: product.slug, action: action.slug, ...(input.meta ? { meta: input.meta } : {}) };
     // On a takeover this answers the hold the earlier attempt opened (same hold id): never a second one.
-    const held = await ledger.hold({ account: input.account, holdId: input.requestId, credits, details, now });
+    const held = await ledger.hold({ account: input.account, holdId: input.requestId, credits, details, now, queued: true });
     if (!held.ok) {
       await repo.dropInvocation(input.account, input.requestId);
       throw errors.paymentRequired('insufficient_credits', `this call costs ${credits} credits; the balance is ${held.balance}`, {
@@ -213,21 +218,24 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
       // An attempt that lost its call to a later one (it was thought dead) leaves the outcome
       // and the hold to the new owner: releasing here would give away what the owner captures.
       if (input.attempt !== undefined && (await takenOverFrom(input))) throw failure;
-      await repo.finishInvocation(input.account, input.requestId, {
+      const recorded = await repo.finishInvocation(input.account, input.requestId, {
         status: 'failed',
         error_code: failure.code,
         error_status: failure.status,
         error_message: failure.message,
         ...(failure.details ? { error_details_json: JSON.stringify(failure.details) } : {}),
       });
-      await ledger.release({ account: input.account, holdId: input.requestId, reason: failure.code });
+      // Another outcome came first: a success (a later attempt's) keeps its hold for its capture.
+      if (recorded || (await repo.getInvocation(input.account, input.requestId))?.status !== 'succeeded') {
+        await ledger.release({ account: input.account, holdId: input.requestId, reason: failure.code });
+      }
       throw failure;
     }
 
     // Recorded before the capture: a crash in between leaves the healer a hold it knows to capture.
     // The purchase's id is known in advance (`purchase:<account>:<hold id>`), so one write says it all.
     let transactionId = purchaseTransactionId(input.account, input.requestId);
-    await repo.finishInvocation(input.account, input.requestId, {
+    const recorded = await repo.finishInvocation(input.account, input.requestId, {
       status: 'succeeded',
       transaction_id: transactionId,
       response_json: JSON.stringify(outcome.response),
@@ -236,6 +244,12 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
     let charged = credits;
     const warnings = [...(outcome.warnings ?? [])];
     try {
+      // The healer recorded the call failed first (it releases the hold): never capture then,
+      // or the account would pay for a call its record says failed.
+      if (!recorded && (await repo.getInvocation(input.account, input.requestId))?.status !== 'succeeded') {
+        await ledger.release({ account: input.account, holdId: input.requestId, reason: 'outcome recorded as failed' });
+        throw errors.conflict('hold_not_open', 'the call was recorded as failed before its result');
+      }
       transactionId = (await ledger.capture({ account: input.account, holdId: input.requestId })).transaction._id;
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'hold_not_open')) throw err;

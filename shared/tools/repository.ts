@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Types } from 'mongoose';
-import { insertOnce, type Models } from '../db';
+import { insertOnce, insertOnceGrouped, type Models } from '../db';
 import type { IssueReportDoc, LookupMethod } from '../db/models/issue-report';
-import { invocationKey, takeoverKey, type ToolInvocationDoc } from '../db/models/tool-invocation';
+import { invocationKey, takeoverKey, type ToolInvocationDoc, type ToolInvocationOutcomeDoc } from '../db/models/tool-invocation';
 import type { ToolOrderDoc } from '../db/models/tool-order';
 import type { ToolActionDoc, ToolProductDoc } from '../db/models/tool-product';
 import type { WalletBudgetDoc } from '../db/models/wallet-budget';
@@ -13,7 +13,7 @@ import { escapeRegex, OBJECT_ID_PATTERN, searchTerms, toProduct, type Budget, ty
 import type { ActionInput, ProductInput, ProductPatch } from './schemas';
 import { decryptSecret, encryptSecret } from './secrets';
 
-type ToolModels = Pick<Models, 'toolProducts' | 'toolSecrets' | 'toolInvocations' | 'toolInvocationTakeovers' | 'toolOrders' | 'issueReports' | 'walletBudgets' | 'toolCatalogVersions'>;
+type ToolModels = Pick<Models, 'toolProducts' | 'toolSecrets' | 'toolInvocations' | 'toolInvocationTakeovers' | 'toolInvocationOutcomes' | 'toolOrders' | 'issueReports' | 'walletBudgets' | 'toolCatalogVersions'>;
 
 const DEFAULT_SCHEMA = { type: 'object', additionalProperties: true };
 /** Products and secrets change rarely; the hot invoke path reads them from this short cache. */
@@ -217,19 +217,57 @@ export class ToolRepository {
 
   /** Claims (account, request id): false when a call with it was recorded before. */
   async beginInvocation(doc: Omit<ToolInvocationDoc, '_id' | 'status' | 'updated_at'>): Promise<boolean> {
-    return insertOnce(this.models.toolInvocations, { ...doc, _id: invocationKey(doc.account, doc.request_id), status: 'pending', updated_at: doc.created_at });
+    // On the hot path of every paid call: committed together with concurrent claims.
+    return insertOnceGrouped(this.models.toolInvocations, { ...doc, _id: invocationKey(doc.account, doc.request_id), status: 'pending', updated_at: doc.created_at });
   }
 
+  /** The call's claim merged with its outcome (status `pending` until one is recorded). */
   async getInvocation(account: string, requestId: string): Promise<ToolInvocationDoc | null> {
-    return this.models.toolInvocations.findById(invocationKey(account, requestId)).lean<ToolInvocationDoc>().exec();
+    const key = invocationKey(account, requestId);
+    const [claim, outcome] = await Promise.all([
+      this.models.toolInvocations.findById(key).lean<ToolInvocationDoc>().exec(),
+      this.models.toolInvocationOutcomes.findById(key).lean<ToolInvocationOutcomeDoc>().exec(),
+    ]);
+    if (!claim) return null;
+    if (!outcome) return claim;
+    const { _id: _o, created_at: _c, ...fields } = outcome;
+    return { ...claim, ...fields };
   }
 
   async getInvocationByHold(account: string, holdId: string): Promise<ToolInvocationDoc | null> {
     return this.getInvocation(account, holdId);
   }
 
-  async finishInvocation(account: string, requestId: string, fields: Partial<ToolInvocationDoc>, now = new Date()): Promise<void> {
-    await this.models.toolInvocations.updateOne({ _id: invocationKey(account, requestId) }, { $set: { ...fields, updated_at: now } });
+  /**
+   * Records what became of a call. An outcome (`status` succeeded or failed, with its result or
+   * error) is inserted once: false when another outcome was recorded first (read it with
+   * getInvocation). Other fields (the owning attempt) update the claim.
+   */
+  async finishInvocation(account: string, requestId: string, fields: Partial<ToolInvocationDoc>, now = new Date()): Promise<boolean> {
+    const key = invocationKey(account, requestId);
+    const { status, response_json, warnings_json, transaction_id, error_code, error_status, error_message, error_details_json, ...rest } = fields;
+    const claimFields = Object.fromEntries(Object.entries(rest).filter(([k, v]) => v !== undefined && !['_id', 'account', 'request_id'].includes(k)));
+    let recorded = true;
+    if (status === 'succeeded' || status === 'failed') {
+      const outcome: ToolInvocationOutcomeDoc = {
+        _id: key,
+        status,
+        ...(response_json !== undefined ? { response_json } : {}),
+        ...(warnings_json !== undefined ? { warnings_json } : {}),
+        ...(transaction_id !== undefined ? { transaction_id } : {}),
+        ...(error_code !== undefined ? { error_code } : {}),
+        ...(error_status !== undefined ? { error_status } : {}),
+        ...(error_message !== undefined ? { error_message } : {}),
+        ...(error_details_json !== undefined ? { error_details_json } : {}),
+        created_at: now,
+      };
+      // On the hot path of every paid call: committed together with concurrent outcomes.
+      recorded = await insertOnceGrouped(this.models.toolInvocationOutcomes, outcome);
+    } else if (transaction_id !== undefined) {
+      claimFields.transaction_id = transaction_id;
+    }
+    if (Object.keys(claimFields).length > 0) await this.models.toolInvocations.updateOne({ _id: key }, { $set: { ...claimFields, updated_at: now } });
+    return recorded;
   }
 
   /**
@@ -258,9 +296,15 @@ export class ToolRepository {
   async spentSince(account: string, since: Date): Promise<number> {
     const rows = await this.models.toolInvocations
       .find({ account, created_at: { $gte: since } }, { credits: 1, status: 1 })
-      .lean<Array<{ credits: number; status: string }>>()
+      .lean<Array<{ _id: string; credits: number; status: string }>>()
       .exec();
-    return rows.filter((r) => r.status !== 'failed').reduce((n, r) => n + r.credits, 0);
+    if (rows.length === 0) return 0;
+    const failed = await this.models.toolInvocationOutcomes
+      .find({ _id: { $in: rows.map((r) => r._id) }, status: 'failed' }, { _id: 1 })
+      .lean<Array<{ _id: string }>>()
+      .exec();
+    const refunded = new Set(failed.map((f) => f._id));
+    return rows.filter((r) => r.status !== 'failed' && !refunded.has(r._id)).reduce((n, r) => n + r.credits, 0);
   }
 
   // ------------------------------------------------------------------ orders, issues, budgets

@@ -1,4 +1,5 @@
 import { LedgerStore } from '../../shared/credits/ledger-store';
+import { healHold } from '../../shared/tools/holds';
 import { createToolInvoker } from '../../shared/tools/invoke';
 import { ToolRepository } from '../../shared/tools/repository';
 import { openTestDb } from '../support/db';
@@ -182,5 +183,25 @@ describe('tool invoker on the real store with a real HTTP vendor', () => {
     expect(await repo.getInvocation(w, 'run:t:n')).toMatchObject({ status: 'pending', attempt: 2 });
     // The next attempt is a new decision, again for one taker.
     expect(await Promise.all([repo.takeOverInvocation(rec, 3), other.takeOverInvocation(rec, 3)]).then((r) => r.filter(Boolean).length)).toBe(1);
+  });
+
+  it('the healer settling a call still in flight decides its outcome first: the late success is answered uncharged, never captured', async () => {
+    const w = wallet('9');
+    await ledger.grant({ wallet: w, credits: 10, creditType: 'admin_grant' });
+    let healed: Promise<unknown> | undefined;
+    vendor.set(() => {
+      // While the vendor works, the healer takes the hold for one a crash left behind.
+      healed = healHold(ledger, repo, w, 'late-1');
+      return { status: 200, body: { words: 2 }, delayMs: 150 };
+    });
+    const out = await invoker.invoke({ account: w, product: { slug: 'words' }, parameters: { text: 'hi' }, requestId: 'late-1' });
+    expect(await healed).toBe('released');
+    expect(out).toMatchObject({ response: { words: 2 }, credits_charged: 0, warnings: [expect.objectContaining({ code: 'not_charged' })] });
+    expect(await balance(w)).toBe(10);
+    expect(await purchases(w)).toHaveLength(0);
+    // The outcome the healer recorded stands: a retry of the request id answers it, free.
+    expect(await repo.getInvocation(w, 'late-1')).toMatchObject({ status: 'failed', error_code: 'vendor_timeout' });
+    expect(await invoker.invoke({ account: w, product: { slug: 'words' }, parameters: { text: 'hi' }, requestId: 'late-1' }).catch((e) => e)).toMatchObject({ code: 'vendor_timeout' });
+    expect(await balance(w)).toBe(10);
   });
 });

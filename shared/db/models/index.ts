@@ -11,7 +11,7 @@ import { x402PaymentModel } from './x402-payment';
 import { settlementNonceModel } from './settlement-nonce';
 import { creditHoldModel } from './credit-hold';
 import { issueReportModel } from './issue-report';
-import { toolInvocationModel, toolInvocationTakeoverModel } from './tool-invocation';
+import { toolInvocationModel, toolInvocationOutcomeModel, toolInvocationTakeoverModel } from './tool-invocation';
 import { toolOrderModel } from './tool-order';
 import { toolProductModel } from './tool-product';
 import { toolSecretModel } from './tool-secret';
@@ -60,6 +60,7 @@ export function registerModels(conn: Connection) {
     toolSecrets: toolSecretModel(conn),
     toolInvocations: toolInvocationModel(conn),
     toolInvocationTakeovers: toolInvocationTakeoverModel(conn),
+    toolInvocationOutcomes: toolInvocationOutcomeModel(conn),
     toolOrders: toolOrderModel(conn),
     issueReports: issueReportModel(conn),
     walletBudgets: walletBudgetModel(conn),

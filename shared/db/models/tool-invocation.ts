@@ -4,8 +4,10 @@ export type InvocationStatus = 'pending' | 'succeeded' | 'failed';
 
 /**
  * One paid call, `_id` = `<account>|<request id>`: inserting it is what makes a request id
- * run at most once. Its status is the outcome the stale-hold healer reads: `succeeded` means
- * the vendor answered (capture), anything else gives the credits back.
+ * run at most once. Its outcome lives in `tool_invocation_outcomes` (same `_id`); the
+ * repository merges the two, and the merged status is what the stale-hold healer reads:
+ * `succeeded` means the vendor answered (capture), anything else gives the credits back.
+ * (Records written before the outcome collection carry their outcome fields here.)
  */
 export interface ToolInvocationDoc {
   _id: string;
@@ -97,4 +99,43 @@ export function toolInvocationTakeoverModel(conn: Connection) {
 
 export function takeoverKey(account: string, requestId: string, attempt: number): string {
   return `${invocationKey(account, requestId)}|${attempt}`;
+}
+
+/**
+ * The outcome of one paid call, `_id` = its invocation key. Inserted once: the first outcome
+ * recorded (the call itself, a later attempt that took it over, or the stale-hold healer) is
+ * the outcome, so a late call can never overwrite the healer's "failed" (or the reverse). An
+ * insert, because FerretDB commits inserts several times faster than updates.
+ */
+export interface ToolInvocationOutcomeDoc {
+  _id: string;
+  status: Exclude<InvocationStatus, 'pending'>;
+  response_json?: string;
+  warnings_json?: string;
+  transaction_id?: string;
+  error_code?: string;
+  error_status?: number;
+  error_message?: string;
+  error_details_json?: string;
+  created_at: Date;
+}
+
+const outcomeSchema = new Schema<ToolInvocationOutcomeDoc>(
+  {
+    _id: { type: String, required: true },
+    status: { type: String, required: true },
+    response_json: String,
+    warnings_json: String,
+    transaction_id: String,
+    error_code: String,
+    error_status: Number,
+    error_message: String,
+    error_details_json: String,
+    created_at: { type: Date, required: true },
+  },
+  { collection: 'tool_invocation_outcomes', versionKey: false },
+);
+
+export function toolInvocationOutcomeModel(conn: Connection) {
+  return conn.models.ToolInvocationOutcome ?? conn.model<ToolInvocationOutcomeDoc>('ToolInvocationOutcome', outcomeSchema);
 }
