@@ -91,7 +91,16 @@ export class ToolService {
     };
   }
 
-  async invokeWithCredits(input: { wallet: string; product: string; actionSlug?: string; parameters: Record<string, unknown>; requestId: string; meta?: Record<string, unknown> }): Promise<InvokeOutput> {
+  async invokeWithCredits(input: {
+    wallet: string;
+    product: string;
+    actionSlug?: string;
+    parameters: Record<string, unknown>;
+    requestId: string;
+    meta?: Record<string, unknown>;
+    /** Must pass before anything is held (the signed request's replay guard, still in flight). */
+    gate?: Promise<void>;
+  }): Promise<InvokeOutput> {
     const ref = /^[0-9a-f]{24}$/.test(input.product) ? { id: input.product } : { slug: input.product };
     return this.invoker.invoke({
       account: input.wallet,
@@ -101,6 +110,7 @@ export class ToolService {
       requestId: input.requestId,
       authorize: this.budgetGate(input.wallet),
       meta: input.meta,
+      ...(input.gate ? { gate: input.gate } : {}),
     });
   }
 

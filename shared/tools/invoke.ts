@@ -37,6 +37,12 @@ export interface InvokeInput {
    * Absent (API requests): a pending call answers 409 invocation_in_progress.
    */
   attempt?: number;
+  /**
+   * A check still in flight (e.g. the signed request's replay guard) that must pass before any
+   * credits are held: awaited after the claim, so the two overlap. If it rejects, the claim is
+   * dropped and its error thrown.
+   */
+  gate?: Promise<void>;
 }
 
 export interface InvokeOutput {
@@ -164,9 +170,16 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
   }
 
   async function invoke(input: InvokeInput): Promise<InvokeOutput> {
-    const call = await resolveCall(repo, input.product, input.actionSlug, input.parameters);
+    let call: ResolvedCall;
+    try {
+      call = await resolveCall(repo, input.product, input.actionSlug, input.parameters);
+      await input.authorize?.({ credits: call.action.credits, productId: call.product.id, actionSlug: call.action.slug });
+    } catch (err) {
+      // The gate's refusal (e.g. a replayed request) comes first, as if it had been checked first.
+      await input.gate;
+      throw err;
+    }
     const { product, action } = call;
-    await input.authorize?.({ credits: action.credits, productId: product.id, actionSlug: action.slug });
 
     const now = new Date();
     // The claim and the healer's queue row in one round: the row only has to precede the hold.
@@ -185,6 +198,14 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
       }),
       ledger.queueHold({ account: input.account, holdId: input.requestId, credits: action.credits, now }),
     ]);
+    if (input.gate) {
+      try {
+        await input.gate;
+      } catch (err) {
+        if (claimed) await Promise.all([repo.dropInvocation(input.account, input.requestId), ledger.unqueueHold(input.account, input.requestId)]);
+        throw err;
+      }
+    }
     // What the hold is for: this call's price, or the price recorded by the attempt taken over.
     let credits = action.credits;
     if (!claimed) {

@@ -197,7 +197,8 @@ describe('tools over HTTP: catalog listing and signed-credit invoke', () => {
       expect(over.status).toBe(402);
       expect(over.body).toMatchObject({ code: 'budget_exceeded', details: { limit: 'daily', daily_credits: 7, spent_today: 5, credits_required: 5 } });
       expect((await ledger.balance(poor.wallet)).balance).toBe(18);
-      expect(await ledger.staleHolds(new Date(Date.now() + 60_000), 100)).toEqual([]);
+      // This wallet's: a replayed request elsewhere in this file leaves a settled hold's queue row to the healer.
+      expect((await ledger.staleHolds(new Date(Date.now() + 60_000), 100)).filter((h) => h.account === poor.wallet)).toEqual([]);
     });
   });
 });
