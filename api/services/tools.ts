@@ -14,7 +14,6 @@ import {
   queryTerms,
   slugInvokePaths,
   totalPages,
-  utcDayStart,
   type Budget,
   type ToolProduct,
 } from '../../shared/tools/rules';
@@ -80,14 +79,31 @@ export class ToolService {
     return budget;
   }
 
-  /** The wallet's budget gate (GUIDE §6): checked before anything is held. */
-  budgetGate(wallet: string) {
+  /**
+   * The wallet's budget gate (GUIDE §6), before anything is held: the per-call cap, then the
+   * daily cap through an insert-decided reservation (repository.reserveWalletSpend), exact
+   * under concurrency. `reserved` is set when this call's reservation must be released if the
+   * call then fails.
+   */
+  budgetGate(wallet: string, requestId: string, reserved: { held: boolean }) {
     return async (price: { credits: number }) => {
       const budget = await this.budgetOf(wallet);
       if (!budget) return;
-      const spent = budget.daily_credits === null ? 0 : await this.repository.spentSince(wallet, utcDayStart(new Date()));
-      const refusal = budgetRefusal(budget, price.credits, spent);
-      if (refusal) throw errors.paymentRequired('budget_exceeded', `this call (${price.credits} credits) is over the wallet's ${String(refusal.limit).replace('_', '-')} budget`, { details: refusal });
+      const refuse = (refusal: Record<string, unknown>) =>
+        errors.paymentRequired('budget_exceeded', `this call (${price.credits} credits) is over the wallet's ${String(refusal.limit).replace('_', '-')} budget`, { details: refusal });
+      const perCall = budgetRefusal({ ...budget, daily_credits: null }, price.credits, 0);
+      if (perCall) throw refuse(perCall);
+      if (budget.daily_credits === null) return;
+      const r = await this.repository.reserveWalletSpend(wallet, requestId, price.credits);
+      if (r.inserted) reserved.held = true;
+      const refusal = budgetRefusal(budget, price.credits, r.committed - price.credits);
+      if (refusal) {
+        if (r.inserted) {
+          await this.repository.releaseWalletSpend(wallet, requestId);
+          reserved.held = false;
+        }
+        throw refuse(refusal);
+      }
     };
   }
 
@@ -102,16 +118,26 @@ export class ToolService {
     gate?: Promise<void>;
   }): Promise<InvokeOutput> {
     const ref = /^[0-9a-f]{24}$/.test(input.product) ? { id: input.product } : { slug: input.product };
-    return this.invoker.invoke({
-      account: input.wallet,
-      product: ref,
-      actionSlug: input.actionSlug,
-      parameters: input.parameters,
-      requestId: input.requestId,
-      authorize: this.budgetGate(input.wallet),
-      meta: input.meta,
-      ...(input.gate ? { gate: input.gate } : {}),
-    });
+    const reserved = { held: false };
+    try {
+      const out = await this.invoker.invoke({
+        account: input.wallet,
+        product: ref,
+        actionSlug: input.actionSlug,
+        parameters: input.parameters,
+        requestId: input.requestId,
+        authorize: this.budgetGate(input.wallet, input.requestId, reserved),
+        meta: input.meta,
+        ...(input.gate ? { gate: input.gate } : {}),
+      });
+      // Answered uncharged (its hold was released first): it spent nothing today either.
+      if (reserved.held && out.credits_charged === 0) await this.repository.releaseWalletSpend(input.wallet, input.requestId);
+      return out;
+    } catch (err) {
+      // Refused or failed after reserving: nothing was spent, so nothing counts against the day.
+      if (reserved.held) await this.repository.releaseWalletSpend(input.wallet, input.requestId).catch(() => undefined);
+      throw err;
+    }
   }
 
   /** The action's direct x402 offer (parameters already checked), or null when it is credits-only. */

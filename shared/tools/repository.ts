@@ -9,11 +9,11 @@ import type { WalletBudgetDoc } from '../db/models/wallet-budget';
 import { errors } from '../errors';
 import { buildCatalogIndex, queryCatalog, type CatalogIndex } from './catalog-index';
 import { checkSchema } from './params';
-import { escapeRegex, OBJECT_ID_PATTERN, searchTerms, toProduct, type Budget, type ToolProduct } from './rules';
+import { escapeRegex, OBJECT_ID_PATTERN, searchTerms, toProduct, utcDayStart, type Budget, type ToolProduct } from './rules';
 import type { ActionInput, ProductInput, ProductPatch } from './schemas';
 import { decryptSecret, encryptSecret } from './secrets';
 
-type ToolModels = Pick<Models, 'toolProducts' | 'toolSecrets' | 'toolInvocations' | 'toolInvocationTakeovers' | 'toolInvocationOutcomes' | 'toolOrders' | 'issueReports' | 'walletBudgets' | 'toolCatalogVersions'>;
+type ToolModels = Pick<Models, 'toolProducts' | 'toolSecrets' | 'toolInvocations' | 'toolInvocationTakeovers' | 'toolInvocationOutcomes' | 'toolOrders' | 'issueReports' | 'walletBudgets' | 'walletSpends' | 'toolCatalogVersions'>;
 
 const DEFAULT_SCHEMA = { type: 'object', additionalProperties: true };
 /** Products and secrets change rarely; the hot invoke path reads them from this short cache. */
@@ -290,6 +290,23 @@ export class ToolRepository {
   /** Forgets a claim that never got as far as a hold, so the same request id may try again. */
   async dropInvocation(account: string, requestId: string): Promise<void> {
     await this.models.toolInvocations.deleteOne({ _id: invocationKey(account, requestId), status: 'pending' });
+  }
+
+  /**
+   * Reserves a call's credits against the wallet's day (UTC): its row is inserted first, then
+   * the day's rows are summed, so calls racing for the last credits of a daily budget see each
+   * other and never overshoot it together (at worst both are refused). `inserted` is false for a
+   * request id that reserved before (a retry): only the call that inserted may release.
+   */
+  async reserveWalletSpend(wallet: string, requestId: string, credits: number, now = new Date()): Promise<{ inserted: boolean; committed: number }> {
+    const day = utcDayStart(now);
+    const inserted = await insertOnce(this.models.walletSpends, { _id: `${wallet}|${requestId}`, wallet, day, credits, created_at: now });
+    const rows = await this.models.walletSpends.find({ wallet, day }, { credits: 1 }).lean<Array<{ credits: number }>>().exec();
+    return { inserted, committed: rows.reduce((n, r) => n + r.credits, 0) };
+  }
+
+  async releaseWalletSpend(wallet: string, requestId: string): Promise<void> {
+    await this.models.walletSpends.deleteOne({ _id: `${wallet}|${requestId}` });
   }
 
   /** Credits of calls since `since` that were not refunded (pending or succeeded). */

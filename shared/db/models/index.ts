@@ -16,6 +16,7 @@ import { toolOrderModel } from './tool-order';
 import { toolProductModel } from './tool-product';
 import { toolSecretModel } from './tool-secret';
 import { walletBudgetModel } from './wallet-budget';
+import { walletSpendModel } from './wallet-spend';
 import { toolCatalogVersionModel } from './tool-catalog-version';
 import { workspaceModel } from './workspace';
 import { budgetModel } from './budget';
@@ -64,6 +65,7 @@ export function registerModels(conn: Connection) {
     toolOrders: toolOrderModel(conn),
     issueReports: issueReportModel(conn),
     walletBudgets: walletBudgetModel(conn),
+    walletSpends: walletSpendModel(conn),
     toolCatalogVersions: toolCatalogVersionModel(conn),
     workspaces: workspaceModel(conn),
     budgets: budgetModel(conn),
