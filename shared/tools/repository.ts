@@ -309,21 +309,6 @@ export class ToolRepository {
     await this.models.walletSpends.deleteOne({ _id: `${wallet}|${requestId}` });
   }
 
-  /** Credits of calls since `since` that were not refunded (pending or succeeded). */
-  async spentSince(account: string, since: Date): Promise<number> {
-    const rows = await this.models.toolInvocations
-      .find({ account, created_at: { $gte: since } }, { credits: 1, status: 1 })
-      .lean<Array<{ _id: string; credits: number; status: string }>>()
-      .exec();
-    if (rows.length === 0) return 0;
-    const failed = await this.models.toolInvocationOutcomes
-      .find({ _id: { $in: rows.map((r) => r._id) }, status: 'failed' }, { _id: 1 })
-      .lean<Array<{ _id: string }>>()
-      .exec();
-    const refunded = new Set(failed.map((f) => f._id));
-    return rows.filter((r) => r.status !== 'failed' && !refunded.has(r._id)).reduce((n, r) => n + r.credits, 0);
-  }
-
   // ------------------------------------------------------------------ orders, issues, budgets
 
   async createOrder(doc: Omit<ToolOrderDoc, '_id'>): Promise<ToolOrderDoc> {

@@ -56,7 +56,7 @@ const schema = new Schema<ToolInvocationDoc>(
   },
   { collection: 'tool_invocations', versionKey: false },
 );
-// Budget: what an account spent since the start of the day.
+// An account's calls over time (operators, audits).
 schema.index({ account: 1, created_at: -1 });
 
 export function toolInvocationModel(conn: Connection) {
