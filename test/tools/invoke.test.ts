@@ -188,20 +188,23 @@ describe('tool invoker on the real store with a real HTTP vendor', () => {
   it('the healer settling a call still in flight decides its outcome first: the late success is answered uncharged, never captured', async () => {
     const w = wallet('9');
     await ledger.grant({ wallet: w, credits: 10, creditType: 'admin_grant' });
+    await repo.createProduct({ slug: 'patient', name: 'patient' });
+    await repo.addAction('patient', { slug: 'run', credits: 3, runner: { kind: 'http', url: `${vendor.url}/run`, method: 'POST', timeout_ms: 30_000 } });
     let healed: Promise<unknown> | undefined;
-    vendor.set(() => {
+    vendor.set(async () => {
       // While the vendor works, the healer takes the hold for one a crash left behind.
       healed = healHold(ledger, repo, w, 'late-1');
-      return { status: 200, body: { words: 2 }, delayMs: 150 };
+      await healed;
+      return { status: 200, body: { words: 2 } };
     });
-    const out = await invoker.invoke({ account: w, product: { slug: 'words' }, parameters: { text: 'hi' }, requestId: 'late-1' });
+    const out = await invoker.invoke({ account: w, product: { slug: 'patient' }, parameters: {}, requestId: 'late-1' });
     expect(await healed).toBe('released');
     expect(out).toMatchObject({ response: { words: 2 }, credits_charged: 0, warnings: [expect.objectContaining({ code: 'not_charged' })] });
     expect(await balance(w)).toBe(10);
     expect(await purchases(w)).toHaveLength(0);
     // The outcome the healer recorded stands: a retry of the request id answers it, free.
     expect(await repo.getInvocation(w, 'late-1')).toMatchObject({ status: 'failed', error_code: 'vendor_timeout' });
-    expect(await invoker.invoke({ account: w, product: { slug: 'words' }, parameters: { text: 'hi' }, requestId: 'late-1' }).catch((e) => e)).toMatchObject({ code: 'vendor_timeout' });
+    expect(await invoker.invoke({ account: w, product: { slug: 'patient' }, parameters: {}, requestId: 'late-1' }).catch((e) => e)).toMatchObject({ code: 'vendor_timeout' });
     expect(await balance(w)).toBe(10);
   });
 });
