@@ -45,8 +45,9 @@ export function toolRoutes(services: Services, db: Db): Router {
 
   const creditInvoke = async (req: Request, product: string, actionSlug: string | undefined, paths: string[]) => {
     const body = req.body as CreditInvokeBody;
-    const wallet = await services.sessions.verify(body, body as unknown as Record<string, unknown>, { kind: 'tool_paths', paths });
-    return tools.invokeWithCredits({ wallet, product, actionSlug, parameters: body.parameters ?? {}, requestId: body.request_id });
+    // The request-id claim overlaps the call's own claim; the invoker awaits it before any hold.
+    const { wallet, claim } = await services.sessions.authenticate(body, body as unknown as Record<string, unknown>, { kind: 'tool_paths', paths });
+    return tools.invokeWithCredits({ wallet, product, actionSlug, parameters: body.parameters ?? {}, requestId: body.request_id, gate: claim });
   };
 
   router.post('/:productId/invoke', validate({ body: creditInvokeBody }), async (req, res) => {

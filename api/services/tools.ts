@@ -1,6 +1,6 @@
 import type { LedgerStore } from '../../shared/credits/ledger-store';
 import type { Models } from '../../shared/db';
-import { walletBudgetGate } from '../../shared/tools/wallet-budget';
+import { invokeWithinWalletBudget } from '../../shared/tools/wallet-budget';
 import { createToolInvoker, resolveCall, runAction, type InvokeOutput, type ResolvedCall, type ToolInvoker } from '../../shared/tools/invoke';
 import type { VendorOutcome } from '../../shared/tools/vendor';
 import { ToolRepository } from '../../shared/tools/repository';
@@ -78,22 +78,30 @@ export class ToolService {
     return budget;
   }
 
-  /** The wallet's budget gate (GUIDE §6): checked before anything is held. */
-  budgetGate(wallet: string) {
-    return walletBudgetGate(this.repository, wallet, (w) => this.budgetOf(w));
-  }
-
-  async invokeWithCredits(input: { wallet: string; product: string; actionSlug?: string; parameters: Record<string, unknown>; requestId: string; meta?: Record<string, unknown> }): Promise<InvokeOutput> {
+  async invokeWithCredits(input: {
+    wallet: string;
+    product: string;
+    actionSlug?: string;
+    parameters: Record<string, unknown>;
+    requestId: string;
+    meta?: Record<string, unknown>;
+    /** Must pass before anything is held (the signed request's replay guard, still in flight). */
+    gate?: Promise<void>;
+  }): Promise<InvokeOutput> {
     const ref = /^[0-9a-f]{24}$/.test(input.product) ? { id: input.product } : { slug: input.product };
-    return this.invoker.invoke({
-      account: input.wallet,
-      product: ref,
-      actionSlug: input.actionSlug,
-      parameters: input.parameters,
-      requestId: input.requestId,
-      authorize: this.budgetGate(input.wallet),
-      meta: input.meta,
-    });
+    return invokeWithinWalletBudget(
+      this.invoker,
+      {
+        account: input.wallet,
+        product: ref,
+        actionSlug: input.actionSlug,
+        parameters: input.parameters,
+        requestId: input.requestId,
+        meta: input.meta,
+        ...(input.gate ? { gate: input.gate } : {}),
+      },
+      (w) => this.budgetOf(w),
+    );
   }
 
   /** The action's direct x402 offer (parameters already checked), or null when it is credits-only. */

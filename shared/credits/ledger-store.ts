@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { insertOnce, isDuplicateKey, type Models } from '../db';
+import { deleteByIdGrouped, insertOnceGrouped, isDuplicateKey, type Models } from '../db';
 import { creditHoldKey } from '../db/models/credit-hold';
 import { errors } from '../errors';
 import type { CreditHeadDoc } from '../db/models/credit-head';
@@ -77,6 +77,12 @@ type Decision<R> =
     };
 
 const MAX_ATTEMPTS = 500;
+/**
+ * The head hint is written for an account's first entry and then every this many entries: it
+ * is only a lower bound (readers probe forward by _id), and a write per entry was two of the
+ * nine store writes of a paid call. A cold reader probes at most this many entries more.
+ */
+const HEAD_HINT_EVERY = 8;
 const PUBLIC_FIELDS = { live_grants: 0, grant: 0, seq: 0, open_holds: 0 } as const;
 const HEAD_FIELDS = { seq: 1, live_grants: 1, open_holds: 1 } as const;
 
@@ -181,7 +187,8 @@ export class LedgerStore {
         live_grants: keepLive(decision.live, holds),
         ...(holds.length > 0 ? { open_holds: holds } : {}),
       };
-      if (!(await insertOnce(this.models.creditTransactions, doc))) {
+      // Grouped with concurrent appends (any account) into one store commit; each learns its own fate.
+      if (!(await insertOnceGrouped(this.models.creditTransactions, doc))) {
         // Either another entry took this position (decide again on the new head), or this op
         // is already recorded (the store does not say which index refused, so look).
         if (!(await this.models.creditTransactions.exists({ _id: doc._id }))) {
@@ -192,10 +199,12 @@ export class LedgerStore {
         continue;
       }
       this.remember(wallet, { seq, live_grants: doc.live_grants, open_holds: holds });
-      // Only a hint: a lost or late write here costs readers an extra lookup, never a wrong answer.
-      await this.models.creditHeads.collection
-        .updateOne({ _id: wallet } as never, { $set: { seq, live_grants: doc.live_grants, open_holds: holds } }, { upsert: true })
-        .catch(() => undefined);
+      // Only a hint: a lost, late or skipped write here costs readers extra lookups, never a wrong answer.
+      if (seq === 1 || seq % HEAD_HINT_EVERY === 0) {
+        await this.models.creditHeads.collection
+          .updateOne({ _id: wallet } as never, { $set: { seq, live_grants: doc.live_grants, open_holds: holds } }, { upsert: true })
+          .catch(() => undefined);
+      }
       return decision.result(toPublic(doc));
     }
     throw new Error(`credit ledger for ${wallet} too contended: gave up after ${MAX_ATTEMPTS} attempts`);
@@ -310,16 +319,21 @@ export class LedgerStore {
    * excludes them and concurrent holds never overdraw), recorded as an open hold. Idempotent on
    * holdId: the same hold again answers the recorded hold, whether or not it was settled since.
    */
-  async hold(input: { account: string; holdId: string; credits: number; details?: string | Record<string, unknown>; now?: Date }): Promise<HoldResult> {
+  async hold(input: {
+    account: string;
+    holdId: string;
+    credits: number;
+    details?: string | Record<string, unknown>;
+    now?: Date;
+    /** The caller wrote the healer's queue row itself (queueHold), e.g. alongside its own claim. */
+    queued?: boolean;
+  }): Promise<HoldResult> {
     if (!Number.isSafeInteger(input.credits) || input.credits <= 0) throw new RangeError('hold must be a positive whole number of credits');
     const now = input.now ?? new Date();
     const opId = holdOp(input.account, input.holdId);
     const details = typeof input.details === 'string' || input.details === undefined ? input.details : JSON.stringify(input.details);
-    const queued = { _id: creditHoldKey(input.account, input.holdId), account: input.account, hold_id: input.holdId, credits: input.credits, created_at: now };
     // Queued first, so a crash after the entry lands still leaves the healer a row to find.
-    await this.models.creditHolds.collection.updateOne({ _id: queued._id } as never, { $setOnInsert: queued }, { upsert: true }).catch((err) => {
-      if (!isDuplicateKey(err)) throw err;
-    });
+    if (!input.queued) await this.queueHold({ account: input.account, holdId: input.holdId, credits: input.credits, now });
     const fromRecord = (r: CreditTransactionDoc): HoldResult => ({
       ok: true,
       hold: { hold_id: input.holdId, credits: -r.amount_credits, created_at: r.date_created },
@@ -342,8 +356,22 @@ export class LedgerStore {
         replay: fromRecord,
       };
     });
-    if (!result.ok) await this.models.creditHolds.deleteOne({ _id: queued._id }).catch(() => undefined);
+    if (!result.ok) await this.unqueueHold(input.account, input.holdId);
     return result;
+  }
+
+  /**
+   * The healer's queue row of a hold about to be taken; must be written before the hold entry.
+   * True when this call wrote it; false when it was queued already (a retry of the same hold).
+   */
+  async queueHold(input: { account: string; holdId: string; credits: number; now?: Date }): Promise<boolean> {
+    const row = { _id: creditHoldKey(input.account, input.holdId), account: input.account, hold_id: input.holdId, credits: input.credits, created_at: input.now ?? new Date() };
+    return insertOnceGrouped(this.models.creditHolds, row);
+  }
+
+  /** Drops a queue row (a hold never taken, or settled): a row left behind only costs the healer a look. */
+  async unqueueHold(account: string, holdId: string): Promise<void> {
+    await deleteByIdGrouped(this.models.creditHolds, creditHoldKey(account, holdId)).catch(() => undefined);
   }
 
   /**
@@ -375,7 +403,7 @@ export class LedgerStore {
       };
     });
     // Not awaited: a row left behind only makes the healer find a settled hold (and drop the row).
-    void this.models.creditHolds.deleteOne({ _id: creditHoldKey(input.account, input.holdId) }).catch(() => undefined);
+    void this.unqueueHold(input.account, input.holdId);
     return result;
   }
 
@@ -394,7 +422,7 @@ export class LedgerStore {
         replay: () => ({ released: false }),
       };
     });
-    await this.models.creditHolds.deleteOne({ _id: creditHoldKey(input.account, input.holdId) }).catch(() => undefined);
+    await this.unqueueHold(input.account, input.holdId);
     return result;
   }
 

@@ -15,17 +15,22 @@ export async function healHold(ledger: LedgerStore, repo: ToolRepository, accoun
       if (err.code === 'hold_not_open' || err.code === 'hold_not_found') return { transaction: null, replayed: true };
       throw err;
     });
-    if (!transaction || replayed) return 'gone';
-    if (!call.transaction_id) await repo.finishInvocation(account, call.request_id, { transaction_id: transaction._id });
+    if (!transaction || replayed) {
+      // Settled before (a row left by a replayed claim, or a capture that met a released hold).
+      await ledger.unqueueHold(account, holdId);
+      return 'gone';
+    }
     return 'captured';
   }
   if (call?.status === 'pending') {
-    await repo.finishInvocation(account, call.request_id, {
+    const recorded = await repo.finishInvocation(account, call.request_id, {
       status: 'failed',
       error_code: 'vendor_timeout',
       error_status: 504,
       error_message: 'the call was interrupted before its outcome was recorded; nothing was charged',
     });
+    // The call recorded its own outcome meanwhile (outcomes are insert-once): settle by that one.
+    if (!recorded) return healHold(ledger, repo, account, holdId);
   }
   const { released } = await ledger.release({ account, holdId, reason: 'stale hold healed' });
   return released ? 'released' : 'gone';

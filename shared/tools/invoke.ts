@@ -30,6 +30,19 @@ export interface InvokeInput {
   authorize?: (price: { credits: number; productId: string; actionSlug: string }) => Promise<void>;
   /** Recorded with the hold and the spend (run id, node id, ...). */
   meta?: Record<string, unknown>;
+  /**
+   * The worker attempt making the call (Temporal's activity attempt, from 1). A later attempt
+   * of the same request takes over a call an earlier attempt left `pending` (its worker died
+   * mid-call): same hold, the vendor called again with the same idempotency key, charged once.
+   * Absent (API requests): a pending call answers 409 invocation_in_progress.
+   */
+  attempt?: number;
+  /**
+   * A check still in flight (e.g. the signed request's replay guard) that must pass before any
+   * credits are held: awaited after the claim, so the two overlap. If it rejects, the claim is
+   * dropped and its error thrown.
+   */
+  gate?: Promise<void>;
 }
 
 export interface InvokeOutput {
@@ -146,63 +159,118 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
     };
   }
 
+  /** A worker attempt may take over a pending call of an earlier attempt of the same caller. */
+  function mayTakeOver(rec: ToolInvocationDoc, input: InvokeInput): boolean {
+    return rec.status === 'pending' && input.attempt !== undefined && rec.attempt !== undefined && input.attempt > rec.attempt;
+  }
+
+  async function takenOverFrom(input: InvokeInput): Promise<boolean> {
+    const rec = await repo.getInvocation(input.account, input.requestId);
+    return rec?.attempt !== undefined && rec.attempt > input.attempt!;
+  }
+
   async function invoke(input: InvokeInput): Promise<InvokeOutput> {
-    const call = await resolveCall(repo, input.product, input.actionSlug, input.parameters);
+    let call: ResolvedCall;
+    try {
+      call = await resolveCall(repo, input.product, input.actionSlug, input.parameters);
+      await input.authorize?.({ credits: call.action.credits, productId: call.product.id, actionSlug: call.action.slug });
+    } catch (err) {
+      // The gate's refusal (e.g. a replayed request) comes first, as if it had been checked first.
+      await input.gate;
+      throw err;
+    }
     const { product, action } = call;
-    await input.authorize?.({ credits: action.credits, productId: product.id, actionSlug: action.slug });
 
     const now = new Date();
-    const claimed = await repo.beginInvocation({
-      account: input.account,
-      request_id: input.requestId,
-      hold_id: input.requestId,
-      product_id: product.id,
-      action_slug: action.slug,
-      credits: action.credits,
-      ...(input.meta ? { meta_json: JSON.stringify(input.meta) } : {}),
-      created_at: now,
-    });
+    // The claim and the healer's queue row in one round: the row only has to precede the hold.
+    // A claim that turns out to be a replay leaves its row to the healer (it finds the hold settled).
+    const [claimed] = await Promise.all([
+      repo.beginInvocation({
+        account: input.account,
+        request_id: input.requestId,
+        hold_id: input.requestId,
+        product_id: product.id,
+        action_slug: action.slug,
+        credits: action.credits,
+        ...(input.meta ? { meta_json: JSON.stringify(input.meta) } : {}),
+        ...(input.attempt !== undefined ? { attempt: input.attempt } : {}),
+        created_at: now,
+      }),
+      ledger.queueHold({ account: input.account, holdId: input.requestId, credits: action.credits, now }),
+    ]);
+    if (input.gate) {
+      try {
+        await input.gate;
+      } catch (err) {
+        if (claimed) await Promise.all([repo.dropInvocation(input.account, input.requestId), ledger.unqueueHold(input.account, input.requestId)]);
+        throw err;
+      }
+    }
+    // What the hold is for: this call's price, or the price recorded by the attempt taken over.
+    let credits = action.credits;
     if (!claimed) {
       const rec = await repo.getInvocation(input.account, input.requestId);
-      if (rec) return replay(rec, input);
-      throw errors.conflict('invocation_in_progress', `request ${input.requestId} is still running`);
+      if (!rec) throw errors.conflict('invocation_in_progress', `request ${input.requestId} is still running`);
+      if (!mayTakeOver(rec, input)) return replay(rec, input);
+      if (rec.product_id !== product.id || rec.action_slug !== action.slug) {
+        throw errors.conflict('invocation_in_progress', `request ${input.requestId} is a pending call of ${rec.product_id}/${rec.action_slug}`);
+      }
+      if (!(await repo.takeOverInvocation(rec, input.attempt!))) {
+        throw errors.conflict('invocation_in_progress', `request ${input.requestId} is being taken over by another attempt ${input.attempt}`);
+      }
+      logger.info('tool call taken over by a later attempt', { account: input.account, request_id: input.requestId, attempt: input.attempt, from_attempt: rec.attempt });
+      credits = rec.credits;
     }
 
     const details = { product_id: product.id, product: product.slug, action: action.slug, ...(input.meta ? { meta: input.meta } : {}) };
-    const held = await ledger.hold({ account: input.account, holdId: input.requestId, credits: action.credits, details, now });
+    // On a takeover this answers the hold the earlier attempt opened (same hold id): never a second one.
+    const held = await ledger.hold({ account: input.account, holdId: input.requestId, credits, details, now, queued: true });
     if (!held.ok) {
       await repo.dropInvocation(input.account, input.requestId);
-      throw errors.paymentRequired('insufficient_credits', `this call costs ${action.credits} credits; the balance is ${held.balance}`, {
-        details: { balance: held.balance, credits_required: action.credits },
+      throw errors.paymentRequired('insufficient_credits', `this call costs ${credits} credits; the balance is ${held.balance}`, {
+        details: { balance: held.balance, credits_required: credits },
       });
     }
+    credits = held.hold.credits;
 
     const outcome = await runAction(repo, deps.secretKey, { ...call, parameters: input.parameters, requestId: input.requestId, signal: input.signal });
     if (!outcome.ok) {
       const failure = vendorFailure(outcome, call);
-      await repo.finishInvocation(input.account, input.requestId, {
+      // An attempt that lost its call to a later one (it was thought dead) leaves the outcome
+      // and the hold to the new owner: releasing here would give away what the owner captures.
+      if (input.attempt !== undefined && (await takenOverFrom(input))) throw failure;
+      const recorded = await repo.finishInvocation(input.account, input.requestId, {
         status: 'failed',
         error_code: failure.code,
         error_status: failure.status,
         error_message: failure.message,
         ...(failure.details ? { error_details_json: JSON.stringify(failure.details) } : {}),
       });
-      await ledger.release({ account: input.account, holdId: input.requestId, reason: failure.code });
+      // Another outcome came first: a success (a later attempt's) keeps its hold for its capture.
+      if (recorded || (await repo.getInvocation(input.account, input.requestId))?.status !== 'succeeded') {
+        await ledger.release({ account: input.account, holdId: input.requestId, reason: failure.code });
+      }
       throw failure;
     }
 
     // Recorded before the capture: a crash in between leaves the healer a hold it knows to capture.
     // The purchase's id is known in advance (`purchase:<account>:<hold id>`), so one write says it all.
     let transactionId = purchaseTransactionId(input.account, input.requestId);
-    await repo.finishInvocation(input.account, input.requestId, {
+    const recorded = await repo.finishInvocation(input.account, input.requestId, {
       status: 'succeeded',
       transaction_id: transactionId,
       response_json: JSON.stringify(outcome.response),
       ...(outcome.warnings ? { warnings_json: JSON.stringify(outcome.warnings) } : {}),
     });
-    let charged = action.credits;
+    let charged = credits;
     const warnings = [...(outcome.warnings ?? [])];
     try {
+      // The healer recorded the call failed first (it releases the hold): never capture then,
+      // or the account would pay for a call its record says failed.
+      if (!recorded && (await repo.getInvocation(input.account, input.requestId))?.status !== 'succeeded') {
+        await ledger.release({ account: input.account, holdId: input.requestId, reason: 'outcome recorded as failed' });
+        throw errors.conflict('hold_not_open', 'the call was recorded as failed before its result');
+      }
       transactionId = (await ledger.capture({ account: input.account, holdId: input.requestId })).transaction._id;
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'hold_not_open')) throw err;

@@ -1,19 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { Types } from 'mongoose';
-import { insertOnce, type Models } from '../db';
+import { insertOnce, insertOnceGrouped, type Models } from '../db';
 import type { IssueReportDoc, LookupMethod } from '../db/models/issue-report';
-import { invocationKey, type ToolInvocationDoc } from '../db/models/tool-invocation';
+import { invocationKey, takeoverKey, type ToolInvocationDoc, type ToolInvocationOutcomeDoc } from '../db/models/tool-invocation';
 import type { ToolOrderDoc } from '../db/models/tool-order';
 import type { ToolActionDoc, ToolProductDoc } from '../db/models/tool-product';
 import type { WalletBudgetDoc } from '../db/models/wallet-budget';
 import { errors } from '../errors';
 import { buildCatalogIndex, queryCatalog, type CatalogIndex } from './catalog-index';
 import { checkSchema } from './params';
-import { escapeRegex, OBJECT_ID_PATTERN, searchTerms, toProduct, type Budget, type ToolProduct } from './rules';
+import { escapeRegex, OBJECT_ID_PATTERN, searchTerms, toProduct, utcDayStart, type Budget, type ToolProduct } from './rules';
 import type { ActionInput, ProductInput, ProductPatch } from './schemas';
 import { decryptSecret, encryptSecret } from './secrets';
 
-type ToolModels = Pick<Models, 'toolProducts' | 'toolSecrets' | 'toolInvocations' | 'toolOrders' | 'issueReports' | 'walletBudgets' | 'toolCatalogVersions'>;
+type ToolModels = Pick<Models, 'toolProducts' | 'toolSecrets' | 'toolInvocations' | 'toolInvocationTakeovers' | 'toolInvocationOutcomes' | 'toolOrders' | 'issueReports' | 'walletBudgets' | 'walletSpends' | 'toolCatalogVersions'>;
 
 const DEFAULT_SCHEMA = { type: 'object', additionalProperties: true };
 /** Products and secrets change rarely; the hot invoke path reads them from this short cache. */
@@ -217,19 +217,74 @@ export class ToolRepository {
 
   /** Claims (account, request id): false when a call with it was recorded before. */
   async beginInvocation(doc: Omit<ToolInvocationDoc, '_id' | 'status' | 'updated_at'>): Promise<boolean> {
-    return insertOnce(this.models.toolInvocations, { ...doc, _id: invocationKey(doc.account, doc.request_id), status: 'pending', updated_at: doc.created_at });
+    // On the hot path of every paid call: committed together with concurrent claims.
+    return insertOnceGrouped(this.models.toolInvocations, { ...doc, _id: invocationKey(doc.account, doc.request_id), status: 'pending', updated_at: doc.created_at });
   }
 
+  /** The call's claim merged with its outcome (status `pending` until one is recorded). */
   async getInvocation(account: string, requestId: string): Promise<ToolInvocationDoc | null> {
-    return this.models.toolInvocations.findById(invocationKey(account, requestId)).lean<ToolInvocationDoc>().exec();
+    const key = invocationKey(account, requestId);
+    const [claim, outcome] = await Promise.all([
+      this.models.toolInvocations.findById(key).lean<ToolInvocationDoc>().exec(),
+      this.models.toolInvocationOutcomes.findById(key).lean<ToolInvocationOutcomeDoc>().exec(),
+    ]);
+    if (!claim) return null;
+    if (!outcome) return claim;
+    const { _id: _o, created_at: _c, ...fields } = outcome;
+    return { ...claim, ...fields };
   }
 
   async getInvocationByHold(account: string, holdId: string): Promise<ToolInvocationDoc | null> {
     return this.getInvocation(account, holdId);
   }
 
-  async finishInvocation(account: string, requestId: string, fields: Partial<ToolInvocationDoc>, now = new Date()): Promise<void> {
-    await this.models.toolInvocations.updateOne({ _id: invocationKey(account, requestId) }, { $set: { ...fields, updated_at: now } });
+  /**
+   * Records what became of a call. An outcome (`status` succeeded or failed, with its result or
+   * error) is inserted once: false when another outcome was recorded first (read it with
+   * getInvocation). Other fields (the owning attempt) update the claim.
+   */
+  async finishInvocation(account: string, requestId: string, fields: Partial<ToolInvocationDoc>, now = new Date()): Promise<boolean> {
+    const key = invocationKey(account, requestId);
+    const { status, response_json, warnings_json, transaction_id, error_code, error_status, error_message, error_details_json, ...rest } = fields;
+    const claimFields = Object.fromEntries(Object.entries(rest).filter(([k, v]) => v !== undefined && !['_id', 'account', 'request_id'].includes(k)));
+    let recorded = true;
+    if (status === 'succeeded' || status === 'failed') {
+      const outcome: ToolInvocationOutcomeDoc = {
+        _id: key,
+        status,
+        ...(response_json !== undefined ? { response_json } : {}),
+        ...(warnings_json !== undefined ? { warnings_json } : {}),
+        ...(transaction_id !== undefined ? { transaction_id } : {}),
+        ...(error_code !== undefined ? { error_code } : {}),
+        ...(error_status !== undefined ? { error_status } : {}),
+        ...(error_message !== undefined ? { error_message } : {}),
+        ...(error_details_json !== undefined ? { error_details_json } : {}),
+        created_at: now,
+      };
+      // On the hot path of every paid call: committed together with concurrent outcomes.
+      recorded = await insertOnceGrouped(this.models.toolInvocationOutcomes, outcome);
+    } else if (transaction_id !== undefined) {
+      claimFields.transaction_id = transaction_id;
+    }
+    if (Object.keys(claimFields).length > 0) await this.models.toolInvocations.updateOne({ _id: key }, { $set: { ...claimFields, updated_at: now } });
+    return recorded;
+  }
+
+  /**
+   * Claims a pending call for `attempt` (a later worker attempt of the same caller): true for
+   * exactly one claimer of that attempt, decided by the insert; the record then names its owner.
+   */
+  async takeOverInvocation(rec: ToolInvocationDoc, attempt: number, now = new Date()): Promise<boolean> {
+    const won = await insertOnce(this.models.toolInvocationTakeovers, {
+      _id: takeoverKey(rec.account, rec.request_id, attempt),
+      account: rec.account,
+      request_id: rec.request_id,
+      attempt,
+      from_attempt: rec.attempt ?? null,
+      created_at: now,
+    });
+    if (won) await this.finishInvocation(rec.account, rec.request_id, { attempt }, now);
+    return won;
   }
 
   /** Forgets a claim that never got as far as a hold, so the same request id may try again. */
@@ -237,13 +292,21 @@ export class ToolRepository {
     await this.models.toolInvocations.deleteOne({ _id: invocationKey(account, requestId), status: 'pending' });
   }
 
-  /** Credits of calls since `since` that were not refunded (pending or succeeded). */
-  async spentSince(account: string, since: Date): Promise<number> {
-    const rows = await this.models.toolInvocations
-      .find({ account, created_at: { $gte: since } }, { credits: 1, status: 1 })
-      .lean<Array<{ credits: number; status: string }>>()
-      .exec();
-    return rows.filter((r) => r.status !== 'failed').reduce((n, r) => n + r.credits, 0);
+  /**
+   * Reserves a call's credits against the wallet's day (UTC): its row is inserted first, then
+   * the day's rows are summed, so calls racing for the last credits of a daily budget see each
+   * other and never overshoot it together (at worst both are refused). `inserted` is false for a
+   * request id that reserved before (a retry): only the call that inserted may release.
+   */
+  async reserveWalletSpend(wallet: string, requestId: string, credits: number, now = new Date()): Promise<{ inserted: boolean; committed: number }> {
+    const day = utcDayStart(now);
+    const inserted = await insertOnce(this.models.walletSpends, { _id: `${wallet}|${requestId}`, wallet, day, credits, created_at: now });
+    const rows = await this.models.walletSpends.find({ wallet, day }, { credits: 1 }).lean<Array<{ credits: number }>>().exec();
+    return { inserted, committed: rows.reduce((n, r) => n + r.credits, 0) };
+  }
+
+  async releaseWalletSpend(wallet: string, requestId: string): Promise<void> {
+    await this.models.walletSpends.deleteOne({ _id: `${wallet}|${requestId}` });
   }
 
   // ------------------------------------------------------------------ orders, issues, budgets

@@ -1,7 +1,7 @@
 /**
  * Calling a vendor's HTTP endpoint for one action (the vendor contract, docs/tools.md):
  * POST <url> with JSON `{action, parameters, request_id}` (GET: parameters as the query), the
- * stored secret in the configured header, a deadline, and the caller's AbortSignal. A 2xx JSON
+ * stored secret in the configured header, `Idempotency-Key: <request id>`, a deadline, and the caller's AbortSignal. A 2xx JSON
  * object is the result; anything else is a failure whose details never carry the secret.
  */
 import type { ActionRunner } from '../db/models/tool-product';
@@ -43,7 +43,8 @@ export async function callVendor(
 ): Promise<VendorOutcome> {
   const deadline = AbortSignal.timeout(runner.timeout_ms);
   const signal = call.signal ? AbortSignal.any([deadline, call.signal]) : deadline;
-  const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': call.requestId };
+  // The same key on every attempt of one paid call: a vendor may answer a repeat from its record.
+  const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': call.requestId, 'idempotency-key': call.requestId };
   if (call.secret) {
     const scheme = runner.auth_scheme ?? 'Bearer';
     headers[(runner.auth_header ?? 'authorization').toLowerCase()] = scheme ? `${scheme} ${call.secret}` : call.secret;

@@ -1,19 +1,48 @@
 import { errors } from '../errors';
-import type { ToolRepository } from './repository';
-import { budgetRefusal, utcDayStart, type Budget } from './rules';
+import type { InvokeInput, InvokeOutput, ToolInvoker } from './invoke';
+import { budgetRefusal, type Budget } from './rules';
+
+type BudgetLookup = (wallet: string) => Promise<Budget | null>;
 
 /**
- * The wallet's own tool budget (GUIDE §6: per-call and per-UTC-day credits) as an invoker
- * `authorize` gate, checked before anything is held: the signed invoke route and a wallet
- * session's tool nodes use this same gate. Over it: 402 `budget_exceeded`, nothing held.
- * `budgetOf` lets the API put its short cache in front of the store read.
+ * A paid call from the wallet's own credits within its tool budget (GUIDE §6), checked before
+ * anything is held: the per-call cap, then the daily cap through an insert-decided reservation
+ * (repository.reserveWalletSpend), exact under concurrency. A call refused, failed or answered
+ * uncharged frees its reservation, so it counts nothing against the day. The signed invoke
+ * route and a wallet session's tool nodes both call this; `budgetOf` lets the API put its short
+ * cache in front of the store read. Over the budget: 402 `budget_exceeded`, nothing held.
  */
-export function walletBudgetGate(repo: ToolRepository, wallet: string, budgetOf: (wallet: string) => Promise<Budget | null> = (w) => repo.getBudget(w)) {
-  return async (price: { credits: number }): Promise<void> => {
+export async function invokeWithinWalletBudget(
+  invoker: ToolInvoker,
+  input: Omit<InvokeInput, 'authorize'>,
+  budgetOf: BudgetLookup = (w) => invoker.repository.getBudget(w),
+): Promise<InvokeOutput> {
+  const repo = invoker.repository;
+  const wallet = input.account;
+  let reserved = false;
+  const authorize = async (price: { credits: number }): Promise<void> => {
     const budget = await budgetOf(wallet);
     if (!budget) return;
-    const spent = budget.daily_credits === null ? 0 : await repo.spentSince(wallet, utcDayStart(new Date()));
-    const refusal = budgetRefusal(budget, price.credits, spent);
-    if (refusal) throw errors.paymentRequired('budget_exceeded', `this call (${price.credits} credits) is over the wallet's ${String(refusal.limit).replace('_', '-')} budget`, { details: refusal });
+    const refuse = (refusal: Record<string, unknown>) =>
+      errors.paymentRequired('budget_exceeded', `this call (${price.credits} credits) is over the wallet's ${String(refusal.limit).replace('_', '-')} budget`, { details: refusal });
+    const perCall = budgetRefusal({ ...budget, daily_credits: null }, price.credits, 0);
+    if (perCall) throw refuse(perCall);
+    if (budget.daily_credits === null) return;
+    const r = await repo.reserveWalletSpend(wallet, input.requestId, price.credits);
+    reserved = r.inserted;
+    const refusal = budgetRefusal(budget, price.credits, r.committed - price.credits);
+    if (refusal) {
+      if (r.inserted) await repo.releaseWalletSpend(wallet, input.requestId);
+      reserved = false;
+      throw refuse(refusal);
+    }
   };
+  try {
+    const out = await invoker.invoke({ ...input, authorize });
+    if (reserved && out.credits_charged === 0) await repo.releaseWalletSpend(wallet, input.requestId);
+    return out;
+  } catch (err) {
+    if (reserved) await repo.releaseWalletSpend(wallet, input.requestId).catch(() => undefined);
+    throw err;
+  }
 }

@@ -3,7 +3,7 @@ import type { Models } from '../../shared/db';
 import { AppError } from '../../shared/errors';
 import { createToolInvoker } from '../../shared/tools/invoke';
 import { OBJECT_ID_PATTERN } from '../../shared/tools/rules';
-import { walletBudgetGate } from '../../shared/tools/wallet-budget';
+import { invokeWithinWalletBudget } from '../../shared/tools/wallet-budget';
 import { renderValue, stringsIn, templateRefs } from '../../shared/workflows/template';
 import type { ToolNode } from '../../shared/workflows/types';
 import { withHeartbeats } from '../webhook-runs/activities/heartbeat';
@@ -35,7 +35,7 @@ const FINAL = new Set(SESSION_TOOL_FINAL_CODES);
  * session wallet's credits (hold, vendor call, capture; released on failure), gated by the
  * wallet's own tool budget exactly as the signed invoke route is. Charged at most once per
  * `session:<session id>:<node id>` (a session runs its graph once), so a retried attempt never
- * pays twice. A session has no workspace, hence no credentials: a node whose parameters use
+ * pays twice; a later attempt takes over a call its dead attempt left pending. A session has no workspace, hence no credentials: a node whose parameters use
  * `{{credentials.*}}` is `setup_required` before anything is held.
  */
 export function createSessionToolActivities(deps: SessionToolNodeDeps) {
@@ -50,14 +50,14 @@ export function createSessionToolActivities(deps: SessionToolNodeDeps) {
       const parameters = renderValue(call.node.parameters, { prompt: '', outputs: call.outputs, metadata: call.metadata, credentials: {} }) as Record<string, unknown>;
       try {
         const out = await withHeartbeats((signal) =>
-          invoker.invoke({
+          invokeWithinWalletBudget(invoker, {
             account: call.wallet,
             product: OBJECT_ID_PATTERN.test(call.node.product) ? { id: call.node.product } : { slug: call.node.product },
             actionSlug: call.node.action,
             parameters,
             requestId: sessionToolRequestId(call.sessionId, call.node.id),
             signal,
-            authorize: walletBudgetGate(invoker.repository, call.wallet),
+            attempt: Context.current().info.attempt,
             meta: { workflow_session_id: call.sessionId, node_id: call.node.id },
           }),
         );

@@ -1,4 +1,5 @@
 import { LedgerStore } from '../../shared/credits/ledger-store';
+import { healHold } from '../../shared/tools/holds';
 import { createToolInvoker } from '../../shared/tools/invoke';
 import { ToolRepository } from '../../shared/tools/repository';
 import { openTestDb } from '../support/db';
@@ -137,5 +138,73 @@ describe('tool invoker on the real store with a real HTTP vendor', () => {
     setTimeout(() => ac.abort(), 50);
     await expect(invoker.invoke({ account: w, product: { slug: 'words' }, parameters: { text: 'a' }, requestId: 'x', signal: ac.signal })).rejects.toMatchObject({ code: 'vendor_timeout' });
     expect(await balance(w)).toBe(5);
+  });
+
+  it('a later worker attempt takes over a call its dead attempt left pending: same hold, charged once; only one taker per attempt', async () => {
+    const w = wallet('7');
+    await ledger.grant({ wallet: w, credits: 10, creditType: 'admin_grant' });
+    const product = (await repo.getProduct({ slug: 'words' }))!;
+    // What a worker killed during the vendor call leaves: the claim of attempt 1 and its open hold.
+    await repo.beginInvocation({ account: w, request_id: 'run:r:n', hold_id: 'run:r:n', product_id: product.id, action_slug: 'count', credits: 3, attempt: 1, created_at: new Date() });
+    await ledger.hold({ account: w, holdId: 'run:r:n', credits: 3 });
+    expect(await balance(w)).toBe(7);
+
+    const call = (attempt?: number) => invoker.invoke({ account: w, product: { slug: 'words' }, parameters: { text: 'hi' }, requestId: 'run:r:n', ...(attempt !== undefined ? { attempt } : {}) });
+    // Not a later attempt (or no attempt at all: an API request): still in progress.
+    expect(await call().catch((e) => e)).toMatchObject({ code: 'invocation_in_progress', status: 409 });
+    expect(await call(1).catch((e) => e)).toMatchObject({ code: 'invocation_in_progress', status: 409 });
+
+    vendor.set((c) => ({ status: 200, body: { words: 1, key: c.headers['idempotency-key'] }, delayMs: 100 }));
+    const before = vendor.calls.length;
+    const twins = await Promise.all([call(2), call(2), call(2)].map((p) => p.then((r) => ({ ok: r }), (e) => ({ err: e }))));
+    const won = twins.filter((t): t is { ok: Awaited<ReturnType<typeof call>> } => 'ok' in t);
+    expect(won).toHaveLength(1);
+    expect(twins.filter((t) => 'err' in t).map((t) => (t as { err: { code: string } }).err.code)).toEqual(['invocation_in_progress', 'invocation_in_progress']);
+    expect(won[0]!.ok).toMatchObject({ response: { words: 1, key: 'run:r:n' }, credits_charged: 3 });
+    expect(vendor.calls.length - before).toBe(1);
+    expect(await balance(w)).toBe(7);
+    const entries = (await db.models.creditTransactions.find({ user_id: w }).lean().exec()).map((e) => e.transaction_type).sort();
+    expect(entries).toEqual(['grant', 'hold', 'purchase']);
+    expect(await repo.getInvocation(w, 'run:r:n')).toMatchObject({ status: 'succeeded', attempt: 2 });
+    // A still later attempt now gets the recorded answer: no vendor call, no charge.
+    expect(await call(3)).toMatchObject({ response: { words: 1 }, credits_charged: 3 });
+    expect(vendor.calls.length - before).toBe(1);
+    expect(await purchases(w)).toHaveLength(1);
+  });
+
+  it('two takeovers of the same attempt: the store lets exactly one proceed', async () => {
+    const w = wallet('8');
+    const product = (await repo.getProduct({ slug: 'words' }))!;
+    await repo.beginInvocation({ account: w, request_id: 'run:t:n', hold_id: 'run:t:n', product_id: product.id, action_slug: 'count', credits: 3, attempt: 1, created_at: new Date() });
+    const rec = (await repo.getInvocation(w, 'run:t:n'))!;
+    const other = new ToolRepository(db.models);
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? other : repo).takeOverInvocation(rec, 2)));
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await repo.getInvocation(w, 'run:t:n')).toMatchObject({ status: 'pending', attempt: 2 });
+    // The next attempt is a new decision, again for one taker.
+    expect(await Promise.all([repo.takeOverInvocation(rec, 3), other.takeOverInvocation(rec, 3)]).then((r) => r.filter(Boolean).length)).toBe(1);
+  });
+
+  it('the healer settling a call still in flight decides its outcome first: the late success is answered uncharged, never captured', async () => {
+    const w = wallet('9');
+    await ledger.grant({ wallet: w, credits: 10, creditType: 'admin_grant' });
+    await repo.createProduct({ slug: 'patient', name: 'patient' });
+    await repo.addAction('patient', { slug: 'run', credits: 3, runner: { kind: 'http', url: `${vendor.url}/run`, method: 'POST', timeout_ms: 30_000 } });
+    let healed: Promise<unknown> | undefined;
+    vendor.set(async () => {
+      // While the vendor works, the healer takes the hold for one a crash left behind.
+      healed = healHold(ledger, repo, w, 'late-1');
+      await healed;
+      return { status: 200, body: { words: 2 } };
+    });
+    const out = await invoker.invoke({ account: w, product: { slug: 'patient' }, parameters: {}, requestId: 'late-1' });
+    expect(await healed).toBe('released');
+    expect(out).toMatchObject({ response: { words: 2 }, credits_charged: 0, warnings: [expect.objectContaining({ code: 'not_charged' })] });
+    expect(await balance(w)).toBe(10);
+    expect(await purchases(w)).toHaveLength(0);
+    // The outcome the healer recorded stands: a retry of the request id answers it, free.
+    expect(await repo.getInvocation(w, 'late-1')).toMatchObject({ status: 'failed', error_code: 'vendor_timeout' });
+    expect(await invoker.invoke({ account: w, product: { slug: 'patient' }, parameters: {}, requestId: 'late-1' }).catch((e) => e)).toMatchObject({ code: 'vendor_timeout' });
+    expect(await balance(w)).toBe(10);
   });
 });

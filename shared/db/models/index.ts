@@ -11,11 +11,12 @@ import { x402PaymentModel } from './x402-payment';
 import { settlementNonceModel } from './settlement-nonce';
 import { creditHoldModel } from './credit-hold';
 import { issueReportModel } from './issue-report';
-import { toolInvocationModel } from './tool-invocation';
+import { toolInvocationModel, toolInvocationOutcomeModel, toolInvocationTakeoverModel } from './tool-invocation';
 import { toolOrderModel } from './tool-order';
 import { toolProductModel } from './tool-product';
 import { toolSecretModel } from './tool-secret';
 import { walletBudgetModel } from './wallet-budget';
+import { walletSpendModel } from './wallet-spend';
 import { toolCatalogVersionModel } from './tool-catalog-version';
 import { workspaceModel } from './workspace';
 import { budgetModel } from './budget';
@@ -59,9 +60,12 @@ export function registerModels(conn: Connection) {
     toolProducts: toolProductModel(conn),
     toolSecrets: toolSecretModel(conn),
     toolInvocations: toolInvocationModel(conn),
+    toolInvocationTakeovers: toolInvocationTakeoverModel(conn),
+    toolInvocationOutcomes: toolInvocationOutcomeModel(conn),
     toolOrders: toolOrderModel(conn),
     issueReports: issueReportModel(conn),
     walletBudgets: walletBudgetModel(conn),
+    walletSpends: walletSpendModel(conn),
     toolCatalogVersions: toolCatalogVersionModel(conn),
     workspaces: workspaceModel(conn),
     budgets: budgetModel(conn),

@@ -4,8 +4,10 @@ export type InvocationStatus = 'pending' | 'succeeded' | 'failed';
 
 /**
  * One paid call, `_id` = `<account>|<request id>`: inserting it is what makes a request id
- * run at most once. Its status is the outcome the stale-hold healer reads: `succeeded` means
- * the vendor answered (capture), anything else gives the credits back.
+ * run at most once. Its outcome lives in `tool_invocation_outcomes` (same `_id`); the
+ * repository merges the two, and the merged status is what the stale-hold healer reads:
+ * `succeeded` means the vendor answered (capture), anything else gives the credits back.
+ * (Records written before the outcome collection carry their outcome fields here.)
  */
 export interface ToolInvocationDoc {
   _id: string;
@@ -24,6 +26,8 @@ export interface ToolInvocationDoc {
   error_message?: string;
   error_details_json?: string;
   meta_json?: string;
+  /** The worker attempt (Temporal activity attempt) that owns the call now; absent for API calls. */
+  attempt?: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -46,12 +50,13 @@ const schema = new Schema<ToolInvocationDoc>(
     error_message: String,
     error_details_json: String,
     meta_json: String,
+    attempt: Number,
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
   },
   { collection: 'tool_invocations', versionKey: false },
 );
-// Budget: what an account spent since the start of the day.
+// An account's calls over time (operators, audits).
 schema.index({ account: 1, created_at: -1 });
 
 export function toolInvocationModel(conn: Connection) {
@@ -60,4 +65,77 @@ export function toolInvocationModel(conn: Connection) {
 
 export function invocationKey(account: string, requestId: string): string {
   return `${account}|${requestId}`;
+}
+
+/**
+ * A later attempt taking over a `pending` invocation its earlier attempt left behind (a worker
+ * killed mid-call). `_id` = `<account>|<request id>|<attempt>`: the insert is the decision, so
+ * one attempt takes over at most once, whoever races it.
+ */
+export interface ToolInvocationTakeoverDoc {
+  _id: string;
+  account: string;
+  request_id: string;
+  attempt: number;
+  from_attempt: number | null;
+  created_at: Date;
+}
+
+const takeoverSchema = new Schema<ToolInvocationTakeoverDoc>(
+  {
+    _id: { type: String, required: true },
+    account: { type: String, required: true },
+    request_id: { type: String, required: true },
+    attempt: { type: Number, required: true },
+    from_attempt: { type: Number, default: null },
+    created_at: { type: Date, required: true },
+  },
+  { collection: 'tool_invocation_takeovers', versionKey: false },
+);
+
+export function toolInvocationTakeoverModel(conn: Connection) {
+  return conn.models.ToolInvocationTakeover ?? conn.model<ToolInvocationTakeoverDoc>('ToolInvocationTakeover', takeoverSchema);
+}
+
+export function takeoverKey(account: string, requestId: string, attempt: number): string {
+  return `${invocationKey(account, requestId)}|${attempt}`;
+}
+
+/**
+ * The outcome of one paid call, `_id` = its invocation key. Inserted once: the first outcome
+ * recorded (the call itself, a later attempt that took it over, or the stale-hold healer) is
+ * the outcome, so a late call can never overwrite the healer's "failed" (or the reverse). An
+ * insert, because FerretDB commits inserts several times faster than updates.
+ */
+export interface ToolInvocationOutcomeDoc {
+  _id: string;
+  status: Exclude<InvocationStatus, 'pending'>;
+  response_json?: string;
+  warnings_json?: string;
+  transaction_id?: string;
+  error_code?: string;
+  error_status?: number;
+  error_message?: string;
+  error_details_json?: string;
+  created_at: Date;
+}
+
+const outcomeSchema = new Schema<ToolInvocationOutcomeDoc>(
+  {
+    _id: { type: String, required: true },
+    status: { type: String, required: true },
+    response_json: String,
+    warnings_json: String,
+    transaction_id: String,
+    error_code: String,
+    error_status: Number,
+    error_message: String,
+    error_details_json: String,
+    created_at: { type: Date, required: true },
+  },
+  { collection: 'tool_invocation_outcomes', versionKey: false },
+);
+
+export function toolInvocationOutcomeModel(conn: Connection) {
+  return conn.models.ToolInvocationOutcome ?? conn.model<ToolInvocationOutcomeDoc>('ToolInvocationOutcome', outcomeSchema);
 }

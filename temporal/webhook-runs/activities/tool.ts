@@ -28,7 +28,8 @@ const FINAL = new Set(['product_not_found', 'action_not_found', 'action_ambiguou
  * `tool` nodes: one catalog action through the tool invoker, paid from the workspace account
  * `ws:<id>` and gated by the run's budget (per-day and total allowance; over it:
  * `budget_exceeded`, nothing held or charged). The invoker charges at most once per
- * `run:<run id>:<node id>`, so a retried attempt (a lost worker) never pays twice. A cancelled
+ * `run:<run id>:<node id>`, so a retried attempt (a lost worker) never pays twice; it takes over
+ * the call the lost attempt left pending (same hold, vendor called again). A cancelled
  * run aborts the vendor call; the invoker releases the held credits.
  */
 export function createToolNodeActivities(deps: ToolNodeDeps) {
@@ -65,6 +66,8 @@ export function createToolNodeActivities(deps: ToolNodeDeps) {
               reserved = true;
             },
             meta: { run_id: call.runId, node_id: call.node.id, budget_id: call.budgetId },
+            // A retry after a lost worker takes over the call the dead attempt left pending.
+            attempt: Context.current().info.attempt,
           }),
         );
         Context.current().log.info('tool node charged', { node: call.node.id, credits: out.credits_charged });

@@ -1,0 +1,104 @@
+import { isDuplicateKey } from './connection';
+
+interface GroupTarget {
+  collection: {
+    insertMany(docs: never[], options: { ordered: false }): Promise<unknown>;
+    deleteMany(filter: never): Promise<unknown>;
+  };
+}
+
+interface Waiting<T> {
+  value: T;
+  resolve(result: boolean): void;
+  reject(err: unknown): void;
+}
+
+const MAX_BATCH = 128;
+
+/**
+ * Group commit for one collection: writes asked for while the previous batch is in flight go
+ * out together as one command. FerretDB on SQLite commits a batch of inserts about as fast as a
+ * single one (measured: 400 concurrent insertOne 1.2-1.6 s, the same rows in batches of 8 0.15-0.3 s),
+ * so concurrent paid calls stop queueing behind each other's commits. An idle caller is sent at
+ * once (a batch of one): no added latency.
+ */
+class WriteGroup<T> {
+  private readonly waiting: Waiting<T>[] = [];
+  private busy = false;
+
+  constructor(private readonly send: (batch: Waiting<T>[]) => Promise<void>) {}
+
+  add(value: T): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      this.waiting.push({ value, resolve, reject });
+      if (!this.busy) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.busy = true;
+    try {
+      while (this.waiting.length > 0) await this.send(this.waiting.splice(0, MAX_BATCH));
+    } finally {
+      this.busy = false;
+    }
+  }
+}
+
+/** Unordered insertMany: each caller learns whether its own document went in or a unique index refused it. */
+async function sendInserts(target: GroupTarget, batch: Waiting<object>[]): Promise<void> {
+  try {
+    await target.collection.insertMany(batch.map((w) => w.value) as never[], { ordered: false });
+    for (const w of batch) w.resolve(true);
+  } catch (err) {
+    const raw = (err as { writeErrors?: unknown }).writeErrors;
+    if (!raw) {
+      for (const w of batch) w.reject(err);
+      return;
+    }
+    const failed = new Map<number, unknown>((Array.isArray(raw) ? raw : [raw]).map((e: { index: number }) => [e.index, e]));
+    batch.forEach((w, i) => {
+      const e = failed.get(i);
+      if (e === undefined) w.resolve(true);
+      else if (isDuplicateKey(e)) w.resolve(false);
+      else w.reject(err);
+    });
+  }
+}
+
+async function sendDeletes(target: GroupTarget, batch: Waiting<string>[]): Promise<void> {
+  try {
+    await target.collection.deleteMany({ _id: { $in: batch.map((w) => w.value) } } as never);
+    for (const w of batch) w.resolve(true);
+  } catch (err) {
+    for (const w of batch) w.reject(err);
+  }
+}
+
+const inserts = new WeakMap<object, WriteGroup<object>>();
+const deletes = new WeakMap<object, WriteGroup<string>>();
+
+/**
+ * `insertOnce` with group commit: true when this call inserted `doc`, false when a unique index
+ * already held its key (another writer, an earlier try, or a twin in the same batch: unordered
+ * inserts go in array order, so the first of two equal keys wins). Any other error rejects.
+ * For hot paths with concurrent writers on one collection; semantics are insertOnce's.
+ */
+export function insertOnceGrouped(model: GroupTarget, doc: object): Promise<boolean> {
+  let group = inserts.get(model.collection);
+  if (!group) {
+    group = new WriteGroup<object>((batch) => sendInserts(model, batch));
+    inserts.set(model.collection, group);
+  }
+  return group.add(doc);
+}
+
+/** Deletes the document with `_id`, grouped with concurrent deletes on the same collection. */
+export async function deleteByIdGrouped(model: GroupTarget, id: string): Promise<void> {
+  let group = deletes.get(model.collection);
+  if (!group) {
+    group = new WriteGroup<string>((batch) => sendDeletes(model, batch));
+    deletes.set(model.collection, group);
+  }
+  await group.add(id);
+}

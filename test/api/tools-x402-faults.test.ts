@@ -1,0 +1,175 @@
+import { getAddress, type Address, type Hex } from 'viem';
+import { devAccount, DEV_ACCOUNT_INDEX } from '../../shared/chain/dev-accounts';
+import type { X402PaymentDoc } from '../../shared/db/models/x402-payment';
+import { ToolRepository } from '../../shared/tools/repository';
+import { decodePaymentPayload, decodePaymentResponse } from '../../shared/x402/challenge';
+import { startLocalChain, type RunningLocalChain } from '../../scripts/services/local-chain';
+import { executeAuthorization, rpc, signAuthorization } from '../support/chain-control';
+import { http } from '../support/http';
+import { TestPayer } from '../support/payer';
+import { startTestStack, TestStack } from '../support/stack';
+import { startScriptedVendor, type VendorBehaviour } from '../support/vendor';
+
+const merchant = devAccount(DEV_ACCOUNT_INDEX.merchant).address as Address;
+const token = () => ({ address: TestPayer.tokenAddress(), name: 'USDC', version: '2' });
+const PRICE = 50_000n; // x402_usd 0.05
+
+jest.setTimeout(120_000);
+
+async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v as T;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+// These tests stop mining and spend nonces behind our back, so they run on a chain of their own.
+describe('direct x402 tool calls when settlement or the vendor misbehave (own anvil, real store, Temporal, HTTP vendor)', () => {
+  let chain: RunningLocalChain;
+  let stack: TestStack;
+  let vendor: Awaited<ReturnType<typeof startScriptedVendor>>;
+  let behaviour: VendorBehaviour = () => ({ status: 200, body: { ok: true } });
+  const url = () => `${stack.server.mainUrl}/api/external/tools/paid/actions/run/invoke`;
+
+  beforeAll(async () => {
+    chain = await startLocalChain();
+    Object.assign(process.env, chain.env);
+    // Long enough for a settlement on an automining chain (or its refusal) to be awaited.
+    stack = await startTestStack({ workers: true, env: { X402_SETTLE_WAIT_MS: '10000' } });
+    vendor = await startScriptedVendor((call) => behaviour(call));
+    const repo = new ToolRepository(stack.db.models);
+    await repo.createProduct({ slug: 'paid', name: 'paid' });
+    await repo.addAction('paid', {
+      slug: 'run',
+      credits: 1,
+      x402_usd: '0.05',
+      parameters_schema: { type: 'object', properties: { n: { type: 'integer' } }, additionalProperties: false },
+      runner: { kind: 'http', url: `${vendor.url}/run`, method: 'POST', timeout_ms: 1_000 },
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await vendor?.stop();
+    await stack?.stop();
+    await chain?.stop();
+  });
+  afterEach(async () => {
+    await rpc(chain.rpcUrl, 'evm_setAutomine', [true]);
+    behaviour = () => ({ status: 200, body: { ok: true } });
+  });
+
+  const paymentOf = (payer: TestPayer) => stack.db.models.x402Payments.findOne({ payer: payer.account.address.toLowerCase() }).lean<X402PaymentDoc>().exec();
+  async function signedHeader(payer: TestPayer, params: Record<string, unknown>): Promise<string> {
+    const challenge = await http('POST', url(), { body: params });
+    expect(challenge.status).toBe(402);
+    return payer.paymentHeader(challenge.body);
+  }
+
+  it('settlement not confirmed within the wait: 202 with the result and settled false; once mined the same payment answers 200 with the transaction', async () => {
+    const payer = new TestPayer();
+    await payer.fund(1);
+    const merchantBefore = await payer.balance(merchant);
+    behaviour = () => ({ status: 200, body: { answer: 42 } });
+    const header = await signedHeader(payer, { n: 1 });
+    const before = vendor.calls.length;
+    await rpc(chain.rpcUrl, 'evm_setAutomine', [false]);
+    const res = await http('POST', url(), { body: { n: 1 }, headers: { 'x-payment': header } });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ success: true, response: { answer: 42 }, x402: { settled: false, transaction: null } });
+    expect(['verified', 'submitted']).toContain(res.body.x402.settlement_status);
+    expect(res.headers.get('payment-response')).toBeNull();
+    expect(vendor.calls.length - before).toBe(1);
+
+    // Still settling: the same payment again is in progress, and the vendor is not called again.
+    const early = await http('POST', url(), { body: { n: 1 }, headers: { 'x-payment': header } });
+    expect([early.status, early.body.code]).toEqual([409, 'payment_in_progress']);
+
+    await rpc(chain.rpcUrl, 'evm_setAutomine', [true]);
+    await rpc(chain.rpcUrl, 'anvil_mine', ['0x1']);
+    await until('the settlement', async () => (await paymentOf(payer))?.status === 'completed');
+    const later = await http('POST', url(), { body: { n: 1 }, headers: { 'x-payment': header } });
+    expect(later.status).toBe(200);
+    expect(later.body).toMatchObject({ success: true, response: { answer: 42 }, x402: { settled: true } });
+    expect(later.body.x402.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    const receipt = decodePaymentResponse(later.headers.get('payment-response'));
+    expect(receipt.ok && receipt.value).toMatchObject({ success: true, transaction: later.body.x402.transaction });
+    expect(vendor.calls.length - before).toBe(1);
+    expect(await payer.balance()).toBe(1_000_000n - PRICE);
+    expect((await payer.balance(merchant)) - merchantBefore).toBe(PRICE);
+  });
+
+  it('a settlement that fails after the vendor delivered: the result is withheld, 402 with the code; the same payment again gets the same 402', async () => {
+    const payer = new TestPayer();
+    await payer.fund(1);
+    await payer.fundGas();
+    const merchantBefore = await payer.balance(merchant);
+    const header = await signedHeader(payer, { n: 2 });
+    const before = vendor.calls.length;
+    const decoded = decodePaymentPayload(header);
+    if (!decoded.ok) throw new Error(decoded.message);
+    const nonce = (decoded.value as { payload: { authorization: { nonce: Hex } } }).payload.authorization.nonce;
+    // While the vendor works, the payer spends the same nonce on a transfer to itself.
+    behaviour = async () => {
+      const theirs = await signAuthorization(payer.account, token(), { to: payer.account.address, value: 1_000_000n, nonce });
+      await executeAuthorization(chain.rpcUrl, payer.account, TestPayer.tokenAddress(), theirs);
+      return { status: 200, body: { secret_result: 'only for payers' } };
+    };
+    const res = await http('POST', url(), { body: { n: 2 }, headers: { 'x-payment': header } });
+    expect(res.status).toBe(402);
+    expect(res.body).toMatchObject({ x402Version: 2, error: 'authorization_used_elsewhere', accepts: [expect.objectContaining({ amount: PRICE.toString() })] });
+    expect(res.text).not.toContain('only for payers');
+    expect(res.headers.get('payment-required')).not.toBeNull();
+    expect(await paymentOf(payer)).toMatchObject({ status: 'failed', error_code: 'authorization_used_elsewhere' });
+
+    const again = await http('POST', url(), { body: { n: 2 }, headers: { 'x-payment': header } });
+    expect(again.status).toBe(402);
+    expect(again.body).toMatchObject({ error: 'authorization_used_elsewhere' });
+    expect(again.text).not.toContain('only for payers');
+    expect(vendor.calls.length - before).toBe(1);
+    expect(await payer.balance()).toBe(1_000_000n);
+    expect(await payer.balance(merchant)).toBe(merchantBefore);
+  });
+
+  it('a vendor timeout settles nothing: 504, the authorization never executed; the same payment again is 402 vendor_timeout', async () => {
+    const payer = new TestPayer();
+    await payer.fund(1);
+    const merchantBefore = await payer.balance(merchant);
+    behaviour = () => ({ status: 200, body: { late: true }, delayMs: 3_000 });
+    const header = await signedHeader(payer, { n: 3 });
+    const before = vendor.calls.length;
+    const res = await http('POST', url(), { body: { n: 3 }, headers: { 'x-payment': header } });
+    expect([res.status, res.body.code, res.body.success]).toEqual([504, 'vendor_timeout', false]);
+    expect(res.headers.get('payment-response')).toBeNull();
+    const rec = await paymentOf(payer);
+    expect(rec).toMatchObject({ status: 'failed', error_code: 'vendor_timeout' });
+    expect(rec!.tx_hash).toBeUndefined();
+    const again = await http('POST', url(), { body: { n: 3 }, headers: { 'x-payment': header } });
+    expect(again.status).toBe(402);
+    expect(again.body).toMatchObject({ error: 'vendor_timeout' });
+    expect(vendor.calls.length - before).toBe(1);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(await payer.balance()).toBe(1_000_000n);
+    expect(await payer.balance(merchant)).toBe(merchantBefore);
+  });
+
+  it('the same payment twice at once: one vendor call and one 200, the twin 409 payment_in_progress; charged once', async () => {
+    const payer = new TestPayer();
+    await payer.fund(1);
+    behaviour = () => ({ status: 200, body: { once: true }, delayMs: 700 });
+    const header = await signedHeader(payer, { n: 4 });
+    const before = vendor.calls.length;
+    const [a, b] = await Promise.all([0, 1].map(() => http('POST', url(), { body: { n: 4 }, headers: { 'x-payment': header } })));
+    const answers = [a!, b!].map((r) => [r.status, r.body.code ?? null]).sort();
+    expect(answers).toEqual([
+      [200, null],
+      [409, 'payment_in_progress'],
+    ]);
+    const twin = [a!, b!].find((r) => r.status === 409)!;
+    expect(twin.body).toMatchObject({ success: false, error: expect.any(String) });
+    expect(vendor.calls.length - before).toBe(1);
+    expect(await payer.balance()).toBe(1_000_000n - PRICE);
+    expect(getAddress((await paymentOf(payer))!.pay_to)).toBe(merchant);
+  });
+});
