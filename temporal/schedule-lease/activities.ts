@@ -1,4 +1,5 @@
 import type { Models } from '../../shared/db';
+import { requeueIfOpen } from '../../shared/schedules/lifecycle';
 import { ScheduleRepository } from '../../shared/schedules/repository';
 
 export interface ScheduleLeaseDeps {
@@ -10,10 +11,17 @@ export function createScheduleLeaseActivities(deps: ScheduleLeaseDeps) {
   return {
     /**
      * Ends the claim as expired unless a release or advance ended it first; idempotent.
-     * Returns how the claim ended (the occurrence is back in the due queue unless advanced).
+     * Returns how the claim ended. An expired occurrence goes back to the due queue with the
+     * catch-up computed at `nowIso`, the lease workflow's time (not this worker's clock), so
+     * the occurrence handed out next is the latest one due when the lease ran out.
      */
     async expireClaim(claimId: string, scheduleId: string, nowIso: string): Promise<'released' | 'advanced' | 'expired'> {
-      const { end } = await repo.endClaim({ _id: claimId, schedule_id: scheduleId }, 'expired', new Date(nowIso), { reason: 'lease_expired' });
+      const at = new Date(nowIso);
+      const { end } = await repo.endClaim({ _id: claimId, schedule_id: scheduleId }, 'expired', at, { reason: 'lease_expired' });
+      if (end.kind === 'expired') {
+        const [s, claim] = await Promise.all([repo.get(scheduleId), repo.claim(claimId)]);
+        if (s && claim && s.next_due_at.getTime() === claim.base_due_at.getTime()) await requeueIfOpen(repo, s, 'expired', at);
+      }
       return end.kind;
     },
   };
