@@ -12,7 +12,7 @@ import {
   type ScheduleClaim,
   ScheduleRepository,
 } from '../../shared/schedules/repository';
-import { orderQueue, type DueEntry, type QueuedOccurrence } from '../../shared/schedules/due-queue';
+import { dueQueueKey, orderQueue, type DueEntry, type QueuedOccurrence } from '../../shared/schedules/due-queue';
 import { requeueIfOpen } from '../../shared/schedules/lifecycle';
 import type { AdvanceBody, ClaimBody, DueQuery, ReleaseBody } from '../../shared/schedules/schemas';
 import { dueOccurrence, nextOccurrence } from '../../shared/schedules/timing';
@@ -49,6 +49,12 @@ const CLAIM_TRIES = 200;
  * so it holds on FerretDB and MongoDB alike; leases run out on a Temporal timer.
  */
 export class ScheduleService {
+  private readonly dueReads = new Map<string, Promise<{ entries: DueEntry[]; startedAt: number }>>();
+  /** Due-queue keys this process claimed lately, with when (see dueEntries). */
+  private readonly claimedHere = new Map<string, number>();
+  /** "Next due" claims in flight per budget in this process. */
+  private readonly claiming = new Map<string, number>();
+
   constructor(
     private readonly repo: ScheduleRepository,
     private readonly temporal: TemporalHandle,
@@ -76,7 +82,7 @@ export class ScheduleService {
   async due(budgetId: string, q: DueQuery): Promise<{ items: DueItem[]; nextCursor: string | null; now: Date }> {
     const now = this.clock();
     const after = q.cursor ? decodeCursor(q.cursor) : undefined;
-    const queue = orderQueue(await this.repo.dueEntries(budgetId, now), now).filter((o) => !after || isAfter(o, after));
+    const queue = orderQueue(await this.dueEntries(budgetId, now), now).filter((o) => !after || isAfter(o, after));
     const items: DueItem[] = [];
     let seen = 0;
     while (seen < queue.length && items.length < q.limit) {
@@ -90,6 +96,23 @@ export class ScheduleService {
     }
     const last = queue[seen - 1];
     return { items, nextCursor: seen < queue.length && last ? encodeCursor({ due_at: last.due_at, id: last.entry.schedule_id }) : null, now };
+  }
+
+  /**
+   * The budget's due entries. Concurrent callers share one read in flight (20 agents claiming at
+   * once cost one range read, not 20); an entry read slightly early is checked before use anyway.
+   */
+  private async dueEntries(budgetId: string, now: Date): Promise<DueEntry[]> {
+    let pending = this.dueReads.get(budgetId);
+    if (!pending) {
+      const startedAt = Date.now();
+      pending = this.repo.dueEntries(budgetId, now).then((entries) => ({ entries, startedAt })).finally(() => this.dueReads.delete(budgetId));
+      this.dueReads.set(budgetId, pending);
+    }
+    const { entries, startedAt } = await pending;
+    // Leave out what this process claimed after that read began (it had not left the queue yet).
+    for (const [key, at] of this.claimedHere) if (at < Date.now() - 60_000) this.claimedHere.delete(key);
+    return entries.filter((e) => e.base_due_at.getTime() <= now.getTime() && !((this.claimedHere.get(e._id) ?? -Infinity) >= startedAt));
   }
 
   /**
@@ -110,8 +133,8 @@ export class ScheduleService {
 
   /**
    * Claims one due occurrence: of the given schedule, or the budget's oldest claimable one.
-   * Concurrent "next due" claimers that lose the oldest spread over the rest of the first page
-   * instead of all racing for the next one in line.
+   * Concurrent "next due" claimers start at different occurrences of the first page instead of
+   * all racing for the oldest one.
    */
   async claim(budgetId: string, body: ClaimBody): Promise<ClaimResult> {
     if (body.schedule_id) {
@@ -119,10 +142,23 @@ export class ScheduleService {
       return this.claimSchedule(s, body.lease_seconds, await this.repo.latestClaim(s._id, s.next_due_at));
     }
     const now = this.clock();
-    const queue = orderQueue(await this.repo.dueEntries(budgetId, now), now).slice(0, CLAIM_TRIES);
-    const head = queue.slice(0, CLAIM_PAGE);
-    const k = 1 + Math.floor(Math.random() * Math.max(1, head.length - 1));
-    const order: QueuedOccurrence[] = head.length > 1 ? [head[0], ...head.slice(k), ...head.slice(1, k), ...queue.slice(CLAIM_PAGE)] : queue;
+    // The n-th claimer of this budget in flight here starts at the n-th oldest occurrence (a lone
+    // claimer takes the oldest); it wraps around the first page, then goes on in order.
+    const rank = this.claiming.get(budgetId) ?? 0;
+    this.claiming.set(budgetId, rank + 1);
+    try {
+      const queue = orderQueue(await this.dueEntries(budgetId, now), now).slice(0, CLAIM_TRIES);
+      const head = queue.slice(0, CLAIM_PAGE);
+      const k = head.length > 0 ? rank % head.length : 0;
+      return await this.claimFirstOpen(budgetId, body, [...head.slice(k), ...head.slice(0, k), ...queue.slice(CLAIM_PAGE)]);
+    } finally {
+      const left = (this.claiming.get(budgetId) ?? 1) - 1;
+      if (left > 0) this.claiming.set(budgetId, left);
+      else this.claiming.delete(budgetId);
+    }
+  }
+
+  private async claimFirstOpen(budgetId: string, body: ClaimBody, order: QueuedOccurrence[]): Promise<ClaimResult> {
     for (const { entry: e } of order) {
       const [s, latest] = await Promise.all([this.repo.get(e.schedule_id), this.repo.latestClaim(e.schedule_id, e.base_due_at)]);
       if (!s || s.budget_id !== budgetId || s.next_due_at.getTime() !== e.base_due_at.getTime()) continue;
@@ -172,6 +208,7 @@ export class ScheduleService {
       lease_expires_at: new Date(now.getTime() + leaseSeconds * 1000),
     };
     if (!(await this.repo.insertClaim(claim))) throw conflict('occurrence_claimed', 'another holder claimed this occurrence first');
+    this.claimedHere.set(dueQueueKey(s.budget_id, s.next_due_at, s._id), Date.now());
     // The claim holds: the occurrence leaves the due queue while its lease starts.
     const [started, dequeued] = await Promise.allSettled([
       startLease(this.temporal, { claimId: claim._id, scheduleId: s._id, budgetId: s.budget_id, dueAt: iso(claim.due_at), leaseExpiresAt: iso(claim.lease_expires_at) }),
@@ -262,7 +299,6 @@ export class ScheduleService {
       if (!first) await requeueIfOpen(this.repo, s, 'scheduled', now);
       else if (!s.paused) await this.repo.enqueue(s, 'scheduled', now);
     }
-    await this.repo.dequeue(s.budget_id, a.base_due_at, s._id);
     return s;
   }
 
@@ -285,8 +321,9 @@ export class ScheduleService {
   }
 
   /**
-   * Ends the lease workflow now. Best effort: the end is already recorded, and a lease that
-   * misses the signal (Temporal down) finds the claim ended when its timer fires.
+   * Ends the lease workflow now. Best effort: the end and the queue write are already recorded,
+   * and a lease that misses the signal (Temporal down) finds the claim ended when its timer fires
+   * and repairs the queue then.
    */
   private async signal(claim: string, kind: 'released' | 'advanced'): Promise<void> {
     await signalLeaseEnded(this.temporal, claim, kind).catch((err) =>

@@ -50,6 +50,13 @@ export class ScheduleRepository {
     return doc;
   }
 
+  /** Many new schedules at once (seeding, benchmarks), each with its due-queue entry. */
+  async createMany(docs: Schedule[]): Promise<void> {
+    if (docs.length === 0) return;
+    await this.models.workflowSchedules.collection.insertMany(docs as never[]);
+    await this.models.scheduleDue.collection.insertMany(docs.map((d) => dueEntry(d, 'scheduled', d.created_at)) as never[]);
+  }
+
   get(id: string): Promise<Schedule | null> {
     return this.models.workflowSchedules.findById(id).lean<Schedule>().exec();
   }
