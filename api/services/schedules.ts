@@ -42,6 +42,14 @@ export interface ClaimResult {
 /** A "next due" claim tries at most CLAIM_TRIES occurrences; losers of the oldest spread over the first CLAIM_PAGE. */
 const CLAIM_PAGE = 50;
 const CLAIM_TRIES = 200;
+/** How old a due-queue read a "next due" claim may reuse (see dueEntries). */
+const CLAIM_READ_MAX_AGE_MS = 1000;
+
+interface DueRead {
+  startedAt: number;
+  done: boolean;
+  result: Promise<DueEntry[]>;
+}
 
 /**
  * Due occurrences, claims, releases and advances for one budget. Every decision is an insert
@@ -49,7 +57,7 @@ const CLAIM_TRIES = 200;
  * so it holds on FerretDB and MongoDB alike; leases run out on a Temporal timer.
  */
 export class ScheduleService {
-  private readonly dueReads = new Map<string, Promise<{ entries: DueEntry[]; startedAt: number }>>();
+  private readonly dueReads = new Map<string, DueRead>();
   /** Due-queue keys this process claimed lately, with when (see dueEntries). */
   private readonly claimedHere = new Map<string, number>();
   /** "Next due" claims in flight per budget in this process. */
@@ -99,17 +107,31 @@ export class ScheduleService {
   }
 
   /**
-   * The budget's due entries. Concurrent callers share one read in flight (20 agents claiming at
-   * once cost one range read, not 20); an entry read slightly early is checked before use anyway.
+   * The budget's due entries. Concurrent callers share one read in flight, and "next due" claims
+   * also reuse a read up to CLAIM_READ_MAX_AGE_MS old: on FerretDB the range read decodes every
+   * entry of the collection, and 20 agents claiming would otherwise each pay for it. An entry read
+   * early is checked before use anyway; one queued since shows up in the next read.
    */
-  private async dueEntries(budgetId: string, now: Date): Promise<DueEntry[]> {
-    let pending = this.dueReads.get(budgetId);
-    if (!pending) {
+  private async dueEntries(budgetId: string, now: Date, maxAgeMs = 0): Promise<DueEntry[]> {
+    let read = this.dueReads.get(budgetId);
+    if (!read || (read.done && read.startedAt < Date.now() - maxAgeMs)) {
       const startedAt = Date.now();
-      pending = this.repo.dueEntries(budgetId, now).then((entries) => ({ entries, startedAt })).finally(() => this.dueReads.delete(budgetId));
-      this.dueReads.set(budgetId, pending);
+      const fresh: DueRead = { startedAt, done: false, result: this.repo.dueEntries(budgetId, now) };
+      const forget = () => {
+        if (this.dueReads.get(budgetId) === fresh) this.dueReads.delete(budgetId);
+      };
+      fresh.result.then(
+        () => {
+          fresh.done = true;
+          setTimeout(forget, CLAIM_READ_MAX_AGE_MS).unref();
+        },
+        forget,
+      );
+      this.dueReads.set(budgetId, fresh);
+      read = fresh;
     }
-    const { entries, startedAt } = await pending;
+    const startedAt = read.startedAt;
+    const entries = await read.result;
     // Leave out what this process claimed after that read began (it had not left the queue yet).
     for (const [key, at] of this.claimedHere) if (at < Date.now() - 60_000) this.claimedHere.delete(key);
     return entries.filter((e) => e.base_due_at.getTime() <= now.getTime() && !((this.claimedHere.get(e._id) ?? -Infinity) >= startedAt));
@@ -147,7 +169,7 @@ export class ScheduleService {
     const rank = this.claiming.get(budgetId) ?? 0;
     this.claiming.set(budgetId, rank + 1);
     try {
-      const queue = orderQueue(await this.dueEntries(budgetId, now), now).slice(0, CLAIM_TRIES);
+      const queue = orderQueue(await this.dueEntries(budgetId, now, CLAIM_READ_MAX_AGE_MS), now).slice(0, CLAIM_TRIES);
       const head = queue.slice(0, CLAIM_PAGE);
       const k = head.length > 0 ? rank % head.length : 0;
       return await this.claimFirstOpen(budgetId, body, [...head.slice(k), ...head.slice(0, k), ...queue.slice(CLAIM_PAGE)]);
