@@ -24,7 +24,7 @@ import { startTemporalDev } from '../scripts/services/temporal';
 import { parseConfig } from '../shared/config';
 import { createDb } from '../shared/db';
 import { buildSchedule } from '../shared/schedules/new-schedule';
-import type { Schedule } from '../shared/schedules/repository';
+import { ScheduleRepository, type Schedule } from '../shared/schedules/repository';
 import { WorkflowRepository } from '../shared/workflows/repository';
 import { WorkspaceRepository } from '../shared/workspaces/repository';
 import { createTemporal, ensureSearchAttributes } from '../temporal/connection';
@@ -80,7 +80,7 @@ async function main(): Promise<number> {
     if (temporalDev) stops.push(temporalDev.stop);
     const config = parseConfig({
       ...process.env,
-      NODE_ENV: 'production',
+      NODE_ENV: 'test',
       LOG_LEVEL: 'silent',
       MONGODB_URI: mongo?.uri ?? process.env.MONGODB_URI,
       TEMPORAL_ADDRESS: temporalDev?.address ?? process.env.TEMPORAL_ADDRESS,
@@ -129,7 +129,7 @@ async function main(): Promise<number> {
       if ('problem' in built) throw new Error(built.problem);
       docs.push(built.schedule);
     }
-    await db.models.workflowSchedules.insertMany(docs);
+    await new ScheduleRepository(db.models).createMany(docs);
     const auth = { authorization: `Bearer ${Buffer.from(`${apiKey}:${budgetKey}`).toString('base64')}` };
     const base = `${server.mainUrl}/api/external/workflow-schedules`;
     log(`${SCHEDULES} due schedules on one budget; ${AGENTS} agents; ${DURATION_MS} ms per scenario`);

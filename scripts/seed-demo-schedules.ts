@@ -12,7 +12,11 @@ import { WorkspaceRepository } from '../shared/workspaces/repository';
 export async function seedDemoSchedule(db: Db, mainUrl: string): Promise<string> {
   const schedules = new ScheduleRepository(db.models);
   const existing = await db.models.workflowSchedules.findOne({ workflow_id: { $exists: true } }).lean().exec();
-  if (existing) return `schedule ${existing._id} (kept; its keys were shown on the first run)`;
+  if (existing) {
+    // A store from before the due queue: give its schedules their entries.
+    await schedules.rebuildDueQueue({}, new Date());
+    return `schedule ${existing._id} (kept; its keys were shown on the first run)`;
+  }
   const accounts = new WorkspaceRepository(db.models);
   const ws = await accounts.createWorkspace({ name: 'demo schedules' });
   const { budget, budgetKey } = await accounts.createBudget({ workspaceId: ws._id, name: 'demo', dailyCredits: 1000 });

@@ -15,6 +15,9 @@ import { WebhookRunService } from './webhook-runs';
 import { ScheduleRepository } from '../../shared/schedules/repository';
 import { WorkspaceRepository } from '../../shared/workspaces/repository';
 import { BudgetBearerAuth } from './budget-bearer';
+
+/** Schedule agents poll and claim often; a resolved bearer is reused for 5 s (docs/schedules.md). */
+const SCHEDULE_BEARER_CACHE = { ttlMs: 5000, maxEntries: 1000 };
 import { ScheduleService } from './schedules';
 import { JobWorkflowRepository } from '../../shared/job-workflows/repository';
 import { WorkflowRepository } from '../../shared/workflows/repository';
@@ -45,7 +48,7 @@ export function createServices(deps: AppDeps) {
     identityLimiter: new RateLimiter(models, 1, 60),
     webhookRuns: new WebhookRunService(models, deps.temporal, deps.config),
     schedules: new ScheduleService(new ScheduleRepository(models), deps.temporal, deps.config.scheduleLease),
-    scheduleAuth: new BudgetBearerAuth(new WorkspaceRepository(models)),
+    scheduleAuth: new BudgetBearerAuth(new WorkspaceRepository(models), SCHEDULE_BEARER_CACHE),
     jobs: new JobService(new JobRepository(models), deps.temporal, deps.config.jobWorkflowTokenSecret),
     tools,
     toolCatalog: new ToolCatalogService(tools, deps.config.publicApiUrl),

@@ -12,6 +12,8 @@ import {
   type ScheduleClaim,
   ScheduleRepository,
 } from '../../shared/schedules/repository';
+import { dueQueueKey, orderQueue, type DueEntry, type QueuedOccurrence } from '../../shared/schedules/due-queue';
+import { requeueIfOpen } from '../../shared/schedules/lifecycle';
 import type { AdvanceBody, ClaimBody, DueQuery, ReleaseBody } from '../../shared/schedules/schemas';
 import { dueOccurrence, nextOccurrence } from '../../shared/schedules/timing';
 import type { TemporalHandle } from '../../temporal/connection';
@@ -37,9 +39,17 @@ export interface ClaimResult {
   skipped_at_least: boolean;
 }
 
-/** A "next due" claim looks through at most CLAIM_PAGES × CLAIM_PAGE due schedules. */
+/** A "next due" claim tries at most CLAIM_TRIES occurrences; losers of the oldest spread over the first CLAIM_PAGE. */
 const CLAIM_PAGE = 50;
-const CLAIM_PAGES = 4;
+const CLAIM_TRIES = 200;
+/** How old a due-queue read a "next due" claim may reuse (see dueEntries). */
+const CLAIM_READ_MAX_AGE_MS = 1000;
+
+interface DueRead {
+  startedAt: number;
+  done: boolean;
+  result: Promise<DueEntry[]>;
+}
 
 /**
  * Due occurrences, claims, releases and advances for one budget. Every decision is an insert
@@ -47,6 +57,12 @@ const CLAIM_PAGES = 4;
  * so it holds on FerretDB and MongoDB alike; leases run out on a Temporal timer.
  */
 export class ScheduleService {
+  private readonly dueReads = new Map<string, DueRead>();
+  /** Due-queue keys this process claimed lately, with when (see dueEntries). */
+  private readonly claimedHere = new Map<string, number>();
+  /** "Next due" claims in flight per budget in this process. */
+  private readonly claiming = new Map<string, number>();
+
   constructor(
     private readonly repo: ScheduleRepository,
     private readonly temporal: TemporalHandle,
@@ -66,72 +82,115 @@ export class ScheduleService {
     return state && claimStatus(state, now) === 'active' ? state.claim : null;
   }
 
-  /** The budget's due and unclaimed occurrences, oldest first, a page at a time. */
+  /**
+   * The budget's due and unclaimed occurrences, oldest coalesced `due_at` first (then schedule
+   * id), a page at a time. The budget's due-queue entries are one `_id` range; each entry handed
+   * out is checked against its schedule and claims (the entry is an index, not the decision).
+   */
   async due(budgetId: string, q: DueQuery): Promise<{ items: DueItem[]; nextCursor: string | null; now: Date }> {
     const now = this.clock();
-    let after = q.cursor ? decodeCursor(q.cursor) : undefined;
+    const after = q.cursor ? decodeCursor(q.cursor) : undefined;
+    const queue = orderQueue(await this.dueEntries(budgetId, now), now).filter((o) => !after || isAfter(o, after));
     const items: DueItem[] = [];
-    // Claimed schedules are filtered out after the read, so a page may take a few reads to fill.
-    for (let round = 0; round < 5; round++) {
-      const batch = await this.unclaimedDue(budgetId, now, q.limit, after);
-      for (const { schedule: s, skipped } of batch.open) {
-        if (items.length === q.limit) return { items, nextCursor: encodeCursor(after!), now };
-        after = { next_due_at: s.next_due_at, id: s._id };
-        if (skipped) continue;
-        const occ = dueOccurrence(timingOf(s), s.next_due_at, now);
-        if (occ) items.push({ schedule: s, due_at: occ.due_at, skipped: occ.skipped, skipped_at_least: occ.skipped_at_least });
-      }
-      if (!batch.more) return { items, nextCursor: null, now };
+    let seen = 0;
+    while (seen < queue.length && items.length < q.limit) {
+      const chunk = queue.slice(seen, seen + q.limit - items.length);
+      seen += chunk.length;
+      const open = await Promise.all(chunk.map((o) => this.openSchedule(o.entry, now)));
+      chunk.forEach((o, i) => {
+        const schedule = open[i];
+        if (schedule) items.push({ schedule, due_at: o.due_at, skipped: o.skipped, skipped_at_least: o.skipped_at_least });
+      });
     }
-    return { items, nextCursor: after ? encodeCursor(after) : null, now };
+    const last = queue[seen - 1];
+    return { items, nextCursor: seen < queue.length && last ? encodeCursor({ due_at: last.due_at, id: last.entry.schedule_id }) : null, now };
   }
 
-  /** One page of due schedules, each marked whether an active claim holds it. */
-  private async unclaimedDue(budgetId: string, now: Date, limit: number, after?: { next_due_at: Date; id: string }) {
-    const batch = await this.repo.dueCandidates(budgetId, now, limit, after);
-    const claims = await this.repo.latestClaims(batch);
-    return {
-      open: batch.map((schedule) => {
-        const c = claims.get(schedule._id);
-        return { schedule, skipped: c !== undefined && claimStatus(c, now) === 'active' };
-      }),
-      more: batch.length === limit,
-    };
+  /**
+   * The budget's due entries. Concurrent callers share one read in flight, and "next due" claims
+   * also reuse a read up to CLAIM_READ_MAX_AGE_MS old: on FerretDB the range read decodes every
+   * entry of the collection, and 20 agents claiming would otherwise each pay for it. An entry read
+   * early is checked before use anyway; one queued since shows up in the next read.
+   */
+  private async dueEntries(budgetId: string, now: Date, maxAgeMs = 0): Promise<DueEntry[]> {
+    let read = this.dueReads.get(budgetId);
+    if (!read || (read.done && read.startedAt < Date.now() - maxAgeMs)) {
+      const startedAt = Date.now();
+      const fresh: DueRead = { startedAt, done: false, result: this.repo.dueEntries(budgetId, now) };
+      const forget = () => {
+        if (this.dueReads.get(budgetId) === fresh) this.dueReads.delete(budgetId);
+      };
+      fresh.result.then(
+        () => {
+          fresh.done = true;
+          setTimeout(forget, CLAIM_READ_MAX_AGE_MS).unref();
+        },
+        forget,
+      );
+      this.dueReads.set(budgetId, fresh);
+      read = fresh;
+    }
+    const startedAt = read.startedAt;
+    const entries = await read.result;
+    // Leave out what this process claimed after that read began (it had not left the queue yet).
+    for (const [key, at] of this.claimedHere) if (at < Date.now() - 60_000) this.claimedHere.delete(key);
+    return entries.filter((e) => e.base_due_at.getTime() <= now.getTime() && !((this.claimedHere.get(e._id) ?? -Infinity) >= startedAt));
+  }
+
+  /**
+   * The schedule behind a due-queue entry when its occurrence is open (not paused, not held by an
+   * active claim, not advanced), else null. An entry whose occurrence was advanced or whose
+   * schedule is gone is removed (bases only move forward, so it can never be current again).
+   */
+  private async openSchedule(e: DueEntry, now: Date): Promise<Schedule | null> {
+    const [s, latest] = await Promise.all([this.repo.get(e.schedule_id), this.repo.latestClaim(e.schedule_id, e.base_due_at)]);
+    if (!s || s.budget_id !== e.budget_id || s.next_due_at.getTime() !== e.base_due_at.getTime()) {
+      await this.repo.dequeue(e.budget_id, e.base_due_at, e.schedule_id);
+      return null;
+    }
+    if (s.paused) return null;
+    const status = latest ? claimStatus(latest, now) : null;
+    return status === 'active' || status === 'advanced' ? null : s;
   }
 
   /**
    * Claims one due occurrence: of the given schedule, or the budget's oldest claimable one.
-   * Concurrent "next due" claimers that lose the oldest spread over the rest of the page instead
-   * of all racing for the next one in line.
+   * Concurrent "next due" claimers start at different occurrences of the first page instead of
+   * all racing for the oldest one.
    */
   async claim(budgetId: string, body: ClaimBody): Promise<ClaimResult> {
     if (body.schedule_id) {
       const s = await this.scheduleInBudget(budgetId, body.schedule_id);
       return this.claimSchedule(s, body.lease_seconds, await this.repo.latestClaim(s._id, s.next_due_at));
     }
-    let after: { next_due_at: Date; id: string } | undefined;
-    for (let round = 0; round < CLAIM_PAGES; round++) {
-      const now = this.clock();
-      const batch = await this.repo.dueCandidates(budgetId, now, CLAIM_PAGE, after);
-      if (batch.length > 0) after = { next_due_at: batch[batch.length - 1].next_due_at, id: batch[batch.length - 1]._id };
-      const claims = await this.repo.latestClaims(batch);
-      const open = batch.filter((s) => {
-        const c = claims.get(s._id);
-        return !c || claimStatus(c, now) !== 'active';
-      });
-      // The oldest first; a claimer that loses it moves to a random place in the rest of the page.
-      const k = 1 + Math.floor(Math.random() * Math.max(1, open.length - 1));
-      const order = open.length > 1 ? [open[0], ...open.slice(k), ...open.slice(1, k)] : open;
-      for (const s of order) {
-        try {
-          return await this.claimSchedule(s, body.lease_seconds, claims.get(s._id) ?? null);
-        } catch (err) {
-          // Another claimer got there first: try the next one.
-          if (err instanceof AppError && (err.code === 'occurrence_claimed' || err.code === 'occurrence_not_due')) continue;
-          throw err;
-        }
+    const now = this.clock();
+    // The n-th claimer of this budget in flight here starts at the n-th oldest occurrence (a lone
+    // claimer takes the oldest); it wraps around the first page, then goes on in order.
+    const rank = this.claiming.get(budgetId) ?? 0;
+    this.claiming.set(budgetId, rank + 1);
+    try {
+      const queue = orderQueue(await this.dueEntries(budgetId, now, CLAIM_READ_MAX_AGE_MS), now).slice(0, CLAIM_TRIES);
+      const head = queue.slice(0, CLAIM_PAGE);
+      const k = head.length > 0 ? rank % head.length : 0;
+      return await this.claimFirstOpen(budgetId, body, [...head.slice(k), ...head.slice(0, k), ...queue.slice(CLAIM_PAGE)]);
+    } finally {
+      const left = (this.claiming.get(budgetId) ?? 1) - 1;
+      if (left > 0) this.claiming.set(budgetId, left);
+      else this.claiming.delete(budgetId);
+    }
+  }
+
+  private async claimFirstOpen(budgetId: string, body: ClaimBody, order: QueuedOccurrence[]): Promise<ClaimResult> {
+    for (const { entry: e } of order) {
+      const [s, latest] = await Promise.all([this.repo.get(e.schedule_id), this.repo.latestClaim(e.schedule_id, e.base_due_at)]);
+      if (!s || s.budget_id !== budgetId || s.next_due_at.getTime() !== e.base_due_at.getTime()) continue;
+      try {
+        return await this.claimSchedule(s, body.lease_seconds, latest);
+      } catch (err) {
+        // Another claimer got there first: try the next one.
+        if (err instanceof AppError && (err.code === 'occurrence_claimed' || err.code === 'occurrence_not_due')) continue;
+        throw err;
       }
-      if (batch.length < CLAIM_PAGE) break;
     }
     throw conflict('occurrence_not_due', 'no occurrence of this budget is due and unclaimed');
   }
@@ -157,31 +216,33 @@ export class ScheduleService {
       }
       attempt = latest.claim.attempt + 1;
     }
+    const id = claimId(s._id, s.next_due_at, attempt);
     const claim: ScheduleClaim = {
-      _id: claimId(s._id, s.next_due_at, attempt),
+      _id: id,
       schedule_id: s._id,
       budget_id: s.budget_id,
       base_due_at: s.next_due_at,
       attempt,
       due_at: occ.due_at,
       skipped: occ.skipped,
-      claim_token: newClaimToken(),
+      claim_token: newClaimToken(id),
       claimed_at: now,
       lease_expires_at: new Date(now.getTime() + leaseSeconds * 1000),
     };
     if (!(await this.repo.insertClaim(claim))) throw conflict('occurrence_claimed', 'another holder claimed this occurrence first');
-    try {
-      await startLease(this.temporal, {
-        claimId: claim._id,
-        scheduleId: s._id,
-        budgetId: s.budget_id,
-        dueAt: iso(claim.due_at),
-        leaseExpiresAt: iso(claim.lease_expires_at),
-      });
-    } catch (err) {
+    this.claimedHere.set(dueQueueKey(s.budget_id, s.next_due_at, s._id), Date.now());
+    // The claim holds: the occurrence leaves the due queue while its lease starts.
+    const [started, dequeued] = await Promise.allSettled([
+      startLease(this.temporal, { claimId: claim._id, scheduleId: s._id, budgetId: s.budget_id, dueAt: iso(claim.due_at), leaseExpiresAt: iso(claim.lease_expires_at) }),
+      this.repo.dequeue(s.budget_id, s.next_due_at, s._id),
+    ]);
+    if (dequeued.status === 'rejected') logger.warn('could not take a claimed occurrence off the due queue', { claim_id: claim._id, error: String(dequeued.reason) });
+    if (started.status === 'rejected') {
       // No lease timer, no claim: hand the occurrence straight back and let the caller retry.
-      await this.repo.endClaim(claim, 'released', this.clock(), { reason: 'lease_start_failed' }).catch(() => undefined);
-      throw err;
+      const at = this.clock();
+      await this.repo.endClaim(claim, 'released', at, { reason: 'lease_start_failed' }).catch(() => undefined);
+      await this.repo.enqueue(s, 'lease_start_failed', at).catch(() => undefined);
+      throw started.reason;
     }
     return { claim, schedule: s, skipped_at_least: occ.skipped_at_least };
   }
@@ -213,7 +274,7 @@ export class ScheduleService {
     const { claim } = held;
     const recorded = await this.repo.getAdvance(s._id, claim.base_due_at);
     if (recorded) {
-      if (recorded.claim_token === claim.claim_token) return { schedule: await this.finishAdvance(recorded), already_advanced: true };
+      if (recorded.claim_token === claim.claim_token) return { schedule: await this.finishAdvance(recorded, false), already_advanced: true };
       this.refuseEnded(held, this.clock(), 'advance');
       throw conflict('claim_mismatch', 'another claim advanced this occurrence');
     }
@@ -241,16 +302,25 @@ export class ScheduleService {
       note: body.note ?? null,
       advanced_at: now,
     });
-    const schedule = await this.finishAdvance(advance);
+    const schedule = await this.finishAdvance(advance, won);
     if (won) await this.signal(claim._id, 'advanced');
     return { schedule, already_advanced: !won };
   }
 
-  /** Applies a recorded advance (again, harmlessly, after a crash between record and apply). */
-  private async finishAdvance(a: ScheduleAdvance): Promise<Schedule> {
+  /**
+   * Applies a recorded advance (again, harmlessly, after a crash between record and apply) and
+   * queues the next occurrence. A repeat queues it only if it is open, so it cannot put back an
+   * occurrence someone claimed since.
+   */
+  private async finishAdvance(a: ScheduleAdvance, first: boolean): Promise<Schedule> {
     await this.repo.applyAdvance(a);
     const s = await this.repo.get(a.schedule_id);
     if (!s) throw errors.notFound('schedule_not_found', `schedule ${a.schedule_id} is gone`);
+    if (s.next_due_at.getTime() === a.next_due_at.getTime()) {
+      const now = this.clock();
+      if (!first) await requeueIfOpen(this.repo, s, 'scheduled', now);
+      else if (!s.paused) await this.repo.enqueue(s, 'scheduled', now);
+    }
     return s;
   }
 
@@ -258,17 +328,24 @@ export class ScheduleService {
     const s = await this.scheduleInBudget(budgetId, scheduleId);
     const held = await this.heldClaim(s, body.claim_token, body.due_at, 'release');
     const now = this.clock();
-    if (held.end?.kind === 'released') return { schedule: s };
+    const current = s.next_due_at.getTime() === held.claim.base_due_at.getTime();
+    if (held.end?.kind === 'released') {
+      // A repeat: put the occurrence back if the first call stopped before it did.
+      if (current) await requeueIfOpen(this.repo, s, 'released', now);
+      return { schedule: s };
+    }
     this.refuseEnded(held, now, 'release');
     const { won, end } = await this.repo.endClaim(held.claim, 'released', now, { note: body.note, reason: 'released_by_holder' });
     if (!won && end.kind !== 'released') this.refuseEnded({ claim: held.claim, end }, now, 'release');
+    if (current) await requeueIfOpen(this.repo, s, 'released', now);
     if (won) await this.signal(held.claim._id, 'released');
     return { schedule: s };
   }
 
   /**
-   * Ends the lease workflow now. Best effort: the end is already recorded, and a lease that
-   * misses the signal (Temporal down) finds the claim ended when its timer fires.
+   * Ends the lease workflow now. Best effort: the end and the queue write are already recorded,
+   * and a lease that misses the signal (Temporal down) finds the claim ended when its timer fires
+   * and repairs the queue then.
    */
   private async signal(claim: string, kind: 'released' | 'advanced'): Promise<void> {
     await signalLeaseEnded(this.temporal, claim, kind).catch((err) =>
@@ -277,13 +354,24 @@ export class ScheduleService {
   }
 }
 
-function encodeCursor(c: { next_due_at: Date; id: string }): string {
-  return Buffer.from(`${c.next_due_at.toISOString()}|${c.id}`).toString('base64url');
+/** A page cursor: the coalesced due_at and schedule id of the last occurrence looked at. */
+interface Cursor {
+  due_at: Date;
+  id: string;
 }
 
-function decodeCursor(s: string): { next_due_at: Date; id: string } {
+function isAfter(o: QueuedOccurrence, c: Cursor): boolean {
+  const d = o.due_at.getTime() - c.due_at.getTime();
+  return d > 0 || (d === 0 && o.entry.schedule_id > c.id);
+}
+
+function encodeCursor(c: Cursor): string {
+  return Buffer.from(`${c.due_at.toISOString()}|${c.id}`).toString('base64url');
+}
+
+function decodeCursor(s: string): Cursor {
   const [at, id] = Buffer.from(s, 'base64url').toString().split('|');
-  const next = new Date(at);
-  if (!id || Number.isNaN(next.getTime())) throw errors.badRequest('invalid_request_body', 'cursor is not one this endpoint gave out');
-  return { next_due_at: next, id };
+  const due = new Date(at);
+  if (!id || Number.isNaN(due.getTime())) throw errors.badRequest('invalid_request_body', 'cursor is not one this endpoint gave out');
+  return { due_at: due, id };
 }

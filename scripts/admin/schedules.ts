@@ -1,7 +1,8 @@
 import { scheduleView } from '../../api/presenters/schedules';
 import { claimStatus } from '../../shared/schedules/claim-rules';
-import { buildSchedule, resumeNextDue } from '../../shared/schedules/new-schedule';
-import { ScheduleRepository, timingOf, type Schedule } from '../../shared/schedules/repository';
+import { pauseSchedule, resumeSchedule } from '../../shared/schedules/lifecycle';
+import { buildSchedule } from '../../shared/schedules/new-schedule';
+import { ScheduleRepository, type Schedule } from '../../shared/schedules/repository';
 import { SCHEDULE_ID } from '../../shared/schedules/schemas';
 import { WorkflowRepository } from '../../shared/workflows/repository';
 import { WorkspaceRepository } from '../../shared/workspaces/repository';
@@ -65,7 +66,7 @@ export const scheduleCommands: AdminCommand[] = [
     summary: 'pauses a schedule: nothing of it is due until it is resumed',
     run: async (ctx, f) => {
       const s = await need(ctx, f);
-      return (await views(ctx, [(await repo(ctx).setPaused(s._id, true, new Date()))!]))[0];
+      return (await views(ctx, [await pauseSchedule(repo(ctx), s, new Date())]))[0];
     },
   },
   {
@@ -74,9 +75,7 @@ export const scheduleCommands: AdminCommand[] = [
     summary: 'resumes a schedule at its next occurrence after now (the paused period is not replayed)',
     run: async (ctx, f) => {
       const s = await need(ctx, f);
-      const now = new Date();
-      const next = s.paused ? resumeNextDue(s, timingOf(s), now) : s.next_due_at;
-      return (await views(ctx, [(await repo(ctx).setPaused(s._id, false, now, next))!]))[0];
+      return (await views(ctx, [await resumeSchedule(repo(ctx), s, new Date())]))[0];
     },
   },
   {
@@ -84,6 +83,12 @@ export const scheduleCommands: AdminCommand[] = [
     usage: '--schedule sch_..',
     summary: 'deletes a schedule (its claims and advance history stay on record)',
     run: async (ctx, f) => ({ deleted: await repo(ctx).delete((await need(ctx, f))._id) }),
+  },
+  {
+    name: 'schedule:reindex',
+    usage: '[--budget bud_..]',
+    summary: 'rebuilds the due queue from the schedules and their claims (schedules from before the queue, or after a crash)',
+    run: async (ctx, f) => repo(ctx).rebuildDueQueue({ budgetId: f.optional('budget', BUDGET) }, new Date()),
   },
   {
     name: 'schedule:list',

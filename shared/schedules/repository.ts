@@ -4,6 +4,7 @@ import type { ScheduleAdvanceDoc } from '../db/models/schedule-advance';
 import type { ScheduleClaimDoc } from '../db/models/schedule-claim';
 import type { ClaimEndKind, ScheduleClaimEndDoc } from '../db/models/schedule-claim-end';
 import type { ScheduleOutcome, WorkflowScheduleDoc } from '../db/models/workflow-schedule';
+import { dueEntry, dueKeyRange, dueQueueKey, type DueEntry, type DueEntryReason } from './due-queue';
 import type { ScheduleTiming } from './timing';
 
 export type Schedule = WorkflowScheduleDoc;
@@ -20,7 +21,18 @@ export interface ClaimState {
 export const claimId = (scheduleId: string, base: Date, attempt: number) => `${scheduleId}:${base.toISOString()}:${attempt}`;
 export const occurrenceKey = (scheduleId: string, base: Date) => `${scheduleId}:${base.toISOString()}`;
 export const newScheduleId = () => `sch_${randomBytes(12).toString('hex')}`;
-export const newClaimToken = () => `clm_${randomBytes(18).toString('base64url')}`;
+/**
+ * A claim token names its claim (`clm_<base64url claim id>.<random>`), so the claim is read by
+ * `_id`; the random part is what makes it a secret. Tokens without the id part (issued before)
+ * are looked up by value.
+ */
+export const newClaimToken = (id: string) => `clm_${Buffer.from(id).toString('base64url')}.${randomBytes(18).toString('base64url')}`;
+function claimIdOfToken(token: string): string | null {
+  const m = /^clm_([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+$/.exec(token);
+  return m ? Buffer.from(m[1], 'base64url').toString('utf8') : null;
+}
+/** Probing attempts by `_id` beyond this many falls back to the (scanning) query. */
+const MAX_PROBED_ATTEMPTS = 20;
 
 export function timingOf(s: Pick<Schedule, 'kind' | 'cron' | 'every_seconds' | 'anchor_at' | 'timezone'>): ScheduleTiming {
   return s.kind === 'cron'
@@ -30,11 +42,19 @@ export function timingOf(s: Pick<Schedule, 'kind' | 'cron' | 'every_seconds' | '
 
 /** The only code that touches mongoose for schedules. Decisions are inserts under unique keys. */
 export class ScheduleRepository {
-  constructor(private readonly models: Pick<Models, 'workflowSchedules' | 'scheduleClaims' | 'scheduleClaimEnds' | 'scheduleAdvances'>) {}
+  constructor(private readonly models: Pick<Models, 'workflowSchedules' | 'scheduleClaims' | 'scheduleClaimEnds' | 'scheduleAdvances' | 'scheduleDue'>) {}
 
   async create(doc: Schedule): Promise<Schedule> {
     await this.models.workflowSchedules.collection.insertOne(doc as never);
+    await this.enqueue(doc, 'scheduled', doc.created_at);
     return doc;
+  }
+
+  /** Many new schedules at once (seeding, benchmarks), each with its due-queue entry. */
+  async createMany(docs: Schedule[]): Promise<void> {
+    if (docs.length === 0) return;
+    await this.models.workflowSchedules.collection.insertMany(docs as never[]);
+    await this.models.scheduleDue.collection.insertMany(docs.map((d) => dueEntry(d, 'scheduled', d.created_at)) as never[]);
   }
 
   get(id: string): Promise<Schedule | null> {
@@ -53,15 +73,7 @@ export class ScheduleRepository {
     return this.models.workflowSchedules.find(q).sort({ created_at: 1, _id: 1 }).limit(limit).lean<Schedule[]>().exec();
   }
 
-  /** Unpaused schedules of a budget whose next occurrence is due, oldest first, after a cursor. */
-  dueCandidates(budgetId: string, now: Date, limit: number, after?: { next_due_at: Date; id: string }): Promise<Schedule[]> {
-    const q: Record<string, unknown> = { budget_id: budgetId, paused: false, next_due_at: { $lte: now } };
-    if (after) {
-      q.$or = [{ next_due_at: { $gt: after.next_due_at } }, { next_due_at: after.next_due_at, _id: { $gt: after.id } }];
-    }
-    return this.models.workflowSchedules.find(q).sort({ next_due_at: 1, _id: 1 }).limit(limit).lean<Schedule[]>().exec();
-  }
-
+  /** Sets the paused flag (and the next occurrence on resume); the due queue is kept by lifecycle.ts. */
   async setPaused(id: string, paused: boolean, now: Date, nextDueAt?: Date): Promise<Schedule | null> {
     const set: Partial<Schedule> = { paused, paused_at: paused ? now : null, updated_at: now };
     if (nextDueAt) set.next_due_at = nextDueAt;
@@ -70,45 +82,96 @@ export class ScheduleRepository {
   }
 
   async delete(id: string): Promise<boolean> {
+    const s = await this.get(id);
     const res = await this.models.workflowSchedules.deleteOne({ _id: id });
+    if (s) await this.dequeue(s.budget_id, s.next_due_at, s._id);
     return res.deletedCount > 0;
   }
 
-  /** The latest claim of the occurrence starting at `base`, with its end. */
+  // ── the due queue (an index of unclaimed occurrences; see models/schedule-due.ts) ──
+
+  /** Puts the schedule's current occurrence in its budget's due queue (idempotent: one key per occurrence). */
+  async enqueue(s: Schedule, reason: DueEntryReason, asOf: Date): Promise<DueEntry> {
+    const doc = dueEntry(s, reason, asOf);
+    if (!(await insertOnce(this.models.scheduleDue, doc))) await this.models.scheduleDue.collection.replaceOne({ _id: doc._id } as never, doc as never);
+    return doc;
+  }
+
+  async dequeue(budgetId: string, base: Date, scheduleId: string): Promise<void> {
+    await this.models.scheduleDue.collection.deleteOne({ _id: dueQueueKey(budgetId, base, scheduleId) } as never);
+  }
+
+  dueEntry(budgetId: string, base: Date, scheduleId: string): Promise<DueEntry | null> {
+    return this.models.scheduleDue.findById(dueQueueKey(budgetId, base, scheduleId)).lean<DueEntry>().exec();
+  }
+
+  /** The budget's entries whose base occurrence is at or before `now` (one `_id` range; unordered). */
+  dueEntries(budgetId: string, now: Date): Promise<DueEntry[]> {
+    return this.models.scheduleDue.find({ _id: dueKeyRange(budgetId, now) }).lean<DueEntry[]>().exec();
+  }
+
+  /**
+   * Rebuilds the due queue of unpaused schedules from the schedules and their claims (for
+   * schedules created before the queue existed, or after a crash between a decision and its
+   * queue write). Entries of open occurrences are written; entries of held ones are removed.
+   */
+  async rebuildDueQueue(filter: { budgetId?: string }, now: Date): Promise<{ queued: number; held: number }> {
+    const q: Record<string, unknown> = { paused: false };
+    if (filter.budgetId) q.budget_id = filter.budgetId;
+    const schedules = await this.models.workflowSchedules.find(q).lean<Schedule[]>().exec();
+    let queued = 0;
+    let held = 0;
+    for (const s of schedules) {
+      const latest = await this.latestClaim(s._id, s.next_due_at);
+      const open = !latest || (latest.end ? latest.end.kind !== 'advanced' : latest.claim.lease_expires_at.getTime() <= now.getTime());
+      if (open) {
+        await this.enqueue(s, 'rebuilt', now);
+        queued += 1;
+      } else {
+        await this.dequeue(s.budget_id, s.next_due_at, s._id);
+        held += 1;
+      }
+    }
+    return { queued, held };
+  }
+
+  // ── claims ──
+
+  /**
+   * The latest claim of the occurrence starting at `base`, with its end. Attempts are numbered
+   * from 0 and a later one exists only once the earlier ended, so this probes `_id`s in order.
+   */
   async latestClaim(scheduleId: string, base: Date): Promise<ClaimState | null> {
-    const claim = await this.models.scheduleClaims
-      .findOne({ schedule_id: scheduleId, base_due_at: base })
-      .sort({ attempt: -1 })
-      .lean<ScheduleClaim>()
-      .exec();
+    let claim: ScheduleClaim | null = null;
+    for (let attempt = 0; ; attempt++) {
+      if (attempt === MAX_PROBED_ATTEMPTS) {
+        claim = await this.models.scheduleClaims.findOne({ schedule_id: scheduleId, base_due_at: base }).sort({ attempt: -1 }).lean<ScheduleClaim>().exec();
+        break;
+      }
+      const next = await this.models.scheduleClaims.findById(claimId(scheduleId, base, attempt)).lean<ScheduleClaim>().exec();
+      if (!next) break;
+      claim = next;
+    }
     if (!claim) return null;
     return { claim, end: await this.claimEnd(claim._id) };
   }
 
   /** The latest claim of each schedule's current occurrence (schedules without one are absent). */
   async latestClaims(schedules: Array<Pick<Schedule, '_id' | 'next_due_at'>>): Promise<Map<string, ClaimState>> {
-    const out = new Map<string, ClaimState>();
-    if (schedules.length === 0) return out;
-    const claims = await this.models.scheduleClaims
-      .find({ $or: schedules.map((s) => ({ schedule_id: s._id, base_due_at: s.next_due_at })) })
-      .lean<ScheduleClaim[]>()
-      .exec();
-    for (const c of claims) {
-      const have = out.get(c.schedule_id);
-      if (!have || have.claim.attempt < c.attempt) out.set(c.schedule_id, { claim: c, end: null });
-    }
-    if (out.size === 0) return out;
-    const ends = await this.models.scheduleClaimEnds
-      .find({ _id: { $in: [...out.values()].map((s) => s.claim._id) } })
-      .lean<ScheduleClaimEnd[]>()
-      .exec();
-    for (const e of ends) out.get(e.schedule_id)!.end = e;
-    return out;
+    const found = await Promise.all(schedules.map(async (s) => [s._id, await this.latestClaim(s._id, s.next_due_at)] as const));
+    return new Map(found.filter((f): f is readonly [string, ClaimState] => f[1] !== null));
+  }
+
+  claim(id: string): Promise<ScheduleClaim | null> {
+    return this.models.scheduleClaims.findById(id).lean<ScheduleClaim>().exec();
   }
 
   async claimByToken(token: string): Promise<ClaimState | null> {
-    const claim = await this.models.scheduleClaims.findOne({ claim_token: token }).lean<ScheduleClaim>().exec();
-    if (!claim) return null;
+    const id = claimIdOfToken(token);
+    const claim = id !== null
+      ? await this.models.scheduleClaims.findById(id).lean<ScheduleClaim>().exec()
+      : await this.models.scheduleClaims.findOne({ claim_token: token }).lean<ScheduleClaim>().exec();
+    if (!claim || claim.claim_token !== token) return null;
     return { claim, end: await this.claimEnd(claim._id) };
   }
 

@@ -35,7 +35,8 @@ const FINAL = new Set(SESSION_TOOL_FINAL_CODES);
  * session wallet's credits (hold, vendor call, capture; released on failure), gated by the
  * wallet's own tool budget exactly as the signed invoke route is. Charged at most once per
  * `session:<session id>:<node id>` (a session runs its graph once), so a retried attempt never
- * pays twice; a later attempt takes over a call its dead attempt left pending. A session has no workspace, hence no credentials: a node whose parameters use
+ * pays twice; a later attempt takes over a call its dead attempt left pending. A session has
+ * no workspace, hence no credentials: a node whose parameters use
  * `{{credentials.*}}` is `setup_required` before anything is held.
  */
 export function createSessionToolActivities(deps: SessionToolNodeDeps) {

@@ -79,4 +79,26 @@ describe('schedule operator commands through the real CLI', () => {
     expect(Date.parse(resumed.next_due_at)).toBeGreaterThan(Date.now());
     expect((await api('GET', '/due', auth)).body.data.occurrences).toEqual([]);
   }, 300_000);
+
+  it('schedule:reindex puts back due-queue entries a schedule lacks (one from before the queue), and only those', async () => {
+    const ws = await admin('workspace:create', '--name', 'cli-reindex');
+    const { budget, budget_key } = await admin('budget:create', '--workspace', ws._id, '--name', 'b');
+    const { api_key } = await admin('apikey:create', '--workspace', ws._id);
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wf-')), 'wf.json');
+    fs.writeFileSync(file, JSON.stringify({ name: 'r', nodes: [{ id: 'a', type: 'template', template: 'x' }], edges: [] }));
+    const wf = await admin('workflow:create', '--file', file, '--workspace', ws._id);
+    await admin('budget:add-workflow', '--budget', budget._id, '--workflow', wf._id);
+    const start = new Date(Date.now() - 30 * 60_000).toISOString();
+    const lost = await admin('schedule:create', '--budget', budget._id, '--workflow', wf._id, '--every', '1h', '--tz', 'UTC', '--start', start);
+    const held = await admin('schedule:create', '--budget', budget._id, '--workflow', wf._id, '--every', '1h', '--tz', 'UTC', '--start', start);
+    const api = schedulesApi(stack.server.mainUrl);
+    const auth = scheduleBearer(api_key, budget_key);
+    expect((await api('POST', '/claim', auth, { schedule_id: held.schedule_id })).status).toBe(200);
+    // As if `lost` had been created before the due queue existed.
+    await stack.db.models.scheduleDue.collection.deleteMany({ schedule_id: lost.schedule_id });
+    expect((await api('GET', '/due', auth)).body.data.occurrences).toEqual([]);
+
+    expect(await admin('schedule:reindex', '--budget', budget._id)).toEqual({ queued: 1, held: 1 });
+    expect((await api('GET', '/due', auth)).body.data.occurrences.map((o: any) => o.schedule_id)).toEqual([lost.schedule_id]);
+  }, 300_000);
 });

@@ -99,6 +99,31 @@ describe('workflow schedules over HTTP against the real store and Temporal', () 
     expect((await api('GET', '/due', a.auth)).body.data.occurrences.map((o: any) => o.schedule_id)).toEqual(ids.slice(1));
   });
 
+  it('orders due occurrences by the coalesced due_at, which differs from next_due_at order across intervals', async () => {
+    const a = await scheduleAccount(stack.db, 'coalesced-order');
+    // next_due_at order: hourly (-230 min), two-hourly (-180 min), hourly (-20 min).
+    const hourlyOld = await makeSchedule(stack.db, a, { everySeconds: 3600, dueMinutesAgo: 230 }); // due -50 min, 3 skipped
+    const twoHourly = await makeSchedule(stack.db, a, { everySeconds: 7200, dueMinutesAgo: 180 }); // due -60 min, 1 skipped
+    const hourlyNew = await makeSchedule(stack.db, a, { everySeconds: 3600, dueMinutesAgo: 20 }); // due -20 min
+    const byNext = [hourlyOld, twoHourly, hourlyNew].sort((x, y) => x.next_due_at.getTime() - y.next_due_at.getTime()).map((x) => x._id);
+    expect(byNext).toEqual([hourlyOld._id, twoHourly._id, hourlyNew._id]);
+
+    const first = await api('GET', '/due?limit=2', a.auth);
+    expect(first.body.data.occurrences.map((o: any) => [o.schedule_id, o.skipped_occurrences])).toEqual([[twoHourly._id, 1], [hourlyOld._id, 3]]);
+    const [o1, o2] = first.body.data.occurrences;
+    expect(Date.parse(o1.due_at)).toBe(twoHourly.next_due_at.getTime() + 7200_000);
+    expect(Date.parse(o2.due_at)).toBe(hourlyOld.next_due_at.getTime() + 3 * 3600_000);
+    expect(Date.parse(o1.due_at)).toBeLessThan(Date.parse(o2.due_at));
+    const second = await api('GET', `/due?limit=2&cursor=${first.body.data.next_cursor}`, a.auth);
+    expect(second.body.data.occurrences.map((o: any) => o.schedule_id)).toEqual([hourlyNew._id]);
+    expect(second.body.data.next_cursor).toBeNull();
+
+    // A "next due" claim takes the oldest coalesced occurrence, not the oldest next_due_at.
+    const next = await api('POST', '/claim', a.auth, {});
+    expect(next.body.data).toMatchObject({ schedule_id: twoHourly._id, due_at: o1.due_at, skipped_occurrences: 1 });
+    expect((await api('GET', '/due', a.auth)).body.data.occurrences.map((o: any) => o.schedule_id)).toEqual([hourlyOld._id, hourlyNew._id]);
+  });
+
   it('release and advance answer the spec bodies exactly; a repeated advance changes nothing', async () => {
     const s = await makeSchedule(stack.db, acct, { dueMinutesAgo: 5 });
     const c1 = await claim(s._id);

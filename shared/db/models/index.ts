@@ -42,6 +42,7 @@ import { workflowScheduleModel } from './workflow-schedule';
 import { scheduleClaimModel } from './schedule-claim';
 import { scheduleClaimEndModel } from './schedule-claim-end';
 import { scheduleAdvanceModel } from './schedule-advance';
+import { scheduleDueModel } from './schedule-due';
 
 /** Every model bound to one connection; register before connecting so indexes build on connect. */
 export function registerModels(conn: Connection) {
@@ -93,6 +94,7 @@ export function registerModels(conn: Connection) {
     scheduleClaims: scheduleClaimModel(conn),
     scheduleClaimEnds: scheduleClaimEndModel(conn),
     scheduleAdvances: scheduleAdvanceModel(conn),
+    scheduleDue: scheduleDueModel(conn),
   };
 }
 
