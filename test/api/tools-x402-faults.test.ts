@@ -6,6 +6,7 @@ import { decodePaymentPayload, decodePaymentResponse } from '../../shared/x402/c
 import { startLocalChain, type RunningLocalChain } from '../../scripts/services/local-chain';
 import { executeAuthorization, rpc, signAuthorization } from '../support/chain-control';
 import { http } from '../support/http';
+import { waitUntil } from '../support/wait';
 import { TestPayer } from '../support/payer';
 import { startTestStack, TestStack } from '../support/stack';
 import { startScriptedVendor, type VendorBehaviour } from '../support/vendor';
@@ -15,16 +16,6 @@ const token = () => ({ address: TestPayer.tokenAddress(), name: 'USDC', version:
 const PRICE = 50_000n; // x402_usd 0.05
 
 jest.setTimeout(120_000);
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as T;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 // These tests stop mining and spend nonces behind our back, so they run on a chain of their own.
 describe('direct x402 tool calls when settlement or the vendor misbehave (own anvil, real store, Temporal, HTTP vendor)', () => {
@@ -88,7 +79,7 @@ describe('direct x402 tool calls when settlement or the vendor misbehave (own an
 
     await rpc(chain.rpcUrl, 'evm_setAutomine', [true]);
     await rpc(chain.rpcUrl, 'anvil_mine', ['0x1']);
-    await until('the settlement', async () => (await paymentOf(payer))?.status === 'completed');
+    await waitUntil('the settlement', async () => (await paymentOf(payer))?.status === 'completed', 60_000);
     const later = await http('POST', url(), { body: { n: 1 }, headers: { 'x-payment': header } });
     expect(later.status).toBe(200);
     expect(later.body).toMatchObject({ success: true, response: { answer: 42 }, x402: { settled: true } });

@@ -10,21 +10,12 @@ import { QUEUES } from '../../workers/queues';
 import { runWorkers, type RunningWorkers } from '../../workers/run-workers';
 import { handSignedPayload, rpc, signAuthorization } from '../support/chain-control';
 import { http } from '../support/http';
+import { waitUntil } from '../support/wait';
 import { TestPayer } from '../support/payer';
 import { startTestStack, TestStack } from '../support/stack';
 
 const body = (wallet: string) => ({ wallet_address: wallet, credits: 500, payment_method: 'x402', chain_id: 84532, token: 'USDC' });
 const facilitator = devAccount(DEV_ACCOUNT_INDEX.facilitator);
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as T;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 // These tests stop mining and drop transactions, so they run on a chain of their own.
 describe('settlement through dropped, replaced and expired transactions (own anvil, real store and Temporal)', () => {
@@ -61,7 +52,7 @@ describe('settlement through dropped, replaced and expired transactions (own anv
     const res = await http('POST', url, { body: body(wallet), headers: { 'x-payment': header } });
     expect(res.status).toBe(202);
     const id = res.body.data.payment_id as string;
-    const hash = await until('the broadcast', async () => {
+    const hash = await waitUntil('the broadcast', async () => {
       const h = (await record(id))?.tx_hash;
       return h && (await known(h)) ? (h as Hex) : undefined;
     });
@@ -77,7 +68,7 @@ describe('settlement through dropped, replaced and expired transactions (own anv
 
     await rpc(chain.rpcUrl, 'anvil_dropTransaction', [hash]);
     expect(await known(hash)).toBe(false);
-    await until('the rebroadcast', () => known(hash));
+    await waitUntil('the rebroadcast', () => known(hash));
 
     await rpc(chain.rpcUrl, 'evm_setAutomine', [true]);
     await rpc(chain.rpcUrl, 'evm_mine');
@@ -100,7 +91,7 @@ describe('settlement through dropped, replaced and expired transactions (own anv
     await wallet0.sendTransaction({ to: facilitator.address, value: 0n, nonce: ours.nonce, maxFeePerGas: ours.maxFeePerGas! * 3n, maxPriorityFeePerGas: ours.maxPriorityFeePerGas! * 3n + 1n });
     await rpc(chain.rpcUrl, 'evm_mine');
 
-    const moved = await until('the resubmission', async () => {
+    const moved = await waitUntil('the resubmission', async () => {
       const r = await record(id);
       return r?.replaced_tx_hashes?.includes(hash) && r.tx_hash && r.tx_hash !== hash ? r : undefined;
     });
@@ -123,7 +114,7 @@ describe('settlement through dropped, replaced and expired transactions (own anv
     const { id, hash } = await payWhileNotMining(wallet, header);
 
     await rpc(chain.rpcUrl, 'anvil_dropTransaction', [hash]);
-    await until('the authorization to expire', async () => BigInt(Math.floor(Date.now() / 1000)) > validBefore + 1n, 20_000);
+    await waitUntil('the authorization to expire', async () => BigInt(Math.floor(Date.now() / 1000)) > validBefore + 1n, 20_000);
     await rpc(chain.rpcUrl, 'evm_setAutomine', [true]);
     await rpc(chain.rpcUrl, 'evm_mine');
 
@@ -133,7 +124,7 @@ describe('settlement through dropped, replaced and expired transactions (own anv
     expect(await payer.balance()).toBe(5_000_000n);
     expect((await ledger.balance(wallet)).balance).toBe(0);
     // The claimed nonce was used (the rebroadcast reverted), so later settlements are not stuck behind it.
-    await until('no pending gap', async () => {
+    await waitUntil('no pending gap', async () => {
       const [latest, pending] = await Promise.all([
         reader().getTransactionCount({ address: facilitator.address, blockTag: 'latest' }),
         reader().getTransactionCount({ address: facilitator.address, blockTag: 'pending' }),
