@@ -90,3 +90,9 @@ export function summarize(values: ArrayLike<number>): LatencySummary {
   for (let i = 0; i < n; i++) sum += sorted[i];
   return { count: n, meanMs: n ? sum / n : NaN, p50Ms: at(0.5), p95Ms: at(0.95), p99Ms: at(0.99), maxMs: n ? sorted[n - 1] : NaN };
 }
+
+/** A positive number from the environment (a benchmark knob), or `fallback`. */
+export function envNumber(name: string, fallback: number): number {
+  const v = Number(process.env[name]);
+  return Number.isFinite(v) && v > 0 ? v : fallback;
+}

@@ -15,11 +15,11 @@ import { createDb, insertOnce, type Db } from '../shared/db';
 import { JobOperations } from '../shared/jobs/operations';
 import { JobRepository, newId } from '../shared/jobs/repository';
 import { takeFreeSlot } from '../shared/jobs/slots';
+import { envNumber } from './common';
 
-const num = (name: string, fallback: number) => (Number(process.env[name]) > 0 ? Number(process.env[name]) : fallback);
-const CONCURRENCY = num('BENCH_CONCURRENCY', 16);
-const OPS = num('BENCH_OPS', 2000);
-const SLOTS = num('BENCH_SLOTS', 1000);
+const CONCURRENCY = envNumber('BENCH_CONCURRENCY', 16);
+const OPS = envNumber('BENCH_OPS', 2000);
+const SLOTS = envNumber('BENCH_SLOTS', 1000);
 
 const ms = (from: bigint) => Number(process.hrtime.bigint() - from) / 1e6;
 const pct = (v: number[], p: number) => [...v].sort((a, b) => a - b)[Math.min(v.length - 1, Math.floor((p / 100) * v.length))];

@@ -22,21 +22,17 @@ import { CACHE, ROOT } from '../scripts/services/paths';
 import { startTemporalDev } from '../scripts/services/temporal';
 import { LedgerStore } from '../shared/credits/ledger-store';
 import { createDb, type Db } from '../shared/db';
-import { summarize, type EnvelopeFile, type LatencySummary, type LoadPlan, type LoadResult, type ScenarioPlan, type ScenarioResult } from './common';
+import { summarize, type EnvelopeFile, type LatencySummary, type LoadPlan, type LoadResult, type ScenarioPlan, type ScenarioResult, envNumber } from './common';
 import { formatProfile, summarizeProfile, type ProfileSummary } from './profile-summary';
 import type { SignJob } from './sign-worker';
 
-const num = (name: string, fallback: number) => {
-  const v = Number(process.env[name]);
-  return Number.isFinite(v) && v > 0 ? v : fallback;
-};
 const OPTS = {
-  concurrency: num('BENCH_CONCURRENCY', 16),
-  warmupMs: num('BENCH_WARMUP_MS', 2000),
-  durationMs: num('BENCH_DURATION_MS', 10000),
-  agents: num('BENCH_AGENTS', 20),
-  maxEnvelopes: num('BENCH_MAX_ENVELOPES', 100_000),
-  timeoutMs: num('BENCH_TIMEOUT_MS', 170_000),
+  concurrency: envNumber('BENCH_CONCURRENCY', 16),
+  warmupMs: envNumber('BENCH_WARMUP_MS', 2000),
+  durationMs: envNumber('BENCH_DURATION_MS', 10000),
+  agents: envNumber('BENCH_AGENTS', 20),
+  maxEnvelopes: envNumber('BENCH_MAX_ENVELOPES', 100_000),
+  timeoutMs: envNumber('BENCH_TIMEOUT_MS', 170_000),
   profile: process.argv.includes('--profile') || process.env.BENCH_PROFILE === '1',
   strict: process.env.BENCH_STRICT === '1',
 };

@@ -38,18 +38,14 @@ import { WorkspaceRepository } from '../shared/workspaces/repository';
 import { createTemporal, ensureSearchAttributes, type TemporalHandle } from '../temporal/connection';
 import { pingWorkflow } from '../temporal/ping/workflows';
 import { startHttpsReceiver } from '../test/support/https-receiver';
-import { summarize, type LatencySummary } from './common';
+import { summarize, type LatencySummary, envNumber } from './common';
 
-const num = (name: string, fallback: number) => {
-  const v = Number(process.env[name]);
-  return Number.isFinite(v) && v > 0 ? v : fallback;
-};
-const CONCURRENCY = num('BENCH_CONCURRENCY', 16);
-const ROUNDS = num('BENCH_ROUNDS', 3);
-const ROUND_MS = num('BENCH_ROUND_MS', 4000);
-const LATENCY_RUNS = num('BENCH_LATENCY_RUNS', 60);
-const THROUGHPUT_MS = num('BENCH_THROUGHPUT_MS', 10_000);
-const CALLBACK_RUNS = num('BENCH_CALLBACK_RUNS', 30);
+const CONCURRENCY = envNumber('BENCH_CONCURRENCY', 16);
+const ROUNDS = envNumber('BENCH_ROUNDS', 3);
+const ROUND_MS = envNumber('BENCH_ROUND_MS', 4000);
+const LATENCY_RUNS = envNumber('BENCH_LATENCY_RUNS', 60);
+const THROUGHPUT_MS = envNumber('BENCH_THROUGHPUT_MS', 10_000);
+const CALLBACK_RUNS = envNumber('BENCH_CALLBACK_RUNS', 30);
 /** BENCH_PHASES=a,c runs only those parts (default all). */
 const PHASES = new Set((process.env.BENCH_PHASES ?? 'a,b,c,d').split(',').map((p) => p.trim()));
 const ROOT = path.resolve(__dirname, '..');

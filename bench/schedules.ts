@@ -30,15 +30,11 @@ import { WorkspaceRepository } from '../shared/workspaces/repository';
 import { createTemporal, ensureSearchAttributes } from '../temporal/connection';
 import { schedulesQueue } from '../workers/schedules-queue';
 import { runWorkers } from '../workers/run-workers';
-import { summarize, type LatencySummary } from './common';
+import { summarize, type LatencySummary, envNumber } from './common';
 
-const num = (name: string, fallback: number) => {
-  const v = Number(process.env[name]);
-  return Number.isFinite(v) && v > 0 ? v : fallback;
-};
-const AGENTS = num('BENCH_AGENTS', 20);
-const DURATION_MS = num('BENCH_DURATION_MS', 10_000);
-const SCHEDULES = num('BENCH_SCHEDULES', 200);
+const AGENTS = envNumber('BENCH_AGENTS', 20);
+const DURATION_MS = envNumber('BENCH_DURATION_MS', 10_000);
+const SCHEDULES = envNumber('BENCH_SCHEDULES', 200);
 const log = (m: string) => process.stderr.write(`[bench:schedules] ${m}\n`);
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
