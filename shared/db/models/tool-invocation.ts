@@ -2,6 +2,27 @@ import { Connection, Schema } from 'mongoose';
 
 export type InvocationStatus = 'pending' | 'succeeded' | 'failed';
 
+/** What a finished call recorded: its answer, or its error (kept in both collections below). */
+export interface InvocationOutcomeFields {
+  response_json?: string;
+  warnings_json?: string;
+  transaction_id?: string;
+  error_code?: string;
+  error_status?: number;
+  error_message?: string;
+  error_details_json?: string;
+}
+
+const OUTCOME_FIELDS = {
+  response_json: String,
+  warnings_json: String,
+  transaction_id: String,
+  error_code: String,
+  error_status: Number,
+  error_message: String,
+  error_details_json: String,
+};
+
 /**
  * One paid call, `_id` = `<account>|<request id>`: inserting it is what makes a request id
  * run at most once. Its outcome lives in `tool_invocation_outcomes` (same `_id`); the
@@ -9,7 +30,7 @@ export type InvocationStatus = 'pending' | 'succeeded' | 'failed';
  * `succeeded` means the vendor answered (capture), anything else gives the credits back.
  * (Records written before the outcome collection carry their outcome fields here.)
  */
-export interface ToolInvocationDoc {
+export interface ToolInvocationDoc extends InvocationOutcomeFields {
   _id: string;
   account: string;
   request_id: string;
@@ -18,13 +39,6 @@ export interface ToolInvocationDoc {
   action_slug: string;
   credits: number;
   status: InvocationStatus;
-  response_json?: string;
-  warnings_json?: string;
-  transaction_id?: string;
-  error_code?: string;
-  error_status?: number;
-  error_message?: string;
-  error_details_json?: string;
   meta_json?: string;
   /** The worker attempt (Temporal activity attempt) that owns the call now; absent for API calls. */
   attempt?: number;
@@ -42,13 +56,7 @@ const schema = new Schema<ToolInvocationDoc>(
     action_slug: { type: String, required: true },
     credits: { type: Number, required: true },
     status: { type: String, required: true },
-    response_json: String,
-    warnings_json: String,
-    transaction_id: String,
-    error_code: String,
-    error_status: Number,
-    error_message: String,
-    error_details_json: String,
+    ...OUTCOME_FIELDS,
     meta_json: String,
     attempt: Number,
     created_at: { type: Date, required: true },
@@ -107,16 +115,9 @@ export function takeoverKey(account: string, requestId: string, attempt: number)
  * the outcome, so a late call can never overwrite the healer's "failed" (or the reverse). An
  * insert, because FerretDB commits inserts several times faster than updates.
  */
-export interface ToolInvocationOutcomeDoc {
+export interface ToolInvocationOutcomeDoc extends InvocationOutcomeFields {
   _id: string;
   status: Exclude<InvocationStatus, 'pending'>;
-  response_json?: string;
-  warnings_json?: string;
-  transaction_id?: string;
-  error_code?: string;
-  error_status?: number;
-  error_message?: string;
-  error_details_json?: string;
   created_at: Date;
 }
 
@@ -124,13 +125,7 @@ const outcomeSchema = new Schema<ToolInvocationOutcomeDoc>(
   {
     _id: { type: String, required: true },
     status: { type: String, required: true },
-    response_json: String,
-    warnings_json: String,
-    transaction_id: String,
-    error_code: String,
-    error_status: Number,
-    error_message: String,
-    error_details_json: String,
+    ...OUTCOME_FIELDS,
     created_at: { type: Date, required: true },
   },
   { collection: 'tool_invocation_outcomes', versionKey: false },
