@@ -28,9 +28,7 @@ import express from 'express';
 import { jsonBody } from '../api/middleware/json-body';
 import { requestContext } from '../api/middleware/request-context';
 import { startServer, type RunningServer } from '../api/server';
-import { startFerretDb } from '../scripts/services/ferretdb';
 import { CACHE } from '../scripts/services/paths';
-import { startTemporalDev } from '../scripts/services/temporal';
 import { parseConfig, type AppConfig } from '../shared/config';
 import { createDb, type Db } from '../shared/db';
 import { WorkflowRepository } from '../shared/workflows/repository';
@@ -39,6 +37,7 @@ import { createTemporal, ensureSearchAttributes, type TemporalHandle } from '../
 import { pingWorkflow } from '../temporal/ping/workflows';
 import { startHttpsReceiver } from '../test/support/https-receiver';
 import { summarize, type LatencySummary, envNumber } from './common';
+import { storeAndTemporal } from './services';
 
 const CONCURRENCY = envNumber('BENCH_CONCURRENCY', 16);
 const ROUNDS = envNumber('BENCH_ROUNDS', 3);
@@ -154,20 +153,15 @@ function teardown(): Promise<void> {
 async function main(): Promise<number> {
   const loadStart = os.loadavg();
   try {
-    const [mongo, temporalDev] = await Promise.all([
-      process.env.MONGODB_URI ? undefined : startFerretDb(),
-      process.env.TEMPORAL_ADDRESS ? undefined : startTemporalDev(),
-    ]);
-    if (mongo) stops.push(mongo.stop);
-    if (temporalDev) stops.push(temporalDev.stop);
+    const services = await storeAndTemporal(stops);
     const receiver = await startHttpsReceiver();
     stops.unshift(() => receiver.close());
     const prefix = `benchruns${Date.now()}-`;
     const env: NodeJS.ProcessEnv = {
       NODE_ENV: 'development',
       LOG_LEVEL: 'silent',
-      MONGODB_URI: mongo?.uri ?? process.env.MONGODB_URI,
-      TEMPORAL_ADDRESS: temporalDev?.address ?? process.env.TEMPORAL_ADDRESS,
+      MONGODB_URI: services.mongodbUri,
+      TEMPORAL_ADDRESS: services.temporalAddress,
       MONGODB_DB_NAME: `bench_runs_${Date.now()}`,
       TEMPORAL_TASK_QUEUE_PREFIX: prefix,
       CREDENTIALS_ENCRYPTION_KEY: '0'.repeat(64),

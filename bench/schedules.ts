@@ -19,8 +19,6 @@ import express from 'express';
 import { jsonBody } from '../api/middleware/json-body';
 import { requestContext } from '../api/middleware/request-context';
 import { startServer } from '../api/server';
-import { startFerretDb } from '../scripts/services/ferretdb';
-import { startTemporalDev } from '../scripts/services/temporal';
 import { parseConfig } from '../shared/config';
 import { createDb } from '../shared/db';
 import { buildSchedule } from '../shared/schedules/new-schedule';
@@ -31,6 +29,7 @@ import { createTemporal, ensureSearchAttributes } from '../temporal/connection';
 import { schedulesQueue } from '../workers/schedules-queue';
 import { runWorkers } from '../workers/run-workers';
 import { summarize, type LatencySummary, envNumber } from './common';
+import { storeAndTemporal } from './services';
 
 const AGENTS = envNumber('BENCH_AGENTS', 20);
 const DURATION_MS = envNumber('BENCH_DURATION_MS', 10_000);
@@ -68,18 +67,13 @@ async function closedLoop(agents: number, ms: number, roundTrip: (agent: number)
 async function main(): Promise<number> {
   const stops: Array<() => Promise<unknown>> = [];
   try {
-    const [mongo, temporalDev] = await Promise.all([
-      process.env.MONGODB_URI ? undefined : startFerretDb(),
-      process.env.TEMPORAL_ADDRESS ? undefined : startTemporalDev(),
-    ]);
-    if (mongo) stops.push(mongo.stop);
-    if (temporalDev) stops.push(temporalDev.stop);
+    const services = await storeAndTemporal(stops);
     const config = parseConfig({
       ...process.env,
       NODE_ENV: 'test',
       LOG_LEVEL: 'silent',
-      MONGODB_URI: mongo?.uri ?? process.env.MONGODB_URI,
-      TEMPORAL_ADDRESS: temporalDev?.address ?? process.env.TEMPORAL_ADDRESS,
+      MONGODB_URI: services.mongodbUri,
+      TEMPORAL_ADDRESS: services.temporalAddress,
       MONGODB_DB_NAME: `bench_sched_${Date.now()}`,
       CREDENTIALS_ENCRYPTION_KEY: '0'.repeat(64),
     });

@@ -1,0 +1,16 @@
+import { startFerretDb } from '../scripts/services/ferretdb';
+import { startTemporalDev } from '../scripts/services/temporal';
+
+/**
+ * The store and Temporal a benchmark runs against: the ones named by MONGODB_URI and
+ * TEMPORAL_ADDRESS, or fresh ones started here, whose stops are pushed onto `stops`.
+ */
+export async function storeAndTemporal(stops: Array<() => Promise<unknown>>): Promise<{ mongodbUri: string; temporalAddress: string }> {
+  const [mongo, temporalDev] = await Promise.all([
+    process.env.MONGODB_URI ? undefined : startFerretDb(),
+    process.env.TEMPORAL_ADDRESS ? undefined : startTemporalDev(),
+  ]);
+  if (mongo) stops.push(mongo.stop);
+  if (temporalDev) stops.push(temporalDev.stop);
+  return { mongodbUri: mongo?.uri ?? process.env.MONGODB_URI!, temporalAddress: temporalDev?.address ?? process.env.TEMPORAL_ADDRESS! };
+}
