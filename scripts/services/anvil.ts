@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DEV_MNEMONIC } from '../../shared/chain/dev-accounts';
-import { freePort, ManagedProcess, portOpen, startProcess } from './process';
+import { ManagedProcess, onFreePort, portOpen, startProcess } from './process';
 
 /** Where Multicall3 lives on every chain we serve; @x402/evm's facilitator reads through it. */
 export const MULTICALL3_ADDRESS = '0xcA11bde05977b3631167028862bE2a173976CA11';
@@ -72,17 +72,7 @@ async function installMulticall3(rpcUrl: string): Promise<void> {
 /** A local anvil chain funded from the dev mnemonic. */
 export async function startAnvil(opts: StartAnvilOptions = {}): Promise<RunningAnvil> {
   const chainId = opts.chainId ?? 84532;
-  const pickPort = !opts.port;
-  // A port picked by us can be taken by someone else before anvil binds it: try a few.
-  for (let attempt = 1; ; attempt++) {
-    const port = opts.port || (await freePort());
-    try {
-      return await launch(port, chainId, opts);
-    } catch (err) {
-      const busy = err instanceof Error && /address already in use|AddrInUse/i.test(err.message);
-      if (!pickPort || !busy || attempt >= 3) throw err;
-    }
-  }
+  return onFreePort(opts.port, (port) => launch(port, chainId, opts));
 }
 
 async function launch(port: number, chainId: number, opts: StartAnvilOptions): Promise<RunningAnvil> {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ferretdbBinary } from './paths';
-import { freePort, ManagedProcess, portOpen, startProcess } from './process';
+import { ManagedProcess, onFreePort, portOpen, startProcess } from './process';
 
 export interface RunningMongo {
   uri: string;
@@ -14,18 +14,30 @@ export interface RunningMongo {
  * `dataDir` the data is throwaway: a temporary folder, removed on stop.
  */
 export async function startFerretDb(opts: { port?: number; dataDir?: string } = {}): Promise<RunningMongo> {
-  const port = opts.port || (await freePort());
-  const dataDir = opts.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'ferretdb-')));
-  const proc: ManagedProcess = await startProcess({
-    name: 'ferretdb',
-    command: ferretdbBinary(),
-    args: ['-listen', `127.0.0.1:${port}`, '-dir', dataDir],
-    ready: () => portOpen(port),
-    timeoutMs: 30000,
-  });
+  return onFreePort(opts.port, (port) => launch(port, opts.dataDir));
+}
+
+async function launch(port: number, fixedDataDir: string | undefined): Promise<RunningMongo> {
+  // Otherwise the readiness poll could be answered by whatever already listens there.
+  if (await portOpen(port)) throw new Error(`ferretdb: 127.0.0.1:${port} is already in use (address already in use)`);
+  const dataDir = fixedDataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'ferretdb-')));
+  const removeData = () => (fixedDataDir ? Promise.resolve() : rm(dataDir, { recursive: true, force: true }));
+  let proc: ManagedProcess;
+  try {
+    proc = await startProcess({
+      name: 'ferretdb',
+      command: ferretdbBinary(),
+      args: ['-listen', `127.0.0.1:${port}`, '-dir', dataDir],
+      ready: () => portOpen(port),
+      timeoutMs: 30000,
+    });
+  } catch (err) {
+    await removeData();
+    throw err;
+  }
   const stop = async () => {
     await proc.stop();
-    if (!opts.dataDir) await rm(dataDir, { recursive: true, force: true });
+    await removeData();
   };
   return { uri: `mongodb://127.0.0.1:${port}`, stop };
 }

@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 
 export interface ManagedProcess {
@@ -7,8 +8,57 @@ export interface ManagedProcess {
   stop(): Promise<void>;
 }
 
-/** A free loopback port, by asking the kernel for one. */
-export function freePort(): Promise<number> {
+/**
+ * A free loopback port below the kernel's ephemeral range. The kernel's own pick (`listen(0)`)
+ * comes from that range, where any outgoing connection on the machine can take it before our
+ * server binds it; below the range only another server can.
+ */
+export async function freePort(): Promise<number> {
+  const low = ephemeralLow();
+  for (let i = 0; i < 50; i++) {
+    const port = 10000 + Math.floor(Math.random() * (low - 10000));
+    if (await bindable(port)) return port;
+  }
+  return kernelPort();
+}
+
+/**
+ * Starts a server on a port we picked, picking again if someone took it between our pick and
+ * the server's bind. A port the caller fixed is tried once.
+ */
+export async function onFreePort<T>(fixed: number | undefined, start: (port: number) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(fixed || (await freePort()));
+    } catch (err) {
+      if (fixed || !isPortBusy(err) || attempt >= 3) throw err;
+    }
+  }
+}
+
+export function isPortBusy(err: unknown): boolean {
+  return err instanceof Error && /address already in use|AddrInUse|EADDRINUSE/i.test(err.message);
+}
+
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return low > 20000 ? low : 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+function kernelPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.unref();

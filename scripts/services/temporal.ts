@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { temporalCli } from './paths';
-import { freePort, portOpen, startProcess } from './process';
+import { ManagedProcess, onFreePort, portOpen, startProcess } from './process';
 import { SEARCH_ATTRIBUTE_FLAGS } from './search-attribute-flags';
 
 export interface RunningTemporal {
@@ -16,25 +16,37 @@ export interface RunningTemporal {
  * Without a `dbFile` the state is throwaway: a temporary folder, removed on stop.
  */
 export async function startTemporalDev(opts: { port?: number; uiPort?: number; dbFile?: string } = {}): Promise<RunningTemporal> {
-  const port = opts.port || (await freePort());
-  const uiPort = opts.uiPort || (await freePort());
-  const tmpDir = opts.dbFile ? undefined : await mkdtemp(path.join(os.tmpdir(), 'temporal-'));
-  const dbFile = opts.dbFile ?? path.join(tmpDir!, 'state.db');
-  const proc = await startProcess({
-    name: 'temporal',
-    command: temporalCli(),
-    args: [
-      'server', 'start-dev',
-      '--ip', '127.0.0.1', '--port', String(port), '--ui-port', String(uiPort),
-      '--db-filename', dbFile, '--log-level', 'error',
-      ...SEARCH_ATTRIBUTE_FLAGS,
-    ],
-    ready: async () => (await portOpen(port)) && (await portOpen(uiPort)),
-    timeoutMs: 60000,
-  });
+  return onFreePort(opts.port, (port) => onFreePort(opts.uiPort, (uiPort) => launch(port, uiPort, opts.dbFile)));
+}
+
+async function launch(port: number, uiPort: number, fixedDbFile: string | undefined): Promise<RunningTemporal> {
+  for (const p of [port, uiPort]) {
+    if (await portOpen(p)) throw new Error(`temporal: 127.0.0.1:${p} is already in use (address already in use)`);
+  }
+  const tmpDir = fixedDbFile ? undefined : await mkdtemp(path.join(os.tmpdir(), 'temporal-'));
+  const dbFile = fixedDbFile ?? path.join(tmpDir!, 'state.db');
+  const removeState = () => (tmpDir ? rm(tmpDir, { recursive: true, force: true }) : Promise.resolve());
+  let proc: ManagedProcess;
+  try {
+    proc = await startProcess({
+      name: 'temporal',
+      command: temporalCli(),
+      args: [
+        'server', 'start-dev',
+        '--ip', '127.0.0.1', '--port', String(port), '--ui-port', String(uiPort),
+        '--db-filename', dbFile, '--log-level', 'error',
+        ...SEARCH_ATTRIBUTE_FLAGS,
+      ],
+      ready: async () => (await portOpen(port)) && (await portOpen(uiPort)),
+      timeoutMs: 60000,
+    });
+  } catch (err) {
+    await removeState();
+    throw err;
+  }
   const stop = async () => {
     await proc.stop();
-    if (tmpDir) await rm(tmpDir, { recursive: true, force: true });
+    await removeState();
   };
   return { address: `127.0.0.1:${port}`, uiUrl: `http://127.0.0.1:${uiPort}`, stop };
 }
