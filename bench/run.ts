@@ -10,7 +10,6 @@
  * MONGODB_URI / TEMPORAL_ADDRESS reuse servers you run instead of starting FerretDB / Temporal.
  */
 import './silent-logs';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,6 +21,7 @@ import { CACHE, ROOT } from '../scripts/services/paths';
 import { startTemporalDev } from '../scripts/services/temporal';
 import { LedgerStore } from '../shared/credits/ledger-store';
 import { createDb, type Db } from '../shared/db';
+import { type Child, spawnTs, startBenchServer } from './children';
 import { summarize, type EnvelopeFile, type LatencySummary, type LoadPlan, type LoadResult, type ScenarioPlan, type ScenarioResult, envNumber } from './common';
 import { formatProfile, summarizeProfile, type ProfileSummary } from './profile-summary';
 import type { SignJob } from './sign-worker';
@@ -69,91 +69,10 @@ process.once('SIGINT', () => abort('interrupted', 130));
 process.once('SIGTERM', () => abort('terminated', 143));
 const watchdog = setTimeout(() => abort(`gave up after ${OPTS.timeoutMs} ms (BENCH_TIMEOUT_MS)`, 124), OPTS.timeoutMs);
 
-// ---------------------------------------------------------------- child processes
-interface Child {
-  proc: ChildProcess;
-  exit: Promise<number | null>;
-  stdoutLines: (onLine: (line: string) => void) => void;
-  tail(): string;
-  stop(): Promise<void>;
-}
-
-/** A TypeScript entry in its own node process and process group (tsx as a loader, no extra relay process). */
-function spawnTs(script: string, args: string[], env: NodeJS.ProcessEnv, nodeFlags: string[] = []): Child {
-  const proc = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', script, ...args], {
-    cwd: ROOT,
-    env,
-    // stdin stays open: the children stop themselves when it closes (we died).
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let tail = '';
-  proc.stderr!.on('data', (b: Buffer) => {
-    tail = (tail + b.toString()).slice(-4000);
-    if (script.endsWith('load.ts')) process.stderr.write(b);
-  });
-  let code: number | null | undefined;
-  const exit = new Promise<number | null>((resolve) =>
-    proc.once('exit', (c) => {
-      code = c;
-      resolve(c);
-    }),
-  );
-  const kill = (sig: NodeJS.Signals) => {
-    try {
-      process.kill(-proc.pid!, sig);
-    } catch {
-      /* gone */
-    }
-  };
-  return {
-    proc,
-    exit,
-    stdoutLines: (onLine) => {
-      let buf = '';
-      proc.stdout!.on('data', (b: Buffer) => {
-        buf += b.toString();
-        let i;
-        while ((i = buf.indexOf('\n')) >= 0) {
-          onLine(buf.slice(0, i));
-          buf = buf.slice(i + 1);
-        }
-      });
-    },
-    tail: () => tail,
-    stop: async () => {
-      if (code !== undefined) return;
-      kill('SIGTERM');
-      const hard = setTimeout(() => kill('SIGKILL'), 6000);
-      await exit;
-      clearTimeout(hard);
-      kill('SIGKILL'); // anything left in the group
-    },
-  };
-}
-
 async function startServer(env: NodeJS.ProcessEnv, profileDir?: string): Promise<{ child: Child; port: number }> {
-  const child = spawnTs('bench/server.ts', [], {
-    // Every bench agent asks for its session from one address.
-    AUTH_SESSION_LIMIT_PER_CLIENT: '100000',
-    ...env,
-    ...(profileDir ? { BENCH_STAGES: '1', BENCH_PROFILE_DIR: profileDir } : {}),
-  });
-  cleanups.push({ name: 'server', fn: child.stop });
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server not up after 60 s:\n${child.tail()}`)), 60_000);
-    child.stdoutLines((line) => {
-      try {
-        const { port: p } = JSON.parse(line) as { port: number };
-        clearTimeout(timer);
-        resolve(p);
-      } catch {
-        /* not ours */
-      }
-    });
-    void child.exit.then((c) => reject(new Error(`server exited (${c}) before listening:\n${child.tail()}`)));
-  });
-  return { child, port };
+  const started = await startBenchServer({ ...env, ...(profileDir ? { BENCH_STAGES: '1', BENCH_PROFILE_DIR: profileDir } : {}) });
+  cleanups.push({ name: 'server', fn: started.child.stop });
+  return started;
 }
 
 async function runLoad(name: string, plan: Omit<LoadPlan, 'resultFile'>, dir: string): Promise<LoadResult> {

@@ -2,7 +2,8 @@
  * The benchmark's server process: the real main app (createMainApp + createServices, exactly as
  * api/ builds it) behind an outer Express app that first mounts the bare baseline route
  * POST /bench/insert (requestContext + the same JSON body parser + one insert on the same
- * mongoose connection). Listens on a free loopback port and prints {"port": N} on stdout.
+ * mongoose connection) and, with BENCH_VENDOR_URL, POST /bench/insert-vendor (the same plus one
+ * vendor call, the tools baseline). Listens on a free loopback port and prints {"port": N} on stdout.
  *
  * With BENCH_STAGES=1 it also times stages of the signed balance path and can CPU-profile a
  * window on request (POST /bench/profile/start|stop); the plain run leaves the app untouched.
@@ -92,6 +93,37 @@ async function main(): Promise<void> {
     await inserts.insertOne({ _id: res.locals.requestId, created_at: new Date() } as never);
     if (STAGES) timer.record('A insert (bench_inserts)', t);
     res.json({ success: true, data: { id: res.locals.requestId } });
+  });
+
+  // (A) of the tools benchmark: one insert plus the same call the demo action makes to its vendor.
+  const vendorUrl = process.env.BENCH_VENDOR_URL;
+  if (vendorUrl) {
+    const authorization = `Bearer ${process.env.BENCH_VENDOR_SECRET ?? ''}`;
+    app.post('/bench/insert-vendor', requestContext, jsonBody, async (req, res) => {
+      try {
+        await inserts.insertOne({ _id: res.locals.requestId, created_at: new Date() } as never);
+        const v = await fetch(vendorUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization },
+          body: JSON.stringify({ action: 'stats', parameters: req.body.parameters, request_id: req.body.request_id }),
+        });
+        res.json({ success: true, response: ((await v.json()) as { result: unknown }).result });
+      } catch (err) {
+        res.status(502).json({ success: false, error: (err as Error).message });
+      }
+    });
+  }
+
+  // Store commands counted on this process's connection (mongoose's debug hook), between start and stop.
+  const commands = new Map<string, number>();
+  app.post('/bench/commands/start', (_req, res) => {
+    commands.clear();
+    db.connection.set('debug', (collection: string, method: string) => commands.set(`${collection}.${method}`, (commands.get(`${collection}.${method}`) ?? 0) + 1));
+    res.json({ ok: true });
+  });
+  app.post('/bench/commands/stop', (_req, res) => {
+    db.connection.set('debug', false);
+    res.json(Object.fromEntries(commands));
   });
 
   app.get('/bench/stats', (_req, res) => {

@@ -1,6 +1,10 @@
 /**
  * Tools benchmark (issue 8), `make bench` or `node_modules/.bin/tsx bench/tools.ts`:
  *
+ * Processes: the API with the baseline route (bench/server.ts), the demo vendor
+ * (scripts/demo-vendor.ts) and FerretDB each run in their own process; this one signs envelopes
+ * and generates load.
+ *
  * 1. invoke   (B) the real signed-credit slug invoke of a demo action (signature, request-id
  *             claim, product lookup, JSON Schema check, budget read, invocation record, hold,
  *             the vendor call over loopback, outcome record, capture) against
@@ -15,9 +19,9 @@
  * MONGODB_URI to reuse a store instead of a fresh FerretDB.
  */
 import './silent-logs';
+import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import express from 'express';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { signToolInvoke } from '../sdk/agent-client';
 import { parseConfig } from '../shared/config';
@@ -26,16 +30,14 @@ import { createDb } from '../shared/db';
 import { ToolRepository } from '../shared/tools/repository';
 import { startFerretDb } from '../scripts/services/ferretdb';
 import { CACHE } from '../scripts/services/paths';
-import { startServer } from '../api/server';
-import { createTemporal } from '../temporal/connection';
-import { startDemoVendor } from '../scripts/services/demo-vendor/server';
-import { summarize } from './common';
+import { freePort, portOpen } from '../scripts/services/process';
+import { spawnTs, startBenchServer, type Child } from './children';
+import { envNumber, summarize } from './common';
 
-const num = (name: string, fallback: number) => (Number(process.env[name]) > 0 ? Number(process.env[name]) : fallback);
-const CONCURRENCY = num('BENCH_TOOLS_CONCURRENCY', 8);
-const DURATION = num('BENCH_TOOLS_DURATION_MS', 8000);
+const CONCURRENCY = envNumber('BENCH_TOOLS_CONCURRENCY', 8);
+const DURATION = envNumber('BENCH_TOOLS_DURATION_MS', 8000);
 const WARMUP = 1500;
-const ROUNDS = num('BENCH_TOOLS_ROUNDS', 4);
+const ROUNDS = envNumber('BENCH_TOOLS_ROUNDS', 4);
 const SIZES = (process.env.BENCH_TOOLS_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const log = (m: string) => process.stderr.write(`[bench:tools] ${m}\n`);
 
@@ -64,6 +66,7 @@ function get(url: string): Promise<{ status: number; text: string }> {
 /** Closed loop: `concurrency` callers, each sending the next body as soon as the last answer came. */
 async function closedLoop(name: string, next: () => { url: string; body: string }, check: (r: { status: number; text: string }) => boolean, duration = DURATION, warmup = WARMUP) {
   const lat: number[] = [];
+  let completed = 0;
   let errors = 0;
   let measuring = false;
   let stop = false;
@@ -73,6 +76,7 @@ async function closedLoop(name: string, next: () => { url: string; body: string 
       const t = process.hrtime.bigint();
       const r = await post(url, body);
       const ms = Number(process.hrtime.bigint() - t) / 1e6;
+      completed++;
       if (!check(r)) {
         errors++;
         if (errors < 3) log(`${name} error ${r.status}: ${r.text.slice(0, 200)}`);
@@ -88,7 +92,7 @@ async function closedLoop(name: string, next: () => { url: string; body: string 
   const elapsed = Date.now() - t0;
   stop = true;
   await Promise.all(runners);
-  return { name, rps: lat.length / (elapsed / 1000), latency: summarize(lat), errors, lat, elapsed };
+  return { name, rps: lat.length / (elapsed / 1000), latency: summarize(lat), errors, lat, elapsed, completed };
 }
 
 type LoopResult = Awaited<ReturnType<typeof closedLoop>>;
@@ -97,51 +101,64 @@ type LoopResult = Awaited<ReturnType<typeof closedLoop>>;
 function merge(name: string, runs: LoopResult[]): LoopResult {
   const lat = runs.flatMap((r) => r.lat);
   const elapsed = runs.reduce((n, r) => n + r.elapsed, 0);
-  return { name, rps: lat.length / (elapsed / 1000), latency: summarize(lat), errors: runs.reduce((n, r) => n + r.errors, 0), lat, elapsed };
+  return { name, rps: lat.length / (elapsed / 1000), latency: summarize(lat), errors: runs.reduce((n, r) => n + r.errors, 0), lat, elapsed, completed: runs.reduce((n, r) => n + r.completed, 0) };
 }
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc/<pid>/stat. */
+function cpuMs(pid: number | undefined): number {
+  if (!pid) return NaN;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return NaN;
+  }
+}
+const TICKS_PER_SECOND = 100;
 
 async function main() {
   const ferret = process.env.MONGODB_URI ? undefined : await startFerretDb({ dataDir: path.join(CACHE, 'bench', `tools-${Date.now()}`) });
-  const config = parseConfig({ ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', MONGODB_URI: process.env.MONGODB_URI ?? ferret!.uri, MONGODB_DB_NAME: `bench_tools_${Date.now()}`, X402_PAY_TO: '',
+  const vendorSecret = 'bench-vendor-secret-0123456789';
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', MONGODB_URI: process.env.MONGODB_URI ?? ferret!.uri, MONGODB_DB_NAME: `bench_tools_${Date.now()}`, X402_PAY_TO: '',
     // Every simulated agent opens its session from this one client address.
-    AUTH_SESSION_LIMIT_PER_CLIENT: '100000', AUTH_SESSION_LIMIT_PER_WALLET: '100000' });
+    AUTH_SESSION_LIMIT_PER_CLIENT: '100000', AUTH_SESSION_LIMIT_PER_WALLET: '100000' };
+  const config = parseConfig(env);
   const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
   await db.ready(20000);
-  const temporal = createTemporal(config);
-  const vendor = await startDemoVendor({ rpcUrl: 'http://127.0.0.1:9', secret: 'bench-vendor-secret-0123456789' });
-  const server = await startServer({ config, db, temporal }, { main: 0, api: 0 });
-
-  // The baseline: one insert and the same vendor call, with the same JSON parsing.
-  const baseline = express();
-  baseline.use(express.json());
-  const secret = 'Bearer bench-vendor-secret-0123456789';
-  baseline.post('/bench/insert-vendor', async (req, res) => {
-    await db.models.pings.collection.insertOne({ _id: `b${Date.now()}${Math.random()}`, at: new Date() } as never);
-    const v = await fetch(`${vendor.url}/tools/text.stats`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: secret }, body: JSON.stringify({ action: 'stats', parameters: req.body.parameters, request_id: req.body.request_id }) });
-    res.json({ success: true, response: ((await v.json()) as { result: unknown }).result });
-  });
-  const baseServer = await new Promise<http.Server>((r) => {
-    const s = baseline.listen(0, '127.0.0.1', () => r(s));
-  });
-  const baseUrl = `http://127.0.0.1:${(baseServer.address() as { port: number }).port}/bench/insert-vendor`;
-
+  const children: Child[] = [];
   try {
+    const vendorPort = await freePort();
+    const vendor = spawnTs('scripts/demo-vendor.ts', [], { ...process.env, DEMO_VENDOR_PORT: String(vendorPort), DEMO_VENDOR_SECRET: vendorSecret, DEMO_VENDOR_RPC_URL: 'http://127.0.0.1:9' });
+    children.push(vendor);
+    const vendorUrl = `http://127.0.0.1:${vendorPort}`;
+    for (let i = 0; !(await portOpen(vendorPort)); i++) {
+      if (i > 300) throw new Error(`demo vendor not up:\n${vendor.tail()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const started = await startBenchServer({ ...env, BENCH_VENDOR_URL: `${vendorUrl}/tools/text.stats`, BENCH_VENDOR_SECRET: vendorSecret });
+    children.push(started.child);
+    const serverUrl = `http://127.0.0.1:${started.port}`;
+    const baseUrl = `${serverUrl}/bench/insert-vendor`;
+    const pids = { api: started.child.proc.pid, vendor: vendor.proc.pid, store: ferret?.pid, load: process.pid };
+    const cpuNow = () => Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid)])) as Record<keyof typeof pids, number>;
+
     const repo = new ToolRepository(db.models);
     const ledger = new LedgerStore(db.models);
-    await repo.setSecret('demo-vendor', 'bench-vendor-secret-0123456789', config.tools.secretsKey);
+    await repo.setSecret('demo-vendor', vendorSecret, config.tools.secretsKey);
     await repo.createProduct({ slug: 'text-tools', name: 'text_tools', description: 'Text statistics' });
     await repo.addAction('text-tools', {
       slug: 'stats',
       credits: 1,
       parameters_schema: { type: 'object', properties: { text: { type: 'string', maxLength: 10000 } }, required: ['text'], additionalProperties: false },
-      runner: { kind: 'http', url: `${vendor.url}/tools/text.stats`, method: 'POST', timeout_ms: 5000, secret: 'demo-vendor' },
+      runner: { kind: 'http', url: `${vendorUrl}/tools/text.stats`, method: 'POST', timeout_ms: 5000, secret: 'demo-vendor' },
     });
 
     // Agents with sessions and credits; envelopes signed before anything is measured.
     const agents = await Promise.all(
       Array.from({ length: 32 }, async () => {
         const account = privateKeyToAccount(generatePrivateKey());
-        const s = await post(`${server.mainUrl}/api/external/auth/session`, JSON.stringify({ wallet_address: account.address }));
+        const s = await post(`${serverUrl}/api/external/auth/session`, JSON.stringify({ wallet_address: account.address }));
         await ledger.grant({ wallet: account.address.toLowerCase(), credits: 1_000_000, creditType: 'admin_grant' });
         return { account, nonce: JSON.parse(s.text).data.session_nonce as string };
       }),
@@ -156,22 +173,35 @@ async function main() {
       bodies.push(JSON.stringify({ ...env, parameters }));
     }
     let used = 0;
-    const invokeUrl = `${server.mainUrl}/api/external/tools/text-tools/actions/stats/invoke`;
+    const invokeUrl = `${serverUrl}/api/external/tools/text-tools/actions/stats/invoke`;
     const baseBody = JSON.stringify({ parameters, request_id: 'x', wallet_address: '0x' + '0'.repeat(40), session_nonce: 'x'.repeat(40), signature: '0x' + '1'.repeat(130) });
     const okA = (r: { status: number; text: string }) => r.status === 200 && r.text.includes('"words":36');
-    const runA = (d: number, w: number) => closedLoop('A', () => ({ url: baseUrl, body: baseBody }), okA, d, w);
-    const runB = (d: number, w: number) =>
-      closedLoop('B', () => {
+    // CPU each process spent per completed call, per side, summed over the side's slices.
+    const cpu = { A: { calls: 0, api: 0, vendor: 0, store: 0, load: 0 }, B: { calls: 0, api: 0, vendor: 0, store: 0, load: 0 } };
+    const metered = async (side: 'A' | 'B', run: () => Promise<LoopResult>, count: boolean) => {
+      const before = cpuNow();
+      const r = await run();
+      if (count) {
+        const after = cpuNow();
+        const acc = cpu[side];
+        acc.calls += r.completed;
+        for (const k of ['api', 'vendor', 'store', 'load'] as const) acc[k] += after[k] - before[k];
+      }
+      return r;
+    };
+    const runA = (d: number, w: number, count = true) => metered('A', () => closedLoop('A', () => ({ url: baseUrl, body: baseBody }), okA, d, w), count);
+    const runB = (d: number, w: number, count = true) =>
+      metered('B', () => closedLoop('B', () => {
         if (used >= bodies.length) throw new Error('ran out of envelopes');
         return { url: invokeUrl, body: bodies[used++]! };
-      }, (r) => r.status === 200 && r.text.includes('"credits_charged":1'), d, w);
+      }, (r) => r.status === 200 && r.text.includes('"credits_charged":1'), d, w), count);
     // The machine is shared and its load drifts within seconds: A and B alternate in short slices,
     // A B B A per round (linear drift cancels); each side gets DURATION in total.
     const slice = DURATION / (2 * ROUNDS);
     const aRuns: LoopResult[] = [];
     const bRuns: LoopResult[] = [];
-    await runA(500, WARMUP);
-    await runB(500, WARMUP);
+    await runA(500, WARMUP, false);
+    await runB(500, WARMUP, false);
     for (let i = 0; i < ROUNDS; i++) {
       aRuns.push(await runA(slice, 300));
       bRuns.push(await runB(slice, 300));
@@ -182,12 +212,11 @@ async function main() {
     const b = merge('B (signed credit invoke)', bRuns);
     const slices = (runs: LoopResult[]) => runs.map((r) => r.rps.toFixed(0)).join(', ');
 
-    // Store commands of paid calls, counted on the connection (warm caches).
-    const ops = new Map<string, number>();
+    // Store commands of paid calls, counted on the API's connection (warm caches).
     const PROFILED = 200;
     let profiled = 0;
     for (let i = 0; i < 5; i++) await post(invokeUrl, bodies[used++]!);
-    db.connection.set('debug', (collection: string, method: string) => ops.set(`${collection}.${method}`, (ops.get(`${collection}.${method}`) ?? 0) + 1));
+    await post(`${serverUrl}/bench/commands/start`, '{}');
     // At the benchmark's concurrency, so grouped writes show as the commands they really cost.
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
@@ -199,13 +228,17 @@ async function main() {
       }),
     );
     await new Promise((r) => setTimeout(r, 200)); // writes not awaited by the call land too
-    db.connection.set('debug', false);
+    const ops = new Map(Object.entries(JSON.parse((await post(`${serverUrl}/bench/commands/stop`, '{}')).text) as Record<string, number>));
     const row = (r: LoopResult) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.latency.p50Ms.toFixed(1)} / ${r.latency.p95Ms.toFixed(1)} / ${r.latency.p99Ms.toFixed(1)} | ${r.errors} |`;
     console.log(`\ntool invoke, concurrency ${CONCURRENCY}, ${DURATION} ms measured each, in slices A B B A × ${ROUNDS}\n`);
     console.log('| scenario | rps | p50 / p95 / p99 ms | errors |\n|---|---|---|---|');
     for (const r of [a, b]) console.log(row(r));
     console.log(`\nrps per slice, in order: A ${slices(aRuns)}; B ${slices(bRuns)}`);
     console.log(`\nB/A = ${(b.rps / a.rps).toFixed(2)} (target ≥ 0.5)\n`);
+    const per = (side: 'A' | 'B', k: 'api' | 'vendor' | 'store' | 'load') => (cpu[side][k] / cpu[side].calls).toFixed(2);
+    console.log('CPU ms per completed call, per process (from /proc/<pid>/stat over the measured slices):\n\n| side | API | vendor | store | load generator |\n|---|---|---|---|---|');
+    for (const side of ['A', 'B'] as const) console.log(`| ${side} | ${per(side, 'api')} | ${per(side, 'vendor')} | ${per(side, 'store')} | ${per(side, 'load')} |`);
+    console.log('');
     const WRITES = /\.(insertOne|insertMany|updateOne|updateMany|deleteOne|deleteMany|findOneAndUpdate|replaceOne|bulkWrite)$/;
     const perCall = [...ops].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => ({ op: k, perCall: n / PROFILED, write: WRITES.test(k) }));
     console.log(`store commands per paid call (mean over ${PROFILED} calls at concurrency ${CONCURRENCY}):\n\n| operation | per call |\n|---|---|`);
@@ -240,7 +273,7 @@ async function main() {
         }
         return { p50: summarize(lat).p50Ms, body };
       };
-      const list = `${server.mainUrl}/api/external/tools?page_size=100`;
+      const list = `${serverUrl}/api/external/tools?page_size=100`;
       const first = await timeIt(list);
       const deep = await timeIt(`${list}&page=5`);
       const search = await timeIt(`${list}&query=weath`);
@@ -248,12 +281,9 @@ async function main() {
       console.log(`| ${size} | ${first.p50.toFixed(1)} | ${deep.p50.toFixed(1)} | ${search.p50.toFixed(1)} | ${hits} |`);
     }
   } finally {
-    await server.stop();
-    await new Promise((r) => baseServer.close(r));
-    await vendor.stop();
+    for (const c of children.reverse()) await c.stop();
     await db.connection.dropDatabase().catch(() => undefined);
     await db.close();
-    await temporal.close();
     await ferret?.stop();
     agent.destroy();
   }

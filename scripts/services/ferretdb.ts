@@ -6,6 +6,8 @@ import { ManagedProcess, onFreePort, portOpen, startProcess } from './process';
 
 export interface RunningMongo {
   uri: string;
+  /** The server's process id, when we started it. */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -39,5 +41,5 @@ async function launch(port: number, fixedDataDir: string | undefined): Promise<R
     await proc.stop();
     await removeData();
   };
-  return { uri: `mongodb://127.0.0.1:${port}`, stop };
+  return { uri: `mongodb://127.0.0.1:${port}`, pid: proc.child.pid, stop };
 }
