@@ -15,6 +15,8 @@
  * 2. catalog  GET /api/external/tools?page_size=100 p50 over 1k, 10k and 100k products
  *             (inserted directly in the store), first page, a deep page, a word-prefix search.
  *
+ * BENCH_TOOLS_PROFILE=1 also CPU-profiles the API process over 4 s of B and prints a summary.
+ *
  * Knobs: BENCH_TOOLS_CONCURRENCY, BENCH_TOOLS_DURATION_MS (8000), BENCH_TOOLS_ROUNDS (4), BENCH_TOOLS_SIZES (1000,10000,100000),
  * MONGODB_URI to reuse a store instead of a fresh FerretDB.
  */
@@ -33,11 +35,13 @@ import { CACHE } from '../scripts/services/paths';
 import { freePort, portOpen } from '../scripts/services/process';
 import { spawnTs, startBenchServer, type Child } from './children';
 import { envNumber, summarize } from './common';
+import { formatProfile, summarizeProfile } from './profile-summary';
 
 const CONCURRENCY = envNumber('BENCH_TOOLS_CONCURRENCY', 8);
 const DURATION = envNumber('BENCH_TOOLS_DURATION_MS', 8000);
 const WARMUP = 1500;
 const ROUNDS = envNumber('BENCH_TOOLS_ROUNDS', 4);
+const PROFILE = process.env.BENCH_TOOLS_PROFILE === '1';
 const SIZES = (process.env.BENCH_TOOLS_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const log = (m: string) => process.stderr.write(`[bench:tools] ${m}\n`);
 
@@ -136,7 +140,7 @@ async function main() {
       if (i > 300) throw new Error(`demo vendor not up:\n${vendor.tail()}`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    const started = await startBenchServer({ ...env, BENCH_VENDOR_URL: `${vendorUrl}/tools/text.stats`, BENCH_VENDOR_SECRET: vendorSecret });
+    const started = await startBenchServer({ ...env, ...(PROFILE ? { BENCH_STAGES: '1', BENCH_PROFILE_DIR: path.join(CACHE, 'bench') } : {}), BENCH_VENDOR_URL: `${vendorUrl}/tools/text.stats`, BENCH_VENDOR_SECRET: vendorSecret });
     children.push(started.child);
     const serverUrl = `http://127.0.0.1:${started.port}`;
     const baseUrl = `${serverUrl}/bench/insert-vendor`;
@@ -164,7 +168,7 @@ async function main() {
       }),
     );
     const parameters = { text: 'The quick brown fox jumps over the lazy dog. '.repeat(4) };
-    const count = Math.max(4000, Math.ceil((DURATION + WARMUP + ROUNDS * 600 + 1000) / 1000) * 700);
+    const count = Math.max(4000, Math.ceil((DURATION + WARMUP + ROUNDS * 600 + 1000 + (PROFILE ? 4000 : 0)) / 1000) * 700);
     log(`signing ${count} envelopes`);
     const bodies: string[] = [];
     for (let i = 0; i < count; i++) {
@@ -211,6 +215,13 @@ async function main() {
     const a = merge('A (insert + vendor)', aRuns);
     const b = merge('B (signed credit invoke)', bRuns);
     const slices = (runs: LoopResult[]) => runs.map((r) => r.rps.toFixed(0)).join(', ');
+
+    if (PROFILE) {
+      await post(`${serverUrl}/bench/profile/start`, '{}');
+      await runB(4000, 0, false);
+      const { file } = JSON.parse((await post(`${serverUrl}/bench/profile/stop?name=tools-B`, '{}')).text) as { file: string };
+      console.log(formatProfile(summarizeProfile(file)));
+    }
 
     // Store commands of paid calls, counted on the API's connection (warm caches).
     const PROFILED = 200;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { insertOnce, type Models } from '../../shared/db';
+import { insertOnceGrouped, type Models } from '../../shared/db';
 import type { AuthSessionDoc } from '../../shared/db/models/auth-session';
 import { errors } from '../../shared/errors';
 import { buildSignedMessage, isSignatureFrom, SignedAction, signedActionParts, signedPayload, toolInvokeByIdParts, toolInvokeParts } from '../../shared/signing';
@@ -101,7 +101,7 @@ export class SessionService {
       throw errors.unauthorized('signature_invalid', 'signature does not match wallet_address for this request');
     }
 
-    const claim = insertOnce(this.models.usedRequests, { _id: `${wallet}:${envelope.request_id}`, created_at: now, expires_at: session.expires_at }).then((inserted) => {
+    const claim = insertOnceGrouped(this.models.usedRequests, { _id: `${wallet}:${envelope.request_id}`, created_at: now, expires_at: session.expires_at }).then((inserted) => {
       if (!inserted) throw errors.unauthorized('request_replayed', 'request_id was already used by this wallet');
     });
     // Never an unhandled rejection, whoever awaits it later.

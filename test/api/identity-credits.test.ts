@@ -85,6 +85,19 @@ describe('identity, signed requests and credits over HTTP', () => {
       expect(again.body.error_code).toBe('request_replayed');
     });
 
+    it('accepts a request id sent ten times at once exactly once (the replay guard is group-committed)', async () => {
+      const agent = new TestAgent(main);
+      await agent.startSession();
+      const env = await agent.envelope('balance', {}, undefined, 'burst-id');
+      const others = await Promise.all(Array.from({ length: 6 }, (_, i) => agent.envelope('balance', {}, undefined, `burst-other-${i}`)));
+      // The distinct ids ride in the same batches as the twins: each must still be accepted.
+      const answers = await Promise.all([...Array.from({ length: 10 }, () => env), ...others].map((body) => http('POST', `${main}/api/external/credits/balance`, { body })));
+      const twins = answers.slice(0, 10);
+      expect(twins.filter((r) => r.status === 200)).toHaveLength(1);
+      expect(twins.filter((r) => r.status === 401 && r.body.error_code === 'request_replayed')).toHaveLength(9);
+      expect(answers.slice(10).map((r) => r.status)).toEqual(Array(6).fill(200));
+    });
+
     it('refuses a bad signature, a foreign nonce, an unknown nonce and an expired nonce with distinct codes', async () => {
       const agent = new TestAgent(main);
       const other = new TestAgent(main);
