@@ -3,6 +3,7 @@
  * benchmark server (bench/server.ts), which prints {"port": N} once it listens.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { ROOT } from '../scripts/services/paths';
 
 export interface Child {
@@ -93,4 +94,19 @@ export async function startBenchServer(env: NodeJS.ProcessEnv): Promise<{ child:
     await child.stop();
     throw err;
   }
+}
+
+/**
+ * `env` as a production server accepts it: production refuses development defaults, so this run
+ * gets throwaway secrets and public addresses (test/unit/bench-env.test.ts keeps it parseable).
+ */
+export function productionBenchEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return {
+    ...env,
+    NODE_ENV: 'production',
+    TOOL_SECRETS_KEY: randomBytes(32).toString('hex'),
+    JOB_WORKFLOW_TOKEN_SECRET: randomBytes(32).toString('hex'),
+    PUBLIC_BASE_URL: 'https://bench.invalid',
+    PUBLIC_API_URL: 'https://api.bench.invalid',
+  };
 }

@@ -21,7 +21,7 @@ import { CACHE, ROOT } from '../scripts/services/paths';
 import { startTemporalDev } from '../scripts/services/temporal';
 import { LedgerStore } from '../shared/credits/ledger-store';
 import { createDb, type Db } from '../shared/db';
-import { type Child, spawnTs, startBenchServer } from './children';
+import { type Child, productionBenchEnv, spawnTs, startBenchServer } from './children';
 import { summarize, type EnvelopeFile, type LatencySummary, type LoadPlan, type LoadResult, type ScenarioPlan, type ScenarioResult, envNumber } from './common';
 import { formatProfile, summarizeProfile, type ProfileSummary } from './profile-summary';
 import type { SignJob } from './sign-worker';
@@ -239,14 +239,7 @@ async function main(): Promise<number> {
   } });
   await db.ready(30_000);
 
-  const serverEnv: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'silent',
-    MONGODB_URI: mongodbUri,
-    MONGODB_DB_NAME: DB_NAME,
-    TEMPORAL_ADDRESS: temporalAddress,
-  };
+  const serverEnv = productionBenchEnv({ ...process.env, LOG_LEVEL: 'silent', MONGODB_URI: mongodbUri, MONGODB_DB_NAME: DB_NAME, TEMPORAL_ADDRESS: temporalAddress });
   const profileDir = OPTS.profile ? path.join(OUT_DIR, `profile-${STAMP}`) : undefined;
   const { port } = await startServer(serverEnv, profileDir);
   const baseUrl = `http://127.0.0.1:${port}`;

@@ -15,7 +15,8 @@
  * 2. catalog  GET /api/external/tools?page_size=100 p50 over 1k, 10k and 100k products
  *             (inserted directly in the store), first page, a deep page, a word-prefix search.
  *
- * BENCH_TOOLS_PROFILE=1 also CPU-profiles the API process over 4 s of B and prints a summary.
+ * BENCH_TOOLS_PROFILE=1 also CPU-profiles the API process over 4 s of A and of B and prints summaries,
+ * and saves FerretDB's Go profile of the same windows (`go tool pprof -top <file>`).
  *
  * Knobs: BENCH_TOOLS_CONCURRENCY, BENCH_TOOLS_DURATION_MS (8000), BENCH_TOOLS_ROUNDS (4), BENCH_TOOLS_SIZES (1000,10000,100000),
  * MONGODB_URI to reuse a store instead of a fresh FerretDB.
@@ -122,7 +123,8 @@ function cpuMs(pid: number | undefined): number {
 const TICKS_PER_SECOND = 100;
 
 async function main() {
-  const ferret = process.env.MONGODB_URI ? undefined : await startFerretDb({ dataDir: path.join(CACHE, 'bench', `tools-${Date.now()}`) });
+  const storeDebug = PROFILE && !process.env.MONGODB_URI ? `127.0.0.1:${await freePort()}` : undefined;
+  const ferret = process.env.MONGODB_URI ? undefined : await startFerretDb({ dataDir: path.join(CACHE, 'bench', `tools-${Date.now()}`), debugAddr: storeDebug });
   const vendorSecret = 'bench-vendor-secret-0123456789';
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', MONGODB_URI: process.env.MONGODB_URI ?? ferret!.uri, MONGODB_DB_NAME: `bench_tools_${Date.now()}`, X402_PAY_TO: '',
     // Every simulated agent opens its session from this one client address.
@@ -217,10 +219,19 @@ async function main() {
     const slices = (runs: LoopResult[]) => runs.map((r) => r.rps.toFixed(0)).join(', ');
 
     if (PROFILE) {
-      await post(`${serverUrl}/bench/profile/start`, '{}');
-      await runB(4000, 0, false);
-      const { file } = JSON.parse((await post(`${serverUrl}/bench/profile/stop?name=tools-B`, '{}')).text) as { file: string };
-      console.log(formatProfile(summarizeProfile(file)));
+      for (const [side, run] of [['A', runA], ['B', runB]] as const) {
+        await post(`${serverUrl}/bench/profile/start`, '{}');
+        // The store's own profile over the same window (Go pprof, read with `go tool pprof -top <file>`).
+        const storeProfile = storeDebug ? fetch(`http://${storeDebug}/debug/pprof/profile?seconds=4`).then(async (r) => Buffer.from(await r.arrayBuffer())) : undefined;
+        await run(4000, 0, false);
+        const { file } = JSON.parse((await post(`${serverUrl}/bench/profile/stop?name=tools-${side}`, '{}')).text) as { file: string };
+        console.log(formatProfile(summarizeProfile(file)));
+        if (storeProfile) {
+          const storeFile = path.join(CACHE, 'bench', `tools-${side}-store.pprof`);
+          fs.writeFileSync(storeFile, await storeProfile);
+          console.log(`store (FerretDB) CPU profile over the same window: ${storeFile}\n`);
+        }
+      }
     }
 
     // Store commands of paid calls, counted on the API's connection (warm caches).

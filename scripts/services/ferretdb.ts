@@ -13,13 +13,14 @@ export interface RunningMongo {
 
 /**
  * FerretDB 1.x on SQLite: the MongoDB-wire server used where no mongod can be had. Without a
- * `dataDir` the data is throwaway: a temporary folder, removed on stop.
+ * `dataDir` the data is throwaway: a temporary folder, removed on stop. With `debugAddr` it serves
+ * Go pprof profiles (`/debug/pprof/`) there.
  */
-export async function startFerretDb(opts: { port?: number; dataDir?: string } = {}): Promise<RunningMongo> {
-  return onFreePort(opts.port, (port) => launch(port, opts.dataDir));
+export async function startFerretDb(opts: { port?: number; dataDir?: string; debugAddr?: string } = {}): Promise<RunningMongo> {
+  return onFreePort(opts.port, (port) => launch(port, opts.dataDir, opts.debugAddr));
 }
 
-async function launch(port: number, fixedDataDir: string | undefined): Promise<RunningMongo> {
+async function launch(port: number, fixedDataDir: string | undefined, debugAddr: string | undefined): Promise<RunningMongo> {
   // Otherwise the readiness poll could be answered by whatever already listens there.
   if (await portOpen(port)) throw new Error(`ferretdb: 127.0.0.1:${port} is already in use (address already in use)`);
   const dataDir = fixedDataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'ferretdb-')));
@@ -29,7 +30,7 @@ async function launch(port: number, fixedDataDir: string | undefined): Promise<R
     proc = await startProcess({
       name: 'ferretdb',
       command: ferretdbBinary(),
-      args: ['-listen', `127.0.0.1:${port}`, '-dir', dataDir],
+      args: ['-listen', `127.0.0.1:${port}`, '-dir', dataDir, ...(debugAddr ? ['-debug-addr', debugAddr] : [])],
       ready: () => portOpen(port),
       timeoutMs: 30000,
     });

@@ -7,6 +7,8 @@ import (
 	"flag"
 	"log"
 	"log/slog"
+	"net/http"
+	_ "net/http/pprof" // served only with -debug-addr
 	"os"
 	"os/signal"
 	"syscall"
@@ -17,7 +19,11 @@ import (
 func main() {
 	listen := flag.String("listen", "127.0.0.1:27017", "TCP address to listen on")
 	dir := flag.String("dir", "./.cache/ferretdb-data", "directory for the SQLite files")
+	debugAddr := flag.String("debug-addr", "", "serve Go pprof profiles (/debug/pprof/) on this address; off when empty")
 	flag.Parse()
+	if *debugAddr != "" {
+		go func() { log.Println(http.ListenAndServe(*debugAddr, nil)) }()
+	}
 
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		log.Fatal(err)
