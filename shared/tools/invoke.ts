@@ -35,6 +35,8 @@ export interface InvokeInput {
    * of the same request takes over a call an earlier attempt left `pending` (its worker died
    * mid-call): same hold, the vendor called again with the same idempotency key, charged once.
    * Absent (API requests): a pending call answers 409 invocation_in_progress.
+   * A later attempt after a recorded failure makes a new try (`nextTry`) instead of getting the
+   * failure back: the failed try was released, so only a successful try is ever charged.
    */
   attempt?: number;
   /**
@@ -131,6 +133,12 @@ export function vendorFailure(outcome: Exclude<VendorOutcome, { ok: true }>, cal
   });
 }
 
+/** The key of the next try of a worker's call after a failed one: `<key>~2`, `<key>~3`, ... */
+export function nextTry(requestId: string): string {
+  const m = /^(.*)~(\d+)$/.exec(requestId);
+  return m ? `${m[1]}~${Number(m[2]) + 1}` : `${requestId}~2`;
+}
+
 /** The id of the `purchase` transaction a captured hold becomes (see LedgerStore.capture). */
 export function purchaseTransactionId(account: string, holdId: string): string {
   return `purchase:${account}:${holdId}`;
@@ -157,6 +165,14 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
       action_slug: rec.action_slug,
       ...(rec.warnings_json ? { warnings: JSON.parse(rec.warnings_json) as unknown[] } : {}),
     };
+  }
+
+  /**
+   * A worker attempt after one whose call failed (the vendor's error or timeout, recorded and
+   * released) tries again as a new call: the next try key, its own hold, a fresh idempotency key.
+   */
+  function mayRetryFailed(rec: ToolInvocationDoc, input: InvokeInput): boolean {
+    return rec.status === 'failed' && input.attempt !== undefined && rec.attempt !== undefined && input.attempt > rec.attempt;
   }
 
   /** A worker attempt may take over a pending call of an earlier attempt of the same caller. */
@@ -211,6 +227,7 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
     if (!claimed) {
       const rec = await repo.getInvocation(input.account, input.requestId);
       if (!rec) throw errors.conflict('invocation_in_progress', `request ${input.requestId} is still running`);
+      if (mayRetryFailed(rec, input)) return invoke({ ...input, requestId: nextTry(input.requestId) });
       if (!mayTakeOver(rec, input)) return replay(rec, input);
       if (rec.product_id !== product.id || rec.action_slug !== action.slug) {
         throw errors.conflict('invocation_in_progress', `request ${input.requestId} is a pending call of ${rec.product_id}/${rec.action_slug}`);

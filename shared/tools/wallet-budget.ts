@@ -29,7 +29,8 @@ export async function invokeWithinWalletBudget(
     if (perCall) throw refuse(perCall);
     if (budget.daily_credits === null) return;
     const r = await repo.reserveWalletSpend(wallet, input.requestId, price.credits);
-    reserved = r.inserted;
+    // Asked again for a new try of the same call (invoke's nextTry): the reservation is the same one.
+    reserved = reserved || r.inserted;
     const refusal = budgetRefusal(budget, price.credits, r.committed - price.credits);
     if (refusal) {
       if (r.inserted) await repo.releaseWalletSpend(wallet, input.requestId);

@@ -55,6 +55,41 @@ describe('tool nodes: paid from the workspace account, gated by the budget, rele
     expect(await new BudgetChargeRepository(stack.db.models).spent(g.budgetId)).toMatchObject({ today: 5, total: 5 });
   });
 
+  it('retries a vendor failure as a new try: the run completes, the failed try released, only the good try charged', async () => {
+    const other = await setupGroup(stack.db, { daily: null, total: null });
+    const acct = `ws:${other.workspaceId}`;
+    await ledger.grant({ wallet: acct, credits: 20, creditType: 'admin_grant' });
+    await other.repo.setCredential({ workspaceId: other.workspaceId, name: 'VENDOR_KEY', value: 'x' });
+    const flaky = await addWorkflow(stack.db, other, {
+      name: 'flaky words',
+      credentials: ['VENDOR_KEY'],
+      nodes: [{ id: 'count', type: 'tool', product: 'words', action: 'count', parameters: { text: '{{prompt}}', key: '{{credentials.VENDOR_KEY}}' } }],
+      edges: [],
+    });
+    let failuresLeft = 1;
+    vendor.set((call) => (failuresLeft-- > 0 ? { status: 502, body: { error: 'upstream hiccup' } } : { status: 200, body: { words: String((call.body as any)?.parameters?.text ?? '').split(' ').length } }));
+    const before = vendor.calls.length;
+    try {
+      const res = await trigger(stack.server.mainUrl, other.token, flaky, { prompt: 'four little words here' });
+      const run = await waitForRun(stack.server.mainUrl, res.body.data.run.run_id, other.token);
+      expect(run).toMatchObject({ status: 'completed' });
+      expect(run.run_metadata.nodes[0]).toMatchObject({ id: 'count', status: 'completed', credits_charged: 5 });
+      const tries = vendor.calls.slice(before);
+      expect(tries).toHaveLength(2);
+      // Two tries, two idempotency keys: the vendor said the first failed, the second is a new call.
+      expect(new Set(tries.map((c) => c.headers['idempotency-key'])).size).toBe(2);
+      expect((await ledger.balance(acct)).balance).toBe(15);
+      const { transactions } = await ledger.history(acct, 50);
+      expect(transactions.map((t) => t.transaction_type).sort()).toEqual(['grant', 'purchase']);
+      const repo = new ToolRepository(stack.db.models);
+      const key = `run:${run.run_id}:count`;
+      expect(await repo.getInvocation(acct, key)).toMatchObject({ status: 'failed', error_code: 'vendor_error' });
+      expect(await repo.getInvocation(acct, `${key}~2`)).toMatchObject({ status: 'succeeded' });
+    } finally {
+      vendor.set((call) => ({ status: 200, body: { words: String((call.body as any)?.parameters?.text ?? '').split(' ').length, key: (call.body as any)?.parameters?.key } }));
+    }
+  });
+
   it('refuses a call over the daily allowance with budget_exceeded: nothing held, nothing charged, the vendor never called', async () => {
     const second = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'a b' });
     expect((await waitForRun(stack.server.mainUrl, second.body.data.run.run_id, g.token)).status).toBe('completed');
