@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
+import { loadHistory } from '../support/histories';
 
 /**
  * Every committed history replays on today's workflow code, so a change that would break
@@ -37,7 +37,7 @@ describe('replay of every recorded workflow history', () => {
   for (const [flow, files] of Object.entries(FIXTURES_BY_FLOW)) {
     for (const file of files) {
       it(`${flow}: ${file} replays on today's code`, async () => {
-        const history = temporal.api.history.v1.History.fromObject(JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')));
+        const history = loadHistory(file);
         expect(history.events?.length).toBeGreaterThan(2);
         await Worker.runReplayHistory({ workflowsPath }, history);
       });
