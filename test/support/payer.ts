@@ -2,7 +2,7 @@ import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { x402Client, type PaymentRequired } from '@x402/fetch';
 import type { Address, Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type LocalAccount } from 'viem/accounts';
-import { createWalletClient, http, parseEther } from 'viem';
+import { createPublicClient, createWalletClient, erc20Abi, http, parseEther, parseEventLogs } from 'viem';
 import { devAccount, DEV_ACCOUNT_INDEX } from '../../shared/chain/dev-accounts';
 import { mintTokens, tokenBalance } from '../../shared/chain/deploy-token';
 import { viemChain } from '../../shared/x402/networks';
@@ -37,6 +37,20 @@ export class TestPayer {
 
   balance(owner: Address = this.account.address): Promise<bigint> {
     return tokenBalance({ rpcUrl: TestPayer.rpcUrl(), chainId: CHAIN_ID, token: TestPayer.tokenAddress(), owner });
+  }
+
+  /**
+   * The token this payer sent to `to` in transaction `tx`, from the receipt's Transfer logs. On
+   * the chain other test files share, a balance difference of a common merchant also counts
+   * their payments; a transaction's own logs do not.
+   */
+  async paidIn(tx: Hex, to: Address): Promise<bigint> {
+    const client = createPublicClient({ chain: viemChain(CHAIN_ID, TestPayer.rpcUrl()), transport: http(TestPayer.rpcUrl()) });
+    const receipt = await client.getTransactionReceipt({ hash: tx });
+    const token = TestPayer.tokenAddress().toLowerCase();
+    return parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs })
+      .filter((l) => l.address.toLowerCase() === token && l.args.from.toLowerCase() === this.account.address.toLowerCase() && l.args.to.toLowerCase() === to.toLowerCase())
+      .reduce((sum, l) => sum + l.args.value, 0n);
   }
 
   /** The official client; the local token is not in its default asset list, so the payer opts in. */
