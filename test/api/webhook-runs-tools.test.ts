@@ -3,7 +3,7 @@ import { ToolRepository } from '../../shared/tools/repository';
 import { BudgetChargeRepository } from '../../shared/workspaces/budget-charges';
 import { http } from '../support/http';
 import { startTestStack, type TestStack } from '../support/stack';
-import { startScriptedVendor } from '../support/vendor';
+import { startScriptedVendor, type VendorBehaviour } from '../support/vendor';
 import { addWorkflow, setupGroup, trigger, waitForRun, type GroupSetup } from '../support/webhook-runs';
 
 describe('tool nodes: paid from the workspace account, gated by the budget, released on cancel', () => {
@@ -13,11 +13,26 @@ describe('tool nodes: paid from the workspace account, gated by the budget, rele
   let g: GroupSetup;
   let wf: string;
   const account = () => `ws:${g.workspaceId}`;
+  const countWords: VendorBehaviour = (call) => ({ status: 200, body: { words: String((call.body as any)?.parameters?.text ?? '').split(' ').length, key: (call.body as any)?.parameters?.key } });
+
+  /** A fresh workspace without budget limits, funded with `credits`, and a one-node workflow calling words/count. */
+  async function fundedCountWorkflow(name: string, credits: number) {
+    const group = await setupGroup(stack.db, { daily: null, total: null });
+    await ledger.grant({ wallet: `ws:${group.workspaceId}`, credits, creditType: 'admin_grant' });
+    await group.repo.setCredential({ workspaceId: group.workspaceId, name: 'VENDOR_KEY', value: 'x' });
+    const workflowId = await addWorkflow(stack.db, group, {
+      name,
+      credentials: ['VENDOR_KEY'],
+      nodes: [{ id: 'count', type: 'tool', product: 'words', action: 'count', parameters: { text: '{{prompt}}', key: '{{credentials.VENDOR_KEY}}' } }],
+      edges: [],
+    });
+    return { group, account: `ws:${group.workspaceId}`, workflowId };
+  }
 
   beforeAll(async () => {
     stack = await startTestStack({ workers: true });
     ledger = new LedgerStore(stack.db.models);
-    vendor = await startScriptedVendor((call) => ({ status: 200, body: { words: String((call.body as any)?.parameters?.text ?? '').split(' ').length, key: (call.body as any)?.parameters?.key } }));
+    vendor = await startScriptedVendor(countWords);
     const repo = new ToolRepository(stack.db.models);
     await repo.createProduct({ slug: 'words', name: 'word_counter', description: 'Counts words' });
     await repo.addAction('words', {
@@ -56,18 +71,9 @@ describe('tool nodes: paid from the workspace account, gated by the budget, rele
   });
 
   it('retries a vendor failure as a new try: the run completes, the failed try released, only the good try charged', async () => {
-    const other = await setupGroup(stack.db, { daily: null, total: null });
-    const acct = `ws:${other.workspaceId}`;
-    await ledger.grant({ wallet: acct, credits: 20, creditType: 'admin_grant' });
-    await other.repo.setCredential({ workspaceId: other.workspaceId, name: 'VENDOR_KEY', value: 'x' });
-    const flaky = await addWorkflow(stack.db, other, {
-      name: 'flaky words',
-      credentials: ['VENDOR_KEY'],
-      nodes: [{ id: 'count', type: 'tool', product: 'words', action: 'count', parameters: { text: '{{prompt}}', key: '{{credentials.VENDOR_KEY}}' } }],
-      edges: [],
-    });
+    const { group: other, account: acct, workflowId: flaky } = await fundedCountWorkflow('flaky words', 20);
     let failuresLeft = 1;
-    vendor.set((call) => (failuresLeft-- > 0 ? { status: 502, body: { error: 'upstream hiccup' } } : { status: 200, body: { words: String((call.body as any)?.parameters?.text ?? '').split(' ').length } }));
+    vendor.set((call) => (failuresLeft-- > 0 ? { status: 502, body: { error: 'upstream hiccup' } } : countWords(call)));
     const before = vendor.calls.length;
     try {
       const res = await trigger(stack.server.mainUrl, other.token, flaky, { prompt: 'four little words here' });
@@ -86,7 +92,7 @@ describe('tool nodes: paid from the workspace account, gated by the budget, rele
       expect(await repo.getInvocation(acct, key)).toMatchObject({ status: 'failed', error_code: 'vendor_error' });
       expect(await repo.getInvocation(acct, `${key}~2`)).toMatchObject({ status: 'succeeded' });
     } finally {
-      vendor.set((call) => ({ status: 200, body: { words: String((call.body as any)?.parameters?.text ?? '').split(' ').length, key: (call.body as any)?.parameters?.key } }));
+      vendor.set(countWords);
     }
   });
 
@@ -104,15 +110,7 @@ describe('tool nodes: paid from the workspace account, gated by the budget, rele
   });
 
   it('cancels a run while its slow tool call runs: the vendor call is aborted and the held credits released', async () => {
-    const other = await setupGroup(stack.db, { daily: null, total: null });
-    await ledger.grant({ wallet: `ws:${other.workspaceId}`, credits: 50, creditType: 'admin_grant' });
-    await other.repo.setCredential({ workspaceId: other.workspaceId, name: 'VENDOR_KEY', value: 'x' });
-    const slow = await addWorkflow(stack.db, other, {
-      name: 'slow words',
-      credentials: ['VENDOR_KEY'],
-      nodes: [{ id: 'count', type: 'tool', product: 'words', action: 'count', parameters: { text: '{{prompt}}', key: '{{credentials.VENDOR_KEY}}' } }],
-      edges: [],
-    });
+    const { group: other, workflowId: slow } = await fundedCountWorkflow('slow words', 50);
     vendor.set(() => ({ status: 200, body: { words: 1 }, delayMs: 30_000 }));
     const before = vendor.calls.length;
     const res = await trigger(stack.server.mainUrl, other.token, slow, { prompt: 'slow' });
@@ -127,6 +125,6 @@ describe('tool nodes: paid from the workspace account, gated by the budget, rele
     const { transactions } = await ledger.history(`ws:${other.workspaceId}`, 50);
     expect(transactions.filter((t) => t.transaction_type === 'purchase')).toHaveLength(0);
     expect(await new BudgetChargeRepository(stack.db.models).spent(other.budgetId)).toMatchObject({ total: 0 });
-    vendor.set((call) => ({ status: 200, body: { words: String((call.body as any)?.parameters?.text ?? '').split(' ').length } }));
+    vendor.set(countWords);
   });
 });
