@@ -30,14 +30,14 @@ import { requestContext } from '../api/middleware/request-context';
 import { startServer, type RunningServer } from '../api/server';
 import { CACHE } from '../scripts/services/paths';
 import { parseConfig, type AppConfig } from '../shared/config';
-import { createDb, type Db } from '../shared/db';
+import type { Db } from '../shared/db';
 import { WorkflowRepository } from '../shared/workflows/repository';
 import { WorkspaceRepository } from '../shared/workspaces/repository';
 import { createTemporal, ensureSearchAttributes, type TemporalHandle } from '../temporal/connection';
 import { pingWorkflow } from '../temporal/ping/workflows';
 import { startHttpsReceiver } from '../test/support/https-receiver';
 import { summarize, type LatencySummary, envNumber } from './common';
-import { storeAndTemporal } from './services';
+import { benchDb, storeAndTemporal } from './services';
 
 const CONCURRENCY = envNumber('BENCH_CONCURRENCY', 16);
 const ROUNDS = envNumber('BENCH_ROUNDS', 3);
@@ -171,12 +171,7 @@ async function main(): Promise<number> {
     };
     const config = parseConfig({ ...process.env, ...env });
     const idleConfig: AppConfig = parseConfig({ ...process.env, ...env, TEMPORAL_TASK_QUEUE_PREFIX: `${prefix}idle-` });
-    const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
-    await db.ready(30_000);
-    stops.unshift(async () => {
-      await db.connection.dropDatabase().catch(() => undefined);
-      await db.close();
-    });
+    const db = await benchDb(config, stops);
     const temporal = createTemporal(config);
     const idleTemporal = createTemporal(idleConfig);
     stops.unshift(() => temporal.close(), () => idleTemporal.close());

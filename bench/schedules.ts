@@ -20,7 +20,6 @@ import { jsonBody } from '../api/middleware/json-body';
 import { requestContext } from '../api/middleware/request-context';
 import { startServer } from '../api/server';
 import { parseConfig } from '../shared/config';
-import { createDb } from '../shared/db';
 import { buildSchedule } from '../shared/schedules/new-schedule';
 import { ScheduleRepository, type Schedule } from '../shared/schedules/repository';
 import { WorkflowRepository } from '../shared/workflows/repository';
@@ -29,7 +28,7 @@ import { createTemporal, ensureSearchAttributes } from '../temporal/connection';
 import { schedulesQueue } from '../workers/schedules-queue';
 import { runWorkers } from '../workers/run-workers';
 import { summarize, type LatencySummary, envNumber } from './common';
-import { storeAndTemporal } from './services';
+import { benchDb, storeAndTemporal } from './services';
 
 const AGENTS = envNumber('BENCH_AGENTS', 20);
 const DURATION_MS = envNumber('BENCH_DURATION_MS', 10_000);
@@ -77,12 +76,7 @@ async function main(): Promise<number> {
       MONGODB_DB_NAME: `bench_sched_${Date.now()}`,
       CREDENTIALS_ENCRYPTION_KEY: '0'.repeat(64),
     });
-    const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
-    await db.ready(30_000);
-    stops.unshift(async () => {
-      await db.connection.dropDatabase().catch(() => undefined);
-      await db.close();
-    });
+    const db = await benchDb(config, stops);
     const temporal = createTemporal(config);
     stops.unshift(() => temporal.close());
     await ensureSearchAttributes(temporal);

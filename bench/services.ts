@@ -1,4 +1,6 @@
 import { startFerretDb } from '../scripts/services/ferretdb';
+import type { AppConfig } from '../shared/config';
+import { createDb, type Db } from '../shared/db';
 import { startTemporalDev } from '../scripts/services/temporal';
 
 /**
@@ -13,4 +15,15 @@ export async function storeAndTemporal(stops: Array<() => Promise<unknown>>): Pr
   if (mongo) stops.push(mongo.stop);
   if (temporalDev) stops.push(temporalDev.stop);
   return { mongodbUri: mongo?.uri ?? process.env.MONGODB_URI!, temporalAddress: temporalDev?.address ?? process.env.TEMPORAL_ADDRESS! };
+}
+
+/** The benchmark's own database (`config`), connected; `stops` drops and closes it at the end. */
+export async function benchDb(config: AppConfig, stops: Array<() => Promise<unknown>>): Promise<Db> {
+  const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
+  await db.ready(30_000);
+  stops.unshift(async () => {
+    await db.connection.dropDatabase().catch(() => undefined);
+    await db.close();
+  });
+  return db;
 }
