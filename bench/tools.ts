@@ -32,9 +32,9 @@ import { LedgerStore } from '../shared/credits/ledger-store';
 import { createDb } from '../shared/db';
 import { ToolRepository } from '../shared/tools/repository';
 import { startFerretDb } from '../scripts/services/ferretdb';
-import { CACHE } from '../scripts/services/paths';
-import { freePort, portOpen } from '../scripts/services/process';
-import { spawnTs, startBenchServer, type Child } from './children';
+import { CACHE, ROOT } from '../scripts/services/paths';
+import { freePort, onFreePort, portOpen, startProcess } from '../scripts/services/process';
+import { startBenchServer } from './children';
 import { envNumber, summarize } from './common';
 import { formatProfile, summarizeProfile } from './profile-summary';
 
@@ -132,21 +132,27 @@ async function main() {
   const config = parseConfig(env);
   const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
   await db.ready(20000);
-  const children: Child[] = [];
+  const children: Array<{ stop(): Promise<void> }> = [];
   try {
-    const vendorPort = await freePort();
-    const vendor = spawnTs('scripts/demo-vendor.ts', [], { ...process.env, DEMO_VENDOR_PORT: String(vendorPort), DEMO_VENDOR_SECRET: vendorSecret, DEMO_VENDOR_RPC_URL: 'http://127.0.0.1:9' });
+    let vendorUrl = '';
+    const vendor = await onFreePort(undefined, (port) => {
+      vendorUrl = `http://127.0.0.1:${port}`;
+      return startProcess({
+        name: 'demo vendor',
+        command: process.execPath,
+        args: ['--import', 'tsx', 'scripts/demo-vendor.ts'],
+        cwd: ROOT,
+        env: { DEMO_VENDOR_PORT: String(port), DEMO_VENDOR_SECRET: vendorSecret, DEMO_VENDOR_RPC_URL: 'http://127.0.0.1:9' },
+        ready: () => portOpen(port),
+        timeoutMs: 30_000,
+      });
+    });
     children.push(vendor);
-    const vendorUrl = `http://127.0.0.1:${vendorPort}`;
-    for (let i = 0; !(await portOpen(vendorPort)); i++) {
-      if (i > 300) throw new Error(`demo vendor not up:\n${vendor.tail()}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
     const started = await startBenchServer({ ...env, ...(PROFILE ? { BENCH_STAGES: '1', BENCH_PROFILE_DIR: path.join(CACHE, 'bench') } : {}), BENCH_VENDOR_URL: `${vendorUrl}/tools/text.stats`, BENCH_VENDOR_SECRET: vendorSecret });
     children.push(started.child);
     const serverUrl = `http://127.0.0.1:${started.port}`;
     const baseUrl = `${serverUrl}/bench/insert-vendor`;
-    const pids = { api: started.child.proc.pid, vendor: vendor.proc.pid, store: ferret?.pid, load: process.pid };
+    const pids = { api: started.child.proc.pid, vendor: vendor.child.pid, store: ferret?.pid, load: process.pid };
     const cpuNow = () => Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid)])) as Record<keyof typeof pids, number>;
 
     const repo = new ToolRepository(db.models);
