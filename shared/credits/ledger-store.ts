@@ -4,6 +4,7 @@ import { creditHoldKey } from '../db/models/credit-hold';
 import { errors } from '../errors';
 import type { CreditHeadDoc } from '../db/models/credit-head';
 import { ledgerEntryId, type CreditTransactionDoc } from '../db/models/credit-transaction';
+import { probeLast } from './head-probe';
 import { creditsToUsd } from '../money';
 import {
   applyDeductions,
@@ -78,11 +79,12 @@ type Decision<R> =
 
 const MAX_ATTEMPTS = 500;
 /**
- * The head hint is written for an account's first entry and then every this many entries: it
- * is only a lower bound (readers probe forward by _id), and a write per entry was two of the
- * nine store writes of a paid call. A cold reader probes at most this many entries more.
+ * The head hint is written for an account's first entry and then every this many entries, in
+ * the background: it is only a lower bound (readers search forward from it by _id, see
+ * probeLast), so a lost or late write costs a cold reader a few lookups, never a wrong answer.
+ * A cold reader does at most about 2·log2(64) = 12 lookups past the hint.
  */
-const HEAD_HINT_EVERY = 8;
+const HEAD_HINT_EVERY = 64;
 const PUBLIC_FIELDS = { live_grants: 0, grant: 0, seq: 0, open_holds: 0 } as const;
 const HEAD_FIELDS = { seq: 1, live_grants: 1, open_holds: 1 } as const;
 
@@ -125,24 +127,16 @@ export class LedgerStore {
     this.seen.set(wallet, head);
   }
 
-  /** The latest entry's seq and live grants: from a known head, then lookups by _id until a gap. */
+  /** The latest entry's seq and live grants: from a known head, then lookups by _id (probeLast). */
   private async head(wallet: string): Promise<Head | null> {
-    let head: Head | null = this.seen.get(wallet) ?? null;
-    if (!head) {
+    let known: Head | null = this.seen.get(wallet) ?? null;
+    if (!known) {
       const hint = await this.models.creditHeads.findById(wallet).lean<CreditHeadDoc>().exec();
-      head = hint ? { seq: hint.seq, live_grants: hint.live_grants, open_holds: hint.open_holds ?? [] } : null;
+      known = hint ? { seq: hint.seq, live_grants: hint.live_grants, open_holds: hint.open_holds ?? [] } : null;
     }
-    for (;;) {
-      const next = await this.models.creditTransactions
-        .findById(ledgerEntryId(wallet, (head?.seq ?? 0) + 1), HEAD_FIELDS)
-        .lean<Head>()
-        .exec();
-      if (!next) {
-        if (head) this.remember(wallet, head);
-        return head;
-      }
-      head = next;
-    }
+    const head = await probeLast(known, (seq) => this.models.creditTransactions.findById(ledgerEntryId(wallet, seq), HEAD_FIELDS).lean<Head>().exec());
+    if (head) this.remember(wallet, head);
+    return head;
   }
 
   /** An op recorded earlier. A scan on FerretDB, so only asked on the rare replay paths. */
@@ -199,15 +193,17 @@ export class LedgerStore {
         continue;
       }
       this.remember(wallet, { seq, live_grants: doc.live_grants, open_holds: holds });
-      // Only a hint: a lost, late or skipped write here costs readers extra lookups, never a wrong answer.
-      if (seq === 1 || seq % HEAD_HINT_EVERY === 0) {
-        await this.models.creditHeads.collection
-          .updateOne({ _id: wallet } as never, { $set: { seq, live_grants: doc.live_grants, open_holds: holds } }, { upsert: true })
-          .catch(() => undefined);
-      }
+      if (seq === 1 || seq % HEAD_HINT_EVERY === 0) this.writeHint(wallet, { seq, live_grants: doc.live_grants, open_holds: holds });
       return decision.result(toPublic(doc));
     }
     throw new Error(`credit ledger for ${wallet} too contended: gave up after ${MAX_ATTEMPTS} attempts`);
+  }
+
+  /** Not awaited: a paid call does not wait on a hint (an update, slow on FerretDB). Only ever a lower bound. */
+  private writeHint(wallet: string, head: Head): void {
+    void this.models.creditHeads.collection
+      .updateOne({ _id: wallet } as never, { $set: head }, { upsert: true })
+      .catch(() => undefined);
   }
 
   async grant(input: GrantInput): Promise<GrantResult> {

@@ -1,5 +1,6 @@
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { openTestDb } from '../support/db';
+import { waitUntil } from '../support/wait';
 
 const DAY = 86_400_000;
 
@@ -107,7 +108,8 @@ describe('credit ledger on the real store', () => {
   it('answers from the latest entry even when the head hint lags or is gone', async () => {
     const wallet = '0x' + '7'.repeat(40);
     await store.grant({ wallet, grantId: 'h1', credits: 100, creditType: 'admin_grant' });
-    const stale = await db.models.creditHeads.findById(wallet).lean();
+    // The hint is written in the background.
+    const stale = await waitUntil('the first head hint', () => db.models.creditHeads.findById(wallet).lean());
     await store.spend({ wallet, requestId: 'h-a', credits: 30 });
     await store.spend({ wallet, requestId: 'h-b', credits: 5 });
     // A late writer put an older head back.
@@ -119,6 +121,23 @@ describe('credit ledger on the real store', () => {
     expect((await store.balance(wallet)).balance).toBe(0);
     // A retried spend answers with its recorded transaction even when the balance no longer covers it.
     expect(await store.spend({ wallet, requestId: 'h-a', credits: 30 })).toMatchObject({ ok: true, replayed: true, transaction: { _id: `purchase:${wallet}:h-a`, amount_credits: -30 } });
+  });
+
+  it('finds the head of a long ledger with a lagging hint in a few lookups', async () => {
+    const wallet = '0x' + '9'.repeat(40);
+    await store.grant({ wallet, grantId: 'long', credits: 1000, creditType: 'admin_grant' });
+    for (let i = 0; i < 150; i++) await store.spend({ wallet, requestId: `l-${i}`, credits: 1 });
+    // A cold reader (another process) that only has the first hint.
+    await db.models.creditHeads.collection.updateOne({ _id: wallet } as never, { $set: { seq: 1 } });
+    const lookups: string[] = [];
+    db.connection.set('debug', (collection: string, method: string) => lookups.push(`${collection}.${method}`));
+    try {
+      expect((await new LedgerStore(db.models).balance(wallet)).balance).toBe(850);
+    } finally {
+      db.connection.set('debug', false);
+    }
+    // 150 entries past the hint: a forward scan would need 151 lookups.
+    expect(lookups.filter((l) => l === 'credit_transactions.findOne').length).toBeLessThanOrEqual(2 * Math.ceil(Math.log2(150)) + 2);
   });
 
   it('sees writes from another API instance although it remembers heads it has seen', async () => {
