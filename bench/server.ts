@@ -3,7 +3,8 @@
  * api/ builds it) behind an outer Express app that first mounts the bare baseline route
  * POST /bench/insert (requestContext + the same JSON body parser + one insert on the same
  * mongoose connection) and, with BENCH_VENDOR_URL, POST /bench/insert-vendor (the same plus one
- * vendor call, the tools baseline). Listens on a free loopback port and prints {"port": N} on stdout.
+ * vendor call, the tools baseline) and POST /bench/hold-vendor-capture (the tools floor: a hold and
+ * a capture around that vendor call, nothing else). Listens on a free loopback port and prints {"port": N} on stdout.
  *
  * With BENCH_STAGES=1 it also times stages of the signed balance path and can CPU-profile a
  * window on request (POST /bench/profile/start|stop); the plain run leaves the app untouched.
@@ -99,15 +100,33 @@ async function main(): Promise<void> {
   const vendorUrl = process.env.BENCH_VENDOR_URL;
   if (vendorUrl) {
     const authorization = `Bearer ${process.env.BENCH_VENDOR_SECRET ?? ''}`;
+    const callVendor = async (body: { parameters?: unknown; request_id?: unknown }) => {
+      const v = await fetch(vendorUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization },
+        body: JSON.stringify({ action: 'stats', parameters: body.parameters, request_id: body.request_id }),
+      });
+      return ((await v.json()) as { result: unknown }).result;
+    };
     app.post('/bench/insert-vendor', requestContext, jsonBody, async (req, res) => {
       try {
         await inserts.insertOne({ _id: res.locals.requestId, created_at: new Date() } as never);
-        const v = await fetch(vendorUrl, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization },
-          body: JSON.stringify({ action: 'stats', parameters: req.body.parameters, request_id: req.body.request_id }),
-        });
-        res.json({ success: true, response: ((await v.json()) as { result: unknown }).result });
+        res.json({ success: true, response: await callVendor(req.body) });
+      } catch (err) {
+        res.status(502).json({ success: false, error: (err as Error).message });
+      }
+    });
+    // (C) the floor of any hold/capture design: the invoke's two ledger appends around the same
+    // vendor call, with no signature, replay guard, claim, healer queue row or recorded outcome.
+    // Not a usable route (nothing makes it safe); it bounds what B could reach on this store.
+    app.post('/bench/hold-vendor-capture', requestContext, jsonBody, async (req, res) => {
+      try {
+        const { wallet, request_id: holdId } = req.body as { wallet: string; request_id: string };
+        const held = await services.ledger.hold({ account: wallet, holdId, credits: 1, queued: true });
+        if (!held.ok) throw new Error(`hold refused: balance ${held.balance}`);
+        const response = await callVendor(req.body);
+        const { transaction } = await services.ledger.capture({ account: wallet, holdId });
+        res.json({ success: true, response, credits_charged: 1, transaction_id: transaction._id });
       } catch (err) {
         res.status(502).json({ success: false, error: (err as Error).message });
       }

@@ -9,7 +9,10 @@
  *             claim, product lookup, JSON Schema check, budget read, invocation record, hold,
  *             the vendor call over loopback, outcome record, capture) against
  *             (A) a baseline that does one insert plus the same loopback vendor call;
- *             in short slices A B B A × BENCH_TOOLS_ROUNDS (4), closed loop at
+ *             and (C) the floor of any hold/capture design: the same hold and capture ledger
+ *             appends around the same vendor call and nothing else (no signature, replay guard,
+ *             claim, healer queue row or outcome record: bench/server.ts, not a usable route);
+ *             in short slices A B C C B A × BENCH_TOOLS_ROUNDS (4), closed loop at
  *             BENCH_TOOLS_CONCURRENCY (8); then the store commands of 200 paid calls, counted.
  *             Target: B/A ≥ 0.5.
  * 2. catalog  GET /api/external/tools?page_size=100 p50 over 1k, 10k and 100k products
@@ -185,12 +188,15 @@ async function main() {
       bodies.push(JSON.stringify({ ...env, parameters }));
     }
     let used = 0;
+    let floorCalls = 0;
+    const floorUrl = `${serverUrl}/bench/hold-vendor-capture`;
     const invokeUrl = `${serverUrl}/api/external/tools/text-tools/actions/stats/invoke`;
     const baseBody = JSON.stringify({ parameters, request_id: 'x', wallet_address: '0x' + '0'.repeat(40), session_nonce: 'x'.repeat(40), signature: '0x' + '1'.repeat(130) });
     const okA = (r: { status: number; text: string }) => r.status === 200 && r.text.includes('"words":36');
     // CPU each process spent per completed call, per side, summed over the side's slices.
-    const cpu = { A: { calls: 0, api: 0, vendor: 0, store: 0, load: 0 }, B: { calls: 0, api: 0, vendor: 0, store: 0, load: 0 } };
-    const metered = async (side: 'A' | 'B', run: () => Promise<LoopResult>, count: boolean) => {
+    const zero = () => ({ calls: 0, api: 0, vendor: 0, store: 0, load: 0 });
+    const cpu = { A: zero(), B: zero(), C: zero() };
+    const metered = async (side: 'A' | 'B' | 'C', run: () => Promise<LoopResult>, count: boolean) => {
       const before = cpuNow();
       const r = await run();
       if (count) {
@@ -207,21 +213,31 @@ async function main() {
         if (used >= bodies.length) throw new Error('ran out of envelopes');
         return { url: invokeUrl, body: bodies[used++]! };
       }, (r) => r.status === 200 && r.text.includes('"credits_charged":1'), d, w), count);
-    // The machine is shared and its load drifts within seconds: A and B alternate in short slices,
-    // A B B A per round (linear drift cancels); each side gets DURATION in total.
+    const runC = (d: number, w: number, count = true) =>
+      metered('C', () => closedLoop('C', () => {
+        const i = floorCalls++;
+        return { url: floorUrl, body: JSON.stringify({ wallet: agents[i % agents.length]!.account.address.toLowerCase(), request_id: `floor-${i}`, parameters }) };
+      }, (r) => r.status === 200 && r.text.includes('"credits_charged":1') && r.text.includes('"words":36'), d, w), count);
+    // The machine is shared and its load drifts within seconds: the sides alternate in short
+    // slices, A B C C B A per round (linear drift cancels); each side gets DURATION in total.
     const slice = DURATION / (2 * ROUNDS);
     const aRuns: LoopResult[] = [];
     const bRuns: LoopResult[] = [];
+    const cRuns: LoopResult[] = [];
     await runA(500, WARMUP, false);
     await runB(500, WARMUP, false);
+    await runC(500, WARMUP, false);
     for (let i = 0; i < ROUNDS; i++) {
       aRuns.push(await runA(slice, 300));
       bRuns.push(await runB(slice, 300));
+      cRuns.push(await runC(slice, 300));
+      cRuns.push(await runC(slice, 300));
       bRuns.push(await runB(slice, 300));
       aRuns.push(await runA(slice, 300));
     }
     const a = merge('A (insert + vendor)', aRuns);
     const b = merge('B (signed credit invoke)', bRuns);
+    const c = merge('C (floor: hold + vendor + capture)', cRuns);
     const slices = (runs: LoopResult[]) => runs.map((r) => r.rps.toFixed(0)).join(', ');
 
     if (PROFILE) {
@@ -258,14 +274,14 @@ async function main() {
     await new Promise((r) => setTimeout(r, 200)); // writes not awaited by the call land too
     const ops = new Map(Object.entries(JSON.parse((await post(`${serverUrl}/bench/commands/stop`, '{}')).text) as Record<string, number>));
     const row = (r: LoopResult) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.latency.p50Ms.toFixed(1)} / ${r.latency.p95Ms.toFixed(1)} / ${r.latency.p99Ms.toFixed(1)} | ${r.errors} |`;
-    console.log(`\ntool invoke, concurrency ${CONCURRENCY}, ${DURATION} ms measured each, in slices A B B A × ${ROUNDS}\n`);
+    console.log(`\ntool invoke, concurrency ${CONCURRENCY}, ${DURATION} ms measured each, in slices A B C C B A × ${ROUNDS}\n`);
     console.log('| scenario | rps | p50 / p95 / p99 ms | errors |\n|---|---|---|---|');
-    for (const r of [a, b]) console.log(row(r));
-    console.log(`\nrps per slice, in order: A ${slices(aRuns)}; B ${slices(bRuns)}`);
-    console.log(`\nB/A = ${(b.rps / a.rps).toFixed(2)} (target ≥ 0.5)\n`);
-    const per = (side: 'A' | 'B', k: 'api' | 'vendor' | 'store' | 'load') => (cpu[side][k] / cpu[side].calls).toFixed(2);
+    for (const r of [a, b, c]) console.log(row(r));
+    console.log(`\nrps per slice, in order: A ${slices(aRuns)}; B ${slices(bRuns)}; C ${slices(cRuns)}`);
+    console.log(`\nB/A = ${(b.rps / a.rps).toFixed(2)} (target ≥ 0.5); C/A = ${(c.rps / a.rps).toFixed(2)} (the floor: what B would reach if a paid call wrote nothing but its hold and capture)\n`);
+    const per = (side: 'A' | 'B' | 'C', k: 'api' | 'vendor' | 'store' | 'load') => (cpu[side][k] / cpu[side].calls).toFixed(2);
     console.log('CPU ms per completed call, per process (from /proc/<pid>/stat over the measured slices):\n\n| side | API | vendor | store | load generator |\n|---|---|---|---|---|');
-    for (const side of ['A', 'B'] as const) console.log(`| ${side} | ${per(side, 'api')} | ${per(side, 'vendor')} | ${per(side, 'store')} | ${per(side, 'load')} |`);
+    for (const side of ['A', 'B', 'C'] as const) console.log(`| ${side} | ${per(side, 'api')} | ${per(side, 'vendor')} | ${per(side, 'store')} | ${per(side, 'load')} |`);
     console.log('');
     const WRITES = /\.(insertOne|insertMany|updateOne|updateMany|deleteOne|deleteMany|findOneAndUpdate|replaceOne|bulkWrite)$/;
     const perCall = [...ops].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => ({ op: k, perCall: n / PROFILED, write: WRITES.test(k) }));
