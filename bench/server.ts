@@ -3,8 +3,8 @@
  * api/ builds it) behind an outer Express app that first mounts the bare baseline route
  * POST /bench/insert (requestContext + the same JSON body parser + one insert on the same
  * mongoose connection) and, with BENCH_VENDOR_URL, POST /bench/insert-vendor (the same plus one
- * vendor call, the tools baseline) and POST /bench/hold-vendor-capture (the tools floor: a hold and
- * a capture around that vendor call, nothing else). Listens on a free loopback port and prints {"port": N} on stdout.
+ * vendor call, the tools baseline) and POST /bench/signed-hold-vendor-capture (the tools floor: a
+ * verified signed envelope, a hold and a capture around that vendor call, nothing else). Listens on a free loopback port and prints {"port": N} on stdout.
  *
  * With BENCH_STAGES=1 it also times stages of the signed balance path and can CPU-profile a
  * window on request (POST /bench/profile/start|stop); the plain run leaves the app untouched.
@@ -116,16 +116,21 @@ async function main(): Promise<void> {
         res.status(502).json({ success: false, error: (err as Error).message });
       }
     });
-    // (C) the floor of any hold/capture design: the invoke's two ledger appends around the same
-    // vendor call, with no signature, replay guard, claim, healer queue row or recorded outcome.
-    // Not a usable route (nothing makes it safe); it bounds what B could reach on this store.
-    app.post('/bench/hold-vendor-capture', requestContext, jsonBody, async (req, res) => {
+    // (C) the floor of a signed paid call: what every signed request must do (signature and the
+    // replay guard), and the two ledger appends the issue requires of a paid call (the hold
+    // before the vendor call, the capture after it), around the same vendor call. No claim,
+    // healer queue row or recorded outcome: not a usable route (a crash would strand the hold);
+    // it bounds what any design could reach on this store. Envelopes signed for B's action path.
+    app.post('/bench/signed-hold-vendor-capture', requestContext, jsonBody, async (req, res) => {
       try {
-        const { wallet, request_id: holdId } = req.body as { wallet: string; request_id: string };
-        const held = await services.ledger.hold({ account: wallet, holdId, credits: 1, queued: true });
+        const body = req.body as { request_id: string; parameters?: unknown };
+        const paths = await services.tools.slugPaths('text-tools', 'stats');
+        const { wallet, claim } = await services.sessions.authenticate(body as never, body as Record<string, unknown>, { kind: 'tool_paths', paths });
+        await claim;
+        const held = await services.ledger.hold({ account: wallet, holdId: body.request_id, credits: 1, queued: true });
         if (!held.ok) throw new Error(`hold refused: balance ${held.balance}`);
-        const response = await callVendor(req.body);
-        const { transaction } = await services.ledger.capture({ account: wallet, holdId });
+        const response = await callVendor(body);
+        const { transaction } = await services.ledger.capture({ account: wallet, holdId: body.request_id });
         res.json({ success: true, response, credits_charged: 1, transaction_id: transaction._id });
       } catch (err) {
         res.status(502).json({ success: false, error: (err as Error).message });

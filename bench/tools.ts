@@ -9,9 +9,10 @@
  *             claim, product lookup, JSON Schema check, budget read, invocation record, hold,
  *             the vendor call over loopback, outcome record, capture) against
  *             (A) a baseline that does one insert plus the same loopback vendor call;
- *             and (C) the floor of any hold/capture design: the same hold and capture ledger
- *             appends around the same vendor call and nothing else (no signature, replay guard,
- *             claim, healer queue row or outcome record: bench/server.ts, not a usable route);
+ *             and (C) the floor of a signed paid call: signature and replay guard (every signed
+ *             request), the hold and capture ledger appends (every paid call) around the same
+ *             vendor call, and nothing else (no claim, healer queue row or outcome record:
+ *             bench/server.ts, not a usable route);
  *             in short slices A B C C B A × BENCH_TOOLS_ROUNDS (4), closed loop at
  *             BENCH_TOOLS_CONCURRENCY (8); then the store commands of 200 paid calls, counted.
  *             Target: B/A ≥ 0.5.
@@ -180,16 +181,20 @@ async function main() {
     );
     const parameters = { text: 'The quick brown fox jumps over the lazy dog. '.repeat(4) };
     const count = Math.max(4000, Math.ceil((DURATION + WARMUP + ROUNDS * 600 + 1000 + (PROFILE ? 4000 : 0)) / 1000) * 700);
-    log(`signing ${count} envelopes`);
-    const bodies: string[] = [];
-    for (let i = 0; i < count; i++) {
-      const a = agents[i % agents.length]!;
-      const env = await signToolInvoke({ account: a.account, sessionNonce: a.nonce, productSlug: 'text-tools', actionSlug: 'stats', parameters, requestId: `bench-${i}` });
-      bodies.push(JSON.stringify({ ...env, parameters }));
-    }
+    log(`signing ${2 * count} envelopes`);
+    const sign = (prefix: string) =>
+      Promise.all(
+        Array.from({ length: count }, async (_, i) => {
+          const a = agents[i % agents.length]!;
+          const env = await signToolInvoke({ account: a.account, sessionNonce: a.nonce, productSlug: 'text-tools', actionSlug: 'stats', parameters, requestId: `${prefix}-${i}` });
+          return JSON.stringify({ ...env, parameters });
+        }),
+      );
+    const bodies = await sign('bench');
+    const floorBodies = await sign('floor');
     let used = 0;
-    let floorCalls = 0;
-    const floorUrl = `${serverUrl}/bench/hold-vendor-capture`;
+    let floorUsed = 0;
+    const floorUrl = `${serverUrl}/bench/signed-hold-vendor-capture`;
     const invokeUrl = `${serverUrl}/api/external/tools/text-tools/actions/stats/invoke`;
     const baseBody = JSON.stringify({ parameters, request_id: 'x', wallet_address: '0x' + '0'.repeat(40), session_nonce: 'x'.repeat(40), signature: '0x' + '1'.repeat(130) });
     const okA = (r: { status: number; text: string }) => r.status === 200 && r.text.includes('"words":36');
@@ -215,8 +220,8 @@ async function main() {
       }, (r) => r.status === 200 && r.text.includes('"credits_charged":1'), d, w), count);
     const runC = (d: number, w: number, count = true) =>
       metered('C', () => closedLoop('C', () => {
-        const i = floorCalls++;
-        return { url: floorUrl, body: JSON.stringify({ wallet: agents[i % agents.length]!.account.address.toLowerCase(), request_id: `floor-${i}`, parameters }) };
+        if (floorUsed >= floorBodies.length) throw new Error('ran out of envelopes');
+        return { url: floorUrl, body: floorBodies[floorUsed++]! };
       }, (r) => r.status === 200 && r.text.includes('"credits_charged":1') && r.text.includes('"words":36'), d, w), count);
     // The machine is shared and its load drifts within seconds: the sides alternate in short
     // slices, A B C C B A per round (linear drift cancels); each side gets DURATION in total.
@@ -237,7 +242,7 @@ async function main() {
     }
     const a = merge('A (insert + vendor)', aRuns);
     const b = merge('B (signed credit invoke)', bRuns);
-    const c = merge('C (floor: hold + vendor + capture)', cRuns);
+    const c = merge('C (floor: signed, hold + vendor + capture)', cRuns);
     const slices = (runs: LoopResult[]) => runs.map((r) => r.rps.toFixed(0)).join(', ');
 
     if (PROFILE) {
@@ -278,7 +283,7 @@ async function main() {
     console.log('| scenario | rps | p50 / p95 / p99 ms | errors |\n|---|---|---|---|');
     for (const r of [a, b, c]) console.log(row(r));
     console.log(`\nrps per slice, in order: A ${slices(aRuns)}; B ${slices(bRuns)}; C ${slices(cRuns)}`);
-    console.log(`\nB/A = ${(b.rps / a.rps).toFixed(2)} (target ≥ 0.5); C/A = ${(c.rps / a.rps).toFixed(2)} (the floor: what B would reach if a paid call wrote nothing but its hold and capture)\n`);
+    console.log(`\nB/A = ${(b.rps / a.rps).toFixed(2)} (target ≥ 0.5); C/A = ${(c.rps / a.rps).toFixed(2)} (the floor: a signed paid call that writes only its replay guard, hold and capture)\n`);
     const per = (side: 'A' | 'B' | 'C', k: 'api' | 'vendor' | 'store' | 'load') => (cpu[side][k] / cpu[side].calls).toFixed(2);
     console.log('CPU ms per completed call, per process (from /proc/<pid>/stat over the measured slices):\n\n| side | API | vendor | store | load generator |\n|---|---|---|---|---|');
     for (const side of ['A', 'B', 'C'] as const) console.log(`| ${side} | ${per(side, 'api')} | ${per(side, 'vendor')} | ${per(side, 'store')} | ${per(side, 'load')} |`);
