@@ -4,7 +4,8 @@
  * POST /bench/insert (requestContext + the same JSON body parser + one insert on the same
  * mongoose connection) and, with BENCH_VENDOR_URL, POST /bench/insert-vendor (the same plus one
  * vendor call, the tools baseline) and POST /bench/signed-hold-vendor-capture (the tools floor: a
- * verified signed envelope, a hold and a capture around that vendor call, nothing else). Listens on a free loopback port and prints {"port": N} on stdout.
+ * verified signed envelope, a hold and a capture around that vendor call, nothing else).
+ * Listens on a free loopback port and prints {"port": N} on stdout.
  *
  * With BENCH_STAGES=1 it also times stages of the signed balance path and can CPU-profile a
  * window on request (POST /bench/profile/start|stop); the plain run leaves the app untouched.
