@@ -10,28 +10,13 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { EnvelopeFile, LoadPlan, LoadResult, ScenarioPlan, ScenarioResult, ServerStats } from './common';
 import { summarize } from './common';
+import { request as loopbackRequest, type Reply } from './http';
 
 const REQUEST_TIMEOUT_MS = 10_000;
 const PATHS = { insert: '/bench/insert', balance: '/api/external/credits/balance' } as const;
 
-interface Reply {
-  status: number;
-  text: string;
-}
-
 function request(agent: http.Agent, port: number, method: string, path: string, body?: string): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const headers: http.OutgoingHttpHeaders = body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
-    const req = http.request({ agent, host: '127.0.0.1', port, method, path, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
-    req.on('error', reject);
-    req.end(body);
-  });
+  return loopbackRequest(agent, `http://127.0.0.1:${port}${path}`, method, body, REQUEST_TIMEOUT_MS);
 }
 
 /** Whole-machine CPU counters (all cores) from /proc/stat: [busy, total] jiffies. */

@@ -40,6 +40,7 @@ import { CACHE, ROOT } from '../scripts/services/paths';
 import { freePort, onFreePort, portOpen, startProcess } from '../scripts/services/process';
 import { startBenchServer } from './children';
 import { envNumber, summarize } from './common';
+import { request } from './http';
 import { formatProfile, summarizeProfile } from './profile-summary';
 
 const CONCURRENCY = envNumber('BENCH_TOOLS_CONCURRENCY', 8);
@@ -51,26 +52,8 @@ const SIZES = (process.env.BENCH_TOOLS_SIZES ?? '1000,10000,100000').split(',').
 const log = (m: string) => process.stderr.write(`[bench:tools] ${m}\n`);
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-function post(url: string, body: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-function get(url: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    http.get(url, { agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-    }).on('error', reject);
-  });
-}
+const post = (url: string, body: string) => request(agent, url, 'POST', body);
+const get = (url: string) => request(agent, url, 'GET');
 
 /** Closed loop: `concurrency` callers, each sending the next body as soon as the last answer came. */
 async function closedLoop(name: string, next: () => { url: string; body: string }, check: (r: { status: number; text: string }) => boolean, duration = DURATION, warmup = WARMUP) {
