@@ -22,11 +22,17 @@ if [ ! -x "$CACHE/venv/bin/temporal" ] || [ ! -x "$CACHE/venv/bin/temporal-test-
 fi
 
 if [ -z "${MONGODB_URI:-}" ] && ! command -v mongod >/dev/null 2>&1; then
+  # PostgreSQL from Debian's package: in the machine image already; installed where it is not.
+  if [ -z "${PG_BIN_DIR:-}" ] && ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
+    say "installing PostgreSQL from Debian's packages"
+    if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+    else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; fi
+  fi
   FERRET_SRC="$PWD/tools/ferretdb"
   STAMP="$CACHE/bin/ferretdb.src.sha256"
   WANT=$(cat "$FERRET_SRC/go.mod" "$FERRET_SRC/go.sum" "$FERRET_SRC/main.go" | sha256sum | cut -d' ' -f1)
   if [ ! -x "$CACHE/bin/ferretdb" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$WANT" ]; then
-    say "building FerretDB (MongoDB wire protocol, SQLite backend) from the Go module proxy"
+    say "building FerretDB (MongoDB wire protocol, PostgreSQL backend) from the Go module proxy"
     (cd "$FERRET_SRC" && CGO_ENABLED=0 go build -trimpath -o "$CACHE/bin/ferretdb" .)
     echo "$WANT" > "$STAMP"
   fi

@@ -99,9 +99,14 @@ export async function startProcess(opts: {
   ready: () => Promise<boolean>;
   timeoutMs?: number;
   inheritOutput?: boolean;
+  /** Run as this user and group (root starting a server that refuses root). */
+  uid?: number;
+  gid?: number;
 }): Promise<ManagedProcess> {
   const child = spawn(opts.command, opts.args, {
     cwd: opts.cwd,
+    uid: opts.uid,
+    gid: opts.gid,
     env: { ...process.env, ...opts.env },
     stdio: opts.inheritOutput ? ['ignore', 'inherit', 'inherit'] : ['ignore', 'pipe', 'pipe'],
     detached: true,

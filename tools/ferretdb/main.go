@@ -1,5 +1,5 @@
-// Command ferretdb runs FerretDB 1.x (MongoDB wire protocol, SQLite backend) for local
-// development and tests, where no mongod binary can be downloaded.
+// Command ferretdb runs FerretDB 1.x (MongoDB wire protocol) on PostgreSQL for local
+// development, tests and benchmarks, where no mongod binary can be downloaded.
 package main
 
 import (
@@ -18,29 +18,26 @@ import (
 
 func main() {
 	listen := flag.String("listen", "127.0.0.1:27017", "TCP address to listen on")
-	dir := flag.String("dir", "./.cache/ferretdb-data", "directory for the SQLite files")
+	pgURL := flag.String("postgresql-url", "postgres://postgres@127.0.0.1:5432/postgres", "PostgreSQL connection URL")
 	debugAddr := flag.String("debug-addr", "", "serve Go pprof profiles (/debug/pprof/) on this address; off when empty")
 	flag.Parse()
 	if *debugAddr != "" {
 		go func() { log.Println(http.ListenAndServe(*debugAddr, nil)) }()
 	}
 
-	if err := os.MkdirAll(*dir, 0o755); err != nil {
-		log.Fatal(err)
-	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	f, err := ferretdb.New(&ferretdb.Config{
 		Listener:  ferretdb.ListenerConfig{TCP: *listen},
 		Logger:    logger,
-		Handler:   "sqlite",
-		SQLiteURL: "file:" + *dir + "/",
+		Handler:       "postgresql",
+		PostgreSQLURL: *pgURL,
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	log.Printf("ferretdb listening on %s (sqlite in %s)", *listen, *dir)
+	log.Printf("ferretdb listening on %s (postgresql)", *listen)
 	if err := f.Run(ctx); err != nil && ctx.Err() == nil {
 		log.Fatal(err)
 	}
