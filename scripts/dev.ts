@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   try {
     const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'development' };
     if (!env.MONGODB_URI) {
-      const mongo = await startFerretDb({ port: 27017, dataDir: path.join(CACHE, 'dev-store') });
+      const mongo = await startFerretDb({ port: 27017, dataDir: path.join(CACHE, 'dev-pg') });
       stops.push(mongo.stop);
       env.MONGODB_URI = mongo.uri;
     }

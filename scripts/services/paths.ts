@@ -20,7 +20,7 @@ export function ferretdbBinary(): string {
  * A PostgreSQL server program (`postgres`, `initdb`) from Debian's package: the newest major
  * version under /usr/lib/postgresql, or the folder named by PG_BIN_DIR.
  */
-export function postgresBin(name: 'postgres' | 'initdb'): string {
+export function postgresBin(name: 'postgres' | 'initdb' | 'psql'): string {
   if (process.env.PG_BIN_DIR) return requireFile(path.join(process.env.PG_BIN_DIR, name));
   const root = '/usr/lib/postgresql';
   const majors = fs.existsSync(root) ? fs.readdirSync(root).filter((d) => /^\d+$/.test(d)).sort((a, b) => Number(b) - Number(a)) : [];

@@ -70,6 +70,12 @@ async function launch(port: number, fixedDataDir: string | undefined, profile: P
     await proc.stop();
     await removeData();
   };
+  try {
+    await psqlFile(port, path.join(__dirname, 'ferretdb-gin-twins.sql'));
+  } catch (err) {
+    await stop();
+    throw err;
+  }
   return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, port, stop };
 }
 
@@ -86,18 +92,23 @@ function asOwner(owner: { uid: number; gid: number } | undefined): Pick<SpawnOpt
   return owner ? { uid: owner.uid, gid: owner.gid } : {};
 }
 
-async function initdb(dataDir: string, owner: { uid: number; gid: number } | undefined): Promise<void> {
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  if (owner) await chown(dataDir, owner.uid, owner.gid);
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(
-      postgresBin('initdb'),
-      ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync'],
-      { stdio: ['ignore', 'ignore', 'pipe'], ...asOwner(owner) },
-    );
+/** Runs a SQL file against the `postgres` database, stopping at the first error. */
+function psqlFile(port: number, file: string): Promise<void> {
+  return runToEnd(postgresBin('psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-q', '-v', 'ON_ERROR_STOP=1', '-f', file], {});
+}
+
+function runToEnd(command: string, args: string[], opts: Pick<SpawnOptions, 'uid' | 'gid'>): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'], ...opts });
     let err = '';
     child.stderr!.on('data', (b: Buffer) => (err = (err + b.toString()).slice(-4000)));
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`initdb exited with ${code}:\n${err}`))));
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${path.basename(command)} exited with ${code}:\n${err}`))));
   });
+}
+
+async function initdb(dataDir: string, owner: { uid: number; gid: number } | undefined): Promise<void> {
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (owner) await chown(dataDir, owner.uid, owner.gid);
+  await runToEnd(postgresBin('initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync'], asOwner(owner));
 }
