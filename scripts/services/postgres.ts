@@ -59,7 +59,8 @@ async function launch(port: number, fixedDataDir: string | undefined, profile: P
         ...PROFILE_SETTINGS[profile].flatMap((s) => ['-c', s]),
       ],
       ...asOwner(owner),
-      ready: () => portOpen(port),
+      // The port opens before the server accepts sessions ("the database system is starting up").
+      ready: async () => (await portOpen(port)) && (await psql(port, ['-c', 'SELECT 1']).then(() => true, () => false)),
       timeoutMs: 30000,
     });
   } catch (err) {
@@ -94,7 +95,11 @@ function asOwner(owner: { uid: number; gid: number } | undefined): Pick<SpawnOpt
 
 /** Runs a SQL file against the `postgres` database, stopping at the first error. */
 function psqlFile(port: number, file: string): Promise<void> {
-  return runToEnd(postgresBin('psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-q', '-v', 'ON_ERROR_STOP=1', '-f', file], {});
+  return psql(port, ['-v', 'ON_ERROR_STOP=1', '-f', file]);
+}
+
+function psql(port: number, args: string[]): Promise<void> {
+  return runToEnd(postgresBin('psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-q', ...args], {});
 }
 
 function runToEnd(command: string, args: string[], opts: Pick<SpawnOptions, 'uid' | 'gid'>): Promise<void> {
