@@ -1,5 +1,6 @@
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { ToolRepository } from '../../shared/tools/repository';
+import { vendorRequestId } from '../../shared/tools/vendor';
 import { buildSignedMessage, signedPayload } from '../../shared/signing';
 import { signToolInvoke, signToolInvokeById } from '../../sdk/agent-client';
 import { TestAgent } from '../support/agent';
@@ -124,6 +125,25 @@ describe('tools over HTTP: catalog listing and signed-credit invoke', () => {
       expect(again.status).toBe(401);
       expect(again.body).toMatchObject({ success: false, code: 'request_replayed' });
       expect((await ledger.balance(agent.wallet)).balance).toBe(7);
+    });
+
+    it('sends the vendor a request id derived from the account: two wallets reusing one request_id do not collide', async () => {
+      const other = new TestAgent(stack.server.mainUrl);
+      await other.startSession();
+      const requestId = `shared-${Date.now()}`;
+      const seen: string[][] = [];
+      for (const a of [agent, other]) {
+        await ledger.grant({ wallet: a.wallet, credits: 5, creditType: 'admin_grant' });
+        const env = await signToolInvoke({ account: a.account, sessionNonce: a.sessionNonce, productSlug: 'words', actionSlug: 'count', parameters: { text: 'a b' }, requestId });
+        const before = vendor.calls.length;
+        const res = await http('POST', url('/tools/words/actions/count/invoke'), { body: { ...env, parameters: { text: 'a b' } } });
+        expect(res.status).toBe(200);
+        const call = vendor.calls[before];
+        seen.push([String(call.headers['idempotency-key']), String(call.headers['x-request-id']), (call.body as any).request_id]);
+        expect(seen.at(-1)).toEqual(Array(3).fill(vendorRequestId(a.wallet, requestId)));
+      }
+      expect(seen[0][0]).not.toBe(seen[1][0]);
+      expect(seen.flat()).not.toContain(requestId);
     });
 
     it('invoke by product id signs /external/tools/<productId>/invoke; accepted path variants, others refused', async () => {
