@@ -63,7 +63,9 @@ export async function callVendor(
   let body: string | undefined;
   if (runner.method === 'GET') {
     const u = new URL(runner.url);
-    for (const [k, v] of Object.entries(call.parameters)) u.searchParams.set(k, typeof v === 'string' ? v : JSON.stringify(v));
+    // Query parameters fixed in the operator's URL (a key, a mode) are not the caller's to change.
+    const fixed = new Set(u.searchParams.keys());
+    for (const [k, v] of Object.entries(call.parameters)) if (!fixed.has(k)) u.searchParams.set(k, typeof v === 'string' ? v : JSON.stringify(v));
     url = u.toString();
   } else {
     headers['content-type'] = 'application/json';
