@@ -168,6 +168,23 @@ describe('tools over HTTP: catalog listing and signed-credit invoke', () => {
       expect(cross.body).toMatchObject({ success: false, code: 'signature_invalid' });
     });
 
+    it('a signed path variant is bound to the action that runs: another action named like this slug cannot lend its signature', async () => {
+      // 'first' is named "second"; a call to /actions/second runs the action whose slug is "second".
+      await repo.createProduct({ slug: 'clash', name: 'clash' });
+      await repo.addAction('clash', { slug: 'first', name: 'second', credits: 1, runner: { kind: 'builtin', handler: 'echo', timeout_ms: 1000 } });
+      await repo.addAction('clash', { slug: 'second', name: 'Other', credits: 1, runner: { kind: 'builtin', handler: 'echo', timeout_ms: 1000 } });
+      await ledger.grant({ wallet: agent.wallet, credits: 2, creditType: 'admin_grant' });
+      const signedFor = async (path: string) => {
+        const requestId = `clash-${Date.now()}-${Math.random()}`;
+        const message = buildSignedMessage({ kind: 'path', wallet: agent.wallet, sessionNonce: agent.sessionNonce, requestId, method: 'POST', path, payload: signedPayload({}) });
+        return { wallet_address: agent.wallet, session_nonce: agent.sessionNonce, request_id: requestId, signature: await agent.account.signMessage({ message }), parameters: {} };
+      };
+      const borrowed = await http('POST', url('/tools/clash/actions/second/invoke'), { body: await signedFor('/external/tools/clash/actions/first/invoke') });
+      expect([borrowed.status, borrowed.body.code]).toEqual([401, 'signature_invalid']);
+      const own = await http('POST', url('/tools/clash/actions/second/invoke'), { body: await signedFor('/external/tools/clash/actions/second/invoke') });
+      expect(own.status).toBe(200);
+    });
+
     it('answers the slug-invoke error table in the tool error shape', async () => {
       const cases: Array<[string, () => Promise<{ status: number; body: any }>, number, string]> = [
         ['mixed modes', () => invokeSlug({ text: 'a' }, { headers: { 'X-PAYMENT': 'abc' } }), 400, 'mixed_payment_modes'],
