@@ -221,6 +221,10 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
   } catch (err) {
     problems.push(`TRUST_PROXY: ${(err as Error).message}`);
   }
+  if (value.NODE_ENV === 'production' && trustProxy === true) {
+    // true believes the left-most X-Forwarded-For, which any client writes: every per-IP limit would be spoofable.
+    problems.push('TRUST_PROXY: true is refused in production; give the number of proxy hops in front of the API or their addresses/subnets');
+  }
   if (value.HTTP_HEADERS_TIMEOUT_MS > value.HTTP_REQUEST_TIMEOUT_MS) {
     problems.push('HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
   }
