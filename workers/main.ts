@@ -1,7 +1,7 @@
 import { Runtime } from '@temporalio/worker';
 import { getConfig } from '../shared/config';
 import { createDb } from '../shared/db';
-import { logger } from '../shared/logger';
+import { describeError, logger } from '../shared/logger';
 import { ensureExpirySchedule } from '../temporal/credit-expiry/client';
 import { ensureHoldHealSchedule } from '../temporal/tool-holds/client';
 import { createTemporal, ensureSearchAttributes } from '../temporal/connection';
@@ -56,6 +56,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  logger.error('worker failed', { error: (err as Error).stack });
+  logger.error('worker failed', describeError(err));
   process.exit(1);
 });

@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, errors, renderError } from '../../shared/errors';
 import { isStoreUnavailable } from '../../shared/db';
-import { logger } from '../../shared/logger';
+import { describeError, logger } from '../../shared/logger';
 
 export function notFound(): RequestHandler {
   return (req, _res, next) => next(errors.notFound('route_not_found', `no route for ${req.method} ${req.path}`));
@@ -34,7 +34,7 @@ export function errorHandler(helpBaseUrl: string): ErrorRequestHandler {
     } else if (isTemporalUnavailable(err)) {
       appError = errors.unavailable('workflow_engine_unavailable', 'the workflow engine is unavailable; retry shortly');
     } else {
-      logger.error('unhandled error', { error: err instanceof Error ? err.stack : String(err) });
+      logger.error('unhandled error', describeError(err));
       appError = errors.internal('internal_error', 'unexpected failure');
     }
     if (appError.status >= 500 && appError.status !== 503) logger.error('request failed', { code: appError.code });

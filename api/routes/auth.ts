@@ -13,6 +13,8 @@ const accessTokenBody = Joi.object({
   expires_in_days: Joi.number().integer().min(1).max(365),
 });
 
+const tokenOwnBody = Joi.object({ ...envelopeFields });
+
 const client = (req: Request) => clientKey(req.ip ?? req.socket.remoteAddress ?? 'unknown');
 
 export function authRoutes(services: Services): Router {
@@ -45,6 +47,17 @@ export function authRoutes(services: Services): Router {
     });
     res.setHeader('Cache-Control', 'no-store');
     res.json({ success: true, data: issued });
+  });
+
+  // Ours (issue 18): a wallet lists and revokes its own tokens by signing, without holding one.
+  router.post('/auth/access-tokens/list', validate({ body: tokenOwnBody }), signed(services, 'access_token_list', { readOnly: true }), async (_req, res) => {
+    const [, tokens] = await Promise.all([res.locals.claim, services.tokens.listOwn(res.locals.wallet)]);
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ success: true, data: { tokens } });
+  });
+  router.post('/auth/access-tokens/:tokenId/revoke', validate({ body: tokenOwnBody }), signed(services, 'access_token_revoke'), async (req, res) => {
+    const revoked = await services.tokens.revokeOwn(res.locals.wallet, String(req.params.tokenId));
+    res.json({ success: true, message: revoked.already_revoked ? 'token was already revoked' : 'token revoked', data: revoked });
   });
 
   return router;

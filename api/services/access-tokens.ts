@@ -76,4 +76,27 @@ export class AccessTokenService {
       .lean<Omit<AccessTokenDoc, '_id'>[]>()
       .exec();
   }
+
+  /** A wallet's own tokens as it may see them (never the hash), newest first. */
+  async listOwn(wallet: string, now = new Date()) {
+    const docs = await this.list(wallet);
+    return docs.map((d) => ({
+      token_id: d.token_id,
+      label: d.label ?? null,
+      created_at: d.created_at.toISOString(),
+      created_by: d.created_by,
+      expires_at: d.expires_at?.toISOString() ?? null,
+      revoked_at: d.revoked_at?.toISOString() ?? null,
+      status: d.revoked_at ? 'revoked' : d.expires_at && d.expires_at.getTime() <= now.getTime() ? 'expired' : 'active',
+    }));
+  }
+
+  /** Revokes one of the wallet's own tokens; another wallet's token is answered like an unknown one. */
+  async revokeOwn(wallet: string, tokenId: string, now = new Date()): Promise<{ token_id: string; already_revoked: boolean }> {
+    const owner = { token_id: tokenId, wallet_address: wallet.toLowerCase() };
+    const res = await this.models.accessTokens.updateOne({ ...owner, revoked_at: null }, { $set: { revoked_at: now } });
+    if (res.modifiedCount > 0) return { token_id: tokenId, already_revoked: false };
+    if (await this.models.accessTokens.exists(owner)) return { token_id: tokenId, already_revoked: true };
+    throw errors.notFound('token_not_found', `you have no access token ${tokenId}`);
+  }
 }

@@ -53,6 +53,7 @@ export function createServices(deps: AppDeps) {
     tools,
     toolCatalog: new ToolCatalogService(tools, deps.config.publicApiUrl),
     authLimits: authLimiters(deps),
+    workflowLimits: workflowLimiters(deps),
     jobWorkflows: new JobWorkflowService(new JobRepository(models), new WorkflowRepository(models), new JobWorkflowRepository(models), deps.config.jobWorkflowTokenSecret),
     publicWorkflows: new PublicWorkflowService(new WorkflowRepository(models), new JobWorkflowRepository(models), catalogPriceLookup(tools.repository)),
     workflowSessions: new WorkflowSessionService(new WorkflowSessionRepository(models), new WorkflowRepository(models), deps.temporal, deps.config.sessionIdleTimeoutSeconds, deps.config.model !== undefined),
@@ -68,6 +69,17 @@ function authLimiters(deps: AppDeps) {
     sessionPerWallet: new CountingRateLimiter(models, l.sessionPerWallet, l.windowSeconds),
     accessTokenPerClient: new CountingRateLimiter(models, l.accessTokenPerClient, l.windowSeconds),
     accessTokenPerWallet: new CountingRateLimiter(models, l.accessTokenPerWallet, l.windowSeconds),
+  };
+}
+
+function workflowLimiters(deps: AppDeps) {
+  const { models } = deps.db;
+  const l = deps.config.workflowRateLimits;
+  return {
+    startPerClient: new CountingRateLimiter(models, l.startPerClient, l.windowSeconds),
+    startPerWallet: new CountingRateLimiter(models, l.startPerWallet, l.windowSeconds),
+    fetchPerClient: new CountingRateLimiter(models, l.fetchPerClient, l.windowSeconds),
+    fetchPerWallet: new CountingRateLimiter(models, l.fetchPerWallet, l.windowSeconds),
   };
 }
 

@@ -141,15 +141,18 @@ export class ToolCatalogService {
       ...(instance ? { instance_id: instance } : {}),
       created_at: new Date(),
     });
+    // Operators see what the reference resolved to; the reporter learns only about public products,
+    // so a private or inactive one is answered exactly like an unknown one.
+    const shown = product && product.active && !product.private ? issue : undefined;
     return {
       success: true,
-      message: product ? 'issue reported' : 'issue reported; no product matched product_id, it was stored anyway',
+      message: shown ? 'issue reported' : 'issue reported; no product matched product_id, it was stored anyway',
       data: {
         issue_id: issue._id,
-        product_found: issue.product_found,
-        lookup_method: issue.lookup_method,
+        product_found: shown !== undefined,
+        lookup_method: shown ? issue.lookup_method : 'not_found',
         product_id: body.product_id,
-        ...(issue.product_name ? { product_name: issue.product_name } : {}),
+        ...(shown?.product_name ? { product_name: shown.product_name } : {}),
         status: issue.status,
       },
     };

@@ -56,9 +56,7 @@ export class ToolService {
 
   /** Signed paths a slug invoke may carry (docs/tools.md, "path variants"). */
   async slugPaths(productSlug: string, actionSlug: string): Promise<string[]> {
-    const p = await this.findProduct(productSlug);
-    const a = p?.actions.find((x) => x.slug === actionSlug || x.name.toLowerCase() === actionSlug.toLowerCase());
-    return slugInvokePaths(productSlug, actionSlug, p && a ? { productId: p.id, productSlug: p.slug, actionSlug: a.slug } : undefined);
+    return slugInvokePaths(productSlug, actionSlug, await this.findProduct(productSlug));
   }
 
   async idPaths(productId: string): Promise<string[]> {

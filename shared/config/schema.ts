@@ -24,6 +24,7 @@ export interface AppConfig {
   /** Operator token for the full /health/details (absent: only the summary is served). */
   healthDetailsToken?: string;
   authRateLimits: AuthRateLimits;
+  workflowRateLimits: WorkflowRateLimits;
   tools: ToolsConfig;
   /** AES-256-GCM key for credentials and webhook secrets at rest (CREDENTIALS_ENCRYPTION_KEY); a fixed dev key outside production. */
   credentialsKey?: Buffer;
@@ -76,6 +77,15 @@ export interface AuthRateLimits {
   sessionPerWallet: number;
   accessTokenPerClient: number;
   accessTokenPerWallet: number;
+}
+
+/** Workflow session starts and fetches allowed per window, per client address and per wallet. */
+export interface WorkflowRateLimits {
+  windowSeconds: number;
+  startPerClient: number;
+  startPerWallet: number;
+  fetchPerClient: number;
+  fetchPerWallet: number;
 }
 
 export interface ToolsConfig {
@@ -154,6 +164,11 @@ const envSchema = Joi.object({
   AUTH_SESSION_LIMIT_PER_WALLET: Joi.number().integer().min(1).max(100000).default(10),
   ACCESS_TOKEN_LIMIT_PER_CLIENT: Joi.number().integer().min(1).max(100000).default(10),
   ACCESS_TOKEN_LIMIT_PER_WALLET: Joi.number().integer().min(1).max(100000).default(5),
+  WORKFLOW_RATE_WINDOW_SECONDS: Joi.number().integer().min(1).max(3600).default(60),
+  WORKFLOW_START_LIMIT_PER_CLIENT: Joi.number().integer().min(1).max(100000).default(300),
+  WORKFLOW_START_LIMIT_PER_WALLET: Joi.number().integer().min(1).max(100000).default(60),
+  WORKFLOW_FETCH_LIMIT_PER_CLIENT: Joi.number().integer().min(1).max(100000).default(3000),
+  WORKFLOW_FETCH_LIMIT_PER_WALLET: Joi.number().integer().min(1).max(100000).default(600),
   X402_RPC_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(3000),
   X402_LOG_WINDOW_BLOCKS: Joi.number().integer().min(1).max(1000000).default(2000),
   X402_FACILITATOR_TIMEOUT_MS: Joi.number().integer().min(100).max(300000).default(15000),
@@ -205,6 +220,10 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
     trustProxy = parseTrustProxy(value.TRUST_PROXY);
   } catch (err) {
     problems.push(`TRUST_PROXY: ${(err as Error).message}`);
+  }
+  if (value.NODE_ENV === 'production' && trustProxy === true) {
+    // true believes the left-most X-Forwarded-For, which any client writes: every per-IP limit would be spoofable.
+    problems.push('TRUST_PROXY: true is refused in production; give the number of proxy hops in front of the API or their addresses/subnets');
   }
   if (value.HTTP_HEADERS_TIMEOUT_MS > value.HTTP_REQUEST_TIMEOUT_MS) {
     problems.push('HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
@@ -283,6 +302,13 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
       sessionPerWallet: value.AUTH_SESSION_LIMIT_PER_WALLET,
       accessTokenPerClient: value.ACCESS_TOKEN_LIMIT_PER_CLIENT,
       accessTokenPerWallet: value.ACCESS_TOKEN_LIMIT_PER_WALLET,
+    }),
+    workflowRateLimits: Object.freeze({
+      windowSeconds: value.WORKFLOW_RATE_WINDOW_SECONDS,
+      startPerClient: value.WORKFLOW_START_LIMIT_PER_CLIENT,
+      startPerWallet: value.WORKFLOW_START_LIMIT_PER_WALLET,
+      fetchPerClient: value.WORKFLOW_FETCH_LIMIT_PER_CLIENT,
+      fetchPerWallet: value.WORKFLOW_FETCH_LIMIT_PER_WALLET,
     }),
     tools: Object.freeze({
       secretsKey: value.TOOL_SECRETS_KEY ? Buffer.from(value.TOOL_SECRETS_KEY, 'hex') : DEV_TOOL_SECRETS_KEY,

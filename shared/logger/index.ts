@@ -19,7 +19,7 @@ export function currentLogContext(): LogContext {
   return contextStore.getStore() ?? {};
 }
 
-export { redact, redactText } from './redact';
+export { describeError, redact, redactText } from './redact';
 
 const addContext = winston.format((info) => {
   const ctx = currentLogContext();

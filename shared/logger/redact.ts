@@ -43,12 +43,31 @@ function redactMnemonics(text: string): string {
   return out;
 }
 
+/** A URL in free text (RPC endpoints, vendor and callback URLs). */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]{1,15}:\/\/[^\s"'<>`]+/gi;
+/** A path segment shaped like an API key (Alchemy's /v2/<key>, Infura's /v3/<key>): long, with digits. */
+const KEYISH_SEGMENT = /^(?=[^/]*\d)[A-Za-z0-9_-]{16,}$/;
+
+/** Keeps a URL's scheme, host, port and plain path; its credentials, key-shaped segments and query values go. */
+function redactUrl(url: string): string {
+  const m = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)([^?#]*)(\?[^#]*)?(#.*)?$/i.exec(url);
+  if (!m) return url;
+  const [, scheme, authority, path, query = '', fragment = ''] = m;
+  const host = authority.includes('@') ? `[redacted]@${authority.slice(authority.lastIndexOf('@') + 1)}` : authority;
+  const safePath = path
+    .split('/')
+    .map((seg) => (KEYISH_SEGMENT.test(seg) ? '[redacted]' : seg))
+    .join('/');
+  const safeQuery = query.replace(/([?&][^=&]*)=[^&]*/g, '$1=[redacted]');
+  return `${scheme}${host}${safePath}${safeQuery}${fragment ? '#[redacted]' : ''}`;
+}
+
 /**
- * Free text: mnemonics go, and any 64-hex (0x or not) goes unless the words right before it
+ * Free text: URLs lose credentials, key-shaped path segments and query values; mnemonics go, and any 64-hex (0x or not) goes unless the words right before it
  * label it a hash ("tx", "txHash", "transaction", "hash"). A key in text is never labelled so.
  */
 export function redactText(text: string): string {
-  const masked = text.replace(HEX64, (match, _prefix, offset: number) =>
+  const masked = text.replace(URL_IN_TEXT, redactUrl).replace(HEX64, (match, _prefix, offset: number) =>
     HASH_LABEL.test(text.slice(Math.max(0, offset - 24), offset)) ? match : match.startsWith('0x') ? '0x[redacted]' : '[redacted]',
   );
   return redactMnemonics(masked);
@@ -59,7 +78,8 @@ export function redact(value: unknown, depth = 0, key?: string): unknown {
   if (depth > 6) return '[depth]';
   if (typeof value === 'string') return key && PUBLIC_HASH_KEY.test(key) && /^(0x)?[0-9a-fA-F:x]+$|^[\w:.-]+$/.test(value) ? value : redactText(value);
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1, key));
-  if (value && typeof value === 'object' && !(value instanceof Error)) {
+  if (value instanceof Error) return redact(describeError(value), depth + 1);
+  if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       out[k] = SECRET_KEY.test(k) ? '[redacted]' : redact(v, depth + 1, k);
@@ -67,4 +87,20 @@ export function redact(value: unknown, depth = 0, key?: string): unknown {
     return out;
   }
   return value;
+}
+
+/**
+ * What a log line may say about an unexpected error: its name, its message (redacted by the
+ * logger like any text) and its stack frames only. Never `err.stack` whole nor the error's own
+ * fields: viem's RPC errors carry the RPC URL, request bodies and headers there.
+ */
+export function describeError(err: unknown): { error_name: string; error: string; frames?: string } {
+  if (!(err instanceof Error)) return { error_name: typeof err, error: String(err) };
+  const frames = (err.stack ?? '')
+    .split('\n')
+    .filter((line) => /^\s+at /.test(line))
+    .slice(0, 12)
+    .map((line) => line.trim())
+    .join('\n');
+  return { error_name: err.name, error: err.message, ...(frames ? { frames } : {}) };
 }

@@ -50,7 +50,7 @@ export function buildSignedMessage(input: SignedMessageInput): string {
 
 /** Request fields the payload is computed from: the JSON body (every signed endpoint is a POST or PUT with a JSON body). */
 export type RequestFields = Readonly<Record<string, unknown>>;
-export type ProductParam = 'jobId' | 'workflowId' | 'productId';
+export type ProductParam = 'jobId' | 'workflowId' | 'productId' | 'tokenId';
 export type PathParams = Readonly<Partial<Record<string, string>>>;
 
 export interface SignedActionSpec {
@@ -99,6 +99,8 @@ export const SIGNED_ACTIONS = {
   job_workflow_update: { productParam: ['jobId', 'workflowId'], payloadObject: withoutEnvelope },
   job_workflow_publish: { productParam: ['jobId', 'workflowId'], payloadObject: withoutEnvelope },
   access_token: { productParam: null, payloadObject: pick('label', 'expires_in_days') },
+  access_token_list: { productParam: null, payloadObject: nothing },
+  access_token_revoke: { productParam: 'tokenId', payloadObject: nothing },
   tool_budget: { productParam: null, payloadObject: pick('per_call_credits', 'daily_credits') },
 } as const satisfies Record<string, SignedActionSpec>;
 

@@ -12,7 +12,7 @@ import { BUILTIN_HANDLERS } from './builtins';
 import { parameterProblems } from './params';
 import { ToolRepository } from './repository';
 import { pickAction, type ToolAction, type ToolProduct } from './rules';
-import { callVendor, type VendorOutcome } from './vendor';
+import { callVendor, vendorRequestId, type VendorOutcome } from './vendor';
 
 export interface InvokeInput {
   /** Ledger account that pays (wallet or ws:<id>). */
@@ -250,7 +250,7 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
     }
     credits = held.hold.credits;
 
-    const outcome = await runAction(repo, deps.secretKey, { ...call, parameters: input.parameters, requestId: input.requestId, signal: input.signal });
+    const outcome = await runAction(repo, deps.secretKey, { ...call, parameters: input.parameters, requestId: vendorRequestId(input.account, input.requestId), signal: input.signal });
     if (!outcome.ok) {
       const failure = vendorFailure(outcome, call);
       // An attempt that lost its call to a later one (it was thought dead) leaves the outcome

@@ -214,18 +214,20 @@ const PATH_SEGMENT = /^[A-Za-z0-9._~-]{1,128}$/;
 /**
  * Signed paths accepted for one slug invoke, canonical first: the path without `/api` as the
  * request named it, the same with the `/api` prefix, and the action named by its canonical
- * product slug or product id. All name the same action, so none lets a signature buy another.
+ * product slug or product id. The action is resolved here by `pickAction`, the rule the call
+ * runs by, so a variant always names the action that runs and never lets a signature buy another.
  */
-export function slugInvokePaths(reqProduct: string, reqAction: string, resolved?: { productId: string; productSlug: string; actionSlug: string }): string[] {
+export function slugInvokePaths(reqProduct: string, reqAction: string, product?: ToolProduct | null): string[] {
   const out: string[] = [];
   const add = (p: string, a: string) => {
     if (PATH_SEGMENT.test(p) && PATH_SEGMENT.test(a)) out.push(`/external/tools/${p}/actions/${a}/invoke`);
   };
   add(reqProduct, reqAction);
   if (out[0]) out.push(`/api${out[0]}`);
-  if (resolved) {
-    add(resolved.productSlug, resolved.actionSlug);
-    add(resolved.productId, resolved.actionSlug);
+  const picked = product ? pickAction(product, reqAction) : undefined;
+  if (product && picked?.ok) {
+    add(product.slug, picked.action.slug);
+    add(product.id, picked.action.slug);
   }
   return [...new Set(out)];
 }

@@ -1,10 +1,20 @@
 /**
  * Calling a vendor's HTTP endpoint for one action (the vendor contract, docs/tools.md):
  * POST <url> with JSON `{action, parameters, request_id}` (GET: parameters as the query), the
- * stored secret in the configured header, `Idempotency-Key: <request id>`, a deadline, and the caller's AbortSignal. A 2xx JSON
+ * stored secret in the configured header, `Idempotency-Key` (see vendorRequestId), a deadline, and the caller's AbortSignal. A 2xx JSON
  * object is the result; anything else is a failure whose details never carry the secret.
  */
+import { createHash } from 'node:crypto';
 import type { ActionRunner } from '../db/models/tool-product';
+
+/**
+ * The request id a vendor sees (body `request_id`, `x-request-id`, `Idempotency-Key`) for one
+ * paying account's request id: request ids are chosen by callers and unique only per account, so
+ * two wallets using the same one must not collide at a vendor that de-duplicates on it.
+ */
+export function vendorRequestId(account: string, requestId: string): string {
+  return `req_${createHash('sha256').update(`${account}\n${requestId}`).digest('hex')}`;
+}
 
 export type VendorOutcome =
   | { ok: true; response: Record<string, unknown>; warnings?: unknown[] }
@@ -53,7 +63,9 @@ export async function callVendor(
   let body: string | undefined;
   if (runner.method === 'GET') {
     const u = new URL(runner.url);
-    for (const [k, v] of Object.entries(call.parameters)) u.searchParams.set(k, typeof v === 'string' ? v : JSON.stringify(v));
+    // Query parameters fixed in the operator's URL (a key, a mode) are not the caller's to change.
+    const fixed = new Set(u.searchParams.keys());
+    for (const [k, v] of Object.entries(call.parameters)) if (!fixed.has(k)) u.searchParams.set(k, typeof v === 'string' ? v : JSON.stringify(v));
     url = u.toString();
   } else {
     headers['content-type'] = 'application/json';

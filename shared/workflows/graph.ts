@@ -1,4 +1,5 @@
 import { stringsIn, templateRefs, type TemplateRef } from './template';
+import { patternMatches, patternProblem } from './pattern';
 import { CONDITION_OPERATORS, NODE_TYPES, type ConditionOperator, type GraphProblem, type WorkflowEdge, type WorkflowNode } from './types';
 
 /** Pure rules of a workflow graph: validation with paths, topological order, branch selection. No I/O, no joi: workflow code imports it. */
@@ -115,11 +116,8 @@ export function validateWorkflowGraph(nodes: unknown, edges: unknown, declaredCr
       }
     }
     if (n.type === 'condition' && n.operator === 'matches' && typeof n.value === 'string') {
-      try {
-        new RegExp(n.value);
-      } catch {
-        problems.push({ path: `${at}.value`, code: 'invalid_node', message: 'is not a valid regular expression' });
-      }
+      const bad = patternProblem(n.value);
+      if (bad) problems.push({ path: `${at}.value`, code: 'invalid_node', message: bad });
     }
     byId.set(n.id, n as unknown as WorkflowNode);
     if (!ok) byId.set(n.id, { ...(n as object), invalid: true } as unknown as WorkflowNode);
@@ -262,7 +260,7 @@ export function evaluateCondition(operator: ConditionOperator, input: string, va
     case 'not_contains':
       return !a.includes(b);
     case 'matches':
-      return new RegExp(value, ignoreCase ? 'i' : '').test(input);
+      return patternMatches(value, input, ignoreCase);
     case 'empty':
       return a === '';
     case 'not_empty':

@@ -48,7 +48,8 @@ function asText(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
-export function lookup(ref: TemplateRef, scope: TemplateScope): unknown {
+/** The value a reference names; `parsed` memoises JSON parses of strings walked by `.key` paths. */
+export function lookup(ref: TemplateRef, scope: TemplateScope, parsed = new Map<string, unknown>()): unknown {
   switch (ref.kind) {
     case 'prompt':
       return scope.prompt;
@@ -60,11 +61,8 @@ export function lookup(ref: TemplateRef, scope: TemplateScope): unknown {
       let v: unknown = scope.outputs[ref.node];
       for (const key of ref.path) {
         if (typeof v === 'string') {
-          try {
-            v = JSON.parse(v);
-          } catch {
-            return undefined;
-          }
+          if (!parsed.has(v)) parsed.set(v, parseOrUndefined(v));
+          v = parsed.get(v);
         }
         v = v !== null && typeof v === 'object' && Object.hasOwn(v, key) ? (v as Record<string, unknown>)[key] : undefined;
       }
@@ -73,31 +71,87 @@ export function lookup(ref: TemplateRef, scope: TemplateScope): unknown {
   }
 }
 
-/** Renders a template; unknown or missing values render as empty text. */
-export function renderTemplate(text: string, scope: TemplateScope): string {
-  return text.replace(TOKEN, (whole, expr: string | undefined) => {
-    if (whole === '{{{{') return '{{';
-    const ref = parseRef(expr ?? '');
-    return ref ? asText(lookup(ref, scope)) : '';
-  });
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
-/** Renders every string inside a JSON-like value (tool parameters). A string that is exactly one `{{ref}}` keeps the value's type. */
-export function renderValue(value: unknown, scope: TemplateScope): unknown {
-  if (typeof value === 'string') {
-    const whole = /^\{\{\s*([^{}]*?)\s*\}\}$/.exec(value);
-    const ref = whole ? parseRef(whole[1]) : null;
-    if (ref) {
-      const v = lookup(ref, scope);
-      return v === undefined ? '' : v;
+/**
+ * What one render may produce, in UTF-16 units (never more than UTF-8 bytes, so a render within it
+ * can still be refused by the byte cap on node outputs, MAX_NODE_OUTPUT_BYTES, but never exceeds it
+ * by more than one piece). Graphs are wallet-authored: without a running budget a template that
+ * names a large output a thousand times builds hundreds of MB before any cap looks at it.
+ */
+export const MAX_RENDERED_LENGTH = 256 * 1024;
+
+/** A render that would pass its budget; its name is the error type Temporal retry policies match. */
+export class RenderTooLarge extends Error {
+  override name = 'node_output_too_large';
+  constructor(limit: number) {
+    super(`rendered text exceeds ${limit} characters`);
+  }
+}
+
+class Budget {
+  private left: number;
+  /** Strings parsed for `.key` paths, once per render however often they are named. */
+  readonly parsed = new Map<string, unknown>();
+  constructor(readonly limit: number) {
+    this.left = limit;
+  }
+  spend(text: string): string {
+    this.left -= text.length;
+    if (this.left < 0) throw new RenderTooLarge(this.limit);
+    return text;
+  }
+}
+
+function renderWithin(text: string, scope: TemplateScope, budget: Budget): string {
+  let out = '';
+  let last = 0;
+  for (const m of text.matchAll(TOKEN)) {
+    out += budget.spend(text.slice(last, m.index));
+    last = m.index + m[0].length;
+    if (m[0] === '{{{{') {
+      out += budget.spend('{{');
+      continue;
     }
-    return renderTemplate(value, scope);
+    const ref = parseRef(m[1] ?? '');
+    if (ref) out += budget.spend(asText(lookup(ref, scope, budget.parsed)));
   }
-  if (Array.isArray(value)) return value.map((v) => renderValue(v, scope));
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, renderValue(v, scope)]));
-  }
-  return value;
+  return out + budget.spend(text.slice(last));
+}
+
+/** Renders a template; unknown or missing values render as empty text. Throws RenderTooLarge past `limit`. */
+export function renderTemplate(text: string, scope: TemplateScope, limit = MAX_RENDERED_LENGTH): string {
+  return renderWithin(text, scope, new Budget(limit));
+}
+
+/**
+ * Renders every string inside a JSON-like value (tool parameters), all within one budget. A string
+ * that is exactly one `{{ref}}` keeps the value's type (counted at its JSON length).
+ */
+export function renderValue(value: unknown, scope: TemplateScope, limit = MAX_RENDERED_LENGTH): unknown {
+  const budget = new Budget(limit);
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      const whole = /^\{\{\s*([^{}]*?)\s*\}\}$/.exec(v);
+      const ref = whole ? parseRef(whole[1]) : null;
+      if (ref) {
+        const found = lookup(ref, scope, budget.parsed);
+        budget.spend(asText(found));
+        return found === undefined ? '' : found;
+      }
+      return renderWithin(v, scope, budget);
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(value);
 }
 
 /** Every string inside a JSON-like value, with its path suffix (for validation). */

@@ -119,4 +119,23 @@ describe('bearer catalog on {api_url}: fetch, purchase, issue reports', () => {
     expect(await stack.db.models.issueReports.countDocuments({ wallet, status: 'open' })).toBe(4);
     expect((await http('POST', api('/issues/report'), { body: { product_id: 'x' }, headers: auth })).status).toBe(422);
   });
+
+  it('POST /issues/report answers for private and inactive products exactly as for unknown ones', async () => {
+    await repo.insertProducts([
+      { slug: 'secret-tool', name: 'secret_tool', display_name: 'Secret Tool', description: 'hidden', private: true },
+      { slug: 'old-tool', name: 'old_tool', display_name: 'Old Tool', description: 'retired', active: false },
+    ]);
+    const hiddenIds = await Promise.all(['secret-tool', 'old-tool'].map(async (slug) => (await repo.getProduct({ slug }))!.id));
+    const answer = async (ref: string) => {
+      const res = await http('POST', api('/issues/report'), { body: { product_id: ref, error_message: 'broken' }, headers: auth });
+      expect(res.status).toBe(200);
+      const { issue_id: _id, product_id: _ref, ...data } = res.body.data;
+      return { message: res.body.message, data };
+    };
+    const unknown = await answer('no-such-product');
+    expect(unknown.data).toEqual({ product_found: false, lookup_method: 'not_found', status: 'open' });
+    for (const ref of ['secret-tool', 'Secret Tool', 'old-tool', 'Old Tool', ...hiddenIds]) {
+      expect([ref, await answer(ref)]).toEqual([ref, unknown]);
+    }
+  });
 });

@@ -141,6 +141,33 @@ describe('fail fast at the edges', () => {
     expect([perClient.status, perClient.body.rate_limit.limit]).toEqual([429, 3]);
   });
 
+  it('rate limits workflow session starts and fetches per wallet and per client, 429 with Retry-After', async () => {
+    const other = await startTestStack({
+      keepDatabase: true,
+      env: { WORKFLOW_START_LIMIT_PER_WALLET: '2', WORKFLOW_START_LIMIT_PER_CLIENT: '3', WORKFLOW_FETCH_LIMIT_PER_WALLET: '2', WORKFLOW_FETCH_LIMIT_PER_CLIENT: '3', WORKFLOW_RATE_WINDOW_SECONDS: '600' },
+    });
+    try {
+      const a = new TestAgent(other.server.mainUrl);
+      const b = new TestAgent(other.server.mainUrl);
+      await a.startSession();
+      await b.startSession();
+      const id = 'wf_absent';
+      for (const [what, action] of [['start', 'workflow_start'], ['fetch', 'workflow_fetch']] as const) {
+        const call = (agent: TestAgent) => agent.call(`/api/external/workflows/${id}/${what}`, action, {}, id);
+        expect((await call(a)).status).toBe(404);
+        expect((await call(a)).status).toBe(404);
+        const perWallet = await call(a);
+        expect([perWallet.status, perWallet.body.error_code, perWallet.body.rate_limit?.limit]).toEqual([429, 'rate_limited', 2]);
+        expect(perWallet.headers.get('retry-after')).toBe(String(perWallet.body.rate_limit.retry_after_seconds));
+        // The address has used its 3 by now: another wallet from it is refused before its signature is checked.
+        const perClient = await call(b);
+        expect([perClient.status, perClient.body.error_code, perClient.body.rate_limit?.limit]).toEqual([429, 'rate_limited', 3]);
+      }
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('rate limits access-token minting per wallet once the wallet proved it signed', async () => {
     const other = await startTestStack({ keepDatabase: true, env: { ACCESS_TOKEN_LIMIT_PER_WALLET: '1' } });
     try {

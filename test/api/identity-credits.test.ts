@@ -171,6 +171,39 @@ describe('identity, signed requests and credits over HTTP', () => {
       expect([after.status, after.body.error_code]).toEqual([401, 'invalid_bearer']);
     });
 
+    it('a wallet lists and revokes its own act_ tokens by signature, holding none; never another wallet\'s', async () => {
+      const owner = new TestAgent(main);
+      const other = new TestAgent(main);
+      await owner.startSession();
+      await other.startSession();
+      const mint = async (label: string) => (await owner.call('/api/external/auth/access-token', 'access_token', { label })).body.data;
+      const [a, b] = [await mint('laptop'), await mint('ci')];
+      const list = await owner.call('/api/external/auth/access-tokens/list', 'access_token_list');
+      expect(list.status).toBe(200);
+      expect(list.body.data.tokens.map((t: any) => [t.token_id, t.label, t.status]).sort()).toEqual([[a.token_id, 'laptop', 'active'], [b.token_id, 'ci', 'active']].sort());
+      expect(JSON.stringify(list.body)).not.toContain('act_');
+
+      // Another wallet can neither see nor revoke them (answered as unknown).
+      expect((await other.call('/api/external/auth/access-tokens/list', 'access_token_list')).body.data.tokens).toEqual([]);
+      const foreign = await other.call(`/api/external/auth/access-tokens/${a.token_id}/revoke`, 'access_token_revoke', {}, a.token_id);
+      expect([foreign.status, foreign.body.error_code]).toEqual([404, 'token_not_found']);
+      expect((await http('GET', `${api}/credits/balance`, { headers: { authorization: `Bearer ${a.access_token}` } })).status).toBe(200);
+
+      // A signature for one token id does not revoke another.
+      const env = await owner.envelope('access_token_revoke', {}, a.token_id);
+      const moved = await http('POST', `${main}/api/external/auth/access-tokens/${b.token_id}/revoke`, { body: env });
+      expect(moved.status).toBe(401);
+
+      const revoked = await owner.call(`/api/external/auth/access-tokens/${a.token_id}/revoke`, 'access_token_revoke', {}, a.token_id);
+      expect(revoked.body).toEqual({ success: true, message: 'token revoked', data: { token_id: a.token_id, already_revoked: false } });
+      expect((await http('GET', `${api}/credits/balance`, { headers: { authorization: `Bearer ${a.access_token}` } })).status).toBe(401);
+      expect((await http('GET', `${api}/credits/balance`, { headers: { authorization: `Bearer ${b.access_token}` } })).status).toBe(200);
+      const again = await owner.call(`/api/external/auth/access-tokens/${a.token_id}/revoke`, 'access_token_revoke', {}, a.token_id);
+      expect(again.body.data.already_revoked).toBe(true);
+      const after = await owner.call('/api/external/auth/access-tokens/list', 'access_token_list');
+      expect(after.body.data.tokens.find((t: any) => t.token_id === a.token_id)).toMatchObject({ status: 'revoked', revoked_at: expect.any(String) });
+    });
+
     it('refuses a missing or malformed bearer with 401', async () => {
       const none = await http('GET', `${api}/credits/balance`);
       expect([none.status, none.body.error_code]).toEqual([401, 'missing_bearer']);

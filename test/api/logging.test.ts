@@ -1,5 +1,8 @@
 import { Writable } from 'node:stream';
+import express from 'express';
+import { HttpRequestError } from 'viem';
 import winston from 'winston';
+import { errorHandler } from '../../api/middleware/error-handler';
 import { logger, redact } from '../../shared/logger';
 import { runPing } from '../../temporal/ping/client';
 import { http } from '../support/http';
@@ -58,5 +61,30 @@ describe('log lines', () => {
       a: { privateKey: '[redacted]', mnemonic: '[redacted]', Authorization: '[redacted]', ok: 'fine', text: 'k=0x[redacted];' },
     });
     expect(redact(['0x' + '1'.repeat(40)])).toEqual(['0x' + '1'.repeat(40)]);
+  });
+
+  it('an unexpected RPC error is logged without its URL key, credentials or query, and without err.stack', async () => {
+    const key = 'k3yAbC0123456789xyzQ';
+    const rpcError = () => new HttpRequestError({ url: `https://user:pa55word@eth-mainnet.g.alchemy.com/v2/${key}?apikey=qsecret777`, body: { method: 'eth_call' }, status: 500 });
+    const app = express();
+    app.get('/boom', () => {
+      throw rpcError();
+    });
+    app.use(errorHandler('https://docs.example/errors'));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    try {
+      const res = await http('GET', `http://127.0.0.1:${(server.address() as { port: number }).port}/boom`);
+      expect(res.status).toBe(500);
+    } finally {
+      server.close();
+    }
+    logger.warn('rpc failed', { err: rpcError(), detail: `calling wss://rpc.example.org/ws/${key}` });
+    const all = raw.join('');
+    for (const secret of [key, 'qsecret777', 'pa55word']) expect(all).not.toContain(secret);
+    const line = lines.find((l) => l.message === 'unhandled error');
+    expect(line).toMatchObject({ error_name: 'HttpRequestError', error: expect.stringContaining('https://eth-mainnet.g.alchemy.com/v2/[redacted]?apikey=[redacted]') });
+    expect(line).not.toHaveProperty('stack');
+    expect(String(line!.frames)).toMatch(/^at /);
   });
 });

@@ -1,5 +1,6 @@
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { ToolRepository } from '../../shared/tools/repository';
+import { vendorRequestId } from '../../shared/tools/vendor';
 import { buildSignedMessage, signedPayload } from '../../shared/signing';
 import { signToolInvoke, signToolInvokeById } from '../../sdk/agent-client';
 import { TestAgent } from '../support/agent';
@@ -126,6 +127,25 @@ describe('tools over HTTP: catalog listing and signed-credit invoke', () => {
       expect((await ledger.balance(agent.wallet)).balance).toBe(7);
     });
 
+    it('sends the vendor a request id derived from the account: two wallets reusing one request_id do not collide', async () => {
+      const other = new TestAgent(stack.server.mainUrl);
+      await other.startSession();
+      const requestId = `shared-${Date.now()}`;
+      const seen: string[][] = [];
+      for (const a of [agent, other]) {
+        await ledger.grant({ wallet: a.wallet, credits: 5, creditType: 'admin_grant' });
+        const env = await signToolInvoke({ account: a.account, sessionNonce: a.sessionNonce, productSlug: 'words', actionSlug: 'count', parameters: { text: 'a b' }, requestId });
+        const before = vendor.calls.length;
+        const res = await http('POST', url('/tools/words/actions/count/invoke'), { body: { ...env, parameters: { text: 'a b' } } });
+        expect(res.status).toBe(200);
+        const call = vendor.calls[before];
+        seen.push([String(call.headers['idempotency-key']), String(call.headers['x-request-id']), (call.body as any).request_id]);
+        expect(seen.at(-1)).toEqual(Array(3).fill(vendorRequestId(a.wallet, requestId)));
+      }
+      expect(seen[0][0]).not.toBe(seen[1][0]);
+      expect(seen.flat()).not.toContain(requestId);
+    });
+
     it('invoke by product id signs /external/tools/<productId>/invoke; accepted path variants, others refused', async () => {
       const env = await signToolInvokeById({ account: agent.account, sessionNonce: agent.sessionNonce, productId: countId, parameters: { text: 'x' } });
       const res = await http('POST', url(`/tools/${countId}/invoke`), { body: { ...env, parameters: { text: 'x' } } });
@@ -146,6 +166,23 @@ describe('tools over HTTP: catalog listing and signed-credit invoke', () => {
       const cross = await http('POST', url('/tools/words/actions/count/invoke'), { body: { ...other, parameters: { text: 'x' } } });
       expect(cross.status).toBe(401);
       expect(cross.body).toMatchObject({ success: false, code: 'signature_invalid' });
+    });
+
+    it('a signed path variant is bound to the action that runs: another action named like this slug cannot lend its signature', async () => {
+      // 'first' is named "second"; a call to /actions/second runs the action whose slug is "second".
+      await repo.createProduct({ slug: 'clash', name: 'clash' });
+      await repo.addAction('clash', { slug: 'first', name: 'second', credits: 1, runner: { kind: 'builtin', handler: 'echo', timeout_ms: 1000 } });
+      await repo.addAction('clash', { slug: 'second', name: 'Other', credits: 1, runner: { kind: 'builtin', handler: 'echo', timeout_ms: 1000 } });
+      await ledger.grant({ wallet: agent.wallet, credits: 2, creditType: 'admin_grant' });
+      const signedFor = async (path: string) => {
+        const requestId = `clash-${Date.now()}-${Math.random()}`;
+        const message = buildSignedMessage({ kind: 'path', wallet: agent.wallet, sessionNonce: agent.sessionNonce, requestId, method: 'POST', path, payload: signedPayload({}) });
+        return { wallet_address: agent.wallet, session_nonce: agent.sessionNonce, request_id: requestId, signature: await agent.account.signMessage({ message }), parameters: {} };
+      };
+      const borrowed = await http('POST', url('/tools/clash/actions/second/invoke'), { body: await signedFor('/external/tools/clash/actions/first/invoke') });
+      expect([borrowed.status, borrowed.body.code]).toEqual([401, 'signature_invalid']);
+      const own = await http('POST', url('/tools/clash/actions/second/invoke'), { body: await signedFor('/external/tools/clash/actions/second/invoke') });
+      expect(own.status).toBe(200);
     });
 
     it('answers the slug-invoke error table in the tool error shape', async () => {

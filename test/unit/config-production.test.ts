@@ -35,6 +35,13 @@ describe('NODE_ENV=production refuses what is only safe on a laptop', () => {
     expect(parseConfig({ X402_SETTLEMENT_PRIVATE_KEY: devPrivateKey(1) }).x402.settlementPrivateKey).toBe(devPrivateKey(1));
   });
 
+  it('refuses TRUST_PROXY=true (any client could name its own address) and takes a hop count or subnets', () => {
+    expect(problem({ ...prodBase, TRUST_PROXY: 'true' })).toMatch(/TRUST_PROXY: true is refused in production; give the number of proxy hops/);
+    expect(parseConfig({ ...prodBase, TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(parseConfig({ ...prodBase, TRUST_PROXY: '10.0.0.0/8, fc00::/7' }).trustProxy).toEqual(['10.0.0.0/8', 'fc00::/7']);
+    expect(parseConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+  });
+
   it('refuses a local token override on a mainnet network', () => {
     const token = '0x' + '3'.repeat(40);
     expect(problem({ ...prodBase, X402_LOCAL_TOKEN_ADDRESS: token, X402_LOCAL_TOKEN_CHAIN_ID: '8453' })).toMatch(/X402_LOCAL_TOKEN_ADDRESS: .*mainnet/);

@@ -36,4 +36,11 @@ describe('log redaction: keys and mnemonics go, transaction hashes stay readable
     const sig = '0x' + '1'.repeat(130);
     expect(redactText(`from 0x${'a'.repeat(40)} sig ${sig}`)).toBe(`from 0x${'a'.repeat(40)} sig ${sig}`);
   });
+
+  it('strips credentials, key-shaped path segments and query values from URLs in text', () => {
+    expect(redactText('POST https://u:p@mainnet.infura.io/v3/0123456789abcdef0123456789abcdef?x=1&key=s failed')).toBe(
+      'POST https://[redacted]@mainnet.infura.io/v3/[redacted]?x=[redacted]&key=[redacted] failed',
+    );
+    expect(redactText('callback http://127.0.0.1:8080/hooks/run-done answered 500')).toBe('callback http://127.0.0.1:8080/hooks/run-done answered 500');
+  });
 });

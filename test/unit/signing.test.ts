@@ -323,7 +323,7 @@ describe('SIGNED_ACTIONS', () => {
   it('has a product rule for every action', () => {
     for (const [action, spec] of Object.entries(SIGNED_ACTIONS)) {
       const params = spec.productParam === null || typeof spec.productParam === 'string' ? [spec.productParam] : [...spec.productParam];
-      for (const param of params) expect([null, 'jobId', 'workflowId', 'productId']).toContain(param);
+      for (const param of params) expect([null, 'jobId', 'workflowId', 'productId', 'tokenId']).toContain(param);
       expect(typeof spec.payloadObject).toBe('function');
       expect(action).toMatch(/^[a-z_]+$/);
     }

@@ -121,6 +121,22 @@ describe('running a graph (pure rules)', () => {
     expect(evaluateCondition('empty', '  ', '')).toBe(true);
     expect(evaluateCondition('not_empty', 'a', '')).toBe(true);
   });
+
+  it('matches runs in linear time: ^(a+)+$ against 50 a and a bang answers at once', () => {
+    const started = Date.now();
+    expect(evaluateCondition('matches', 'a'.repeat(50) + '!', '^(a+)+$')).toBe(false);
+    expect(evaluateCondition('matches', 'a'.repeat(10_000) + '!', '^(a|aa)+$')).toBe(false);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('refuses at validation patterns RE2 cannot run in linear time, and overlong patterns', () => {
+    const cond = (value: string) => ({ id: 'c', type: 'condition', input: 'x', operator: 'matches', value });
+    expect(validateWorkflowGraph([cond('^(a+)+$')], [])).toEqual([]);
+    for (const bad of ['(a)\\1', '(?=a)b', 'x'.repeat(513)]) {
+      expect(validateWorkflowGraph([cond(bad)], [])).toEqual([{ path: 'nodes[0].value', code: 'invalid_node', message: expect.any(String) }]);
+    }
+    expect(() => evaluateCondition('matches', 'aa', '(a)\\1')).toThrow(/RE2/);
+  });
 });
 
 describe('templates', () => {
@@ -139,6 +155,18 @@ describe('templates', () => {
   it('lists references and the first bad one', () => {
     expect(templateRefs('{{prompt}} {{nodes.a.output.x}}').refs).toEqual([{ kind: 'prompt' }, { kind: 'node', node: 'a', path: ['x'] }]);
     expect(templateRefs('{{ a + b }}').invalid).toBe('{{ a + b }}');
+  });
+
+  it('a nested-reference bomb stops at the render budget instead of building hundreds of MB', () => {
+    const big = JSON.stringify({ x: 'a'.repeat(200_000) });
+    const bomb = { prompt: '', outputs: { a: big } };
+    const started = Date.now();
+    expect(() => renderTemplate('{{nodes.a.output}}'.repeat(1000), bomb)).toThrow(expect.objectContaining({ name: 'node_output_too_large' }));
+    expect(() => renderTemplate('{{nodes.a.output.x}}'.repeat(1000), bomb)).toThrow(expect.objectContaining({ name: 'node_output_too_large' }));
+    expect(() => renderValue({ p: Array(1000).fill('{{nodes.a.output}}') }, bomb)).toThrow(expect.objectContaining({ name: 'node_output_too_large' }));
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(renderTemplate('{{nodes.a.output.x}}', bomb)).toHaveLength(200_000);
+    expect(() => renderTemplate('{{prompt}}{{prompt}}', { prompt: 'abc', outputs: {} }, 5)).toThrow(/exceeds 5/);
   });
 });
 

@@ -5,6 +5,7 @@ import { temporal as proto } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { ToolRepository } from '../../shared/tools/repository';
+import { vendorRequestId } from '../../shared/tools/vendor';
 import { holdHealWorkflowId } from '../../temporal/tool-holds/ids';
 import { runHoldHeal, ensureHoldHealSchedule, holdHealScheduleId } from '../../temporal/tool-holds/client';
 import { startTestStack, TestStack } from '../support/stack';
@@ -39,7 +40,7 @@ describe('stale tool holds are healed by a Temporal workflow', () => {
       stdio: 'ignore',
     });
     // Wait until the vendor has the call: the hold is in place, the capture never comes.
-    for (let i = 0; i < 300 && !vendor.calls.some((c) => (c.body as { request_id?: string })?.request_id === 'req-killed'); i++) {
+    for (let i = 0; i < 300 && !vendor.calls.some((c) => (c.body as { request_id?: string })?.request_id === vendorRequestId(killed, 'req-killed')); i++) {
       await new Promise((r) => setTimeout(r, 100));
     }
     expect((await ledger.balance(killed)).balance).toBe(6);
