@@ -1,9 +1,9 @@
-import { Request, RequestHandler, Router } from 'express';
+import { RequestHandler, Router } from 'express';
 import Joi from 'joi';
 import { envelopeFields, walletAddress } from '../../shared/schemas/common';
 import { signed } from '../middleware/signed';
 import { validate } from '../middleware/validate';
-import { clientKey } from '../services/rate-limit';
+import { requestClient } from '../services/rate-limit';
 import type { Services } from '../services';
 
 const sessionBody = Joi.object({ wallet_address: walletAddress.required() });
@@ -15,7 +15,6 @@ const accessTokenBody = Joi.object({
 
 const tokenOwnBody = Joi.object({ ...envelopeFields });
 
-const client = (req: Request) => clientKey(req.ip ?? req.socket.remoteAddress ?? 'unknown');
 
 export function authRoutes(services: Services): Router {
   const router = Router();
@@ -23,7 +22,7 @@ export function authRoutes(services: Services): Router {
 
   // Per client first (the real brake); per wallet too, so one wallet's sessions cannot pile up from many addresses.
   router.post('/auth/session', validate({ body: sessionBody }), async (req, res) => {
-    await limits.sessionPerClient.enforce(`session:ip:${client(req)}`, 'sessions from one address');
+    await limits.sessionPerClient.enforce(`session:ip:${requestClient(req)}`, 'sessions from one address');
     await limits.sessionPerWallet.enforce(`session:wallet:${res.locals.body.wallet_address.toLowerCase()}`, 'sessions for one wallet');
     const session = await services.sessions.issue(res.locals.body.wallet_address);
     res.json({
@@ -36,7 +35,7 @@ export function authRoutes(services: Services): Router {
   // The client is counted before the signature is checked; the wallet only once it proved it signed,
   // so nobody can use up another wallet's allowance.
   const tokenPerClient: RequestHandler = (req, _res, next) =>
-    limits.accessTokenPerClient.enforce(`token:ip:${client(req)}`, 'access tokens from one address').then(() => next(), next);
+    limits.accessTokenPerClient.enforce(`token:ip:${requestClient(req)}`, 'access tokens from one address').then(() => next(), next);
   router.post('/auth/access-token', tokenPerClient, validate({ body: accessTokenBody }), signed(services, 'access_token'), async (_req, res) => {
     await limits.accessTokenPerWallet.enforce(`token:wallet:${res.locals.wallet}`, 'access tokens for one wallet');
     const issued = await services.tokens.issue({

@@ -1,7 +1,7 @@
 import { ErrorRequestHandler, Router } from 'express';
 import { errors, ValidationError } from '../../shared/errors';
 import { createAgentWallet, WalletDerivationError } from '../../shared/identity/derive-wallet';
-import { clientKey } from '../services/rate-limit';
+import { requestClient } from '../services/rate-limit';
 import type { Services } from '../services';
 
 /** The spec's identity errors are gateway 400s: a broken body is not the 422 `detail[]` of signed endpoints. */
@@ -14,7 +14,7 @@ export function identityRoutes(services: Services): Router {
   router.post('/agentaddress', async (req, res) => {
     const limiter = services.identityLimiter;
     // Counted in the store and failing closed: a store outage is a 503, never an unlimited minting.
-    const decision = await limiter.hit(`agentaddress:${clientKey(req.ip ?? req.socket.remoteAddress ?? 'unknown')}`);
+    const decision = await limiter.hit(`agentaddress:${requestClient(req)}`);
     if (!decision.allowed) {
       throw errors.tooMany('rate_limited', `at most ${limiter.limit} agent address per ${limiter.windowSeconds} s from one address`, {
         extra: { rate_limit: { limit: limiter.limit, window_seconds: limiter.windowSeconds, retry_after_seconds: decision.retryAfterSeconds } },

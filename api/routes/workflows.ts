@@ -1,12 +1,11 @@
-import { Request, RequestHandler, Router } from 'express';
+import { RequestHandler, Router } from 'express';
 import { workflowListQuerySchema } from '../../shared/public-workflows/schemas';
 import { sessionActiveBodySchema, sessionEndBodySchema, sessionFetchBodySchema, sessionStartBodySchema } from '../../shared/workflow-sessions/schemas';
 import { signed } from '../middleware/signed';
 import { validate } from '../middleware/validate';
-import { clientKey, type CountingRateLimiter } from '../services/rate-limit';
+import { requestClient, type CountingRateLimiter } from '../services/rate-limit';
 import type { Services } from '../services';
 
-const client = (req: Request) => clientKey(req.ip ?? req.socket.remoteAddress ?? 'unknown');
 
 /**
  * Published workflows (public listings, no envelope) and wallet sessions (signed):
@@ -21,7 +20,7 @@ export function workflowRoutes(services: Services): Router {
   // Sessions run wallet-authored graphs on shared workers: the client is counted before the
   // signature is checked, the wallet only once it proved it signed (nobody uses up another's).
   const perClient = (limiter: CountingRateLimiter, what: string): RequestHandler => (req, _res, next) =>
-    limiter.enforce(`${what}:ip:${client(req)}`, `workflow ${what}s from one address`).then(() => next(), next);
+    limiter.enforce(`${what}:ip:${requestClient(req)}`, `workflow ${what}s from one address`).then(() => next(), next);
   const perWallet = (limiter: CountingRateLimiter, what: string): RequestHandler => (_req, res, next) =>
     limiter.enforce(`${what}:wallet:${res.locals.wallet}`, `workflow ${what}s for one wallet`).then(() => next(), next);
   const startLimits = [perClient(limits.startPerClient, 'start'), validate({ body: sessionStartBodySchema }), signed(services, 'workflow_start'), perWallet(limits.startPerWallet, 'start')];

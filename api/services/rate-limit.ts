@@ -7,6 +7,11 @@ import type { RateLimitDoc } from '../../shared/db/models/rate-limit';
 export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
 /** IPv4 as is; IPv6 by its /64, since one host commonly holds a whole /64. */
+/** The rate-limit key of the client that sent a request (its address, per clientKey). */
+export function requestClient(req: { ip?: string; socket: { remoteAddress?: string } }): string {
+  return clientKey(req.ip ?? req.socket.remoteAddress ?? 'unknown');
+}
+
 export function clientKey(ip: string): string {
   const v4mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
   if (v4mapped) return v4mapped[1];
