@@ -14,7 +14,7 @@ import { ROOT } from '../scripts/services/paths';
 import { readResult, resultDir, type Figures } from './result-file';
 
 /** The issue's keys, in its order, and the script that measures each. */
-const KEYS = {
+export const KEYS = {
   runs_per_s: 'runs',
   bare_workflow_per_s: 'runs',
   runs_vs_bare_workflow: 'runs',
@@ -57,7 +57,7 @@ const need = (figures: Figures, key: string, script: string): number => {
   return v;
 };
 
-function collect(): { latest: Latest; extra: Figures } {
+export function collect(): { latest: Latest; extra: Figures } {
   const scripts = [...new Set([...Object.values(KEYS), 'growth'])];
   const figures: Record<string, Figures> = Object.fromEntries(scripts.map((s) => [s, readResult(s).figures]));
   const extra: Figures = Object.assign({}, ...scripts.filter((s) => s !== 'growth').map((s) => figures[s]));
@@ -141,4 +141,4 @@ function main(): void {
   console.log(`\n${doc}\nfrom ${path.relative(ROOT, resultDir())}; written: bench/results/latest.json, bench/results/latest.md${process.env.BENCH_README !== '0' ? ', README.md (performance)' : ''}`);
 }
 
-main();
+if (require.main === module) main();
