@@ -91,6 +91,14 @@ function rows(l: Latest, x: Figures): Row[] {
   ];
 }
 
+/** Minutes since `make bench` started (its result folder is named for the start time), if known. */
+function runMinutes(): number | undefined {
+  const m = /run-(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(resultDir());
+  if (!m) return undefined;
+  const start = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]);
+  return (Date.now() - start) / 60_000;
+}
+
 function markdown(l: Latest, x: Figures, when: string): { doc: string; table: string; machine: string } {
   const main = rows(l, x).map((r) => `| ${r.figure} | ${r.value} | ${r.baseline} | ${r.ratio} | ${r.target}${r.met === undefined || r.target === '' ? '' : r.met ? ' ✓' : ' ✗'} |`);
   const growth = GROWTH_COLLECTIONS.flatMap((c) =>
@@ -112,7 +120,8 @@ function markdown(l: Latest, x: Figures, when: string): { doc: string; table: st
     '|---|---|---|---|---|---|',
     ...growth,
   ].join('\n');
-  const doc = ['# Benchmark results (`make bench`)', '', `Run: ${when}. Machine: ${machine}.`, '', 'Reproduce: `make bench` (quicker, rougher: `make bench BENCH_QUICK=1`). Every ratio is against a baseline measured in the same run; see bench/README.md.', '', table, ''].join('\n');
+  const took = runMinutes();
+  const doc = ['# Benchmark results (`make bench`)', '', `Run: ${when}${took === undefined ? '' : `, the whole suite took ${took.toFixed(1)} min`}. Machine: ${machine}.`, '', 'Reproduce: `make bench` (quicker, rougher: `make bench BENCH_QUICK=1`). Every ratio is against a baseline measured in the same run; see bench/README.md.', '', table, ''].join('\n');
   return { doc, table, machine };
 }
 
