@@ -12,6 +12,23 @@ test: bootstrap
 	@node_modules/.bin/eslint . --max-warnings 0
 	@node_modules/.bin/jest --ci
 
+# Each script writes its figures into this run's own folder; bench/report.ts merges them into
+# bench/results/latest.{json,md} and the README. BENCH_QUICK=1: shorter windows, rougher figures.
+bench: export BENCH_RESULT_DIR := $(CURDIR)/.cache/bench/run-$(shell date -u +%Y%m%dT%H%M%SZ)
+ifeq ($(BENCH_QUICK),1)
+bench: export BENCH_DURATION_MS := 4000
+bench: export BENCH_WARMUP_MS := 1000
+bench: export BENCH_TOOLS_DURATION_MS := 3000
+bench: export BENCH_TOOLS_ROUNDS := 2
+bench: export BENCH_TOOLS_SIZES := 1000
+bench: export BENCH_OPS := 500
+bench: export BENCH_ROUNDS := 1
+bench: export BENCH_LATENCY_RUNS := 20
+bench: export BENCH_THROUGHPUT_MS := 5000
+bench: export BENCH_CALLBACK_RUNS := 10
+bench: export BENCH_GROWTH_MS := 1000
+bench: export BENCH_PURCHASE_ROUNDS := 10
+endif
 bench: bootstrap
 	@node_modules/.bin/tsx bench/run.ts
 	@node_modules/.bin/tsx bench/purchase.ts
@@ -19,3 +36,5 @@ bench: bootstrap
 	@node_modules/.bin/tsx bench/jobs.ts
 	@node_modules/.bin/tsx bench/schedules.ts
 	@node_modules/.bin/tsx bench/runs.ts
+	@node_modules/.bin/tsx bench/growth.ts
+	@node_modules/.bin/tsx bench/report.ts

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { generatePrivateKey } from 'viem/accounts';
 import { ROOT } from '../scripts/services/paths';
 
 export interface Child {
@@ -109,4 +110,12 @@ export function productionBenchEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     PUBLIC_BASE_URL: 'https://bench.invalid',
     PUBLIC_API_URL: 'https://api.bench.invalid',
   };
+}
+
+/**
+ * A local chain's x402 settings (scripts/services/local-chain.ts) with a settlement key of this
+ * run instead of the dev mnemonic's, which production refuses. The caller funds it for gas.
+ */
+export function productionChainEnv(chainEnv: Record<string, string>): Record<string, string> {
+  return { ...chainEnv, X402_SETTLEMENT_PRIVATE_KEY: generatePrivateKey() };
 }

@@ -16,6 +16,7 @@ import { JobOperations } from '../shared/jobs/operations';
 import { JobRepository, newId } from '../shared/jobs/repository';
 import { takeFreeSlot } from '../shared/jobs/slots';
 import { envNumber } from './common';
+import { writeResult } from './result-file';
 
 const CONCURRENCY = envNumber('BENCH_CONCURRENCY', 16);
 const OPS = envNumber('BENCH_OPS', 2000);
@@ -89,6 +90,8 @@ async function main() {
     if (won !== 3) {
       console.error(`race gave ${won} reservations, expected 3`);
       process.exitCode = 1;
+    } else {
+      writeResult('jobs', { jobs_reserve_vs_baseline: b.rps / aRps, jobs_reserve_rps: b.rps, jobs_reserve_baseline_rps: aRps }, { a1, b, a2, race: { won, ms: raceMs } });
     }
   } finally {
     await db.connection.dropDatabase().catch(() => undefined);

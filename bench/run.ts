@@ -24,6 +24,7 @@ import { createDb, type Db } from '../shared/db';
 import { type Child, productionBenchEnv, spawnTs, startBenchServer } from './children';
 import { summarize, type EnvelopeFile, type LatencySummary, type LoadPlan, type LoadResult, type ScenarioPlan, type ScenarioResult, envNumber } from './common';
 import { formatProfile, summarizeProfile, type ProfileSummary } from './profile-summary';
+import { writeResult } from './result-file';
 import type { SignJob } from './sign-worker';
 
 const OPTS = {
@@ -214,14 +215,12 @@ async function main(): Promise<number> {
 
   // Stores: reuse MONGODB_URI / TEMPORAL_ADDRESS, or start our own (data under .cache/bench, removed after).
   const t0 = Date.now();
-  const ferretDir = path.join(OUT_DIR, `ferretdb-${STAMP}`);
   const temporalDb = path.join(OUT_DIR, `temporal-${STAMP}.db`);
   const [mongo, temporal] = await Promise.all([
-    process.env.MONGODB_URI ? undefined : startFerretDb({ dataDir: ferretDir }),
+    process.env.MONGODB_URI ? undefined : startFerretDb(),
     process.env.TEMPORAL_ADDRESS ? undefined : startTemporalDev({ dbFile: temporalDb }),
   ]);
   if (mongo) {
-    cleanups.push({ name: 'ferretdb data', fn: () => fs.rmSync(ferretDir, { recursive: true, force: true }) });
     cleanups.push({ name: 'ferretdb', fn: mongo.stop });
   }
   if (temporal) {
@@ -337,6 +336,7 @@ async function main(): Promise<number> {
   console.log(`\nresults: ${path.relative(ROOT, path.join(OUT_DIR, 'latest.json'))}`);
 
   if (!report.valid) return 1;
+  writeResult('run', { signed_balance_vs_baseline: ratio, signed_balance_rps: b.rps, signed_balance_baseline_rps: aRps }, { A_rps: aRps, B_rps: b.rps, A_latency: report.A.latency, B_latency: b.latency });
   if (OPTS.strict && !(report.targets.ratioMet && report.targets.p99Met)) return 3;
   return 0;
 }

@@ -4,7 +4,10 @@
  *       workflow (same process, store and Temporal), interleaved rounds A, B, B' per round;
  *   (b) trigger → completed p50/p99 of a one-node (template) workflow, one run at a time;
  *   (c) runs completed per second with one and with two worker processes;
- *   (d) callback delivered after completion, p50/p99 (loopback HTTPS receiver).
+ *   (d) callback delivered after completion, p50/p99 (loopback HTTPS receiver);
+ * beside (b) and (c), in the same run on the same Temporal server and worker: a bare one-activity
+ * workflow (the ping workflow), one at a time interleaved with (b), and with the same clients
+ * before and after (c) with one worker; and the peak RSS of the API and worker processes.
  *
  *   node_modules/.bin/tsx bench/runs.ts
  *
@@ -34,9 +37,11 @@ import type { Db } from '../shared/db';
 import { WorkflowRepository } from '../shared/workflows/repository';
 import { WorkspaceRepository } from '../shared/workspaces/repository';
 import { createTemporal, ensureSearchAttributes, type TemporalHandle } from '../temporal/connection';
+import { runPing } from '../temporal/ping/client';
 import { pingWorkflow } from '../temporal/ping/workflows';
 import { startHttpsReceiver } from '../test/support/https-receiver';
 import { summarize, type LatencySummary, envNumber } from './common';
+import { writeResult } from './result-file';
 import { benchDb, storeAndTemporal } from './services';
 
 const CONCURRENCY = envNumber('BENCH_CONCURRENCY', 16);
@@ -48,7 +53,7 @@ const CALLBACK_RUNS = envNumber('BENCH_CALLBACK_RUNS', 30);
 /** BENCH_PHASES=a,c runs only those parts (default all). */
 const PHASES = new Set((process.env.BENCH_PHASES ?? 'a,b,c,d').split(',').map((p) => p.trim()));
 const ROOT = path.resolve(__dirname, '..');
-const WORKER_QUEUES = 'runs,node-template,callbacks';
+const WORKER_QUEUES = 'runs,node-template,callbacks,system';
 const log = (m: string) => process.stderr.write(`[bench:runs] ${m}\n`);
 const fmt = (l: LatencySummary) => `p50 ${l.p50Ms.toFixed(1)} / p99 ${l.p99Ms.toFixed(1)} ms (n=${l.count})`;
 
@@ -111,6 +116,27 @@ function cpuSeconds(pick: (cmd: string, pgrp: number, pid: number) => boolean): 
     }
   }
   return ticks / 100;
+}
+
+/** Peak resident set (VmHWM) in MB of a process, from /proc (Linux). */
+function peakRssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
+  if (!line) throw new Error(`no VmHWM for process ${pid}`);
+  return Number(line.split(/\s+/)[1]) / 1024;
+}
+
+/** The largest peak RSS among the processes of a process group (a worker: tsx's launcher and its node). */
+function groupPeakRssMb(pgrp: number): number {
+  let peak = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === pgrp) peak = Math.max(peak, peakRssMb(Number(pid)));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return peak;
 }
 
 /** Whole-machine jiffies from /proc/stat: busy (user+nice+system+irq+softirq), iowait, total. */
@@ -248,15 +274,24 @@ async function main(): Promise<number> {
     await result(await startRun({ prompt: 'warm-up' }));
     for (let i = 0; i < 5; i++) await result(await startRun({ prompt: 'warm-up' }));
 
-    // (b) trigger → completed, one at a time.
+    // (b) trigger → completed, one at a time, interleaved with a bare one-activity workflow
+    // (start → result) on the same server and worker: its baseline, drift cancelled per pair.
     const e2e: number[] = [];
+    const bare: number[] = [];
+    let pings = 0;
+    const ping = () => runPing(temporal, `bench-${prefix}${pings++}`);
+    for (let i = 0; i < 5; i++) await ping();
     for (let i = 0; PHASES.has('b') && i < LATENCY_RUNS; i++) {
       const t0 = performance.now();
       await result(await startRun({ prompt: `latency ${i}` }));
       e2e.push(performance.now() - t0);
+      const p0 = performance.now();
+      await ping();
+      bare.push(performance.now() - p0);
     }
     const latency = summarize(e2e);
-    log(`  trigger → completed ${fmt(latency)}`);
+    const bareLatency = summarize(bare);
+    log(`  trigger → completed ${fmt(latency)}; bare one-activity workflow ${fmt(bareLatency)}`);
 
     // (d) callback delivered after completion, one at a time.
     const afterCompletion: number[] = [];
@@ -312,9 +347,18 @@ async function main(): Promise<number> {
     };
     let one: Awaited<ReturnType<typeof throughput>> | null = null;
     let two: Awaited<ReturnType<typeof throughput>> | null = null;
+    const bareRuns: Array<{ per_s: number; p50_ms: number; errors: number }> = [];
     if (PHASES.has('c')) {
-      log(`(c) runs/s: ${CONCURRENCY} clients, trigger and wait, ${THROUGHPUT_MS} ms per worker count`);
+      log(`(c) runs/s: ${CONCURRENCY} clients, trigger and wait, ${THROUGHPUT_MS} ms per worker count; bare workflows half that before and after`);
+      const bareThroughput = async () => {
+        const r = await closedLoop(CONCURRENCY, THROUGHPUT_MS / 2, async () => void (await ping()));
+        errors += r.errors;
+        return { per_s: r.perSecond, p50_ms: r.latency.p50Ms, errors: r.errors };
+      };
+      bareRuns.push(await bareThroughput());
       one = await throughput();
+      bareRuns.push(await bareThroughput());
+      log(`  bare one-activity workflows/s before and after: ${bareRuns.map((b) => b.per_s.toFixed(1)).join(', ')}`);
       log(`  one worker: ${one.runs_per_s.toFixed(1)} runs/s; cpu % of one core ${JSON.stringify(one.cpu_pct_of_one_core)}; machine ${JSON.stringify(one.machine)}`);
       children.push(startWorker(workerEnv, workerLog));
       // Both processes polling: warm until the new one has taken a node.
@@ -335,6 +379,9 @@ async function main(): Promise<number> {
       log(`  two workers: ${two.runs_per_s.toFixed(1)} runs/s; cpu % of one core ${JSON.stringify(two.cpu_pct_of_one_core)}; machine ${JSON.stringify(two.machine)}`);
     }
 
+    // Peak RSS so far: the API shares this process with the load clients (an upper bound for it).
+    const rss = { api_and_clients_mb: peakRssMb(process.pid), workers_mb: children.map((c) => groupPeakRssMb(c.pid!)) };
+    const barePerS = bareRuns.length ? bareRuns.reduce((a, b) => a + b.per_s, 0) / bareRuns.length : NaN;
     const out = {
       machine: { cores: os.cpus().length, node: process.version, loadavg_at_start: loadStart, loadavg_at_end: os.loadavg() },
       concurrency: CONCURRENCY,
@@ -342,6 +389,8 @@ async function main(): Promise<number> {
       trigger_to_completed: latency.count ? latency : null,
       runs_per_second: one && two ? { one_worker: one, two_workers: two, ratio_two_to_one: two.runs_per_s / one.runs_per_s } : null,
       callback: callback.after_completion.count ? callback : null,
+      bare_workflow: { latency_one_at_a_time: bareLatency, throughput: bareRuns, per_s: barePerS },
+      peak_rss: rss,
     };
     const l = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(' ');
     const lines = ['', `webhook runs bench: ${os.cpus().length} cores, load average at start ${l(loadStart)}, at end ${l(os.loadavg())}`];
@@ -355,10 +404,33 @@ async function main(): Promise<number> {
     }
     if (out.trigger_to_completed) lines.push(`(b) trigger → completed (one template node, one run at a time): ${fmt(latency)}`);
     if (one && two) lines.push(`(c) runs/s, ${CONCURRENCY} clients triggering and waiting: one worker ${one.runs_per_s.toFixed(1)}, two workers ${two.runs_per_s.toFixed(1)} (×${(two.runs_per_s / one.runs_per_s).toFixed(2)}); p50 trigger → completed ${one.trigger_to_completed.p50Ms.toFixed(0)} / ${two.trigger_to_completed.p50Ms.toFixed(0)} ms; nodes by worker ${JSON.stringify(two.template_nodes_by_worker)}`);
+    if (bareRuns.length) lines.push(`    bare one-activity workflow: ${barePerS.toFixed(1)}/s with ${CONCURRENCY} clients (before / after: ${bareRuns.map((b) => b.per_s.toFixed(1)).join(' / ')}); runs/s ÷ bare = ${((one?.runs_per_s ?? NaN) / barePerS).toFixed(2)} (target ≥ 0.5)`);
+    if (bareLatency.count) lines.push(`    bare one-activity workflow one at a time: ${fmt(bareLatency)}; run p50 ÷ bare p50 = ${(latency.p50Ms / bareLatency.p50Ms).toFixed(2)} (target ≤ 1.5)`);
+    lines.push(`peak RSS: API process (with the load clients) ${rss.api_and_clients_mb.toFixed(0)} MB; workers ${rss.workers_mb.map((m) => m.toFixed(0)).join(', ')} MB`);
     if (out.callback) lines.push(`(d) callback received after completed_at: ${fmt(callback.after_completion)}; after the trigger: ${fmt(callback.after_trigger)}`);
     lines.push(JSON.stringify(out));
     console.log(lines.join('\n'));
-    return errors === 0 ? 0 : 1;
+    if (errors !== 0) return 1;
+    // The merged report's figures: all phases must have run (writeResult refuses a missing one).
+    writeResult(
+      'runs',
+      {
+        runs_per_s: one?.runs_per_s ?? NaN,
+        bare_workflow_per_s: barePerS,
+        runs_vs_bare_workflow: (one?.runs_per_s ?? NaN) / barePerS,
+        run_p50_ms: latency.p50Ms,
+        bare_workflow_p50_ms: bareLatency.p50Ms,
+        run_p50_vs_bare_workflow: latency.p50Ms / bareLatency.p50Ms,
+        trigger_vs_baseline: trig?.ratio ?? NaN,
+        trigger_rps: trig?.trigger_rps ?? NaN,
+        trigger_baseline_rps: trig?.baseline_rps ?? NaN,
+        callback_after_completion_p50_ms: callback.after_completion.p50Ms,
+        api_peak_rss_mb: rss.api_and_clients_mb,
+        worker_peak_rss_mb: Math.max(...rss.workers_mb),
+      },
+      out,
+    );
+    return 0;
   } finally {
     await teardown();
   }

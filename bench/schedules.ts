@@ -28,6 +28,7 @@ import { createTemporal, ensureSearchAttributes } from '../temporal/connection';
 import { schedulesQueue } from '../workers/schedules-queue';
 import { runWorkers } from '../workers/run-workers';
 import { summarize, type LatencySummary, envNumber } from './common';
+import { writeResult } from './result-file';
 import { benchDb, storeAndTemporal } from './services';
 
 const AGENTS = envNumber('BENCH_AGENTS', 20);
@@ -172,7 +173,9 @@ async function main(): Promise<number> {
         JSON.stringify(result),
       ].join('\n'),
     );
-    return doubles === 0 && lost === 0 && overAdvanced === 0 && advances === advancedOk && real.errors === 0 ? 0 : 1;
+    if (!(doubles === 0 && lost === 0 && overAdvanced === 0 && advances === advancedOk && real.errors === 0)) return 1;
+    writeResult('schedules', { schedules_claim_advance_vs_baseline: result.ratio, schedules_claim_advance_per_s: real.perSecond, schedules_claim_advance_baseline_per_s: baseline.perSecond }, result);
+    return 0;
   } finally {
     for (const stop of stops) await stop().catch((err) => log(`teardown: ${(err as Error).message}`));
   }

@@ -42,6 +42,7 @@ import { startBenchServer } from './children';
 import { envNumber, summarize } from './common';
 import { request } from './http';
 import { formatProfile, summarizeProfile } from './profile-summary';
+import { writeResult } from './result-file';
 
 const CONCURRENCY = envNumber('BENCH_TOOLS_CONCURRENCY', 8);
 const DURATION = envNumber('BENCH_TOOLS_DURATION_MS', 8000);
@@ -111,7 +112,7 @@ const TICKS_PER_SECOND = 100;
 
 async function main() {
   const storeDebug = PROFILE && !process.env.MONGODB_URI ? `127.0.0.1:${await freePort()}` : undefined;
-  const ferret = process.env.MONGODB_URI ? undefined : await startFerretDb({ dataDir: path.join(CACHE, 'bench', `tools-${Date.now()}`), debugAddr: storeDebug });
+  const ferret = process.env.MONGODB_URI ? undefined : await startFerretDb({ debugAddr: storeDebug });
   const vendorSecret = 'bench-vendor-secret-0123456789';
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', MONGODB_URI: process.env.MONGODB_URI ?? ferret!.uri, MONGODB_DB_NAME: `bench_tools_${Date.now()}`, X402_PAY_TO: '',
     // Every simulated agent opens its session from this one client address.
@@ -267,6 +268,8 @@ async function main() {
     for (const r of [a, b, c]) console.log(row(r));
     console.log(`\nrps per slice, in order: A ${slices(aRuns)}; B ${slices(bRuns)}; C ${slices(cRuns)}`);
     console.log(`\nB/A = ${(b.rps / a.rps).toFixed(2)} (target ≥ 0.5); C/A = ${(c.rps / a.rps).toFixed(2)} (the floor: a signed paid call that writes only its replay guard, hold and capture)\n`);
+    if (a.errors + b.errors > 0) throw new Error(`tool invoke: ${a.errors} baseline and ${b.errors} invoke errors`);
+    writeResult('tools', { signed_invoke_vs_baseline: b.rps / a.rps, signed_invoke_rps: b.rps, signed_invoke_baseline_rps: a.rps }, { A_rps: a.rps, B_rps: b.rps, C_rps: c.rps, A_latency: a.latency, B_latency: b.latency, C_latency: c.latency });
     const per = (side: 'A' | 'B' | 'C', k: 'api' | 'vendor' | 'store' | 'load') => (cpu[side][k] / cpu[side].calls).toFixed(2);
     console.log('CPU ms per completed call, per process (from /proc/<pid>/stat over the measured slices):\n\n| side | API | vendor | store | load generator |\n|---|---|---|---|---|');
     for (const side of ['A', 'B', 'C'] as const) console.log(`| ${side} | ${per(side, 'api')} | ${per(side, 'vendor')} | ${per(side, 'store')} | ${per(side, 'load')} |`);

@@ -1,0 +1,231 @@
+/**
+ * `make bench` (growth): point reads and point writes of the five collections the hot paths touch
+ * (runs, ledger entries, tool invocations, schedule claims, job reservations) at 1k, 10k and 100k
+ * existing documents, ops/s each at a fixed concurrency, on one store. Flat or logarithmic is the
+ * target; a store that scans shows as ops/s falling with the size (linear: 100× from 1k to 100k).
+ *
+ *   node_modules/.bin/tsx bench/growth.ts
+ *
+ * Seeding: documents of the real shape (what the repositories write), bulk-inserted in batches on
+ * the models' collections. Measuring: the real repositories' reads and writes of the hot paths.
+ * Knobs (env): BENCH_GROWTH_SIZES (1000,10000,100000) BENCH_GROWTH_MS (2000 per measurement)
+ * BENCH_GROWTH_CONCURRENCY (8); MONGODB_URI reuses a running store.
+ */
+import './silent-logs';
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { startFerretDb } from '../scripts/services/ferretdb';
+import { LedgerStore } from '../shared/credits/ledger-store';
+import { createDb, type Db } from '../shared/db';
+import { ledgerEntryId, type CreditTransactionDoc } from '../shared/db/models/credit-transaction';
+import { invocationKey, type ToolInvocationDoc } from '../shared/db/models/tool-invocation';
+import type { WebhookRunDoc } from '../shared/db/models/webhook-run';
+import type { ScheduleClaimDoc } from '../shared/db/models/schedule-claim';
+import type { JobReservationDoc } from '../shared/db/models/job-reservation';
+import { JobRepository } from '../shared/jobs/repository';
+import { RunRepository } from '../shared/runs/repository';
+import { claimId, ScheduleRepository } from '../shared/schedules/repository';
+import { ToolRepository } from '../shared/tools/repository';
+import { envNumber } from './common';
+import { writeResult } from './result-file';
+
+const SIZES = (process.env.BENCH_GROWTH_SIZES ?? '1000,10000,100000').split(',').map(Number);
+const MEASURE_MS = envNumber('BENCH_GROWTH_MS', 2000);
+const CONCURRENCY = envNumber('BENCH_GROWTH_CONCURRENCY', 8);
+const BATCH = 1000;
+const log = (m: string) => process.stderr.write(`[bench:growth] ${m}\n`);
+
+/** One collection: how to seed document i, read a seeded one and write a new one on the hot path. */
+interface Subject {
+  name: string;
+  /** Documents [from, to) of the real shape, for a bulk insert. */
+  docs(from: number, to: number): object[];
+  collection(db: Db): { insertMany(docs: object[], opts: { ordered: boolean }): Promise<unknown> };
+  read(i: number): Promise<unknown>;
+  write(k: string): Promise<unknown>;
+}
+
+const hex = (n: number) => randomBytes(n).toString('hex');
+const T0 = new Date('2026-01-01T00:00:00Z');
+const wallet = (i: number) => `0x${i.toString(16).padStart(40, '0')}`;
+
+function subjects(db: Db): Subject[] {
+  const m = db.models;
+  const runs = new RunRepository(m);
+  const ledger = new LedgerStore(m);
+  const tools = new ToolRepository(m);
+  const schedules = new ScheduleRepository(m);
+  const jobs = new JobRepository(m);
+  const expected = (what: string, found: unknown) => {
+    if (!found) throw new Error(`${what}: seeded document not found`);
+  };
+
+  const run = (id: string, i: number): WebhookRunDoc => ({
+    _id: id, workflow_id: `wf_${i % 50}`, workflow_version: 'v1', group_id: `grp_${i % 20}`, budget_id: 'bud_bench', workspace_id: 'ws_bench',
+    request_id: null, status: 'completed', prompt: `growth ${i}`, response_text: `Hello, growth ${i}!`, session_id: null, model: null,
+    error_code: null, error_message: null, callback_url: null, callback_status: 'skipped', callback_last_status: null, callback_last_error: null,
+    callback_attempted_at: null, callback_delivered_at: null, callback_attempts: 0, request_metadata_json: null,
+    run_metadata: { workflow_version: 'v1', nodes: [{ id: 'greet', type: 'template', status: 'completed', worker: 'bench' }] },
+    created_at: T0, updated_at: T0, queued_at: T0, started_at: T0, completed_at: T0, failed_at: null, setup_required_at: null, cancelled_at: null,
+  });
+  const runId = (i: number) => `run_${i.toString(16).padStart(24, '0')}`;
+
+  // Ledger: ten entries per wallet, as append writes them: a grant (seq 1), then nine purchases
+  // drawing it down, each carrying the live grant as it stands after the entry.
+  const PER_WALLET = 10;
+  const entry = (i: number): CreditTransactionDoc => {
+    const w = wallet(Math.floor(i / PER_WALLET));
+    const seq = (i % PER_WALLET) + 1;
+    const grant = { _id: `grant_g${Math.floor(i / PER_WALLET)}`, amount_credits: 100, remaining_credits: 100, amount_usd: 1, credit_type: 'admin_grant', date_created: T0 };
+    const left = 100 - 10 * (seq - 1);
+    const common = { _id: ledgerEntryId(w, seq), user_id: w, seq, balance_after_credits: left, balance_after_usd: left / 100, date_created: T0, live_grants: [{ ...grant, remaining_credits: left }] };
+    return seq === 1
+      ? { ...common, op_id: `grant:${grant._id}`, transaction_type: 'grant', amount_credits: 100, amount_usd: 1, grant_id: grant._id, grant }
+      : { ...common, op_id: `purchase:${w}:req_${seq}`, transaction_type: 'purchase', amount_credits: -10, amount_usd: -0.1, request_id: `req_${seq}`, details: 'growth' };
+  };
+
+  const invocation = (account: string, requestId: string, i: number): ToolInvocationDoc => ({
+    _id: invocationKey(account, requestId), account, request_id: requestId, hold_id: requestId, product_id: `prod_${i % 100}`, action_slug: 'stats',
+    credits: 1, status: 'succeeded', response_json: '{"words":36}', created_at: T0, updated_at: T0,
+  });
+  const invAccount = (i: number) => wallet(i % 1000);
+
+  const base = (i: number) => new Date(T0.getTime() + (i % 1000) * 60_000);
+  const claim = (scheduleId: string, i: number): ScheduleClaimDoc => ({
+    _id: claimId(scheduleId, base(i), 0), schedule_id: scheduleId, budget_id: 'bud_bench', base_due_at: base(i), attempt: 0, due_at: base(i),
+    skipped: 0, claim_token: `${claimId(scheduleId, base(i), 0)}.${hex(8)}`, claimed_at: T0, lease_expires_at: new Date(T0.getTime() + 300_000),
+  });
+  const scheduleOf = (i: number) => `sch_${Math.floor(i / 1000)}`;
+
+  const reservation = (id: string, jobId: string, w: string): Omit<JobReservationDoc, 'active_key' | 'status' | 'ended_at' | 'completion_id' | 'slot'> => ({
+    _id: id, job_id: jobId, wallet: w, generation: 1, expires_at: new Date(T0.getTime() + 3600_000), created_at: T0,
+  });
+  const resId = (i: number) => `res_${i.toString(16).padStart(24, '0')}`;
+
+  return [
+    {
+      name: 'runs',
+      collection: () => m.webhookRuns.collection,
+      docs: (from, to) => Array.from({ length: to - from }, (_, k) => run(runId(from + k), from + k)),
+      read: async (i) => expected('run', await runs.get(runId(i))),
+      write: (k) => runs.insertRun(run(`run_w${k}`, 0)),
+    },
+    {
+      name: 'ledger_entries',
+      collection: () => m.creditTransactions.collection,
+      docs: (from, to) => Array.from({ length: to - from }, (_, k) => entry(from + k)),
+      // The head probe's read: an entry by its `<wallet>:<seq>` _id.
+      read: async (i) => expected('ledger entry', await m.creditTransactions.findById(ledgerEntryId(wallet(Math.floor(i / PER_WALLET)), (i % PER_WALLET) + 1)).lean().exec()),
+      write: (k) => ledger.grant({ wallet: `0xw${k}`, credits: 1, creditType: 'admin_grant', grantId: `growth-${k}` }),
+    },
+    {
+      name: 'tool_invocations',
+      collection: () => m.toolInvocations.collection,
+      docs: (from, to) => Array.from({ length: to - from }, (_, k) => invocation(invAccount(from + k), `req_${from + k}`, from + k)),
+      read: async (i) => expected('invocation', await tools.getInvocation(invAccount(i), `req_${i}`)),
+      write: (k) => tools.beginInvocation({ account: wallet(7), request_id: `req_w${k}`, hold_id: `req_w${k}`, product_id: 'prod_1', action_slug: 'stats', credits: 1, created_at: new Date() }),
+    },
+    {
+      name: 'schedule_claims',
+      collection: () => m.scheduleClaims.collection,
+      docs: (from, to) => Array.from({ length: to - from }, (_, k) => claim(scheduleOf(from + k), from + k)),
+      read: async (i) => expected('claim', await schedules.claim(claimId(scheduleOf(i), base(i), 0))),
+      write: (k) => schedules.insertClaim(claim(`sch_w${k}`, 0)),
+    },
+    {
+      name: 'job_reservations',
+      collection: () => m.jobReservations.collection,
+      docs: (from, to) =>
+        Array.from({ length: to - from }, (_, k) => {
+          const i = from + k;
+          const r = reservation(resId(i), `job_${i % 100}`, wallet(i));
+          return { ...r, active_key: `${r.job_id}:${r.wallet}:1`, slot: i % 1000, status: 'active', ended_at: null, completion_id: null };
+        }),
+      read: async (i) => expected('reservation', await jobs.getReservation(resId(i))),
+      write: (k) => jobs.claimReservation(reservation(`res_w${k}`, 'job_w', `0xw${k}`)),
+    },
+  ];
+}
+
+/** `op` in CONCURRENCY closed loops for MEASURE_MS (after a short warm-up): completions per second. */
+async function opsPerSecond(op: (n: number) => Promise<unknown>): Promise<number> {
+  let n = 0;
+  const loop = async (until: number, count: boolean) => {
+    let done = 0;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (Date.now() < until) {
+          await op(n++);
+          if (count) done++;
+        }
+      }),
+    );
+    return done;
+  };
+  await loop(Date.now() + 300, false);
+  const t0 = performance.now();
+  const done = await loop(Date.now() + MEASURE_MS, true);
+  return done / ((performance.now() - t0) / 1000);
+}
+
+export type GrowthTable = Record<string, { read: Record<string, number>; write: Record<string, number> }>;
+export const sizeLabel = (n: number) => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n));
+
+async function main(): Promise<number> {
+  const ferret = process.env.MONGODB_URI ? undefined : await startFerretDb();
+  const db = createDb({ uri: process.env.MONGODB_URI ?? ferret!.uri, dbName: `bench_growth_${Date.now()}` });
+  try {
+    await db.ready(30_000);
+    const all = subjects(db);
+    const table: GrowthTable = Object.fromEntries(all.map((s) => [s.name, { read: {}, write: {} }]));
+    const seeding: Record<string, number> = {};
+    let have = 0;
+    let writes = 0;
+    for (const size of SIZES) {
+      for (const s of all) {
+        const t0 = Date.now();
+        // Two batches in flight: the store's writer is busy, the client is not the limit.
+        const batches: Array<[number, number]> = [];
+        for (let from = have; from < size; from += BATCH) batches.push([from, Math.min(size, from + BATCH)]);
+        await Promise.all(
+          [0, 1].map(async (lane) => {
+            for (let b = lane; b < batches.length; b += 2) await s.collection(db).insertMany(s.docs(...batches[b]), { ordered: false });
+          }),
+        );
+        seeding[s.name] = (seeding[s.name] ?? 0) + (Date.now() - t0);
+      }
+      have = size;
+      for (const s of all) {
+        const label = sizeLabel(size);
+        table[s.name].read[label] = await opsPerSecond(() => s.read(Math.floor(Math.random() * size)));
+        table[s.name].write[label] = await opsPerSecond(() => s.write(`${size}-${writes++}`));
+        log(`${s.name} at ${label}: read ${table[s.name].read[label].toFixed(0)}/s, write ${table[s.name].write[label].toFixed(0)}/s`);
+      }
+    }
+    const labels = SIZES.map(sizeLabel);
+    const lines = ['', `growth: point reads and writes, ops/s at concurrency ${CONCURRENCY}, ${MEASURE_MS} ms each (${os.cpus().length} cores)`, `| collection | op | ${labels.join(' | ')} | ${labels.at(-1)}/${labels[0]} |`];
+    for (const [name, ops] of Object.entries(table)) {
+      for (const op of ['read', 'write'] as const) {
+        const v = labels.map((l) => ops[op][l]);
+        lines.push(`| ${name} | ${op} | ${v.map((x) => x.toFixed(0)).join(' | ')} | ${(v.at(-1)! / v[0]).toFixed(2)} |`);
+      }
+    }
+    lines.push(`seeding ms per collection (all sizes): ${JSON.stringify(seeding)}`);
+    console.log(lines.join('\n'));
+    const figures = Object.fromEntries(Object.entries(table).flatMap(([name, ops]) => (['read', 'write'] as const).flatMap((op) => labels.map((l) => [`${name}.${op}.${l}`, ops[op][l]]))));
+    writeResult('growth', figures, { concurrency: CONCURRENCY, measure_ms: MEASURE_MS, sizes: SIZES, seeding_ms: seeding });
+    return 0;
+  } finally {
+    await db.connection.dropDatabase().catch(() => undefined);
+    await db.close();
+    await ferret?.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    log((err as Error).stack ?? String(err));
+    process.exit(1);
+  },
+);
