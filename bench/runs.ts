@@ -34,6 +34,7 @@ import type { Db } from '../shared/db';
 import { WorkflowRepository } from '../shared/workflows/repository';
 import { WorkspaceRepository } from '../shared/workspaces/repository';
 import { createTemporal, ensureSearchAttributes, type TemporalHandle } from '../temporal/connection';
+import { PING_QUEUE } from '../temporal/ping/config';
 import { pingWorkflow } from '../temporal/ping/workflows';
 import { startHttpsReceiver } from '../test/support/https-receiver';
 import { summarize, type LatencySummary, envNumber } from './common';
@@ -48,7 +49,7 @@ const CALLBACK_RUNS = envNumber('BENCH_CALLBACK_RUNS', 30);
 /** BENCH_PHASES=a,c runs only those parts (default all). */
 const PHASES = new Set((process.env.BENCH_PHASES ?? 'a,b,c,d').split(',').map((p) => p.trim()));
 const ROOT = path.resolve(__dirname, '..');
-const WORKER_QUEUES = 'runs,node-template,callbacks';
+const WORKER_QUEUES = 'runs,node-template,callbacks,system';
 const log = (m: string) => process.stderr.write(`[bench:runs] ${m}\n`);
 const fmt = (l: LatencySummary) => `p50 ${l.p50Ms.toFixed(1)} / p99 ${l.p99Ms.toFixed(1)} ms (n=${l.count})`;
 
@@ -257,6 +258,16 @@ async function main(): Promise<number> {
     }
     const latency = summarize(e2e);
     log(`  trigger → completed ${fmt(latency)}`);
+    // The floor (issue 17): a bare one-activity workflow (ping: one store upsert) on the same server and worker.
+    const bare = () => temporal.client.workflow.execute(pingWorkflow, { taskQueue: temporal.queue(PING_QUEUE), workflowId: `bench_${randomBytes(12).toString('hex')}` });
+    const bareE2e: number[] = [];
+    for (let i = 0; PHASES.has('b') && i < LATENCY_RUNS; i++) {
+      const t0 = performance.now();
+      await bare();
+      bareE2e.push(performance.now() - t0);
+    }
+    const bareLatency = summarize(bareE2e);
+    if (bareLatency.count) log(`  bare one-activity workflow ${fmt(bareLatency)}; ratio ${(latency.p50Ms / bareLatency.p50Ms).toFixed(2)}× (target ≤ 1.5)`);
 
     // (d) callback delivered after completion, one at a time.
     const afterCompletion: number[] = [];
@@ -310,10 +321,14 @@ async function main(): Promise<number> {
       errors += r.errors;
       return { runs_per_s: r.perSecond, trigger_to_completed: r.latency, errors: r.errors, template_nodes_by_worker: byWorker, cpu_pct_of_one_core, machine };
     };
+    let bareRps = 0;
     let one: Awaited<ReturnType<typeof throughput>> | null = null;
     let two: Awaited<ReturnType<typeof throughput>> | null = null;
     if (PHASES.has('c')) {
       log(`(c) runs/s: ${CONCURRENCY} clients, trigger and wait, ${THROUGHPUT_MS} ms per worker count`);
+      const bareRun = await closedLoop(CONCURRENCY, THROUGHPUT_MS, async () => void (await bare()));
+      bareRps = bareRun.perSecond;
+      log(`  bare one-activity workflows: ${bareRps.toFixed(1)}/s (errors ${bareRun.errors})`);
       one = await throughput();
       log(`  one worker: ${one.runs_per_s.toFixed(1)} runs/s; cpu % of one core ${JSON.stringify(one.cpu_pct_of_one_core)}; machine ${JSON.stringify(one.machine)}`);
       children.push(startWorker(workerEnv, workerLog));
@@ -340,6 +355,7 @@ async function main(): Promise<number> {
       concurrency: CONCURRENCY,
       trigger: trig,
       trigger_to_completed: latency.count ? latency : null,
+      bare_workflow: { latency: bareLatency.count ? bareLatency : null, per_second: bareRps || null },
       runs_per_second: one && two ? { one_worker: one, two_workers: two, ratio_two_to_one: two.runs_per_s / one.runs_per_s } : null,
       callback: callback.after_completion.count ? callback : null,
     };
@@ -354,6 +370,8 @@ async function main(): Promise<number> {
       );
     }
     if (out.trigger_to_completed) lines.push(`(b) trigger → completed (one template node, one run at a time): ${fmt(latency)}`);
+    if (bareLatency.count) lines.push(`    bare one-activity workflow: ${fmt(bareLatency)}; ratio ${(latency.p50Ms / bareLatency.p50Ms).toFixed(2)}× (target ≤ 1.5)`);
+    if (one && bareRps) lines.push(`    bare one-activity workflows ${bareRps.toFixed(1)}/s; runs/s ratio ${(one.runs_per_s / bareRps).toFixed(2)} (target ≥ 0.5)`);
     if (one && two) lines.push(`(c) runs/s, ${CONCURRENCY} clients triggering and waiting: one worker ${one.runs_per_s.toFixed(1)}, two workers ${two.runs_per_s.toFixed(1)} (×${(two.runs_per_s / one.runs_per_s).toFixed(2)}); p50 trigger → completed ${one.trigger_to_completed.p50Ms.toFixed(0)} / ${two.trigger_to_completed.p50Ms.toFixed(0)} ms; nodes by worker ${JSON.stringify(two.template_nodes_by_worker)}`);
     if (out.callback) lines.push(`(d) callback received after completed_at: ${fmt(callback.after_completion)}; after the trigger: ${fmt(callback.after_trigger)}`);
     lines.push(JSON.stringify(out));
