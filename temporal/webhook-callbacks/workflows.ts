@@ -33,8 +33,8 @@ export async function deliverCallback(input: CallbackInput, progress: CallbackPr
 }
 
 /**
- * A finished run's callback as its own workflow (id `callback:<run id>`): what run workflows
- * recorded before the `run-at-the-floor` patch started (ParentClosePolicy ABANDON). Kept for
+ * A finished run's callback as its own workflow (id `callback:<run id>`): what runs of the
+ * first run workflow type (webhookRunWorkflow) start (ParentClosePolicy ABANDON). Kept for
  * those executions and their histories; new runs deliver from their own workflow.
  */
 export async function callbackDeliveryWorkflow(input: CallbackInput): Promise<CallbackProgress> {

@@ -4,7 +4,6 @@ import {
   CancellationScope,
   isCancellation,
   ParentClosePolicy,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -76,13 +75,24 @@ function asText(v: unknown): string {
  * Completed, Failed (failed, setup_required; the failure type is the error code) or Canceled.
  * FlowStatus always equals the stored run status.
  *
- * Since the `run-at-the-floor` patch the record writes are local activities (no task dispatch of
- * their own) and the callback is delivered by this workflow, its first attempt scheduled in the
- * task that records the end, so a one-node run costs what a bare one-activity workflow does.
- * Histories recorded before it keep their path: activities and a callback child workflow.
+ * The record writes are local activities (no task dispatch of their own) and the callback is
+ * delivered by this workflow, its first attempt scheduled in the task that records the end, so
+ * a one-node run costs what a bare one-activity workflow does. A new workflow type rather than
+ * `patched()`, which would add a marker and a search-attribute upsert to every run.
  */
-export async function webhookRunWorkflow(input: WebhookRunInput): Promise<RunOutcome> {
-  const atTheFloor = patched('run-at-the-floor');
+export function webhookRunWorkflowV2(input: WebhookRunInput): Promise<RunOutcome> {
+  return runGraph(input, true);
+}
+
+/**
+ * The first version, for executions started before webhookRunWorkflowV2 and their histories:
+ * store writes as activities on the runs queue, the callback as a child workflow.
+ */
+export function webhookRunWorkflow(input: WebhookRunInput): Promise<RunOutcome> {
+  return runGraph(input, false);
+}
+
+async function runGraph(input: WebhookRunInput, atTheFloor: boolean): Promise<RunOutcome> {
   const progress: RunProgress = { status: 'queued', nodes: Object.fromEntries(input.nodes.map((n) => [n.id, 'pending'])) };
   setHandler(runProgressQuery, () => progress);
   const callbackProgress: CallbackProgress = { attempts: 0, waits: [], status: 'pending' };

@@ -15,8 +15,8 @@ const FIXTURES_BY_FLOW: Record<string, string[]> = {
   'schedule-lease': ['schedule-lease.json'],
   'tool-holds': ['tool-holds.json'],
   'webhook-callbacks': ['webhook-callback.json'],
-  // webhook-run*.json: recorded before the `run-at-the-floor` patch (store activities, callback child);
-  // webhook-run-floor*.json: after it (local store activities, callback delivered by the run itself).
+  // webhook-run*.json: webhookRunWorkflow (store activities, callback child workflow);
+  // webhook-run-floor*.json: webhookRunWorkflowV2 (local store activities, callback delivered by the run itself).
   'webhook-runs': [
     'webhook-run.json',
     'webhook-run-branches.json',
