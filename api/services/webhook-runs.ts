@@ -15,7 +15,7 @@ import { WorkflowRepository } from '../../shared/workflows/repository';
 import type { GroupAccess } from '../../shared/workspaces/repository';
 import { WorkspaceRepository } from '../../shared/workspaces/repository';
 import type { TemporalHandle } from '../../temporal/connection';
-import { cancelWebhookRun, startWebhookRun, waitForRunClose } from '../../temporal/webhook-runs/client';
+import { cancelWebhookRun, startWebhookRun } from '../../temporal/webhook-runs/client';
 
 export interface TriggerResult {
   /** 200: this call created the run, or found it finished; 202: a replay of a run still in flight. */
@@ -40,7 +40,7 @@ export class WebhookRunService {
   constructor(
     models: Models,
     private readonly temporal: TemporalHandle,
-    private readonly config: Pick<AppConfig, 'publicBaseUrl' | 'model' | 'callbacks' | 'credentialsKey'>,
+    private readonly config: Pick<AppConfig, 'publicBaseUrl' | 'model' | 'callbacks' | 'credentialsKey' | 'runNodeStartTimeoutMs'>,
   ) {
     this.runs = new RunRepository(models);
     this.workflows = new WorkflowRepository(models);
@@ -115,6 +115,7 @@ export class WebhookRunService {
       nodes: wf.nodes,
       edges: wf.edges,
       callback: run.callback_url ? this.config.callbacks : null,
+      nodeStartTimeoutMs: this.config.runNodeStartTimeoutMs,
     });
   }
 
@@ -206,7 +207,20 @@ export class WebhookRunService {
     return record;
   }
 
-  /** Records the cancel request (first one wins), cancels the workflow and waits briefly for it to close. */
+  /**
+   * Waits for the record to reach a terminal state (point reads, 20 ms doubling to 200 ms). Not
+   * the workflow's close: the run's workflow stays open while it delivers the callback.
+   */
+  private async waitForEnd(runId: string, waitMs: number): Promise<RunRecord> {
+    const deadline = Date.now() + waitMs;
+    for (let pause = 20; ; pause = Math.min(pause * 2, 200)) {
+      const record = (await this.runs.get(runId))!;
+      if (isTerminal(record.run.status) || Date.now() >= deadline) return record;
+      await new Promise((r) => setTimeout(r, pause));
+    }
+  }
+
+  /** Records the cancel request (first one wins), cancels the workflow and waits briefly for the run to end. */
   async cancel(access: GroupAccess, runId: string, body: { reason?: string; cancel_request_id?: string }, now = new Date()): Promise<RunRecord> {
     const record = await this.get(access, runId);
     if (record.run.status === 'cancelled') return record;
@@ -219,8 +233,8 @@ export class WebhookRunService {
       cancel_reason: body.reason ? body.reason.slice(0, MAX_CANCEL_REASON) : null,
     });
     await cancelWebhookRun(this.temporal, runId);
-    if (!(await waitForRunClose(this.temporal, runId, CANCEL_WAIT_MS))) logger.warn('run did not close within the cancel wait', { run_id: runId });
-    const after = (await this.runs.get(runId))!;
+    const after = await this.waitForEnd(runId, CANCEL_WAIT_MS);
+    if (!isTerminal(after.run.status)) logger.warn('run did not end within the cancel wait', { run_id: runId });
     if (isTerminal(after.run.status) && after.run.status !== 'cancelled') throw errors.conflict('run_already_terminal', `run ${runId} ended as ${after.run.status} before the cancel took effect`);
     return after;
   }

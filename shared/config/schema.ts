@@ -37,6 +37,8 @@ export interface AppConfig {
   scheduleLease: { minSeconds: number; maxSeconds: number; defaultSeconds: number };
   /** A wallet workflow session with no start/fetch for this long ends itself (SESSION_IDLE_TIMEOUT_SECONDS). */
   sessionIdleTimeoutSeconds: number;
+  /** A run's node that no worker takes from its queue within this fails `node_queue_unserved` (RUN_NODE_START_TIMEOUT_MS). */
+  runNodeStartTimeoutMs: number;
 }
 
 export interface ModelConfig {
@@ -186,6 +188,7 @@ const envSchema = Joi.object({
   MODEL_API_KEY: Joi.string(),
   MODEL_NAME: Joi.string().max(200).default('default'),
   MODEL_TIMEOUT_MS: Joi.number().integer().min(1000).max(600000).default(60000),
+  RUN_NODE_START_TIMEOUT_MS: Joi.number().integer().min(100).max(86400000).default(300000),
   CALLBACK_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(15000),
   CALLBACK_MAX_ATTEMPTS: Joi.number().integer().min(1).max(50).default(10),
   CALLBACK_INITIAL_INTERVAL_MS: Joi.number().integer().min(10).max(3600000).default(10000),
@@ -334,6 +337,7 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
     }),
     scheduleLease: Object.freeze(leaseBounds(value.SCHEDULE_LEASE_MIN_SECONDS, value.SCHEDULE_LEASE_MAX_SECONDS, value.SCHEDULE_LEASE_DEFAULT_SECONDS)),
     sessionIdleTimeoutSeconds: value.SESSION_IDLE_TIMEOUT_SECONDS,
+    runNodeStartTimeoutMs: value.RUN_NODE_START_TIMEOUT_MS,
   });
 }
 

@@ -2,7 +2,9 @@ import { insertOnce, type Models } from '../db';
 import type { WebhookRunDoc } from '../db/models/webhook-run';
 import type { WebhookRunCancelDoc } from '../db/models/webhook-run-cancel';
 import type { WebhookRunRequestDoc } from '../db/models/webhook-run-request';
-import { isTerminal, type RunOutcome, type RunRecord } from './types';
+import { type RunOutcome, type RunRecord, type RunStatus } from './types';
+
+const OPEN_STATUSES: RunStatus[] = ['queued', 'running'];
 
 type RunModels = Pick<Models, 'webhookRuns' | 'webhookRunRequests' | 'webhookRunCancels'>;
 
@@ -55,22 +57,26 @@ export class RunRepository {
     return (await this.models.webhookRunCancels.findById(doc._id).lean<WebhookRunCancelDoc>().exec())!;
   }
 
-  /** queued → running (the run workflow's first step); a replayed call changes nothing. */
+  /** queued → running (the run workflow's first step); a replayed call changes nothing. One round trip when it moves. */
   async markRunning(runId: string, now: Date): Promise<WebhookRunDoc | null> {
-    await this.models.webhookRuns.updateOne({ _id: runId, status: 'queued' }, { $set: { status: 'running', started_at: now, updated_at: now } });
-    return this.models.webhookRuns.findById(runId).lean<WebhookRunDoc>().exec();
+    const moved = await this.models.webhookRuns
+      .findOneAndUpdate({ _id: runId, status: 'queued' }, { $set: { status: 'running', started_at: now, updated_at: now } }, { returnDocument: 'after' })
+      .lean<WebhookRunDoc>()
+      .exec();
+    return moved ?? this.models.webhookRuns.findById(runId).lean<WebhookRunDoc>().exec();
   }
 
-  /** Writes the terminal state once; a run already terminal keeps what it has. */
-  async finish(runId: string, outcome: RunOutcome, now: Date): Promise<WebhookRunDoc | null> {
-    const current = await this.models.webhookRuns.findById(runId).lean<WebhookRunDoc>().exec();
-    if (!current || isTerminal(current.status)) return current;
+  /**
+   * Writes the terminal state once (a run already terminal keeps what it has): one conditional
+   * update. `callback_status` needs no write: a run without callback_url is inserted `skipped`.
+   */
+  async finish(runId: string, outcome: RunOutcome, now: Date): Promise<RunStatus | null> {
     const at: Partial<WebhookRunDoc> = { completed_at: now };
     if (outcome.status === 'failed') at.failed_at = now;
     if (outcome.status === 'setup_required') at.setup_required_at = now;
     if (outcome.status === 'cancelled') at.cancelled_at = now;
-    await this.models.webhookRuns.updateOne(
-      { _id: runId },
+    const res = await this.models.webhookRuns.updateOne(
+      { _id: runId, status: { $in: OPEN_STATUSES } },
       {
         $set: {
           status: outcome.status,
@@ -78,14 +84,15 @@ export class RunRepository {
           model: outcome.model,
           error_code: outcome.error_code,
           error_message: outcome.error_message,
-          run_metadata: { workflow_version: current.workflow_version, nodes: outcome.nodes },
+          'run_metadata.nodes': outcome.nodes,
           updated_at: now,
           ...at,
-          ...(current.callback_url ? {} : { callback_status: 'skipped' }),
         },
       },
     );
-    return this.models.webhookRuns.findById(runId).lean<WebhookRunDoc>().exec();
+    if (res.matchedCount === 1) return outcome.status;
+    const current = await this.models.webhookRuns.findById(runId, { status: 1 }).lean<Pick<WebhookRunDoc, 'status'>>().exec();
+    return current?.status ?? null;
   }
 
   async updateCallback(runId: string, u: CallbackUpdate, now: Date): Promise<void> {

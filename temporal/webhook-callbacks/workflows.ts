@@ -13,23 +13,34 @@ export interface CallbackInput {
 }
 
 /**
- * Delivers a finished run's callback: attempt, and while the receiver asks for it (timeouts,
- * 5xx, 429) wait the scheduled time on a durable timer and attempt again, up to maxAttempts.
- * Started by the run workflow (ParentClosePolicy ABANDON), id `callback:<run id>`.
+ * The delivery loop: attempt, and while the receiver asks for it (timeouts, 5xx, 429) wait the
+ * scheduled time on a durable timer and attempt again, up to maxAttempts. Runs inside the run
+ * workflow (its attempts on `queue`), so the first attempt is scheduled in the workflow task that
+ * records the run's end; `progress` is updated in place for the callbackProgress query.
  */
-export async function callbackDeliveryWorkflow(input: CallbackInput): Promise<CallbackProgress> {
-  const { attemptDelivery } = proxyActivities<CallbackActivities>(attemptOptions(input.timeoutMs));
-  const progress: CallbackProgress = { attempts: 0, waits: [], status: 'pending' };
-  setHandler(callbackProgressQuery, () => progress);
+export async function deliverCallback(input: CallbackInput, progress: CallbackProgress, queue?: string): Promise<CallbackProgress> {
+  const { attemptDelivery } = proxyActivities<CallbackActivities>({ ...attemptOptions(input.timeoutMs), ...(queue ? { taskQueue: queue } : {}) });
   for (let attempt = 1; ; attempt++) {
     const r = await attemptDelivery({ runId: input.runId, groupId: input.groupId, attempt, schedule: input.schedule, timeoutMs: input.timeoutMs });
     progress.attempts = attempt;
     if (r.outcome !== 'retry') {
       progress.status = r.outcome;
-      upsertSearchAttributes([{ key: SA.flowStatus, value: r.outcome }]);
       return progress;
     }
     progress.waits.push(r.retryInMs);
     await sleep(r.retryInMs);
   }
+}
+
+/**
+ * A finished run's callback as its own workflow (id `callback:<run id>`): what runs of the
+ * first run workflow type (webhookRunWorkflow) start (ParentClosePolicy ABANDON). Kept for
+ * those executions and their histories; new runs deliver from their own workflow.
+ */
+export async function callbackDeliveryWorkflow(input: CallbackInput): Promise<CallbackProgress> {
+  const progress: CallbackProgress = { attempts: 0, waits: [], status: 'pending' };
+  setHandler(callbackProgressQuery, () => progress);
+  await deliverCallback(input, progress);
+  upsertSearchAttributes([{ key: SA.flowStatus, value: progress.status }]);
+  return progress;
 }

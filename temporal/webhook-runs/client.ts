@@ -4,10 +4,11 @@ import type { WorkflowEdge, WorkflowNode } from '../../shared/workflows/types';
 import type { TemporalHandle } from '../connection';
 import { SA } from '../search-attributes';
 import { CALLBACK_QUEUE } from '../webhook-callbacks/config';
+import { callbackProgressQuery, type CallbackProgress } from '../webhook-callbacks/definitions';
 import { NODE_QUEUES, RUN_QUEUE } from './config';
 import { runProgressQuery, type RunProgress } from './definitions';
 import type { RunQueues } from './types';
-import { webhookRunWorkflow } from './workflows';
+import { webhookRunWorkflowV2 } from './workflows';
 
 /** A request must not hang on an unreachable Temporal: fail within this, and the caller answers 503. */
 const START_DEADLINE_MS = 5000;
@@ -30,13 +31,14 @@ export interface RunStart {
   edges: WorkflowEdge[];
   /** The callback schedule from config, when the run has a callback_url. */
   callback: CallbackConfig | null;
+  nodeStartTimeoutMs: number;
 }
 
 /** Starts a run's workflow (id = run id) once; a second start of the same run finds the first. */
 export async function startWebhookRun(temporal: TemporalHandle, s: RunStart): Promise<void> {
   try {
     await temporal.client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-      temporal.client.workflow.start(webhookRunWorkflow, {
+      temporal.client.workflow.start(webhookRunWorkflowV2, {
         taskQueue: temporal.queue(RUN_QUEUE),
         workflowId: s.runId,
         args: [
@@ -60,6 +62,7 @@ export async function startWebhookRun(temporal: TemporalHandle, s: RunStart): Pr
                   },
                 }
               : null,
+            nodeStartTimeoutMs: s.nodeStartTimeoutMs,
           },
         ],
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
@@ -99,6 +102,11 @@ export async function waitForRunClose(temporal: TemporalHandle, runId: string, w
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Where a run's callback delivery is (attempts, waits, status): a query of the run's own workflow. */
+export function runCallbackProgress(temporal: TemporalHandle, runId: string): Promise<CallbackProgress> {
+  return temporal.client.workflow.getHandle(runId).query(callbackProgressQuery);
 }
 
 export function runProgress(temporal: TemporalHandle, runId: string): Promise<RunProgress> {

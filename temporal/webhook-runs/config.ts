@@ -60,5 +60,12 @@ export const TOOL_NODE_OPTIONS: ActivityOptions = {
   },
 };
 
+/**
+ * Schedule-to-start bound of every node activity when the run's input carries none (runs started
+ * before RUN_NODE_START_TIMEOUT_MS existed): a node kind whose queue no worker serves fails the
+ * run with `node_queue_unserved` instead of leaving it running forever.
+ */
+export const DEFAULT_NODE_START_TIMEOUT_MS = 300_000;
+
 /** Node outputs travel through workflow history: each is capped. */
 export const MAX_NODE_OUTPUT_BYTES = 256 * 1024;

@@ -21,6 +21,8 @@ export interface WebhookRunInput {
   queues: RunQueues;
   /** Present when the run has a callback_url. */
   callback: CallbackPlan | null;
+  /** Schedule-to-start bound of each node activity (RUN_NODE_START_TIMEOUT_MS); absent in runs started before it. */
+  nodeStartTimeoutMs?: number;
 }
 
 /** What every node activity gets: the node, and what its templates may read. */

@@ -1,5 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { callbackWorkflowId } from '../../temporal/webhook-callbacks/ids';
+import { runCallbackProgress } from '../../temporal/webhook-runs/client';
+import { saveHistory } from '../support/histories';
 import { http } from '../support/http';
 import { startHttpsReceiver, type HttpsReceiver, type ReceivedCallback } from '../support/https-receiver';
 import { startModelServer, type ModelServer } from '../support/model-server';
@@ -42,14 +44,16 @@ describe('webhook runs with callback_url: real workers, the delivery workflow, a
     return waitForRun(stack.server.mainUrl, runId, g.token, 60_000, (r) => !['queued', 'running'].includes(r.status) && until(r));
   }
 
+  /** The run's own workflow delivers its callback: it closes once delivery ends; the callbackProgress query tells how it went. */
   async function deliveryWorkflow(runId: string) {
-    const handle = stack.temporal.client.workflow.getHandle(callbackWorkflowId(runId));
-    const result = await handle.result();
+    const handle = stack.temporal.client.workflow.getHandle(runId);
+    await handle.result().catch(() => undefined);
     const desc = await handle.describe();
+    const result = await runCallbackProgress(stack.temporal, runId);
     return { result, status: desc.status.name, sa: Object.fromEntries(desc.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value])) };
   }
 
-  it('a completed run: the parent starts the delivery workflow, the receiver gets the documented body signed per Standard Webhooks, the run shows delivered', async () => {
+  it('a completed run: its workflow delivers the callback, the receiver gets the documented body signed per Standard Webhooks, the run shows delivered', async () => {
     const wf = await addWorkflow(stack.db, g, templateWorkflow('greets back'));
     const url = `${receiver.origin}/hooks/completed?x=1`;
     const res = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'Grace', callback_url: url, request_id: 'cb-completed', request_metadata: { ticket: 7 } });
@@ -90,7 +94,9 @@ describe('webhook runs with callback_url: real workers, the delivery workflow, a
     const delivery = await deliveryWorkflow(runId);
     expect(delivery.status).toBe('COMPLETED');
     expect(delivery.result).toEqual({ attempts: 1, waits: [], status: 'delivered' });
-    expect(delivery.sa).toMatchObject({ FlowKind: 'webhook_callback', AgentGroupId: g.groupId, FlowStatus: 'delivered' });
+    expect(delivery.sa).toMatchObject({ FlowKind: 'webhook_run', AgentGroupId: g.groupId, FlowStatus: 'completed' });
+    // No child workflow any more: the attempt is an activity of the run's own workflow.
+    await expect(stack.temporal.client.workflow.getHandle(callbackWorkflowId(runId)).describe()).rejects.toThrow(/not found/i);
   });
 
   it('retries a 500 and delivers on the next attempt: same webhook-id, each attempt signed anew', async () => {
@@ -116,6 +122,7 @@ describe('webhook runs with callback_url: real workers, the delivery workflow, a
 
     const delivery = await deliveryWorkflow(runId);
     expect(delivery.result).toEqual({ attempts: 2, waits: [300], status: 'delivered' });
+    await saveHistory(stack.temporal.client.workflow.getHandle(runId), 'webhook-run-floor-callback.json');
   });
 
   it('a cancelled run: its callback says webhook_run.cancelled and carries the cancel request', async () => {
@@ -139,7 +146,9 @@ describe('webhook runs with callback_url: real workers, the delivery workflow, a
     expect(payload.timestamp).toBe(run.completed_at);
     expect(payload.data.run).toMatchObject({ run_id: runId, status: 'cancelled', error_code: 'cancelled', response_text: null, cancel_request_id: 'cb-cancel-1', cancel_reason: 'changed my mind' });
     expect(payload.data.run.run_metadata.cancelled_at).toBe(run.run_metadata.cancelled_at);
-    expect((await deliveryWorkflow(runId)).status).toBe('COMPLETED');
+    const delivery = await deliveryWorkflow(runId);
+    expect(delivery.status).toBe('CANCELLED');
+    expect(delivery.result).toEqual({ attempts: 1, waits: [], status: 'delivered' });
   });
 
   it('a run without callback_url shows skipped and starts no delivery workflow', async () => {

@@ -15,7 +15,17 @@ const FIXTURES_BY_FLOW: Record<string, string[]> = {
   'schedule-lease': ['schedule-lease.json'],
   'tool-holds': ['tool-holds.json'],
   'webhook-callbacks': ['webhook-callback.json'],
-  'webhook-runs': ['webhook-run.json', 'webhook-run-branches.json', 'webhook-run-cancelled.json'],
+  // webhook-run*.json: webhookRunWorkflow (store activities, callback child workflow);
+  // webhook-run-floor*.json: webhookRunWorkflowV2 (local store activities, callback delivered by the run itself).
+  'webhook-runs': [
+    'webhook-run.json',
+    'webhook-run-branches.json',
+    'webhook-run-cancelled.json',
+    'webhook-run-floor.json',
+    'webhook-run-floor-branches.json',
+    'webhook-run-floor-cancelled.json',
+    'webhook-run-floor-callback.json',
+  ],
   'workflow-session': ['workflow-session.json', 'workflow-session-continued.json', 'workflow-session-tool.json'],
   'x402-settlement': ['x402-settlement.json'],
   'x402-sweep': ['x402-settlement-sweep.json'],

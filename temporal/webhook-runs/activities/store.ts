@@ -11,7 +11,10 @@ export interface RunStart {
   budgetId: string;
 }
 
-/** The run workflow's writes to its record: queued → running, then the terminal state. */
+/**
+ * The run workflow's writes to its record: queued → running, then the terminal state. Run as
+ * local activities of the run workflow (one point write each, no task dispatch of their own).
+ */
 export function createRunStoreActivities(deps: { models: Models }) {
   const runs = new RunRepository(deps.models);
   return {
@@ -28,9 +31,9 @@ export function createRunStoreActivities(deps: { models: Models }) {
     },
 
     async finishRun(runId: string, outcome: RunOutcome): Promise<RunStatus> {
-      const run = await runs.finish(runId, outcome, new Date());
-      if (!run) throw ApplicationFailure.nonRetryable(`run ${runId} has no record`, 'run_not_found');
-      return run.status;
+      const status = await runs.finish(runId, outcome, new Date());
+      if (!status) throw ApplicationFailure.nonRetryable(`run ${runId} has no record`, 'run_not_found');
+      return status;
     },
   };
 }
