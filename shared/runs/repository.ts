@@ -2,6 +2,7 @@ import { insertOnce, type Models } from '../db';
 import type { WebhookRunDoc } from '../db/models/webhook-run';
 import type { WebhookRunCancelDoc } from '../db/models/webhook-run-cancel';
 import type { WebhookRunRequestDoc } from '../db/models/webhook-run-request';
+import { runsFinished, runsStarted } from '../metrics/runs';
 import { isTerminal, type RunOutcome, type RunRecord } from './types';
 
 type RunModels = Pick<Models, 'webhookRuns' | 'webhookRunRequests' | 'webhookRunCancels'>;
@@ -57,7 +58,8 @@ export class RunRepository {
 
   /** queued → running (the run workflow's first step); a replayed call changes nothing. */
   async markRunning(runId: string, now: Date): Promise<WebhookRunDoc | null> {
-    await this.models.webhookRuns.updateOne({ _id: runId, status: 'queued' }, { $set: { status: 'running', started_at: now, updated_at: now } });
+    const moved = await this.models.webhookRuns.updateOne({ _id: runId, status: 'queued' }, { $set: { status: 'running', started_at: now, updated_at: now } });
+    if (moved.modifiedCount === 1) runsStarted.inc();
     return this.models.webhookRuns.findById(runId).lean<WebhookRunDoc>().exec();
   }
 
@@ -85,6 +87,7 @@ export class RunRepository {
         },
       },
     );
+    runsFinished.inc({ status: outcome.status });
     return this.models.webhookRuns.findById(runId).lean<WebhookRunDoc>().exec();
   }
 
