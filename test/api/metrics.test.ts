@@ -1,7 +1,10 @@
 import { AccessTokenService } from '../../api/services/access-tokens';
 import { freePort } from '../../scripts/services/process';
 import { LedgerStore } from '../../shared/credits/ledger-store';
+import { runsFinished, runsStarted } from '../../shared/metrics/runs';
+import { RunRepository } from '../../shared/runs/repository';
 import { ToolRepository } from '../../shared/tools/repository';
+import { storeFinishedRun } from '../support/runs-store';
 import { http } from '../support/http';
 import { sample } from '../support/prometheus';
 import { startTestStack, TestStack } from '../support/stack';
@@ -74,6 +77,23 @@ describe('GET /metrics on the bearer host', () => {
     expect(moved('credit_ledger_credits_total', 'hold')).toBe(4);
     expect(moved('credit_ledger_credits_total', 'purchase')).toBe(4);
     expect(moved('credit_ledger_entries_total', 'release')).toBe(0);
+  });
+
+  it('counts a run started and finished once, however often a retried activity repeats the step', async () => {
+    const id = await storeFinishedRun(stack.db, { groupId: 'grp_m', budgetId: 'bud_m', workspaceId: 'ws_m' } as never, 'https://example.com/cb');
+    await stack.db.models.webhookRuns.updateOne({ _id: id }, { $set: { status: 'queued' } });
+    const runs = new RunRepository(stack.db.models);
+    const started = async () => (await runsStarted.get()).values.reduce((n, v) => n + v.value, 0);
+    const finished = async (status: string) => (await runsFinished.get()).values.find((v) => v.labels.status === status)?.value ?? 0;
+    const [s0, f0] = [await started(), await finished('failed')];
+    await runs.markRunning(id, new Date());
+    await runs.markRunning(id, new Date());
+    const outcome = { status: 'failed' as const, response_text: null, model: null, error_code: 'x', error_message: 'x', nodes: [] };
+    await runs.finish(id, outcome, new Date());
+    await runs.finish(id, outcome, new Date());
+    expect((await started()) - s0).toBe(1);
+    expect((await finished('failed')) - f0).toBe(1);
+    expect(sample(await scrape(), 'webhook_runs_finished_total', { status: 'failed' })).toBe(await finished('failed'));
   });
 });
 
