@@ -30,7 +30,7 @@ function baseApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.trustProxy);
-  app.use(requestContext, accessLog, requestMetrics);
+  app.use(requestContext, accessLog, requestMetrics(app));
   // Both hosts serve the page their errors' help_url points at.
   app.use(docsRoutes());
   return app;
