@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { AppDeps } from './deps';
 import { errorHandler, notFound } from './middleware/error-handler';
 import { accessLog } from './middleware/access-log';
+import { requestMetrics } from './middleware/metrics';
 import { errorShape } from './middleware/error-shape';
 import { jsonBody, jsonBodyErrors } from './middleware/json-body';
 import { requestContext } from './middleware/request-context';
@@ -14,6 +15,7 @@ import { creditPurchaseRoutes } from './routes/credit-purchase';
 import { creditRoutes } from './routes/credits';
 import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
+import { metricsRoutes } from './routes/metrics';
 import { identityBodyErrors, identityRoutes } from './routes/identity';
 import { jobRoutes } from './routes/jobs';
 import { jobWorkflowRoutes } from './routes/job-workflows';
@@ -28,7 +30,7 @@ function baseApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.trustProxy);
-  app.use(requestContext, accessLog);
+  app.use(requestContext, accessLog, requestMetrics(app));
   // Both hosts serve the page their errors' help_url points at.
   app.use(docsRoutes());
   return app;
@@ -67,7 +69,7 @@ export function createMainApp(deps: AppDeps, services: Services = createServices
 /** The bearer host: /health, /credits, /products, /issues. */
 export function createApiApp(deps: AppDeps, services: Services = createServices(deps)): Express {
   const app = baseApp(deps);
-  app.use(errorShape('gateway'), healthRoutes(deps));
+  app.use(errorShape('gateway'), healthRoutes(deps), metricsRoutes(deps.config.metricsToken));
   app.use(jsonBody, jsonBodyErrors);
   app.use(requireStore(deps.db), bearerCreditRoutes(services));
   app.use(requireStore(deps.db), bearerToolRoutes(services));

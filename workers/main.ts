@@ -8,6 +8,7 @@ import { createTemporal, ensureSearchAttributes } from '../temporal/connection';
 import { ensureSettlementSweepSchedule } from '../temporal/x402-sweep/client';
 import { workerIdentity } from './deps';
 import { sdkLogger } from './logging';
+import { startWorkerMetrics } from './metrics';
 import { selectQueues } from './queues';
 import { runWorkers } from './run-workers';
 
@@ -39,7 +40,8 @@ async function main(): Promise<void> {
     console.error((err as Error).message);
     process.exit(78);
   }
-  Runtime.install({ logger: sdkLogger, shutdownSignals: ['SIGINT', 'SIGTERM'] });
+  const metrics = config.workerMetricsPort ? await startWorkerMetrics(config.host, config.workerMetricsPort) : undefined;
+  Runtime.install({ logger: sdkLogger, shutdownSignals: ['SIGINT', 'SIGTERM'], telemetryOptions: metrics?.telemetryOptions });
   const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
   const temporal = createTemporal(config);
   await waitFor('mongodb', () => db.ready(5000));
@@ -51,7 +53,7 @@ async function main(): Promise<void> {
     runWorkers({ config, db, temporal, identity: workerIdentity() }, queues, config.temporalAddress),
   );
   await running.done;
-  await Promise.allSettled([db.close(), temporal.close()]);
+  await Promise.allSettled([db.close(), temporal.close(), metrics?.close()]);
   logger.info('worker stopped');
 }
 

@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, errors, renderError } from '../../shared/errors';
 import { isStoreUnavailable } from '../../shared/db';
 import { describeError, logger } from '../../shared/logger';
+import { recordDependencyError } from '../../shared/metrics/dependencies';
 
 export function notFound(): RequestHandler {
   return (req, _res, next) => next(errors.notFound('route_not_found', `no route for ${req.method} ${req.path}`));
@@ -37,6 +38,7 @@ export function errorHandler(helpBaseUrl: string): ErrorRequestHandler {
       logger.error('unhandled error', describeError(err));
       appError = errors.internal('internal_error', 'unexpected failure');
     }
+    recordDependencyError(appError.code);
     if (appError.status >= 500 && appError.status !== 503) logger.error('request failed', { code: appError.code });
     const { status, body } = renderError(appError, res.locals.errorShape ?? 'gateway', {
       requestId: res.locals.requestId,

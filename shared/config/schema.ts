@@ -23,6 +23,10 @@ export interface AppConfig {
   http: HttpConfig;
   /** Operator token for the full /health/details (absent: only the summary is served). */
   healthDetailsToken?: string;
+  /** Operator token for the bearer host's GET /metrics (absent: /metrics is open). */
+  metricsToken?: string;
+  /** A worker serves Prometheus metrics on this port (absent: none). */
+  workerMetricsPort?: number;
   authRateLimits: AuthRateLimits;
   workflowRateLimits: WorkflowRateLimits;
   tools: ToolsConfig;
@@ -160,6 +164,8 @@ const envSchema = Joi.object({
   HTTP_HEADERS_TIMEOUT_MS: Joi.number().integer().min(100).max(120000).default(10000),
   HTTP_REQUEST_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(30000),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: Joi.number().integer().min(100).max(120000).default(5000),
+  METRICS_TOKEN: Joi.string().min(16).max(256).messages({ 'string.min': 'must be at least 16 characters (value not shown)' }),
+  WORKER_METRICS_PORT: Joi.number().port().invalid(0),
   HEALTH_DETAILS_TOKEN: Joi.string().min(16).max(256).messages({ 'string.min': 'must be at least 16 characters (value not shown)' }),
   AUTH_RATE_WINDOW_SECONDS: Joi.number().integer().min(1).max(3600).default(60),
   AUTH_SESSION_LIMIT_PER_CLIENT: Joi.number().integer().min(1).max(100000).default(30),
@@ -299,6 +305,8 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
       keepAliveTimeoutMs: value.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     }),
     healthDetailsToken: value.HEALTH_DETAILS_TOKEN,
+    metricsToken: value.METRICS_TOKEN,
+    workerMetricsPort: value.WORKER_METRICS_PORT,
     authRateLimits: Object.freeze({
       windowSeconds: value.AUTH_RATE_WINDOW_SECONDS,
       sessionPerClient: value.AUTH_SESSION_LIMIT_PER_CLIENT,

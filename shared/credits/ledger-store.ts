@@ -5,6 +5,7 @@ import { errors } from '../errors';
 import type { CreditHeadDoc } from '../db/models/credit-head';
 import { ledgerEntryId, type CreditTransactionDoc } from '../db/models/credit-transaction';
 import { probeLast } from './head-probe';
+import { recordLedgerEntry } from '../metrics/credits';
 import { creditsToUsd } from '../money';
 import {
   applyDeductions,
@@ -193,6 +194,7 @@ export class LedgerStore {
         continue;
       }
       this.remember(wallet, { seq, live_grants: doc.live_grants, open_holds: holds });
+      recordLedgerEntry(doc.transaction_type, doc.amount_credits);
       if (seq === 1 || seq % HEAD_HINT_EVERY === 0) this.writeHint(wallet, { seq, live_grants: doc.live_grants, open_holds: holds });
       return decision.result(toPublic(doc));
     }

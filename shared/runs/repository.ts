@@ -2,6 +2,7 @@ import { insertOnce, type Models } from '../db';
 import type { WebhookRunDoc } from '../db/models/webhook-run';
 import type { WebhookRunCancelDoc } from '../db/models/webhook-run-cancel';
 import type { WebhookRunRequestDoc } from '../db/models/webhook-run-request';
+import { runsFinished, runsStarted } from '../metrics/runs';
 import { type RunOutcome, type RunRecord, type RunStatus } from './types';
 
 const OPEN_STATUSES: RunStatus[] = ['queued', 'running'];
@@ -63,6 +64,7 @@ export class RunRepository {
       .findOneAndUpdate({ _id: runId, status: 'queued' }, { $set: { status: 'running', started_at: now, updated_at: now } }, { returnDocument: 'after' })
       .lean<WebhookRunDoc>()
       .exec();
+    if (moved) runsStarted.inc();
     return moved ?? this.models.webhookRuns.findById(runId).lean<WebhookRunDoc>().exec();
   }
 
@@ -90,7 +92,10 @@ export class RunRepository {
         },
       },
     );
-    if (res.matchedCount === 1) return outcome.status;
+    if (res.matchedCount === 1) {
+      runsFinished.inc({ status: outcome.status });
+      return outcome.status;
+    }
     const current = await this.models.webhookRuns.findById(runId, { status: 1 }).lean<Pick<WebhookRunDoc, 'status'>>().exec();
     return current?.status ?? null;
   }

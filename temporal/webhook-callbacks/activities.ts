@@ -5,6 +5,7 @@ import { classifyStatus, parseRetryAfter, retryDelayMs, type RetrySchedule } fro
 import { standardWebhookHeaders } from '../../shared/callbacks/sign';
 import type { CallbackConfig } from '../../shared/config';
 import type { Models } from '../../shared/db';
+import { callbackAttempts } from '../../shared/metrics/callbacks';
 import { fullRun } from '../../shared/runs/present';
 import { RunRepository } from '../../shared/runs/repository';
 import { WorkspaceRepository } from '../../shared/workspaces/repository';
@@ -79,6 +80,7 @@ export function createCallbackActivities(deps: CallbackDeps) {
       const verdict = refused ? 'fail' : classifyStatus(status);
       const last = i.attempt >= i.schedule.maxAttempts;
       const outcome: AttemptResult['outcome'] = verdict === 'delivered' ? 'delivered' : verdict === 'retry' && !last ? 'retry' : 'failed';
+      callbackAttempts.inc({ outcome });
       if (verdict === 'stop') error = 'receiver answered 410 Gone: no more attempts';
       else if (verdict === 'retry' && last) error = `${error}; gave up after ${i.attempt} attempts`;
       await runs.updateCallback(

@@ -5,6 +5,7 @@ import { LedgerStore } from '../../shared/credits/ledger-store';
 import type { Models } from '../../shared/db';
 import type { X402PaymentDoc } from '../../shared/db/models/x402-payment';
 import { logger } from '../../shared/logger';
+import { settlements } from '../../shared/metrics/settlements';
 import { applyPurpose } from '../../shared/payments/purposes';
 import { NonceClaims } from '../../shared/payments/nonce-claims';
 import { isOurTransfer } from '../../shared/payments/transfer-match';
@@ -308,11 +309,13 @@ export function createSettlementActivities(deps: SettlementDeps) {
       if (rec.status === 'failed') return { status: 'failed', code: rec.error_code ?? 'settlement_failed', message: rec.error_message ?? '' };
       try {
         const outcome = await settle(rec);
+        settlements.inc({ result: outcome.status });
         if (outcome.status === 'failed') logger.warn('settlement failed', { code: outcome.code, reason: outcome.message, payment_id: id });
         return outcome;
       } catch (err) {
         // One short line per failed attempt, and a failure without viem's error (ABI, calldata,
         // RPC URL with its key) in the workflow history; BENIGN keeps the SDK's own line at debug.
+        settlements.inc({ result: 'attempt_failed' });
         const { code, message } = describeChainFailure(err);
         const latest = await records.findById(id).lean<X402PaymentDoc>().exec().catch(() => null);
         logger.warn('settlement attempt failed', { code, reason: message, payment_id: id, ...(latest?.tx_hash ? { tx_hash: latest.tx_hash } : {}) });

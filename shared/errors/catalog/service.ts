@@ -32,6 +32,12 @@ export const serviceErrors: Readonly<Record<string, ErrorEntry & { area: 'servic
     meaning: 'A token was sent to `/health/details` but it is not `HEALTH_DETAILS_TOKEN`.',
     action: 'Send the operator token as `Authorization: Bearer <token>`, or no token for the public summary.',
   },
+  metrics_token_invalid: {
+    status: 401,
+    area: 'service',
+    meaning: '`METRICS_TOKEN` is set and `GET /metrics` came without it (or with another token).',
+    action: 'Configure the scraper with `Authorization: Bearer <METRICS_TOKEN>` (Prometheus: `authorization.credentials`).',
+  },
   chain_unavailable: {
     status: 503,
     area: 'service',

@@ -1,0 +1,60 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { TelemetryOptions } from '@temporalio/worker';
+import { logger } from '../shared/logger';
+import { metricsText } from '../shared/metrics';
+
+export interface WorkerMetrics {
+  /** For Runtime.install: the SDK Core's own Prometheus exporter, on a loopback port of its own. */
+  telemetryOptions: TelemetryOptions;
+  close(): Promise<void>;
+}
+
+/** A loopback port free right now (the kernel's pick); the Core exporter binds it a moment later. */
+async function loopbackPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+async function runtimeText(runtimePort: number): Promise<string> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${runtimePort}/metrics`, { signal: AbortSignal.timeout(2000) });
+    if (!res.ok) throw new Error(`answered ${res.status}`);
+    return await res.text();
+  } catch (err) {
+    logger.warn('temporal runtime metrics unavailable', { error: (err as Error).message });
+    return '# temporal runtime metrics unavailable\n';
+  }
+}
+
+/**
+ * One scrape target per worker process: GET /metrics on `port` answers our registry (domain
+ * counters of the activities this process ran, process metrics) followed by the Temporal SDK
+ * Core's metrics (temporal_*: schedule-to-start latency, task slots, polls per task queue). Core
+ * serves those from a Rust HTTP server we cannot share a port with, so it listens on loopback
+ * and this server relays it.
+ */
+export async function startWorkerMetrics(host: string, port: number): Promise<WorkerMetrics> {
+  const runtimePort = await loopbackPort();
+  const server: Server = createServer((req, res) => {
+    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
+      res.writeHead(404).end();
+      return;
+    }
+    void Promise.all([metricsText(), runtimeText(runtimePort)]).then(([ours, core]) => {
+      res.writeHead(200, { 'Content-Type': ours.contentType, 'Cache-Control': 'no-store' });
+      res.end(`${ours.body}\n${core}`);
+    });
+  });
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, resolve));
+  logger.info('worker metrics listening', { host, port });
+  return {
+    telemetryOptions: {
+      metrics: { prometheus: { bindAddress: `127.0.0.1:${runtimePort}`, useSecondsForDurations: true } },
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
