@@ -3,6 +3,7 @@ import { insertOnce, insertOnceGrouped, type Models } from '../db';
 import type { JobDoc, JobState } from '../db/models/job';
 import type { CompletionStatus, JobCompletionDoc } from '../db/models/job-completion';
 import type { JobReservationDoc, JobReservationOutcomeDoc, ReservationStatus } from '../db/models/job-reservation';
+import { CounterGroup } from './counter-group';
 import type { JobFreeSlotDoc, JobSlotCounterDoc, JobSlotDoc } from '../db/models/job-slot';
 
 type JobModels = Pick<Models, 'jobs' | 'jobSlots' | 'jobSlotCounters' | 'jobFreeSlots' | 'jobReservations' | 'jobReservationOutcomes' | 'jobCompletions'>;
@@ -50,13 +51,26 @@ export class JobRepository {
     return this.models.jobSlots.countDocuments({ job_id: jobId }).exec();
   }
 
+  private readonly counters = new Map<string, CounterGroup>();
+
   /**
    * The job's next never-used slot number, advancing the counter (created at 0 on first use):
-   * null once every number below `slots` was handed out. One round trip in the common case.
+   * null once every number below `slots` was handed out. Concurrent callers for one job share
+   * one counter step (CounterGroup): one round trip, or less, per reservation.
    */
-  async nextNeverUsedSlot(jobId: string, slots: number): Promise<number | null> {
+  nextNeverUsedSlot(jobId: string, slots: number): Promise<number | null> {
+    let group = this.counters.get(jobId);
+    if (!group) {
+      group = new CounterGroup((k) => this.advanceCounter(jobId, slots, k), slots, () => this.counters.delete(jobId));
+      this.counters.set(jobId, group);
+    }
+    return group.next();
+  }
+
+  /** Advances the job's counter by k: the first of the k numbers, or null when none was below `slots`. */
+  private async advanceCounter(jobId: string, slots: number, k: number): Promise<number | null> {
     const step = async () => {
-      const before = await this.models.jobSlotCounters.collection.findOneAndUpdate({ _id: jobId, next: { $lt: slots } } as never, { $inc: { next: 1 } }, { returnDocument: 'before' });
+      const before = await this.models.jobSlotCounters.collection.findOneAndUpdate({ _id: jobId, next: { $lt: slots } } as never, { $inc: { next: k } }, { returnDocument: 'before' });
       return before ? (before as unknown as JobSlotCounterDoc).next : null;
     };
     const n = await step();
