@@ -97,8 +97,8 @@ function subjects(db: Db): Subject[] {
   });
   const scheduleOf = (i: number) => `sch_${Math.floor(i / 1000)}`;
 
-  const reservation = (id: string, jobId: string, w: string): Omit<JobReservationDoc, 'active_key' | 'status' | 'ended_at' | 'completion_id' | 'slot'> => ({
-    _id: id, job_id: jobId, wallet: w, generation: 1, expires_at: new Date(T0.getTime() + 3600_000), created_at: T0,
+  const reservation = (id: string, jobId: string, w: string, slot: number): Omit<JobReservationDoc, 'active_key' | 'status' | 'ended_at' | 'completion_id'> => ({
+    _id: id, job_id: jobId, wallet: w, generation: 1, slot, expires_at: new Date(T0.getTime() + 3600_000), created_at: T0,
   });
   const resId = (i: number) => `res_${i.toString(16).padStart(24, '0')}`;
 
@@ -138,11 +138,11 @@ function subjects(db: Db): Subject[] {
       docs: (from, to) =>
         Array.from({ length: to - from }, (_, k) => {
           const i = from + k;
-          const r = reservation(resId(i), `job_${i % 100}`, wallet(i));
-          return { ...r, active_key: `${r.job_id}:${r.wallet}:1`, slot: i % 1000, status: 'active', ended_at: null, completion_id: null };
+          const r = reservation(resId(i), `job_${i % 100}`, wallet(i), i % 1000);
+          return { ...r, active_key: `${r.job_id}:${r.wallet}:1`, status: 'active', ended_at: null, completion_id: null };
         }),
       read: async (i) => expected('reservation', await jobs.getReservation(resId(i))),
-      write: (k) => jobs.claimReservation(reservation(`res_w${k}`, 'job_w', `0xw${k}`)),
+      write: (k) => jobs.claimReservation(reservation(`res_w${k}`, 'job_w', `0xw${k}`, 0)),
     },
   ];
 }

@@ -4,7 +4,7 @@ export { creditExpirySweepWorkflow } from './credit-expiry/workflows';
 export { x402SettlementWorkflow } from './x402-settlement/workflows';
 export { x402SettlementSweepWorkflow } from './x402-sweep/workflows';
 export { toolHoldHealWorkflow } from './tool-holds/workflows';
-export { jobReservationWorkflow } from './job-reservation/workflows';
+export { jobReservationSweepWorkflow, jobReservationWorkflow } from './job-reservation/workflows';
 export { jobVerificationWorkflow } from './job-verification/workflows';
 export { webhookRunWorkflow, webhookRunWorkflowV2 } from './webhook-runs/workflows';
 export { callbackDeliveryWorkflow } from './webhook-callbacks/workflows';

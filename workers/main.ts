@@ -3,6 +3,7 @@ import { getConfig } from '../shared/config';
 import { createDb } from '../shared/db';
 import { describeError, logger } from '../shared/logger';
 import { ensureExpirySchedule } from '../temporal/credit-expiry/client';
+import { startReservationSweep } from '../temporal/job-reservation/client';
 import { ensureHoldHealSchedule } from '../temporal/tool-holds/client';
 import { createTemporal, ensureSearchAttributes } from '../temporal/connection';
 import { ensureSettlementSweepSchedule } from '../temporal/x402-sweep/client';
@@ -49,6 +50,7 @@ async function main(): Promise<void> {
   if (queues.some((q) => q.key === 'credits')) await waitFor('expiry schedule', () => ensureExpirySchedule(temporal));
   if (queues.some((q) => q.key === 'settlements')) await waitFor('settlement sweep schedule', () => ensureSettlementSweepSchedule(temporal, config.x402.sweepStaleSeconds));
   if (queues.some((q) => q.key === 'tools')) await waitFor('hold healer schedule', () => ensureHoldHealSchedule(temporal, config.tools.holdStaleMinutes));
+  if (queues.some((q) => q.key === 'jobs')) await waitFor('job reservation sweep', () => startReservationSweep(temporal));
   const running = await waitFor('temporal worker', () =>
     runWorkers({ config, db, temporal, identity: workerIdentity() }, queues, config.temporalAddress),
   );

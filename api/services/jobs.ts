@@ -4,12 +4,14 @@ import type { JobCompletionDoc } from '../../shared/db/models/job-completion';
 import { JobRepository, newId, type Reservation } from '../../shared/jobs/repository';
 import { reserveRefusal, sameTarget } from '../../shared/jobs/rules';
 import type { CompleteBody } from '../../shared/jobs/schemas';
-import { endUncompleted, takeFreeSlot } from '../../shared/jobs/slots';
+import { endUncompleted, expireDue, takeFreeSlot } from '../../shared/jobs/slots';
 import { signJobWorkflowToken } from '../../shared/jobs/workflow-token';
-import { logger } from '../../shared/logger';
 import type { TemporalHandle } from '../../temporal/connection';
-import { signalReservationEnded, startReservationTimer } from '../../temporal/job-reservation/client';
+import { ensureReservationSweep } from '../../temporal/job-reservation/client';
 import { startVerification } from '../../temporal/job-verification/client';
+
+/** Expired reservations a full job ends itself before answering job_full. */
+const RECLAIM_BATCH = 20;
 
 /** The wallet-facing job use cases: list, reserve, status, complete. */
 export class JobService {
@@ -54,38 +56,47 @@ export class JobService {
     }
     const latest = await this.latest(jobId, wallet, now);
     if (latest?.status === 'active') throw this.activeConflict(latest);
-    const claim = await this.repo.claimReservation({
-      _id: newId('res'),
+    // The slot first, under the new reservation's id: a claim refused to a twin gives it back.
+    const reservationId = newId('res');
+    const slot = await this.takeSlot(job, reservationId, now);
+    if (slot === null) {
+      throw errors.conflict('job_full', `every slot of job ${jobId} is taken; try again when a reservation expires`, { details: { slots: job.slots } });
+    }
+    const reservation = await this.repo.claimReservation({
+      _id: reservationId,
       job_id: jobId,
       wallet,
       generation: (latest?.generation ?? 0) + 1,
+      slot,
       expires_at: new Date(now.getTime() + job.reservation_window_seconds * 1000),
       created_at: now,
     });
-    if (!claim) {
+    if (!reservation) {
+      await this.repo.freeSlot(jobId, slot, reservationId, now);
       // A twin request of this wallet claimed the same generation first.
       const twin = await this.repo.latestReservation(jobId, wallet);
       throw twin ? this.activeConflict(twin) : errors.conflict('reservation_active', 'another reservation of this job by this wallet is being made');
     }
-    const slot = await takeFreeSlot(this.repo, job, claim._id, now);
-    if (slot === null) {
-      await this.repo.dropReservation(claim._id);
-      throw errors.conflict('job_full', `every slot of job ${jobId} is taken; try again when a reservation expires`, { details: { slots: job.slots } });
-    }
-    await this.repo.setReservationSlot(claim._id, slot);
-    const reservation = { ...claim, slot };
     try {
-      await startReservationTimer(this.temporal, { reservationId: claim._id, jobId, wallet, windowMs: claim.expires_at.getTime() - now.getTime() });
+      await ensureReservationSweep(this.temporal);
     } catch (err) {
-      // No timer, no reservation: give the slot back before answering 503.
+      // No expiry sweep, no reservation: give the slot back before answering 503.
       await endUncompleted(this.repo, reservation, 'cancelled', new Date());
       throw err;
     }
     const workflowToken =
       job.kind === 'workflow_creation'
-        ? signJobWorkflowToken(this.tokenSecret, { job_id: jobId, wallet, reservation_id: claim._id, exp: Math.floor(claim.expires_at.getTime() / 1000) })
+        ? signJobWorkflowToken(this.tokenSecret, { job_id: jobId, wallet, reservation_id: reservation._id, exp: Math.floor(reservation.expires_at.getTime() / 1000) })
         : undefined;
     return { reservation, job, workflowToken };
+  }
+
+  /** A free slot in constant time; on a full job, reservations past their window are ended first (the sweep may not have come yet). */
+  private async takeSlot(job: JobDoc, reservationId: string, now: Date): Promise<number | null> {
+    const slot = await takeFreeSlot(this.repo, job, reservationId, now);
+    if (slot !== null) return slot;
+    const { expired } = await expireDue(this.repo, now, RECLAIM_BATCH, job._id);
+    return expired > 0 ? takeFreeSlot(this.repo, job, reservationId, now) : null;
   }
 
   private activeConflict(r: Reservation) {
@@ -153,10 +164,6 @@ export class JobService {
     await this.repo.createCompletion(completion);
     await this.repo.endReservation(reservation._id, 'completed', completionId, now);
     await startVerification(this.temporal, { completionId, jobId, wallet });
-    await signalReservationEnded(this.temporal, reservation._id).catch((err) =>
-      // Harmless: the timer fires later and finds the reservation completed.
-      logger.warn('could not stop a reservation timer', { reservation_id: reservation._id, error: (err as Error).message }),
-    );
     return (await this.repo.getCompletion(completionId)) ?? completion;
   }
 

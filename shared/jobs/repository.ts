@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { insertOnce, type Models } from '../db';
+import { insertOnce, insertOnceGrouped, type Models } from '../db';
 import type { JobDoc, JobState } from '../db/models/job';
 import type { CompletionStatus, JobCompletionDoc } from '../db/models/job-completion';
 import type { JobReservationDoc, JobReservationOutcomeDoc, ReservationStatus } from '../db/models/job-reservation';
-import type { JobSlotDoc } from '../db/models/job-slot';
+import { CounterGroup } from './counter-group';
+import type { JobFreeSlotDoc, JobSlotCounterDoc, JobSlotDoc } from '../db/models/job-slot';
 
-type JobModels = Pick<Models, 'jobs' | 'jobSlots' | 'jobReservations' | 'jobReservationOutcomes' | 'jobCompletions'>;
+type JobModels = Pick<Models, 'jobs' | 'jobSlots' | 'jobSlotCounters' | 'jobFreeSlots' | 'jobReservations' | 'jobReservationOutcomes' | 'jobCompletions'>;
 
 export const newId = (prefix: 'job' | 'res' | 'cmp') => `${prefix}_${randomBytes(12).toString('hex')}`;
 
@@ -46,24 +47,70 @@ export class JobRepository {
 
   // ---- slots ----
 
-  async takenSlotNumbers(jobId: string): Promise<number[]> {
-    const rows = await this.models.jobSlots.find({ job_id: jobId }, { n: 1 }).lean<Array<Pick<JobSlotDoc, 'n'>>>().exec();
-    return rows.map((r) => r.n);
-  }
-
   async takenSlotCount(jobId: string): Promise<number> {
     return this.models.jobSlots.countDocuments({ job_id: jobId }).exec();
   }
 
-  /** Takes slot n for a reservation: true when this insert took it. */
-  takeSlot(jobId: string, n: number, reservationId: string, now: Date): Promise<boolean> {
-    const doc: JobSlotDoc = { _id: `${jobId}:${n}`, job_id: jobId, n, reservation_id: reservationId, taken_at: now };
-    return insertOnce(this.models.jobSlots, doc);
+  private readonly counters = new Map<string, CounterGroup>();
+
+  /**
+   * The job's next never-used slot number, advancing the counter (created at 0 on first use):
+   * null once every number below `slots` was handed out. Concurrent callers for one job share
+   * one counter step (CounterGroup): one round trip, or less, per reservation.
+   */
+  nextNeverUsedSlot(jobId: string, slots: number): Promise<number | null> {
+    let group = this.counters.get(jobId);
+    if (!group) {
+      group = new CounterGroup((k) => this.advanceCounter(jobId, slots, k), slots, () => this.counters.delete(jobId));
+      this.counters.set(jobId, group);
+    }
+    return group.next();
   }
 
-  /** Returns a slot to the pool if this reservation still holds it. */
-  async freeSlot(jobId: string, n: number, reservationId: string): Promise<void> {
+  /** Advances the job's counter by k: the first of the k numbers, or null when none was below `slots`. */
+  private async advanceCounter(jobId: string, slots: number, k: number): Promise<number | null> {
+    const step = async () => {
+      const before = await this.models.jobSlotCounters.collection.findOneAndUpdate({ _id: jobId, next: { $lt: slots } } as never, { $inc: { next: k } }, { returnDocument: 'before' });
+      return before ? (before as unknown as JobSlotCounterDoc).next : null;
+    };
+    const n = await step();
+    if (n !== null) return n;
+    // No counter yet (a new job, or one from before counters; a racer may be creating it too),
+    // or the numbers are used up: then the second step says so again.
+    await insertOnce(this.models.jobSlotCounters, { _id: jobId, next: 0 } satisfies JobSlotCounterDoc);
+    return step();
+  }
+
+  /** Takes slot n for a reservation: true when this insert took it (the slot's unique key decides). */
+  takeSlot(jobId: string, n: number, reservationId: string, now: Date): Promise<boolean> {
+    const doc: JobSlotDoc = { _id: `${jobId}:${n}`, job_id: jobId, n, reservation_id: reservationId, taken_at: now };
+    return insertOnceGrouped(this.models.jobSlots, doc);
+  }
+
+  /** A few slots returned to the pool (hints: each may have been taken again since). */
+  freeSlotRows(jobId: string, limit: number): Promise<JobFreeSlotDoc[]> {
+    return this.models.jobFreeSlots.find({ job_id: jobId }).limit(limit).lean<JobFreeSlotDoc[]>().exec();
+  }
+
+  async dropFreeSlotRow(id: string): Promise<void> {
+    await this.models.jobFreeSlots.deleteOne({ _id: id });
+  }
+
+  /**
+   * Returns a slot to the pool if this reservation held it: its row goes, then a free-slot row
+   * says so (in that order, so whoever reads the free row finds the key free or taken anew).
+   * Safe to repeat: the free row's id is the release's.
+   */
+  async freeSlot(jobId: string, n: number, reservationId: string, now = new Date()): Promise<void> {
     await this.models.jobSlots.deleteOne({ _id: `${jobId}:${n}`, reservation_id: reservationId });
+    await insertOnce(this.models.jobFreeSlots, { _id: `${jobId}:${n}:${reservationId}`, job_id: jobId, n, freed_at: now } satisfies JobFreeSlotDoc);
+  }
+
+  /** Active reservations past their window (of one job, or of all): what the sweep ends. */
+  dueReservations(now: Date, limit: number, jobId?: string): Promise<Reservation[]> {
+    const q: Record<string, unknown> = { status: 'active', expires_at: { $lte: now } };
+    if (jobId) q.job_id = jobId;
+    return this.models.jobReservations.find(q).limit(limit).lean<JobReservationDoc[]>().exec();
   }
 
   // ---- reservations ----
@@ -91,18 +138,9 @@ export class JobRepository {
   }
 
   /** Claims the wallet's `generation`-th reservation of the job: null when another request did. */
-  async claimReservation(r: Omit<JobReservationDoc, 'active_key' | 'status' | 'ended_at' | 'completion_id' | 'slot'>): Promise<Reservation | null> {
-    const doc: JobReservationDoc = { ...r, active_key: `${r.job_id}:${r.wallet}:${r.generation}`, slot: null, status: 'active', ended_at: null, completion_id: null };
-    return (await insertOnce(this.models.jobReservations, doc)) ? doc : null;
-  }
-
-  async setReservationSlot(id: string, slot: number): Promise<void> {
-    await this.models.jobReservations.updateOne({ _id: id }, { $set: { slot } });
-  }
-
-  /** Withdraws a claim that got no slot, so the wallet's generation is free again. */
-  async dropReservation(id: string): Promise<void> {
-    await this.models.jobReservations.deleteOne({ _id: id, status: 'active' });
+  async claimReservation(r: Omit<JobReservationDoc, 'active_key' | 'status' | 'ended_at' | 'completion_id'>): Promise<Reservation | null> {
+    const doc: JobReservationDoc = { ...r, active_key: `${r.job_id}:${r.wallet}:${r.generation}`, status: 'active', ended_at: null, completion_id: null };
+    return (await insertOnceGrouped(this.models.jobReservations, doc)) ? doc : null;
   }
 
   /**

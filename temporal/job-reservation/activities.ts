@@ -1,11 +1,16 @@
 import type { Models } from '../../shared/db';
 import { JobRepository } from '../../shared/jobs/repository';
-import { endUncompleted } from '../../shared/jobs/slots';
+import { endUncompleted, expireDue } from '../../shared/jobs/slots';
 
-/** Ends a reservation at the end of its window, once; the timer is the workflow's. */
 export function createJobReservationActivities(deps: { models: Models }) {
   const jobs = new JobRepository(deps.models);
   return {
+    /** The sweep's round: ends reservations past their window at `now` (the workflow's clock). */
+    async expireDueReservations(now: string, limit: number): Promise<{ seen: number; expired: number }> {
+      return expireDue(jobs, new Date(now), limit);
+    },
+
+    /** Kept for the per-reservation timers started before the sweep (they still run to their end). */
     async expireReservation(reservationId: string): Promise<{ expired: boolean }> {
       const reservation = await jobs.getReservation(reservationId);
       if (!reservation) return { expired: false };

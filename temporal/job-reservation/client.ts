@@ -1,28 +1,21 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { TemporalHandle } from '../connection';
 import { SA } from '../search-attributes';
-import { JOBS_QUEUE } from './config';
-import { reservationWorkflowId } from './ids';
-import { reservationEndedSignal } from './signals';
-import { jobReservationWorkflow } from './workflows';
+import { JOBS_QUEUE, SWEEP_RECHECK_MS } from './config';
+import { reservationSweepWorkflowId } from './ids';
+import { jobReservationSweepWorkflow } from './workflows';
 
 const START_DEADLINE_MS = 5000;
 
-/** Starts the reservation's expiry timer once (a second start finds the first). */
-export async function startReservationTimer(temporal: TemporalHandle, r: { reservationId: string; jobId: string; wallet: string; windowMs: number }): Promise<void> {
+/** Starts the deployment's expiry sweep unless it runs (a second start finds the first). */
+export async function startReservationSweep(temporal: TemporalHandle, input: { tickMs?: number; rounds?: number } = {}): Promise<void> {
   try {
     await temporal.client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-      temporal.client.workflow.start(jobReservationWorkflow, {
+      temporal.client.workflow.start(jobReservationSweepWorkflow, {
         taskQueue: temporal.queue(JOBS_QUEUE),
-        workflowId: reservationWorkflowId(r.reservationId),
-        args: [{ reservationId: r.reservationId, windowMs: r.windowMs }],
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        typedSearchAttributes: [
-          { key: SA.flowKind, value: 'job_reservation' },
-          { key: SA.wallet, value: r.wallet },
-          { key: SA.jobId, value: r.jobId },
-          { key: SA.flowStatus, value: 'active' },
-        ],
+        workflowId: reservationSweepWorkflowId(temporal.prefix),
+        args: [input],
+        typedSearchAttributes: [{ key: SA.flowKind, value: 'job_reservation_sweep' }],
       }),
     );
   } catch (err) {
@@ -30,9 +23,16 @@ export async function startReservationTimer(temporal: TemporalHandle, r: { reser
   }
 }
 
-/** Stops the timer of a completed reservation. Best effort: the store's outcome row already decided. */
-export async function signalReservationEnded(temporal: TemporalHandle, reservationId: string): Promise<void> {
-  await temporal.client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-    temporal.client.workflow.getHandle(reservationWorkflowId(reservationId)).signal(reservationEndedSignal),
-  );
+const checkedAt = new WeakMap<TemporalHandle, number>();
+
+/**
+ * Makes sure the sweep runs before a reservation relies on it: a Temporal call on a process's
+ * first reserve and then every few minutes, not one per reservation. Throws when Temporal
+ * cannot be reached then (the reserve answers 503 and gives its slot back).
+ */
+export async function ensureReservationSweep(temporal: TemporalHandle, now = Date.now()): Promise<void> {
+  const last = checkedAt.get(temporal);
+  if (last !== undefined && now - last < SWEEP_RECHECK_MS) return;
+  await startReservationSweep(temporal);
+  checkedAt.set(temporal, now);
 }

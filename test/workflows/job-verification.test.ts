@@ -9,7 +9,8 @@ import { PLATFORM_ACCOUNT } from '../../shared/jobs/rules';
 import type { TemporalHandle } from '../../temporal/connection';
 import { ALL_SEARCH_ATTRIBUTES } from '../../temporal/search-attributes';
 import { createJobReservationActivities } from '../../temporal/job-reservation/activities';
-import { reservationWorkflowId } from '../../temporal/job-reservation/ids';
+import { startReservationSweep } from '../../temporal/job-reservation/client';
+import { reservationSweepWorkflowId } from '../../temporal/job-reservation/ids';
 import { createJobVerificationActivities } from '../../temporal/job-verification/activities';
 import { signalReview, verificationResult } from '../../temporal/job-verification/client';
 import { JOBS_QUEUE } from '../../temporal/job-verification/config';
@@ -57,6 +58,9 @@ describe('job verification and reservation workflows with time skipping', () => 
       activities: { ...createJobReservationActivities({ models: db.models }), ...createJobVerificationActivities({ models: db.models, creditExpiryDays: 365 }) },
     });
     running = worker.run();
+    // The deployment's expiry sweep, ticking every SWEEP_TICK hours of skipped time (at the
+    // default second, skipping days would take a round per second). The service finds it running.
+    await startReservationSweep(temporal, { tickMs: SWEEP_TICK_MS });
   });
   afterAll(async () => {
     worker?.shutdown();
@@ -65,13 +69,16 @@ describe('job verification and reservation workflows with time skipping', () => 
     await db?.drop();
   });
 
+  const SWEEP_TICK_MS = 2 * 3600 * 1000;
+  /** The skipped clock the sweep judges expiry by (days ahead of the wall clock after the deadline tests). */
+  const envNow = async () => new Date(await env.currentTimeMs());
   const wallet = () => `0x${(++n).toString(16).padStart(2, '0').repeat(20)}`;
 
   async function completed(overrides: Partial<JobCreateInput>, body: Record<string, unknown> = {}) {
     const job = await createJob(db.models, { kind: 'proof', target_url: null, platforms: [], reward_credits: 40, ...overrides });
     const w = wallet();
-    const { reservation } = await service.reserve(w, job._id);
-    const completion = await service.complete(w, job._id, { proof_text: 'did the thing', ...body });
+    const { reservation } = await service.reserve(w, job._id, await envNow());
+    const completion = await service.complete(w, job._id, { proof_text: 'did the thing', ...body }, await envNow());
     return { job, wallet: w, reservation, completion };
   }
 
@@ -123,21 +130,27 @@ describe('job verification and reservation workflows with time skipping', () => 
     expect((await ledger.balance(w)).balance).toBe(40);
   });
 
-  it('a reservation expires at the end of its window: slot back, a late completion refused', async () => {
+  it('a reservation expires at the end of its window with no caller: slot back, a late completion refused', async () => {
     const job = await createJob(db.models, { kind: 'proof', target_url: null, platforms: [], slots: 1, reservation_window_seconds: 6 * 3600 });
     const w = wallet();
-    const { reservation } = await service.reserve(w, job._id);
-    const handle = env.client.workflow.getHandle(reservationWorkflowId(reservation._id));
-    expect(await handle.result()).toBe('expired');
-    expect((await repo.getReservation(reservation._id))!.status).toBe('expired');
+    const { reservation } = await service.reserve(w, job._id, await envNow());
+    await env.sleep(6 * 3600 * 1000 - 60_000);
+    expect((await repo.getReservation(reservation._id))!.status).toBe('active');
+    await env.sleep(60_000 + SWEEP_TICK_MS);
+    const ended = await until(() => repo.getReservation(reservation._id), (r) => r?.status === 'expired');
+    expect(ended!.status).toBe('expired');
     expect(await repo.takenSlotCount(job._id)).toBe(0);
-    await expect(service.complete(w, job._id, { proof_text: 'late', reservation_id: reservation._id })).rejects.toMatchObject({ code: 'reservation_expired', status: 409 });
-    await replayHistory('job-reservation', await handle.fetchHistory());
+    await expect(service.complete(w, job._id, { proof_text: 'late', reservation_id: reservation._id }, await envNow())).rejects.toMatchObject({ code: 'reservation_expired', status: 409 });
+    // The slot is reusable: the next wallet gets the same one back.
+    expect((await service.reserve(wallet(), job._id, await envNow())).reservation.slot).toBe(reservation.slot);
+    const sweep = env.client.workflow.getHandle(reservationSweepWorkflowId(temporal.prefix));
+    await replayHistory('job-reservation-sweep', await sweep.fetchHistory());
   });
 
-  it('a completion stops the reservation timer', async () => {
-    const { reservation } = await completed({ review: 'manual' });
-    expect(await env.client.workflow.getHandle(reservationWorkflowId(reservation._id)).result()).toBe('completed');
+  it('the sweep leaves a completed reservation and its slot alone', async () => {
+    const { job, reservation } = await completed({ review: 'manual', slots: 1, reservation_window_seconds: 3600 });
+    await env.sleep(3600 * 1000 + 2 * SWEEP_TICK_MS);
     expect((await repo.getReservation(reservation._id))!.status).toBe('completed');
+    expect(await repo.takenSlotCount(job._id)).toBe(1);
   });
 });

@@ -10,7 +10,7 @@ import { loadHistory } from '../support/histories';
  */
 const FIXTURES_BY_FLOW: Record<string, string[]> = {
   'credit-expiry': ['credit-expiry.json'],
-  'job-reservation': ['job-reservation.json'],
+  'job-reservation': ['job-reservation.json', 'job-reservation-sweep.json'],
   'job-verification': ['job-verification.json'],
   'schedule-lease': ['schedule-lease.json'],
   'tool-holds': ['tool-holds.json'],

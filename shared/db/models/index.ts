@@ -29,7 +29,7 @@ import { approvalRequestModel } from './approval-request';
 import { workflowDefinitionModel } from './workflow-definition';
 import { workflowVersionModel } from './workflow-version';
 import { jobModel } from './job';
-import { jobSlotModel } from './job-slot';
+import { jobFreeSlotModel, jobSlotCounterModel, jobSlotModel } from './job-slot';
 import { jobReservationModel, jobReservationOutcomeModel } from './job-reservation';
 import { jobCompletionModel } from './job-completion';
 import { jobWorkflowModel } from './job-workflow';
@@ -80,6 +80,8 @@ export function registerModels(conn: Connection) {
     workflowVersions: workflowVersionModel(conn),
     jobs: jobModel(conn),
     jobSlots: jobSlotModel(conn),
+    jobSlotCounters: jobSlotCounterModel(conn),
+    jobFreeSlots: jobFreeSlotModel(conn),
     jobReservations: jobReservationModel(conn),
     jobReservationOutcomes: jobReservationOutcomeModel(conn),
     jobCompletions: jobCompletionModel(conn),

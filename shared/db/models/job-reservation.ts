@@ -39,6 +39,8 @@ const schema = new Schema<JobReservationDoc>(
   { collection: 'job_reservations', versionKey: false },
 );
 schema.index({ job_id: 1, wallet: 1, generation: -1 });
+// The expiry sweep's and a full job's reclaim: active reservations (FerretDB pushes down the equality).
+schema.index({ status: 1, expires_at: 1 });
 
 export function jobReservationModel(conn: Connection) {
   return conn.models.JobReservation ?? conn.model<JobReservationDoc>('JobReservation', schema);
