@@ -28,10 +28,18 @@ export const DEV_SERVER_SPEED_FLAGS: string[] = [
  * Without a `dbFile` the state is throwaway: a temporary folder, removed on stop.
  */
 export async function startTemporalDev(opts: { port?: number; uiPort?: number; dbFile?: string } = {}): Promise<RunningTemporal> {
-  return onFreePort(opts.port, (port) => onFreePort(opts.uiPort, (uiPort) => launch(port, uiPort, opts.dbFile)));
+  return startTemporalDevWith(DEV_SERVER_SPEED_FLAGS, opts);
 }
 
-async function launch(port: number, uiPort: number, fixedDbFile: string | undefined): Promise<RunningTemporal> {
+/** `start-dev` with the given speed flags instead of ours (bench/temporal-floor.ts compares them). */
+export async function startTemporalDevWith(
+  speedFlags: string[],
+  opts: { port?: number; uiPort?: number; dbFile?: string } = {},
+): Promise<RunningTemporal> {
+  return onFreePort(opts.port, (port) => onFreePort(opts.uiPort, (uiPort) => launch(port, uiPort, opts.dbFile, speedFlags)));
+}
+
+async function launch(port: number, uiPort: number, fixedDbFile: string | undefined, speedFlags: string[]): Promise<RunningTemporal> {
   for (const p of [port, uiPort]) {
     if (await portOpen(p)) throw new Error(`temporal: 127.0.0.1:${p} is already in use (address already in use)`);
   }
@@ -47,7 +55,7 @@ async function launch(port: number, uiPort: number, fixedDbFile: string | undefi
         'server', 'start-dev',
         '--ip', '127.0.0.1', '--port', String(port), '--ui-port', String(uiPort),
         '--db-filename', dbFile, '--log-level', 'error',
-        ...DEV_SERVER_SPEED_FLAGS,
+        ...speedFlags,
         ...SEARCH_ATTRIBUTE_FLAGS,
       ],
       ready: async () => (await portOpen(port)) && (await portOpen(uiPort)),
