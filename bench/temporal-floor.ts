@@ -21,7 +21,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkerOptions, type WorkflowBundle } from '@temporalio/worker';
 import { CACHE } from '../scripts/services/paths';
-import { DEV_SERVER_SPEED_FLAGS, startTemporalDev, startTemporalDevWith, type RunningTemporal } from '../scripts/services/temporal';
+import { startTemporalDev, startTemporalDevWith, type RunningTemporal } from '../scripts/services/temporal';
 import { startTemporalOnPostgres, temporalServerBuilt } from '../scripts/services/temporal-server';
 import * as activities from './temporal-floor-activities';
 import { envNumber, summarize, type LatencySummary } from './common';
@@ -56,18 +56,29 @@ type Breakdown = Record<'wftQueue' | 'wftWorker' | 'actQueue' | 'actWorker', num
 const dynamicConfig = (pairs: string[]) => pairs.flatMap((p) => ['--dynamic-config-value', p]);
 const extraDc = (process.env.TF_EXTRA_DC ?? '').split(',').filter(Boolean);
 
+/** The flags the lead's commit 3d4385a gave start-dev, before the task queue partitions. */
+const SPEED_FLAGS_BEFORE_16 = [
+  '--sqlite-pragma', 'journal_mode=wal',
+  '--sqlite-pragma', 'synchronous=normal',
+  ...dynamicConfig(['system.forceSearchAttributesCacheRefreshOnRead=false']),
+];
+
 const VARIANTS: Variant[] = [
   { name: 'dev-default', what: 'start-dev as before issue 16 (no pragmas, no dynamic config)', start: () => startTemporalDevWith([]) },
-  { name: 'dev-speed', what: 'start-dev + WAL, synchronous=normal, search-attribute cache', start: () => startTemporalDevWith(DEV_SERVER_SPEED_FLAGS) },
-  { name: 'dev-try', what: `dev-speed + ${extraDc.join(' ') || '(TF_EXTRA_DC unset)'}`, start: () => startTemporalDevWith([...DEV_SERVER_SPEED_FLAGS, ...dynamicConfig(extraDc)]) },
+  { name: 'dev-speed', what: 'start-dev + WAL, synchronous=normal, search-attribute cache', start: () => startTemporalDevWith(SPEED_FLAGS_BEFORE_16) },
+  { name: 'dev-try', what: `dev-speed + ${extraDc.join(' ') || '(TF_EXTRA_DC unset)'}`, start: () => startTemporalDevWith([...SPEED_FLAGS_BEFORE_16, ...dynamicConfig(extraDc)]) },
   {
     name: 'dev-worker-try',
     what: `dev-speed + worker options ${process.env.TF_WORKER_OPTS ?? '(TF_WORKER_OPTS unset)'}`,
-    start: () => startTemporalDevWith(DEV_SERVER_SPEED_FLAGS),
+    start: () => startTemporalDevWith(SPEED_FLAGS_BEFORE_16),
     worker: JSON.parse(process.env.TF_WORKER_OPTS ?? '{}') as Partial<WorkerOptions>,
   },
   { name: 'dev-now', what: 'startTemporalDev() as make dev/test/bench start it now', start: () => startTemporalDev() },
-  { name: 'server-pg', what: 'go.temporal.io/server on PostgreSQL (tools/temporal-server)', start: () => startTemporalOnPostgres() },
+  {
+    name: 'server-pg',
+    what: 'go.temporal.io/server on PostgreSQL (tools/temporal-server), one partition per queue',
+    start: () => startTemporalOnPostgres({ 'matching.numTaskqueueReadPartitions': 1, 'matching.numTaskqueueWritePartitions': 1 }),
+  },
 ];
 
 async function main(): Promise<void> {
@@ -205,7 +216,7 @@ function printTable(results: Measured[], variants: Variant[]): void {
   const base = new Map(results.filter((r) => r.variant === variants[0]?.name).map((r) => [r.workflow, r]));
   const rows = results.map((r) => {
     const b = base.get(r.workflow);
-    return [r.variant, r.workflow, r.perSecond.toFixed(1), b ? `${(r.perSecond / b.perSecond).toFixed(2)}x` : '', r.latency.p50Ms.toFixed(1), r.latency.p99Ms.toFixed(1)];
+    return [r.variant, r.workflow, r.perSecond.toFixed(1), b && b.perSecond > 0 ? `${(r.perSecond / b.perSecond).toFixed(2)}x` : '-', r.latency.p50Ms.toFixed(1), r.latency.p99Ms.toFixed(1)];
   });
   const head = ['variant', 'workflow', 'wf/s', 'vs first', 'p50 ms', 'p99 ms'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

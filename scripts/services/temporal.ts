@@ -14,13 +14,17 @@ export interface RunningTemporal {
 /**
  * Settings that matter for speed, still file-backed and durable across a clean stop: the
  * SQLite write-ahead log with `synchronous=normal` (a commit no longer waits for an fsync of the
- * main file), and search attributes read from the cache instead of the store on every request
- * (they are registered at start, below). Measured in docs/decisions.md.
+ * main file), search attributes read from the cache instead of the store on every request
+ * (they are registered at start, below), and one partition per task queue (the server's default
+ * of 4 spreads a queue over matching hosts; with one host it only adds forwarding hops between
+ * partitions). Measured in docs/decisions.md (issue 16, bench/temporal-floor.ts).
  */
 export const DEV_SERVER_SPEED_FLAGS: string[] = [
   '--sqlite-pragma', 'journal_mode=wal',
   '--sqlite-pragma', 'synchronous=normal',
   '--dynamic-config-value', 'system.forceSearchAttributesCacheRefreshOnRead=false',
+  '--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1',
+  '--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1',
 ];
 
 /**
