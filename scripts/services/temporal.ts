@@ -14,13 +14,17 @@ export interface RunningTemporal {
 /**
  * Settings that matter for speed, still file-backed and durable across a clean stop: the
  * SQLite write-ahead log with `synchronous=normal` (a commit no longer waits for an fsync of the
- * main file), and search attributes read from the cache instead of the store on every request
- * (they are registered at start, below). Measured in docs/decisions.md.
+ * main file), search attributes read from the cache instead of the store on every request
+ * (they are registered at start, below), and one partition per task queue (the server's default
+ * of 4 spreads a queue over matching hosts; with one host it only adds forwarding hops between
+ * partitions). Measured in docs/decisions.md (issue 16, bench/temporal-floor.ts).
  */
 export const DEV_SERVER_SPEED_FLAGS: string[] = [
   '--sqlite-pragma', 'journal_mode=wal',
   '--sqlite-pragma', 'synchronous=normal',
   '--dynamic-config-value', 'system.forceSearchAttributesCacheRefreshOnRead=false',
+  '--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1',
+  '--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1',
 ];
 
 /**
@@ -28,10 +32,18 @@ export const DEV_SERVER_SPEED_FLAGS: string[] = [
  * Without a `dbFile` the state is throwaway: a temporary folder, removed on stop.
  */
 export async function startTemporalDev(opts: { port?: number; uiPort?: number; dbFile?: string } = {}): Promise<RunningTemporal> {
-  return onFreePort(opts.port, (port) => onFreePort(opts.uiPort, (uiPort) => launch(port, uiPort, opts.dbFile)));
+  return startTemporalDevWith(DEV_SERVER_SPEED_FLAGS, opts);
 }
 
-async function launch(port: number, uiPort: number, fixedDbFile: string | undefined): Promise<RunningTemporal> {
+/** `start-dev` with the given speed flags instead of ours (bench/temporal-floor.ts compares them). */
+export async function startTemporalDevWith(
+  speedFlags: string[],
+  opts: { port?: number; uiPort?: number; dbFile?: string } = {},
+): Promise<RunningTemporal> {
+  return onFreePort(opts.port, (port) => onFreePort(opts.uiPort, (uiPort) => launch(port, uiPort, opts.dbFile, speedFlags)));
+}
+
+async function launch(port: number, uiPort: number, fixedDbFile: string | undefined, speedFlags: string[]): Promise<RunningTemporal> {
   for (const p of [port, uiPort]) {
     if (await portOpen(p)) throw new Error(`temporal: 127.0.0.1:${p} is already in use (address already in use)`);
   }
@@ -47,7 +59,7 @@ async function launch(port: number, uiPort: number, fixedDbFile: string | undefi
         'server', 'start-dev',
         '--ip', '127.0.0.1', '--port', String(port), '--ui-port', String(uiPort),
         '--db-filename', dbFile, '--log-level', 'error',
-        ...DEV_SERVER_SPEED_FLAGS,
+        ...speedFlags,
         ...SEARCH_ATTRIBUTE_FLAGS,
       ],
       ready: async () => (await portOpen(port)) && (await portOpen(uiPort)),
