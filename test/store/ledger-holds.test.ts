@@ -98,7 +98,7 @@ describe('ledger holds on the real store', () => {
     // The file's database holds other tests' holds (at the clock, or settled): filtered by account.
     await db.models.ledgerWatermarks.deleteMany({});
     const ledger = new LedgerStore(db.models);
-    const account = acct('e');
+    const account = acct('7');
     const mine = (holds: Array<{ account: string; holdId: string }>) => holds.filter((h) => h.account === account).map((h) => h.holdId);
     const now = new Date();
     const ago = (min: number) => new Date(now.getTime() - min * 60_000);
