@@ -30,8 +30,9 @@ export interface CreditTransactionDoc {
   open_holds?: OpenHold[];
   /**
    * On hold entries only: the UTC minute the hold was taken in (`2026-11-23T21:30`). The
-   * stale-hold healer reads the ledger bucket by bucket past its watermark (an equality the
-   * store answers from an index, flat in the ledger's size) instead of a queue row per hold.
+   * stale-hold healer reads the ledger bucket by bucket past its watermark (an equality: the
+   * index serves it on MongoDB; FerretDB pushes it down to a PostgreSQL scan) instead of a
+   * queue row per hold.
    */
   hold_bucket?: string;
 }
