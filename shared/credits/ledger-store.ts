@@ -106,6 +106,8 @@ const HOLD_SCAN_LAG_MS = 5 * MINUTE_MS;
 /** Where the healer's first scan starts (no watermark yet: a new store, or the upgrade from the queue rows). */
 const HOLD_SCAN_FIRST_LOOK_BACK_MS = 60 * MINUTE_MS;
 const OPEN_HOLDS_WATERMARK = 'open-holds';
+/** Buckets one scan reads at most, so a healer far behind (it was down) catches up over several runs, each within its activity timeout. */
+const HOLD_SCAN_MAX_BUCKETS = 120;
 
 /** The UTC minute of `at`: `2026-11-23T21:30`. */
 export function holdBucket(at: Date): string {
@@ -430,7 +432,8 @@ export class LedgerStore {
     const found: Array<{ account: string; holdId: string; created_at: Date }> = [];
     let watermark = start.getTime();
     let advancing = true;
-    for (let at = start.getTime(); at <= olderThan.getTime() && found.length < limit; at += MINUTE_MS) {
+    const last = Math.min(olderThan.getTime(), start.getTime() + (HOLD_SCAN_MAX_BUCKETS - 1) * MINUTE_MS);
+    for (let at = start.getTime(); at <= last && found.length < limit; at += MINUTE_MS) {
       const entries = await this.models.creditTransactions
         .find({ hold_bucket: holdBucket(new Date(at)) }, { user_id: 1, request_id: 1, date_created: 1 })
         .lean<Array<{ user_id: string; request_id: string; date_created: Date }>>()

@@ -129,5 +129,10 @@ describe('ledger holds on the real store', () => {
     const { transactions } = await ledger.history(account, 20);
     expect(transactions.filter((t) => t.transaction_type === 'purchase').map((t) => t.amount_credits)).toEqual([-1]);
     expect((await ledger.balance(account)).balance).toBe(8);
+
+    // A healer far behind (it was down) catches up over several scans of at most 120 minutes each.
+    await db.models.ledgerWatermarks.updateOne({ _id: 'open-holds' }, { $set: { at: minute(ago(300)) } });
+    expect(mine(await ledger.staleHolds(ago(6), 10, now))).toEqual([]);
+    expect(await ledger.openHoldsWatermark()).toEqual(new Date(minute(ago(300)).getTime() + 120 * 60_000));
   });
 });
