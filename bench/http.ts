@@ -19,7 +19,12 @@ export function request(agent: http.Agent, url: string, method: string, body?: s
       res.on('error', reject);
     });
     if (timeoutMs !== undefined) req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    req.on('error', reject);
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      // A kept-alive socket the server closed while idle (its keep-alive timeout passed, e.g. during a
+      // long signing step on a busy machine): the request never reached it, so send it again on a new one.
+      if (req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) request(agent, url, method, body, timeoutMs).then(resolve, reject);
+      else reject(err);
+    });
     req.end(body);
   });
 }

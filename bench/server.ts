@@ -119,8 +119,8 @@ async function main(): Promise<void> {
     });
     // (C) the floor of a signed paid call: what every signed request must do (signature and the
     // replay guard), and the two ledger appends the issue requires of a paid call (the hold
-    // before the vendor call, the capture after it), around the same vendor call. No claim,
-    // healer queue row or recorded outcome: not a usable route (a crash would strand the hold);
+    // before the vendor call, the capture after it), around the same vendor call. No claim
+    // or recorded outcome: not a usable route (no replayable answer, no takeover of a lost attempt);
     // it bounds what any design could reach on this store. Envelopes signed for B's action path.
     app.post('/bench/signed-hold-vendor-capture', requestContext, jsonBody, async (req, res) => {
       try {
@@ -128,7 +128,7 @@ async function main(): Promise<void> {
         const paths = await services.tools.slugPaths('text-tools', 'stats');
         const { wallet, claim } = await services.sessions.authenticate(body as never, body as Record<string, unknown>, { kind: 'tool_paths', paths });
         await claim;
-        const held = await services.ledger.hold({ account: wallet, holdId: body.request_id, credits: 1, queued: true });
+        const held = await services.ledger.hold({ account: wallet, holdId: body.request_id, credits: 1 });
         if (!held.ok) throw new Error(`hold refused: balance ${held.balance}`);
         const response = await callVendor(body);
         const { transaction } = await services.ledger.capture({ account: wallet, holdId: body.request_id });

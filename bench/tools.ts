@@ -11,7 +11,7 @@
  *             (A) a baseline that does one insert plus the same loopback vendor call;
  *             and (C) the floor of a signed paid call: signature and replay guard (every signed
  *             request), the hold and capture ledger appends (every paid call) around the same
- *             vendor call, and nothing else (no claim, healer queue row or outcome record:
+ *             vendor call, and nothing else (no claim or outcome record:
  *             bench/server.ts, not a usable route);
  *             in short slices A B C C B A × BENCH_TOOLS_ROUNDS (4), closed loop at
  *             BENCH_TOOLS_CONCURRENCY (8); then the store commands of 200 paid calls, counted.

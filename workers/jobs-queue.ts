@@ -1,6 +1,7 @@
 import { createJobReservationActivities } from '../temporal/job-reservation/activities';
 import { createJobVerificationActivities } from '../temporal/job-verification/activities';
 import { JOBS_QUEUE } from '../temporal/job-verification/config';
+import { domainOf } from './deps';
 import type { QueueDefinition } from './queue';
 import { createJobWorkflowCheck } from '../shared/job-workflows/check';
 
@@ -10,6 +11,6 @@ export const jobsQueue: QueueDefinition = {
   taskQueue: JOBS_QUEUE,
   activities: (deps) => ({
     ...createJobReservationActivities({ models: deps.db.models }),
-    ...createJobVerificationActivities({ models: deps.db.models, creditExpiryDays: deps.config.creditExpiryDays, checkWorkflow: createJobWorkflowCheck(deps.db.models) }),
+    ...createJobVerificationActivities({ models: deps.db.models, ledger: domainOf(deps).ledger, creditExpiryDays: deps.config.creditExpiryDays, checkWorkflow: createJobWorkflowCheck(deps.db.models) }),
   }),
 };

@@ -1,9 +1,10 @@
 import { createToolHoldsActivities } from '../temporal/tool-holds/activities';
 import { TOOLS_QUEUE } from '../temporal/tool-holds/config';
+import { domainOf } from './deps';
 import type { QueueDefinition } from './queue';
 
 export const toolsQueue: QueueDefinition = {
   key: 'tools',
   taskQueue: TOOLS_QUEUE,
-  activities: (deps) => createToolHoldsActivities({ models: deps.db.models }),
+  activities: (deps) => createToolHoldsActivities({ ledger: domainOf(deps).ledger, repository: domainOf(deps).tools }),
 };

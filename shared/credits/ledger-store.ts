@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { deleteByIdGrouped, insertOnceGrouped, isDuplicateKey, type Models } from '../db';
-import { creditHoldKey } from '../db/models/credit-hold';
+import { insertOnceGrouped, isDuplicateKey, type Models } from '../db';
 import { errors } from '../errors';
 import type { CreditHeadDoc } from '../db/models/credit-head';
 import { ledgerEntryId, type CreditTransactionDoc } from '../db/models/credit-transaction';
@@ -22,7 +21,7 @@ import {
   spendable,
 } from './ledger';
 
-type LedgerModels = Pick<Models, 'creditTransactions' | 'creditExpiries' | 'creditHeads' | 'creditHolds'>;
+type LedgerModels = Pick<Models, 'creditTransactions' | 'creditExpiries' | 'creditHeads' | 'ledgerWatermarks'>;
 
 /** A transaction as clients see it (the spec's Credit transaction resource); `_id` is the op id. */
 export type CreditTransaction = Omit<CreditTransactionDoc, 'live_grants' | 'grant' | 'seq' | 'op_id' | 'open_holds'>;
@@ -63,7 +62,7 @@ interface Head {
 }
 
 type Entry = Pick<CreditTransactionDoc, 'op_id' | 'transaction_type' | 'amount_credits'> &
-  Partial<Pick<CreditTransactionDoc, 'grant_id' | 'request_id' | 'details' | 'grant'>>;
+  Partial<Pick<CreditTransactionDoc, 'grant_id' | 'request_id' | 'details' | 'grant' | 'hold_bucket'>>;
 
 type Decision<R> =
   | { write: false; result: R }
@@ -86,7 +85,7 @@ const MAX_ATTEMPTS = 500;
  * A cold reader does at most about 2·log2(64) = 12 lookups past the hint.
  */
 const HEAD_HINT_EVERY = 64;
-const PUBLIC_FIELDS = { live_grants: 0, grant: 0, seq: 0, open_holds: 0 } as const;
+const PUBLIC_FIELDS = { live_grants: 0, grant: 0, seq: 0, open_holds: 0, hold_bucket: 0 } as const;
 const HEAD_FIELDS = { seq: 1, live_grants: 1, open_holds: 1 } as const;
 
 function holdOp(account: string, holdId: string): string {
@@ -98,8 +97,30 @@ function settleOp(account: string, holdId: string): string {
   return `purchase:${account}:${holdId}`;
 }
 
+const MINUTE_MS = 60_000;
+/**
+ * The healer's scan lags the clock by this much: a hold entry stamped at `now` must have landed
+ * within it (its append retries and the vendor-free steps before it take milliseconds), or a
+ * watermark that moved past its bucket would never see it.
+ */
+const HOLD_SCAN_LAG_MS = 5 * MINUTE_MS;
+/** Where the healer's first scan starts (no watermark yet: a new store, or the upgrade from the queue rows). */
+const HOLD_SCAN_FIRST_LOOK_BACK_MS = 60 * MINUTE_MS;
+const OPEN_HOLDS_WATERMARK = 'open-holds';
+/** Buckets one scan reads at most, so a healer far behind (it was down) catches up over several runs, each within its activity timeout. */
+const HOLD_SCAN_MAX_BUCKETS = 120;
+
+/** The UTC minute of `at`: `2026-11-23T21:30`. */
+export function holdBucket(at: Date): string {
+  return at.toISOString().slice(0, 16);
+}
+
+function bucketStart(at: Date): Date {
+  return new Date(Math.floor(at.getTime() / MINUTE_MS) * MINUTE_MS);
+}
+
 function toPublic(doc: CreditTransactionDoc): CreditTransaction {
-  const { live_grants: _l, grant: _g, seq: _s, open_holds: _h, op_id, ...rest } = doc;
+  const { live_grants: _l, grant: _g, seq: _s, open_holds: _h, hold_bucket: _b, op_id, ...rest } = doc;
   return { ...rest, _id: op_id };
 }
 
@@ -323,20 +344,16 @@ export class LedgerStore {
     credits: number;
     details?: string | Record<string, unknown>;
     now?: Date;
-    /** The caller wrote the healer's queue row itself (queueHold), e.g. alongside its own claim. */
-    queued?: boolean;
   }): Promise<HoldResult> {
     if (!Number.isSafeInteger(input.credits) || input.credits <= 0) throw new RangeError('hold must be a positive whole number of credits');
     const now = input.now ?? new Date();
     const opId = holdOp(input.account, input.holdId);
     const details = typeof input.details === 'string' || input.details === undefined ? input.details : JSON.stringify(input.details);
-    // Queued first, so a crash after the entry lands still leaves the healer a row to find.
-    if (!input.queued) await this.queueHold({ account: input.account, holdId: input.holdId, credits: input.credits, now });
     const fromRecord = (r: CreditTransactionDoc): HoldResult => ({
       ok: true,
       hold: { hold_id: input.holdId, credits: -r.amount_credits, created_at: r.date_created },
     });
-    const result = await this.append<HoldResult>(input.account, now, async (live, holds) => {
+    return this.append<HoldResult>(input.account, now, async (live, holds) => {
       const open = holds.find((h) => h.hold_id === input.holdId);
       if (open) return { write: false, result: { ok: true, hold: { hold_id: open.hold_id, credits: open.credits, created_at: open.created_at } } };
       const plan = planSpend(live, input.credits, now);
@@ -347,29 +364,13 @@ export class LedgerStore {
       const hold: OpenHold = { hold_id: input.holdId, credits: input.credits, deductions: plan.deductions, created_at: now, ...(details ? { details } : {}) };
       return {
         write: true,
-        entry: { op_id: opId, transaction_type: 'hold', amount_credits: -input.credits, request_id: input.holdId, details },
+        entry: { op_id: opId, transaction_type: 'hold', amount_credits: -input.credits, request_id: input.holdId, details, hold_bucket: holdBucket(now) },
         live: applyDeductions(live, plan.deductions),
         holds: [...holds, hold],
         result: () => ({ ok: true, hold: { hold_id: hold.hold_id, credits: hold.credits, created_at: now } }),
         replay: fromRecord,
       };
     });
-    if (!result.ok) await this.unqueueHold(input.account, input.holdId);
-    return result;
-  }
-
-  /**
-   * The healer's queue row of a hold about to be taken; must be written before the hold entry.
-   * True when this call wrote it; false when it was queued already (a retry of the same hold).
-   */
-  async queueHold(input: { account: string; holdId: string; credits: number; now?: Date }): Promise<boolean> {
-    const row = { _id: creditHoldKey(input.account, input.holdId), account: input.account, hold_id: input.holdId, credits: input.credits, created_at: input.now ?? new Date() };
-    return insertOnceGrouped(this.models.creditHolds, row);
-  }
-
-  /** Drops a queue row (a hold never taken, or settled): a row left behind only costs the healer a look. */
-  async unqueueHold(account: string, holdId: string): Promise<void> {
-    await deleteByIdGrouped(this.models.creditHolds, creditHoldKey(account, holdId)).catch(() => undefined);
   }
 
   /**
@@ -379,7 +380,7 @@ export class LedgerStore {
   async capture(input: { account: string; holdId: string; details?: string | Record<string, unknown>; now?: Date }): Promise<{ transaction: CreditTransaction; replayed: boolean }> {
     const now = input.now ?? new Date();
     const opId = settleOp(input.account, input.holdId);
-    const result = await this.append<{ transaction: CreditTransaction; replayed: boolean }>(input.account, now, async (live, holds) => {
+    return this.append<{ transaction: CreditTransaction; replayed: boolean }>(input.account, now, async (live, holds) => {
       const open = holds.find((h) => h.hold_id === input.holdId);
       if (!open) {
         const earlier = await this.byOp(opId);
@@ -400,15 +401,12 @@ export class LedgerStore {
         },
       };
     });
-    // Not awaited: a row left behind only makes the healer find a settled hold (and drop the row).
-    void this.unqueueHold(input.account, input.holdId);
-    return result;
   }
 
   /** Gives an open hold's credits back. False when it was captured, released before, or never held. */
   async release(input: { account: string; holdId: string; reason?: string; now?: Date }): Promise<{ released: boolean }> {
     const now = input.now ?? new Date();
-    const result = await this.append<{ released: boolean }>(input.account, now, (live, holds) => {
+    return this.append<{ released: boolean }>(input.account, now, (live, holds) => {
       const open = holds.find((h) => h.hold_id === input.holdId);
       if (!open) return { write: false, result: { released: false } };
       return {
@@ -420,19 +418,53 @@ export class LedgerStore {
         replay: () => ({ released: false }),
       };
     });
-    await this.unqueueHold(input.account, input.holdId);
-    return result;
   }
 
-  /** Holds opened before `olderThan` and still queued (the healer's work list), oldest first. */
-  async staleHolds(olderThan: Date, limit: number): Promise<Array<{ account: string; holdId: string; created_at: Date }>> {
-    const rows = await this.models.creditHolds
-      .find({ created_at: { $lt: olderThan } })
-      .sort({ created_at: 1 })
-      .limit(limit)
-      .lean<Array<{ account: string; hold_id: string; created_at: Date }>>()
-      .exec();
-    return rows.map((r) => ({ account: r.account, holdId: r.hold_id, created_at: r.created_at }));
+  /**
+   * Holds taken before `olderThan` and still open (the healer's work list), oldest first. Reads
+   * the hold entries minute bucket by minute bucket from the watermark on, keeps those still in
+   * their account's open holds (the head, found by _id), and moves the watermark past every
+   * bucket that has none left and lies wholly before both the cut-off and the scan's lag.
+   */
+  async staleHolds(olderThan: Date, limit: number, now = new Date()): Promise<Array<{ account: string; holdId: string; created_at: Date }>> {
+    const mark = await this.models.ledgerWatermarks.findById(OPEN_HOLDS_WATERMARK).lean<{ at: Date }>().exec();
+    const start = mark?.at ?? bucketStart(new Date(Math.min(olderThan.getTime(), now.getTime()) - HOLD_SCAN_FIRST_LOOK_BACK_MS));
+    // Buckets before this one may move behind the watermark (when settled); the last bucket read is olderThan's.
+    const settledBefore = Math.min(bucketStart(olderThan).getTime(), bucketStart(new Date(now.getTime() - HOLD_SCAN_LAG_MS)).getTime());
+    const found: Array<{ account: string; holdId: string; created_at: Date }> = [];
+    let watermark = start.getTime();
+    let advancing = true;
+    const last = Math.min(olderThan.getTime(), start.getTime() + (HOLD_SCAN_MAX_BUCKETS - 1) * MINUTE_MS);
+    for (let at = start.getTime(); at <= last && found.length < limit; at += MINUTE_MS) {
+      const entries = await this.models.creditTransactions
+        .find({ hold_bucket: holdBucket(new Date(at)) }, { user_id: 1, request_id: 1, date_created: 1 })
+        .lean<Array<{ user_id: string; request_id: string; date_created: Date }>>()
+        .exec();
+      const early = entries.filter((e) => e.date_created.getTime() < olderThan.getTime());
+      const open = await this.stillOpen(early);
+      open.sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
+      found.push(...open);
+      // An open hold, or holds after the cut-off in this bucket, keep the watermark here.
+      if (advancing && open.length === 0 && early.length === entries.length && at + MINUTE_MS <= settledBefore) watermark = at + MINUTE_MS;
+      else advancing = false;
+    }
+    if (watermark > start.getTime()) {
+      await this.models.ledgerWatermarks.updateOne({ _id: OPEN_HOLDS_WATERMARK }, { $set: { at: new Date(watermark), updated_at: now } }, { upsert: true });
+    }
+    return found.slice(0, limit);
+  }
+
+  /** Where the healer's next scan starts; null before its first one. */
+  async openHoldsWatermark(): Promise<Date | null> {
+    return (await this.models.ledgerWatermarks.findById(OPEN_HOLDS_WATERMARK).lean<{ at: Date }>().exec())?.at ?? null;
+  }
+
+  /** The hold entries whose holds are still open, by their account's current head. */
+  private async stillOpen(entries: Array<{ user_id: string; request_id: string; date_created: Date }>) {
+    const accounts = [...new Set(entries.map((e) => e.user_id))];
+    const heads = await Promise.all(accounts.map(async (a) => [a, new Set(((await this.head(a))?.open_holds ?? []).map((h) => h.hold_id))] as const));
+    const open = new Map(heads);
+    return entries.filter((e) => open.get(e.user_id)?.has(e.request_id)).map((e) => ({ account: e.user_id, holdId: e.request_id, created_at: e.date_created }));
   }
 
   async balance(wallet: string, now = new Date()): Promise<BalanceView> {

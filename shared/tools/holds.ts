@@ -15,12 +15,8 @@ export async function healHold(ledger: LedgerStore, repo: ToolRepository, accoun
       if (err.code === 'hold_not_open' || err.code === 'hold_not_found') return { transaction: null, replayed: true };
       throw err;
     });
-    if (!transaction || replayed) {
-      // Settled before (a row left by a replayed claim, or a capture that met a released hold).
-      await ledger.unqueueHold(account, holdId);
-      return 'gone';
-    }
-    return 'captured';
+    // Settled meanwhile (by the call itself, or a capture that met a released hold).
+    return !transaction || replayed ? 'gone' : 'captured';
   }
   if (call?.status === 'pending') {
     const recorded = await repo.finishInvocation(account, call.request_id, {

@@ -198,27 +198,23 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
     const { product, action } = call;
 
     const now = new Date();
-    // The claim and the healer's queue row in one round: the row only has to precede the hold.
-    // A claim that turns out to be a replay leaves its row to the healer (it finds the hold settled).
-    const [claimed] = await Promise.all([
-      repo.beginInvocation({
-        account: input.account,
-        request_id: input.requestId,
-        hold_id: input.requestId,
-        product_id: product.id,
-        action_slug: action.slug,
-        credits: action.credits,
-        ...(input.meta ? { meta_json: JSON.stringify(input.meta) } : {}),
-        ...(input.attempt !== undefined ? { attempt: input.attempt } : {}),
-        created_at: now,
-      }),
-      ledger.queueHold({ account: input.account, holdId: input.requestId, credits: action.credits, now }),
-    ]);
+    // The hold needs no queue row of its own: the healer finds it in the ledger (staleHolds).
+    const claimed = await repo.beginInvocation({
+      account: input.account,
+      request_id: input.requestId,
+      hold_id: input.requestId,
+      product_id: product.id,
+      action_slug: action.slug,
+      credits: action.credits,
+      ...(input.meta ? { meta_json: JSON.stringify(input.meta) } : {}),
+      ...(input.attempt !== undefined ? { attempt: input.attempt } : {}),
+      created_at: now,
+    });
     if (input.gate) {
       try {
         await input.gate;
       } catch (err) {
-        if (claimed) await Promise.all([repo.dropInvocation(input.account, input.requestId), ledger.unqueueHold(input.account, input.requestId)]);
+        if (claimed) await repo.dropInvocation(input.account, input.requestId);
         throw err;
       }
     }
@@ -241,7 +237,7 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
 
     const details = { product_id: product.id, product: product.slug, action: action.slug, ...(input.meta ? { meta: input.meta } : {}) };
     // On a takeover this answers the hold the earlier attempt opened (same hold id): never a second one.
-    const held = await ledger.hold({ account: input.account, holdId: input.requestId, credits, details, now, queued: true });
+    const held = await ledger.hold({ account: input.account, holdId: input.requestId, credits, details, now });
     if (!held.ok) {
       await repo.dropInvocation(input.account, input.requestId);
       throw errors.paymentRequired('insufficient_credits', `this call costs ${credits} credits; the balance is ${held.balance}`, {

@@ -4,11 +4,13 @@ import { LedgerStore } from '../../shared/credits/ledger-store';
 
 export interface CreditExpiryDeps {
   models: Models;
+  /** The process's ledger (workers/deps.ts); built here when absent. */
+  ledger?: LedgerStore;
   sessionTtlSeconds: number;
 }
 
 export function createCreditExpiryActivities(deps: CreditExpiryDeps) {
-  const ledger = new LedgerStore(deps.models);
+  const ledger = deps.ledger ?? new LedgerStore(deps.models);
   return {
     async findLapsedWallets(nowIso: string, limit: number): Promise<string[]> {
       return ledger.walletsWithLapsedGrants(new Date(nowIso), limit);

@@ -8,6 +8,8 @@ import { createWorkflowCheck, type WorkflowCheck } from '../../shared/jobs/workf
 
 export interface JobVerificationDeps {
   models: Models;
+  /** The process's ledger (workers/deps.ts); built here when absent. */
+  ledger?: LedgerStore;
   creditExpiryDays: number;
   /** The workflow_creation check (default: against the stored workflow definitions). */
   checkWorkflow?: WorkflowCheck;
@@ -31,7 +33,7 @@ export type PayOutcome = { status: 'paid'; grantId: string } | { status: 'awaiti
 /** The verification's store work. Each activity reads what is recorded and is safe to retry. */
 export function createJobVerificationActivities(deps: JobVerificationDeps) {
   const jobs = new JobRepository(deps.models);
-  const ledger = new LedgerStore(deps.models);
+  const ledger = deps.ledger ?? new LedgerStore(deps.models);
   const checkWorkflow = deps.checkWorkflow ?? createWorkflowCheck(deps.models);
 
   async function load(completionId: string) {

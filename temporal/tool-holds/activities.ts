@@ -1,23 +1,23 @@
-import { LedgerStore } from '../../shared/credits/ledger-store';
-import type { Models } from '../../shared/db';
+import type { LedgerStore } from '../../shared/credits/ledger-store';
 import { healHold, type HealOutcome } from '../../shared/tools/holds';
-import { ToolRepository } from '../../shared/tools/repository';
+import type { ToolRepository } from '../../shared/tools/repository';
 
+/** The process's own domain objects (workers/deps.ts builds them once). */
 export interface ToolHoldsDeps {
-  models: Models;
+  ledger: LedgerStore;
+  repository: ToolRepository;
 }
 
-export function createToolHoldsActivities(deps: ToolHoldsDeps) {
-  const ledger = new LedgerStore(deps.models);
-  const repo = new ToolRepository(deps.models);
+export function createToolHoldsActivities({ ledger, repository }: ToolHoldsDeps) {
   return {
+    /** Open holds taken before the cut-off, from the ledger past the healer's watermark (LedgerStore.staleHolds). */
     async findStaleHolds(olderThanIso: string, limit: number): Promise<Array<{ account: string; holdId: string }>> {
       const rows = await ledger.staleHolds(new Date(olderThanIso), limit);
       return rows.map((r) => ({ account: r.account, holdId: r.holdId }));
     },
     /** Idempotent: capture and release are both keyed by the hold. */
     async healHold(account: string, holdId: string): Promise<HealOutcome> {
-      return healHold(ledger, repo, account, holdId);
+      return healHold(ledger, repository, account, holdId);
     },
   };
 }

@@ -1,7 +1,9 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { LedgerStore } from '../../shared/credits/ledger-store';
 import type { Models } from '../../shared/db';
 import { AppError } from '../../shared/errors';
 import { createToolInvoker } from '../../shared/tools/invoke';
+import type { ToolRepository } from '../../shared/tools/repository';
 import { OBJECT_ID_PATTERN } from '../../shared/tools/rules';
 import { invokeWithinWalletBudget } from '../../shared/tools/wallet-budget';
 import { renderValue, stringsIn, templateRefs } from '../../shared/workflows/template';
@@ -14,6 +16,9 @@ import { sessionToolRequestId } from './ids';
 
 export interface SessionToolNodeDeps {
   models: Models;
+  /** The process's ledger and tool repository (workers/deps.ts); built here when absent. */
+  ledger?: LedgerStore;
+  tools?: ToolRepository;
   identity: string;
   /** The tools' vendor-secret key (config.tools.secretsKey). */
   toolSecretsKey: Buffer;
@@ -40,7 +45,7 @@ const FINAL = new Set(SESSION_TOOL_FINAL_CODES);
  * `{{credentials.*}}` is `setup_required` before anything is held.
  */
 export function createSessionToolActivities(deps: SessionToolNodeDeps) {
-  const invoker = createToolInvoker({ models: deps.models, secretKey: deps.toolSecretsKey });
+  const invoker = createToolInvoker({ models: deps.models, secretKey: deps.toolSecretsKey, ledger: deps.ledger, repository: deps.tools });
 
   return {
     async runSessionToolNode(call: SessionToolCall): Promise<NodeResult> {

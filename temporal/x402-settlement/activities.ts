@@ -17,6 +17,8 @@ import type { PaymentRequirements } from '../../shared/x402/challenge';
 
 export interface SettlementDeps {
   models: Models;
+  /** The process's ledger (workers/deps.ts); built here when absent. */
+  ledger?: LedgerStore;
   payments: PaymentSetup;
   creditExpiryDays: number;
   /** A record without `verified_block` (written before it existed): log searches start this far back. */
@@ -58,7 +60,7 @@ class AttemptError extends Error {
  */
 export function createSettlementActivities(deps: SettlementDeps) {
   const records = deps.models.x402Payments;
-  const ledger = new LedgerStore(deps.models);
+  const ledger = deps.ledger ?? new LedgerStore(deps.models);
   const nonces = new NonceClaims(deps.models);
   const receiptWaitMs = deps.receiptWaitMs ?? 20_000;
   const receiptPollMs = deps.receiptPollMs ?? 250;

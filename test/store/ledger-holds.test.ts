@@ -93,4 +93,46 @@ describe('ledger holds on the real store', () => {
     expect(await store.hold({ account, holdId: 'big', credits: 100 })).toEqual({ ok: false, balance: 4 });
     expect((await store.staleHolds(new Date(Date.now() + 60_000), 10)).filter((s) => s.account === account).map((s) => s.holdId)).toEqual(['new']);
   });
+
+  it('the healer reads the ledger past a watermark: it moves over settled minutes, stops at an open hold, never past the scan lag', async () => {
+    // The file's database holds other tests' holds (at the clock, or settled): filtered by account.
+    await db.models.ledgerWatermarks.deleteMany({});
+    const ledger = new LedgerStore(db.models);
+    const account = acct('7');
+    const mine = (holds: Array<{ account: string; holdId: string }>) => holds.filter((h) => h.account === account).map((h) => h.holdId);
+    const now = new Date();
+    const ago = (min: number) => new Date(now.getTime() - min * 60_000);
+    const minute = (at: Date) => new Date(Math.floor(at.getTime() / 60_000) * 60_000);
+    await ledger.grant({ wallet: account, credits: 10, creditType: 'admin_grant', now: ago(40) });
+    await ledger.hold({ account, holdId: 'captured', credits: 1, now: ago(30) });
+    await ledger.capture({ account, holdId: 'captured', now: ago(30) });
+    await ledger.hold({ account, holdId: 'crashed', credits: 2, now: ago(20) });
+    await ledger.hold({ account, holdId: 'released', credits: 3, now: ago(10) });
+    await ledger.release({ account, holdId: 'released', now: ago(10) });
+    await ledger.hold({ account, holdId: 'in-flight', credits: 1, now: ago(1) });
+    expect(await ledger.openHoldsWatermark()).toBeNull();
+
+    // Only the open hold before the cut-off; the watermark moves up to its minute and stops there.
+    expect(mine(await ledger.staleHolds(ago(6), 10, now))).toEqual(['crashed']);
+    expect(await ledger.openHoldsWatermark()).toEqual(minute(ago(20)));
+
+    // Healed (released): the next scan finds nothing and moves on to the cut-off's minute.
+    expect(await ledger.release({ account, holdId: 'crashed', reason: 'stale hold healed' })).toEqual({ released: true });
+    expect(mine(await ledger.staleHolds(ago(6), 10, now))).toEqual([]);
+    expect(await ledger.openHoldsWatermark()).toEqual(minute(ago(6)));
+
+    // A cut-off at the clock: the in-flight hold is listed, but the watermark stays behind the scan lag.
+    expect(mine(await ledger.staleHolds(now, 10, now))).toEqual(['in-flight']);
+    expect(await ledger.openHoldsWatermark()).toEqual(minute(ago(5)));
+
+    // The captured hold was never listed and is still the one purchase; the crashed one cost nothing.
+    const { transactions } = await ledger.history(account, 20);
+    expect(transactions.filter((t) => t.transaction_type === 'purchase').map((t) => t.amount_credits)).toEqual([-1]);
+    expect((await ledger.balance(account)).balance).toBe(8);
+
+    // A healer far behind (it was down) catches up over several scans of at most 120 minutes each.
+    await db.models.ledgerWatermarks.updateOne({ _id: 'open-holds' }, { $set: { at: minute(ago(300)) } });
+    expect(mine(await ledger.staleHolds(ago(6), 10, now))).toEqual([]);
+    expect(await ledger.openHoldsWatermark()).toEqual(new Date(minute(ago(300)).getTime() + 120 * 60_000));
+  });
 });

@@ -13,7 +13,7 @@ import { startScriptedVendor } from '../support/vendor';
 
 const HISTORY = join(__dirname, '..', 'fixtures', 'histories', 'tool-holds.json');
 
-describe('stale tool holds are healed by a Temporal workflow', () => {
+describe('stale tool holds are healed by a Temporal workflow that reads the ledger past a watermark', () => {
   let stack: TestStack;
   let ledger: LedgerStore;
   let repo: ToolRepository;
@@ -55,8 +55,11 @@ describe('stale tool holds are healed by a Temporal workflow', () => {
     await ledger.hold({ account: done, holdId: 'req-done', credits: 4, details: { product: 'hang', action: 'run' } });
     await repo.finishInvocation(done, 'req-done', { status: 'succeeded', response_json: '{"ok":true}' });
 
-    // Not stale yet under a 10-minute rule: nothing moves.
+    // Not stale yet under a 10-minute rule: nothing moves, but the watermark starts past the empty minutes.
+    expect(await ledger.openHoldsWatermark()).toBeNull();
     expect(await runHoldHeal(stack.temporal, `early-${Date.now()}`, 10)).toEqual({ captured: 0, released: 0, gone: 0 });
+    const early = await ledger.openHoldsWatermark();
+    expect(early!.getTime()).toBeLessThanOrEqual(Date.now() - 10 * 60_000);
     const tag = `now-${Date.now()}`;
     expect(await runHoldHeal(stack.temporal, tag, 0)).toEqual({ captured: 1, released: 1, gone: 0 });
     expect((await ledger.balance(killed)).balance).toBe(10);
@@ -64,6 +67,10 @@ describe('stale tool holds are healed by a Temporal workflow', () => {
     expect((await ledger.history(done, 10)).transactions.filter((t) => t.transaction_type === 'purchase')).toHaveLength(1);
     expect(await repo.getInvocation(killed, 'req-killed')).toMatchObject({ status: 'failed', error_code: 'vendor_timeout' });
     expect(await runHoldHeal(stack.temporal, `again-${Date.now()}`, 0)).toEqual({ captured: 0, released: 0, gone: 0 });
+    // Both holds settled: the watermark moved on to the scan's lag behind the clock (5 minutes).
+    const later = await ledger.openHoldsWatermark();
+    expect(later!.getTime()).toBeGreaterThan(early!.getTime());
+    expect(later!.getTime()).toBeLessThanOrEqual(Date.now() - 5 * 60_000);
 
     const history = await stack.temporal.client.workflow.getHandle(holdHealWorkflowId(tag)).fetchHistory();
     // The committed fixture is what older code recorded: rewritten only on request.

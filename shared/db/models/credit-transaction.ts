@@ -28,6 +28,13 @@ export interface CreditTransactionDoc {
   live_grants: Grant[];
   /** Holds reserved and not yet captured or released, as of this entry. */
   open_holds?: OpenHold[];
+  /**
+   * On hold entries only: the UTC minute the hold was taken in (`2026-11-23T21:30`). The
+   * stale-hold healer reads the ledger bucket by bucket past its watermark (an equality: the
+   * index serves it on MongoDB; FerretDB pushes it down to a PostgreSQL scan) instead of a
+   * queue row per hold.
+   */
+  hold_bucket?: string;
 }
 
 const grantSchema = new Schema<Grant>(
@@ -65,11 +72,13 @@ const schema = new Schema<CreditTransactionDoc>(
     grant: { type: grantSchema, required: false },
     live_grants: { type: [grantSchema], default: [] },
     open_holds: { type: Schema.Types.Mixed, required: false },
+    hold_bucket: { type: String, required: false },
   },
   { collection: 'credit_transactions', versionKey: false },
 );
 schema.index({ user_id: 1, seq: -1 }, { unique: true });
 schema.index({ user_id: 1, transaction_type: 1, seq: -1 });
+schema.index({ hold_bucket: 1 });
 
 export function creditTransactionModel(conn: Connection) {
   return conn.models.CreditTransaction ?? conn.model<CreditTransactionDoc>('CreditTransaction', schema);

@@ -9,7 +9,7 @@ import { systemPingModel } from './system-ping';
 import { usedRequestModel } from './used-request';
 import { x402PaymentModel } from './x402-payment';
 import { settlementNonceModel } from './settlement-nonce';
-import { creditHoldModel } from './credit-hold';
+import { ledgerWatermarkModel } from './ledger-watermark';
 import { issueReportModel } from './issue-report';
 import { toolInvocationModel, toolInvocationOutcomeModel, toolInvocationTakeoverModel } from './tool-invocation';
 import { toolOrderModel } from './tool-order';
@@ -57,7 +57,7 @@ export function registerModels(conn: Connection) {
     accessTokens: accessTokenModel(conn),
     x402Payments: x402PaymentModel(conn),
     settlementNonces: settlementNonceModel(conn),
-    creditHolds: creditHoldModel(conn),
+    ledgerWatermarks: ledgerWatermarkModel(conn),
     toolProducts: toolProductModel(conn),
     toolSecrets: toolSecretModel(conn),
     toolInvocations: toolInvocationModel(conn),

@@ -1,8 +1,10 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { LedgerStore } from '../../../shared/credits/ledger-store';
 import type { Models } from '../../../shared/db';
 import { AppError } from '../../../shared/errors';
 import { OBJECT_ID_PATTERN } from '../../../shared/tools/rules';
 import { createToolInvoker } from '../../../shared/tools/invoke';
+import type { ToolRepository } from '../../../shared/tools/repository';
 import { renderValue, stringsIn, templateRefs } from '../../../shared/workflows/template';
 import type { ToolNode } from '../../../shared/workflows/types';
 import { BudgetChargeRepository } from '../../../shared/workspaces/budget-charges';
@@ -14,6 +16,9 @@ import { capped } from './output';
 
 export interface ToolNodeDeps {
   models: Models;
+  /** The process's ledger and tool repository (workers/deps.ts); built here when absent. */
+  ledger?: LedgerStore;
+  tools?: ToolRepository;
   identity: string;
   /** The tools' vendor-secret key (config.tools.secretsKey). */
   toolSecretsKey: Buffer;
@@ -33,7 +38,7 @@ const FINAL = new Set(['product_not_found', 'action_not_found', 'action_ambiguou
  * run aborts the vendor call; the invoker releases the held credits.
  */
 export function createToolNodeActivities(deps: ToolNodeDeps) {
-  const invoker = createToolInvoker({ models: deps.models, secretKey: deps.toolSecretsKey });
+  const invoker = createToolInvoker({ models: deps.models, secretKey: deps.toolSecretsKey, ledger: deps.ledger, repository: deps.tools });
   const workspaces = new WorkspaceRepository(deps.models, deps.credentialsKey);
   const charges = new BudgetChargeRepository(deps.models);
 
