@@ -52,8 +52,8 @@ export function createServices(deps: AppDeps) {
     jobs: new JobService(new JobRepository(models), deps.temporal, deps.config.jobWorkflowTokenSecret),
     tools,
     toolCatalog: new ToolCatalogService(tools, deps.config.publicApiUrl),
-    authLimits: authLimiters(deps),
-    workflowLimits: workflowLimiters(deps),
+    authLimits: countingLimiters(deps, deps.config.authRateLimits, ['sessionPerClient', 'sessionPerWallet', 'accessTokenPerClient', 'accessTokenPerWallet']),
+    workflowLimits: countingLimiters(deps, deps.config.workflowRateLimits, ['startPerClient', 'startPerWallet', 'fetchPerClient', 'fetchPerWallet']),
     jobWorkflows: new JobWorkflowService(new JobRepository(models), new WorkflowRepository(models), new JobWorkflowRepository(models), deps.config.jobWorkflowTokenSecret),
     publicWorkflows: new PublicWorkflowService(new WorkflowRepository(models), new JobWorkflowRepository(models), catalogPriceLookup(tools.repository)),
     workflowSessions: new WorkflowSessionService(new WorkflowSessionRepository(models), new WorkflowRepository(models), deps.temporal, deps.config.sessionIdleTimeoutSeconds, deps.config.model !== undefined),
@@ -61,26 +61,9 @@ export function createServices(deps: AppDeps) {
   };
 }
 
-function authLimiters(deps: AppDeps) {
-  const { models } = deps.db;
-  const l = deps.config.authRateLimits;
-  return {
-    sessionPerClient: new CountingRateLimiter(models, l.sessionPerClient, l.windowSeconds),
-    sessionPerWallet: new CountingRateLimiter(models, l.sessionPerWallet, l.windowSeconds),
-    accessTokenPerClient: new CountingRateLimiter(models, l.accessTokenPerClient, l.windowSeconds),
-    accessTokenPerWallet: new CountingRateLimiter(models, l.accessTokenPerWallet, l.windowSeconds),
-  };
-}
-
-function workflowLimiters(deps: AppDeps) {
-  const { models } = deps.db;
-  const l = deps.config.workflowRateLimits;
-  return {
-    startPerClient: new CountingRateLimiter(models, l.startPerClient, l.windowSeconds),
-    startPerWallet: new CountingRateLimiter(models, l.startPerWallet, l.windowSeconds),
-    fetchPerClient: new CountingRateLimiter(models, l.fetchPerClient, l.windowSeconds),
-    fetchPerWallet: new CountingRateLimiter(models, l.fetchPerWallet, l.windowSeconds),
-  };
+/** One counting limiter per named limit of a config block, all over the block's window. */
+function countingLimiters<K extends string>(deps: AppDeps, limits: Record<K, number> & { windowSeconds: number }, names: K[]): Record<K, CountingRateLimiter> {
+  return Object.fromEntries(names.map((n) => [n, new CountingRateLimiter(deps.db.models, limits[n], limits.windowSeconds)])) as Record<K, CountingRateLimiter>;
 }
 
 export type Services = ReturnType<typeof createServices>;
