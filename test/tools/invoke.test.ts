@@ -2,6 +2,7 @@ import { LedgerStore } from '../../shared/credits/ledger-store';
 import { healHold } from '../../shared/tools/holds';
 import { createToolInvoker } from '../../shared/tools/invoke';
 import { ToolRepository } from '../../shared/tools/repository';
+import { vendorRequestId } from '../../shared/tools/vendor';
 import { openTestDb } from '../support/db';
 import { startScriptedVendor } from '../support/vendor';
 
@@ -160,7 +161,8 @@ describe('tool invoker on the real store with a real HTTP vendor', () => {
     const won = twins.filter((t): t is { ok: Awaited<ReturnType<typeof call>> } => 'ok' in t);
     expect(won).toHaveLength(1);
     expect(twins.filter((t) => 'err' in t).map((t) => (t as { err: { code: string } }).err.code)).toEqual(['invocation_in_progress', 'invocation_in_progress']);
-    expect(won[0]!.ok).toMatchObject({ response: { words: 1, key: 'run:r:n' }, credits_charged: 3 });
+    // The vendor sees the same idempotency key as the dead attempt would have sent.
+    expect(won[0]!.ok).toMatchObject({ response: { words: 1, key: vendorRequestId(w, 'run:r:n') }, credits_charged: 3 });
     expect(vendor.calls.length - before).toBe(1);
     expect(await balance(w)).toBe(7);
     const entries = (await db.models.creditTransactions.find({ user_id: w }).lean().exec()).map((e) => e.transaction_type).sort();
