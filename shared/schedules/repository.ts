@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { insertOnce, type Models } from '../db';
+import { insertOnceGrouped, type Models } from '../db';
 import type { ScheduleAdvanceDoc } from '../db/models/schedule-advance';
 import type { ScheduleClaimDoc } from '../db/models/schedule-claim';
 import type { ClaimEndKind, ScheduleClaimEndDoc } from '../db/models/schedule-claim-end';
@@ -118,7 +118,7 @@ export class ScheduleRepository {
   /** Puts the schedule's current occurrence in its budget's due queue (idempotent: one key per occurrence). */
   async enqueue(s: Schedule, reason: DueEntryReason, asOf: Date): Promise<DueEntry> {
     const doc = dueEntry(s, reason, asOf);
-    if (!(await insertOnce(this.models.scheduleDue, doc))) await this.models.scheduleDue.collection.replaceOne({ _id: doc._id } as never, doc as never);
+    if (!(await insertOnceGrouped(this.models.scheduleDue, doc))) await this.models.scheduleDue.collection.replaceOne({ _id: doc._id } as never, doc as never);
     return doc;
   }
 
@@ -137,7 +137,7 @@ export class ScheduleRepository {
    * between leaves the base entry (filtered while the claim holds), never no entry.
    */
   async writeHeld(s: Schedule, claim: ScheduleClaim): Promise<void> {
-    await insertOnce(this.models.scheduleDue, { ...dueEntry(s, 'expired', claim.lease_expires_at), _id: heldQueueKey(claim) });
+    await insertOnceGrouped(this.models.scheduleDue, { ...dueEntry(s, 'expired', claim.lease_expires_at), _id: heldQueueKey(claim) });
   }
 
   /** Removes a claim's held entry once the claim ended by release or advance. */
@@ -226,15 +226,15 @@ export class ScheduleRepository {
     return this.models.scheduleClaimEnds.findById(id).lean<ScheduleClaimEnd>().exec();
   }
 
-  /** True when this call took the claim. */
+  /** True when this call took the claim. Decisions go out with concurrent ones of their collection (group commit). */
   insertClaim(doc: ScheduleClaim): Promise<boolean> {
-    return insertOnce(this.models.scheduleClaims, doc);
+    return insertOnceGrouped(this.models.scheduleClaims, doc);
   }
 
   /** Ends a claim once: the winner of release, advance and expiry. Returns the end that holds. */
   async endClaim(claim: Pick<ScheduleClaim, '_id' | 'schedule_id'>, kind: ClaimEndKind, at: Date, extra: { reason?: string; note?: string } = {}) {
     const doc: ScheduleClaimEnd = { _id: claim._id, schedule_id: claim.schedule_id, kind, at, reason: extra.reason ?? null, note: extra.note ?? null };
-    if (await insertOnce(this.models.scheduleClaimEnds, doc)) return { won: true, end: doc };
+    if (await insertOnceGrouped(this.models.scheduleClaimEnds, doc)) return { won: true, end: doc };
     const end = await this.claimEnd(claim._id);
     if (!end) throw new Error(`claim end of ${claim._id} is neither insertable nor readable`);
     return { won: false, end };
@@ -250,7 +250,7 @@ export class ScheduleRepository {
 
   /** Records the handled occurrence once. Returns the record that holds (this one or an earlier). */
   async insertAdvance(doc: ScheduleAdvance): Promise<{ won: boolean; advance: ScheduleAdvance }> {
-    if (await insertOnce(this.models.scheduleAdvances, doc)) return { won: true, advance: doc };
+    if (await insertOnceGrouped(this.models.scheduleAdvances, doc)) return { won: true, advance: doc };
     const held = await this.models.scheduleAdvances.findById(doc._id).lean<ScheduleAdvance>().exec();
     if (!held) throw new Error(`advance ${doc._id} is neither insertable nor readable`);
     return { won: false, advance: held };
