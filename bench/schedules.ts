@@ -5,7 +5,8 @@
  *
  *   node_modules/.bin/tsx bench/schedules.ts
  *
- * Knobs (env): BENCH_AGENTS (20) BENCH_DURATION_MS (10000) BENCH_SCHEDULES (200);
+ * Knobs (env): BENCH_AGENTS (20) BENCH_DURATION_MS (10000) BENCH_SCHEDULES (200)
+ * BENCH_EXISTING_CLAIMS (0: handled claims of other schedules seeded first, to check flatness);
  * MONGODB_URI / TEMPORAL_ADDRESS reuse servers you run instead of starting FerretDB / Temporal.
  *
  * Everything runs in this one process (API, a lease worker, the agents) against FerretDB and the
@@ -34,6 +35,7 @@ import { benchDb, storeAndTemporal } from './services';
 const AGENTS = envNumber('BENCH_AGENTS', 20);
 const DURATION_MS = envNumber('BENCH_DURATION_MS', 10_000);
 const SCHEDULES = envNumber('BENCH_SCHEDULES', 200);
+const EXISTING_CLAIMS = envNumber('BENCH_EXISTING_CLAIMS', 0);
 const log = (m: string) => process.stderr.write(`[bench:schedules] ${m}\n`);
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
@@ -115,6 +117,18 @@ async function main(): Promise<number> {
       docs.push(built.schedule);
     }
     await new ScheduleRepository(db.models).createMany(docs);
+    for (let i = 0; i < EXISTING_CLAIMS; i += 1000) {
+      // Claims already handled (claim, end, advance), of schedules not in play, as an old store has them.
+      const n = Math.min(1000, EXISTING_CLAIMS - i);
+      const rows = Array.from({ length: n }, (_, j) => {
+        const base = new Date(now.getTime() - 86_400_000 - (i + j) * 1000);
+        const id = `sch_old${String((i + j) % 997).padStart(17, '0')}:${base.toISOString()}:0`;
+        return { _id: id, schedule_id: id.slice(0, 24), budget_id: budget._id, base_due_at: base, attempt: 0, due_at: base, skipped: 0, claim_token: `clm_old.${i + j}`, claimed_at: base, lease_expires_at: new Date(base.getTime() + 300_000) };
+      });
+      await db.models.scheduleClaims.collection.insertMany(rows as never[]);
+      await db.models.scheduleClaimEnds.collection.insertMany(rows.map((r) => ({ _id: r._id, schedule_id: r.schedule_id, kind: 'advanced', at: r.base_due_at, reason: null, note: null })) as never[]);
+    }
+    if (EXISTING_CLAIMS > 0) log(`${EXISTING_CLAIMS} handled claims of other schedules seeded`);
     const auth = { authorization: `Bearer ${Buffer.from(`${apiKey}:${budgetKey}`).toString('base64')}` };
     const base = `${server.mainUrl}/api/external/workflow-schedules`;
     log(`${SCHEDULES} due schedules on one budget; ${AGENTS} agents; ${DURATION_MS} ms per scenario`);

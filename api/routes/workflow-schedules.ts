@@ -52,15 +52,15 @@ export function workflowScheduleRoutes(services: Services, db: Db, publicBaseUrl
   router.post('/:scheduleId/release', async (req, res) => {
     const { scheduleId } = check<{ scheduleId: string }>(scheduleIdParam, req.params, 'path');
     const body = check<import('../../shared/schedules/schemas').ReleaseBody>(releaseBody, req.body, 'body');
-    const { schedule } = await schedules.release(res.locals.budgetId!, scheduleId, body);
-    res.json({ success: true, data: { released: true, schedule: scheduleView(schedule, await schedules.activeClaim(schedule)) }, ...meta(res, 'release') });
+    const { schedule, active } = await schedules.release(res.locals.budgetId!, scheduleId, body);
+    res.json({ success: true, data: { released: true, schedule: scheduleView(schedule, active) }, ...meta(res, 'release') });
   });
 
   router.post('/:scheduleId/advance', async (req, res) => {
     const { scheduleId } = check<{ scheduleId: string }>(scheduleIdParam, req.params, 'path');
     const body = check<import('../../shared/schedules/schemas').AdvanceBody>(advanceBody, req.body, 'body');
-    const { schedule, already_advanced } = await schedules.advance(res.locals.budgetId!, scheduleId, body);
-    res.json({ success: true, data: { schedule: scheduleView(schedule, await schedules.activeClaim(schedule)), already_advanced }, ...meta(res, 'advance') });
+    const { schedule, already_advanced, active } = await schedules.advance(res.locals.budgetId!, scheduleId, body);
+    res.json({ success: true, data: { schedule: scheduleView(schedule, active), already_advanced }, ...meta(res, 'advance') });
   });
   return router;
 }

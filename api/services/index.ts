@@ -47,7 +47,7 @@ export function createServices(deps: AppDeps) {
     tokens: new AccessTokenService(models),
     identityLimiter: new RateLimiter(models, 1, 60),
     webhookRuns: new WebhookRunService(models, deps.temporal, deps.config),
-    schedules: new ScheduleService(new ScheduleRepository(models), deps.temporal, deps.config.scheduleLease),
+    schedules: new ScheduleService(new ScheduleRepository(models), deps.config.scheduleLease),
     scheduleAuth: new BudgetBearerAuth(new WorkspaceRepository(models), SCHEDULE_BEARER_CACHE),
     jobs: new JobService(new JobRepository(models), deps.temporal, deps.config.jobWorkflowTokenSecret),
     tools,

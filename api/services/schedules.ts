@@ -2,9 +2,12 @@ import { AppError, errors } from '../../shared/errors';
 import { logger } from '../../shared/logger';
 import { claimStatus, type LeaseBounds } from '../../shared/schedules/claim-rules';
 import {
+  appliedTo,
   claimId,
+  claimIdOfToken,
   newClaimToken,
   occurrenceKey,
+  occurrenceKeyOfClaim,
   timingOf,
   type ClaimState,
   type Schedule,
@@ -12,12 +15,10 @@ import {
   type ScheduleClaim,
   ScheduleRepository,
 } from '../../shared/schedules/repository';
-import { dueQueueKey, orderQueue, type DueEntry, type QueuedOccurrence } from '../../shared/schedules/due-queue';
+import { orderQueue, type DueEntry, type QueuedOccurrence } from '../../shared/schedules/due-queue';
 import { requeueIfOpen } from '../../shared/schedules/lifecycle';
 import type { AdvanceBody, ClaimBody, DueQuery, ReleaseBody } from '../../shared/schedules/schemas';
 import { dueOccurrence, nextOccurrence } from '../../shared/schedules/timing';
-import type { TemporalHandle } from '../../temporal/connection';
-import { signalLeaseEnded, startLease } from '../../temporal/schedule-lease/client';
 
 /** Schedule conflicts answer in the gateway shape with `error` set to the code itself, as the spec shows. */
 function conflict(code: string, message: string, details?: Record<string, unknown>): AppError {
@@ -25,6 +26,8 @@ function conflict(code: string, message: string, details?: Record<string, unknow
 }
 
 const iso = (d: Date) => d.toISOString();
+/** An occurrence whatever its due-queue entry is keyed by (its base entry or a held one). */
+const occurrenceOf = (scheduleId: string, base: Date) => `${scheduleId}|${base.getTime()}`;
 
 export interface DueItem {
   schedule: Schedule;
@@ -54,18 +57,19 @@ interface DueRead {
 /**
  * Due occurrences, claims, releases and advances for one budget. Every decision is an insert
  * under a unique key (claim per occurrence attempt, claim end per claim, advance per occurrence),
- * so it holds on FerretDB and MongoDB alike; leases run out on a Temporal timer.
+ * so it holds on FerretDB and MongoDB alike. A lease runs out by the clock: the claim is refused
+ * from `lease_expires_at` on, and the occurrence's held due-queue entry (keyed at that instant)
+ * is in the due range from then on, so expiry needs no timer and no caller (docs/schedules.md#leases).
  */
 export class ScheduleService {
   private readonly dueReads = new Map<string, DueRead>();
-  /** Due-queue keys this process claimed lately, with when (see dueEntries). */
+  /** Occurrences this process claimed lately, with when (see dueEntries). */
   private readonly claimedHere = new Map<string, number>();
   /** "Next due" claims in flight per budget in this process. */
   private readonly claiming = new Map<string, number>();
 
   constructor(
     private readonly repo: ScheduleRepository,
-    private readonly temporal: TemporalHandle,
     readonly lease: LeaseBounds,
     private readonly clock: () => Date = () => new Date(),
   ) {}
@@ -134,7 +138,7 @@ export class ScheduleService {
     const entries = await read.result;
     // Leave out what this process claimed after that read began (it had not left the queue yet).
     for (const [key, at] of this.claimedHere) if (at < Date.now() - 60_000) this.claimedHere.delete(key);
-    return entries.filter((e) => e.base_due_at.getTime() <= now.getTime() && !((this.claimedHere.get(e._id) ?? -Infinity) >= startedAt));
+    return entries.filter((e) => e.base_due_at.getTime() <= now.getTime() && !((this.claimedHere.get(occurrenceOf(e.schedule_id, e.base_due_at)) ?? -Infinity) >= startedAt));
   }
 
   /**
@@ -144,10 +148,12 @@ export class ScheduleService {
    */
   private async openSchedule(e: DueEntry, now: Date): Promise<Schedule | null> {
     const [s, latest] = await Promise.all([this.repo.get(e.schedule_id), this.repo.latestClaim(e.schedule_id, e.base_due_at)]);
-    if (!s || s.budget_id !== e.budget_id || s.next_due_at.getTime() !== e.base_due_at.getTime()) {
-      await this.repo.dequeue(e.budget_id, e.base_due_at, e.schedule_id);
+    if (!s || s.budget_id !== e.budget_id || s.next_due_at.getTime() > e.base_due_at.getTime()) {
+      await this.repo.dequeueEntry(e._id);
       return null;
     }
+    // Ahead of its schedule: an advance queued the next occurrence and its apply has not landed yet.
+    if (s.next_due_at.getTime() < e.base_due_at.getTime()) return null;
     if (s.paused) return null;
     const status = latest ? claimStatus(latest, now) : null;
     return status === 'active' || status === 'advanced' ? null : s;
@@ -205,6 +211,7 @@ export class ScheduleService {
     const occ = dueOccurrence(timingOf(s), s.next_due_at, now);
     if (!occ) throw conflict('occurrence_not_due', `the next occurrence is due at ${iso(s.next_due_at)}`, { next_due_at: iso(s.next_due_at) });
     let attempt = 0;
+    let superseded: ScheduleClaim | undefined;
     if (latest) {
       const status = claimStatus(latest, now);
       if (status === 'active') throw conflict('occurrence_claimed', 'this occurrence is already claimed', { lease_expires_at: iso(latest.claim.lease_expires_at) });
@@ -213,6 +220,7 @@ export class ScheduleService {
         // Expired by the clock but not yet recorded: record it, unless its holder's advance got there first.
         const { end } = await this.repo.endClaim(latest.claim, 'expired', now, { reason: 'superseded_after_expiry' });
         if (end.kind === 'advanced') throw conflict('occurrence_not_due', 'this occurrence was just advanced');
+        superseded = latest.claim;
       }
       attempt = latest.claim.attempt + 1;
     }
@@ -229,27 +237,41 @@ export class ScheduleService {
       claimed_at: now,
       lease_expires_at: new Date(now.getTime() + leaseSeconds * 1000),
     };
-    if (!(await this.repo.insertClaim(claim))) throw conflict('occurrence_claimed', 'another holder claimed this occurrence first');
-    this.claimedHere.set(dueQueueKey(s.budget_id, s.next_due_at, s._id), Date.now());
-    // The claim holds: the occurrence leaves the due queue while its lease starts.
-    const [started, dequeued] = await Promise.allSettled([
-      startLease(this.temporal, { claimId: claim._id, scheduleId: s._id, budgetId: s.budget_id, dueAt: iso(claim.due_at), leaseExpiresAt: iso(claim.lease_expires_at) }),
-      this.repo.dequeue(s.budget_id, s.next_due_at, s._id),
-    ]);
-    if (dequeued.status === 'rejected') logger.warn('could not take a claimed occurrence off the due queue', { claim_id: claim._id, error: String(dequeued.reason) });
-    if (started.status === 'rejected') {
-      // No lease timer, no claim: hand the occurrence straight back and let the caller retry.
-      const at = this.clock();
-      await this.repo.endClaim(claim, 'released', at, { reason: 'lease_start_failed' }).catch(() => undefined);
-      await this.repo.enqueue(s, 'lease_start_failed', at).catch(() => undefined);
-      throw started.reason;
+    // The held entry goes in beside the claim (a loser removes its own); the base entry leaves after.
+    const [won, held] = await Promise.allSettled([this.repo.insertClaim(claim), this.repo.writeHeld(s, claim)]);
+    if (won.status === 'rejected' || !won.value) {
+      await this.repo.unhold(claim).catch(() => undefined);
+      if (won.status === 'rejected') throw won.reason;
+      throw conflict('occurrence_claimed', 'another holder claimed this occurrence first');
+    }
+    this.claimedHere.set(occurrenceOf(s._id, s.next_due_at), Date.now());
+    if (held.status === 'rejected') {
+      // The base entry stays (filtered while the claim holds, open again once it runs out).
+      logger.warn('could not write the held due-queue entry of a claim', { claim_id: claim._id, error: String(held.reason) });
+    } else {
+      const [dequeued] = await Promise.allSettled([this.repo.dequeue(s.budget_id, s.next_due_at, s._id), superseded && this.repo.unhold(superseded)]);
+      if (dequeued.status === 'rejected') logger.warn('could not take a claimed occurrence off the due queue', { claim_id: claim._id, error: String(dequeued.reason) });
     }
     return { claim, schedule: s, skipped_at_least: occ.skipped_at_least };
   }
 
+  /**
+   * The schedule and the claim the token names, with its end, read at once (the token carries
+   * the claim id, so these are point reads), plus for an advance the occurrence's advance record.
+   */
+  private async readForEnd(budgetId: string, scheduleId: string, token: string, withAdvance: boolean) {
+    const id = claimIdOfToken(token);
+    const occurrence = id?.startsWith(`${scheduleId}:`) ? occurrenceKeyOfClaim(id) : null;
+    const [s, state, advance] = await Promise.all([
+      this.scheduleInBudget(budgetId, scheduleId),
+      this.repo.claimByToken(token),
+      withAdvance && occurrence ? this.repo.advanceById(occurrence) : undefined,
+    ]);
+    return { s, state, advance };
+  }
+
   /** The holder's claim on this schedule, checked against the request, or the spec's 409. */
-  private async heldClaim(s: Schedule, token: string, dueAt: Date, op: 'advance' | 'release'): Promise<ClaimState> {
-    const held = await this.repo.claimByToken(token);
+  private async heldClaim(s: Schedule, held: ClaimState | null, dueAt: Date, op: 'advance' | 'release'): Promise<ClaimState> {
     if (!held || held.claim.schedule_id !== s._id) {
       if (op === 'advance' && !(await this.activeClaim(s))) throw conflict('claim_required', 'no claim on this schedule holds this token; claim the occurrence first');
       throw conflict('claim_mismatch', 'this token holds no claim on this schedule');
@@ -268,13 +290,15 @@ export class ScheduleService {
     if (status === 'released' && op === 'advance') throw conflict('claim_required', 'this claim was released; claim the occurrence again');
   }
 
-  async advance(budgetId: string, scheduleId: string, body: AdvanceBody): Promise<{ schedule: Schedule; already_advanced: boolean }> {
-    const s = await this.scheduleInBudget(budgetId, scheduleId);
-    const held = await this.heldClaim(s, body.claim_token, body.due_at, 'advance');
+  /** `active` is the claim holding the schedule's current occurrence after the advance (the schedule object shows it). */
+  async advance(budgetId: string, scheduleId: string, body: AdvanceBody): Promise<{ schedule: Schedule; already_advanced: boolean; active: ScheduleClaim | null }> {
+    const read = await this.readForEnd(budgetId, scheduleId, body.claim_token, true);
+    const s = read.s;
+    const held = await this.heldClaim(s, read.state, body.due_at, 'advance');
     const { claim } = held;
-    const recorded = await this.repo.getAdvance(s._id, claim.base_due_at);
+    const recorded = read.advance !== undefined ? read.advance : await this.repo.getAdvance(s._id, claim.base_due_at);
     if (recorded) {
-      if (recorded.claim_token === claim.claim_token) return { schedule: await this.finishAdvance(recorded, false), already_advanced: true };
+      if (recorded.claim_token === claim.claim_token) return this.repeatAdvance(recorded);
       this.refuseEnded(held, this.clock(), 'advance');
       throw conflict('claim_mismatch', 'another claim advanced this occurrence');
     }
@@ -302,55 +326,54 @@ export class ScheduleService {
       note: body.note ?? null,
       advanced_at: now,
     });
-    const schedule = await this.finishAdvance(advance, won);
-    if (won) await this.signal(claim._id, 'advanced');
-    return { schedule, already_advanced: !won };
+    if (!won) return this.repeatAdvance(advance);
+    if (s.next_due_at.getTime() !== claim.base_due_at.getTime()) {
+      // The schedule moved under the claim (resumed while held): the guarded apply leaves it be.
+      const [moved] = await Promise.all([this.applied(advance), this.repo.unhold(claim)]);
+      return { schedule: moved, already_advanced: false, active: await this.activeClaim(moved) };
+    }
+    // The schedule as read is the one this advance moves: its new state is known without a read,
+    // and the next occurrence is queued beside the apply (a reader finding the entry before the
+    // apply lands sees an entry ahead of its schedule, and leaves it: see openSchedule).
+    const schedule = appliedTo(s, advance);
+    await Promise.all([this.repo.applyAdvance(advance), schedule.paused ? undefined : this.repo.enqueue(schedule, 'scheduled', now), this.repo.unhold(claim)]);
+    return { schedule, already_advanced: false, active: null };
   }
 
   /**
-   * Applies a recorded advance (again, harmlessly, after a crash between record and apply) and
-   * queues the next occurrence. A repeat queues it only if it is open, so it cannot put back an
+   * A repeated advance: applies the recorded one again (harmless; it repairs a crash between
+   * record and apply) and queues the next occurrence if it is open, so it cannot put back an
    * occurrence someone claimed since.
    */
-  private async finishAdvance(a: ScheduleAdvance, first: boolean): Promise<Schedule> {
+  private async repeatAdvance(a: ScheduleAdvance): Promise<{ schedule: Schedule; already_advanced: true; active: ScheduleClaim | null }> {
+    const s = await this.applied(a);
+    if (s.next_due_at.getTime() === a.next_due_at.getTime()) await requeueIfOpen(this.repo, s, 'scheduled', this.clock());
+    return { schedule: s, already_advanced: true, active: await this.activeClaim(s) };
+  }
+
+  private async applied(a: ScheduleAdvance): Promise<Schedule> {
     await this.repo.applyAdvance(a);
     const s = await this.repo.get(a.schedule_id);
     if (!s) throw errors.notFound('schedule_not_found', `schedule ${a.schedule_id} is gone`);
-    if (s.next_due_at.getTime() === a.next_due_at.getTime()) {
-      const now = this.clock();
-      if (!first) await requeueIfOpen(this.repo, s, 'scheduled', now);
-      else if (!s.paused) await this.repo.enqueue(s, 'scheduled', now);
-    }
     return s;
   }
 
-  async release(budgetId: string, scheduleId: string, body: ReleaseBody): Promise<{ schedule: Schedule }> {
-    const s = await this.scheduleInBudget(budgetId, scheduleId);
-    const held = await this.heldClaim(s, body.claim_token, body.due_at, 'release');
+  /** `active` as for advance. */
+  async release(budgetId: string, scheduleId: string, body: ReleaseBody): Promise<{ schedule: Schedule; active: ScheduleClaim | null }> {
+    const { s, state } = await this.readForEnd(budgetId, scheduleId, body.claim_token, false);
+    const held = await this.heldClaim(s, state, body.due_at, 'release');
     const now = this.clock();
     const current = s.next_due_at.getTime() === held.claim.base_due_at.getTime();
     if (held.end?.kind === 'released') {
       // A repeat: put the occurrence back if the first call stopped before it did.
       if (current) await requeueIfOpen(this.repo, s, 'released', now);
-      return { schedule: s };
+      return { schedule: s, active: await this.activeClaim(s) };
     }
     this.refuseEnded(held, now, 'release');
     const { won, end } = await this.repo.endClaim(held.claim, 'released', now, { note: body.note, reason: 'released_by_holder' });
     if (!won && end.kind !== 'released') this.refuseEnded({ claim: held.claim, end }, now, 'release');
-    if (current) await requeueIfOpen(this.repo, s, 'released', now);
-    if (won) await this.signal(held.claim._id, 'released');
-    return { schedule: s };
-  }
-
-  /**
-   * Ends the lease workflow now. Best effort: the end and the queue write are already recorded,
-   * and a lease that misses the signal (Temporal down) finds the claim ended when its timer fires
-   * and repairs the queue then.
-   */
-  private async signal(claim: string, kind: 'released' | 'advanced'): Promise<void> {
-    await signalLeaseEnded(this.temporal, claim, kind).catch((err) =>
-      logger.warn('could not signal schedule lease', { claim_id: claim, kind, error: (err as Error).message }),
-    );
+    await Promise.all([current ? requeueIfOpen(this.repo, s, 'released', now) : undefined, this.repo.unhold(held.claim)]);
+    return { schedule: s, active: won ? null : await this.activeClaim(s) };
   }
 }
 

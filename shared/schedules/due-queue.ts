@@ -8,6 +8,16 @@ export type { DueEntryReason };
 /** Budget ids hold no ':', so `<budget>:` prefixes exactly that budget's entries. */
 export const dueQueueKey = (budgetId: string, base: Date, scheduleId: string) => `${budgetId}:${base.toISOString()}:${scheduleId}`;
 
+/**
+ * The entry of a claimed occurrence, keyed at its lease's expiry instead of its base occurrence:
+ * out of the due range while the lease holds, in it from the instant the lease runs out, with
+ * nobody calling. One per claim: the key ends with the random part of the claim's token, so two
+ * claimers racing in the same millisecond never share one (':' sorts before ';', so the range
+ * below includes it).
+ */
+export const heldQueueKey = (c: { budget_id: string; lease_expires_at: Date; schedule_id: string; claim_token: string }) =>
+  `${c.budget_id}:${c.lease_expires_at.toISOString()}:${c.schedule_id}:${c.claim_token.slice(c.claim_token.lastIndexOf('.') + 1)}`;
+
 /** The `_id` range of a budget's entries whose base occurrence is at or before `now` (';' sorts right after ':'). */
 export function dueKeyRange(budgetId: string, now: Date): { $gte: string; $lt: string } {
   return { $gte: `${budgetId}:`, $lt: `${budgetId}:${now.toISOString()};` };
@@ -50,10 +60,18 @@ export interface QueuedOccurrence {
   skipped_at_least: boolean;
 }
 
-/** Due entries with their occurrence at `now`, oldest coalesced `due_at` first, then schedule id. */
+/**
+ * Due entries with their occurrence at `now`, oldest coalesced `due_at` first, then schedule id.
+ * An occurrence with more than one entry (its base entry and a held one whose lease ran out, or
+ * held ones of successive claims) is listed once.
+ */
 export function orderQueue(entries: DueEntry[], now: Date): QueuedOccurrence[] {
   const out: QueuedOccurrence[] = [];
+  const seen = new Set<string>();
   for (const entry of entries) {
+    const occurrence = `${entry.schedule_id}|${entry.base_due_at.getTime()}`;
+    if (seen.has(occurrence)) continue;
+    seen.add(occurrence);
     const occ = dueOccurrence(entryTiming(entry), entry.base_due_at, now);
     if (occ) out.push({ entry, ...occ });
   }

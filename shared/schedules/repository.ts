@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { insertOnce, type Models } from '../db';
+import { insertOnceGrouped, type Models } from '../db';
 import type { ScheduleAdvanceDoc } from '../db/models/schedule-advance';
 import type { ScheduleClaimDoc } from '../db/models/schedule-claim';
 import type { ClaimEndKind, ScheduleClaimEndDoc } from '../db/models/schedule-claim-end';
 import type { ScheduleOutcome, WorkflowScheduleDoc } from '../db/models/workflow-schedule';
-import { dueEntry, dueKeyRange, dueQueueKey, type DueEntry, type DueEntryReason } from './due-queue';
+import { dueEntry, dueKeyRange, dueQueueKey, heldQueueKey, type DueEntry, type DueEntryReason } from './due-queue';
 import type { ScheduleTiming } from './timing';
 
 export type Schedule = WorkflowScheduleDoc;
@@ -27,9 +27,14 @@ export const newScheduleId = () => `sch_${randomBytes(12).toString('hex')}`;
  * are looked up by value.
  */
 export const newClaimToken = (id: string) => `clm_${Buffer.from(id).toString('base64url')}.${randomBytes(18).toString('base64url')}`;
-function claimIdOfToken(token: string): string | null {
+export function claimIdOfToken(token: string): string | null {
   const m = /^clm_([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+$/.exec(token);
   return m ? Buffer.from(m[1], 'base64url').toString('utf8') : null;
+}
+/** The occurrence key of a claim id (`<schedule>:<base ISO>:<attempt>` without the attempt). */
+export function occurrenceKeyOfClaim(id: string): string | null {
+  const m = /^(.+):\d+$/.exec(id);
+  return m ? m[1] : null;
 }
 /** Probing attempts by `_id` beyond this many falls back to the (scanning) query. */
 const MAX_PROBED_ATTEMPTS = 20;
@@ -38,6 +43,26 @@ export function timingOf(s: Pick<Schedule, 'kind' | 'cron' | 'every_seconds' | '
   return s.kind === 'cron'
     ? { kind: 'cron', cron: s.cron!, timezone: s.timezone }
     : { kind: 'interval', every_seconds: s.every_seconds!, anchor_at: s.anchor_at!, timezone: s.timezone };
+}
+
+/** What applying advance `a` sets on its schedule. */
+function advanceFields(a: ScheduleAdvance): Partial<Schedule> {
+  const set: Partial<Schedule> = {
+    next_due_at: a.next_due_at,
+    last_outcome: a.outcome,
+    last_due_at: a.due_at,
+    last_external_run_id: a.external_run_id,
+    last_note: a.note,
+    advance_count: a.seq,
+    updated_at: a.advanced_at,
+  };
+  if (a.outcome !== 'skipped') set.last_run_at = a.advanced_at;
+  return set;
+}
+
+/** The schedule `s` (still at the occurrence `a` advanced) as applying `a` leaves it. */
+export function appliedTo(s: Schedule, a: ScheduleAdvance): Schedule {
+  return { ...s, ...advanceFields(a) };
 }
 
 /** The only code that touches mongoose for schedules. Decisions are inserts under unique keys. */
@@ -93,12 +118,31 @@ export class ScheduleRepository {
   /** Puts the schedule's current occurrence in its budget's due queue (idempotent: one key per occurrence). */
   async enqueue(s: Schedule, reason: DueEntryReason, asOf: Date): Promise<DueEntry> {
     const doc = dueEntry(s, reason, asOf);
-    if (!(await insertOnce(this.models.scheduleDue, doc))) await this.models.scheduleDue.collection.replaceOne({ _id: doc._id } as never, doc as never);
+    if (!(await insertOnceGrouped(this.models.scheduleDue, doc))) await this.models.scheduleDue.collection.replaceOne({ _id: doc._id } as never, doc as never);
     return doc;
   }
 
   async dequeue(budgetId: string, base: Date, scheduleId: string): Promise<void> {
-    await this.models.scheduleDue.collection.deleteOne({ _id: dueQueueKey(budgetId, base, scheduleId) } as never);
+    await this.dequeueEntry(dueQueueKey(budgetId, base, scheduleId));
+  }
+
+  async dequeueEntry(id: string): Promise<void> {
+    await this.models.scheduleDue.collection.deleteOne({ _id: id } as never);
+  }
+
+  /**
+   * The entry of a claimed occurrence, keyed at the lease's expiry (heldQueueKey): the due range
+   * finds it again once the lease runs out, with the catch-up as of that instant, whoever calls.
+   * Written alongside the claim's insert; the base entry is removed only after both, so a crash in
+   * between leaves the base entry (filtered while the claim holds), never no entry.
+   */
+  async writeHeld(s: Schedule, claim: ScheduleClaim): Promise<void> {
+    await insertOnceGrouped(this.models.scheduleDue, { ...dueEntry(s, 'expired', claim.lease_expires_at), _id: heldQueueKey(claim) });
+  }
+
+  /** Removes a claim's held entry once the claim ended by release or advance. */
+  unhold(claim: ScheduleClaim): Promise<void> {
+    return this.dequeueEntry(heldQueueKey(claim));
   }
 
   dueEntry(budgetId: string, base: Date, scheduleId: string): Promise<DueEntry | null> {
@@ -128,6 +172,7 @@ export class ScheduleRepository {
         await this.enqueue(s, 'rebuilt', now);
         queued += 1;
       } else {
+        if (!latest.end) await this.writeHeld(s, latest.claim);
         await this.dequeue(s.budget_id, s.next_due_at, s._id);
         held += 1;
       }
@@ -166,40 +211,46 @@ export class ScheduleRepository {
     return this.models.scheduleClaims.findById(id).lean<ScheduleClaim>().exec();
   }
 
+  /** The claim a token names, with its end: two point reads at once (one scan for tokens of the old form). */
   async claimByToken(token: string): Promise<ClaimState | null> {
     const id = claimIdOfToken(token);
-    const claim = id !== null
-      ? await this.models.scheduleClaims.findById(id).lean<ScheduleClaim>().exec()
-      : await this.models.scheduleClaims.findOne({ claim_token: token }).lean<ScheduleClaim>().exec();
-    if (!claim || claim.claim_token !== token) return null;
-    return { claim, end: await this.claimEnd(claim._id) };
+    if (id === null) {
+      const legacy = await this.models.scheduleClaims.findOne({ claim_token: token }).lean<ScheduleClaim>().exec();
+      return legacy && legacy.claim_token === token ? { claim: legacy, end: await this.claimEnd(legacy._id) } : null;
+    }
+    const [claim, end] = await Promise.all([this.claim(id), this.claimEnd(id)]);
+    return claim && claim.claim_token === token ? { claim, end } : null;
   }
 
   claimEnd(id: string): Promise<ScheduleClaimEnd | null> {
     return this.models.scheduleClaimEnds.findById(id).lean<ScheduleClaimEnd>().exec();
   }
 
-  /** True when this call took the claim. */
+  /** True when this call took the claim. Decisions go out with concurrent ones of their collection (group commit). */
   insertClaim(doc: ScheduleClaim): Promise<boolean> {
-    return insertOnce(this.models.scheduleClaims, doc);
+    return insertOnceGrouped(this.models.scheduleClaims, doc);
   }
 
   /** Ends a claim once: the winner of release, advance and expiry. Returns the end that holds. */
   async endClaim(claim: Pick<ScheduleClaim, '_id' | 'schedule_id'>, kind: ClaimEndKind, at: Date, extra: { reason?: string; note?: string } = {}) {
     const doc: ScheduleClaimEnd = { _id: claim._id, schedule_id: claim.schedule_id, kind, at, reason: extra.reason ?? null, note: extra.note ?? null };
-    if (await insertOnce(this.models.scheduleClaimEnds, doc)) return { won: true, end: doc };
+    if (await insertOnceGrouped(this.models.scheduleClaimEnds, doc)) return { won: true, end: doc };
     const end = await this.claimEnd(claim._id);
     if (!end) throw new Error(`claim end of ${claim._id} is neither insertable nor readable`);
     return { won: false, end };
   }
 
   getAdvance(scheduleId: string, base: Date): Promise<ScheduleAdvance | null> {
-    return this.models.scheduleAdvances.findById(occurrenceKey(scheduleId, base)).lean<ScheduleAdvance>().exec();
+    return this.advanceById(occurrenceKey(scheduleId, base));
+  }
+
+  advanceById(id: string): Promise<ScheduleAdvance | null> {
+    return this.models.scheduleAdvances.findById(id).lean<ScheduleAdvance>().exec();
   }
 
   /** Records the handled occurrence once. Returns the record that holds (this one or an earlier). */
   async insertAdvance(doc: ScheduleAdvance): Promise<{ won: boolean; advance: ScheduleAdvance }> {
-    if (await insertOnce(this.models.scheduleAdvances, doc)) return { won: true, advance: doc };
+    if (await insertOnceGrouped(this.models.scheduleAdvances, doc)) return { won: true, advance: doc };
     const held = await this.models.scheduleAdvances.findById(doc._id).lean<ScheduleAdvance>().exec();
     if (!held) throw new Error(`advance ${doc._id} is neither insertable nor readable`);
     return { won: false, advance: held };
@@ -212,17 +263,7 @@ export class ScheduleRepository {
    * of the same advance (FerretDB applies filtered updates non-atomically) write the same values.
    */
   async applyAdvance(a: ScheduleAdvance): Promise<void> {
-    const set: Partial<Schedule> = {
-      next_due_at: a.next_due_at,
-      last_outcome: a.outcome,
-      last_due_at: a.due_at,
-      last_external_run_id: a.external_run_id,
-      last_note: a.note,
-      advance_count: a.seq,
-      updated_at: a.advanced_at,
-    };
-    if (a.outcome !== 'skipped') set.last_run_at = a.advanced_at;
-    await this.models.workflowSchedules.updateOne({ _id: a.schedule_id, next_due_at: a.base_due_at }, { $set: set });
+    await this.models.workflowSchedules.updateOne({ _id: a.schedule_id, next_due_at: a.base_due_at }, { $set: advanceFields(a) });
   }
 
   history(scheduleId: string, limit = 20): Promise<ScheduleAdvance[]> {

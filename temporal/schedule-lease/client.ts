@@ -1,15 +1,19 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { TemporalHandle } from '../connection';
 import { SA } from '../search-attributes';
 import { SCHEDULE_LEASE_QUEUE } from './config';
 import { leaseWorkflowId } from './ids';
-import { leaseEndedSignal } from './signals';
 import { scheduleLeaseWorkflow, type LeaseInput } from './workflows';
 
 /** A request must not hang on an unreachable Temporal: fail within this, and the caller answers 503. */
 const DEADLINE_MS = 5000;
 
-/** Starts the lease of one claim (a second start for the same claim finds the first). */
+/**
+ * Starts the lease workflow of one claim (a second start for the same claim finds the first).
+ * Claims no longer start one (a lease runs out by the clock and its held due-queue entry:
+ * docs/schedules.md#leases); the workflow stays registered for leases started before, and this
+ * stays for its tests.
+ */
 export async function startLease(temporal: TemporalHandle, input: LeaseInput): Promise<void> {
   try {
     await temporal.client.withDeadline(Date.now() + DEADLINE_MS, () =>
@@ -28,17 +32,6 @@ export async function startLease(temporal: TemporalHandle, input: LeaseInput): P
     );
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
-}
-
-/** Tells the lease its claim ended; a lease already gone (expired, finished) is fine. */
-export async function signalLeaseEnded(temporal: TemporalHandle, claimId: string, kind: 'released' | 'advanced'): Promise<void> {
-  try {
-    await temporal.client.withDeadline(Date.now() + DEADLINE_MS, () =>
-      temporal.client.workflow.getHandle(leaseWorkflowId(claimId)).signal(leaseEndedSignal, { kind }),
-    );
-  } catch (err) {
-    if (!(err instanceof WorkflowNotFoundError)) throw err;
   }
 }
 

@@ -1,7 +1,5 @@
 import { ScheduleService } from '../../api/services/schedules';
 import { ScheduleRepository } from '../../shared/schedules/repository';
-import { createTemporal } from '../../temporal/connection';
-import { leaseHandle } from '../../temporal/schedule-lease/client';
 import { makeSchedule, scheduleAccount, scheduleBearer, schedulesApi, type ScheduleAccount } from '../support/schedules';
 import { http } from '../support/http';
 import { startTestStack, type TestStack } from '../support/stack';
@@ -133,7 +131,8 @@ describe('workflow schedules over HTTP against the real store and Temporal', () 
     expect(Object.keys(rel.body).sort()).toEqual(['data', 'help_doc', 'help_url', 'request_id', 'success']);
     expect(Object.keys(rel.body.data).sort()).toEqual(['released', 'schedule']);
     expect(rel.body).toMatchObject({ success: true, request_id: 'rel-1', data: { released: true, schedule: { schedule_id: s._id, next_due_at: s.next_due_at.toISOString(), claim: null, last_run_at: null } } });
-    expect(await leaseHandle(stack.temporal, `${s._id}:${s.next_due_at.toISOString()}:0`).result()).toMatchObject({ ended: 'released', signalled: true });
+    expect(await repo.claimEnd(`${s._id}:${s.next_due_at.toISOString()}:0`)).toMatchObject({ kind: 'released', reason: 'released_by_holder', note: 'not now' });
+    expect((await api('GET', '/due', acct.auth)).body.data.occurrences.map((o: any) => o.schedule_id)).toContain(s._id);
 
     const c2 = await claim(s._id);
     const body = { due_at: c2.due_at, claim_token: c2.claim_token, outcome: 'success', external_run_id: 'run-42', note: 'fine' };
@@ -233,37 +232,74 @@ describe('workflow schedules over HTTP against the real store and Temporal', () 
     expect((await api('GET', '/due', a.auth)).body.data.occurrences).toEqual([]);
   });
 
-  it('marks lease workflows with ScheduleId and BudgetId for the Temporal UI', async () => {
-    const s = await makeSchedule(stack.db, acct);
-    const c = await claim(s._id);
-    const desc = await leaseHandle(stack.temporal, `${s._id}:${s.next_due_at.toISOString()}:0`).describe();
-    const attrs = Object.fromEntries(desc.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value]));
-    expect(attrs).toMatchObject({ FlowKind: 'schedule_lease', ScheduleId: [s._id], BudgetId: [acct.budgetId] });
-    await api('POST', `/${s._id}/release`, acct.auth, { due_at: c.due_at, claim_token: c.claim_token });
+  it('a lease that runs out with nobody calling puts the occurrence back in due at its expiry; a claim then succeeds and the stale token is refused', async () => {
+    const a = await scheduleAccount(stack.db, 'expiry');
+    const s = await makeSchedule(stack.db, a, { dueMinutesAgo: 3 });
+    const held = (await api('POST', '/claim', a.auth, { lease_seconds: 2 })).body.data;
+    expect(held.schedule_id).toBe(s._id);
+    const expiresAt = Date.parse(held.lease_expires_at);
+    const listed = async () => (await api('GET', '/due', a.auth)).body.data.occurrences.map((o: any) => o.schedule_id);
+    expect(await listed()).toEqual([]);
+    expectConflict(await api('POST', '/claim', a.auth, {}), 'occurrence_not_due');
+    // Nothing is called in between: no release, no advance, no claim.
+    await sleep(Math.max(0, expiresAt - Date.now() - 700));
+    expect(await listed()).toEqual([]);
+    await sleep(Math.max(0, expiresAt - Date.now()) + 50);
+    const due = (await api('GET', '/due', a.auth)).body.data;
+    expect(due.occurrences).toMatchObject([{ schedule_id: s._id, due_at: held.due_at }]);
+    expect(Date.parse(due.as_of)).toBeLessThan(expiresAt + 2000);
+    // The holder's token is refused by the clock; a "next due" claim takes the occurrence over.
+    const stale = { due_at: held.due_at, claim_token: held.claim_token };
+    expectConflict(await api('POST', `/${s._id}/advance`, a.auth, stale), 'claim_expired');
+    const next = (await api('POST', '/claim', a.auth, { lease_seconds: 60 })).body.data;
+    expect(next).toMatchObject({ schedule_id: s._id, due_at: held.due_at });
+    expect(next.claim_token).not.toBe(held.claim_token);
+    expect(await repo.claimEnd(`${s._id}:${s.next_due_at.toISOString()}:0`)).toMatchObject({ kind: 'expired', reason: 'superseded_after_expiry' });
+    expect(await listed()).toEqual([]);
+    expectConflict(await api('POST', `/${s._id}/release`, a.auth, stale), 'claim_expired');
+    expectConflict(await api('POST', `/${s._id}/advance`, a.auth, stale), 'claim_expired');
+    const done = await api('POST', `/${s._id}/advance`, a.auth, { due_at: next.due_at, claim_token: next.claim_token, outcome: 'success' });
+    expect(done.body.data).toMatchObject({ already_advanced: false, schedule: { advance_count: 1, claim: null } });
+    expectConflict(await api('POST', `/${s._id}/advance`, a.auth, stale), 'claim_expired');
+    // The queue holds the next occurrence only: no entry of the handled one is left behind.
+    const entries = await stack.db.models.scheduleDue.find({ schedule_id: s._id }).lean().exec();
+    expect(entries.map((e: any) => e.base_due_at.toISOString())).toEqual([done.body.data.schedule.next_due_at]);
+  });
+
+  it('a released or advanced claim leaves no held entry behind; a claim answers the schedule\'s claim in advance and release', async () => {
+    const a = await scheduleAccount(stack.db, 'held');
+    const s = await makeSchedule(stack.db, a, { dueMinutesAgo: 3 });
+    const entries = async () => (await stack.db.models.scheduleDue.find({ schedule_id: s._id }).lean().exec()).map((e: any) => e._id as string);
+    const c = (await api('POST', '/claim', a.auth, { schedule_id: s._id, lease_seconds: 60 })).body.data;
+    const [heldKey] = await entries();
+    expect(heldKey).toBe(`${a.budgetId}:${c.lease_expires_at}:${s._id}:${c.claim_token.split('.')[1]}`);
+    await api('POST', `/${s._id}/release`, a.auth, { due_at: c.due_at, claim_token: c.claim_token });
+    expect(await entries()).toEqual([`${a.budgetId}:${s.next_due_at.toISOString()}:${s._id}`]);
+    const d = (await api('POST', '/claim', a.auth, { schedule_id: s._id, lease_seconds: 60 })).body.data;
+    const other = (await api('POST', '/claim', a.auth, { schedule_id: s._id })).body;
+    expect(other.error).toBe('occurrence_claimed');
+    const rel = await api('POST', `/${s._id}/release`, a.auth, { due_at: d.due_at, claim_token: d.claim_token });
+    const again = await api('POST', `/${s._id}/release`, a.auth, { due_at: d.due_at, claim_token: d.claim_token });
+    expect(again.body.data).toEqual(rel.body.data);
+    expect(rel.body.data.schedule.claim).toBeNull();
   });
 
   it('moves timing across DST in America/New_York and Europe/Berlin (service clock at the occurrence)', async () => {
-    // Leases of this test go to a queue no worker serves: their timers never run against the fake clock.
-    const idle = createTemporal({ ...stack.config, temporalTaskQueuePrefix: `${stack.config.temporalTaskQueuePrefix}idle-` });
-    try {
-      const cases = [
-        { tz: 'America/New_York', cron: '30 2 * * *', created: '2026-03-07T12:00:00Z', due: ['2026-03-08T07:00:00.000Z', '2026-03-09T06:30:00.000Z'] }, // spring forward
-        { tz: 'America/New_York', cron: '30 1 * * *', created: '2026-10-31T12:00:00Z', due: ['2026-11-01T05:30:00.000Z', '2026-11-02T06:30:00.000Z'] }, // fall back
-        { tz: 'Europe/Berlin', cron: '0 9 * * *', created: '2026-10-24T06:00:00Z', due: ['2026-10-24T07:00:00.000Z', '2026-10-25T08:00:00.000Z'] }, // CEST → CET
-      ];
-      for (const k of cases) {
-        const s = await makeSchedule(stack.db, acct, { cron: k.cron, timezone: k.tz, now: new Date(k.created) });
-        expect(s.next_due_at.toISOString()).toBe(k.due[0]);
-        let clock = new Date(Date.parse(k.due[0]) + 30_000);
-        const service = new ScheduleService(repo, idle, stack.config.scheduleLease, () => clock);
-        const c = await service.claim(acct.budgetId, { schedule_id: s._id, lease_seconds: 300 });
-        expect(c.claim.due_at.toISOString()).toBe(k.due[0]);
-        clock = new Date(clock.getTime() + 60_000);
-        const { schedule } = await service.advance(acct.budgetId, s._id, { due_at: c.claim.due_at, claim_token: c.claim.claim_token, outcome: 'success' });
-        expect(schedule.next_due_at.toISOString()).toBe(k.due[1]);
-      }
-    } finally {
-      await idle.close();
+    const cases = [
+      { tz: 'America/New_York', cron: '30 2 * * *', created: '2026-03-07T12:00:00Z', due: ['2026-03-08T07:00:00.000Z', '2026-03-09T06:30:00.000Z'] }, // spring forward
+      { tz: 'America/New_York', cron: '30 1 * * *', created: '2026-10-31T12:00:00Z', due: ['2026-11-01T05:30:00.000Z', '2026-11-02T06:30:00.000Z'] }, // fall back
+      { tz: 'Europe/Berlin', cron: '0 9 * * *', created: '2026-10-24T06:00:00Z', due: ['2026-10-24T07:00:00.000Z', '2026-10-25T08:00:00.000Z'] }, // CEST → CET
+    ];
+    for (const k of cases) {
+      const s = await makeSchedule(stack.db, acct, { cron: k.cron, timezone: k.tz, now: new Date(k.created) });
+      expect(s.next_due_at.toISOString()).toBe(k.due[0]);
+      let clock = new Date(Date.parse(k.due[0]) + 30_000);
+      const service = new ScheduleService(repo, stack.config.scheduleLease, () => clock);
+      const c = await service.claim(acct.budgetId, { schedule_id: s._id, lease_seconds: 300 });
+      expect(c.claim.due_at.toISOString()).toBe(k.due[0]);
+      clock = new Date(clock.getTime() + 60_000);
+      const { schedule } = await service.advance(acct.budgetId, s._id, { due_at: c.claim.due_at, claim_token: c.claim.claim_token, outcome: 'success' });
+      expect(schedule.next_due_at.toISOString()).toBe(k.due[1]);
     }
   });
 });

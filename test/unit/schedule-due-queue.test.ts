@@ -1,5 +1,5 @@
 import { buildSchedule } from '../../shared/schedules/new-schedule';
-import { dueEntry, dueKeyRange, dueQueueKey, orderQueue } from '../../shared/schedules/due-queue';
+import { dueEntry, dueKeyRange, dueQueueKey, heldQueueKey, orderQueue } from '../../shared/schedules/due-queue';
 import type { Schedule } from '../../shared/schedules/repository';
 
 const NOW = new Date('2026-11-23T12:00:00.000Z');
@@ -23,7 +23,7 @@ describe('due queue entries and their order', () => {
     expect(inRange(dueQueueKey('bud_', min(-60), 'sch_6'))).toBe(false);
   });
 
-  it('records the catch-up as of the time it is queued (the lease workflow\'s time on expiry)', () => {
+  it('records the catch-up as of the time it is queued (the lease\'s expiry for a held entry)', () => {
     const s = schedule('bud_a', 600, min(-65)); // -65, -55, …, -5 min
     expect(dueEntry(s, 'expired', NOW)).toMatchObject({ _id: dueQueueKey('bud_a', min(-65), s._id), due_at: min(-5), skipped: 6, as_of: NOW, reason: 'expired' });
     expect(dueEntry(s, 'expired', min(60))).toMatchObject({ due_at: min(55), skipped: 12 });
@@ -43,6 +43,31 @@ describe('due queue entries and their order', () => {
       ['sch_c', min(-50).toISOString(), 3],
       ['sch_a', min(-20).toISOString(), 0],
       ['sch_z', min(-20).toISOString(), 0],
+    ]);
+  });
+
+  it('keys a held occurrence at its lease expiry: out of the due range before that instant, in it from then on; one key per claim', () => {
+    const held = (expires: Date, token = 'clm_eA.abc-_1') => heldQueueKey({ budget_id: 'bud_a', lease_expires_at: expires, schedule_id: 'sch_1', claim_token: token });
+    const inRange = (k: string, now: Date) => k >= dueKeyRange('bud_a', now).$gte && k < dueKeyRange('bud_a', now).$lt;
+    const expires = min(5);
+    expect(inRange(held(expires), new Date(expires.getTime() - 1))).toBe(false);
+    expect(inRange(held(expires), expires)).toBe(true);
+    expect(inRange(held(expires), min(60))).toBe(true);
+    expect(inRange(heldQueueKey({ budget_id: 'bud_ab', lease_expires_at: min(-5), schedule_id: 'sch_1', claim_token: 'clm_x.y' }), NOW)).toBe(false);
+    // Two claimers in the same millisecond with the same lease never share a key.
+    expect(held(expires, 'clm_eA.one')).not.toBe(held(expires, 'clm_eA.two'));
+  });
+
+  it('lists an occurrence once when it has its base entry and held entries of expired claims', () => {
+    const s = schedule('bud_a', 600, min(-65), 'sch_h');
+    const other = schedule('bud_a', 600, min(-30), 'sch_o');
+    const base = dueEntry(s, 'released', NOW);
+    const held1 = { ...dueEntry(s, 'expired', min(-10)), _id: 'bud_a:held-1' };
+    const held2 = { ...dueEntry(s, 'expired', min(-1)), _id: 'bud_a:held-2' };
+    const order = orderQueue([held1, dueEntry(other, 'scheduled', NOW), base, held2], NOW);
+    expect(order.map((o) => [o.entry.schedule_id, o.due_at.toISOString(), o.skipped])).toEqual([
+      ['sch_h', min(-5).toISOString(), 6],
+      ['sch_o', NOW.toISOString(), 3],
     ]);
   });
 });

@@ -6,12 +6,12 @@ import { ScheduleService } from '../../api/services/schedules';
 import { temporalTestServer } from '../../scripts/services/paths';
 import { pauseSchedule, resumeSchedule } from '../../shared/schedules/lifecycle';
 import { buildSchedule } from '../../shared/schedules/new-schedule';
-import { ScheduleRepository } from '../../shared/schedules/repository';
+import { claimId, newClaimToken, ScheduleRepository } from '../../shared/schedules/repository';
 import { temporal as proto } from '@temporalio/proto';
 import { TYPE_BY_NAME, type TemporalHandle } from '../../temporal/connection';
 import { ALL_SEARCH_ATTRIBUTES } from '../../temporal/search-attributes';
 import { createScheduleLeaseActivities } from '../../temporal/schedule-lease/activities';
-import { leaseHandle } from '../../temporal/schedule-lease/client';
+import { leaseHandle, startLease } from '../../temporal/schedule-lease/client';
 import { SCHEDULE_LEASE_QUEUE } from '../../temporal/schedule-lease/config';
 import { workflowBundle } from '../../workers/run-workers';
 import { openTestDb } from '../support/db';
@@ -21,7 +21,12 @@ const FIXTURE = path.join(__dirname, '..', 'fixtures', 'histories', 'schedule-le
 const BOUNDS = { minSeconds: 1, maxSeconds: 3600, defaultSeconds: 300 };
 const BUDGET = 'bud_lease_test';
 
-describe('schedule lease workflow on the time-skipping server, against the real store', () => {
+/**
+ * Leases run out by the clock (docs/schedules.md#leases): services here get a clock of their own
+ * against the real store. The lease workflow claims started before that change is checked on the
+ * time-skipping server (it stays registered until those leases are done).
+ */
+describe('schedule leases against the real store; the legacy lease workflow on the time-skipping server', () => {
   let env: TestWorkflowEnvironment;
   let db: Awaited<ReturnType<typeof openTestDb>>;
   let repo: ScheduleRepository;
@@ -81,129 +86,116 @@ describe('schedule lease workflow on the time-skipping server, against the real 
     return repo.create(built.schedule);
   }
 
-  it('sleeps until lease_expires_at, then returns the occurrence to the due queue; the stale holder is fenced off', () => withWorker(async () => {
+  it('a lease that runs out with nobody calling: due lists the occurrence from its expiry on, not before; the stale holder is fenced off', async () => {
     const s = await dueSchedule(5);
-    const service = new ScheduleService(repo, temporal, BOUNDS, serverClock);
-    const a = await service.claim(BUDGET, { schedule_id: s._id, lease_seconds: 600 });
-    expect((await service.due(BUDGET, { limit: 10 })).items).toHaveLength(0);
-
-    // Time skips 10 minutes: the lease runs out with nobody releasing or advancing.
-    const ended = await leaseHandle(temporal, a.claim._id).result();
-    expect(ended).toEqual({ claimId: a.claim._id, ended: 'expired', signalled: false });
-    await syncClock();
-    expect((await repo.claimEnd(a.claim._id))?.kind).toBe('expired');
-    const due = await service.due(BUDGET, { limit: 10 });
-    expect(due.items.map((i) => i.schedule._id)).toEqual([s._id]);
-
-    const history = await leaseHandle(temporal, a.claim._id).fetchHistory();
-    if (!fs.existsSync(FIXTURE) || process.env.UPDATE_HISTORIES === '1') fs.writeFileSync(FIXTURE, JSON.stringify(history, null, 1));
+    const t0 = serverClock().getTime();
+    const at = (ms: number) => new ScheduleService(repo, BOUNDS, () => new Date(t0 + ms));
+    const a = await at(0).claim(BUDGET, { schedule_id: s._id, lease_seconds: 600 });
+    expect((await at(0).due(BUDGET, { limit: 10 })).items).toHaveLength(0);
+    expect((await at(599_999).due(BUDGET, { limit: 10 })).items).toHaveLength(0);
+    expect((await at(600_000).due(BUDGET, { limit: 10 })).items.map((i) => i.schedule._id)).toEqual([s._id]);
 
     // A new holder claims it; the first holder's token no longer moves anything.
-    const b = await service.claim(BUDGET, { schedule_id: s._id, lease_seconds: 600 });
+    const later = at(601_000);
+    const b = await later.claim(BUDGET, { schedule_id: s._id, lease_seconds: 600 });
     expect(b.claim.attempt).toBe(1);
     expect(b.claim.claim_token).not.toBe(a.claim.claim_token);
+    expect(await repo.claimEnd(a.claim._id)).toMatchObject({ kind: 'expired', reason: 'superseded_after_expiry' });
+    expect((await later.due(BUDGET, { limit: 10 })).items).toHaveLength(0);
     const stale = { due_at: a.claim.due_at, claim_token: a.claim.claim_token };
-    await expect(service.advance(BUDGET, s._id, stale)).rejects.toMatchObject({ status: 409, code: 'claim_expired' });
-    await expect(service.release(BUDGET, s._id, stale)).rejects.toMatchObject({ status: 409, code: 'claim_expired' });
+    await expect(later.advance(BUDGET, s._id, stale)).rejects.toMatchObject({ status: 409, code: 'claim_expired' });
+    await expect(later.release(BUDGET, s._id, stale)).rejects.toMatchObject({ status: 409, code: 'claim_expired' });
 
-    // The new holder advances: its lease ends by signal, before the timer.
-    const done = await service.advance(BUDGET, s._id, { due_at: b.claim.due_at, claim_token: b.claim.claim_token, outcome: 'success' });
-    expect(done.already_advanced).toBe(false);
+    const done = await later.advance(BUDGET, s._id, { due_at: b.claim.due_at, claim_token: b.claim.claim_token, outcome: 'success' });
+    expect(done).toMatchObject({ already_advanced: false, active: null });
     expect(done.schedule.next_due_at.getTime()).toBe(b.claim.due_at.getTime() + 3600_000);
-    const signalled = await leaseHandle(temporal, b.claim._id).result();
-    expect(signalled).toEqual({ claimId: b.claim._id, ended: 'advanced', signalled: true });
-    // The old holder after the advance: still expired, never applied.
-    await expect(service.advance(BUDGET, s._id, stale)).rejects.toMatchObject({ code: 'claim_expired' });
+    // The answer is what the store holds.
+    expect(await repo.get(s._id)).toEqual(done.schedule);
+    await expect(later.advance(BUDGET, s._id, stale)).rejects.toMatchObject({ code: 'claim_expired' });
     expect((await repo.get(s._id))!.advance_count).toBe(1);
-  }));
+    // Long after both leases would have run out, only the next occurrence is queued.
+    expect((await at(86_400_000).due(BUDGET, { limit: 10 })).items.map((i) => [i.schedule._id, i.schedule.next_due_at])).toEqual([[s._id, done.schedule.next_due_at]]);
+  });
 
-  it('refuses an expired claim by the clock before the lease timer fires, and lets another holder take it', () => withWorker(async () => {
-    const s = await dueSchedule(1);
-    const t0 = serverClock().getTime();
-    const early = new ScheduleService(repo, temporal, BOUNDS, () => new Date(t0));
-    const late = new ScheduleService(repo, temporal, BOUNDS, () => new Date(t0 + 61_000));
-    const a = await early.claim(BUDGET, { schedule_id: s._id, lease_seconds: 60 });
-    // No time has passed on the server (nobody waited on a result): the timer has not fired.
-    expect(await repo.claimEnd(a.claim._id)).toBeNull();
-    await expect(late.advance(BUDGET, s._id, { due_at: a.claim.due_at, claim_token: a.claim.claim_token })).rejects.toMatchObject({ code: 'claim_expired' });
-    const b = await late.claim(BUDGET, { schedule_id: s._id, lease_seconds: 60 });
-    expect(b.claim.attempt).toBe(1);
-    expect((await repo.claimEnd(a.claim._id))).toMatchObject({ kind: 'expired', reason: 'superseded_after_expiry' });
-    await late.release(BUDGET, s._id, { due_at: b.claim.due_at, claim_token: b.claim.claim_token });
-    expect(await leaseHandle(temporal, b.claim._id).result()).toMatchObject({ ended: 'released', signalled: true });
-    // When the first lease's timer fires later, it finds the claim already ended.
-    expect(await leaseHandle(temporal, a.claim._id).result()).toMatchObject({ ended: 'expired', signalled: false });
-  }));
-
-  it('a lease that runs out an hour later requeues the latest occurrence due at the workflow\'s time, counting the skipped ones; a re-claim gets it', () => withWorker(async () => {
+  it('a lease that ran out an hour later is queued with the latest occurrence due at its expiry, counting the skipped ones; a re-claim gets it', async () => {
     const budget = 'bud_lease_catchup';
     await syncClock();
     const t0 = serverClock().getTime();
     // Every minute, first due 5½ minutes ago: occurrences fall at t0 + 30 s + k minutes.
     const s = await dueSchedule(0, { budgetId: budget, everySeconds: 60, startAt: new Date(t0 - 330_000) });
-    const service = new ScheduleService(repo, temporal, BOUNDS, serverClock);
-    const a = await service.claim(budget, { lease_seconds: 3600 });
+    const a = await new ScheduleService(repo, BOUNDS, () => new Date(t0)).claim(budget, { lease_seconds: 3600 });
     expect(a.claim).toMatchObject({ schedule_id: s._id, skipped: 5 });
     expect(await repo.dueEntry(budget, s.next_due_at, s._id)).toBeNull();
 
-    // The time-skipping server runs the hour; the machine's clock stays where it was.
-    expect(await leaseHandle(temporal, a.claim._id).result()).toMatchObject({ ended: 'expired', signalled: false });
-    const entry = (await repo.dueEntry(budget, s.next_due_at, s._id))!;
-    expect(entry).toMatchObject({ reason: 'expired', schedule_id: s._id, base_due_at: s.next_due_at });
-    // Computed with the workflow's time (when the lease ran out), an hour ahead of the wall clock.
-    expect(entry.as_of.getTime()).toBeGreaterThanOrEqual(a.claim.lease_expires_at.getTime());
-    expect(entry.as_of.getTime()).toBeGreaterThan(Date.now() + 3500_000);
-    // Coalesced to the latest occurrence at or before that time; the ones in between are skipped.
+    const [entry] = await db.models.scheduleDue.find({ schedule_id: s._id }).lean<Array<import('../../shared/schedules/due-queue').DueEntry>>().exec();
+    expect(entry).toMatchObject({ reason: 'expired', schedule_id: s._id, base_due_at: s.next_due_at, as_of: a.claim.lease_expires_at });
+    // Coalesced to the latest occurrence at or before the expiry; the ones in between are skipped.
     expect(entry.due_at.getTime()).toBeLessThanOrEqual(entry.as_of.getTime());
     expect(entry.due_at.getTime() + 60_000).toBeGreaterThan(entry.as_of.getTime());
-    expect((entry.due_at.getTime() - s.next_due_at.getTime()) % 60_000).toBe(0);
     expect(entry.skipped).toBe((entry.due_at.getTime() - s.next_due_at.getTime()) / 60_000);
     expect(entry.skipped).toBeGreaterThanOrEqual(65);
 
-    // An agent right after the lease ran out: the due queue and a "next due" re-claim hand out that
-    // one occurrence. (Once nothing is pending the server's clock jumps far ahead, so this agent's
-    // clock is pinned a second after the expiry.)
-    const agent = new ScheduleService(repo, temporal, BOUNDS, () => new Date(entry.as_of.getTime() + 1000));
+    // An agent a second after the lease ran out: due and a "next due" re-claim hand out that occurrence.
+    const agent = new ScheduleService(repo, BOUNDS, () => new Date(entry.as_of.getTime() + 1000));
     const due = await agent.due(budget, { limit: 10 });
     expect(due.items.map((i) => [i.schedule._id, i.due_at.toISOString(), i.skipped])).toEqual([[s._id, entry.due_at.toISOString(), entry.skipped]]);
     const b = await agent.claim(budget, { lease_seconds: 600 });
     expect(b.claim).toMatchObject({ schedule_id: s._id, attempt: 1, due_at: entry.due_at, skipped: entry.skipped });
     expect((await agent.due(budget, { limit: 10 })).items).toEqual([]);
-    expect(await repo.dueEntry(budget, s.next_due_at, s._id)).toBeNull();
-    // (Its lease runs on the server's far-ahead clock and ends at once.)
-    expect(await leaseHandle(temporal, b.claim._id).result()).toMatchObject({ ended: 'expired' });
-  }));
+    // Only the new holder's held entry is left.
+    expect((await db.models.scheduleDue.find({ schedule_id: s._id }).lean<Array<{ as_of: Date }>>().exec()).map((e) => e.as_of)).toEqual([b.claim.lease_expires_at]);
+  });
 
-  it('a schedule paused across three skipped days resumes at its next occurrence after the resume time, without replaying the paused period', () => withWorker(async () => {
+  it('a schedule paused across three skipped days resumes at its next occurrence after the resume time, without replaying the paused period', async () => {
     const budget = 'bud_lease_pause';
     const s = await dueSchedule(10, { budgetId: budget });
-    const service = new ScheduleService(repo, temporal, BOUNDS, serverClock);
+    let now = serverClock();
+    const service = new ScheduleService(repo, BOUNDS, () => now);
     expect((await service.due(budget, { limit: 10 })).items.map((i) => i.schedule._id)).toEqual([s._id]);
-    const paused = await pauseSchedule(repo, s, serverClock());
+    const paused = await pauseSchedule(repo, s, now);
     expect(paused.paused).toBe(true);
     expect((await service.due(budget, { limit: 10 })).items).toEqual([]);
     await expect(service.claim(budget, { schedule_id: s._id, lease_seconds: 60 })).rejects.toMatchObject({ code: 'occurrence_not_due' });
 
-    await env.sleep(3 * 86_400_000);
-    await syncClock();
-    const resumeAt = serverClock();
-    expect(resumeAt.getTime() - s.next_due_at.getTime()).toBeGreaterThan(3 * 86_400_000);
-    const resumed = await resumeSchedule(repo, paused, resumeAt);
+    now = new Date(now.getTime() + 3 * 86_400_000 + 1000);
+    const resumed = await resumeSchedule(repo, paused, now);
     expect(resumed.paused).toBe(false);
-    expect(resumed.next_due_at.getTime()).toBeGreaterThan(resumeAt.getTime());
-    expect(resumed.next_due_at.getTime()).toBeLessThanOrEqual(resumeAt.getTime() + 3600_000);
+    expect(resumed.next_due_at.getTime()).toBeGreaterThan(now.getTime());
+    expect(resumed.next_due_at.getTime()).toBeLessThanOrEqual(now.getTime() + 3600_000);
     expect((resumed.next_due_at.getTime() - s.next_due_at.getTime()) % 3600_000).toBe(0);
     expect((await service.due(budget, { limit: 10 })).items).toEqual([]);
     await expect(service.claim(budget, { lease_seconds: 60 })).rejects.toMatchObject({ code: 'occurrence_not_due' });
 
-    // Skip past the resumed occurrence: it is due alone, nothing of the paused days is counted.
-    await env.sleep(resumed.next_due_at.getTime() - serverClock().getTime() + 60_000);
-    await syncClock();
+    // Past the resumed occurrence: it is due alone, nothing of the paused days is counted.
+    now = new Date(resumed.next_due_at.getTime() + 60_000);
     const due = await service.due(budget, { limit: 10 });
     expect(due.items.map((i) => [i.schedule._id, i.due_at.toISOString(), i.skipped])).toEqual([[s._id, resumed.next_due_at.toISOString(), 0]]);
     const c = await service.claim(budget, { lease_seconds: 60 });
     expect(c.claim).toMatchObject({ schedule_id: s._id, due_at: resumed.next_due_at, skipped: 0 });
     await service.release(budget, s._id, { due_at: c.claim.due_at, claim_token: c.claim.claim_token });
+  });
+
+  it('a lease workflow started before leases ran out by the clock still sleeps until lease_expires_at, then records the expiry and requeues the occurrence', () => withWorker(async () => {
+    const budget = 'bud_lease_legacy';
+    const s = await dueSchedule(5, { budgetId: budget });
+    const now = serverClock();
+    const id = claimId(s._id, s.next_due_at, 0);
+    // A claim as the API made them then: the base entry removed, a lease workflow started.
+    const claim = { _id: id, schedule_id: s._id, budget_id: budget, base_due_at: s.next_due_at, attempt: 0, due_at: s.next_due_at, skipped: 0, claim_token: newClaimToken(id), claimed_at: now, lease_expires_at: new Date(now.getTime() + 600_000) };
+    expect(await repo.insertClaim(claim)).toBe(true);
+    await repo.dequeue(budget, s.next_due_at, s._id);
+    await startLease(temporal, { claimId: id, scheduleId: s._id, budgetId: budget, dueAt: claim.due_at.toISOString(), leaseExpiresAt: claim.lease_expires_at.toISOString() });
+
+    // Time skips 10 minutes: the lease runs out with nobody releasing or advancing.
+    expect(await leaseHandle(temporal, id).result()).toEqual({ claimId: id, ended: 'expired', signalled: false });
+    expect(await repo.claimEnd(id)).toMatchObject({ kind: 'expired', reason: 'lease_expired' });
+    expect(await repo.dueEntry(budget, s.next_due_at, s._id)).toMatchObject({ reason: 'expired' });
+    await syncClock();
+    const due = await new ScheduleService(repo, BOUNDS, serverClock).due(budget, { limit: 10 });
+    expect(due.items.map((i) => i.schedule._id)).toEqual([s._id]);
+
+    const history = await leaseHandle(temporal, id).fetchHistory();
+    if (!fs.existsSync(FIXTURE) || process.env.UPDATE_HISTORIES === '1') fs.writeFileSync(FIXTURE, JSON.stringify(history, null, 1));
   }));
 
   it('replays the recorded lease history with the current workflow code', async () => {
