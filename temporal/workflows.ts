@@ -6,7 +6,7 @@ export { x402SettlementSweepWorkflow } from './x402-sweep/workflows';
 export { toolHoldHealWorkflow } from './tool-holds/workflows';
 export { jobReservationSweepWorkflow, jobReservationWorkflow } from './job-reservation/workflows';
 export { jobVerificationWorkflow } from './job-verification/workflows';
-export { webhookRunWorkflow, webhookRunWorkflowV2 } from './webhook-runs/workflows';
+export { webhookRunWorkflow, webhookRunWorkflowV2, webhookRunWorkflowV3 } from './webhook-runs/workflows';
 export { callbackDeliveryWorkflow } from './webhook-callbacks/workflows';
 export { scheduleLeaseWorkflow } from './schedule-lease/workflows';
 export { workflowSessionWorkflow } from './workflow-session/workflows';

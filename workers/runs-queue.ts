@@ -6,5 +6,5 @@ import type { QueueDefinition } from './queue';
 export const runsQueue: QueueDefinition = {
   key: 'runs',
   taskQueue: RUN_QUEUE,
-  activities: (deps) => createRunStoreActivities({ models: deps.db.models }),
+  activities: (deps) => createRunStoreActivities({ models: deps.db.models, identity: deps.identity }),
 };

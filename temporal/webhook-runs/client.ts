@@ -8,7 +8,7 @@ import { callbackProgressQuery, type CallbackProgress } from '../webhook-callbac
 import { NODE_QUEUES, RUN_QUEUE } from './config';
 import { runProgressQuery, type RunProgress } from './definitions';
 import type { RunQueues } from './types';
-import { webhookRunWorkflowV2 } from './workflows';
+import { webhookRunWorkflowV3 } from './workflows';
 
 /** A request must not hang on an unreachable Temporal: fail within this, and the caller answers 503. */
 const START_DEADLINE_MS = 5000;
@@ -38,7 +38,7 @@ export interface RunStart {
 export async function startWebhookRun(temporal: TemporalHandle, s: RunStart): Promise<void> {
   try {
     await temporal.client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-      temporal.client.workflow.start(webhookRunWorkflowV2, {
+      temporal.client.workflow.start(webhookRunWorkflowV3, {
         taskQueue: temporal.queue(RUN_QUEUE),
         workflowId: s.runId,
         args: [

@@ -66,6 +66,3 @@ export const TOOL_NODE_OPTIONS: ActivityOptions = {
  * run with `node_queue_unserved` instead of leaving it running forever.
  */
 export const DEFAULT_NODE_START_TIMEOUT_MS = 300_000;
-
-/** Node outputs travel through workflow history: each is capped. */
-export const MAX_NODE_OUTPUT_BYTES = 256 * 1024;

@@ -13,6 +13,8 @@ import {
 } from '@temporalio/workflow';
 import type { RunNodeRecord, RunOutcome } from '../../shared/runs/types';
 import { nextDecisions, topoOrder, type NodeState } from '../../shared/workflows/graph';
+import { isPureNode, NodeError, runPureNode } from '../../shared/workflows/pure-nodes';
+import { RenderTooLarge } from '../../shared/workflows/template';
 import type { WorkflowNode } from '../../shared/workflows/types';
 import { callbackProgressQuery, type CallbackProgress } from '../webhook-callbacks/definitions';
 import { callbackDeliveryWorkflow, deliverCallback } from '../webhook-callbacks/workflows';
@@ -56,6 +58,8 @@ class NodeFailed extends Error {
 /** The error code and message of a failed node activity (its ApplicationFailure type is the code). */
 function nodeFailure(err: unknown, queue?: string): NodeFailed {
   const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof NodeError) return new NodeFailed(cause.code, cause.message, false);
+  if (cause instanceof RenderTooLarge) return new NodeFailed(cause.name, cause.message, false);
   if (cause instanceof ApplicationFailure) return new NodeFailed(cause.type ?? 'node_failed', cause.message, cause.type === 'setup_required');
   if (cause instanceof TimeoutFailure && cause.timeoutType === 'SCHEDULE_TO_START') {
     return new NodeFailed('node_queue_unserved', `no worker took the node from task queue ${queue ?? '(unknown)'} in time: is a worker serving it?`, false);
@@ -81,7 +85,17 @@ function asText(v: unknown): string {
  * `patched()`, which would add a marker and a search-attribute upsert to every run.
  */
 export function webhookRunWorkflowV2(input: WebhookRunInput): Promise<RunOutcome> {
-  return runGraph(input, true);
+  return runGraph(input, 2);
+}
+
+/**
+ * webhookRunWorkflowV2, with template and condition nodes (pure, bounded: shared/workflows/pure-nodes)
+ * evaluated inside the workflow task instead of as activities: a run dispatches one task per node
+ * that does I/O (model, tool) and none for the rest, so a run of pure nodes is one workflow task.
+ * A new type so that V2 executions in flight and their histories keep replaying.
+ */
+export function webhookRunWorkflowV3(input: WebhookRunInput): Promise<RunOutcome> {
+  return runGraph(input, 3);
 }
 
 /**
@@ -89,10 +103,12 @@ export function webhookRunWorkflowV2(input: WebhookRunInput): Promise<RunOutcome
  * store writes as activities on the runs queue, the callback as a child workflow.
  */
 export function webhookRunWorkflow(input: WebhookRunInput): Promise<RunOutcome> {
-  return runGraph(input, false);
+  return runGraph(input, 1);
 }
 
-async function runGraph(input: WebhookRunInput, atTheFloor: boolean): Promise<RunOutcome> {
+async function runGraph(input: WebhookRunInput, version: 1 | 2 | 3): Promise<RunOutcome> {
+  const atTheFloor = version >= 2;
+  const inline = version >= 3;
   const progress: RunProgress = { status: 'queued', nodes: Object.fromEntries(input.nodes.map((n) => [n.id, 'pending'])) };
   setHandler(runProgressQuery, () => progress);
   const callbackProgress: CallbackProgress = { attempts: 0, waits: [], status: 'pending' };
@@ -129,8 +145,9 @@ async function runGraph(input: WebhookRunInput, atTheFloor: boolean): Promise<Ru
       }
       const runnable = wave.filter((w) => w.run).map((w) => byId.get(w.id)!);
       const settled = await Promise.allSettled(
-        runnable.map((node) => {
+        runnable.map(async (node): Promise<NodeResult> => {
           progress.nodes[node.id] = 'running';
+          if (inline && isPureNode(node)) return { output: runPureNode(node, { prompt: start.prompt, outputs, metadata: start.metadata }), worker: start.worker };
           return run[node.type]({ runId: input.runId, node, prompt: start.prompt, outputs, metadata: start.metadata, workspaceId: start.workspaceId, budgetId: start.budgetId });
         }),
       );

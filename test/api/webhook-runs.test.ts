@@ -42,7 +42,42 @@ describe('webhook runs: trigger, poll, cancel on the real API, Temporal and stor
     expect(desc.status.name).toBe('COMPLETED');
     const sa = Object.fromEntries(desc.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value]));
     expect(sa).toMatchObject({ FlowKind: 'webhook_run', WebhookWorkflowId: wf, AgentGroupId: g.groupId, FlowStatus: 'completed' });
-    await saveHistory(handle, 'webhook-run-floor.json');
+    await saveHistory(handle, 'webhook-run-v3.json');
+  });
+
+  it('evaluates template and condition nodes inside the run workflow: no activity task, one workflow task', async () => {
+    const wf = await addWorkflow(stack.db, g, {
+      name: 'pure',
+      nodes: [
+        { id: 'a', type: 'template', template: 'x{{prompt}}' },
+        { id: 'c', type: 'condition', input: '{{nodes.a.output}}', operator: 'matches', value: '^x(a+)+$' },
+        { id: 'yes', type: 'template', template: 'long {{nodes.a.output}}' },
+      ],
+      edges: [
+        { from: 'a', to: 'c' },
+        { from: 'c', to: 'yes', when: true },
+      ],
+    });
+    const res = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'aaaa' });
+    const done = await waitForRun(stack.server.mainUrl, res.body.data.run.run_id, g.token);
+    expect(done).toMatchObject({ status: 'completed', response_text: 'long xaaaa' });
+    expect(done.run_metadata.nodes.map((n: any) => [n.id, n.status, n.worker])).toEqual([
+      ['a', 'completed', `test-${process.pid}`],
+      ['c', 'completed', `test-${process.pid}`],
+      ['yes', 'completed', `test-${process.pid}`],
+    ]);
+    const { events } = await stack.temporal.client.workflow.getHandle(done.run_id).fetchHistory();
+    expect(events!.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
+    expect(events!.filter((e) => e.workflowTaskCompletedEventAttributes)).toHaveLength(1);
+    expect(events![0].workflowExecutionStartedEventAttributes!.workflowType!.name).toBe('webhookRunWorkflowV3');
+  });
+
+  it('fails a run whose template renders past its budget with node_output_too_large, evaluated in the workflow', async () => {
+    const wf = await addWorkflow(stack.db, g, { name: 'bomb', nodes: [{ id: 'big', type: 'template', template: '{{prompt}}'.repeat(40) }], edges: [] });
+    const res = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'y'.repeat(10_000) });
+    const done = await waitForRun(stack.server.mainUrl, res.body.data.run.run_id, g.token);
+    expect(done).toMatchObject({ status: 'failed', error_code: 'node_output_too_large', response_text: null });
+    expect(done.run_metadata.nodes).toEqual([{ id: 'big', type: 'template', status: 'failed', error_code: 'node_output_too_large' }]);
   });
 
   it('branches on a condition and answers with the final node that ran', async () => {
@@ -66,7 +101,7 @@ describe('webhook runs: trigger, poll, cancel on the real API, Temporal and stor
     const rb = await waitForRun(stack.server.mainUrl, b.body.data.run.run_id, g.token);
     expect(ra.response_text).toBe('Refund desk: I want a REFUND');
     expect(rb.response_text).toBe('General desk: hello');
-    await saveHistory(stack.temporal.client.workflow.getHandle(ra.run_id), 'webhook-run-floor-branches.json');
+    await saveHistory(stack.temporal.client.workflow.getHandle(ra.run_id), 'webhook-run-v3-branches.json');
     expect(ra.run_metadata.nodes.map((n: any) => [n.id, n.status])).toEqual([
       ['classify', 'completed'],
       ['is_refund', 'completed'],
@@ -208,7 +243,7 @@ describe('webhook runs: trigger, poll, cancel on the real API, Temporal and stor
     expect(twice.body.data.run).toMatchObject({ status: 'cancelled', cancel_request_id: 'cancel-1' });
     const desc = await stack.temporal.client.workflow.getHandle(run.run_id).describe();
     expect(desc.status.name).toBe('CANCELLED');
-    await saveHistory(stack.temporal.client.workflow.getHandle(run.run_id), 'webhook-run-floor-cancelled.json');
+    await saveHistory(stack.temporal.client.workflow.getHandle(run.run_id), 'webhook-run-v3-cancelled.json');
 
     const done = await trigger(stack.server.mainUrl, g.token, await addWorkflow(stack.db, g, templateWorkflow('quick')), { prompt: 'q' });
     await waitForRun(stack.server.mainUrl, done.body.data.run.run_id, g.token);

@@ -16,7 +16,8 @@ const FIXTURES_BY_FLOW: Record<string, string[]> = {
   'tool-holds': ['tool-holds.json'],
   'webhook-callbacks': ['webhook-callback.json'],
   // webhook-run*.json: webhookRunWorkflow (store activities, callback child workflow);
-  // webhook-run-floor*.json: webhookRunWorkflowV2 (local store activities, callback delivered by the run itself).
+  // webhook-run-floor*.json: webhookRunWorkflowV2 (local store activities, callback delivered by the run itself);
+  // webhook-run-v3*.json: webhookRunWorkflowV3 (template and condition nodes evaluated in the workflow task).
   'webhook-runs': [
     'webhook-run.json',
     'webhook-run-branches.json',
@@ -25,6 +26,10 @@ const FIXTURES_BY_FLOW: Record<string, string[]> = {
     'webhook-run-floor-branches.json',
     'webhook-run-floor-cancelled.json',
     'webhook-run-floor-callback.json',
+    'webhook-run-v3.json',
+    'webhook-run-v3-branches.json',
+    'webhook-run-v3-cancelled.json',
+    'webhook-run-v3-callback.json',
   ],
   'workflow-session': ['workflow-session.json', 'workflow-session-continued.json', 'workflow-session-tool.json'],
   'x402-settlement': ['x402-settlement.json'],

@@ -1,20 +1,16 @@
-import { ApplicationFailure } from '@temporalio/activity';
-import { evaluateCondition } from '../../../shared/workflows/graph';
-import { renderTemplate } from '../../../shared/workflows/template';
+import { runCondition } from '../../../shared/workflows/pure-nodes';
 import type { ConditionNode } from '../../../shared/workflows/types';
 import type { NodeCall, NodeResult } from '../types';
+import { finalFailure } from './output';
 
-/** `condition` nodes: true or false on an earlier output; edges with `when` pick the branch. */
+/** `condition` nodes: true or false on an earlier output; edges with `when` pick the branch (sessions; runs before webhookRunWorkflowV3). */
 export function createConditionNodeActivities(deps: { identity: string }) {
   return {
     async runConditionNode(call: NodeCall<ConditionNode>): Promise<NodeResult> {
-      const scope = { prompt: call.prompt, outputs: call.outputs, metadata: call.metadata };
-      const input = renderTemplate(call.node.input, scope);
-      const value = call.node.operator === 'matches' ? (call.node.value ?? '') : renderTemplate(call.node.value ?? '', scope);
       try {
-        return { output: evaluateCondition(call.node.operator, input, value, call.node.ignore_case ?? true), worker: deps.identity };
+        return { output: runCondition(call.node, { prompt: call.prompt, outputs: call.outputs, metadata: call.metadata }), worker: deps.identity };
       } catch (err) {
-        throw ApplicationFailure.nonRetryable(`condition ${call.node.id}: ${(err as Error).message}`, 'invalid_node');
+        throw finalFailure(err);
       }
     },
   };

@@ -1,9 +1,16 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { MAX_NODE_OUTPUT_BYTES } from '../config';
+import { capOutput, NodeError } from '../../../shared/workflows/pure-nodes';
+
+/** A final node error as the activity failure Temporal records (its type is the run's error code). */
+export function finalFailure(err: unknown): unknown {
+  return err instanceof NodeError ? ApplicationFailure.nonRetryable(err.message, err.code) : err;
+}
 
 /** Node outputs pass through workflow history: refuse (finally) what is too large. */
 export function capped<T>(output: T): T {
-  const size = Buffer.byteLength(typeof output === 'string' ? output : JSON.stringify(output ?? null));
-  if (size > MAX_NODE_OUTPUT_BYTES) throw ApplicationFailure.nonRetryable(`node output is ${size} bytes; the limit is ${MAX_NODE_OUTPUT_BYTES}`, 'node_output_too_large');
-  return output;
+  try {
+    return capOutput(output);
+  } catch (err) {
+    throw finalFailure(err);
+  }
 }

@@ -9,13 +9,15 @@ export interface RunStart {
   metadata: Record<string, unknown>;
   workspaceId: string;
   budgetId: string;
+  /** This worker: the run workflow records it on the nodes it evaluates in its own task (V3). */
+  worker: string;
 }
 
 /**
  * The run workflow's writes to its record: queued → running, then the terminal state. Run as
  * local activities of the run workflow (one point write each, no task dispatch of their own).
  */
-export function createRunStoreActivities(deps: { models: Models }) {
+export function createRunStoreActivities(deps: { models: Models; identity: string }) {
   const runs = new RunRepository(deps.models);
   return {
     async startRun(runId: string): Promise<RunStart> {
@@ -27,6 +29,7 @@ export function createRunStoreActivities(deps: { models: Models }) {
         metadata: run.request_metadata_json ? (JSON.parse(run.request_metadata_json) as Record<string, unknown>) : {},
         workspaceId: run.workspace_id,
         budgetId: run.budget_id,
+        worker: deps.identity,
       };
     },
 

@@ -1,14 +1,17 @@
-import { renderTemplate } from '../../../shared/workflows/template';
+import { runTemplate } from '../../../shared/workflows/pure-nodes';
 import type { TemplateNode } from '../../../shared/workflows/types';
 import type { NodeCall, NodeResult } from '../types';
-import { capped } from './output';
+import { finalFailure } from './output';
 
-/** `template` nodes: text from the prompt and earlier outputs. */
+/** `template` nodes: text from the prompt and earlier outputs (sessions; runs before webhookRunWorkflowV3). */
 export function createTemplateNodeActivities(deps: { identity: string }) {
   return {
     async runTemplateNode(call: NodeCall<TemplateNode>): Promise<NodeResult> {
-      const output = renderTemplate(call.node.template, { prompt: call.prompt, outputs: call.outputs, metadata: call.metadata });
-      return { output: capped(output), worker: deps.identity };
+      try {
+        return { output: runTemplate(call.node, { prompt: call.prompt, outputs: call.outputs, metadata: call.metadata }), worker: deps.identity };
+      } catch (err) {
+        throw finalFailure(err);
+      }
     },
   };
 }
