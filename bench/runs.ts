@@ -38,10 +38,12 @@ import { WorkflowRepository } from '../shared/workflows/repository';
 import { WorkspaceRepository } from '../shared/workspaces/repository';
 import { createTemporal, ensureSearchAttributes, type TemporalHandle } from '../temporal/connection';
 import { runPing } from '../temporal/ping/client';
+import { pingWorkflowId } from '../temporal/ping/ids';
 import { pingWorkflow } from '../temporal/ping/workflows';
 import { startHttpsReceiver } from '../test/support/https-receiver';
 import { summarize, type LatencySummary, envNumber } from './common';
 import { writeResult } from './result-file';
+import { formatTimeline, medianTimeline, timelineOf, type Timeline } from './timeline';
 import { benchDb, storeAndTemporal } from './services';
 
 const CONCURRENCY = envNumber('BENCH_CONCURRENCY', 16);
@@ -281,17 +283,28 @@ async function main(): Promise<number> {
     let pings = 0;
     const ping = () => runPing(temporal, `bench-${prefix}${pings++}`);
     for (let i = 0; i < 5; i++) await ping();
+    const timed: Array<{ id: string; sent: number; done: number; run: boolean }> = [];
     for (let i = 0; PHASES.has('b') && i < LATENCY_RUNS; i++) {
       const t0 = performance.now();
-      await result(await startRun({ prompt: `latency ${i}` }));
+      const sent = Date.now();
+      const runId = await startRun({ prompt: `latency ${i}` });
+      await result(runId);
+      timed.push({ id: runId, sent, done: Date.now(), run: true });
       e2e.push(performance.now() - t0);
       const p0 = performance.now();
+      const pingId = pingWorkflowId(`bench-${prefix}${pings}`);
+      const pingSent = Date.now();
       await ping();
+      timed.push({ id: pingId, sent: pingSent, done: Date.now(), run: false });
       bare.push(performance.now() - p0);
     }
     const latency = summarize(e2e);
     const bareLatency = summarize(bare);
     log(`  trigger → completed ${fmt(latency)}; bare one-activity workflow ${fmt(bareLatency)}`);
+    const timelines = { run: [] as Timeline[], bare: [] as Timeline[] };
+    for (const x of timed) (x.run ? timelines.run : timelines.bare).push(await timelineOf(temporal.client, x.id, x.sent, x.done));
+    const where = { run: medianTimeline(timelines.run), bare: medianTimeline(timelines.bare) };
+    if (timed.length) log(`  where the time goes (medians, ms): run: ${formatTimeline(where.run)}\n                                     bare: ${formatTimeline(where.bare)}`);
 
     // (d) callback delivered after completion, one at a time.
     const afterCompletion: number[] = [];
@@ -387,6 +400,7 @@ async function main(): Promise<number> {
       concurrency: CONCURRENCY,
       trigger: trig,
       trigger_to_completed: latency.count ? latency : null,
+      where_the_time_goes: timed.length ? where : null,
       runs_per_second: one && two ? { one_worker: one, two_workers: two, ratio_two_to_one: two.runs_per_s / one.runs_per_s } : null,
       callback: callback.after_completion.count ? callback : null,
       bare_workflow: { latency_one_at_a_time: bareLatency, throughput: bareRuns, per_s: barePerS },
