@@ -29,6 +29,20 @@ function decodeGraph(json: string): Graph {
   return JSON.parse(json) as Graph;
 }
 
+/**
+ * Published versions never change (inserted once under `<id>@<version>`), so every process may
+ * keep the ones it read: no invalidation, only a bound on how many. What can change, the pointer
+ * to the latest version, is read from the definition on every call.
+ */
+const VERSION_CACHE_MAX = 2000;
+const versionCache = new Map<string, WorkflowVersionDoc>();
+
+function remember(row: WorkflowVersionDoc): WorkflowVersionDoc {
+  if (versionCache.size >= VERSION_CACHE_MAX) versionCache.delete(versionCache.keys().next().value!);
+  versionCache.set(row._id, row);
+  return row;
+}
+
 function invalid(problems: GraphProblem[]) {
   return errors.badRequest('invalid_workflow', `the workflow definition is not valid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, {
     details: { problems },
@@ -53,6 +67,7 @@ export class WorkflowRepository {
       graph_json: JSON.stringify({ nodes: v.nodes, edges: v.edges }),
       credentials: v.credentials,
       status: 'draft',
+      latest_version: null,
       created_at: now,
       updated_at: now,
     };
@@ -78,14 +93,17 @@ export class WorkflowRepository {
       .limit(1000)
       .lean<WorkflowDefinitionDoc[]>()
       .exec();
-    const versions = await this.models.workflowVersions
-      .find({ workflow_id: { $in: docs.map((d) => d._id) } }, { workflow_id: 1, version: 1 })
-      .lean<Pick<WorkflowVersionDoc, 'workflow_id' | 'version'>[]>()
-      .exec();
+    const unpointed = docs.filter((d) => d.latest_version === undefined).map((d) => d._id);
+    const versions = unpointed.length
+      ? await this.models.workflowVersions
+          .find({ workflow_id: { $in: unpointed } }, { workflow_id: 1, version: 1 })
+          .lean<Pick<WorkflowVersionDoc, 'workflow_id' | 'version'>[]>()
+          .exec()
+      : [];
     return docs.map((d) => {
-      const { graph_json, ...rest } = d;
-      const mine = versions.filter((v) => v.workflow_id === d._id).map((v) => v.version).sort(compareSemver);
-      return { ...rest, node_count: decodeGraph(graph_json).nodes.length, latest_version: mine.at(-1) ?? null };
+      const { graph_json, latest_version: _pointer, ...rest } = d;
+      const latest = d.latest_version !== undefined ? d.latest_version : (versions.filter((v) => v.workflow_id === d._id).map((v) => v.version).sort(compareSemver).at(-1) ?? null);
+      return { ...rest, node_count: decodeGraph(graph_json).nodes.length, latest_version: latest };
     });
   }
 
@@ -94,16 +112,16 @@ export class WorkflowRepository {
     if (!isSemver(version)) throw errors.badRequest('invalid_version', `${version} is not a MAJOR.MINOR.PATCH version`);
     const doc = await this.models.workflowDefinitions.findById(id).lean<WorkflowDefinitionDoc>().exec();
     if (!doc) throw errors.notFound('workflow_not_found', `no workflow ${id}`);
-    const latest = await this.latestVersion(id);
+    const latest = await this.latestVersion(doc);
     if (latest && compareSemver(version, latest.version) <= 0) throw errors.conflict('version_not_newer', `version ${version} is not newer than ${latest.version}`);
     const row: WorkflowVersionDoc = { _id: `${id}@${version}`, workflow_id: id, version, graph_json: doc.graph_json, credentials: doc.credentials, published_at: now };
     if (!(await insertOnce(this.models.workflowVersions, row))) throw errors.conflict('version_not_newer', `version ${version} is already published`);
-    await this.models.workflowDefinitions.updateOne({ _id: id }, { $set: { status: 'published', updated_at: now } });
+    await this.movePointer(id, latest?.version ?? null, version, now);
     return (await this.get(id))!;
   }
 
   async getVersion(id: string, version: string): Promise<PublishedVersion | null> {
-    const row = await this.models.workflowVersions.findById(`${id}@${version}`).lean<WorkflowVersionDoc>().exec();
+    const row = await this.versionRow(id, version);
     return row ? { version: row.version, ...decodeGraph(row.graph_json), credentials: row.credentials, published_at: row.published_at } : null;
   }
 
@@ -111,7 +129,7 @@ export class WorkflowRepository {
   async runnable(id: string): Promise<RunnableWorkflow | null> {
     const doc = await this.models.workflowDefinitions.findById(id).lean<WorkflowDefinitionDoc>().exec();
     if (!doc) return null;
-    const latest = await this.latestVersion(id);
+    const latest = await this.latestVersion(doc);
     const graph = decodeGraph(latest?.graph_json ?? doc.graph_json);
     return {
       workflow_id: doc._id,
@@ -136,6 +154,7 @@ export class WorkflowRepository {
       graph_json: JSON.stringify({ nodes: d.nodes, edges: d.edges }),
       credentials: [],
       status: 'draft',
+      latest_version: null,
       created_at: d.now,
       updated_at: d.now,
     };
@@ -159,7 +178,8 @@ export class WorkflowRepository {
 
   /** The latest published version with its graph, or null when none is published. */
   async latestPublished(id: string): Promise<PublishedVersion | null> {
-    const row = await this.latestVersion(id);
+    const doc = await this.models.workflowDefinitions.findById(id).lean<WorkflowDefinitionDoc>().exec();
+    const row = doc && (await this.latestVersion(doc));
     return row ? { version: row.version, ...decodeGraph(row.graph_json), credentials: row.credentials, published_at: row.published_at } : null;
   }
 
@@ -177,16 +197,45 @@ export class WorkflowRepository {
       q.$or = [{ name: re }, { description: re }];
     }
     const docs = await this.models.workflowDefinitions.find(q).sort({ updated_at: -1, _id: 1 }).skip(skip).limit(limit).lean<WorkflowDefinitionDoc[]>().exec();
-    return docs.map(({ graph_json: _graph, ...rest }) => rest);
+    return docs.map(({ graph_json: _graph, latest_version: _pointer, ...rest }) => rest);
   }
 
-  private async latestVersion(id: string): Promise<WorkflowVersionDoc | null> {
-    const rows = await this.models.workflowVersions.find({ workflow_id: id }).lean<WorkflowVersionDoc[]>().exec();
-    return rows.sort((a, b) => compareSemver(a.version, b.version)).at(-1) ?? null;
+  /** The latest published version: through the definition's pointer, or (older documents) by reading every version once and setting the pointer. */
+  private async latestVersion(doc: WorkflowDefinitionDoc): Promise<WorkflowVersionDoc | null> {
+    if (doc.latest_version !== undefined) return doc.latest_version === null ? null : this.versionRow(doc._id, doc.latest_version);
+    const rows = await this.models.workflowVersions.find({ workflow_id: doc._id }, { graph_json: 0 }).lean<WorkflowVersionDoc[]>().exec();
+    const newest = rows.sort((a, b) => compareSemver(a.version, b.version)).at(-1)?.version ?? null;
+    await this.models.workflowDefinitions.updateOne({ _id: doc._id, latest_version: { $exists: false } }, { $set: { latest_version: newest } });
+    return newest === null ? null : this.versionRow(doc._id, newest);
+  }
+
+  private async versionRow(id: string, version: string): Promise<WorkflowVersionDoc | null> {
+    const key = `${id}@${version}`;
+    const cached = versionCache.get(key);
+    if (cached) return cached;
+    const row = await this.models.workflowVersions.findById(key).lean<WorkflowVersionDoc>().exec();
+    return row && remember(row);
+  }
+
+  /**
+   * Points the definition at `version` unless a newer one got there first: a compare-and-set on
+   * the pointer read, retried while a concurrent publish of an older version holds it.
+   */
+  private async movePointer(id: string, seen: string | null, version: string, now: Date): Promise<void> {
+    let expected: string | null | undefined = seen;
+    for (let i = 0; i < 10; i++) {
+      const fence = expected === undefined ? { $exists: false } : expected;
+      const r = await this.models.workflowDefinitions.updateOne({ _id: id, latest_version: fence }, { $set: { status: 'published', latest_version: version, updated_at: now } });
+      if (r.matchedCount === 1) return;
+      const doc = await this.models.workflowDefinitions.findById(id, { latest_version: 1 }).lean<Pick<WorkflowDefinitionDoc, 'latest_version'>>().exec();
+      expected = doc?.latest_version;
+      if (typeof expected === 'string' && compareSemver(expected, version) >= 0) return;
+    }
+    throw errors.conflict('version_not_newer', `version ${version} could not be made the latest: publishes of ${id} keep racing`);
   }
 
   private present(doc: WorkflowDefinitionDoc, versions: Pick<WorkflowVersionDoc, 'version' | 'published_at'>[]): WorkflowDefinition {
-    const { graph_json, ...rest } = doc;
+    const { graph_json, latest_version: _pointer, ...rest } = doc;
     return {
       ...rest,
       ...decodeGraph(graph_json),

@@ -149,4 +149,27 @@ describe('workflow definitions on the real store', () => {
     expect(list.find((w) => w._id === wf._id)).toMatchObject({ latest_version: '1.10.0', node_count: 1 });
     expect(await workflows.runnable('wf_none')).toBeNull();
   });
+
+  it('keeps a pointer to the latest version: concurrent publishes end on the newest; documents from before the pointer are read once and pointed', async () => {
+    const wf = await workflows.create({ id: 'wf_pointer', name: 'p', ...graph, status: 'published', version: '1.0.0' });
+    const versions = ['1.2.0', '1.1.0', '1.4.0', '1.3.0', '2.0.0', '1.5.0'];
+    await Promise.allSettled(versions.map((v) => workflows.publish(wf._id, v)));
+    const published = (await workflows.get(wf._id))!.versions.map((v) => v.version);
+    expect(published).toContain('2.0.0');
+    const pointer = await db.models.workflowDefinitions.findById(wf._id, { latest_version: 1 }).lean<{ latest_version: string }>().exec();
+    expect(pointer!.latest_version).toBe('2.0.0');
+    expect(await workflows.runnable(wf._id)).toMatchObject({ version: '2.0.0' });
+
+    // A definition stored before latest_version existed: the first read scans its versions and sets the pointer.
+    await workflows.create({ id: 'wf_legacy', name: 'l', ...graph, status: 'published', version: '3.1.0' });
+    await workflows.publish('wf_legacy', '3.2.0');
+    await db.models.workflowDefinitions.updateOne({ _id: 'wf_legacy' }, { $unset: { latest_version: 1 } });
+    expect(await workflows.list()).toEqual(expect.arrayContaining([expect.objectContaining({ _id: 'wf_legacy', latest_version: '3.2.0' })]));
+    expect(await workflows.runnable('wf_legacy')).toMatchObject({ version: '3.2.0' });
+    const after = await db.models.workflowDefinitions.findById('wf_legacy', { latest_version: 1 }).lean<{ latest_version: string }>().exec();
+    expect(after!.latest_version).toBe('3.2.0');
+    await workflows.publish('wf_legacy', '3.3.0');
+    expect(await workflows.runnable('wf_legacy')).toMatchObject({ version: '3.3.0' });
+    expect(Object.keys((await workflows.get('wf_legacy'))!)).not.toContain('latest_version');
+  });
 });

@@ -4,7 +4,8 @@ import { Connection, Schema } from 'mongoose';
  * A stored workflow definition. Nodes and edges are free-form user objects, so they are kept
  * as JSON text (`graph_json`): FerretDB refuses keys that start
  * with `$` or contain `.`. shared/workflows/repository.ts decodes them to plain objects.
- * Published versions live in workflow_versions (one insert each).
+ * Published versions live in workflow_versions (one insert each); `latest_version` points at the
+ * newest, so a run or a listing reads one version by `_id` instead of every version.
  */
 export interface WorkflowDefinitionDoc {
   _id: string;
@@ -14,6 +15,8 @@ export interface WorkflowDefinitionDoc {
   graph_json: string;
   credentials: string[];
   status: 'draft' | 'published';
+  /** The newest published version (a pointer into workflow_versions); absent on documents written before it existed. */
+  latest_version?: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -27,6 +30,7 @@ const schema = new Schema<WorkflowDefinitionDoc>(
     graph_json: { type: String, required: true },
     credentials: { type: [String], default: [] },
     status: { type: String, required: true },
+    latest_version: { type: String },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
   },
