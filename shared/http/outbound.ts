@@ -1,0 +1,124 @@
+import { promises as dns, type LookupAddress } from 'node:dns';
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import tls from 'node:tls';
+import ipaddr from 'ipaddr.js';
+import { judgeAddress } from '../callbacks/address-policy';
+
+/** The target may not be called: not a URL, not https, a non-public address, or no address. Final: retrying cannot help. */
+export class RefusedTarget extends Error {
+  override name = 'RefusedTarget';
+}
+
+/** The answer's body passed `maxResponseBytes`; the connection was closed there. */
+export class ResponseTooLarge extends Error {
+  override name = 'ResponseTooLarge';
+}
+
+export interface OutboundRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  headers?: Record<string, string>;
+  body?: string;
+  /** The whole exchange, connect to last byte. */
+  timeoutMs: number;
+  /** Read at most this much of the answer (0: settle on the status and headers, discard the body). */
+  maxResponseBytes?: number;
+  allowLoopback?: boolean;
+  /** Plain http, for loopback development endpoints only (with allowLoopback). */
+  allowHttp?: boolean;
+  /** Extra trusted CAs (tests' self-signed receivers). */
+  ca?: string | Buffer;
+  signal?: AbortSignal;
+  /** Resolves a host name to all its addresses (tests inject one); default: the system resolver. */
+  resolve?: (host: string) => Promise<LookupAddress[]>;
+}
+
+export interface OutboundResponse {
+  status: number;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
+
+const defaultResolve = (host: string) => dns.lookup(host, { all: true, verbatim: true });
+
+/**
+ * The one way our workers call a URL someone else chose (callbacks, nodes): resolves the host
+ * once, refuses unless every address is public unicast (address-policy.ts), then connects to the
+ * address it checked (a lookup pinned on the request, so a second DNS answer cannot rebind it),
+ * with SNI and certificate checks for the original host name. Redirects are not followed; the
+ * answer is read up to `maxResponseBytes`; the whole exchange is bounded by `timeoutMs`.
+ */
+export async function safeRequest(url: string, o: OutboundRequest): Promise<OutboundResponse> {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    throw new RefusedTarget('not a URL');
+  }
+  const plain = target.protocol === 'http:';
+  if (target.protocol !== 'https:' && !(plain && o.allowHttp && o.allowLoopback)) throw new RefusedTarget('only https URLs are allowed');
+  if (target.username || target.password) throw new RefusedTarget('credentials in the URL are not allowed');
+  const host = target.hostname.replace(/^\[|\]$/g, '');
+  const addresses = ipaddr.isValid(host) ? [{ address: host, family: host.includes(':') ? 6 : 4 }] : await (o.resolve ?? defaultResolve)(host).catch((err: Error) => {
+    throw new RefusedTarget(`cannot resolve ${host}: ${err.message}`);
+  });
+  if (addresses.length === 0) throw new RefusedTarget(`${host} has no address`);
+  const verdicts = addresses.map((a) => judgeAddress(a.address, { allowLoopback: o.allowLoopback }));
+  const refused = verdicts.find((v) => !v.ok);
+  if (refused && !refused.ok) throw new RefusedTarget(`refused: ${refused.reason}`);
+  if (plain && !verdicts.every((v) => v.ok && ipaddr.parse(v.address).range() === 'loopback')) throw new RefusedTarget('plain http is allowed to loopback only');
+  const pinned = verdicts[0] as { address: string; family: 4 | 6 };
+  const lookup: LookupFunction = (_hostname, options, callback) => {
+    if ((options as { all?: boolean }).all) (callback as (e: null, a: LookupAddress[]) => void)(null, [{ address: pinned.address, family: pinned.family }]);
+    else callback(null, pinned.address, pinned.family);
+  };
+  const limit = o.maxResponseBytes ?? 0;
+  const headers: Record<string, string> = { 'user-agent': 'agent-commerce/1', ...o.headers };
+  if (o.body !== undefined) headers['content-length'] = Buffer.byteLength(o.body).toString();
+
+  return new Promise<OutboundResponse>((resolve, reject) => {
+    const req = (plain ? http : https).request(
+      {
+        protocol: target.protocol,
+        hostname: host,
+        port: target.port || (plain ? 80 : 443),
+        path: `${target.pathname}${target.search}`,
+        method: o.method,
+        headers,
+        lookup,
+        servername: plain || ipaddr.isValid(host) ? undefined : host,
+        ca: o.ca ? [...tls.rootCertificates, o.ca] : undefined,
+        agent: false,
+        signal: o.signal,
+        timeout: o.timeoutMs,
+      },
+      (res) => {
+        res.on('error', reject);
+        if (limit === 0) {
+          // The status is the answer: settle on the head, drain the rest.
+          res.resume();
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.alloc(0) });
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > limit) req.destroy(new ResponseTooLarge(`the answer is larger than ${limit} bytes`));
+          else chunks.push(chunk);
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      },
+    );
+    const deadline = setTimeout(() => req.destroy(new Error(`no answer within ${o.timeoutMs} ms`)), o.timeoutMs);
+    req.on('close', () => clearTimeout(deadline));
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${o.timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(o.body);
+  });
+}
+
+export function headerOf(v: string | string[] | undefined): string | null {
+  return Array.isArray(v) ? (v[0] ?? null) : (v ?? null);
+}

@@ -1,0 +1,50 @@
+import http, { type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { RefusedTarget, ResponseTooLarge, safeRequest } from '../../shared/http/outbound';
+
+/** safeRequest (any method, bounded answer) against a real plain-HTTP server on loopback. */
+describe('the shared outbound HTTP module', () => {
+  let server: Server;
+  let origin: string;
+  const seen: Array<{ method: string; url: string; key: string | undefined }> = [];
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      seen.push({ method: req.method!, url: req.url!, key: req.headers['idempotency-key'] as string | undefined });
+      if (req.url!.startsWith('/big')) return res.end('x'.repeat(64 * 1024));
+      if (req.url!.startsWith('/slow')) return void setTimeout(() => res.end('late'), 3000);
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ url: req.url }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+
+  it('GETs with headers and returns the body, query values encoded by URL', async () => {
+    const url = new URL(`${origin}/echo`);
+    url.searchParams.set('q', 'a b&c=d/é');
+    const res = await safeRequest(url.href, { method: 'GET', headers: { 'idempotency-key': 'run:node' }, timeoutMs: 2000, maxResponseBytes: 1024, allowLoopback: true, allowHttp: true });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body.toString('utf8'))).toEqual({ url: '/echo?q=a+b%26c%3Dd%2F%C3%A9' });
+    expect(seen.at(-1)).toEqual({ method: 'GET', url: '/echo?q=a+b%26c%3Dd%2F%C3%A9', key: 'run:node' });
+  });
+
+  it('stops reading past maxResponseBytes', async () => {
+    await expect(safeRequest(`${origin}/big`, { method: 'GET', timeoutMs: 2000, maxResponseBytes: 1000, allowLoopback: true, allowHttp: true })).rejects.toBeInstanceOf(ResponseTooLarge);
+  });
+
+  it('bounds the whole exchange in time', async () => {
+    await expect(safeRequest(`${origin}/slow`, { method: 'GET', timeoutMs: 300, maxResponseBytes: 1000, allowLoopback: true, allowHttp: true })).rejects.toThrow('no answer within 300 ms');
+  });
+
+  it('refuses plain http unless allowed, and to loopback only; refuses private addresses', async () => {
+    await expect(safeRequest(`${origin}/x`, { method: 'GET', timeoutMs: 1000, allowLoopback: true })).rejects.toThrow('only https');
+    await expect(safeRequest('http://93.184.215.14/x', { method: 'GET', timeoutMs: 1000, allowLoopback: true, allowHttp: true })).rejects.toThrow('loopback only');
+    await expect(safeRequest(`${origin}/x`, { method: 'GET', timeoutMs: 1000, allowHttp: true })).rejects.toBeInstanceOf(RefusedTarget);
+    const resolve = async () => [{ address: '10.0.0.7', family: 4 }];
+    await expect(safeRequest('https://internal.example/x', { method: 'GET', timeoutMs: 1000, resolve })).rejects.toThrow('private');
+  });
+});
