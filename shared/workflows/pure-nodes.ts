@@ -63,6 +63,26 @@ export function runCondition(node: ConditionNode, scope: TemplateScope): boolean
   }
 }
 
+/**
+ * How much of a run's inline budget evaluating `node` here would spend, in characters a regex
+ * scans: re2js is linear but slow (about 1.5 µs a character here, so 200k characters take 300 ms).
+ * Renders and comparisons are cheap (bounded by the render budget) and cost nothing.
+ */
+export function inlineCost(node: PureNode, scope: TemplateScope): number {
+  if (node.type !== 'condition' || node.operator !== 'matches') return 0;
+  try {
+    return renderTemplate(node.input, scope).length;
+  } catch {
+    return 0; // the render fails the same way wherever it runs
+  }
+}
+
+/**
+ * Regex input one run may scan inside its workflow task (~30 ms). Past it, `matches` nodes run as
+ * activities on the condition queue, so no graph can hold a workflow thread that other runs share.
+ */
+export const INLINE_MATCH_BUDGET = 20_000;
+
 export function runPureNode(node: PureNode, scope: TemplateScope): unknown {
   return node.type === 'template' ? runTemplate(node, scope) : runCondition(node, scope);
 }

@@ -13,7 +13,7 @@ import {
 } from '@temporalio/workflow';
 import type { RunNodeRecord, RunOutcome } from '../../shared/runs/types';
 import { nextDecisions, topoOrder, type NodeState } from '../../shared/workflows/graph';
-import { isPureNode, NodeError, runPureNode } from '../../shared/workflows/pure-nodes';
+import { INLINE_MATCH_BUDGET, inlineCost, isPureNode, NodeError, runPureNode, type PureNode } from '../../shared/workflows/pure-nodes';
 import { RenderTooLarge } from '../../shared/workflows/template';
 import type { WorkflowNode } from '../../shared/workflows/types';
 import { callbackProgressQuery, type CallbackProgress } from '../webhook-callbacks/definitions';
@@ -137,6 +137,16 @@ async function runGraph(input: WebhookRunInput, version: 1 | 2 | 3): Promise<Run
     let last: { id: string; output: unknown } | null = null;
     let model: string | null = null;
 
+    let matchBudget = INLINE_MATCH_BUDGET;
+    /** Whether a pure node is evaluated here (V3, within the run's regex budget) or dispatched to its queue. */
+    const inlineHere = (node: WorkflowNode, scope: { prompt: string; outputs: Record<string, unknown>; metadata: Record<string, unknown> }): node is PureNode => {
+      if (!inline || !isPureNode(node)) return false;
+      const cost = inlineCost(node, scope);
+      if (cost > matchBudget) return false;
+      matchBudget -= cost;
+      return true;
+    };
+
     for (let wave = nextDecisions(order, input.edges, state, conditions); wave.length; wave = nextDecisions(order, input.edges, state, conditions)) {
       for (const d of wave.filter((w) => !w.run)) {
         state[d.id] = 'skipped';
@@ -147,7 +157,8 @@ async function runGraph(input: WebhookRunInput, version: 1 | 2 | 3): Promise<Run
       const settled = await Promise.allSettled(
         runnable.map(async (node): Promise<NodeResult> => {
           progress.nodes[node.id] = 'running';
-          if (inline && isPureNode(node)) return { output: runPureNode(node, { prompt: start.prompt, outputs, metadata: start.metadata }), worker: start.worker };
+          const scope = { prompt: start.prompt, outputs, metadata: start.metadata };
+          if (inlineHere(node, scope)) return { output: runPureNode(node, scope), worker: start.worker };
           return run[node.type]({ runId: input.runId, node, prompt: start.prompt, outputs, metadata: start.metadata, workspaceId: start.workspaceId, budgetId: start.budgetId });
         }),
       );

@@ -72,6 +72,29 @@ describe('webhook runs: trigger, poll, cancel on the real API, Temporal and stor
     expect(events![0].workflowExecutionStartedEventAttributes!.workflowType!.name).toBe('webhookRunWorkflowV3');
   });
 
+  it('sends a regex match over a large input to the condition queue instead of its workflow task, with the same result', async () => {
+    const wf = await addWorkflow(stack.db, g, {
+      name: 'heavy-match',
+      nodes: [
+        { id: 'c', type: 'condition', input: '{{prompt}}', operator: 'matches', value: '^(a+)+$' },
+        { id: 'yes', type: 'template', template: 'all a' },
+        { id: 'no', type: 'template', template: 'not all a' },
+      ],
+      edges: [
+        { from: 'c', to: 'yes', when: true },
+        { from: 'c', to: 'no', when: false },
+      ],
+    });
+    const small = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'aaaa' });
+    const large = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'a'.repeat(30_000) });
+    const [s, l] = [await waitForRun(stack.server.mainUrl, small.body.data.run.run_id, g.token), await waitForRun(stack.server.mainUrl, large.body.data.run.run_id, g.token)];
+    expect([s.response_text, l.response_text]).toEqual(['all a', 'all a']);
+    const activities = async (runId: string) =>
+      ((await stack.temporal.client.workflow.getHandle(runId).fetchHistory()).events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
+    expect(await activities(s.run_id)).toEqual([]);
+    expect(await activities(l.run_id)).toEqual(['runConditionNode']);
+  });
+
   it('fails a run whose template renders past its budget with node_output_too_large, evaluated in the workflow', async () => {
     const wf = await addWorkflow(stack.db, g, { name: 'bomb', nodes: [{ id: 'big', type: 'template', template: '{{prompt}}'.repeat(40) }], edges: [] });
     const res = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'y'.repeat(10_000) });

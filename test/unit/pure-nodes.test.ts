@@ -1,4 +1,4 @@
-import { capOutput, MAX_NODE_OUTPUT_BYTES, NodeError, runCondition, runTemplate, utf8Length } from '../../shared/workflows/pure-nodes';
+import { capOutput, inlineCost, MAX_NODE_OUTPUT_BYTES, NodeError, runCondition, runTemplate, utf8Length } from '../../shared/workflows/pure-nodes';
 import { RenderTooLarge } from '../../shared/workflows/template';
 
 describe('pure nodes (evaluated by the run workflow and by the node activities alike)', () => {
@@ -26,5 +26,12 @@ describe('pure nodes (evaluated by the run workflow and by the node activities a
     expect(runCondition({ id: 'c', type: 'condition', input: '{{prompt}}', operator: 'matches', value: '^(a+)+$' }, scope)).toBe(false);
     expect(runCondition({ id: 'c', type: 'condition', input: '{{prompt}}', operator: 'contains', value: 'A!' }, scope)).toBe(true);
     expect(() => runCondition({ id: 'c', type: 'condition', input: '{{prompt}}', operator: 'matches', value: '(' }, scope)).toThrow(expect.objectContaining({ code: 'invalid_node' }));
+  });
+
+  it('prices only regex matches for inline evaluation, by the characters they scan', () => {
+    const scope = { prompt: 'p'.repeat(1234), outputs: {}, metadata: {} };
+    expect(inlineCost({ id: 'c', type: 'condition', input: '{{prompt}}!', operator: 'matches', value: 'x' }, scope)).toBe(1235);
+    expect(inlineCost({ id: 'c', type: 'condition', input: '{{prompt}}', operator: 'contains', value: 'x' }, scope)).toBe(0);
+    expect(inlineCost({ id: 't', type: 'template', template: '{{prompt}}' }, scope)).toBe(0);
   });
 });
