@@ -14,7 +14,8 @@ import type { RunningTemporal } from './temporal';
 
 /**
  * Built by hand from tools/temporal-server (docs/decisions.md, issue 16); bootstrap does not build
- * it. Not yet run: the build did not finish on the shared machine, so this launcher is untested.
+ * it. Used by bench/temporal-floor.ts (variant `server-pg`) only: it starts, registers `default`
+ * and runs the bench's workflows (first run 2026-11-24).
  */
 const SERVER = path.join(CACHE, 'bin/temporal-server');
 const SQL_TOOL = path.join(CACHE, 'bin/temporal-sql-tool');
