@@ -102,6 +102,8 @@ export async function startProcess(opts: {
   /** Run as this user and group (root starting a server that refuses root). */
   uid?: number;
   gid?: number;
+  /** How to ask it to stop (default SIGTERM); SIGKILL follows after 8 s. */
+  stopSignal?: NodeJS.Signals;
 }): Promise<ManagedProcess> {
   const child = spawn(opts.command, opts.args, {
     cwd: opts.cwd,
@@ -128,7 +130,7 @@ export async function startProcess(opts: {
   const stop = async () => {
     if (exited !== undefined) return;
     try {
-      process.kill(-child.pid!, 'SIGTERM');
+      process.kill(-child.pid!, opts.stopSignal ?? 'SIGTERM');
     } catch {
       return;
     }

@@ -144,10 +144,18 @@ class IndexBuildError extends Error {
 }
 
 /** Errors that mean "the store is not there right now", as opposed to a bad query. */
+/**
+ * FerretDB answers while the PostgreSQL behind it is away, with InternalError (code 1) and the
+ * driver's message: not a bug of ours, a store to retry.
+ */
+const BACKEND_AWAY = /failed to connect to|connection refused|the database system is (starting up|shutting down|in recovery|not yet accepting connections)|terminating connection|conn closed|unexpected EOF|broken pipe|connection reset by peer/i;
+
 export function isStoreUnavailable(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
   const name = (err as { name?: string }).name ?? '';
+  const code = (err as { code?: unknown }).code;
   return (
+    (name === 'MongoServerError' && code === 1 && BACKEND_AWAY.test((err as Error).message ?? '')) ||
     name === 'MongoServerSelectionError' ||
     name === 'MongoNetworkError' ||
     name === 'MongoNetworkTimeoutError' ||
