@@ -1,8 +1,7 @@
 import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import type { Hex } from 'viem';
 import { LedgerStore } from '../../shared/credits/ledger-store';
-import { launchChromium } from '../../scripts/services/chromium';
+import { injectWallet, launchChromium } from '../../scripts/services/chromium';
 import { hostPageHtml, startEmbedHostPage, type EmbedHostPage } from '../../scripts/services/embed-host';
 import { HOSTILE, seedEmbed, type EmbedSetup } from '../support/embed';
 import { startTestStack, type TestStack } from '../support/stack';
@@ -23,7 +22,7 @@ describe('embed widget in a real browser', () => {
   let page: Page;
   const account = privateKeyToAccount(generatePrivateKey());
   const wallet = account.address.toLowerCase();
-  const walletCalls: string[] = [];
+  let walletCalls: string[] = [];
   const widgetRequests: string[] = [];
 
   /** The frame of the widget whose iframe src contains `part`, once it has loaded the page script. */
@@ -31,7 +30,7 @@ describe('embed widget in a real browser', () => {
     const deadline = Date.now() + 15_000;
     for (;;) {
       const f = p.frames().find((x) => x.url().includes(part));
-      if (f && (await f.locator('#widget').count().catch(() => 0))) return f;
+      if (f && (await f.locator('#widget[data-ready]').count().catch(() => 0))) return f;
       if (Date.now() > deadline) throw new Error(`no widget frame ${part}; frames: ${p.frames().map((x) => x.url()).join(', ')}`);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -59,17 +58,7 @@ describe('embed widget in a real browser', () => {
 
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
-    // The injected wallet: every frame gets window.ethereum; signing happens here, in Node, with the viem account.
-    await context.exposeBinding('__testWallet', async (_source, method: string, params: unknown[]) => {
-      walletCalls.push(method);
-      if (method === 'eth_requestAccounts' || method === 'eth_accounts') return [account.address];
-      if (method === 'eth_chainId') return '0x2105';
-      if (method === 'personal_sign') return account.signMessage({ message: { raw: params[0] as Hex } });
-      throw new Error(`unsupported method ${method}`);
-    });
-    await context.addInitScript(() => {
-      (window as any).ethereum = { request: ({ method, params }: { method: string; params?: unknown[] }) => (window as any).__testWallet(method, params ?? []) };
-    });
+    walletCalls = (await injectWallet(context, account)).calls;
     page = await context.newPage();
     page.on('request', (r) => widgetRequests.push(r.url()));
   });

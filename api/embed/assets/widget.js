@@ -222,4 +222,5 @@
 
   setSignedIn(!!session);
   if (session) refreshBalance().catch(function () {});
+  root.setAttribute('data-ready', '1');
 })();
