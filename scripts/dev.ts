@@ -129,7 +129,7 @@ async function main(): Promise<void> {
 
     // The widget's demo host page: a stand-in for a customer's site on another origin (port).
     const hostPage = await startEmbedHostPage('<!doctype html><p>seeding…</p>', EMBED_DEMO_PORT, 'localhost');
-    stops.push(hostPage.stop);
+    stops.push(hostPage.stop, async () => fs.rmSync(EMBED_DEMO_FILE, { force: true }));
     const seeded = await startProcess({
       name: 'seed',
       command: tsx,
