@@ -67,7 +67,7 @@ async function main(): Promise<void> {
     await page.goto(host.url);
     const launcher = (ref: string) => page.locator(`[data-agent-commerce-embed="${ref}"] button.launcher`);
     const frame = async (part: string) => {
-      await page.waitForFunction((p) => [...document.querySelectorAll('[data-agent-commerce-embed]')].some((h) => h.shadowRoot?.querySelector(`iframe[src*="${p}"]`)), part);
+      await page.locator(`[data-agent-commerce-embed] iframe[src*="${part}"]`).waitFor({ state: 'attached' });
       for (;;) {
         const f = page.frames().find((x) => x.url().includes(part));
         if (f && (await f.locator('#widget[data-ready]').count())) return f;

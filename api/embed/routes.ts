@@ -85,8 +85,11 @@ export function embedRoutes(services: Services, db: Db): Router {
     const { wallet } = res.locals.embedAuth!;
     res.json({ success: true, data: { wallet, balance: (await embed.balance(wallet)).balance } });
   });
+  // Each message starts a run the bundle's workspace pays for: counted like wallet session starts.
   api.post('/bundles/:bundleId/workflows/:workflowId/messages', signedIn, validate({ body: messageBodySchema }), async (req, res) => {
     const { wallet, bundle } = res.locals.embedAuth!;
+    await services.workflowLimits.startPerClient.enforce(`embed-message:ip:${requestClient(req)}`, 'widget messages from one address');
+    await services.workflowLimits.startPerWallet.enforce(`embed-message:wallet:${wallet}`, 'widget messages for one wallet');
     res.json({ success: true, data: await embed.sendMessage(bundle, wallet, String(req.params.workflowId), res.locals.body) });
   });
   api.get('/bundles/:bundleId/runs/:runId', signedIn, async (req, res) => {

@@ -6,6 +6,7 @@ import { EmbedRepository, type EmbedBundle } from '../../shared/embed/repository
 import { BUNDLE_ID, EMBED_TOKEN, exposes, normalizeOrigin, PRODUCT_ID, WORKFLOW_ID, type EmbedTarget } from '../../shared/embed/rules';
 import { parseSignIn, signInMessage, verifySignIn } from '../../shared/embed/siwe';
 import { errors } from '../../shared/errors';
+import type { RunRepository } from '../../shared/runs/repository';
 import { isTerminal } from '../../shared/runs/types';
 import type { WorkflowRepository } from '../../shared/workflows/repository';
 import type { WorkspaceRepository } from '../../shared/workspaces/repository';
@@ -56,6 +57,7 @@ export class EmbedService {
     private readonly workspaces: WorkspaceRepository,
     private readonly tools: ToolService,
     private readonly runs: WebhookRunService,
+    private readonly runRecords: RunRepository,
     private readonly ledger: LedgerStore,
     private readonly accessTokens: AccessTokenService,
   ) {}
@@ -181,8 +183,9 @@ export class EmbedService {
 
   /** A run this wallet started through this bundle's widget. */
   async readRun(bundle: EmbedBundle, wallet: string, runId: string) {
-    const owner = await this.workspaces.groupAccess(bundle.group_id);
-    const record = owner && /^run_[0-9a-f]{24}$/.test(runId) ? await this.runs.get(owner, runId).catch(() => null) : null;
+    // One point read per poll: the run carries its group and, in its metadata, the widget's bundle and wallet.
+    const record = /^run_[0-9a-f]{24}$/.test(runId) ? await this.runRecords.get(runId) : null;
+    if (record && record.run.group_id !== bundle.group_id) throw errors.notFound('run_not_found', `no run ${runId} of yours in this widget`);
     const meta = record?.run.request_metadata_json ? (JSON.parse(record.run.request_metadata_json) as Record<string, unknown>) : {};
     if (!record || meta.embed_wallet !== wallet || meta.embed_bundle_id !== bundle._id) throw errors.notFound('run_not_found', `no run ${runId} of yours in this widget`);
     return runView(record.run);

@@ -29,6 +29,7 @@ import { catalogPriceLookup } from '../../shared/public-workflows/catalog-prices
 import { DirectToolPayments } from './direct-tool-payments';
 import { EmbedService } from '../embed/service';
 import { EmbedRepository } from '../../shared/embed/repository';
+import { RunRepository } from '../../shared/runs/repository';
 
 /** The use-case objects routes call; built once per app from its dependencies. */
 export function createServices(deps: AppDeps) {
@@ -62,7 +63,7 @@ export function createServices(deps: AppDeps) {
     jobWorkflows: new JobWorkflowService(new JobRepository(models), new WorkflowRepository(models), new JobWorkflowRepository(models), deps.config.jobWorkflowTokenSecret),
     publicWorkflows: new PublicWorkflowService(new WorkflowRepository(models), new JobWorkflowRepository(models), catalogPriceLookup(tools.repository)),
     workflowSessions: new WorkflowSessionService(new WorkflowSessionRepository(models), new WorkflowRepository(models), deps.temporal, deps.config.sessionIdleTimeoutSeconds, deps.config.model !== undefined),
-    embed: new EmbedService(new EmbedRepository(models), new WorkflowRepository(models), workspaces, tools, webhookRuns, ledger, tokens),
+    embed: new EmbedService(new EmbedRepository(models), new WorkflowRepository(models), workspaces, tools, webhookRuns, new RunRepository(models), ledger, tokens),
     directTools: payments && !('disabled' in setup) ? new DirectToolPayments(setup, payments, tools, deps.config.publicBaseUrl) : undefined,
   };
 }

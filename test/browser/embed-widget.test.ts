@@ -74,17 +74,17 @@ describe('embed widget in a real browser', () => {
     // The same host page without the loader: what the page's own globals and styles are.
     const plain = await context.newPage();
     await plain.goto(bare.url);
-    const bareGlobals: string[] = await plain.evaluate(() => Object.keys(window));
+    const bareGlobals: string[] = await plain.evaluate('Object.keys(window)');
     await plain.close();
 
     await page.goto(allowed.url);
     await launcher(page, s.workflowId).waitFor();
     expect(await page.locator('[data-agent-commerce-embed] button.launcher').count()).toBe(3);
-    const globals: string[] = await page.evaluate(() => Object.keys(window));
+    const globals: string[] = await page.evaluate('Object.keys(window)');
     expect(globals.filter((k) => !bareGlobals.includes(k))).toEqual(['AgentCommerceEmbed']);
     // The host's own elements keep their styles; the loader put no style or link into the host document.
-    expect(await page.evaluate(() => getComputedStyle(document.getElementById('host-button')!).fontFamily)).toBe('Georgia, serif');
-    expect(await page.evaluate(() => document.querySelectorAll('style, link').length)).toBe(1);
+    expect(await page.evaluate("getComputedStyle(document.getElementById('host-button')).fontFamily")).toBe('Georgia, serif');
+    expect(await page.evaluate("document.querySelectorAll('style, link').length")).toBe(1);
     const boxes = await Promise.all([s.workflowId, s.productId, s.bundleId].map((r) => launcher(page, r).boundingBox()));
     expect(new Set(boxes.map((b) => Math.round(b!.x))).size).toBe(3);
 
@@ -99,28 +99,28 @@ describe('embed widget in a real browser', () => {
     expect(walletCalls.filter((m) => m === 'personal_sign')).toHaveLength(1);
 
     // Record what the reply bubble shows over time: a status first, then the answer.
-    await chat.evaluate(() => {
-      const seen: string[] = ((window as any).__seen = []);
+    await chat.evaluate(`
+      window.__seen = [];
       new MutationObserver(() => {
         const bot = document.querySelector('#log li.bot');
-        const text = bot?.textContent ?? '';
-        if (bot && seen[seen.length - 1] !== text) seen.push(text);
-      }).observe(document.getElementById('log')!, { subtree: true, childList: true, characterData: true, attributes: true });
-    });
+        const text = bot ? bot.textContent : '';
+        if (bot && window.__seen[window.__seen.length - 1] !== text) window.__seen.push(text);
+      }).observe(document.getElementById('log'), { subtree: true, childList: true, characterData: true, attributes: true });
+    `);
     await chat.locator('#message').fill(`hi ${HOSTILE}`);
     await chat.locator('#send').click();
     const reply = chat.locator('#log li.bot[data-status="completed"]');
     await reply.waitFor({ timeout: 60_000 });
     expect(await reply.textContent()).toBe(`You said: hi ${HOSTILE} ${HOSTILE}`);
     expect(await chat.locator('#log li.user').textContent()).toBe(`hi ${HOSTILE}`);
-    const seen: string[] = await chat.evaluate(() => (window as any).__seen);
+    const seen: string[] = await chat.evaluate('window.__seen');
     expect(seen[0]).toMatch(/^(Sending|Queued|Working)…$/);
     expect(seen[seen.length - 1]).toBe(`You said: hi ${HOSTILE} ${HOSTILE}`);
 
     // Nothing hostile became markup or ran, in the frame or on the host page.
     expect(await chat.locator('img').count()).toBe(0);
-    expect(await chat.evaluate(() => (window as any).__pwned)).toBeUndefined();
-    expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined();
+    expect(await chat.evaluate('window.__pwned')).toBeUndefined();
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
     expect(widgetRequests.filter((u) => /\/x$/.test(u))).toEqual([]);
   });
 
@@ -150,7 +150,7 @@ describe('embed widget in a real browser', () => {
     expect(purchases.map((t) => Math.abs(t.amount_credits))).toEqual([s.price]);
     expect(walletCalls.filter((m) => m === 'personal_sign')).toHaveLength(1);
     expect(await product.locator('img').count()).toBe(0);
-    expect(await product.evaluate(() => (window as any).__pwned)).toBeUndefined();
+    expect(await product.evaluate('window.__pwned')).toBeUndefined();
   });
 
   it('lets the user pick from a bundle, hostile names shown as text', async () => {
@@ -162,7 +162,7 @@ describe('embed widget in a real browser', () => {
     await picker.waitForURL((u) => u.pathname === `/embed/${s.workflowId}`);
     await picker.locator('#who', { hasText: 'Signed in as' }).waitFor();
     expect(await picker.locator('img').count()).toBe(0);
-    expect(await picker.evaluate(() => (window as any).__pwned)).toBeUndefined();
+    expect(await picker.evaluate('window.__pwned')).toBeUndefined();
   });
 
   it('cannot be framed by a page on an origin the bundle does not allow', async () => {
