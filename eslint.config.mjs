@@ -19,7 +19,7 @@ export default tseslint.config(
     files: ['api/embed/assets/*.js'],
     languageOptions: {
       sourceType: 'script',
-      globals: Object.fromEntries(['window', 'document', 'sessionStorage', 'fetch', 'URL', 'URLSearchParams', 'TextEncoder', 'crypto', 'setTimeout'].map((n) => [n, 'readonly'])),
+      globals: Object.fromEntries(['window', 'document', 'sessionStorage', 'fetch', 'URL', 'URLSearchParams', 'TextEncoder', 'crypto', 'setTimeout', 'btoa'].map((n) => [n, 'readonly'])),
     },
   },
   {

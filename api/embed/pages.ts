@@ -38,6 +38,7 @@ const signIn = `<section class="signin" id="signin">
 <button type="button" id="token-sign-in">Use token</button>
 </details>
 <p class="balance" id="balance" hidden></p>
+<p class="buy" id="buy-row" hidden><button type="button" id="buy">Buy 500 credits (5 USDC)</button> <span id="buy-status"></span></p>
 <p class="error" id="signin-error" role="alert" hidden></p>
 </section>`;
 

@@ -141,7 +141,7 @@ export class EmbedService {
 
   private async issue(wallet: string, bundleId: string, origin: string, via: 'siwe' | 'access_token', now: Date) {
     const { token, expiresAt } = await this.repo.issueToken({ wallet, bundleId, origin, via, now });
-    return { token, wallet, bundle_id: bundleId, origin, expires_at: expiresAt.toISOString(), balance: (await this.ledger.balance(wallet, now)).balance };
+    return { token, wallet, via, bundle_id: bundleId, origin, expires_at: expiresAt.toISOString(), balance: (await this.ledger.balance(wallet, now)).balance };
   }
 
   private async allowedOrigin(bundleId: string, claimed: string): Promise<{ bundle: EmbedBundle; origin: string }> {

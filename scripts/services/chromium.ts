@@ -23,6 +23,13 @@ export async function injectWallet(context: BrowserContext, account: LocalAccoun
     if (method === 'eth_requestAccounts' || method === 'eth_accounts') return [account.address];
     if (method === 'eth_chainId') return chainIdHex;
     if (method === 'personal_sign') return account.signMessage({ message: { raw: params[0] as Hex } });
+    if (method === 'eth_signTypedData_v4') {
+      // JSON carries uints as strings or numbers; viem wants bigints for them.
+      const typed = JSON.parse(params[1] as string) as { types: Record<string, Array<{ name: string; type: string }>>; domain: Record<string, unknown>; primaryType: string; message: Record<string, unknown> };
+      const { EIP712Domain: _domain, ...types } = typed.types;
+      const message = Object.fromEntries(typed.message ? Object.entries(typed.message).map(([k, v]) => [k, /^u?int/.test(types[typed.primaryType]!.find((f) => f.name === k)?.type ?? '') ? BigInt(v as string) : v]) : []);
+      return account.signTypedData({ domain: typed.domain as never, types, primaryType: typed.primaryType, message });
+    }
     throw new Error(`unsupported method ${method}`);
   });
   // A string, not a function: a function's source would carry the TS loader's helpers (tsx's __name).

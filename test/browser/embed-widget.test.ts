@@ -4,6 +4,7 @@ import { LedgerStore } from '../../shared/credits/ledger-store';
 import { injectWallet, launchChromium } from '../../scripts/services/chromium';
 import { hostPageHtml, startEmbedHostPage, type EmbedHostPage } from '../../scripts/services/embed-host';
 import { HOSTILE, seedEmbed, type EmbedSetup } from '../support/embed';
+import { TestPayer } from '../support/payer';
 import { startTestStack, type TestStack } from '../support/stack';
 
 /**
@@ -39,7 +40,7 @@ describe('embed widget in a real browser', () => {
   const launcher = (p: Page, ref: string) => p.locator(`[data-agent-commerce-embed="${ref}"] button.launcher`);
 
   beforeAll(async () => {
-    stack = await startTestStack({ workers: true, queues: ['runs', 'node-template'] });
+    stack = await startTestStack({ workers: true, queues: ['runs', 'node-template', 'settlements'] });
     allowed = await startEmbedHostPage('');
     denied = await startEmbedHostPage('');
     bare = await startEmbedHostPage('');
@@ -163,6 +164,33 @@ describe('embed widget in a real browser', () => {
     await picker.locator('#who', { hasText: 'Signed in as' }).waitFor();
     expect(await picker.locator('img').count()).toBe(0);
     expect(await picker.evaluate('window.__pwned')).toBeUndefined();
+  });
+
+  it('offers to buy credits when the balance is short of the price, paid over x402 by the same wallet', async () => {
+    const payer = new TestPayer();
+    await payer.fund(10);
+    const usdcBefore = await payer.balance();
+    const buyer = await browser.newContext();
+    await injectWallet(buyer, payer.account, '0x14a34'); // the local chain, 84532
+    const p = await buyer.newPage();
+    await p.goto(allowed.url);
+    await launcher(p, s.productId).click();
+    const product = await widgetFrame(p, `/embed/product/${s.productId}`);
+    await product.locator('#wallet-sign-in').click();
+    await product.locator('#balance', { hasText: 'Balance: 0 credits' }).waitFor();
+    await product.locator('#buy').click();
+    await product.locator('#balance', { hasText: 'Balance: 500 credits' }).waitFor({ timeout: 90_000 });
+    expect(await product.locator('#buy-row').isHidden()).toBe(true);
+    const ledger = new LedgerStore(stack.db.models);
+    const buyerWallet = payer.account.address.toLowerCase();
+    expect((await ledger.balance(buyerWallet)).balance).toBe(500);
+    expect(usdcBefore - (await payer.balance())).toBe(5_000_000n);
+
+    await product.locator('#f-echo-text').fill('after buying');
+    await product.locator('button.pay').click();
+    await product.locator('.result', { hasText: 'Charged' }).waitFor();
+    expect((await ledger.balance(buyerWallet)).balance).toBe(500 - s.price);
+    await buyer.close();
   });
 
   it('cannot be framed by a page on an origin the bundle does not allow', async () => {

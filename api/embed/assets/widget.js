@@ -55,15 +55,22 @@
     $('wallet-sign-in').hidden = on;
     var controls = document.querySelectorAll('#message, #send, .pay');
     for (var i = 0; i < controls.length; i++) controls[i].disabled = !on;
-    if (!on) show($('balance'), '');
+    if (!on) {
+      show($('balance'), '');
+      $('buy-row').hidden = true;
+    }
   }
 
+  // Short: below the cheapest action of a product page. Buying needs the wallet itself (x402).
+  var prices = Array.prototype.map.call(document.querySelectorAll('form.action'), function (f) { return Number(f.getAttribute('data-credits')); });
   function showBalance(balance) {
     show($('balance'), 'Balance: ' + balance + ' credits');
+    var short = prices.length > 0 && balance < Math.min.apply(null, prices);
+    $('buy-row').hidden = !(short && session && session.via === 'siwe' && window.ethereum);
   }
 
   function remember(data) {
-    session = { token: data.token, wallet: data.wallet, expires_at: data.expires_at };
+    session = { token: data.token, wallet: data.wallet, via: data.via, expires_at: data.expires_at };
     sessionStorage.setItem(storeKey, JSON.stringify(session));
     setSignedIn(true);
     showBalance(data.balance);
@@ -116,6 +123,81 @@
         remember(data);
       })
       .catch(function (err) { show($('signin-error'), err.message); });
+  }
+
+  function hex32() {
+    var b = new Uint8Array(32);
+    crypto.getRandomValues(b);
+    return '0x' + Array.prototype.map.call(b, function (x) { return ('0' + x.toString(16)).slice(-2); }).join('');
+  }
+
+  function purchase(body, header) {
+    var headers = { 'content-type': 'application/json', accept: 'application/json' };
+    if (header) headers['PAYMENT-SIGNATURE'] = header;
+    return fetch('/api/external/credits/purchase', { method: 'POST', headers: headers, body: JSON.stringify(body), credentials: 'omit' }).then(function (res) {
+      return res.json().catch(function () { return {}; }).then(function (json) { return { status: res.status, body: json }; });
+    });
+  }
+
+  /**
+   * 500 credits over x402 (docs/x402.md): the service's 402 challenge, an EIP-3009 transfer
+   * authorization signed by the wallet (eth_signTypedData_v4), the same request again with it.
+   */
+  function buyCredits() {
+    var eth = window.ethereum;
+    var status = $('buy-status');
+    var from, chainId, body;
+    $('buy').disabled = true;
+    status.textContent = 'Asking the wallet…';
+    eth.request({ method: 'eth_requestAccounts' })
+      .then(function (accounts) {
+        from = accounts[0];
+        if (from.toLowerCase() !== session.wallet) throw new Error('the wallet now has another account than the one signed in');
+        return eth.request({ method: 'eth_chainId' });
+      })
+      .then(function (hex) {
+        chainId = parseInt(hex, 16);
+        body = { wallet_address: session.wallet, credits: 500, payment_method: 'x402', chain_id: chainId, token: 'USDC', request_id: 'emb-' + requestId() };
+        return purchase(body);
+      })
+      .then(function (r) {
+        if (r.status !== 402 || !r.body.accepts) throw new Error(r.body.message || 'credits cannot be bought on this chain');
+        var req = r.body.accepts.filter(function (a) { return a.network === 'eip155:' + chainId; })[0];
+        if (!req) throw new Error('no USDC payment offered on this chain');
+        var authorization = { from: from, to: req.payTo, value: req.amount, validAfter: '0', validBefore: String(Math.floor(Date.now() / 1000) + req.maxTimeoutSeconds), nonce: hex32() };
+        var typed = {
+          types: {
+            EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' }, { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' }],
+            TransferWithAuthorization: [{ name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' }],
+          },
+          domain: { name: req.extra.name, version: req.extra.version, chainId: chainId, verifyingContract: req.asset },
+          primaryType: 'TransferWithAuthorization',
+          message: authorization,
+        };
+        status.textContent = 'Sign the payment of ' + (Number(req.amount) / 1e6) + ' USDC in the wallet…';
+        return eth.request({ method: 'eth_signTypedData_v4', params: [from, JSON.stringify(typed)] }).then(function (signature) {
+          return btoa(JSON.stringify({ x402Version: 2, payload: { authorization: authorization, signature: signature }, resource: r.body.resource, accepted: req }));
+        });
+      })
+      .then(function (header) {
+        status.textContent = 'Paying…';
+        var deadline = Date.now() + 90000;
+        var attempt = function () {
+          return purchase(body, header).then(function (r) {
+            if (r.status === 200) return r.body;
+            var settling = r.status === 202 || (r.status === 409 && r.body.error_code === 'payment_in_progress');
+            if (settling && Date.now() < deadline) return new Promise(function (ok) { setTimeout(ok, 1000); }).then(attempt);
+            throw new Error(r.body.message || r.body.error || 'the payment was refused (' + r.status + ')');
+          });
+        };
+        return attempt();
+      })
+      .then(function () {
+        status.textContent = 'Bought 500 credits.';
+        return refreshBalance();
+      })
+      .catch(function (err) { status.textContent = 'Not bought: ' + (err.message || String(err)); })
+      .then(function () { $('buy').disabled = false; });
   }
 
   function refreshBalance() {
@@ -203,6 +285,7 @@
 
   $('wallet-sign-in').addEventListener('click', walletSignIn);
   $('token-sign-in').addEventListener('click', tokenSignIn);
+  $('buy').addEventListener('click', buyCredits);
   if (kind === 'workflow') {
     $('send').addEventListener('click', send);
     $('message').addEventListener('keydown', function (e) {
