@@ -15,6 +15,14 @@ export default tseslint.config(
     },
   },
   {
+    // The embed widget's browser scripts: plain scripts, no modules, only what a browser has.
+    files: ['api/embed/assets/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: Object.fromEntries(['window', 'document', 'sessionStorage', 'fetch', 'URL', 'URLSearchParams', 'TextEncoder', 'crypto', 'setTimeout', 'btoa'].map((n) => [n, 'readonly'])),
+    },
+  },
+  {
     files: ['api/**/*.ts', 'temporal/**/*.ts', 'shared/**/*.ts', 'scripts/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['**/workers/**'], message: 'nothing imports workers/' }] }],

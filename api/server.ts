@@ -25,6 +25,7 @@ import { toolRoutes } from './routes/tools';
 import { bearerToolRoutes } from './routes/bearer-tools';
 import { agentWebhookRoutes } from './routes/agent-webhooks';
 import { scheduleDocsRoutes, workflowScheduleRoutes } from './routes/workflow-schedules';
+import { embedRoutes } from './embed/routes';
 
 function baseApp(deps: AppDeps): Express {
   const app = express();
@@ -62,6 +63,7 @@ export function createMainApp(deps: AppDeps, services: Services = createServices
   webhooks.use(errorShape('webhook'), jsonBody, jsonBodyErrors);
   webhooks.use(requireStore(deps.db), agentWebhookRoutes(services));
   app.use('/api/agent-webhooks', webhooks);
+  app.use(embedRoutes(services, deps.db));
 
   return finish(app, deps.config.publicBaseUrl);
 }

@@ -38,6 +38,13 @@ if [ -z "${MONGODB_URI:-}" ] && ! command -v mongod >/dev/null 2>&1; then
   fi
 fi
 
+# Chromium for the embed widget's browser tests (playwright-core drives it): Debian's package.
+if [ -z "${CHROMIUM_PATH:-}" ] && [ ! -x /usr/bin/chromium ]; then
+  say "installing Chromium from Debian's packages (browser tests)"
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; fi
+fi
+
 ANVIL=$(node -p "require('path').join(require('path').dirname(require.resolve('@foundry-rs/anvil-linux-amd64/package.json')), 'bin/anvil')" 2>/dev/null || true)
 if [ -z "$ANVIL" ] || [ ! -x "$ANVIL" ]; then
   say "anvil binary missing from node_modules/@foundry-rs (only linux-amd64 is wired here)"; exit 1

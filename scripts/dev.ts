@@ -10,12 +10,15 @@ import { startLocalChain } from './services/local-chain';
 import { CACHE, ROOT } from './services/paths';
 import { ManagedProcess, portOpen, startProcess } from './services/process';
 import { startTemporalDev } from './services/temporal';
+import { hostPageHtml, startEmbedHostPage } from './services/embed-host';
 
 const PIDS = path.join(CACHE, 'dev.pids');
 /** The running dev stack's addresses, for local tools in another terminal (scripts/dev-env.ts reads it). */
 const DEV_ENV = path.join(CACHE, 'dev.env');
 const PORT = Number(process.env.PORT ?? 8080);
 const API_PORT = Number(process.env.API_PORT ?? 8081);
+const EMBED_DEMO_PORT = Number(process.env.EMBED_DEMO_PORT ?? 8092);
+const EMBED_DEMO_FILE = path.join(CACHE, 'embed-demo.json');
 
 /** A dev run killed hard leaves its process groups behind; end them so ports are free again. */
 function killLeftovers(): void {
@@ -124,12 +127,15 @@ async function main(): Promise<void> {
     remember(api);
     stops.push(api.stop);
 
+    // The widget's demo host page: a stand-in for a customer's site on another origin (port).
+    const hostPage = await startEmbedHostPage('<!doctype html><p>seeding…</p>', EMBED_DEMO_PORT, 'localhost');
+    stops.push(hostPage.stop, async () => fs.rmSync(EMBED_DEMO_FILE, { force: true }));
     const seeded = await startProcess({
       name: 'seed',
       command: tsx,
       args: ['scripts/seed-demo.ts'],
       cwd: ROOT,
-      env: { ...env, ...vendorEnv },
+      env: { ...env, ...vendorEnv, EMBED_DEMO_ORIGIN: hostPage.origin, EMBED_DEMO_FILE },
       inheritOutput: true,
       ready: async () => true,
     });
@@ -137,6 +143,16 @@ async function main(): Promise<void> {
       seeded.child.exitCode !== null
         ? resolve()
         : seeded.child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`demo seed failed (${code})`)))),
+    );
+
+    const mainUrl = `http://localhost:${PORT}`;
+    const demo = JSON.parse(fs.readFileSync(EMBED_DEMO_FILE, 'utf8')) as { bundleId: string; workflowId: string; productId: string };
+    hostPage.setPage(
+      hostPageHtml(mainUrl, [
+        { workflow: demo.workflowId, bundle: demo.bundleId, label: 'Help desk' },
+        { product: demo.productId, bundle: demo.bundleId, label: 'Echo tool' },
+        { bundle: demo.bundleId, label: 'All tools' },
+      ], 'Embed demo page'),
     );
 
     console.log(`
@@ -148,6 +164,7 @@ async function main(): Promise<void> {
     local chain:             ${chainInfo}
     demo vendor:             ${env.DEMO_VENDOR_URL ?? '(not started: no local chain)'} (tools: GET http://localhost:${PORT}/api/external/tools)
       fund a wallet:         npm run admin -- chain:mint --to 0xYourWallet --usd 20
+    widget test page:        ${hostPage.url} (three launchers; sign in with a wallet or the printed act_ token)
   Ctrl-C stops everything.
 `);
   } catch (err) {

@@ -19,6 +19,8 @@ import { seedDemoSchedule } from './seed-demo-schedules';
 import { seedWebhookRuns } from './seed-webhook-runs';
 import { AppError } from '../shared/errors';
 import { WorkflowRepository } from '../shared/workflows/repository';
+import fs from 'node:fs';
+import { seedEmbedDemo } from './seed-embed-demo';
 
 async function main(): Promise<void> {
   const config = getConfig();
@@ -79,6 +81,13 @@ async function main(): Promise<void> {
       .then(() => 'published')
       .catch((err) => (err instanceof AppError && err.code === 'workflow_exists' ? 'kept' : Promise.reject(err)));
     console.log(`  demo: workflow wf_demo_session_greeter (${greeter}) for listings and sessions`);
+
+    // The embeddable widget: dev.ts serves the host page and passes its origin and where to leave the ids.
+    if (process.env.EMBED_DEMO_ORIGIN && process.env.EMBED_DEMO_FILE) {
+      const embed = await seedEmbedDemo(config, db, { origins: [process.env.EMBED_DEMO_ORIGIN], wallet: agent.toLowerCase() });
+      fs.writeFileSync(process.env.EMBED_DEMO_FILE, JSON.stringify(embed));
+      console.log(`  demo: widget bundle ${embed.bundleId} (workflow ${embed.workflowId}, product ${embed.productId}); paste the demo agent's token to sign in: ${embed.accessToken}`);
+    }
   } finally {
     await db.close();
     await temporal.close();

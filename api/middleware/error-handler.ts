@@ -4,6 +4,13 @@ import { isStoreUnavailable } from '../../shared/db';
 import { describeError, logger } from '../../shared/logger';
 import { recordDependencyError } from '../../shared/metrics/dependencies';
 
+declare module 'express-serve-static-core' {
+  interface Locals {
+    /** Set by routes that answer HTML (the embed widget's pages): their errors are pages too. */
+    errorPage?: (status: number, message: string) => { html: string; headers: Record<string, string> };
+  }
+}
+
 export function notFound(): RequestHandler {
   return (req, _res, next) => next(errors.notFound('route_not_found', `no route for ${req.method} ${req.path}`));
 }
@@ -46,6 +53,11 @@ export function errorHandler(helpBaseUrl: string): ErrorRequestHandler {
     });
     if (status === 503) res.setHeader('Retry-After', '2');
     for (const [k, v] of Object.entries(appError.headers ?? {})) res.setHeader(k, v);
+    const page = res.locals.errorPage?.(status, appError.message);
+    if (page) {
+      res.status(status).set(page.headers).type('html').send(page.html);
+      return;
+    }
     res.status(status).json(body);
   };
 }

@@ -27,6 +27,9 @@ import { WorkflowSessionService } from './workflow-sessions';
 import { WorkflowSessionRepository } from '../../shared/workflow-sessions/repository';
 import { catalogPriceLookup } from '../../shared/public-workflows/catalog-prices';
 import { DirectToolPayments } from './direct-tool-payments';
+import { EmbedService } from '../embed/service';
+import { EmbedRepository } from '../../shared/embed/repository';
+import { RunRepository } from '../../shared/runs/repository';
 
 /** The use-case objects routes call; built once per app from its dependencies. */
 export function createServices(deps: AppDeps) {
@@ -36,6 +39,9 @@ export function createServices(deps: AppDeps) {
   const setup = paymentSetup(deps.config.x402);
   if ('disabled' in setup) logger.warn('x402 payments disabled', { reason: setup.disabled });
   const payments = 'disabled' in setup ? undefined : new PaymentGate(setup, models, deps.temporal, deps.config.x402.settleWaitMs);
+  const webhookRuns = new WebhookRunService(models, deps.temporal, deps.config);
+  const tokens = new AccessTokenService(models);
+  const workspaces = new WorkspaceRepository(models, deps.config.credentialsKey);
   return {
     sessions: new SessionService(models, deps.config.sessionNonceTtlSeconds),
     ledger,
@@ -44,9 +50,9 @@ export function createServices(deps: AppDeps) {
       payments && !('disabled' in setup)
         ? new CreditPurchaseService(setup, payments, ledger, `${deps.config.publicBaseUrl}/api/external/credits/purchase`)
         : undefined,
-    tokens: new AccessTokenService(models),
+    tokens,
     identityLimiter: new RateLimiter(models, 1, 60),
-    webhookRuns: new WebhookRunService(models, deps.temporal, deps.config),
+    webhookRuns,
     schedules: new ScheduleService(new ScheduleRepository(models), deps.config.scheduleLease),
     scheduleAuth: new BudgetBearerAuth(new WorkspaceRepository(models), SCHEDULE_BEARER_CACHE),
     jobs: new JobService(new JobRepository(models), deps.temporal, deps.config.jobWorkflowTokenSecret),
@@ -57,6 +63,7 @@ export function createServices(deps: AppDeps) {
     jobWorkflows: new JobWorkflowService(new JobRepository(models), new WorkflowRepository(models), new JobWorkflowRepository(models), deps.config.jobWorkflowTokenSecret),
     publicWorkflows: new PublicWorkflowService(new WorkflowRepository(models), new JobWorkflowRepository(models), catalogPriceLookup(tools.repository)),
     workflowSessions: new WorkflowSessionService(new WorkflowSessionRepository(models), new WorkflowRepository(models), deps.temporal, deps.config.sessionIdleTimeoutSeconds, deps.config.model !== undefined),
+    embed: new EmbedService(new EmbedRepository(models), new WorkflowRepository(models), workspaces, tools, webhookRuns, new RunRepository(models), ledger, tokens),
     directTools: payments && !('disabled' in setup) ? new DirectToolPayments(setup, payments, tools, deps.config.publicBaseUrl) : undefined,
   };
 }

@@ -27,6 +27,9 @@ export interface TriggerResult {
 
 const CANCEL_WAIT_MS = 10_000;
 
+/** Who a run belongs to: a group's bearer, or our own widget acting for a bundle's group. */
+export type RunOwner = Omit<GroupAccess, 'tokenId'>;
+
 /**
  * Webhook runs for agent groups: trigger (idempotent per group and request_id, decided by one
  * insert), read (owner only), cancel (through Temporal). The stored run follows its Temporal
@@ -60,7 +63,7 @@ export class WebhookRunService {
     return `${this.config.publicBaseUrl}/api/agent-webhooks/runs/${runId}`;
   }
 
-  async trigger(access: GroupAccess, workflowId: string, body: TriggerBody, now = new Date()): Promise<TriggerResult> {
+  async trigger(access: RunOwner, workflowId: string, body: TriggerBody, now = new Date()): Promise<TriggerResult> {
     if (body.request_metadata && Buffer.byteLength(JSON.stringify(body.request_metadata)) > MAX_METADATA_BYTES) {
       throw errors.badRequest('invalid_request', `request_metadata must be at most ${MAX_METADATA_BYTES} bytes of JSON`);
     }
@@ -95,7 +98,7 @@ export class WebhookRunService {
   }
 
   /** The same request id again: same body → the existing run; another body → 409. */
-  private async replay(access: GroupAccess, wf: RunnableWorkflow, body: TriggerBody, request: { run_id: string; request_hash: string; created_at: Date }, requestHash: string): Promise<TriggerResult> {
+  private async replay(access: RunOwner, wf: RunnableWorkflow, body: TriggerBody, request: { run_id: string; request_hash: string; created_at: Date }, requestHash: string): Promise<TriggerResult> {
     if (request.request_hash !== requestHash) throw errors.conflict('request_id_conflict', `request_id ${body.request_id} was used for a different request`);
     let record = await this.runs.get(request.run_id);
     if (!record) {
@@ -119,7 +122,7 @@ export class WebhookRunService {
     });
   }
 
-  private newRun(runId: string, access: GroupAccess, wf: RunnableWorkflow, body: TriggerBody, now: Date): WebhookRunDoc {
+  private newRun(runId: string, access: RunOwner, wf: RunnableWorkflow, body: TriggerBody, now: Date): WebhookRunDoc {
     return {
       _id: runId,
       workflow_id: wf.workflow_id,
@@ -160,7 +163,7 @@ export class WebhookRunService {
    * workflow needs, or the deployment lacks something a node needs (a model endpoint). Each opens
    * (or finds) an approval request; `data` names them all.
    */
-  private async refuseIfBlocked(access: GroupAccess, wf: RunnableWorkflow): Promise<void> {
+  private async refuseIfBlocked(access: RunOwner, wf: RunnableWorkflow): Promise<void> {
     const addWorkflow = !access.budget.workflow_ids.includes(wf.workflow_id);
     const missing = await this.workspaces.missingCredentials(access.workspace._id, wf.credentials);
     const needsModel = !this.config.model && wf.nodes.some((n) => n.type === 'model');
@@ -201,7 +204,7 @@ export class WebhookRunService {
     if (!verdict.ok) throw errors.badRequest('invalid_callback_url', `callback_url must be a public https URL: ${verdict.reason}`);
   }
 
-  async get(access: GroupAccess, runId: string): Promise<RunRecord> {
+  async get(access: RunOwner, runId: string): Promise<RunRecord> {
     const record = await this.runs.get(runId);
     if (!record || record.run.group_id !== access.group._id) throw errors.notFound('run_not_found', `no run ${runId} for this agent group`);
     return record;

@@ -7,6 +7,7 @@ import { workspaceCommands } from './workspaces';
 import { workflowCommands } from './workflows';
 import { jobCommands } from './jobs';
 import { scheduleCommands } from './schedules';
+import { embedCommands } from './embed';
 
 /** Every operator command. An area adds its own `scripts/admin/<area>.ts` and one line here. */
 export const COMMANDS: readonly AdminCommand[] = [
@@ -18,4 +19,5 @@ export const COMMANDS: readonly AdminCommand[] = [
   ...workflowCommands,
   ...jobCommands,
   ...scheduleCommands,
+  ...embedCommands,
 ];

@@ -16,6 +16,7 @@ import { workspacesAndWorkflowsErrors } from './catalog/workspaces-and-workflows
 import { jobsErrors } from './catalog/jobs';
 import { webhookRunsErrors } from './catalog/webhook-runs';
 import { schedulesErrors } from './catalog/schedules';
+import { embedErrors } from './catalog/embed';
 
 export interface ErrorEntry {
   status: number;
@@ -37,7 +38,8 @@ export type ErrorArea =
   | 'workspaces and workflows'
   | 'jobs'
   | 'webhook runs'
-  | 'schedules';
+  | 'schedules'
+  | 'embed';
 
 export const ERROR_AREAS: readonly ErrorArea[] = [
   'request',
@@ -53,6 +55,7 @@ export const ERROR_AREAS: readonly ErrorArea[] = [
   'jobs',
   'webhook runs',
   'schedules',
+  'embed',
 ];
 
 export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
@@ -69,4 +72,5 @@ export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
   ...jobsErrors,
   ...webhookRunsErrors,
   ...schedulesErrors,
+  ...embedErrors,
 };

@@ -214,6 +214,14 @@ export class WorkspaceRepository {
     return budget && workspace ? { group, budget, workspace, tokenId: t.token_id } : null;
   }
 
+  /** The group with its budget and workspace, for runs started on its behalf by our own pages (the embed widget). */
+  async groupAccess(groupId: string): Promise<Omit<GroupAccess, 'tokenId'> | null> {
+    const group = await this.getGroup(groupId);
+    if (!group) return null;
+    const [budget, workspace] = await Promise.all([this.getBudget(group.budget_id), this.getWorkspace(group.workspace_id)]);
+    return budget && workspace ? { group, budget, workspace } : null;
+  }
+
   /** The group's Standard Webhooks secret (`whsec_…`), for signing its callbacks. */
   async groupWebhookSecret(groupId: string): Promise<string> {
     const doc = await this.models.agentGroups.findById(groupId, { webhook_secret_enc: 1 }).lean<{ webhook_secret_enc: string }>().exec();

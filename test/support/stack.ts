@@ -2,7 +2,7 @@ import { parseConfig, AppConfig } from '../../shared/config';
 import { createDb, Db } from '../../shared/db';
 import { createTemporal, ensureSearchAttributes, TemporalHandle } from '../../temporal/connection';
 import { startServer, RunningServer } from '../../api/server';
-import { QUEUES } from '../../workers/queues';
+import { selectQueues } from '../../workers/queues';
 import { runWorkers, RunningWorkers } from '../../workers/run-workers';
 import { installTestRuntime } from './runtime';
 
@@ -17,7 +17,7 @@ export interface TestStack {
 
 /** The real API on port 0 against the run's MongoDB-wire server and Temporal, optionally with workers. */
 /** A second stack on the same database (another API instance) passes keepDatabase so its stop leaves the data. */
-export async function startTestStack(opts: { workers?: boolean; env?: NodeJS.ProcessEnv; keepDatabase?: boolean; waitForStore?: boolean } = {}): Promise<TestStack> {
+export async function startTestStack(opts: { workers?: boolean; queues?: string[]; env?: NodeJS.ProcessEnv; keepDatabase?: boolean; waitForStore?: boolean } = {}): Promise<TestStack> {
   installTestRuntime();
   const config = parseConfig({ ...process.env, ...opts.env });
   const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
@@ -26,7 +26,7 @@ export async function startTestStack(opts: { workers?: boolean; env?: NodeJS.Pro
   let workers: RunningWorkers | undefined;
   if (opts.workers) {
     await ensureSearchAttributes(temporal);
-    workers = await runWorkers({ config, db, temporal, identity: `test-${process.pid}` }, [...QUEUES], config.temporalAddress);
+    workers = await runWorkers({ config, db, temporal, identity: `test-${process.pid}` }, selectQueues(opts.queues ?? 'all'), config.temporalAddress);
   }
   const server = await startServer({ config, db, temporal }, { main: 0, api: 0 });
   return {

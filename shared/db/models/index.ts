@@ -43,6 +43,7 @@ import { scheduleClaimModel } from './schedule-claim';
 import { scheduleClaimEndModel } from './schedule-claim-end';
 import { scheduleAdvanceModel } from './schedule-advance';
 import { scheduleDueModel } from './schedule-due';
+import { embedBundleModel, embedNonceModel, embedNonceUseModel, embedTokenModel } from './embed';
 
 /** Every model bound to one connection; register before connecting so indexes build on connect. */
 export function registerModels(conn: Connection) {
@@ -97,6 +98,10 @@ export function registerModels(conn: Connection) {
     scheduleClaimEnds: scheduleClaimEndModel(conn),
     scheduleAdvances: scheduleAdvanceModel(conn),
     scheduleDue: scheduleDueModel(conn),
+    embedBundles: embedBundleModel(conn),
+    embedNonces: embedNonceModel(conn),
+    embedNonceUses: embedNonceUseModel(conn),
+    embedTokens: embedTokenModel(conn),
   };
 }
 

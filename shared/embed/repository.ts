@@ -1,0 +1,87 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { insertOnce, type Models } from '../db';
+import type { EmbedBundleDoc, EmbedItem, EmbedNonceDoc, EmbedTokenDoc } from '../db/models/embed';
+import { NONCE_TTL_MS, TOKEN_TTL_MS } from './rules';
+
+type EmbedModels = Pick<Models, 'embedBundles' | 'embedNonces' | 'embedNonceUses' | 'embedTokens'>;
+
+export type EmbedBundle = EmbedBundleDoc;
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/** Bundles (the operator's embed settings), sign-in nonces and widget tokens. */
+export class EmbedRepository {
+  constructor(private readonly models: EmbedModels) {}
+
+  async createBundle(i: { workspaceId: string; groupId: string; name: string; origins: string[]; now?: Date }): Promise<EmbedBundle> {
+    const now = i.now ?? new Date();
+    const doc: EmbedBundleDoc = {
+      _id: `bnd_${randomBytes(8).toString('hex')}`,
+      workspace_id: i.workspaceId,
+      group_id: i.groupId,
+      name: i.name,
+      allowed_origins: [...new Set(i.origins)],
+      items: [],
+      created_at: now,
+      updated_at: now,
+    };
+    await this.models.embedBundles.collection.insertOne(doc as never);
+    return doc;
+  }
+
+  async getBundle(id: string): Promise<EmbedBundle | null> {
+    return (await this.models.embedBundles.findById(id).lean<EmbedBundleDoc>().exec()) ?? null;
+  }
+
+  /** The oldest bundle exposing this item: the settings of a page opened without `?bundle=`. */
+  async firstBundleExposing(item: EmbedItem): Promise<EmbedBundle | null> {
+    const docs = await this.models.embedBundles.find({ 'items.ref': item.ref }).sort({ created_at: 1, _id: 1 }).lean<EmbedBundleDoc[]>().exec();
+    return docs.find((d) => d.items.some((x) => x.kind === item.kind && x.ref === item.ref)) ?? null;
+  }
+
+  async listBundles(workspaceId?: string): Promise<EmbedBundle[]> {
+    return this.models.embedBundles.find(workspaceId ? { workspace_id: workspaceId } : {}).sort({ created_at: 1, _id: 1 }).lean<EmbedBundleDoc[]>().exec();
+  }
+
+  /** Adds items and allowed origins (each once); the bundle as it is now, or null when it is missing. */
+  async addToBundle(id: string, add: { items?: EmbedItem[]; origins?: string[] }, now = new Date()): Promise<EmbedBundle | null> {
+    const items = add.items ?? [];
+    const origins = add.origins ?? [];
+    // One writer per bundle (the operator's CLI): read, merge, write the whole lists.
+    const doc = await this.getBundle(id);
+    if (!doc) return null;
+    const merged = [...doc.items];
+    for (const it of items) if (!merged.some((m) => m.kind === it.kind && m.ref === it.ref)) merged.push(it);
+    const allowed = [...new Set([...doc.allowed_origins, ...origins])];
+    await this.models.embedBundles.updateOne({ _id: id }, { $set: { items: merged, allowed_origins: allowed, updated_at: now } });
+    return { ...doc, items: merged, allowed_origins: allowed, updated_at: now };
+  }
+
+  async createNonce(i: { bundleId: string; origin: string; wallet: string; now: Date }): Promise<EmbedNonceDoc> {
+    // EIP-4361 nonces are alphanumeric, at least 8 characters.
+    const doc: EmbedNonceDoc = { _id: randomBytes(16).toString('hex'), bundle_id: i.bundleId, origin: i.origin, wallet: i.wallet, created_at: i.now, expires_at: new Date(i.now.getTime() + NONCE_TTL_MS) };
+    await this.models.embedNonces.collection.insertOne(doc as never);
+    return doc;
+  }
+
+  async getNonce(nonce: string): Promise<EmbedNonceDoc | null> {
+    return (await this.models.embedNonces.findById(nonce).lean<EmbedNonceDoc>().exec()) ?? null;
+  }
+
+  /** True for the one caller that uses this nonce; every later caller gets false. */
+  useNonce(nonce: string, now: Date): Promise<boolean> {
+    return insertOnce(this.models.embedNonceUses, { _id: nonce, used_at: now });
+  }
+
+  async issueToken(i: { wallet: string; bundleId: string; origin: string; via: EmbedTokenDoc['via']; now: Date }): Promise<{ token: string; expiresAt: Date }> {
+    const token = `emb_${randomBytes(32).toString('base64url')}`;
+    const expiresAt = new Date(i.now.getTime() + TOKEN_TTL_MS);
+    const doc: EmbedTokenDoc = { _id: sha256(token), wallet: i.wallet, bundle_id: i.bundleId, origin: i.origin, via: i.via, created_at: i.now, expires_at: expiresAt };
+    await this.models.embedTokens.collection.insertOne(doc as never);
+    return { token, expiresAt };
+  }
+
+  async getToken(token: string): Promise<EmbedTokenDoc | null> {
+    return (await this.models.embedTokens.findById(sha256(token)).lean<EmbedTokenDoc>().exec()) ?? null;
+  }
+}
