@@ -145,9 +145,8 @@ describe('tool invoker on the real store with a real HTTP vendor', () => {
     const w = wallet('7');
     await ledger.grant({ wallet: w, credits: 10, creditType: 'admin_grant' });
     const product = (await repo.getProduct({ slug: 'words' }))!;
-    // What a worker killed during the vendor call leaves: the claim of attempt 1 and its open hold.
-    await repo.beginInvocation({ account: w, request_id: 'run:r:n', hold_id: 'run:r:n', product_id: product.id, action_slug: 'count', credits: 3, attempt: 1, created_at: new Date() });
-    await ledger.hold({ account: w, holdId: 'run:r:n', credits: 3 });
+    // What a worker killed during the vendor call leaves: the open hold of attempt 1 (the hold is the claim).
+    await ledger.hold({ account: w, holdId: 'run:r:n', credits: 3, attempt: 1, details: { product_id: product.id, action: 'count' } });
     expect(await balance(w)).toBe(7);
 
     const call = (attempt?: number) => invoker.invoke({ account: w, product: { slug: 'words' }, parameters: { text: 'hi' }, requestId: 'run:r:n', ...(attempt !== undefined ? { attempt } : {}) });
@@ -166,25 +165,31 @@ describe('tool invoker on the real store with a real HTTP vendor', () => {
     expect(vendor.calls.length - before).toBe(1);
     expect(await balance(w)).toBe(7);
     const entries = (await db.models.creditTransactions.find({ user_id: w }).lean().exec()).map((e) => e.transaction_type).sort();
-    expect(entries).toEqual(['grant', 'hold', 'purchase']);
-    expect(await repo.getInvocation(w, 'run:r:n')).toMatchObject({ status: 'succeeded', attempt: 2 });
+    expect(entries).toEqual(['grant', 'hold', 'purchase', 'takeover']);
+    expect(await invoker.record(w, 'run:r:n')).toMatchObject({ status: 'succeeded', attempt: 2, credits: 3 });
     // A still later attempt now gets the recorded answer: no vendor call, no charge.
     expect(await call(3)).toMatchObject({ response: { words: 1 }, credits_charged: 3 });
     expect(vendor.calls.length - before).toBe(1);
     expect(await purchases(w)).toHaveLength(1);
   });
 
-  it('two takeovers of the same attempt: the store lets exactly one proceed', async () => {
+  it('two takeovers of the same attempt: the ledger lets exactly one proceed, across processes; none of a settled hold', async () => {
     const w = wallet('8');
-    const product = (await repo.getProduct({ slug: 'words' }))!;
-    await repo.beginInvocation({ account: w, request_id: 'run:t:n', hold_id: 'run:t:n', product_id: product.id, action_slug: 'count', credits: 3, attempt: 1, created_at: new Date() });
-    const rec = (await repo.getInvocation(w, 'run:t:n'))!;
-    const other = new ToolRepository(db.models);
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? other : repo).takeOverInvocation(rec, 2)));
-    expect(results.filter(Boolean)).toHaveLength(1);
-    expect(await repo.getInvocation(w, 'run:t:n')).toMatchObject({ status: 'pending', attempt: 2 });
-    // The next attempt is a new decision, again for one taker.
-    expect(await Promise.all([repo.takeOverInvocation(rec, 3), other.takeOverInvocation(rec, 3)]).then((r) => r.filter(Boolean).length)).toBe(1);
+    await ledger.grant({ wallet: w, credits: 10, creditType: 'admin_grant' });
+    await ledger.hold({ account: w, holdId: 'run:t:n', credits: 3, attempt: 1 });
+    const other = new LedgerStore(db.models);
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? other : ledger).takeOver({ account: w, holdId: 'run:t:n', attempt: 2 })));
+    expect(results.filter((r) => r === 'taken')).toHaveLength(1);
+    expect(results.filter((r) => r === 'lost')).toHaveLength(7);
+    expect(await invoker.record(w, 'run:t:n')).toMatchObject({ status: 'pending', attempt: 2 });
+    // An earlier attempt never takes it back; the next attempt is a new decision, again for one taker.
+    expect(await ledger.takeOver({ account: w, holdId: 'run:t:n', attempt: 2 })).toBe('lost');
+    const third = await Promise.all([ledger.takeOver({ account: w, holdId: 'run:t:n', attempt: 3 }), other.takeOver({ account: w, holdId: 'run:t:n', attempt: 3 })]);
+    expect(third.filter((r) => r === 'taken')).toHaveLength(1);
+    expect(await balance(w)).toBe(7);
+    await ledger.release({ account: w, holdId: 'run:t:n' });
+    expect(await ledger.takeOver({ account: w, holdId: 'run:t:n', attempt: 4 })).toBe('settled');
+    expect(await balance(w)).toBe(10);
   });
 
   it('the healer settling a call still in flight decides its outcome first: the late success is answered uncharged, never captured', async () => {
@@ -195,7 +200,7 @@ describe('tool invoker on the real store with a real HTTP vendor', () => {
     let healed: Promise<unknown> | undefined;
     vendor.set(async () => {
       // While the vendor works, the healer takes the hold for one a crash left behind.
-      healed = healHold(ledger, repo, w, 'late-1');
+      healed = healHold(ledger, w, 'late-1');
       await healed;
       return { status: 200, body: { words: 2 } };
     });
@@ -205,7 +210,7 @@ describe('tool invoker on the real store with a real HTTP vendor', () => {
     expect(await balance(w)).toBe(10);
     expect(await purchases(w)).toHaveLength(0);
     // The outcome the healer recorded stands: a retry of the request id answers it, free.
-    expect(await repo.getInvocation(w, 'late-1')).toMatchObject({ status: 'failed', error_code: 'vendor_timeout' });
+    expect(await invoker.record(w, 'late-1')).toMatchObject({ status: 'failed', error_code: 'vendor_timeout' });
     expect(await invoker.invoke({ account: w, product: { slug: 'patient' }, parameters: {}, requestId: 'late-1' }).catch((e) => e)).toMatchObject({ code: 'vendor_timeout' });
     expect(await balance(w)).toBe(10);
   });
