@@ -60,12 +60,17 @@ export interface ListInput {
 export class ToolRepository {
   private readonly products = new TtlCache<ToolProduct | null>(CACHE_MS);
   private readonly secrets = new TtlCache<string>(CACHE_MS);
-  private readonly budgets = new TtlCache<Budget | null>(BUDGET_CACHE_MS, 10_000);
+  private readonly budgets: TtlCache<Budget | null>;
   private readonly budgetReads = new Map<string, Promise<Budget | null>>();
   private index?: CatalogIndex;
   private building?: Promise<CatalogIndex>;
 
-  constructor(private readonly models: ToolModels) {}
+  constructor(
+    private readonly models: ToolModels,
+    opts: { budgetCacheMs?: number } = {},
+  ) {
+    this.budgets = new TtlCache<Budget | null>(opts.budgetCacheMs ?? BUDGET_CACHE_MS, 10_000);
+  }
 
   // ------------------------------------------------------------------ catalog
 

@@ -131,6 +131,25 @@ describe('tool invoker on the real store with a real HTTP vendor', () => {
     expect(await purchases(w)).toHaveLength(20);
   });
 
+  it('concurrent calls with one request id: one vendor call, one charge; the others are in progress or get the recorded answer', async () => {
+    const w = wallet('a');
+    await ledger.grant({ wallet: w, credits: 10, creditType: 'admin_grant' });
+    vendor.set(() => ({ status: 200, body: { words: 4 }, delayMs: 200 }));
+    const before = vendor.calls.length;
+    const call = () => invoker.invoke({ account: w, product: { slug: 'words' }, parameters: { text: 'one two three four' }, requestId: 'same' }).then((r) => ({ ok: r }), (e) => ({ err: e }));
+    const results = await Promise.all(Array.from({ length: 6 }, call));
+    const ok = results.filter((r): r is { ok: Awaited<ReturnType<typeof invoker.invoke>> } => 'ok' in r);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    for (const r of ok) expect(r.ok).toMatchObject({ response: { words: 4 }, credits_charged: 3 });
+    for (const r of results.filter((x) => 'err' in x)) expect((r as { err: { code: string } }).err.code).toBe('invocation_in_progress');
+    expect(vendor.calls.length - before).toBe(1);
+    expect(await balance(w)).toBe(7);
+    expect(await purchases(w)).toHaveLength(1);
+    // Afterwards the recorded answer, with the same transaction id; still one vendor call.
+    expect(await call()).toMatchObject({ ok: { response: { words: 4 }, credits_charged: 3, transaction_id: `purchase:${w}:same` } });
+    expect(vendor.calls.length - before).toBe(1);
+  });
+
   it('an aborted call (run cancellation) costs nothing', async () => {
     const w = wallet('5');
     await ledger.grant({ wallet: w, credits: 5, creditType: 'admin_grant' });
