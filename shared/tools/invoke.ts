@@ -172,8 +172,9 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
     if (state.state === 'none') throw inProgress();
     if (state.state === 'open') {
       const { hold } = state;
-      // Only a later worker attempt of the same call may take over (its earlier attempt is thought dead).
-      if (input.attempt === undefined || hold.attempt === undefined || input.attempt <= hold.attempt) throw inProgress();
+      // Only a later worker attempt of the same call may take over (its earlier attempt is thought
+      // dead). A hold with no attempt is a worker's from before attempts were recorded on holds.
+      if (input.attempt === undefined || input.attempt <= (hold.attempt ?? 0)) throw inProgress();
       if (holdCall(hold.details).product_id !== call.product.id || holdCall(hold.details).action_slug !== call.action.slug) {
         throw errors.conflict('invocation_in_progress', `request ${input.requestId} is a pending call of another action`);
       }
@@ -189,7 +190,7 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
     const rec = await recordOf(state, () => repo.getLegacyInvocation(input.account, input.requestId));
     if (!rec) throw inProgress();
     // A later worker attempt after a recorded failure makes a new try instead of getting the failure back.
-    if (rec.status === 'failed' && input.attempt !== undefined && rec.attempt !== undefined && input.attempt > rec.attempt) {
+    if (rec.status === 'failed' && input.attempt !== undefined && input.attempt > (rec.attempt ?? 0)) {
       return invoke({ ...input, requestId: nextTry(input.requestId) });
     }
     return replay(rec, state.transactionId, input);
