@@ -213,15 +213,35 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
       await input.gate;
       throw err;
     }
-    // Nothing is held before the gate passed (the signed request's replay guard).
-    await input.gate;
     const { product, action } = call;
     const outcomeOf = (o: Omit<CallOutcome, 'product_id' | 'action_slug' | 'attempt'>) =>
       encodeOutcome({ ...o, product_id: product.id, action_slug: action.slug, ...(input.attempt !== undefined ? { attempt: input.attempt } : {}) });
 
     // The hold is the claim: unique per (account, request id), so one call of a request id runs.
     const details = { product_id: product.id, product: product.slug, action: action.slug, ...(input.meta ? { meta: input.meta } : {}) };
-    const held = await ledger.hold({ account: input.account, holdId: input.requestId, credits: action.credits, details, ...(input.attempt !== undefined ? { attempt: input.attempt } : {}) });
+    const holding = ledger.hold({ account: input.account, holdId: input.requestId, credits: action.credits, details, ...(input.attempt !== undefined ? { attempt: input.attempt } : {}) });
+    holding.catch(() => undefined); // awaited below; not an unhandled rejection while the gate decides
+    // The gate (the signed request's replay guard) runs beside the hold and decides before
+    // anything else: refused, a hold this call took is released with the refusal as its outcome,
+    // so nothing is charged, no vendor is called, and the request id answers that refusal.
+    if (input.gate) {
+      try {
+        await input.gate;
+      } catch (err) {
+        const took = await holding.catch(() => undefined);
+        if (took?.ok && took.fresh) {
+          const refusal = err instanceof AppError ? err : errors.internal('request_refused', 'the request was refused before the call');
+          await ledger.release({
+            account: input.account,
+            holdId: input.requestId,
+            reason: `refused: ${refusal.code}`,
+            outcome: outcomeOf({ status: 'failed', error_code: refusal.code, error_status: refusal.status, error_message: refusal.message }),
+          });
+        }
+        throw err;
+      }
+    }
+    const held = await holding;
     if (!held.ok) {
       throw errors.paymentRequired('insufficient_credits', `this call costs ${action.credits} credits; the balance is ${held.balance}`, {
         details: { balance: held.balance, credits_required: action.credits },
