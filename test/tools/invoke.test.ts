@@ -211,6 +211,26 @@ describe('tool invoker on the real store with a real HTTP vendor', () => {
     expect(await balance(w)).toBe(10);
   });
 
+  it('a call settled before outcomes moved onto the ledger answers from its old tool_invocations record, without the vendor', async () => {
+    const w = wallet('b');
+    await ledger.grant({ wallet: w, credits: 10, creditType: 'admin_grant' });
+    const product = (await repo.getProduct({ slug: 'words' }))!;
+    // What the code before 2026-11-24 left: the claim, its outcome document, a capture with no outcome.
+    await ledger.hold({ account: w, holdId: 'old-1', credits: 3, details: { product_id: product.id, product: 'words', action: 'count' } });
+    await ledger.capture({ account: w, holdId: 'old-1' });
+    const now = new Date();
+    await db.models.toolInvocations.collection.insertOne({ _id: `${w}|old-1`, account: w, request_id: 'old-1', hold_id: 'old-1', product_id: product.id, action_slug: 'count', credits: 3, status: 'pending', created_at: now, updated_at: now } as never);
+    await db.models.toolInvocationOutcomes.collection.insertOne({ _id: `${w}|old-1`, status: 'succeeded', response_json: '{"words":9}', transaction_id: `purchase:${w}:old-1`, created_at: now } as never);
+    const before = vendor.calls.length;
+    expect(await invoker.invoke({ account: w, product: { slug: 'words' }, parameters: { text: 'hi' }, requestId: 'old-1' })).toMatchObject({
+      response: { words: 9 },
+      credits_charged: 3,
+      transaction_id: `purchase:${w}:old-1`,
+    });
+    expect(vendor.calls.length).toBe(before);
+    expect(await balance(w)).toBe(7);
+  });
+
   it('the healer settling a call still in flight decides its outcome first: the late success is answered uncharged, never captured', async () => {
     const w = wallet('9');
     await ledger.grant({ wallet: w, credits: 10, creditType: 'admin_grant' });
