@@ -19,14 +19,12 @@ import { analyzePostgres } from '../scripts/services/postgres';
 import { LedgerStore } from '../shared/credits/ledger-store';
 import { createDb, type Db } from '../shared/db';
 import { ledgerEntryId, type CreditTransactionDoc } from '../shared/db/models/credit-transaction';
-import { invocationKey, type ToolInvocationDoc } from '../shared/db/models/tool-invocation';
 import type { WebhookRunDoc } from '../shared/db/models/webhook-run';
 import type { ScheduleClaimDoc } from '../shared/db/models/schedule-claim';
 import type { JobReservationDoc } from '../shared/db/models/job-reservation';
 import { JobRepository } from '../shared/jobs/repository';
 import { RunRepository } from '../shared/runs/repository';
 import { claimId, ScheduleRepository } from '../shared/schedules/repository';
-import { ToolRepository } from '../shared/tools/repository';
 import { envNumber } from './common';
 import { writeResult } from './result-file';
 
@@ -54,7 +52,6 @@ function subjects(db: Db): Subject[] {
   const m = db.models;
   const runs = new RunRepository(m);
   const ledger = new LedgerStore(m);
-  const tools = new ToolRepository(m);
   const schedules = new ScheduleRepository(m);
   const jobs = new JobRepository(m);
   const expected = (what: string, found: unknown) => {
@@ -85,11 +82,17 @@ function subjects(db: Db): Subject[] {
       : { ...common, op_id: `purchase:${w}:req_${seq}`, transaction_type: 'purchase', amount_credits: -10, amount_usd: -0.1, request_id: `req_${seq}`, details: 'growth' };
   };
 
-  const invocation = (account: string, requestId: string, i: number): ToolInvocationDoc => ({
-    _id: invocationKey(account, requestId), account, request_id: requestId, hold_id: requestId, product_id: `prod_${i % 100}`, action_slug: 'stats',
-    credits: 1, status: 'succeeded', response_json: '{"words":36}', created_at: T0, updated_at: T0,
-  });
-  const invAccount = (i: number) => wallet(i % 1000);
+  // A paid tool call lives in the ledger (its hold is the claim, its capture the outcome): here the
+  // capture entry of call i, alone on its account `0xt…` (seq 1), as a replay reads it by op id.
+  const callAccount = (i: number) => `0xt${i.toString(16).padStart(39, '0')}`;
+  const settledCall = (i: number): CreditTransactionDoc => {
+    const w = callAccount(i);
+    return {
+      _id: ledgerEntryId(w, 1), op_id: `purchase:${w}:req_${i}`, user_id: w, seq: 1, transaction_type: 'purchase', amount_credits: -1, amount_usd: -0.01,
+      balance_after_credits: 0, balance_after_usd: 0, date_created: T0, request_id: `req_${i}`, live_grants: [],
+      outcome: JSON.stringify({ status: 'succeeded', product_id: `prod_${i % 100}`, action_slug: 'stats', response_json: '{"words":36}' }),
+    };
+  };
 
   const base = (i: number) => new Date(T0.getTime() + (i % 1000) * 60_000);
   const claim = (scheduleId: string, i: number): ScheduleClaimDoc => ({
@@ -120,11 +123,20 @@ function subjects(db: Db): Subject[] {
       write: (k) => ledger.grant({ wallet: `0xw${k}`, credits: 1, creditType: 'admin_grant', grantId: `growth-${k}` }),
     },
     {
+      // Tool calls (the name kept for the figures' continuity): since 2026-11-24 a call writes no
+      // record of its own; these entries share credit_transactions with the row above.
       name: 'tool_invocations',
-      collection: () => m.toolInvocations.collection,
-      docs: (from, to) => Array.from({ length: to - from }, (_, k) => invocation(invAccount(from + k), `req_${from + k}`, from + k)),
-      read: async (i) => expected('invocation', await tools.getInvocation(invAccount(i), `req_${i}`)),
-      write: (k) => tools.beginInvocation({ account: wallet(7), request_id: `req_w${k}`, hold_id: `req_w${k}`, product_id: 'prod_1', action_slug: 'stats', credits: 1, created_at: new Date() }),
+      collection: () => m.creditTransactions.collection,
+      docs: (from, to) => Array.from({ length: to - from }, (_, k) => settledCall(from + k)),
+      // A replayed request id: the settlement by its op id, with the outcome it answers.
+      read: async (i) => expected('tool call', (await ledger.holdState(callAccount(i), `req_${i}`)).state === 'captured'),
+      // The call's ledger writes on a funded account: hold (the claim), then the capture with its outcome.
+      write: async (k) => {
+        const w = `0xtw${k}`;
+        await ledger.grant({ wallet: w, credits: 1, creditType: 'admin_grant', grantId: `growth-t${k}` });
+        await ledger.hold({ account: w, holdId: 'req', credits: 1 });
+        await ledger.capture({ account: w, holdId: 'req', outcome: '{"status":"succeeded"}' });
+      },
     },
     {
       name: 'schedule_claims',

@@ -6,5 +6,5 @@ import type { QueueDefinition } from './queue';
 export const toolsQueue: QueueDefinition = {
   key: 'tools',
   taskQueue: TOOLS_QUEUE,
-  activities: (deps) => createToolHoldsActivities({ ledger: domainOf(deps).ledger, repository: domainOf(deps).tools }),
+  activities: (deps) => createToolHoldsActivities({ ledger: domainOf(deps).ledger }),
 };

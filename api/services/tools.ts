@@ -64,18 +64,6 @@ export class ToolService {
     return idInvokePaths(productId, p ? { productSlug: p.slug, onlyAction: p.actions.length === 1 ? p.actions[0]!.slug : undefined } : undefined);
   }
 
-  /** Budgets by wallet for 2 s (a wallet's own change clears its entry at once; an operator's shows within 2 s). */
-  private readonly budgets = new Map<string, { at: number; budget: Budget | null }>();
-
-  private async budgetOf(wallet: string): Promise<Budget | null> {
-    const hit = this.budgets.get(wallet);
-    if (hit && Date.now() - hit.at < 2_000) return hit.budget;
-    const budget = await this.repository.getBudget(wallet);
-    if (this.budgets.size >= 10_000) this.budgets.delete(this.budgets.keys().next().value!);
-    this.budgets.set(wallet, { at: Date.now(), budget });
-    return budget;
-  }
-
   async invokeWithCredits(input: {
     wallet: string;
     product: string;
@@ -98,7 +86,6 @@ export class ToolService {
         meta: input.meta,
         ...(input.gate ? { gate: input.gate } : {}),
       },
-      (w) => this.budgetOf(w),
     );
   }
 
@@ -114,7 +101,6 @@ export class ToolService {
   }
 
   async setBudget(wallet: string, budget: Budget, by: 'wallet' | 'operator') {
-    this.budgets.delete(wallet);
     return this.repository.setBudget(wallet, budget, by);
   }
 

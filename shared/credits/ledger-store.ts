@@ -29,7 +29,17 @@ export type CreditTransaction = Omit<CreditTransactionDoc, 'live_grants' | 'gran
 /** The entries clients see; `hold` and `release` are the ledger's own bookkeeping. */
 export const PUBLIC_TRANSACTION_TYPES = ['grant', 'expiration', 'revocation', 'purchase'] as const;
 
-export type HoldResult = { ok: true; hold: { hold_id: string; credits: number; created_at: Date } } | { ok: false; balance: number };
+/**
+ * `fresh`: this call wrote the hold. Otherwise the hold id was taken before (the hold is the
+ * claim of its request id): open or settled since, which `holdState` tells.
+ */
+export type HoldResult = { ok: true; fresh: boolean; hold: { hold_id: string; credits: number; created_at: Date } } | { ok: false; balance: number };
+
+/** Where a hold stands: never taken, open (with its owner attempt), or settled with the outcome written then. */
+export type HoldState =
+  | { state: 'none' }
+  | { state: 'open'; hold: OpenHold }
+  | { state: 'captured' | 'released'; transactionId: string; credits: number; outcome?: string };
 
 export interface BalanceView extends NextExpiration {
   balance: number;
@@ -62,7 +72,7 @@ interface Head {
 }
 
 type Entry = Pick<CreditTransactionDoc, 'op_id' | 'transaction_type' | 'amount_credits'> &
-  Partial<Pick<CreditTransactionDoc, 'grant_id' | 'request_id' | 'details' | 'grant' | 'hold_bucket'>>;
+  Partial<Pick<CreditTransactionDoc, 'grant_id' | 'request_id' | 'details' | 'grant' | 'hold_bucket' | 'outcome'>>;
 
 type Decision<R> =
   | { write: false; result: R }
@@ -85,11 +95,16 @@ const MAX_ATTEMPTS = 500;
  * A cold reader does at most about 2·log2(64) = 12 lookups past the hint.
  */
 const HEAD_HINT_EVERY = 64;
-const PUBLIC_FIELDS = { live_grants: 0, grant: 0, seq: 0, open_holds: 0, hold_bucket: 0 } as const;
+const PUBLIC_FIELDS = { live_grants: 0, grant: 0, seq: 0, open_holds: 0, hold_bucket: 0, outcome: 0 } as const;
 const HEAD_FIELDS = { seq: 1, live_grants: 1, open_holds: 1 } as const;
 
 function holdOp(account: string, holdId: string): string {
   return `hold:${account}:${holdId}`;
+}
+
+/** A later worker attempt taking over an open hold: one op per attempt, so one taker each. */
+function takeoverOp(account: string, holdId: string, attempt: number): string {
+  return `takeover:${account}:${holdId}:${attempt}`;
 }
 
 /** Capture and release of a hold share this op id: the unique index lets exactly one of them land. */
@@ -120,7 +135,7 @@ function bucketStart(at: Date): Date {
 }
 
 function toPublic(doc: CreditTransactionDoc): CreditTransaction {
-  const { live_grants: _l, grant: _g, seq: _s, open_holds: _h, hold_bucket: _b, op_id, ...rest } = doc;
+  const { live_grants: _l, grant: _g, seq: _s, open_holds: _h, hold_bucket: _b, outcome: _o, op_id, ...rest } = doc;
   return { ...rest, _id: op_id };
 }
 
@@ -161,7 +176,7 @@ export class LedgerStore {
     return head;
   }
 
-  /** An op recorded earlier. A scan on FerretDB, so only asked on the rare replay paths. */
+  /** An op recorded earlier: a point read (`op_id` leads a unique index), asked only on replay paths. */
   private async byOp(opId: string): Promise<CreditTransactionDoc | null> {
     return this.models.creditTransactions.findOne({ op_id: opId }).lean<CreditTransactionDoc>().exec();
   }
@@ -343,6 +358,8 @@ export class LedgerStore {
     holdId: string;
     credits: number;
     details?: string | Record<string, unknown>;
+    /** The worker attempt taking the hold (its owner until a later attempt takes it over). */
+    attempt?: number;
     now?: Date;
   }): Promise<HoldResult> {
     if (!Number.isSafeInteger(input.credits) || input.credits <= 0) throw new RangeError('hold must be a positive whole number of credits');
@@ -351,23 +368,31 @@ export class LedgerStore {
     const details = typeof input.details === 'string' || input.details === undefined ? input.details : JSON.stringify(input.details);
     const fromRecord = (r: CreditTransactionDoc): HoldResult => ({
       ok: true,
+      fresh: false,
       hold: { hold_id: input.holdId, credits: -r.amount_credits, created_at: r.date_created },
     });
     return this.append<HoldResult>(input.account, now, async (live, holds) => {
       const open = holds.find((h) => h.hold_id === input.holdId);
-      if (open) return { write: false, result: { ok: true, hold: { hold_id: open.hold_id, credits: open.credits, created_at: open.created_at } } };
+      if (open) return { write: false, result: { ok: true, fresh: false, hold: { hold_id: open.hold_id, credits: open.credits, created_at: open.created_at } } };
       const plan = planSpend(live, input.credits, now);
       if (!plan.ok) {
         const earlier = await this.byOp(opId);
         return { write: false, result: earlier ? fromRecord(earlier) : { ok: false, balance: plan.balance } };
       }
-      const hold: OpenHold = { hold_id: input.holdId, credits: input.credits, deductions: plan.deductions, created_at: now, ...(details ? { details } : {}) };
+      const hold: OpenHold = {
+        hold_id: input.holdId,
+        credits: input.credits,
+        deductions: plan.deductions,
+        created_at: now,
+        ...(details ? { details } : {}),
+        ...(input.attempt !== undefined ? { attempt: input.attempt } : {}),
+      };
       return {
         write: true,
         entry: { op_id: opId, transaction_type: 'hold', amount_credits: -input.credits, request_id: input.holdId, details, hold_bucket: holdBucket(now) },
         live: applyDeductions(live, plan.deductions),
         holds: [...holds, hold],
-        result: () => ({ ok: true, hold: { hold_id: hold.hold_id, credits: hold.credits, created_at: now } }),
+        result: () => ({ ok: true, fresh: true, hold: { hold_id: hold.hold_id, credits: hold.credits, created_at: now } }),
         replay: fromRecord,
       };
     });
@@ -377,7 +402,14 @@ export class LedgerStore {
    * Turns an open hold into the one `purchase` transaction clients see (product and action in
    * its details). Capture and release of one hold share one op id, so exactly one of them wins.
    */
-  async capture(input: { account: string; holdId: string; details?: string | Record<string, unknown>; now?: Date }): Promise<{ transaction: CreditTransaction; replayed: boolean }> {
+  async capture(input: {
+    account: string;
+    holdId: string;
+    details?: string | Record<string, unknown>;
+    /** What became of the call (opaque text), kept on the purchase entry for replays (holdState). */
+    outcome?: string;
+    now?: Date;
+  }): Promise<{ transaction: CreditTransaction; replayed: boolean }> {
     const now = input.now ?? new Date();
     const opId = settleOp(input.account, input.holdId);
     return this.append<{ transaction: CreditTransaction; replayed: boolean }>(input.account, now, async (live, holds) => {
@@ -391,7 +423,7 @@ export class LedgerStore {
       const details = input.details === undefined ? open.details : typeof input.details === 'string' ? input.details : JSON.stringify(input.details);
       return {
         write: true,
-        entry: { op_id: opId, transaction_type: 'purchase', amount_credits: -open.credits, request_id: input.holdId, details },
+        entry: { op_id: opId, transaction_type: 'purchase', amount_credits: -open.credits, request_id: input.holdId, details, ...(input.outcome !== undefined ? { outcome: input.outcome } : {}) },
         live,
         holds: holds.filter((h) => h !== open),
         result: (transaction) => ({ transaction, replayed: false }),
@@ -404,18 +436,67 @@ export class LedgerStore {
   }
 
   /** Gives an open hold's credits back. False when it was captured, released before, or never held. */
-  async release(input: { account: string; holdId: string; reason?: string; now?: Date }): Promise<{ released: boolean }> {
+  async release(input: { account: string; holdId: string; reason?: string; outcome?: string; now?: Date }): Promise<{ released: boolean }> {
     const now = input.now ?? new Date();
     return this.append<{ released: boolean }>(input.account, now, (live, holds) => {
       const open = holds.find((h) => h.hold_id === input.holdId);
       if (!open) return { write: false, result: { released: false } };
       return {
         write: true,
-        entry: { op_id: settleOp(input.account, input.holdId), transaction_type: 'release', amount_credits: open.credits, request_id: input.holdId, details: input.reason },
+        entry: {
+          op_id: settleOp(input.account, input.holdId),
+          transaction_type: 'release',
+          amount_credits: open.credits,
+          request_id: input.holdId,
+          details: input.reason,
+          ...(input.outcome !== undefined ? { outcome: input.outcome } : {}),
+        },
         live: restoreDeductions(live, open.deductions),
         holds: holds.filter((h) => h !== open),
         result: () => ({ released: true }),
         replay: () => ({ released: false }),
+      };
+    });
+  }
+
+  /**
+   * Where hold `holdId` stands. Point reads only: the settling entry by its op id, then (not
+   * settled) the account's head; a settlement that lands between the two is read again. Off the
+   * paid call's path: asked when a hold turned out to be taken before (a replayed request id).
+   */
+  async holdState(account: string, holdId: string): Promise<HoldState> {
+    const settled = async (): Promise<HoldState | null> => {
+      const e = await this.byOp(settleOp(account, holdId));
+      if (!e) return null;
+      return { state: e.transaction_type === 'purchase' ? 'captured' : 'released', transactionId: e.op_id, credits: Math.abs(e.amount_credits), ...(e.outcome !== undefined ? { outcome: e.outcome } : {}) };
+    };
+    const first = await settled();
+    if (first) return first;
+    const open = (await this.head(account))?.open_holds?.find((h) => h.hold_id === holdId);
+    if (open) return { state: 'open', hold: open };
+    return (await settled()) ?? { state: 'none' };
+  }
+
+  /**
+   * A later worker attempt takes over an open hold whose owner is an earlier attempt (its worker
+   * is thought dead): one `takeover` entry (no credits move) names the new owner in the open
+   * hold. Its op id is per attempt, so of several takers of one attempt exactly one wins.
+   * `taken`: this caller owns the hold now; `lost`: another owns it (same or later attempt);
+   * `settled`: it is no longer open.
+   */
+  async takeOver(input: { account: string; holdId: string; attempt: number; now?: Date }): Promise<'taken' | 'lost' | 'settled'> {
+    const now = input.now ?? new Date();
+    return this.append<'taken' | 'lost' | 'settled'>(input.account, now, (live, holds) => {
+      const open = holds.find((h) => h.hold_id === input.holdId);
+      if (!open) return { write: false, result: 'settled' };
+      if ((open.attempt ?? 0) >= input.attempt) return { write: false, result: 'lost' };
+      return {
+        write: true,
+        entry: { op_id: takeoverOp(input.account, input.holdId, input.attempt), transaction_type: 'takeover', amount_credits: 0, request_id: input.holdId, details: `attempt ${open.attempt ?? '-'} → ${input.attempt}` },
+        live,
+        holds: holds.map((h) => (h === open ? { ...h, attempt: input.attempt } : h)),
+        result: () => 'taken',
+        replay: () => 'lost',
       };
     });
   }

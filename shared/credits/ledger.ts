@@ -106,6 +106,8 @@ export interface OpenHold {
   created_at: Date;
   /** JSON text recorded with the hold (product, action, run...); copied onto the purchase. */
   details?: string;
+  /** The worker attempt that owns the call (absent for API calls); a takeover entry raises it. */
+  attempt?: number;
 }
 
 export function applyDeductions(grants: readonly Grant[], deductions: readonly Deduction[]): Grant[] {

@@ -1,33 +1,81 @@
-import type { LedgerStore } from '../credits/ledger-store';
+import type { HoldState, LedgerStore } from '../credits/ledger-store';
+import type { InvocationOutcomeFields, ToolInvocationDoc } from '../db/models/tool-invocation';
 import type { ToolRepository } from './repository';
 
 export type HealOutcome = 'captured' | 'released' | 'gone';
 
 /**
- * Settles one stale hold from what was recorded about its call: a vendor call known to have
- * succeeded is captured (the caller got the result); unknown or failed is released, and the
- * call is marked failed so a retry of its request id does not wait on it forever.
+ * What became of one paid call, written as the `outcome` of the ledger entry that settles its
+ * hold (the capture of a success, the release of a failure): one write decides both the money
+ * and the answer a retry of the request id gets.
  */
-export async function healHold(ledger: LedgerStore, repo: ToolRepository, account: string, holdId: string): Promise<HealOutcome> {
-  const call = await repo.getInvocationByHold(account, holdId);
-  if (call?.status === 'succeeded') {
-    const { transaction, replayed } = await ledger.capture({ account, holdId }).catch(async (err: { code?: string }) => {
-      if (err.code === 'hold_not_open' || err.code === 'hold_not_found') return { transaction: null, replayed: true };
-      throw err;
-    });
-    // Settled meanwhile (by the call itself, or a capture that met a released hold).
-    return !transaction || replayed ? 'gone' : 'captured';
+export interface CallOutcome extends InvocationOutcomeFields {
+  status: 'succeeded' | 'failed';
+  product_id: string;
+  action_slug: string;
+  /** The worker attempt that recorded it (absent for API calls). */
+  attempt?: number;
+}
+
+/** A call as a reader sees it: `pending` while its hold is open. */
+export type CallRecord = Omit<CallOutcome, 'status'> & { status: 'pending' | 'succeeded' | 'failed'; credits: number };
+
+export const encodeOutcome = (o: CallOutcome): string => JSON.stringify(o);
+
+/** The failure the healer records for a call whose process stopped before settling it. */
+export const INTERRUPTED: Omit<CallOutcome, 'product_id' | 'action_slug'> = {
+  status: 'failed',
+  error_code: 'vendor_timeout',
+  error_status: 504,
+  error_message: 'the call was interrupted before its outcome was recorded; nothing was charged',
+};
+
+/** Product and action recorded in a hold's details (`{product_id, action, ...}`). */
+export function holdCall(details: string | undefined): { product_id: string; action_slug: string } {
+  try {
+    const d = JSON.parse(details ?? '{}') as { product_id?: string; action?: string };
+    return { product_id: d.product_id ?? '', action_slug: d.action ?? '' };
+  } catch {
+    return { product_id: '', action_slug: '' };
   }
-  if (call?.status === 'pending') {
-    const recorded = await repo.finishInvocation(account, call.request_id, {
-      status: 'failed',
-      error_code: 'vendor_timeout',
-      error_status: 504,
-      error_message: 'the call was interrupted before its outcome was recorded; nothing was charged',
-    });
-    // The call recorded its own outcome meanwhile (outcomes are insert-once): settle by that one.
-    if (!recorded) return healHold(ledger, repo, account, holdId);
+}
+
+/**
+ * The call made under (account, request id), from its hold: null when none was held. A call
+ * settled before outcomes lived on the ledger (before 2026-11-24) is read from its old
+ * `tool_invocations` record.
+ */
+export async function callRecord(ledger: LedgerStore, repo: ToolRepository, account: string, requestId: string): Promise<CallRecord | null> {
+  return recordOf(await ledger.holdState(account, requestId), () => repo.getLegacyInvocation(account, requestId));
+}
+
+/** The call record a hold's state says (the legacy read only for calls without a ledger outcome). */
+export async function recordOf(s: HoldState, legacyRead: () => Promise<ToolInvocationDoc | null>): Promise<CallRecord | null> {
+  if (s.state === 'none') return legacy(await legacyRead());
+  if (s.state === 'open') {
+    return { status: 'pending', credits: s.hold.credits, ...holdCall(s.hold.details), ...(s.hold.attempt !== undefined ? { attempt: s.hold.attempt } : {}) };
   }
-  const { released } = await ledger.release({ account, holdId, reason: 'stale hold healed' });
+  if (s.outcome !== undefined) return { ...(JSON.parse(s.outcome) as CallOutcome), credits: s.credits };
+  const old = legacy(await legacyRead());
+  // Settled with no outcome written (a hold released by hand, say): a failure if released.
+  return old ?? { status: s.state === 'captured' ? 'succeeded' : 'failed', credits: s.credits, product_id: '', action_slug: '', ...(s.state === 'released' ? INTERRUPTED : {}) };
+}
+
+function legacy(doc: ToolInvocationDoc | null): CallRecord | null {
+  if (!doc) return null;
+  const { _id, account: _a, request_id: _r, hold_id: _h, meta_json: _m, created_at: _c, updated_at: _u, ...rest } = doc;
+  return rest;
+}
+
+/**
+ * Settles one stale hold: released, and the call recorded failed (`vendor_timeout`) in the same
+ * entry. Whatever its vendor did, the caller never got an answer with a charge, so nothing is
+ * owed; a retry of the request id gets that failure. A hold settled meanwhile is `gone`.
+ */
+export async function healHold(ledger: LedgerStore, account: string, holdId: string): Promise<HealOutcome> {
+  const s = await ledger.holdState(account, holdId);
+  if (s.state !== 'open') return 'gone';
+  const outcome = encodeOutcome({ ...INTERRUPTED, ...holdCall(s.hold.details), ...(s.hold.attempt !== undefined ? { attempt: s.hold.attempt } : {}) });
+  const { released } = await ledger.release({ account, holdId, reason: 'stale hold healed', outcome });
   return released ? 'released' : 'gone';
 }

@@ -5,10 +5,10 @@
  */
 import { LedgerStore } from '../credits/ledger-store';
 import type { Models } from '../db';
-import type { ToolInvocationDoc } from '../db/models/tool-invocation';
 import { AppError, errors } from '../errors';
 import { logger } from '../logger';
 import { BUILTIN_HANDLERS } from './builtins';
+import { callRecord, encodeOutcome, holdCall, recordOf, type CallOutcome, type CallRecord } from './holds';
 import { parameterProblems } from './params';
 import { ToolRepository } from './repository';
 import { pickAction, type ToolAction, type ToolProduct } from './rules';
@@ -139,28 +139,22 @@ export function nextTry(requestId: string): string {
   return m ? `${m[1]}~${Number(m[2]) + 1}` : `${requestId}~2`;
 }
 
-/** The id of the `purchase` transaction a captured hold becomes (see LedgerStore.capture). */
-export function purchaseTransactionId(account: string, holdId: string): string {
-  return `purchase:${account}:${holdId}`;
-}
-
 export function createToolInvoker(deps: ToolInvokerDeps) {
   const repo = deps.repository ?? new ToolRepository(deps.models);
   const ledger = deps.ledger ?? new LedgerStore(deps.models);
 
-  async function replay(rec: ToolInvocationDoc, input: InvokeInput): Promise<InvokeOutput> {
-    if (rec.status === 'pending') throw errors.conflict('invocation_in_progress', `request ${input.requestId} is still running`);
+  /** The recorded answer of a request id whose hold was settled before. */
+  function replay(rec: CallRecord, transactionId: string, input: InvokeInput): InvokeOutput {
     if (rec.status === 'failed') {
       throw new AppError(rec.error_status ?? 502, rec.error_code ?? 'vendor_error', rec.error_message ?? 'the call failed; nothing was charged', {
         details: rec.error_details_json ? (JSON.parse(rec.error_details_json) as Record<string, unknown>) : undefined,
       });
     }
-    // Captured already, or captured now if the process that ran it stopped before the capture.
-    const transactionId = (await ledger.capture({ account: rec.account, holdId: rec.hold_id })).transaction._id;
+    if (rec.status === 'pending') throw errors.conflict('invocation_in_progress', `request ${input.requestId} is still running`);
     return {
       response: JSON.parse(rec.response_json ?? '{}'),
       credits_charged: rec.credits,
-      transaction_id: transactionId,
+      transaction_id: rec.transaction_id ?? transactionId,
       product_id: rec.product_id,
       action_slug: rec.action_slug,
       ...(rec.warnings_json ? { warnings: JSON.parse(rec.warnings_json) as unknown[] } : {}),
@@ -168,21 +162,45 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
   }
 
   /**
-   * A worker attempt after one whose call failed (the vendor's error or timeout, recorded and
-   * released) tries again as a new call: the next try key, its own hold, a fresh idempotency key.
+   * The hold was taken before: the request id was used. Answers the recorded outcome (a settled
+   * hold), makes the next try (a later worker attempt after a failure), takes over an open hold
+   * of an earlier attempt (returns, and the caller goes on to the vendor), or 409.
    */
-  function mayRetryFailed(rec: ToolInvocationDoc, input: InvokeInput): boolean {
-    return rec.status === 'failed' && input.attempt !== undefined && rec.attempt !== undefined && input.attempt > rec.attempt;
+  async function alreadyHeld(input: InvokeInput, call: ResolvedCall): Promise<InvokeOutput | 'taken'> {
+    const inProgress = () => errors.conflict('invocation_in_progress', `request ${input.requestId} is still running`);
+    const state = await ledger.holdState(input.account, input.requestId);
+    if (state.state === 'none') throw inProgress();
+    if (state.state === 'open') {
+      const { hold } = state;
+      // Only a later worker attempt of the same call may take over (its earlier attempt is thought
+      // dead). A hold with no attempt is a worker's from before attempts were recorded on holds.
+      if (input.attempt === undefined || input.attempt <= (hold.attempt ?? 0)) throw inProgress();
+      if (holdCall(hold.details).product_id !== call.product.id || holdCall(hold.details).action_slug !== call.action.slug) {
+        throw errors.conflict('invocation_in_progress', `request ${input.requestId} is a pending call of another action`);
+      }
+      const taken = await ledger.takeOver({ account: input.account, holdId: input.requestId, attempt: input.attempt });
+      if (taken === 'lost') throw errors.conflict('invocation_in_progress', `request ${input.requestId} is being taken over by another attempt ${input.attempt}`);
+      if (taken === 'taken') {
+        logger.info('tool call taken over by a later attempt', { account: input.account, request_id: input.requestId, attempt: input.attempt, from_attempt: hold.attempt });
+        return 'taken';
+      }
+      // Settled meanwhile: answer as below.
+      return alreadyHeld(input, call);
+    }
+    const rec = await recordOf(state, () => repo.getLegacyInvocation(input.account, input.requestId));
+    if (!rec) throw inProgress();
+    // A later worker attempt after a recorded failure makes a new try instead of getting the failure back.
+    if (rec.status === 'failed' && input.attempt !== undefined && input.attempt > (rec.attempt ?? 0)) {
+      return invoke({ ...input, requestId: nextTry(input.requestId) });
+    }
+    return replay(rec, state.transactionId, input);
   }
 
-  /** A worker attempt may take over a pending call of an earlier attempt of the same caller. */
-  function mayTakeOver(rec: ToolInvocationDoc, input: InvokeInput): boolean {
-    return rec.status === 'pending' && input.attempt !== undefined && rec.attempt !== undefined && input.attempt > rec.attempt;
-  }
-
-  async function takenOverFrom(input: InvokeInput): Promise<boolean> {
-    const rec = await repo.getInvocation(input.account, input.requestId);
-    return rec?.attempt !== undefined && rec.attempt > input.attempt!;
+  /** An earlier attempt's failure leaves the hold to a later attempt that took it over. */
+  async function ownedByLaterAttempt(input: InvokeInput): Promise<boolean> {
+    if (input.attempt === undefined) return false;
+    const s = await ledger.holdState(input.account, input.requestId);
+    return s.state === 'open' && (s.hold.attempt ?? 0) > input.attempt;
   }
 
   async function invoke(input: InvokeInput): Promise<InvokeOutput> {
@@ -196,98 +214,81 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
       throw err;
     }
     const { product, action } = call;
+    const outcomeOf = (o: Omit<CallOutcome, 'product_id' | 'action_slug' | 'attempt'>) =>
+      encodeOutcome({ ...o, product_id: product.id, action_slug: action.slug, ...(input.attempt !== undefined ? { attempt: input.attempt } : {}) });
 
-    const now = new Date();
-    // The hold needs no queue row of its own: the healer finds it in the ledger (staleHolds).
-    const claimed = await repo.beginInvocation({
-      account: input.account,
-      request_id: input.requestId,
-      hold_id: input.requestId,
-      product_id: product.id,
-      action_slug: action.slug,
-      credits: action.credits,
-      ...(input.meta ? { meta_json: JSON.stringify(input.meta) } : {}),
-      ...(input.attempt !== undefined ? { attempt: input.attempt } : {}),
-      created_at: now,
-    });
+    // The hold is the claim: unique per (account, request id), so one call of a request id runs.
+    const details = { product_id: product.id, product: product.slug, action: action.slug, ...(input.meta ? { meta: input.meta } : {}) };
+    const holding = ledger.hold({ account: input.account, holdId: input.requestId, credits: action.credits, details, ...(input.attempt !== undefined ? { attempt: input.attempt } : {}) });
+    holding.catch(() => undefined); // awaited below; not an unhandled rejection while the gate decides
+    // The gate (the signed request's replay guard) runs beside the hold and decides before
+    // anything else: refused, a hold this call took is released with the refusal as its outcome,
+    // so nothing is charged, no vendor is called, and the request id answers that refusal.
     if (input.gate) {
       try {
         await input.gate;
       } catch (err) {
-        if (claimed) await repo.dropInvocation(input.account, input.requestId);
+        const took = await holding.catch(() => undefined);
+        if (took?.ok && took.fresh) {
+          const refusal = err instanceof AppError ? err : errors.internal('request_refused', 'the request was refused before the call');
+          await ledger.release({
+            account: input.account,
+            holdId: input.requestId,
+            reason: `refused: ${refusal.code}`,
+            outcome: outcomeOf({ status: 'failed', error_code: refusal.code, error_status: refusal.status, error_message: refusal.message }),
+          });
+        }
         throw err;
       }
     }
-    // What the hold is for: this call's price, or the price recorded by the attempt taken over.
-    let credits = action.credits;
-    if (!claimed) {
-      const rec = await repo.getInvocation(input.account, input.requestId);
-      if (!rec) throw errors.conflict('invocation_in_progress', `request ${input.requestId} is still running`);
-      if (mayRetryFailed(rec, input)) return invoke({ ...input, requestId: nextTry(input.requestId) });
-      if (!mayTakeOver(rec, input)) return replay(rec, input);
-      if (rec.product_id !== product.id || rec.action_slug !== action.slug) {
-        throw errors.conflict('invocation_in_progress', `request ${input.requestId} is a pending call of ${rec.product_id}/${rec.action_slug}`);
-      }
-      if (!(await repo.takeOverInvocation(rec, input.attempt!))) {
-        throw errors.conflict('invocation_in_progress', `request ${input.requestId} is being taken over by another attempt ${input.attempt}`);
-      }
-      logger.info('tool call taken over by a later attempt', { account: input.account, request_id: input.requestId, attempt: input.attempt, from_attempt: rec.attempt });
-      credits = rec.credits;
-    }
-
-    const details = { product_id: product.id, product: product.slug, action: action.slug, ...(input.meta ? { meta: input.meta } : {}) };
-    // On a takeover this answers the hold the earlier attempt opened (same hold id): never a second one.
-    const held = await ledger.hold({ account: input.account, holdId: input.requestId, credits, details, now });
+    const held = await holding;
     if (!held.ok) {
-      await repo.dropInvocation(input.account, input.requestId);
-      throw errors.paymentRequired('insufficient_credits', `this call costs ${credits} credits; the balance is ${held.balance}`, {
-        details: { balance: held.balance, credits_required: credits },
+      throw errors.paymentRequired('insufficient_credits', `this call costs ${action.credits} credits; the balance is ${held.balance}`, {
+        details: { balance: held.balance, credits_required: action.credits },
       });
     }
-    credits = held.hold.credits;
+    if (!held.fresh) {
+      const earlier = await alreadyHeld(input, call);
+      if (earlier !== 'taken') return earlier;
+    }
+    // On a takeover the hold is the earlier attempt's (its price); the vendor gets the same idempotency key.
+    const credits = held.hold.credits;
 
     const outcome = await runAction(repo, deps.secretKey, { ...call, parameters: input.parameters, requestId: vendorRequestId(input.account, input.requestId), signal: input.signal });
     if (!outcome.ok) {
       const failure = vendorFailure(outcome, call);
-      // An attempt that lost its call to a later one (it was thought dead) leaves the outcome
-      // and the hold to the new owner: releasing here would give away what the owner captures.
-      if (input.attempt !== undefined && (await takenOverFrom(input))) throw failure;
-      const recorded = await repo.finishInvocation(input.account, input.requestId, {
-        status: 'failed',
-        error_code: failure.code,
-        error_status: failure.status,
-        error_message: failure.message,
-        ...(failure.details ? { error_details_json: JSON.stringify(failure.details) } : {}),
+      // An attempt that lost its call to a later one (it was thought dead) leaves the hold to the
+      // new owner: releasing here would give away what the owner captures.
+      if (await ownedByLaterAttempt(input)) throw failure;
+      await ledger.release({
+        account: input.account,
+        holdId: input.requestId,
+        reason: failure.code,
+        outcome: outcomeOf({
+          status: 'failed',
+          error_code: failure.code,
+          error_status: failure.status,
+          error_message: failure.message,
+          ...(failure.details ? { error_details_json: JSON.stringify(failure.details) } : {}),
+        }),
       });
-      // Another outcome came first: a success (a later attempt's) keeps its hold for its capture.
-      if (recorded || (await repo.getInvocation(input.account, input.requestId))?.status !== 'succeeded') {
-        await ledger.release({ account: input.account, holdId: input.requestId, reason: failure.code });
-      }
       throw failure;
     }
 
-    // Recorded before the capture: a crash in between leaves the healer a hold it knows to capture.
-    // The purchase's id is known in advance (`purchase:<account>:<hold id>`), so one write says it all.
-    let transactionId = purchaseTransactionId(input.account, input.requestId);
-    const recorded = await repo.finishInvocation(input.account, input.requestId, {
-      status: 'succeeded',
-      transaction_id: transactionId,
-      response_json: JSON.stringify(outcome.response),
-      ...(outcome.warnings ? { warnings_json: JSON.stringify(outcome.warnings) } : {}),
-    });
+    // One write: the purchase, with the answer a retry of this request id replays.
+    let transactionId: string;
     let charged = credits;
     const warnings = [...(outcome.warnings ?? [])];
     try {
-      // The healer recorded the call failed first (it releases the hold): never capture then,
-      // or the account would pay for a call its record says failed.
-      if (!recorded && (await repo.getInvocation(input.account, input.requestId))?.status !== 'succeeded') {
-        await ledger.release({ account: input.account, holdId: input.requestId, reason: 'outcome recorded as failed' });
-        throw errors.conflict('hold_not_open', 'the call was recorded as failed before its result');
-      }
-      transactionId = (await ledger.capture({ account: input.account, holdId: input.requestId })).transaction._id;
+      const captured = await ledger.capture({
+        account: input.account,
+        holdId: input.requestId,
+        outcome: outcomeOf({ status: 'succeeded', response_json: JSON.stringify(outcome.response), ...(outcome.warnings ? { warnings_json: JSON.stringify(outcome.warnings) } : {}) }),
+      });
+      transactionId = captured.transaction._id;
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'hold_not_open')) throw err;
-      // The healer gave the credits back before we captured: the caller keeps the result, uncharged.
+      // Released before we captured (the healer, or an earlier attempt's failure): the caller keeps the result, uncharged.
       logger.warn('tool call captured after its hold was released', { account: input.account, request_id: input.requestId });
       charged = 0;
       transactionId = '';
@@ -303,7 +304,7 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
     };
   }
 
-  return { invoke, repository: repo, ledger };
+  return { invoke, repository: repo, ledger, record: (account: string, requestId: string) => callRecord(ledger, repo, account, requestId) };
 }
 
 export type ToolInvoker = ReturnType<typeof createToolInvoker>;

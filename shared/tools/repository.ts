@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Types } from 'mongoose';
-import { insertOnce, insertOnceGrouped, type Models } from '../db';
+import { insertOnce, type Models } from '../db';
 import type { IssueReportDoc, LookupMethod } from '../db/models/issue-report';
-import { invocationKey, takeoverKey, type ToolInvocationDoc, type ToolInvocationOutcomeDoc } from '../db/models/tool-invocation';
+import { invocationKey, type ToolInvocationDoc, type ToolInvocationOutcomeDoc } from '../db/models/tool-invocation';
 import type { ToolOrderDoc } from '../db/models/tool-order';
 import type { ToolActionDoc, ToolProductDoc } from '../db/models/tool-product';
 import type { WalletBudgetDoc } from '../db/models/wallet-budget';
@@ -13,11 +13,17 @@ import { escapeRegex, OBJECT_ID_PATTERN, searchTerms, toProduct, utcDayStart, ty
 import type { ActionInput, ProductInput, ProductPatch } from './schemas';
 import { decryptSecret, encryptSecret } from './secrets';
 
-type ToolModels = Pick<Models, 'toolProducts' | 'toolSecrets' | 'toolInvocations' | 'toolInvocationTakeovers' | 'toolInvocationOutcomes' | 'toolOrders' | 'issueReports' | 'walletBudgets' | 'walletSpends' | 'toolCatalogVersions'>;
+type ToolModels = Pick<Models, 'toolProducts' | 'toolSecrets' | 'toolInvocations' | 'toolInvocationOutcomes' | 'toolOrders' | 'issueReports' | 'walletBudgets' | 'walletSpends' | 'toolCatalogVersions'>;
 
 const DEFAULT_SCHEMA = { type: 'object', additionalProperties: true };
 /** Products and secrets change rarely; the hot invoke path reads them from this short cache. */
 const CACHE_MS = 5_000;
+/**
+ * Wallet budgets are read on every paid call of a wallet. At 2 s (the API's old cache) a wallet
+ * calling less often than every 2 s missed every time (0.2–0.76 reads per call in bench/tools.ts
+ * with 32 wallets); at 30 s a wallet costs one read per 30 s.
+ */
+export const BUDGET_CACHE_MS = 30_000;
 
 class TtlCache<V> {
   private readonly entries = new Map<string, { at: number; value: V }>();
@@ -35,6 +41,9 @@ class TtlCache<V> {
     if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, { at: Date.now(), value });
   }
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
   clear(): void {
     this.entries.clear();
   }
@@ -51,10 +60,17 @@ export interface ListInput {
 export class ToolRepository {
   private readonly products = new TtlCache<ToolProduct | null>(CACHE_MS);
   private readonly secrets = new TtlCache<string>(CACHE_MS);
+  private readonly budgets: TtlCache<Budget | null>;
+  private readonly budgetReads = new Map<string, Promise<Budget | null>>();
   private index?: CatalogIndex;
   private building?: Promise<CatalogIndex>;
 
-  constructor(private readonly models: ToolModels) {}
+  constructor(
+    private readonly models: ToolModels,
+    opts: { budgetCacheMs?: number } = {},
+  ) {
+    this.budgets = new TtlCache<Budget | null>(opts.budgetCacheMs ?? BUDGET_CACHE_MS, 10_000);
+  }
 
   // ------------------------------------------------------------------ catalog
 
@@ -215,14 +231,12 @@ export class ToolRepository {
 
   // ------------------------------------------------------------------ invocations
 
-  /** Claims (account, request id): false when a call with it was recorded before. */
-  async beginInvocation(doc: Omit<ToolInvocationDoc, '_id' | 'status' | 'updated_at'>): Promise<boolean> {
-    // On the hot path of every paid call: committed together with concurrent claims.
-    return insertOnceGrouped(this.models.toolInvocations, { ...doc, _id: invocationKey(doc.account, doc.request_id), status: 'pending', updated_at: doc.created_at });
-  }
-
-  /** The call's claim merged with its outcome (status `pending` until one is recorded). */
-  async getInvocation(account: string, requestId: string): Promise<ToolInvocationDoc | null> {
+  /**
+   * A call recorded before outcomes moved onto the ledger (2026-11-24): its claim in
+   * `tool_invocations` merged with its outcome, or null. Read-only, on replay paths; new calls
+   * write no such records (the hold is the claim, its settlement the outcome: shared/tools/holds.ts).
+   */
+  async getLegacyInvocation(account: string, requestId: string): Promise<ToolInvocationDoc | null> {
     const key = invocationKey(account, requestId);
     const [claim, outcome] = await Promise.all([
       this.models.toolInvocations.findById(key).lean<ToolInvocationDoc>().exec(),
@@ -232,64 +246,6 @@ export class ToolRepository {
     if (!outcome) return claim;
     const { _id: _o, created_at: _c, ...fields } = outcome;
     return { ...claim, ...fields };
-  }
-
-  async getInvocationByHold(account: string, holdId: string): Promise<ToolInvocationDoc | null> {
-    return this.getInvocation(account, holdId);
-  }
-
-  /**
-   * Records what became of a call. An outcome (`status` succeeded or failed, with its result or
-   * error) is inserted once: false when another outcome was recorded first (read it with
-   * getInvocation). Other fields (the owning attempt) update the claim.
-   */
-  async finishInvocation(account: string, requestId: string, fields: Partial<ToolInvocationDoc>, now = new Date()): Promise<boolean> {
-    const key = invocationKey(account, requestId);
-    const { status, response_json, warnings_json, transaction_id, error_code, error_status, error_message, error_details_json, ...rest } = fields;
-    const claimFields = Object.fromEntries(Object.entries(rest).filter(([k, v]) => v !== undefined && !['_id', 'account', 'request_id'].includes(k)));
-    let recorded = true;
-    if (status === 'succeeded' || status === 'failed') {
-      const outcome: ToolInvocationOutcomeDoc = {
-        _id: key,
-        status,
-        ...(response_json !== undefined ? { response_json } : {}),
-        ...(warnings_json !== undefined ? { warnings_json } : {}),
-        ...(transaction_id !== undefined ? { transaction_id } : {}),
-        ...(error_code !== undefined ? { error_code } : {}),
-        ...(error_status !== undefined ? { error_status } : {}),
-        ...(error_message !== undefined ? { error_message } : {}),
-        ...(error_details_json !== undefined ? { error_details_json } : {}),
-        created_at: now,
-      };
-      // On the hot path of every paid call: committed together with concurrent outcomes.
-      recorded = await insertOnceGrouped(this.models.toolInvocationOutcomes, outcome);
-    } else if (transaction_id !== undefined) {
-      claimFields.transaction_id = transaction_id;
-    }
-    if (Object.keys(claimFields).length > 0) await this.models.toolInvocations.updateOne({ _id: key }, { $set: { ...claimFields, updated_at: now } });
-    return recorded;
-  }
-
-  /**
-   * Claims a pending call for `attempt` (a later worker attempt of the same caller): true for
-   * exactly one claimer of that attempt, decided by the insert; the record then names its owner.
-   */
-  async takeOverInvocation(rec: ToolInvocationDoc, attempt: number, now = new Date()): Promise<boolean> {
-    const won = await insertOnce(this.models.toolInvocationTakeovers, {
-      _id: takeoverKey(rec.account, rec.request_id, attempt),
-      account: rec.account,
-      request_id: rec.request_id,
-      attempt,
-      from_attempt: rec.attempt ?? null,
-      created_at: now,
-    });
-    if (won) await this.finishInvocation(rec.account, rec.request_id, { attempt }, now);
-    return won;
-  }
-
-  /** Forgets a claim that never got as far as a hold, so the same request id may try again. */
-  async dropInvocation(account: string, requestId: string): Promise<void> {
-    await this.models.toolInvocations.deleteOne({ _id: invocationKey(account, requestId), status: 'pending' });
   }
 
   /**
@@ -323,13 +279,38 @@ export class ToolRepository {
     return issue;
   }
 
+  /**
+   * A wallet's tool budget, null when it has none (cached too: most wallets have none). Kept
+   * BUDGET_CACHE_MS per wallet, one store read per wallet at a time; setBudget through this
+   * repository clears the wallet's entry at once, a change made by another process (the admin
+   * CLI, another API instance) takes effect here within BUDGET_CACHE_MS (docs/tools.md, Budgets).
+   */
   async getBudget(wallet: string): Promise<Budget | null> {
-    const doc = await this.models.walletBudgets.findById(wallet).lean<WalletBudgetDoc>().exec();
-    return doc ? { per_call_credits: doc.per_call_credits, daily_credits: doc.daily_credits } : null;
+    const cached = this.budgets.get(wallet);
+    if (cached !== undefined) return cached;
+    const inFlight = this.budgetReads.get(wallet);
+    if (inFlight) return inFlight;
+    const read = this.models.walletBudgets
+      .findById(wallet)
+      .lean<WalletBudgetDoc>()
+      .exec()
+      .then((doc) => {
+        const budget = doc ? { per_call_credits: doc.per_call_credits, daily_credits: doc.daily_credits } : null;
+        // A set that ran during the read wins: its clear removed the read from budgetReads.
+        if (this.budgetReads.get(wallet) === read) this.budgets.set(wallet, budget);
+        return budget;
+      })
+      .finally(() => {
+        if (this.budgetReads.get(wallet) === read) this.budgetReads.delete(wallet);
+      });
+    this.budgetReads.set(wallet, read);
+    return read;
   }
 
   async setBudget(wallet: string, budget: Budget, setBy: 'wallet' | 'operator', now = new Date()): Promise<Budget & { wallet: string; set_by: string; updated_at: Date }> {
     await this.models.walletBudgets.updateOne({ _id: wallet }, { $set: { ...budget, set_by: setBy, updated_at: now } }, { upsert: true });
+    this.budgets.delete(wallet);
+    this.budgetReads.delete(wallet);
     return { wallet, ...budget, set_by: setBy, updated_at: now };
   }
 }

@@ -9,8 +9,8 @@ type BudgetLookup = (wallet: string) => Promise<Budget | null>;
  * anything is held: the per-call cap, then the daily cap through an insert-decided reservation
  * (repository.reserveWalletSpend), exact under concurrency. A call refused, failed or answered
  * uncharged frees its reservation, so it counts nothing against the day. The signed invoke
- * route and a wallet session's tool nodes both call this; `budgetOf` lets the API put its short
- * cache in front of the store read. Over the budget: 402 `budget_exceeded`, nothing held.
+ * route and a wallet session's tool nodes both call this; the budget comes from the repository's
+ * cache (ToolRepository.getBudget). Over the budget: 402 `budget_exceeded`, nothing held.
  */
 export async function invokeWithinWalletBudget(
   invoker: ToolInvoker,

@@ -127,6 +127,23 @@ describe('tools over HTTP: catalog listing and signed-credit invoke', () => {
       expect((await ledger.balance(agent.wallet)).balance).toBe(7);
     });
 
+    it('a request id the wallet already used for another signed action is 401 request_replayed: the hold taken beside the guard is released, nothing charged, no vendor call', async () => {
+      await ledger.grant({ wallet: agent.wallet, credits: 5, creditType: 'admin_grant' });
+      const budgetBody = { per_call_credits: null, daily_credits: null };
+      const used = await agent.envelope('tool_budget', budgetBody);
+      expect((await http('POST', url('/tools/budget'), { body: { ...budgetBody, ...used } })).status).toBe(200);
+      const balance = (await ledger.balance(agent.wallet)).balance;
+      const before = vendor.calls.length;
+      for (let i = 0; i < 2; i++) {
+        const res = await invokeSlug({ text: 'a b' }, { requestId: used.request_id });
+        expect([res.status, res.body.code]).toEqual([401, 'request_replayed']);
+      }
+      expect(vendor.calls.length).toBe(before);
+      expect((await ledger.balance(agent.wallet)).balance).toBe(balance);
+      const entries = await stack.db.models.creditTransactions.find({ user_id: agent.wallet, request_id: used.request_id }).lean().exec();
+      expect(entries.map((e) => e.transaction_type).sort()).toEqual(['hold', 'release']);
+    });
+
     it('sends the vendor a request id derived from the account: two wallets reusing one request_id do not collide', async () => {
       const other = new TestAgent(stack.server.mainUrl);
       await other.startSession();

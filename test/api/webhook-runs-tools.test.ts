@@ -1,4 +1,5 @@
 import { LedgerStore } from '../../shared/credits/ledger-store';
+import { callRecord } from '../../shared/tools/holds';
 import { ToolRepository } from '../../shared/tools/repository';
 import { BudgetChargeRepository } from '../../shared/workspaces/budget-charges';
 import { http } from '../support/http';
@@ -89,8 +90,9 @@ describe('tool nodes: paid from the workspace account, gated by the budget, rele
       expect(transactions.map((t) => t.transaction_type).sort()).toEqual(['grant', 'purchase']);
       const repo = new ToolRepository(stack.db.models);
       const key = `run:${run.run_id}:count`;
-      expect(await repo.getInvocation(acct, key)).toMatchObject({ status: 'failed', error_code: 'vendor_error' });
-      expect(await repo.getInvocation(acct, `${key}~2`)).toMatchObject({ status: 'succeeded' });
+      // The outcomes live on the entries that settled the holds (release, purchase).
+      expect(await callRecord(ledger, repo, acct, key)).toMatchObject({ status: 'failed', error_code: 'vendor_error', attempt: 1 });
+      expect(await callRecord(ledger, repo, acct, `${key}~2`)).toMatchObject({ status: 'succeeded', attempt: 2 });
     } finally {
       vendor.set(countWords);
     }

@@ -36,6 +36,36 @@ describe('ledger holds on the real store', () => {
     expect((await store.balance(account)).balance).toBe(6);
   });
 
+  it('the hold is the claim of its id: one of many racing holders is fresh; holdState and the settling entry carry the outcome, never shown to clients', async () => {
+    const account = acct('f');
+    await store.grant({ wallet: account, credits: 10, creditType: 'admin_grant' });
+    expect(await store.holdState(account, 'claim-1')).toEqual({ state: 'none' });
+    const other = new LedgerStore(db.models);
+    const racers = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? other : store).hold({ account, holdId: 'claim-1', credits: 2, attempt: 1 })));
+    expect(racers.filter((r) => r.ok && r.fresh)).toHaveLength(1);
+    expect(racers.every((r) => r.ok && r.hold.credits === 2)).toBe(true);
+    expect((await store.balance(account)).balance).toBe(8);
+    expect(await other.holdState(account, 'claim-1')).toMatchObject({ state: 'open', hold: { hold_id: 'claim-1', credits: 2, attempt: 1 } });
+
+    await other.capture({ account, holdId: 'claim-1', outcome: '{"status":"succeeded","answer":42}' });
+    expect(await store.holdState(account, 'claim-1')).toEqual({ state: 'captured', transactionId: `purchase:${account}:claim-1`, credits: 2, outcome: '{"status":"succeeded","answer":42}' });
+    // Held again after the capture: not fresh, nothing more taken.
+    expect(await store.hold({ account, holdId: 'claim-1', credits: 2 })).toMatchObject({ ok: true, fresh: false });
+    expect((await store.balance(account)).balance).toBe(8);
+
+    await store.hold({ account, holdId: 'claim-2', credits: 3 });
+    expect(await store.release({ account, holdId: 'claim-2', reason: 'vendor_error', outcome: '{"status":"failed"}' })).toEqual({ released: true });
+    expect(await other.holdState(account, 'claim-2')).toMatchObject({ state: 'released', credits: 3, outcome: '{"status":"failed"}' });
+    // A later release or capture changes nothing, the outcome first written stands.
+    expect(await store.release({ account, holdId: 'claim-2', outcome: '{"status":"other"}' })).toEqual({ released: false });
+    await expect(store.capture({ account, holdId: 'claim-2', outcome: '{"status":"succeeded"}' })).rejects.toMatchObject({ code: 'hold_not_open' });
+    expect(await store.holdState(account, 'claim-2')).toMatchObject({ outcome: '{"status":"failed"}' });
+    expect((await store.balance(account)).balance).toBe(8);
+    const { transactions } = await store.history(account, 10);
+    expect(transactions.map((t) => t.transaction_type)).toEqual(['purchase', 'grant']);
+    expect(JSON.stringify(transactions)).not.toContain('answer');
+  });
+
   it('release gives the credits back to the grants they came from, once; capture after release is refused', async () => {
     const account = acct('b');
     await store.grant({ wallet: account, grantId: 'g-soon', credits: 3, creditType: 'admin_grant', expiresAt: new Date(Date.now() + 86_400_000) });

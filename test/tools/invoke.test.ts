@@ -131,6 +131,25 @@ describe('tool invoker on the real store with a real HTTP vendor', () => {
     expect(await purchases(w)).toHaveLength(20);
   });
 
+  it('concurrent calls with one request id: one vendor call, one charge; the others are in progress or get the recorded answer', async () => {
+    const w = wallet('a');
+    await ledger.grant({ wallet: w, credits: 10, creditType: 'admin_grant' });
+    vendor.set(() => ({ status: 200, body: { words: 4 }, delayMs: 200 }));
+    const before = vendor.calls.length;
+    const call = () => invoker.invoke({ account: w, product: { slug: 'words' }, parameters: { text: 'one two three four' }, requestId: 'same' }).then((r) => ({ ok: r }), (e) => ({ err: e }));
+    const results = await Promise.all(Array.from({ length: 6 }, call));
+    const ok = results.filter((r): r is { ok: Awaited<ReturnType<typeof invoker.invoke>> } => 'ok' in r);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    for (const r of ok) expect(r.ok).toMatchObject({ response: { words: 4 }, credits_charged: 3 });
+    for (const r of results.filter((x) => 'err' in x)) expect((r as { err: { code: string } }).err.code).toBe('invocation_in_progress');
+    expect(vendor.calls.length - before).toBe(1);
+    expect(await balance(w)).toBe(7);
+    expect(await purchases(w)).toHaveLength(1);
+    // Afterwards the recorded answer, with the same transaction id; still one vendor call.
+    expect(await call()).toMatchObject({ ok: { response: { words: 4 }, credits_charged: 3, transaction_id: `purchase:${w}:same` } });
+    expect(vendor.calls.length - before).toBe(1);
+  });
+
   it('an aborted call (run cancellation) costs nothing', async () => {
     const w = wallet('5');
     await ledger.grant({ wallet: w, credits: 5, creditType: 'admin_grant' });
@@ -145,9 +164,8 @@ describe('tool invoker on the real store with a real HTTP vendor', () => {
     const w = wallet('7');
     await ledger.grant({ wallet: w, credits: 10, creditType: 'admin_grant' });
     const product = (await repo.getProduct({ slug: 'words' }))!;
-    // What a worker killed during the vendor call leaves: the claim of attempt 1 and its open hold.
-    await repo.beginInvocation({ account: w, request_id: 'run:r:n', hold_id: 'run:r:n', product_id: product.id, action_slug: 'count', credits: 3, attempt: 1, created_at: new Date() });
-    await ledger.hold({ account: w, holdId: 'run:r:n', credits: 3 });
+    // What a worker killed during the vendor call leaves: the open hold of attempt 1 (the hold is the claim).
+    await ledger.hold({ account: w, holdId: 'run:r:n', credits: 3, attempt: 1, details: { product_id: product.id, action: 'count' } });
     expect(await balance(w)).toBe(7);
 
     const call = (attempt?: number) => invoker.invoke({ account: w, product: { slug: 'words' }, parameters: { text: 'hi' }, requestId: 'run:r:n', ...(attempt !== undefined ? { attempt } : {}) });
@@ -166,25 +184,51 @@ describe('tool invoker on the real store with a real HTTP vendor', () => {
     expect(vendor.calls.length - before).toBe(1);
     expect(await balance(w)).toBe(7);
     const entries = (await db.models.creditTransactions.find({ user_id: w }).lean().exec()).map((e) => e.transaction_type).sort();
-    expect(entries).toEqual(['grant', 'hold', 'purchase']);
-    expect(await repo.getInvocation(w, 'run:r:n')).toMatchObject({ status: 'succeeded', attempt: 2 });
+    expect(entries).toEqual(['grant', 'hold', 'purchase', 'takeover']);
+    expect(await invoker.record(w, 'run:r:n')).toMatchObject({ status: 'succeeded', attempt: 2, credits: 3 });
     // A still later attempt now gets the recorded answer: no vendor call, no charge.
     expect(await call(3)).toMatchObject({ response: { words: 1 }, credits_charged: 3 });
     expect(vendor.calls.length - before).toBe(1);
     expect(await purchases(w)).toHaveLength(1);
   });
 
-  it('two takeovers of the same attempt: the store lets exactly one proceed', async () => {
+  it('two takeovers of the same attempt: the ledger lets exactly one proceed, across processes; none of a settled hold', async () => {
     const w = wallet('8');
+    await ledger.grant({ wallet: w, credits: 10, creditType: 'admin_grant' });
+    await ledger.hold({ account: w, holdId: 'run:t:n', credits: 3, attempt: 1 });
+    const other = new LedgerStore(db.models);
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? other : ledger).takeOver({ account: w, holdId: 'run:t:n', attempt: 2 })));
+    expect(results.filter((r) => r === 'taken')).toHaveLength(1);
+    expect(results.filter((r) => r === 'lost')).toHaveLength(7);
+    expect(await invoker.record(w, 'run:t:n')).toMatchObject({ status: 'pending', attempt: 2 });
+    // An earlier attempt never takes it back; the next attempt is a new decision, again for one taker.
+    expect(await ledger.takeOver({ account: w, holdId: 'run:t:n', attempt: 2 })).toBe('lost');
+    const third = await Promise.all([ledger.takeOver({ account: w, holdId: 'run:t:n', attempt: 3 }), other.takeOver({ account: w, holdId: 'run:t:n', attempt: 3 })]);
+    expect(third.filter((r) => r === 'taken')).toHaveLength(1);
+    expect(await balance(w)).toBe(7);
+    await ledger.release({ account: w, holdId: 'run:t:n' });
+    expect(await ledger.takeOver({ account: w, holdId: 'run:t:n', attempt: 4 })).toBe('settled');
+    expect(await balance(w)).toBe(10);
+  });
+
+  it('a call settled before outcomes moved onto the ledger answers from its old tool_invocations record, without the vendor', async () => {
+    const w = wallet('b');
+    await ledger.grant({ wallet: w, credits: 10, creditType: 'admin_grant' });
     const product = (await repo.getProduct({ slug: 'words' }))!;
-    await repo.beginInvocation({ account: w, request_id: 'run:t:n', hold_id: 'run:t:n', product_id: product.id, action_slug: 'count', credits: 3, attempt: 1, created_at: new Date() });
-    const rec = (await repo.getInvocation(w, 'run:t:n'))!;
-    const other = new ToolRepository(db.models);
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? other : repo).takeOverInvocation(rec, 2)));
-    expect(results.filter(Boolean)).toHaveLength(1);
-    expect(await repo.getInvocation(w, 'run:t:n')).toMatchObject({ status: 'pending', attempt: 2 });
-    // The next attempt is a new decision, again for one taker.
-    expect(await Promise.all([repo.takeOverInvocation(rec, 3), other.takeOverInvocation(rec, 3)]).then((r) => r.filter(Boolean).length)).toBe(1);
+    // What the code before 2026-11-24 left: the claim, its outcome document, a capture with no outcome.
+    await ledger.hold({ account: w, holdId: 'old-1', credits: 3, details: { product_id: product.id, product: 'words', action: 'count' } });
+    await ledger.capture({ account: w, holdId: 'old-1' });
+    const now = new Date();
+    await db.models.toolInvocations.collection.insertOne({ _id: `${w}|old-1`, account: w, request_id: 'old-1', hold_id: 'old-1', product_id: product.id, action_slug: 'count', credits: 3, status: 'pending', created_at: now, updated_at: now } as never);
+    await db.models.toolInvocationOutcomes.collection.insertOne({ _id: `${w}|old-1`, status: 'succeeded', response_json: '{"words":9}', transaction_id: `purchase:${w}:old-1`, created_at: now } as never);
+    const before = vendor.calls.length;
+    expect(await invoker.invoke({ account: w, product: { slug: 'words' }, parameters: { text: 'hi' }, requestId: 'old-1' })).toMatchObject({
+      response: { words: 9 },
+      credits_charged: 3,
+      transaction_id: `purchase:${w}:old-1`,
+    });
+    expect(vendor.calls.length).toBe(before);
+    expect(await balance(w)).toBe(7);
   });
 
   it('the healer settling a call still in flight decides its outcome first: the late success is answered uncharged, never captured', async () => {
@@ -195,7 +239,7 @@ describe('tool invoker on the real store with a real HTTP vendor', () => {
     let healed: Promise<unknown> | undefined;
     vendor.set(async () => {
       // While the vendor works, the healer takes the hold for one a crash left behind.
-      healed = healHold(ledger, repo, w, 'late-1');
+      healed = healHold(ledger, w, 'late-1');
       await healed;
       return { status: 200, body: { words: 2 } };
     });
@@ -205,7 +249,7 @@ describe('tool invoker on the real store with a real HTTP vendor', () => {
     expect(await balance(w)).toBe(10);
     expect(await purchases(w)).toHaveLength(0);
     // The outcome the healer recorded stands: a retry of the request id answers it, free.
-    expect(await repo.getInvocation(w, 'late-1')).toMatchObject({ status: 'failed', error_code: 'vendor_timeout' });
+    expect(await invoker.record(w, 'late-1')).toMatchObject({ status: 'failed', error_code: 'vendor_timeout' });
     expect(await invoker.invoke({ account: w, product: { slug: 'patient' }, parameters: {}, requestId: 'late-1' }).catch((e) => e)).toMatchObject({ code: 'vendor_timeout' });
     expect(await balance(w)).toBe(10);
   });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { temporal as proto } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { LedgerStore } from '../../shared/credits/ledger-store';
+import { callRecord, encodeOutcome } from '../../shared/tools/holds';
 import { ToolRepository } from '../../shared/tools/repository';
 import { vendorRequestId } from '../../shared/tools/vendor';
 import { holdHealWorkflowId } from '../../temporal/tool-holds/ids';
@@ -32,7 +33,7 @@ describe('stale tool holds are healed by a Temporal workflow that reads the ledg
     await stack.stop();
   });
 
-  it('a process killed between hold and capture leaves a hold the healer releases; a call recorded as succeeded is captured', async () => {
+  it('a process killed between hold and capture leaves a hold the healer releases, recording the call failed; a captured call is untouched', async () => {
     const killed = '0x' + 'k1'.repeat(20);
     await ledger.grant({ wallet: killed, credits: 10, creditType: 'admin_grant' });
     const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'support', 'invoke-child.ts'), killed, 'hang', 'req-killed'], {
@@ -47,13 +48,12 @@ describe('stale tool holds are healed by a Temporal workflow that reads the ledg
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
 
-    // A crash after the vendor answered and the outcome was recorded, before the capture.
+    // A call that finished: held, then captured with its outcome.
     const done = '0x' + 'd1'.repeat(20);
     await ledger.grant({ wallet: done, credits: 10, creditType: 'admin_grant' });
     const product = (await repo.getProduct({ slug: 'hang' }))!;
-    await repo.beginInvocation({ account: done, request_id: 'req-done', hold_id: 'req-done', product_id: product.id, action_slug: 'run', credits: 4, created_at: new Date() });
-    await ledger.hold({ account: done, holdId: 'req-done', credits: 4, details: { product: 'hang', action: 'run' } });
-    await repo.finishInvocation(done, 'req-done', { status: 'succeeded', response_json: '{"ok":true}' });
+    await ledger.hold({ account: done, holdId: 'req-done', credits: 4, details: { product_id: product.id, product: 'hang', action: 'run' } });
+    await ledger.capture({ account: done, holdId: 'req-done', outcome: encodeOutcome({ status: 'succeeded', product_id: product.id, action_slug: 'run', response_json: '{"ok":true}' }) });
 
     // Not stale yet under a 10-minute rule: nothing moves, but the watermark starts past the empty minutes.
     expect(await ledger.openHoldsWatermark()).toBeNull();
@@ -61,11 +61,13 @@ describe('stale tool holds are healed by a Temporal workflow that reads the ledg
     const early = await ledger.openHoldsWatermark();
     expect(early!.getTime()).toBeLessThanOrEqual(Date.now() - 10 * 60_000);
     const tag = `now-${Date.now()}`;
-    expect(await runHoldHeal(stack.temporal, tag, 0)).toEqual({ captured: 1, released: 1, gone: 0 });
+    expect(await runHoldHeal(stack.temporal, tag, 0)).toEqual({ captured: 0, released: 1, gone: 0 });
     expect((await ledger.balance(killed)).balance).toBe(10);
     expect((await ledger.balance(done)).balance).toBe(6);
     expect((await ledger.history(done, 10)).transactions.filter((t) => t.transaction_type === 'purchase')).toHaveLength(1);
-    expect(await repo.getInvocation(killed, 'req-killed')).toMatchObject({ status: 'failed', error_code: 'vendor_timeout' });
+    // The release carries the outcome: a retry of the request id answers the failure, free.
+    expect(await callRecord(ledger, repo, killed, 'req-killed')).toMatchObject({ status: 'failed', error_code: 'vendor_timeout', product_id: product.id, action_slug: 'run' });
+    expect(await callRecord(ledger, repo, done, 'req-done')).toMatchObject({ status: 'succeeded', response_json: '{"ok":true}', credits: 4 });
     expect(await runHoldHeal(stack.temporal, `again-${Date.now()}`, 0)).toEqual({ captured: 0, released: 0, gone: 0 });
     // Both holds settled: the watermark moved on to the scan's lag behind the clock (5 minutes).
     const later = await ledger.openHoldsWatermark();

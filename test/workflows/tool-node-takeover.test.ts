@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { LedgerStore } from '../../shared/credits/ledger-store';
+import { callRecord } from '../../shared/tools/holds';
 import { ToolRepository } from '../../shared/tools/repository';
 import { vendorRequestId } from '../../shared/tools/vendor';
 import { startTestStack, type TestStack } from '../support/stack';
@@ -68,8 +69,9 @@ describe('a worker killed during a paid tool call', () => {
     expect(run.run_metadata.nodes[0]).toMatchObject({ credits_charged: 3 });
 
     const entries = await stack.db.models.creditTransactions.find({ user_id: account }).sort({ seq: 1 }).lean().exec();
-    expect(entries.map((e) => e.transaction_type)).toEqual(['grant', 'hold', 'purchase']);
+    // The takeover is an entry of its own (no credits move): the hold names attempt 2 as its owner.
+    expect(entries.map((e) => e.transaction_type)).toEqual(['grant', 'hold', 'takeover', 'purchase']);
     expect((await ledger.balance(account)).balance).toBe(97);
-    expect(await new ToolRepository(stack.db.models).getInvocation(account, `run:${runId}:pay`)).toMatchObject({ status: 'succeeded', attempt: 2 });
+    expect(await callRecord(ledger, new ToolRepository(stack.db.models), account, `run:${runId}:pay`)).toMatchObject({ status: 'succeeded', attempt: 2 });
   }, 300_000);
 });

@@ -13,8 +13,11 @@ export interface CreditTransactionDoc {
   op_id: string;
   user_id: string;
   seq: number;
-  /** `hold` and `release` are internal entries (reserved, given back); clients see the other four. */
-  transaction_type: 'grant' | 'expiration' | 'revocation' | 'purchase' | 'hold' | 'release';
+  /**
+   * `hold`, `release` and `takeover` are internal entries (reserved, given back, a later worker
+   * attempt now owns the hold); clients see the other four.
+   */
+  transaction_type: 'grant' | 'expiration' | 'revocation' | 'purchase' | 'hold' | 'release' | 'takeover';
   amount_credits: number;
   amount_usd: number;
   balance_after_credits: number;
@@ -35,6 +38,12 @@ export interface CreditTransactionDoc {
    * queue row per hold.
    */
   hold_bucket?: string;
+  /**
+   * On the entry that settles a hold (`purchase` or `release`): what became of the call the hold
+   * paid for, as JSON text the caller chose (shared/tools/holds.ts). A retry of the request
+   * answers from it; written with the settlement, so outcome and money never disagree.
+   */
+  outcome?: string;
 }
 
 const grantSchema = new Schema<Grant>(
@@ -73,6 +82,7 @@ const schema = new Schema<CreditTransactionDoc>(
     live_grants: { type: [grantSchema], default: [] },
     open_holds: { type: Schema.Types.Mixed, required: false },
     hold_bucket: { type: String, required: false },
+    outcome: { type: String, required: false },
   },
   { collection: 'credit_transactions', versionKey: false },
 );

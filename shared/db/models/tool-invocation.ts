@@ -24,7 +24,10 @@ const OUTCOME_FIELDS = {
 };
 
 /**
- * One paid call, `_id` = `<account>|<request id>`: inserting it is what makes a request id
+ * Written until 2026-11-24; now only read, for calls made before (a paid call's claim is its
+ * ledger hold and its outcome rides on the capture or release: shared/tools/holds.ts).
+ *
+ * One paid call, `_id` = `<account>|<request id>`: inserting it is what made a request id
  * run at most once. Its outcome lives in `tool_invocation_outcomes` (same `_id`); the
  * repository merges the two, and the merged status is what the stale-hold healer reads:
  * `succeeded` means the vendor answered (capture), anything else gives the credits back.
