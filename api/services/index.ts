@@ -56,7 +56,7 @@ export function createServices(deps: AppDeps) {
     workflowLimits: countingLimiters(deps, deps.config.workflowRateLimits, ['startPerClient', 'startPerWallet', 'fetchPerClient', 'fetchPerWallet']),
     jobWorkflows: new JobWorkflowService(new JobRepository(models), new WorkflowRepository(models), new JobWorkflowRepository(models), deps.config.jobWorkflowTokenSecret),
     publicWorkflows: new PublicWorkflowService(new WorkflowRepository(models), new JobWorkflowRepository(models), catalogPriceLookup(tools.repository)),
-    workflowSessions: new WorkflowSessionService(new WorkflowSessionRepository(models), new WorkflowRepository(models), deps.temporal, deps.config.sessionIdleTimeoutSeconds, deps.config.model !== undefined),
+    workflowSessions: new WorkflowSessionService(new WorkflowSessionRepository(models), new WorkflowRepository(models), deps.temporal, deps.config.sessionIdleTimeoutSeconds, deps.config.model, ledger),
     directTools: payments && !('disabled' in setup) ? new DirectToolPayments(setup, payments, tools, deps.config.publicBaseUrl) : undefined,
   };
 }

@@ -51,6 +51,8 @@ export interface ModelConfig {
   apiKey?: string;
   name: string;
   timeoutMs: number;
+  /** What a model node costs its account, per 1,000 tokens of the endpoint's usage (MODEL_CREDITS_PER_1K_TOKENS). */
+  creditsPer1kTokens: number;
 }
 
 /** How run callbacks are delivered (docs/webhook-runs.md, "Callbacks"). */
@@ -194,6 +196,7 @@ const envSchema = Joi.object({
   MODEL_API_KEY: Joi.string(),
   MODEL_NAME: Joi.string().max(200).default('default'),
   MODEL_TIMEOUT_MS: Joi.number().integer().min(1000).max(600000).default(60000),
+  MODEL_CREDITS_PER_1K_TOKENS: Joi.number().integer().min(1).max(1000000).default(1),
   RUN_NODE_START_TIMEOUT_MS: Joi.number().integer().min(100).max(86400000).default(300000),
   CALLBACK_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(15000),
   CALLBACK_MAX_ATTEMPTS: Joi.number().integer().min(1).max(50).default(10),
@@ -331,7 +334,7 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
     // Development and tests only (production requires the variable): tokens then survive restarts but are not secret.
     jobWorkflowTokenSecret: value.JOB_WORKFLOW_TOKEN_SECRET ?? 'insecure-development-job-workflow-token-secret',
     model: value.MODEL_API_URL
-      ? Object.freeze({ url: stripSlash(value.MODEL_API_URL), apiKey: value.MODEL_API_KEY, name: value.MODEL_NAME, timeoutMs: value.MODEL_TIMEOUT_MS })
+      ? Object.freeze({ url: stripSlash(value.MODEL_API_URL), apiKey: value.MODEL_API_KEY, name: value.MODEL_NAME, timeoutMs: value.MODEL_TIMEOUT_MS, creditsPer1kTokens: value.MODEL_CREDITS_PER_1K_TOKENS })
       : undefined,
     callbacks: Object.freeze({
       timeoutMs: value.CALLBACK_TIMEOUT_MS,

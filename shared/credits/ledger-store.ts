@@ -18,6 +18,7 @@ import {
   OpenHold,
   planSpend,
   restoreDeductions,
+  returnedPart,
   spendable,
 } from './ledger';
 
@@ -377,7 +378,7 @@ export class LedgerStore {
    * Turns an open hold into the one `purchase` transaction clients see (product and action in
    * its details). Capture and release of one hold share one op id, so exactly one of them wins.
    */
-  async capture(input: { account: string; holdId: string; details?: string | Record<string, unknown>; now?: Date }): Promise<{ transaction: CreditTransaction; replayed: boolean }> {
+  async capture(input: { account: string; holdId: string; details?: string | Record<string, unknown>; now?: Date; credits?: number }): Promise<{ transaction: CreditTransaction; replayed: boolean }> {
     const now = input.now ?? new Date();
     const opId = settleOp(input.account, input.holdId);
     return this.append<{ transaction: CreditTransaction; replayed: boolean }>(input.account, now, async (live, holds) => {
@@ -389,10 +390,12 @@ export class LedgerStore {
         throw errors.notFound('hold_not_found', `no hold ${input.holdId} on this account`);
       }
       const details = input.details === undefined ? open.details : typeof input.details === 'string' ? input.details : JSON.stringify(input.details);
+      // `credits` (at most the hold) captures part of it, for a price known only after the call; the rest goes back.
+      const credits = input.credits === undefined ? open.credits : Math.min(open.credits, input.credits);
       return {
         write: true,
-        entry: { op_id: opId, transaction_type: 'purchase', amount_credits: -open.credits, request_id: input.holdId, details },
-        live,
+        entry: { op_id: opId, transaction_type: 'purchase', amount_credits: -credits, request_id: input.holdId, details },
+        live: credits === open.credits ? live : restoreDeductions(live, returnedPart(open.deductions, credits)),
         holds: holds.filter((h) => h !== open),
         result: (transaction) => ({ transaction, replayed: false }),
         replay: (recorded) => {
