@@ -49,7 +49,7 @@ export function createServices(deps: AppDeps) {
     webhookRuns: new WebhookRunService(models, deps.temporal, deps.config),
     schedules: new ScheduleService(new ScheduleRepository(models), deps.config.scheduleLease),
     scheduleAuth: new BudgetBearerAuth(new WorkspaceRepository(models), SCHEDULE_BEARER_CACHE),
-    jobs: new JobService(new JobRepository(models), deps.temporal, deps.config.jobWorkflowTokenSecret),
+    jobs: new JobService(new JobRepository(models), deps.temporal, deps.config.jobWorkflowTokenSecret, deps.config.jobMaxActiveReservationsPerWallet),
     tools,
     toolCatalog: new ToolCatalogService(tools, deps.config.publicApiUrl),
     authLimits: countingLimiters(deps, deps.config.authRateLimits, ['sessionPerClient', 'sessionPerWallet', 'accessTokenPerClient', 'accessTokenPerWallet']),

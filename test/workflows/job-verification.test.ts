@@ -48,7 +48,7 @@ describe('job verification and reservation workflows with time skipping', () => 
       searchAttributes: Object.fromEntries(ALL_SEARCH_ATTRIBUTES.map((k) => [k.name, 2 /* KEYWORD */])),
     });
     repo = new JobRepository(db.models);
-    service = new JobService(repo, temporal, 'time-skipping-test-secret-of-32-characters!');
+    service = new JobService(repo, temporal, 'time-skipping-test-secret-of-32-characters!', 5);
     ledger = new LedgerStore(db.models);
     await ledger.grant({ wallet: PLATFORM_ACCOUNT, grantId: 'ts-fund', credits: 100_000, creditType: 'admin_grant' });
     worker = await Worker.create({
