@@ -8,6 +8,9 @@ import type { PaymentSetup } from '../../shared/x402/setup';
 import type { Offer, PaidOutcome, PaymentGate } from './payment-gate';
 import type { ToolService } from './tools';
 
+/** When a caller whose payment is still settling should ask again. */
+const SETTLING_RETRY_AFTER_S = 2;
+
 export interface DirectResult {
   status: number;
   headers: Record<string, string>;
@@ -88,16 +91,21 @@ export class DirectToolPayments {
 
   private answer(outcome: PaidOutcome): DirectResult {
     const rec: X402PaymentDoc = outcome.record;
-    const result = JSON.parse(rec.result_json ?? '{}') as { response?: unknown; warnings?: unknown[] };
     const receipt = this.gate.receipt(rec);
     if (outcome.kind === 'pending') {
-      // Delivered and settling: the result is the caller's; the money moves in the background.
+      // Delivered, not yet paid: the result is kept for this payment and answered once it settles.
       return {
         status: 202,
-        headers: {},
-        body: { success: true, ...result, x402: { ...receipt.block, settled: false, transaction: null, settlement_status: rec.status } },
+        headers: { 'Retry-After': String(SETTLING_RETRY_AFTER_S) },
+        body: {
+          success: false,
+          status: 'settling',
+          message: 'the payment is settling; send the same payment again for the result once it has settled',
+          x402: { ...receipt.block, settled: false, transaction: null, settlement_status: rec.status },
+        },
       };
     }
+    const result = JSON.parse(rec.result_json ?? '{}') as { response?: unknown; warnings?: unknown[] };
     return { status: 200, headers: receipt.header, body: { success: true, ...result, x402: receipt.block } };
   }
 }

@@ -19,6 +19,8 @@ export class JobService {
     readonly repo: JobRepository,
     private readonly temporal: TemporalHandle,
     private readonly tokenSecret: string,
+    /** Active reservations one wallet may hold across all jobs (JOB_MAX_ACTIVE_RESERVATIONS_PER_WALLET), so no wallet squats every job's slots. */
+    private readonly maxActivePerWallet: number,
   ) {}
 
   /** A job the wallet may see: drafts are not published yet, so they read as missing. */
@@ -76,6 +78,14 @@ export class JobService {
       // A twin request of this wallet claimed the same generation first.
       const twin = await this.repo.latestReservation(jobId, wallet);
       throw twin ? this.activeConflict(twin) : errors.conflict('reservation_active', 'another reservation of this job by this wallet is being made');
+    }
+    // Counted after our own insert (as budget charges are): two racing reserves see each other, and at worst both are refused.
+    const held = await this.repo.activeReservationsOf(wallet, now);
+    if (held.length > this.maxActivePerWallet) {
+      await endUncompleted(this.repo, reservation, 'cancelled', new Date());
+      throw errors.conflict('reservation_limit_reached', `this wallet already holds ${held.length - 1} active reservation(s); the limit is ${this.maxActivePerWallet} across all jobs`, {
+        details: { limit: this.maxActivePerWallet, active: held.length - 1 },
+      });
     }
     try {
       await ensureReservationSweep(this.temporal);

@@ -4,6 +4,7 @@ import { insertOnce, type Models } from '../../shared/db';
 import type { PaymentPurpose, X402PaymentDoc } from '../../shared/db/models/x402-payment';
 import { AppError, errors } from '../../shared/errors';
 import { baseUnitsToUsd } from '../../shared/money';
+import { InFlightPayments, payerKey } from '../../shared/payments/in-flight';
 import { purposeWallet } from '../../shared/payments/purposes';
 import { paymentId } from '../../shared/payments/payment-id';
 import {
@@ -16,7 +17,7 @@ import {
   type PaymentRequirements,
   type ResourceInfo,
 } from '../../shared/x402/challenge';
-import type { SupportedToken } from '../../shared/x402/networks';
+import type { CaipNetwork, SupportedToken } from '../../shared/x402/networks';
 import type { PaymentSetup } from '../../shared/x402/setup';
 import type { TemporalHandle } from '../../temporal/connection';
 import { awaitSettlement, startSettlement } from '../../temporal/x402-settlement/client';
@@ -61,12 +62,16 @@ export function amountFields(symbol: string, baseUnits: string): { currency: str
  * the payment buys.
  */
 export class PaymentGate {
+  private readonly inFlight: InFlightPayments;
+
   constructor(
     private readonly setup: PaymentSetup,
-    private readonly models: Pick<Models, 'x402Payments'>,
+    private readonly models: Pick<Models, 'x402Payments' | 'x402InFlight'>,
     private readonly temporal: TemporalHandle,
     private readonly settleWaitMs: number,
-  ) {}
+  ) {
+    this.inFlight = new InFlightPayments(models);
+  }
 
   requirements(offers: Offer[]): PaymentRequirements[] {
     return offers.map((o) => paymentRequirements({ chainId: o.chainId, token: o.token, amount: o.amount, payTo: this.setup.payTo }));
@@ -136,11 +141,40 @@ export class PaymentGate {
    */
   async authorize(input: PayInput): Promise<PaidOutcome | { kind: 'new'; record: X402PaymentDoc }> {
     try {
-      return await this.record(input, 'delivering');
+      const held = await this.record(input, 'delivering');
+      if (held.kind === 'new') await this.admit(held.record);
+      return held;
     } catch (err) {
       if (err instanceof AppError && err.status === 402 && !err.body) throw this.paymentRequired(input.resource, input.offers, err.code, err.message);
       throw err;
     }
+  }
+
+  /**
+   * Counts an authorized payment against its payer's balance until it settles: refused (and
+   * recorded failed, so a replay answers the same) when the payer's other unsettled payments
+   * already claim the balance. Without a chain to read, the balance is taken as this payment's
+   * amount (verified to be there), so at most one payment per payer is in flight.
+   */
+  private async admit(record: X402PaymentDoc): Promise<void> {
+    const network = record.network as CaipNetwork;
+    const asset = record.asset as Address;
+    const chain = this.setup.chain?.serves(network) ? this.setup.chain : undefined;
+    const admitted = await this.inFlight
+      .admit(
+        payerKey(network, asset, record.payer),
+        { payment_id: record._id, amount_base_units: record.amount_base_units, valid_before: record.authorization.validBefore },
+        async () => (chain ? chain.tokenBalance(network, asset, record.payer as Address) : BigInt(record.amount_base_units)),
+      )
+      .catch(async (err: unknown) => {
+        // Not admitted, so never delivered: the same payment may be sent again.
+        await this.models.x402Payments.deleteOne({ _id: record._id, status: 'delivering' });
+        throw err;
+      });
+    if (admitted.ok) return;
+    const message = `the payer's unsettled payments (${admitted.in_flight} base units) leave too little of its balance (${admitted.balance}) for this one; retry once they settle`;
+    await this.abandon(record, 'insufficient_balance', message);
+    throw errors.paymentRequired('insufficient_balance', message);
   }
 
   /** The authorized payment's delivery succeeded: keep its result, then settle it durably. */

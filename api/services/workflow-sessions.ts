@@ -1,11 +1,15 @@
 import { randomBytes } from 'node:crypto';
+import type { ModelConfig } from '../../shared/config';
+import type { LedgerStore } from '../../shared/credits/ledger-store';
 import type { WorkflowSessionDoc } from '../../shared/db/models/workflow-session';
 import { AppError, errors } from '../../shared/errors';
 import { logger } from '../../shared/logger';
 import { activeSessionKey, WorkflowSessionRepository } from '../../shared/workflow-sessions/repository';
 import { DEFAULT_INSTANCE } from '../../shared/workflow-sessions/schemas';
 import type { SessionState } from '../../shared/workflow-sessions/types';
+import { modelHoldCredits, modelMaxTokens } from '../../shared/workflows/model-pricing';
 import type { WorkflowRepository } from '../../shared/workflows/repository';
+import type { WorkflowNode } from '../../shared/workflows/types';
 import type { TemporalHandle } from '../../temporal/connection';
 import { endSession, querySession, startSessionWorkflow, touchSession } from '../../temporal/workflow-session/client';
 
@@ -43,8 +47,9 @@ export class WorkflowSessionService {
     private readonly workflows: WorkflowRepository,
     private readonly temporal: TemporalHandle,
     private readonly idleTimeoutSeconds: number,
-    /** Whether this deployment has a model endpoint (MODEL_API_URL); without one a workflow with a model node cannot start. */
-    private readonly modelConfigured: boolean,
+    /** The deployment's model endpoint (MODEL_API_URL) and its price; without one a workflow with a model node cannot start. */
+    private readonly model: Pick<ModelConfig, 'creditsPer1kTokens'> | undefined,
+    private readonly ledger: Pick<LedgerStore, 'balance'>,
   ) {}
 
   /**
@@ -55,6 +60,7 @@ export class WorkflowSessionService {
     const latest = await this.workflows.latestPublished(workflowId);
     if (!latest) throw errors.notFound('workflow_not_found', `no published workflow ${workflowId}`);
     this.refuseIfBlocked(workflowId, latest.nodes);
+    await this.refuseIfUnfunded(wallet, latest.nodes);
     const key = activeSessionKey(wallet, workflowId, instanceId);
     for (let attempt = 0; attempt < 3; attempt++) {
       const id = newSessionId();
@@ -103,9 +109,31 @@ export class WorkflowSessionService {
    * none; the fix is the operator's configuration, not the wallet's.
    */
   private refuseIfBlocked(workflowId: string, nodes: ReadonlyArray<{ type: string }>): void {
-    if (this.modelConfigured || !nodes.some((n) => n.type === 'model')) return;
+    if (this.model || !nodes.some((n) => n.type === 'model')) return;
     const data = { setup_request_ids: [], missing_setup: [{ kind: 'model_endpoint', message: 'no OpenAI-compatible chat-completions endpoint is configured (MODEL_API_URL)', approval_request_id: null }] };
     throw errors.conflict('setup_required', `workflow ${workflowId} has a model node and this deployment has no model endpoint (MODEL_API_URL); no session was started`, { extra: { data } });
+  }
+
+  /**
+   * Model calls are paid from the session's wallet: a session that can reach a model node starts
+   * only when the wallet's balance covers the least any of them holds (its `max_tokens` alone),
+   * 402 `insufficient_credits` otherwise; each call then holds and is charged on its own.
+   */
+  private async refuseIfUnfunded(wallet: string, nodes: ReadonlyArray<WorkflowNode>): Promise<void> {
+    const model = this.model;
+    if (!model) return;
+    const needs = nodes.flatMap((n) => {
+      if (n.type !== 'model') return [];
+      const limit = modelMaxTokens(n.max_tokens);
+      return [limit.ok ? modelHoldCredits(0, limit.maxTokens, model.creditsPer1kTokens) : 0];
+    });
+    if (needs.length === 0) return;
+    const required = Math.max(...needs);
+    const { balance } = await this.ledger.balance(wallet);
+    if (balance >= required) return;
+    throw errors.paymentRequired('insufficient_credits', `this workflow calls a model, paid from the wallet's credits: a session needs at least ${required} credits; the balance is ${balance}; no session was started`, {
+      details: { balance, credits_required: required },
+    });
   }
 
   /** State and results so far of the selected session; an active one's idle timer restarts. */

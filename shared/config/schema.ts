@@ -34,6 +34,8 @@ export interface AppConfig {
   credentialsKey?: Buffer;
   /** HMAC key of X-Job-Workflow-Token (shared/jobs/workflow-token.ts); every API instance needs the same. */
   jobWorkflowTokenSecret: string;
+  /** Active job reservations one wallet may hold across all jobs (JOB_MAX_ACTIVE_RESERVATIONS_PER_WALLET). */
+  jobMaxActiveReservationsPerWallet: number;
   /** The OpenAI-compatible chat-completions endpoint of `model` nodes; absent: such workflows are setup_required. */
   model?: ModelConfig;
   callbacks: CallbackConfig;
@@ -51,6 +53,8 @@ export interface ModelConfig {
   apiKey?: string;
   name: string;
   timeoutMs: number;
+  /** What a model node costs its account, per 1,000 tokens of the endpoint's usage (MODEL_CREDITS_PER_1K_TOKENS). */
+  creditsPer1kTokens: number;
 }
 
 /** How run callbacks are delivered (docs/webhook-runs.md, "Callbacks"). */
@@ -190,10 +194,12 @@ const envSchema = Joi.object({
     .pattern(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/)
     .messages({ 'string.pattern.base': 'must be 32 bytes as 64 hex characters or base64 (value not shown)' }),
   JOB_WORKFLOW_TOKEN_SECRET: Joi.string().min(32).when('NODE_ENV', { is: 'production', then: Joi.required() }).messages({ 'string.min': 'must be at least 32 characters (value not shown)' }),
+  JOB_MAX_ACTIVE_RESERVATIONS_PER_WALLET: Joi.number().integer().min(1).max(1000).default(5),
   MODEL_API_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
   MODEL_API_KEY: Joi.string(),
   MODEL_NAME: Joi.string().max(200).default('default'),
   MODEL_TIMEOUT_MS: Joi.number().integer().min(1000).max(600000).default(60000),
+  MODEL_CREDITS_PER_1K_TOKENS: Joi.number().integer().min(1).max(1000000).default(1),
   RUN_NODE_START_TIMEOUT_MS: Joi.number().integer().min(100).max(86400000).default(300000),
   CALLBACK_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(15000),
   CALLBACK_MAX_ATTEMPTS: Joi.number().integer().min(1).max(50).default(10),
@@ -330,8 +336,9 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
     credentialsKey: credentialsKey(value.CREDENTIALS_ENCRYPTION_KEY, value.NODE_ENV),
     // Development and tests only (production requires the variable): tokens then survive restarts but are not secret.
     jobWorkflowTokenSecret: value.JOB_WORKFLOW_TOKEN_SECRET ?? 'insecure-development-job-workflow-token-secret',
+    jobMaxActiveReservationsPerWallet: value.JOB_MAX_ACTIVE_RESERVATIONS_PER_WALLET,
     model: value.MODEL_API_URL
-      ? Object.freeze({ url: stripSlash(value.MODEL_API_URL), apiKey: value.MODEL_API_KEY, name: value.MODEL_NAME, timeoutMs: value.MODEL_TIMEOUT_MS })
+      ? Object.freeze({ url: stripSlash(value.MODEL_API_URL), apiKey: value.MODEL_API_KEY, name: value.MODEL_NAME, timeoutMs: value.MODEL_TIMEOUT_MS, creditsPer1kTokens: value.MODEL_CREDITS_PER_1K_TOKENS })
       : undefined,
     callbacks: Object.freeze({
       timeoutMs: value.CALLBACK_TIMEOUT_MS,

@@ -18,6 +18,7 @@ import {
   OpenHold,
   planSpend,
   restoreDeductions,
+  returnedPart,
   spendable,
 } from './ledger';
 
@@ -409,6 +410,8 @@ export class LedgerStore {
     /** What became of the call (opaque text), kept on the purchase entry for replays (holdState). */
     outcome?: string;
     now?: Date;
+    /** At most the hold: a price known only after the call (model usage); the rest goes back. */
+    credits?: number;
   }): Promise<{ transaction: CreditTransaction; replayed: boolean }> {
     const now = input.now ?? new Date();
     const opId = settleOp(input.account, input.holdId);
@@ -421,10 +424,11 @@ export class LedgerStore {
         throw errors.notFound('hold_not_found', `no hold ${input.holdId} on this account`);
       }
       const details = input.details === undefined ? open.details : typeof input.details === 'string' ? input.details : JSON.stringify(input.details);
+      const credits = input.credits === undefined ? open.credits : Math.min(open.credits, input.credits);
       return {
         write: true,
-        entry: { op_id: opId, transaction_type: 'purchase', amount_credits: -open.credits, request_id: input.holdId, details, ...(input.outcome !== undefined ? { outcome: input.outcome } : {}) },
-        live,
+        entry: { op_id: opId, transaction_type: 'purchase', amount_credits: -credits, request_id: input.holdId, details, ...(input.outcome !== undefined ? { outcome: input.outcome } : {}) },
+        live: credits === open.credits ? live : restoreDeductions(live, returnedPart(open.deductions, credits)),
         holds: holds.filter((h) => h !== open),
         result: (transaction) => ({ transaction, replayed: false }),
         replay: (recorded) => {

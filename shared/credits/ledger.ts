@@ -115,6 +115,19 @@ export function applyDeductions(grants: readonly Grant[], deductions: readonly D
   return grants.map((g) => (taken.has(g._id) ? { ...g, remaining_credits: g.remaining_credits - taken.get(g._id)! } : g));
 }
 
+/** The part of a hold's deductions to give back when only `keep` of its credits are captured: the last taken first. */
+export function returnedPart(deductions: readonly Deduction[], keep: number): Deduction[] {
+  let back = deductions.reduce((sum, d) => sum + d.credits, 0) - keep;
+  const out: Deduction[] = [];
+  for (const d of [...deductions].reverse()) {
+    if (back <= 0) break;
+    const give = Math.min(back, d.credits);
+    out.push({ grant_id: d.grant_id, credits: give });
+    back -= give;
+  }
+  return out;
+}
+
 /** Gives a released hold's credits back to the grants it took them from; a revoked grant's share is gone. */
 export function restoreDeductions(grants: readonly Grant[], deductions: readonly Deduction[]): Grant[] {
   const given = new Map(deductions.map((d) => [d.grant_id, d.credits]));

@@ -9,7 +9,7 @@ const NAME = 'workflow_published_and_valid';
 
 /**
  * The verification check of a workflow_creation completion (the jobs branch's WorkflowCheck):
- * the workflow was made for this job by this wallet, has a published version, and that
+ * the workflow was made for this job by this wallet under the completed reservation, has a published version, and that
  * version's graph passes validateWorkflowGraph. Anything else fails the check.
  */
 export function createJobWorkflowCheck(models: Pick<Models, 'jobWorkflows' | 'workflowDefinitions' | 'workflowVersions'>): WorkflowCheck {
@@ -20,6 +20,8 @@ export function createJobWorkflowCheck(models: Pick<Models, 'jobWorkflows' | 'wo
     const link = await links.get(workflowId);
     if (!link) return fail(`workflow ${workflowId} was not created through this job's workflow endpoints`);
     if (ctx && (link.job_id !== ctx.jobId || link.wallet !== ctx.wallet)) return fail(`workflow ${workflowId} belongs to another job or wallet`);
+    // Made under this reservation: a wallet's earlier workflow cannot be completed again under a new one.
+    if (ctx && link.reservation_id !== ctx.reservationId) return fail(`workflow ${workflowId} was created under another reservation (${link.reservation_id}) of this job`);
     const latest = await workflows.latestPublished(workflowId);
     if (!latest) return fail(`workflow ${workflowId} has no published version; publish it before completing`);
     const problems = validateWorkflowGraph(latest.nodes, latest.edges, latest.credentials);

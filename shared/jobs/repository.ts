@@ -137,6 +137,13 @@ export class JobRepository {
     return this.models.jobReservationOutcomes.findById(reservationId).lean<JobReservationOutcomeDoc>().exec();
   }
 
+  /** The wallet's reservations still active at `now`, across all jobs (ended ones corrected by their decided outcome). */
+  async activeReservationsOf(wallet: string, now: Date): Promise<Reservation[]> {
+    const docs = await this.models.jobReservations.find({ wallet, status: 'active', expires_at: { $gt: now } }).lean<JobReservationDoc[]>().exec();
+    const current = await Promise.all(docs.map((d) => this.withOutcome(d)));
+    return current.filter((r) => r.status === 'active');
+  }
+
   /** Claims the wallet's `generation`-th reservation of the job: null when another request did. */
   async claimReservation(r: Omit<JobReservationDoc, 'active_key' | 'status' | 'ended_at' | 'completion_id'>): Promise<Reservation | null> {
     const doc: JobReservationDoc = { ...r, active_key: `${r.job_id}:${r.wallet}:${r.generation}`, status: 'active', ended_at: null, completion_id: null };

@@ -23,9 +23,17 @@ export const DEFAULTS = {
   reviewDefault: 'reject',
 } as const;
 
-/** Without an operator's choice: proofs need a person, the other kinds are checked automatically. */
+/**
+ * Kinds whose evidence the service verifies from its own records: a `workflow_creation`
+ * completion names a workflow this wallet created through the job's endpoints under this very
+ * reservation and published. A social post or a free-text proof is only a claim (the service
+ * fetches no posts), so those kinds are never approved automatically.
+ */
+export const VERIFIED_KINDS: readonly JobKind[] = ['workflow_creation'];
+
+/** Without an operator's choice: verified kinds pay automatically, the others wait for a person. */
 export function defaultReview(kind: JobKind): JobReview {
-  return kind === 'proof' ? 'manual' : 'auto';
+  return VERIFIED_KINDS.includes(kind) ? 'auto' : 'manual';
 }
 
 export type JobAction = 'open' | 'pause' | 'resume' | 'close';
@@ -141,11 +149,12 @@ export type AfterChecks = 'approve' | 'reject' | 'review';
 
 /**
  * What the verification does once the automated checks ran: any failed check rejects; an
- * `auto` job with every check passed pays; anything else (a manual job, a skipped check) waits
+ * `auto` job of a verified kind with every check passed pays; anything else (a manual job, a
+ * skipped check, a kind whose evidence the service cannot verify, even on an `auto` job) waits
  * for an operator until the review deadline.
  */
-export function afterChecks(statuses: readonly StepStatus[], review: JobReview): AfterChecks {
+export function afterChecks(statuses: readonly StepStatus[], review: JobReview, kind: JobKind): AfterChecks {
   if (statuses.includes('failed')) return 'reject';
-  if (review === 'auto' && statuses.every((s) => s === 'passed')) return 'approve';
+  if (review === 'auto' && VERIFIED_KINDS.includes(kind) && statuses.every((s) => s === 'passed')) return 'approve';
   return 'review';
 }

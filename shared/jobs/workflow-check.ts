@@ -4,7 +4,7 @@ import { WorkflowRepository } from '../workflows/repository';
 import type { CheckResult } from './rules';
 
 /** The workflow_creation check: the named workflow exists, is published, and its latest published graph is valid. */
-export type WorkflowCheck = (workflowId: string, ctx?: { jobId: string; wallet: string }) => Promise<CheckResult>;
+export type WorkflowCheck = (workflowId: string, ctx?: { jobId: string; wallet: string; reservationId: string }) => Promise<CheckResult>;
 
 const NAME = 'workflow_published_and_valid';
 

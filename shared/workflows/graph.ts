@@ -1,4 +1,5 @@
 import { stringsIn, templateRefs, type TemplateRef } from './template';
+import { modelMaxTokens } from './model-pricing';
 import { patternMatches, patternProblem } from './pattern';
 import { CONDITION_OPERATORS, NODE_TYPES, type ConditionOperator, type GraphProblem, type WorkflowEdge, type WorkflowNode } from './types';
 
@@ -114,6 +115,10 @@ export function validateWorkflowGraph(nodes: unknown, edges: unknown, declaredCr
         problems.push({ path: `${at}.${field}`, code: 'invalid_node', message: bad });
         ok = false;
       }
+    }
+    if (n.type === 'model' && typeof n.max_tokens === 'number') {
+      const limit = modelMaxTokens(n.max_tokens);
+      if (!limit.ok) problems.push({ path: `${at}.max_tokens`, code: 'invalid_node', message: limit.message });
     }
     if (n.type === 'condition' && n.operator === 'matches' && typeof n.value === 'string') {
       const bad = patternProblem(n.value);

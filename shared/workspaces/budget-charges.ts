@@ -36,6 +36,11 @@ export class BudgetChargeRepository {
     return { ok: false, refusal };
   }
 
+  /** A call charged less than it reserved (a model node's actual usage): its row counts what was charged. Only that call writes its row. */
+  async settle(chargeId: string, credits: number): Promise<void> {
+    await this.models.budgetCharges.updateOne({ _id: chargeId }, { $set: { credits } });
+  }
+
   async release(chargeId: string): Promise<void> {
     await this.models.budgetCharges.deleteOne({ _id: chargeId });
   }

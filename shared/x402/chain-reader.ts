@@ -2,6 +2,7 @@ import { eip3009ABI } from '@x402/evm';
 import {
   createPublicClient,
   decodeAbiParameters,
+  erc20Abi,
   http,
   numberToHex,
   pad,
@@ -136,6 +137,10 @@ export function createChainReader(config: ChainReaderConfig) {
         const b = await client(network).getBlock({ blockTag: 'latest' });
         return { number: b.number, timestamp: b.timestamp };
       }),
+
+    /** The payer's token balance at the latest block. */
+    tokenBalance: (network: CaipNetwork, asset: Address, owner: Address) =>
+      call(() => client(network).readContract({ address: asset, abi: erc20Abi, functionName: 'balanceOf', args: [owner] })),
 
     /** True once the nonce was used or canceled on chain. */
     authorizationState: (ref: AuthorizationRef) =>

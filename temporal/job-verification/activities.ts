@@ -31,6 +31,10 @@ export interface ChecksOutcome {
 export type PayOutcome = { status: 'paid'; grantId: string } | { status: 'awaiting_funds'; platformBalance: number };
 
 /** The verification's store work. Each activity reads what is recorded and is safe to retry. */
+function waitingReason(job: { kind: string; review: string }): string {
+  return job.review === 'auto' ? `waiting for an operator: the service cannot verify ${job.kind} evidence itself` : 'waiting for an operator';
+}
+
 export function createJobVerificationActivities(deps: JobVerificationDeps) {
   const jobs = new JobRepository(deps.models);
   const ledger = deps.ledger ?? new LedgerStore(deps.models);
@@ -51,7 +55,7 @@ export function createJobVerificationActivities(deps: JobVerificationDeps) {
         return [proof, ...socialPostChecks(c.social_posts, job)];
       case 'workflow_creation':
         if (!c.workflow_id) return [proof, { name: 'workflow_id_present', status: 'failed', detail: 'a workflow_creation completion names its workflow_id' }];
-        return [proof, await checkWorkflow(c.workflow_id, { jobId: job._id, wallet: c.wallet })];
+        return [proof, await checkWorkflow(c.workflow_id, { jobId: job._id, wallet: c.wallet, reservationId: c.reservation_id })];
       default:
         return [proof];
     }
@@ -64,11 +68,11 @@ export function createJobVerificationActivities(deps: JobVerificationDeps) {
       const results = await checksFor(completion, job);
       const steps: VerificationStep[] = results.map((r) => ({ ...r, at: now }));
       await jobs.updateCompletion(completionId, { steps }, now);
-      const next = afterChecks(steps.map((s) => s.status), job.review);
+      const next = afterChecks(steps.map((s) => s.status), job.review, job.kind);
       const failed = steps.filter((s) => s.status === 'failed').map((s) => s.name);
       return {
         next,
-        reason: next === 'reject' ? `failed checks: ${failed.join(', ')}` : next === 'approve' ? 'all automated checks passed' : 'waiting for an operator',
+        reason: next === 'reject' ? `failed checks: ${failed.join(', ')}` : next === 'approve' ? 'all automated checks passed' : waitingReason(job),
         reviewDeadlineMs: job.review_deadline_seconds * 1000,
         reviewDefault: job.review_default,
       };

@@ -83,6 +83,26 @@ describe('job workflows: create, update, publish by the reserving wallet, then c
     expect([late.status, late.body.error_code]).toEqual([403, 'reservation_required']);
   });
 
+  it('a wallet cannot farm an auto workflow_creation job by completing a new reservation with the workflow it published under an earlier one', async () => {
+    const job = await createJob(stack.db.models, { kind: 'workflow_creation', title: 'Build twice', reward_credits: 120, target_url: null, platforms: [], max_completions_per_wallet: 3 });
+    const a = await agent();
+    expect((await reserve(a, job._id)).status).toBe(200);
+    const wf = (await create(a, job._id, { name: 'Once', nodes: [greet], edges: [] })).body.data;
+    expect((await publish(a, job._id, wf.workflow_id)).status).toBe(200);
+    const complete = () => a.call(`/api/external/jobs/${job._id}/complete`, 'job_complete', { proof_text: 'built', workflow_id: wf.workflow_id }, job._id);
+    expect((await complete()).status).toBe(200);
+    await until(() => status(a, job._id), (s) => s.body.data.completion?.status === 'paid');
+
+    // Second reservation, same (published, valid, own) workflow: the service has no record of it being made under this one.
+    expect((await reserve(a, job._id)).status).toBe(200);
+    expect((await complete()).status).toBe(200);
+    const rejected = await until(() => status(a, job._id), (s) => s.body.data.completion?.status === 'rejected');
+    expect(rejected.body.data.completion.verification.steps).toContainEqual(
+      expect.objectContaining({ name: 'workflow_published_and_valid', status: 'failed', detail: expect.stringContaining('another reservation') }),
+    );
+    expect((await ledger.balance(a.wallet)).balance).toBe(120);
+  });
+
   it('accepts the X-Job-Workflow-Token instead of a signature, and refuses an altered or foreign token', async () => {
     const job = await workflowJob();
     const other = await workflowJob();

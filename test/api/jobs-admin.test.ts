@@ -43,7 +43,7 @@ describe('job operator commands through the real CLI', () => {
 
   it('creates, opens, pauses, resumes and lists jobs; refuses a transition the state does not allow', async () => {
     const job = await admin('job:create', '--kind', 'social_share', '--title', 'Share it', '--reward', '30', '--slots', '4', '--target-url', 'https://example.com/p', '--platforms', 'x,linkedin');
-    expect(job).toMatchObject({ kind: 'social_share', state: 'draft', reward_credits: 30, slots: 4, review: 'auto', review_default: 'reject', platforms: ['x', 'linkedin'] });
+    expect(job).toMatchObject({ kind: 'social_share', state: 'draft', reward_credits: 30, slots: 4, review: 'manual', review_default: 'reject', platforms: ['x', 'linkedin'] });
     expect(await admin('job:open', '--job', job._id)).toMatchObject({ state: 'open' });
     expect(await admin('job:pause', '--job', job._id)).toMatchObject({ state: 'paused' });
     await expect(admin('job:pause', '--job', job._id)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('it is paused') });

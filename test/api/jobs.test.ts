@@ -3,6 +3,7 @@ import { JobRepository } from '../../shared/jobs/repository';
 import { PLATFORM_ACCOUNT } from '../../shared/jobs/rules';
 import { jobStatusSchema, jobViewSchema } from '../../shared/jobs/schemas';
 import { verifyJobWorkflowToken } from '../../shared/jobs/workflow-token';
+import { signalReview } from '../../temporal/job-verification/client';
 import { WorkflowRepository } from '../../shared/workflows/repository';
 import { TestAgent } from '../support/agent';
 import { http } from '../support/http';
@@ -103,6 +104,21 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
       expect(await repo.latestReservation(full._id, a.wallet)).toBeNull();
     });
 
+    it('one wallet holds at most JOB_MAX_ACTIVE_RESERVATIONS_PER_WALLET (5) active reservations across jobs: the next is 409 reservation_limit_reached in the gateway shape, its slot untouched', async () => {
+      const a = await agent();
+      const jobs = await Promise.all(Array.from({ length: 6 }, () => createJob(stack.db.models, { slots: 2 })));
+      for (const j of jobs.slice(0, 5)) expect((await reserve(a, j._id)).status).toBe(200);
+      const sixth = await reserve(a, jobs[5]!._id);
+      expect(sixth.status).toBe(409);
+      expect(sixth.body).toMatchObject({ error: 'Conflict', error_code: 'reservation_limit_reached', message: expect.any(String), details: { limit: 5, active: 5 } });
+      const st = await status(a, jobs[5]!._id);
+      expect(st.body.data.job.slots_available).toBe(2);
+      // Another wallet is not affected, and completing one frees room for the first.
+      expect((await reserve(await agent(), jobs[5]!._id)).status).toBe(200);
+      expect((await complete(a, jobs[0]!._id, { proof_text: 'posted', social_posts: [goodPost()] })).status).toBe(200);
+      expect((await reserve(a, jobs[5]!._id)).status).toBe(200);
+    });
+
     it('20 wallets racing for the last 3 slots get exactly 3 reservations', async () => {
       const job = await createJob(stack.db.models, { slots: 5 });
       for (let i = 0; i < 2; i++) expect((await reserve(await agent(), job._id)).status).toBe(200);
@@ -152,23 +168,38 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
   });
 
   describe('complete', () => {
-    it('a social share passes its checks and pays one job_reward grant from the platform account', async () => {
-      const job = await createJob(stack.db.models, { reward_credits: 75 });
-      const a = await agent();
-      const r = await reserve(a, job._id);
+    it('fresh wallets cannot drain an auto social_share job with syntactically valid fake posts: each waits for an operator, nothing paid until one approves', async () => {
+      const job = await createJob(stack.db.models, { reward_credits: 75, review: 'auto' });
       const before = (await ledger.balance(PLATFORM_ACCOUNT)).balance;
-      const done = await complete(a, job._id, { proof_text: 'posted it', reservation_id: r.body.data.reservation_id, social_posts: [goodPost()] });
-      expect(done.status).toBe(200);
-      expect(done.body.data).toMatchObject({ reservation_id: r.body.data.reservation_id, payment: { credits: 75 } });
+      const wallets = await Promise.all([0, 1, 2].map(() => agent()));
+      const completions: string[] = [];
+      for (const a of wallets) {
+        const r = await reserve(a, job._id);
+        // Well-formed, on the declared platform, pointing at the target: a post nobody can check was made.
+        const done = await complete(a, job._id, { proof_text: 'posted it', reservation_id: r.body.data.reservation_id, social_posts: [goodPost()] });
+        expect(done.status).toBe(200);
+        completions.push(done.body.data.completion_id);
+      }
+      for (const a of wallets) {
+        const waiting = await until(() => status(a, job._id), (s) => s.body.data.completion?.status === 'awaiting_review');
+        const c = waiting.body.data.completion;
+        expect(c.verification.decision).toBeNull();
+        expect(c.verification.steps.map((x: { name: string; status: string }) => `${x.name}:${x.status}`)).toEqual(
+          expect.arrayContaining(['proof_text_present:passed', 'post_0_url_well_formed:passed', 'post_0_on_platform:passed', 'post_0_target_url_used:passed']),
+        );
+        expect(c.payment.status).toBe('not_due');
+        expect(await rewardGrants(a.wallet)).toEqual([]);
+      }
+      expect((await ledger.balance(PLATFORM_ACCOUNT)).balance).toBe(before);
+
+      // An operator's approval pays one job_reward grant from the platform account.
+      const a = wallets[0]!;
+      await signalReview(stack.temporal, completions[0]!, { outcome: 'approve', reason: 'post checked by hand' });
       const paid = await until(() => status(a, job._id), (s) => s.body.data.completion?.status === 'paid');
       const c = paid.body.data.completion;
       expect(c).toMatchObject({ status: 'paid', payment: { status: 'paid', credits: 75, grant_id: `job_reward:${c.completion_id}` } });
-      expect(c.verification.decision).toMatchObject({ outcome: 'approved', by: 'automated' });
-      expect(c.verification.steps.map((s: { name: string; status: string }) => `${s.name}:${s.status}`)).toEqual([
-        'proof_text_present:passed', 'post_0_url_well_formed:passed', 'post_0_on_platform:passed', 'post_0_target_url_used:passed', 'decision:done', 'payment:done',
-      ]);
+      expect(c.verification.decision).toMatchObject({ outcome: 'approved', by: 'operator' });
       expect(paid.body.data.reservation.status).toBe('completed');
-      // The answer is what the documented record schemas say.
       expect(jobStatusSchema.validate(paid.body.data).error).toBeUndefined();
       expect((await ledger.balance(a.wallet)).balance).toBe(75);
       expect(await rewardGrants(a.wallet)).toHaveLength(1);
@@ -176,6 +207,12 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
       const again = await complete(a, job._id, { proof_text: 'again', social_posts: [goodPost()] });
       expect(again.body).toMatchObject({ error_code: 'already_completed' });
       expect((await reserve(a, job._id)).body.error_code).toBe('wallet_limit_reached');
+    });
+
+    it('social_share and proof jobs default to manual review; workflow_creation to auto', async () => {
+      expect((await createJob(stack.db.models)).review).toBe('manual');
+      expect((await createJob(stack.db.models, { kind: 'proof', target_url: null, platforms: [] })).review).toBe('manual');
+      expect((await createJob(stack.db.models, { kind: 'workflow_creation', target_url: null, platforms: [] })).review).toBe('auto');
     });
 
     it('a post on another platform than declared is rejected by the checks and its slot returns', async () => {

@@ -1,6 +1,7 @@
 import { getAddress, type Address, type Hex } from 'viem';
 import { devAccount, DEV_ACCOUNT_INDEX } from '../../shared/chain/dev-accounts';
 import type { X402PaymentDoc } from '../../shared/db/models/x402-payment';
+import { mintTokens } from '../../shared/chain/deploy-token';
 import { ToolRepository } from '../../shared/tools/repository';
 import { decodePaymentPayload, decodePaymentResponse } from '../../shared/x402/challenge';
 import { startLocalChain, type RunningLocalChain } from '../../scripts/services/local-chain';
@@ -58,17 +59,20 @@ describe('direct x402 tool calls when settlement or the vendor misbehave (own an
     return payer.paymentHeader(challenge.body);
   }
 
-  it('settlement not confirmed within the wait: 202 with the result and settled false; once mined the same payment answers 200 with the transaction', async () => {
+  it('settlement not confirmed within the wait: 202 without the result (settling); once mined the same payment answers 200 with the result and the transaction', async () => {
     const payer = new TestPayer();
     await payer.fund(1);
     const merchantBefore = await payer.balance(merchant);
-    behaviour = () => ({ status: 200, body: { answer: 42 } });
+    behaviour = () => ({ status: 200, body: { answer: 'only_once_paid' } });
     const header = await signedHeader(payer, { n: 1 });
     const before = vendor.calls.length;
     await rpc(chain.rpcUrl, 'evm_setAutomine', [false]);
     const res = await http('POST', url(), { body: { n: 1 }, headers: { 'x-payment': header } });
     expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({ success: true, response: { answer: 42 }, x402: { settled: false, transaction: null } });
+    expect(res.body).toMatchObject({ success: false, status: 'settling', x402: { settled: false, transaction: null } });
+    expect(res.body.response).toBeUndefined();
+    expect(res.text).not.toContain('only_once_paid');
+    expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(['verified', 'submitted']).toContain(res.body.x402.settlement_status);
     expect(res.headers.get('payment-response')).toBeNull();
     expect(vendor.calls.length - before).toBe(1);
@@ -82,7 +86,7 @@ describe('direct x402 tool calls when settlement or the vendor misbehave (own an
     await waitUntil('the settlement', async () => (await paymentOf(payer))?.status === 'completed', 60_000);
     const later = await http('POST', url(), { body: { n: 1 }, headers: { 'x-payment': header } });
     expect(later.status).toBe(200);
-    expect(later.body).toMatchObject({ success: true, response: { answer: 42 }, x402: { settled: true } });
+    expect(later.body).toMatchObject({ success: true, response: { answer: 'only_once_paid' }, x402: { settled: true } });
     expect(later.body.x402.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     const receipt = decodePaymentResponse(later.headers.get('payment-response'));
     expect(receipt.ok && receipt.value).toMatchObject({ success: true, transaction: later.body.x402.transaction });
@@ -162,5 +166,32 @@ describe('direct x402 tool calls when settlement or the vendor misbehave (own an
     expect(vendor.calls.length - before).toBe(1);
     expect(await payer.balance()).toBe(1_000_000n - PRICE);
     expect(getAddress((await paymentOf(payer))!.pay_to)).toBe(merchant);
+  });
+
+  it('N authorizations at once over a balance for one: exactly one vendor call and one settlement; the rest 402 insufficient_balance, never delivered', async () => {
+    const payer = new TestPayer();
+    await mintTokens({ rpcUrl: chain.rpcUrl, chainId: 84532, token: TestPayer.tokenAddress(), to: payer.account.address, amount: PRICE });
+    behaviour = () => ({ status: 200, body: { paid_once: true }, delayMs: 500 });
+    // Four distinct authorizations (own nonces), each alone covered by the balance.
+    const headers = await Promise.all([5, 6, 7, 8].map((n) => signedHeader(payer, { n })));
+    const before = vendor.calls.length;
+    const answers = await Promise.all(headers.map((h, i) => http('POST', url(), { body: { n: 5 + i }, headers: { 'x-payment': h } })));
+    const ok = answers.filter((r) => r.status === 200);
+    expect(ok).toHaveLength(1);
+    expect(ok[0]!.body).toMatchObject({ success: true, response: { paid_once: true }, x402: { settled: true } });
+    const refused = answers.filter((r) => r.status !== 200);
+    expect(refused.map((r) => [r.status, r.body.error])).toEqual(refused.map(() => [402, 'insufficient_balance']));
+    for (const r of refused) expect(r.text).not.toContain('paid_once');
+    expect(vendor.calls.length - before).toBe(1);
+    const records = await stack.db.models.x402Payments.find({ payer: payer.account.address.toLowerCase() }).lean<X402PaymentDoc[]>().exec();
+    expect(records.filter((r) => r.status === 'completed')).toHaveLength(1);
+    expect(records.filter((r) => r.tx_hash)).toHaveLength(1);
+    expect(await payer.balance()).toBe(0n);
+
+    // Once that one settled, the balance is free again for a payment it covers.
+    await mintTokens({ rpcUrl: chain.rpcUrl, chainId: 84532, token: TestPayer.tokenAddress(), to: payer.account.address, amount: PRICE });
+    const next = await http('POST', url(), { body: { n: 9 }, headers: { 'x-payment': await signedHeader(payer, { n: 9 }) } });
+    expect(next.status).toBe(200);
+    expect(vendor.calls.length - before).toBe(2);
   });
 });

@@ -1,3 +1,4 @@
+import { LedgerStore } from '../../shared/credits/ledger-store';
 import { Webhook } from 'standardwebhooks';
 import { callbackWorkflowId } from '../../temporal/webhook-callbacks/ids';
 import { runCallbackProgress } from '../../temporal/webhook-runs/client';
@@ -31,6 +32,8 @@ describe('webhook runs with callback_url: real workers, the delivery workflow, a
       },
     });
     g = await setupGroup(stack.db);
+    // Model nodes are paid from the workspace's credits.
+    await new LedgerStore(stack.db.models).grant({ wallet: `ws:${g.workspaceId}`, credits: 10_000, creditType: 'admin_grant' });
   });
   afterAll(async () => {
     await stack?.stop();

@@ -1,3 +1,4 @@
+import { LedgerStore } from '../../shared/credits/ledger-store';
 import { saveHistory } from '../support/histories';
 import { http } from '../support/http';
 import { startModelServer, type ModelServer } from '../support/model-server';
@@ -13,6 +14,8 @@ describe('webhook runs: trigger, poll, cancel on the real API, Temporal and stor
     model = await startModelServer();
     stack = await startTestStack({ workers: true, env: { MODEL_API_URL: model.url, MODEL_NAME: 'configured-model' } });
     g = await setupGroup(stack.db);
+    // Model nodes are paid from the workspace's credits.
+    await new LedgerStore(stack.db.models).grant({ wallet: `ws:${g.workspaceId}`, credits: 10_000, creditType: 'admin_grant' });
   });
   afterAll(async () => {
     await stack.stop();

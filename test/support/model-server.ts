@@ -23,6 +23,8 @@ interface Behaviour {
   status: number;
   reply: (body: any) => string;
   model: string;
+  /** The `usage` block answered, as OpenAI reports it; absent: none. */
+  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 }
 
 /** A real HTTP server speaking the OpenAI chat-completions protocol (POST /v1/chat/completions). */
@@ -57,6 +59,7 @@ export async function startModelServer(): Promise<ModelServer> {
             object: 'chat.completion',
             model: b.model,
             choices: [{ index: 0, message: { role: 'assistant', content: b.reply(body) }, finish_reason: 'stop' }],
+            ...(b.usage ? { usage: b.usage } : {}),
           }),
         );
       }, b.delayMs);

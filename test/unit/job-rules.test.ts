@@ -1,4 +1,4 @@
-import { afterChecks, onPlatform, reserveRefusal, sameTarget, socialPostChecks, transition } from '../../shared/jobs/rules';
+import { afterChecks, defaultReview, onPlatform, reserveRefusal, sameTarget, socialPostChecks, transition } from '../../shared/jobs/rules';
 import { completeBodySchema, jobCreateSchema, listBodySchema } from '../../shared/jobs/schemas';
 import { signJobWorkflowToken, verifyJobWorkflowToken } from '../../shared/jobs/workflow-token';
 
@@ -44,10 +44,17 @@ describe('job rules', () => {
     const wrongPlatform = socialPostChecks([{ ...ok, platform: 'linkedin', post_url: 'https://linkedin.com/p/1' }], job);
     expect(wrongPlatform[1]).toMatchObject({ name: 'post_0_on_platform', status: 'failed' });
     expect(socialPostChecks([], job)[0].status).toBe('failed');
-    expect(afterChecks(['passed', 'passed'], 'auto')).toBe('approve');
-    expect(afterChecks(['passed', 'failed'], 'auto')).toBe('reject');
-    expect(afterChecks(['passed', 'skipped'], 'auto')).toBe('review');
-    expect(afterChecks(['passed'], 'manual')).toBe('review');
+    expect(afterChecks(['passed', 'passed'], 'auto', 'workflow_creation')).toBe('approve');
+    expect(afterChecks(['passed', 'failed'], 'auto', 'workflow_creation')).toBe('reject');
+    expect(afterChecks(['passed', 'skipped'], 'auto', 'workflow_creation')).toBe('review');
+    expect(afterChecks(['passed'], 'manual', 'workflow_creation')).toBe('review');
+  });
+
+  it('auto-approves only evidence the service verified: social posts and proofs wait for an operator even on an auto job; manual is their default', () => {
+    expect(afterChecks(['passed', 'passed', 'passed', 'passed'], 'auto', 'social_share')).toBe('review');
+    expect(afterChecks(['passed'], 'auto', 'proof')).toBe('review');
+    expect(afterChecks(['passed', 'failed'], 'auto', 'social_share')).toBe('reject');
+    expect([defaultReview('social_share'), defaultReview('proof'), defaultReview('workflow_creation')]).toEqual(['manual', 'manual', 'auto']);
   });
 
   it('validates job input and request bodies', () => {

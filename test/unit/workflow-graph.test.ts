@@ -1,4 +1,6 @@
+import { returnedPart } from '../../shared/credits/ledger';
 import { evaluateCondition, nextDecisions, topoOrder, validateWorkflowGraph } from '../../shared/workflows/graph';
+import { modelCostCredits, modelHoldCredits, modelMaxTokens } from '../../shared/workflows/model-pricing';
 import { parseWorkflowInput } from '../../shared/workflows/schemas';
 import { compareSemver, isSemver } from '../../shared/workflows/semver';
 import { renderTemplate, renderValue, templateRefs } from '../../shared/workflows/template';
@@ -136,6 +138,42 @@ describe('running a graph (pure rules)', () => {
       expect(validateWorkflowGraph([cond(bad)], [])).toEqual([{ path: 'nodes[0].value', code: 'invalid_node', message: expect.any(String) }]);
     }
     expect(() => evaluateCondition('matches', 'aa', '(a)\\1')).toThrow(/RE2/);
+  });
+
+  it('caps a model node max_tokens at validation (whole numbers 1..4096)', () => {
+    const ask = (max_tokens: number) => ({ id: 'm', type: 'model', prompt: 'x', max_tokens });
+    expect(validateWorkflowGraph([ask(4096)], [])).toEqual([]);
+    for (const bad of [4097, 1_000_000, 0, 1.5]) {
+      expect(validateWorkflowGraph([ask(bad)], [])).toEqual([{ path: 'nodes[0].max_tokens', code: 'invalid_node', message: expect.stringContaining('4096') }]);
+    }
+  });
+});
+
+describe('model pricing (pure)', () => {
+  it('holds prompt characters + max_tokens, charges usage capped at the hold, at least one credit', () => {
+    expect(modelHoldCredits(6, 1024, 1000)).toBe(1030);
+    expect(modelHoldCredits(6, 1024, 1)).toBe(2);
+    expect(modelCostCredits({ total_tokens: 40 }, 1030, 1000)).toBe(40);
+    expect(modelCostCredits({ prompt_tokens: 10, completion_tokens: 5 }, 1030, 1000)).toBe(15);
+    expect(modelCostCredits({ total_tokens: 5_000 }, 1030, 1000)).toBe(1030);
+    expect(modelCostCredits(undefined, 1030, 1000)).toBe(1030);
+    expect(modelCostCredits({ total_tokens: 0 }, 1030, 1000)).toBe(1);
+    expect(modelMaxTokens(undefined)).toEqual({ ok: true, maxTokens: 1024 });
+  });
+});
+
+describe('partial capture (pure)', () => {
+  it('gives back the last-taken deductions first', () => {
+    const taken = [
+      { grant_id: 'a', credits: 5 },
+      { grant_id: 'b', credits: 10 },
+    ];
+    expect(returnedPart(taken, 15)).toEqual([]);
+    expect(returnedPart(taken, 12)).toEqual([{ grant_id: 'b', credits: 3 }]);
+    expect(returnedPart(taken, 2)).toEqual([
+      { grant_id: 'b', credits: 10 },
+      { grant_id: 'a', credits: 3 },
+    ]);
   });
 });
 

@@ -48,7 +48,7 @@ describe('job verification and reservation workflows with time skipping', () => 
       searchAttributes: Object.fromEntries(ALL_SEARCH_ATTRIBUTES.map((k) => [k.name, 2 /* KEYWORD */])),
     });
     repo = new JobRepository(db.models);
-    service = new JobService(repo, temporal, 'time-skipping-test-secret-of-32-characters!');
+    service = new JobService(repo, temporal, 'time-skipping-test-secret-of-32-characters!', 5);
     ledger = new LedgerStore(db.models);
     await ledger.grant({ wallet: PLATFORM_ACCOUNT, grantId: 'ts-fund', credits: 100_000, creditType: 'admin_grant' });
     worker = await Worker.create({
@@ -124,10 +124,12 @@ describe('job verification and reservation workflows with time skipping', () => 
     expect((await ledger.balance(w)).balance).toBe(0);
   });
 
-  it('a social share with a passing check set pays automatically', async () => {
-    const { wallet: w, completion } = await completed({ kind: 'social_share', target_url: 'https://example.com/launch', platforms: ['x'] }, { social_posts: [goodPost()] });
-    expect(await verificationResult(temporal, completion._id)).toEqual({ outcome: 'approved', by: 'automated', paid: true });
-    expect((await ledger.balance(w)).balance).toBe(40);
+  it('a social share with a passing check set on an auto job waits for an operator (its evidence is unverifiable), then the deadline default decides', async () => {
+    const { wallet: w, completion } = await completed({ kind: 'social_share', target_url: 'https://example.com/launch', platforms: ['x'], review: 'auto' }, { social_posts: [goodPost()] });
+    await awaitingReview(completion._id);
+    expect((await ledger.balance(w)).balance).toBe(0);
+    expect(await verificationResult(temporal, completion._id)).toEqual({ outcome: 'rejected', by: 'deadline_default', paid: false });
+    expect((await ledger.balance(w)).balance).toBe(0);
   });
 
   it('a reservation expires at the end of its window with no caller: slot back, a late completion refused', async () => {

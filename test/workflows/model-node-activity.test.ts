@@ -1,21 +1,50 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
-import type { Models } from '../../shared/db';
+import { LedgerStore } from '../../shared/credits/ledger-store';
+import { workspaceAccount } from '../../shared/workspaces/types';
 import { createModelNodeActivities } from '../../temporal/webhook-runs/activities/model';
+import { openTestDb } from '../support/db';
 import { startModelServer, type ModelServer } from '../support/model-server';
+import { setupGroup } from '../support/webhook-runs';
 
-/** The model activity outside a worker, with Context (heartbeats, cancellation) from MockActivityEnvironment. */
+jest.setTimeout(60_000);
+
+/** The model activity outside a worker (Context from MockActivityEnvironment), on the real store and a real HTTP model endpoint. */
 describe('model node activity in a MockActivityEnvironment', () => {
   let model: ModelServer;
+  let db: Awaited<ReturnType<typeof openTestDb>>;
+  let ledger: LedgerStore;
   beforeAll(async () => {
     model = await startModelServer();
+    db = await openTestDb();
+    ledger = new LedgerStore(db.models);
   });
   afterAll(async () => {
     await model.close();
+    await db.drop();
   });
-  const call = { runId: 'run_' + '0'.repeat(24), node: { id: 'ask', type: 'model' as const, prompt: 'Hi {{prompt}}' }, prompt: 'Ada', outputs: {}, metadata: {}, workspaceId: 'ws_x', budgetId: 'bud_x' };
-  const acts = () => createModelNodeActivities({ models: {} as Models, identity: 'mock', model: { url: model.url, name: 'm', timeoutMs: 30_000 } });
+  afterEach(() => model.behave({ delayMs: 0, status: 200, usage: undefined }));
+
+  let runs = 0;
+  /** A funded workspace's call; 1 credit per token (MODEL_CREDITS_PER_1K_TOKENS=1000) keeps the sums readable. */
+  async function callFor(credits: number, node: Record<string, unknown> = {}) {
+    const g = await setupGroup(db);
+    if (credits > 0) await ledger.grant({ wallet: workspaceAccount(g.workspaceId), credits, creditType: 'admin_grant' });
+    const call = {
+      runId: `run_${String(++runs).padStart(24, '0')}`,
+      node: { id: 'ask', type: 'model' as const, prompt: 'Hi {{prompt}}', ...node },
+      prompt: 'Ada',
+      outputs: {},
+      metadata: {},
+      workspaceId: g.workspaceId,
+      budgetId: g.budgetId,
+    };
+    return { call, account: workspaceAccount(g.workspaceId) };
+  }
+  const acts = () => createModelNodeActivities({ models: db.models, ledger, identity: 'mock', model: { url: model.url, name: 'm', timeoutMs: 30_000, creditsPer1kTokens: 1000 } });
+  const balance = async (account: string) => (await ledger.balance(account)).balance;
 
   it('answers with the completion and heartbeats while waiting', async () => {
+    const { call } = await callFor(5_000);
     model.behave({ delayMs: 1500, status: 200 });
     const env = new MockActivityEnvironment();
     let beats = 0;
@@ -24,7 +53,47 @@ describe('model node activity in a MockActivityEnvironment', () => {
     expect(beats).toBeGreaterThanOrEqual(2);
   });
 
-  it('aborts the HTTP call when the activity is cancelled', async () => {
+  it('a model node is paid: holds prompt + max_tokens before the call, charges the endpoint usage after, once', async () => {
+    const { call, account } = await callFor(5_000);
+    model.behave({ delayMs: 800, usage: { prompt_tokens: 12, completion_tokens: 28, total_tokens: 40 } });
+    const before = model.requests.length;
+    const running = new MockActivityEnvironment().run(acts().runModelNode, call);
+    await model.waitForRequests(before + 1);
+    // "Hi Ada" (6 characters) + the default max_tokens 1024, held while the endpoint works.
+    expect(await balance(account)).toBe(5_000 - 1_030);
+    expect(model.requests[before]!.body.max_tokens).toBe(1024);
+    const out = await running;
+    expect(out).toMatchObject({ output: 'echo: Hi Ada', credits_charged: 40, transaction_id: expect.any(String) });
+    expect(await balance(account)).toBe(4_960);
+    const purchases = (await ledger.history(account, 20)).transactions.filter((t: { transaction_type: string }) => t.transaction_type === 'purchase');
+    expect(purchases.map((t: { amount_credits: number }) => t.amount_credits)).toEqual([-40]);
+  });
+
+  it('an account without the credits to hold: insufficient_credits, the endpoint is never called', async () => {
+    const { call, account } = await callFor(100);
+    const before = model.requests.length;
+    await expect(new MockActivityEnvironment().run(acts().runModelNode, call)).rejects.toMatchObject({ type: 'insufficient_credits', nonRetryable: true });
+    expect(model.requests.length).toBe(before);
+    expect(await balance(account)).toBe(100);
+  });
+
+  it('a final endpoint failure releases the hold: nothing charged', async () => {
+    const { call, account } = await callFor(5_000);
+    model.behave({ status: 400 });
+    await expect(new MockActivityEnvironment().run(acts().runModelNode, call)).rejects.toMatchObject({ type: 'model_error' });
+    expect(await balance(account)).toBe(5_000);
+  });
+
+  it('max_tokens over the cap is refused at run (a graph stored before the cap), before anything is held or called', async () => {
+    const { call, account } = await callFor(1_000_000, { max_tokens: 1_000_000 });
+    const before = model.requests.length;
+    await expect(new MockActivityEnvironment().run(acts().runModelNode, call)).rejects.toMatchObject({ type: 'invalid_node', nonRetryable: true });
+    expect(model.requests.length).toBe(before);
+    expect(await balance(account)).toBe(1_000_000);
+  });
+
+  it('aborts the HTTP call when the activity is cancelled, and gives the hold back', async () => {
+    const { call, account } = await callFor(5_000);
     model.behave({ delayMs: 30_000 });
     const env = new MockActivityEnvironment();
     const before = model.requests.length;
@@ -32,7 +101,7 @@ describe('model node activity in a MockActivityEnvironment', () => {
     await model.waitForRequests(before + 1);
     env.cancel();
     await expect(running).rejects.toMatchObject({ name: 'CancelledFailure' });
-    expect(await model.requests[before].aborted).toBe(true);
-    model.behave({ delayMs: 0 });
+    expect(await model.requests[before]!.aborted).toBe(true);
+    expect(await balance(account)).toBe(5_000);
   });
 });

@@ -9,6 +9,7 @@ import { systemPingModel } from './system-ping';
 import { usedRequestModel } from './used-request';
 import { x402PaymentModel } from './x402-payment';
 import { settlementNonceModel } from './settlement-nonce';
+import { x402InFlightModel } from './x402-in-flight';
 import { ledgerWatermarkModel } from './ledger-watermark';
 import { issueReportModel } from './issue-report';
 import { toolInvocationModel, toolInvocationOutcomeModel, toolInvocationTakeoverModel } from './tool-invocation';
@@ -58,6 +59,7 @@ export function registerModels(conn: Connection) {
     accessTokens: accessTokenModel(conn),
     x402Payments: x402PaymentModel(conn),
     settlementNonces: settlementNonceModel(conn),
+    x402InFlight: x402InFlightModel(conn),
     ledgerWatermarks: ledgerWatermarkModel(conn),
     toolProducts: toolProductModel(conn),
     toolSecrets: toolSecretModel(conn),

@@ -41,6 +41,7 @@ const schema = new Schema<JobReservationDoc>(
 schema.index({ job_id: 1, wallet: 1, generation: -1 });
 // The expiry sweep's and a full job's reclaim: active reservations (FerretDB pushes down the equality).
 schema.index({ status: 1, expires_at: 1 });
+schema.index({ wallet: 1, status: 1 });
 
 export function jobReservationModel(conn: Connection) {
   return conn.models.JobReservation ?? conn.model<JobReservationDoc>('JobReservation', schema);

@@ -26,6 +26,12 @@ export const jobsErrors: Readonly<Record<string, ErrorEntry & { area: 'jobs' }>>
     meaning: 'Every slot of the job is held by an active reservation or a completion; nothing was reserved.',
     action: 'Try again later: a slot returns when a reservation expires or a completion is rejected.',
   },
+  reservation_limit_reached: {
+    status: 409,
+    area: 'jobs',
+    meaning: 'This wallet already holds the most active reservations one wallet may hold across all jobs (`details.limit`, JOB_MAX_ACTIVE_RESERVATIONS_PER_WALLET). Nothing was reserved.',
+    action: 'Complete a reservation you hold, or wait for one to expire; then reserve again.',
+  },
   wallet_limit_reached: {
     status: 409,
     area: 'jobs',

@@ -1,15 +1,22 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { ModelConfig } from '../../../shared/config';
+import { LedgerStore } from '../../../shared/credits/ledger-store';
 import type { Models } from '../../../shared/db';
+import { WorkflowSessionRepository } from '../../../shared/workflow-sessions/repository';
+import { modelCostCredits, modelHoldCredits, modelMaxTokens, type ModelUsage } from '../../../shared/workflows/model-pricing';
 import { renderTemplate } from '../../../shared/workflows/template';
 import type { ModelNode } from '../../../shared/workflows/types';
+import { BudgetChargeRepository } from '../../../shared/workspaces/budget-charges';
 import { WorkspaceRepository } from '../../../shared/workspaces/repository';
+import { workspaceAccount } from '../../../shared/workspaces/types';
 import type { NodeCall, NodeResult } from '../types';
 import { withHeartbeats } from './heartbeat';
 import { capped } from './output';
 
 export interface ModelNodeDeps {
   models: Models;
+  /** The process's ledger (workers/deps.ts); built here when absent. */
+  ledger?: LedgerStore;
   identity: string;
   /** The chat-completions endpoint; absent: model nodes end the run as setup_required. */
   model?: ModelConfig;
@@ -18,16 +25,60 @@ export interface ModelNodeDeps {
 interface ChatCompletion {
   model?: string;
   choices?: Array<{ message?: { content?: string | null } }>;
+  usage?: ModelUsage;
+}
+
+/** The hold (and budget charge) of one model node: one per run or session and node, so a retried attempt holds once. */
+export function modelHoldId(runId: string, nodeId: string): string {
+  return `model:${runId}:${nodeId}`;
 }
 
 /**
- * `model` nodes: one OpenAI-compatible chat completion (`POST <MODEL_API_URL>/chat/completions`).
+ * `model` nodes: one OpenAI-compatible chat completion (`POST <MODEL_API_URL>/chat/completions`),
+ * paid like a tool call: the node's account (a run's workspace `ws:<id>`, within its budget; a
+ * session's wallet) holds the most the call can cost before it (prompt characters plus
+ * `max_tokens`, capped at MAX_MODEL_TOKENS), is charged the endpoint's `usage` after it, and gets
+ * the hold back when it fails. Not enough credits (or budget): the node fails, nothing is called.
  * The run id + node id goes out as Idempotency-Key, so an endpoint that honours it answers a
  * retried attempt from its cache. Without a configured endpoint the node opens an approval
  * request and fails as `setup_required`: never an invented answer.
  */
 export function createModelNodeActivities(deps: ModelNodeDeps) {
   const workspaces = new WorkspaceRepository(deps.models);
+  const ledger = deps.ledger ?? new LedgerStore(deps.models);
+  const sessions = new WorkflowSessionRepository(deps.models);
+  const charges = new BudgetChargeRepository(deps.models);
+
+  /** Who pays: the run's workspace, or (a session carries no workspace) the session's wallet. */
+  async function accountOf(call: NodeCall<ModelNode>): Promise<string> {
+    if (call.workspaceId) return workspaceAccount(call.workspaceId);
+    const session = await sessions.get(call.runId);
+    if (!session) throw ApplicationFailure.nonRetryable(`no run or session ${call.runId} to charge`, 'model_error');
+    return session.wallet;
+  }
+
+  /** Holds `credits` on the account (and the run's budget): a refusal fails the node before any call. */
+  async function hold(call: NodeCall<ModelNode>, account: string, holdId: string, credits: number): Promise<void> {
+    if (call.budgetId) {
+      const budget = await workspaces.getBudget(call.budgetId);
+      if (!budget) throw ApplicationFailure.nonRetryable(`budget ${call.budgetId} no longer exists`, 'budget_exceeded');
+      const r = await charges.reserve(budget, holdId, credits);
+      if (!r.ok) {
+        throw ApplicationFailure.nonRetryable(`this model call (up to ${credits} credits) is over the budget's ${r.refusal.limit} allowance of ${r.refusal.allowance}`, 'budget_exceeded', r.refusal);
+      }
+    }
+    const held = await ledger.hold({ account, holdId, credits, details: { model_node: call.node.id, run_id: call.runId } });
+    if (!held.ok) {
+      if (call.budgetId) await charges.release(holdId);
+      throw ApplicationFailure.nonRetryable(`a model call needs up to ${credits} credits held; the balance is ${held.balance}`, 'insufficient_credits', { required: credits, balance: held.balance });
+    }
+  }
+
+  async function giveBack(call: NodeCall<ModelNode>, account: string, holdId: string): Promise<void> {
+    await ledger.release({ account, holdId, reason: 'model call failed' }).catch(() => undefined);
+    if (call.budgetId) await charges.release(holdId).catch(() => undefined);
+  }
+
   return {
     async runModelNode(call: NodeCall<ModelNode>): Promise<NodeResult> {
       if (!deps.model) {
@@ -39,6 +90,8 @@ export function createModelNodeActivities(deps: ModelNodeDeps) {
         throw ApplicationFailure.nonRetryable('no model endpoint is configured (MODEL_API_URL)', 'setup_required', { approval_request_id: approval._id });
       }
       const model = deps.model;
+      const limit = modelMaxTokens(call.node.max_tokens);
+      if (!limit.ok) throw ApplicationFailure.nonRetryable(limit.message, 'invalid_node');
       const scope = { prompt: call.prompt, outputs: call.outputs, metadata: call.metadata };
       const messages = [
         ...(call.node.system ? [{ role: 'system', content: renderTemplate(call.node.system, scope) }] : []),
@@ -48,39 +101,70 @@ export function createModelNodeActivities(deps: ModelNodeDeps) {
         model: model.name,
         messages,
         ...(call.node.temperature === undefined ? {} : { temperature: call.node.temperature }),
-        ...(call.node.max_tokens === undefined ? {} : { max_tokens: call.node.max_tokens }),
+        max_tokens: limit.maxTokens,
       });
-      const res = await withHeartbeats(async (signal) => {
-        try {
-          return await fetch(`${model.url}/chat/completions`, {
-            method: 'POST',
-            headers: {
-              'content-type': 'application/json',
-              'idempotency-key': `${call.runId}:${call.node.id}`,
-              ...(model.apiKey ? { authorization: `Bearer ${model.apiKey}` } : {}),
-            },
-            body,
-            redirect: 'error',
-            signal: AbortSignal.any([signal, AbortSignal.timeout(model.timeoutMs)]),
-          });
-        } catch (err) {
-          if (signal.aborted) throw err;
-          throw ApplicationFailure.retryable(`model endpoint unreachable: ${(err as Error).message}`, 'model_unavailable');
-        }
-      });
-      const text = await res.text();
-      if (res.status === 429 || res.status >= 500) throw ApplicationFailure.retryable(`model endpoint answered ${res.status}`, 'model_unavailable');
-      if (!res.ok) throw ApplicationFailure.nonRetryable(`model endpoint answered ${res.status}: ${text.slice(0, 300)}`, 'model_error');
+      const account = await accountOf(call);
+      const holdId = modelHoldId(call.runId, call.node.id);
+      const credits = modelHoldCredits(
+        messages.reduce((n, m) => n + m.content.length, 0),
+        limit.maxTokens,
+        model.creditsPer1kTokens,
+      );
+      await hold(call, account, holdId, credits);
       let parsed: ChatCompletion;
+      let content: string;
       try {
-        parsed = JSON.parse(text) as ChatCompletion;
-      } catch {
-        throw ApplicationFailure.nonRetryable('model endpoint answered something that is not JSON', 'model_error');
+        const res = await withHeartbeats(async (signal) => {
+          try {
+            return await fetch(`${model.url}/chat/completions`, {
+              method: 'POST',
+              headers: {
+                'content-type': 'application/json',
+                'idempotency-key': `${call.runId}:${call.node.id}`,
+                ...(model.apiKey ? { authorization: `Bearer ${model.apiKey}` } : {}),
+              },
+              body,
+              redirect: 'error',
+              signal: AbortSignal.any([signal, AbortSignal.timeout(model.timeoutMs)]),
+            });
+          } catch (err) {
+            if (signal.aborted) throw err;
+            throw ApplicationFailure.retryable(`model endpoint unreachable: ${(err as Error).message}`, 'model_unavailable');
+          }
+        });
+        const text = await res.text();
+        if (res.status === 429 || res.status >= 500) throw ApplicationFailure.retryable(`model endpoint answered ${res.status}`, 'model_unavailable');
+        if (!res.ok) throw ApplicationFailure.nonRetryable(`model endpoint answered ${res.status}: ${text.slice(0, 300)}`, 'model_error');
+        try {
+          parsed = JSON.parse(text) as ChatCompletion;
+        } catch {
+          throw ApplicationFailure.nonRetryable('model endpoint answered something that is not JSON', 'model_error');
+        }
+        const answer = parsed.choices?.[0]?.message?.content;
+        if (typeof answer !== 'string') throw ApplicationFailure.nonRetryable('model answer has no choices[0].message.content', 'model_error');
+        content = answer;
+      } catch (err) {
+        // A retryable failure keeps the hold for the next attempt (same hold id); a final one gives it
+        // back. A last attempt that fails retryably leaves it to the stale-hold healer, which releases it.
+        if (!(err instanceof ApplicationFailure && !err.nonRetryable)) await giveBack(call, account, holdId);
+        throw err;
       }
-      const content = parsed.choices?.[0]?.message?.content;
-      if (typeof content !== 'string') throw ApplicationFailure.nonRetryable('model answer has no choices[0].message.content', 'model_error');
-      Context.current().log.info('model node answered', { node: call.node.id, model: parsed.model ?? model.name });
-      return { output: capped(content), model: parsed.model ?? model.name, worker: deps.identity };
+      const cost = modelCostCredits(parsed.usage, credits, model.creditsPer1kTokens);
+      const captured = await ledger.capture({ account, holdId, credits: cost }).catch((err: { code?: string }) => {
+        // Healed (released) while this attempt waited on the endpoint: the answer was not paid for; bounded to one call.
+        if (err.code === 'hold_not_open') return null;
+        throw err;
+      });
+      const charged = captured ? -captured.transaction.amount_credits : 0;
+      if (call.budgetId && charged < credits) await charges.settle(holdId, charged);
+      Context.current().log.info('model node answered', { node: call.node.id, model: parsed.model ?? model.name, credits: charged });
+      return {
+        output: capped(content),
+        model: parsed.model ?? model.name,
+        worker: deps.identity,
+        credits_charged: charged,
+        ...(captured ? { transaction_id: captured.transaction._id } : {}),
+      };
     },
   };
 }

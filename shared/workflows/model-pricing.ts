@@ -1,0 +1,45 @@
+/**
+ * What a model node may cost, as pure rules. A node holds its most expensive outcome before the
+ * call (every prompt character counted as a token, plus the completion's `max_tokens`) and is
+ * charged the endpoint's reported `usage` after it, never more than it held.
+ */
+
+/** The largest `max_tokens` a model node may ask for (checked at create/publish and at run). */
+export const MAX_MODEL_TOKENS = 4096;
+/** The completion limit sent when a node names none. */
+export const DEFAULT_MODEL_MAX_TOKENS = 1024;
+
+export interface ModelUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+}
+
+function creditsFor(tokens: number, creditsPer1kTokens: number): number {
+  return Math.max(1, Math.ceil((tokens * creditsPer1kTokens) / 1000));
+}
+
+/** The `max_tokens` a node runs with, or why it may not run. */
+export function modelMaxTokens(requested: number | undefined): { ok: true; maxTokens: number } | { ok: false; message: string } {
+  if (requested === undefined) return { ok: true, maxTokens: DEFAULT_MODEL_MAX_TOKENS };
+  if (!Number.isInteger(requested) || requested < 1 || requested > MAX_MODEL_TOKENS) {
+    return { ok: false, message: `max_tokens must be a whole number from 1 to ${MAX_MODEL_TOKENS}` };
+  }
+  return { ok: true, maxTokens: requested };
+}
+
+/** Credits held before the call: the prompt's characters (a token is at least one) plus the completion limit. */
+export function modelHoldCredits(promptChars: number, maxTokens: number, creditsPer1kTokens: number): number {
+  return creditsFor(promptChars + maxTokens, creditsPer1kTokens);
+}
+
+/**
+ * Credits charged after the call: the endpoint's `usage` (total, else prompt + completion),
+ * capped at what was held. An answer without usage is charged the hold: we cannot know less.
+ */
+export function modelCostCredits(usage: ModelUsage | undefined, held: number, creditsPer1kTokens: number): number {
+  const total =
+    typeof usage?.total_tokens === 'number' ? usage.total_tokens : typeof usage?.prompt_tokens === 'number' && typeof usage?.completion_tokens === 'number' ? usage.prompt_tokens + usage.completion_tokens : undefined;
+  if (total === undefined || !Number.isFinite(total) || total < 0) return held;
+  return Math.min(held, creditsFor(total, creditsPer1kTokens));
+}
