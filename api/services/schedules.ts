@@ -5,6 +5,7 @@ import {
   appliedTo,
   claimId,
   claimIdOfToken,
+  hasHeldEntry,
   newClaimToken,
   occurrenceKey,
   occurrenceKeyOfClaim,
@@ -47,6 +48,24 @@ const CLAIM_PAGE = 50;
 const CLAIM_TRIES = 200;
 /** How old a due-queue read a "next due" claim may reuse (see dueEntries). */
 const CLAIM_READ_MAX_AGE_MS = 1000;
+/** How long this process leaves out an occurrence it claimed, or learned to be claimed, without asking the store (see dueEntries). */
+const OWN_HOLD_MS = 10_000;
+const LEARNED_HOLD_MS = 5_000;
+/** How long a claim made here answers its advance from memory (see advance). */
+const MADE_HERE_MS = 10_000;
+
+interface HeldHere {
+  /** The lease's end by the service clock, and until when (wall clock) this process trusts it. */
+  leaseEnd: number;
+  until: number;
+}
+
+interface MadeHere {
+  claim: ScheduleClaim;
+  /** The schedule as read for the claim: at the claimed occurrence. */
+  schedule: Schedule;
+  at: number;
+}
 
 interface DueRead {
   startedAt: number;
@@ -63,8 +82,10 @@ interface DueRead {
  */
 export class ScheduleService {
   private readonly dueReads = new Map<string, DueRead>();
-  /** Occurrences this process claimed lately, with when (see dueEntries). */
-  private readonly claimedHere = new Map<string, number>();
+  /** Occurrences this process claimed, or found claimed, lately (see dueEntries). */
+  private readonly heldHere = new Map<string, HeldHere>();
+  /** Claims this process made lately, by claim id (see advance). */
+  private readonly madeHere = new Map<string, MadeHere>();
   /** "Next due" claims in flight per budget in this process. */
   private readonly claiming = new Map<string, number>();
 
@@ -114,7 +135,10 @@ export class ScheduleService {
    * The budget's due entries. Concurrent callers share one read in flight, and "next due" claims
    * also reuse a read up to CLAIM_READ_MAX_AGE_MS old: on FerretDB the range read decodes every
    * entry of the collection, and 20 agents claiming would otherwise each pay for it. An entry read
-   * early is checked before use anyway; one queued since shows up in the next read.
+   * early is checked before use anyway; one queued since shows up in the next read. A claimed
+   * occurrence keeps its entry; entries this process knows to be held (claimed here, or found
+   * claimed) are left out until the lease's end without a store read, for OWN_HOLD_MS /
+   * LEARNED_HOLD_MS at most, so a release through another process shows here within that time.
    */
   private async dueEntries(budgetId: string, now: Date, maxAgeMs = 0): Promise<DueEntry[]> {
     let read = this.dueReads.get(budgetId);
@@ -134,11 +158,36 @@ export class ScheduleService {
       this.dueReads.set(budgetId, fresh);
       read = fresh;
     }
-    const startedAt = read.startedAt;
     const entries = await read.result;
-    // Leave out what this process claimed after that read began (it had not left the queue yet).
-    for (const [key, at] of this.claimedHere) if (at < Date.now() - 60_000) this.claimedHere.delete(key);
-    return entries.filter((e) => e.base_due_at.getTime() <= now.getTime() && !((this.claimedHere.get(occurrenceOf(e.schedule_id, e.base_due_at)) ?? -Infinity) >= startedAt));
+    const wall = Date.now();
+    for (const [key, h] of this.heldHere) if (h.until < wall) this.heldHere.delete(key);
+    return entries.filter((e) => e.base_due_at.getTime() <= now.getTime() && !this.isHeldHere(e.schedule_id, e.base_due_at, now));
+  }
+
+  private isHeldHere(scheduleId: string, base: Date, now: Date): boolean {
+    const h = this.heldHere.get(occurrenceOf(scheduleId, base));
+    return h !== undefined && h.leaseEnd > now.getTime() && h.until >= Date.now();
+  }
+
+  private noteHeld(claim: ScheduleClaim, forMs: number): void {
+    this.heldHere.set(occurrenceOf(claim.schedule_id, claim.base_due_at), { leaseEnd: claim.lease_expires_at.getTime(), until: Date.now() + forMs });
+  }
+
+  /** A claim made here lately that `token` names, with the schedule as read for it. */
+  private madeHereFor(token: string): MadeHere | undefined {
+    const id = claimIdOfToken(token);
+    const made = id === null ? undefined : this.madeHere.get(id);
+    return made && made.claim.claim_token === token && made.at >= Date.now() - MADE_HERE_MS ? made : undefined;
+  }
+
+  private rememberMade(claim: ScheduleClaim, schedule: Schedule): void {
+    const wall = Date.now();
+    // Insertion order is age order: drop from the front until a fresh one.
+    for (const [id, m] of this.madeHere) {
+      if (m.at >= wall - MADE_HERE_MS) break;
+      this.madeHere.delete(id);
+    }
+    this.madeHere.set(claim._id, { claim, schedule, at: wall });
   }
 
   /**
@@ -156,6 +205,7 @@ export class ScheduleService {
     if (s.next_due_at.getTime() < e.base_due_at.getTime()) return null;
     if (s.paused) return null;
     const status = latest ? claimStatus(latest, now) : null;
+    if (latest && status === 'active') this.noteHeld(latest.claim, LEARNED_HOLD_MS);
     return status === 'active' || status === 'advanced' ? null : s;
   }
 
@@ -165,10 +215,7 @@ export class ScheduleService {
    * all racing for the oldest one.
    */
   async claim(budgetId: string, body: ClaimBody): Promise<ClaimResult> {
-    if (body.schedule_id) {
-      const s = await this.scheduleInBudget(budgetId, body.schedule_id);
-      return this.claimSchedule(s, body.lease_seconds, await this.repo.latestClaim(s._id, s.next_due_at));
-    }
+    if (body.schedule_id) return this.claimSchedule(await this.scheduleInBudget(budgetId, body.schedule_id), body.lease_seconds);
     const now = this.clock();
     // The n-th claimer of this budget in flight here starts at the n-th oldest occurrence (a lone
     // claimer takes the oldest); it wraps around the first page, then goes on in order.
@@ -188,10 +235,11 @@ export class ScheduleService {
 
   private async claimFirstOpen(budgetId: string, body: ClaimBody, order: QueuedOccurrence[]): Promise<ClaimResult> {
     for (const { entry: e } of order) {
-      const [s, latest] = await Promise.all([this.repo.get(e.schedule_id), this.repo.latestClaim(e.schedule_id, e.base_due_at)]);
+      if (this.isHeldHere(e.schedule_id, e.base_due_at, this.clock())) continue;
+      const s = await this.repo.get(e.schedule_id);
       if (!s || s.budget_id !== budgetId || s.next_due_at.getTime() !== e.base_due_at.getTime()) continue;
       try {
-        return await this.claimSchedule(s, body.lease_seconds, latest);
+        return await this.claimSchedule(s, body.lease_seconds);
       } catch (err) {
         // Another claimer got there first: try the next one.
         if (err instanceof AppError && (err.code === 'occurrence_claimed' || err.code === 'occurrence_not_due')) continue;
@@ -202,19 +250,43 @@ export class ScheduleService {
   }
 
   /**
-   * `latest` is the occurrence's latest claim as read before; if it is stale, the insert below
-   * loses to whoever changed it, which is the decision anyway.
+   * Claims the schedule's current occurrence. Most occurrences were never claimed, so attempt 0 is
+   * inserted without reading first; only a refusal reads the occurrence's claims and decides (held,
+   * advanced, or expired: then its expiry is recorded and the next attempt inserted). The
+   * occurrence keeps its base due-queue entry: readers leave it out while the claim holds, and it
+   * is due again by itself the instant the lease runs out.
    */
-  private async claimSchedule(s: Schedule, leaseSeconds: number, latest: ClaimState | null): Promise<ClaimResult> {
+  private async claimSchedule(s: Schedule, leaseSeconds: number): Promise<ClaimResult> {
     const now = this.clock();
     if (s.paused) throw conflict('occurrence_not_due', 'the schedule is paused', { paused: true });
     const occ = dueOccurrence(timingOf(s), s.next_due_at, now);
     if (!occ) throw conflict('occurrence_not_due', `the next occurrence is due at ${iso(s.next_due_at)}`, { next_due_at: iso(s.next_due_at) });
-    let attempt = 0;
+    const draft = (attempt: number): ScheduleClaim => {
+      const id = claimId(s._id, s.next_due_at, attempt);
+      return {
+        _id: id,
+        schedule_id: s._id,
+        budget_id: s.budget_id,
+        base_due_at: s.next_due_at,
+        attempt,
+        due_at: occ.due_at,
+        skipped: occ.skipped,
+        claim_token: newClaimToken(id),
+        claimed_at: now,
+        lease_expires_at: new Date(now.getTime() + leaseSeconds * 1000),
+        held_entry: false,
+      };
+    };
+    let claim = draft(0);
     let superseded: ScheduleClaim | undefined;
-    if (latest) {
+    if (!(await this.repo.insertClaim(claim))) {
+      const latest = await this.repo.latestClaim(s._id, s.next_due_at);
+      if (!latest) throw conflict('occurrence_claimed', 'another holder claimed this occurrence first');
       const status = claimStatus(latest, now);
-      if (status === 'active') throw conflict('occurrence_claimed', 'this occurrence is already claimed', { lease_expires_at: iso(latest.claim.lease_expires_at) });
+      if (status === 'active') {
+        this.noteHeld(latest.claim, LEARNED_HOLD_MS);
+        throw conflict('occurrence_claimed', 'this occurrence is already claimed', { lease_expires_at: iso(latest.claim.lease_expires_at) });
+      }
       if (status === 'advanced') throw conflict('occurrence_not_due', 'this occurrence was just advanced');
       if (!latest.end) {
         // Expired by the clock but not yet recorded: record it, unless its holder's advance got there first.
@@ -222,35 +294,15 @@ export class ScheduleService {
         if (end.kind === 'advanced') throw conflict('occurrence_not_due', 'this occurrence was just advanced');
         superseded = latest.claim;
       }
-      attempt = latest.claim.attempt + 1;
+      claim = draft(latest.claim.attempt + 1);
+      if (!(await this.repo.insertClaim(claim))) throw conflict('occurrence_claimed', 'another holder claimed this occurrence first');
     }
-    const id = claimId(s._id, s.next_due_at, attempt);
-    const claim: ScheduleClaim = {
-      _id: id,
-      schedule_id: s._id,
-      budget_id: s.budget_id,
-      base_due_at: s.next_due_at,
-      attempt,
-      due_at: occ.due_at,
-      skipped: occ.skipped,
-      claim_token: newClaimToken(id),
-      claimed_at: now,
-      lease_expires_at: new Date(now.getTime() + leaseSeconds * 1000),
-    };
-    // The held entry goes in beside the claim (a loser removes its own); the base entry leaves after.
-    const [won, held] = await Promise.allSettled([this.repo.insertClaim(claim), this.repo.writeHeld(s, claim)]);
-    if (won.status === 'rejected' || !won.value) {
-      await this.repo.unhold(claim).catch(() => undefined);
-      if (won.status === 'rejected') throw won.reason;
-      throw conflict('occurrence_claimed', 'another holder claimed this occurrence first');
-    }
-    this.claimedHere.set(occurrenceOf(s._id, s.next_due_at), Date.now());
-    if (held.status === 'rejected') {
-      // The base entry stays (filtered while the claim holds, open again once it runs out).
-      logger.warn('could not write the held due-queue entry of a claim', { claim_id: claim._id, error: String(held.reason) });
-    } else {
-      const [dequeued] = await Promise.allSettled([this.repo.dequeue(s.budget_id, s.next_due_at, s._id), superseded && this.repo.unhold(superseded)]);
-      if (dequeued.status === 'rejected') logger.warn('could not take a claimed occurrence off the due queue', { claim_id: claim._id, error: String(dequeued.reason) });
+    this.noteHeld(claim, OWN_HOLD_MS);
+    this.rememberMade(claim, s);
+    if (superseded && hasHeldEntry(superseded)) {
+      // Taken over from a claim from before: its occurrence was queued by its held entry only.
+      const moved = await Promise.allSettled([this.repo.enqueue(s, 'expired', now), this.repo.unhold(superseded)]);
+      for (const r of moved) if (r.status === 'rejected') logger.warn('could not move a taken-over claim\'s due-queue entry', { claim_id: claim._id, error: String(r.reason) });
     }
     return { claim, schedule: s, skipped_at_least: occ.skipped_at_least };
   }
@@ -276,9 +328,7 @@ export class ScheduleService {
       if (op === 'advance' && !(await this.activeClaim(s))) throw conflict('claim_required', 'no claim on this schedule holds this token; claim the occurrence first');
       throw conflict('claim_mismatch', 'this token holds no claim on this schedule');
     }
-    if (held.claim.due_at.getTime() !== dueAt.getTime()) {
-      throw conflict('due_at_mismatch', `this claim holds the occurrence due at ${iso(held.claim.due_at)}`, { claimed_due_at: iso(held.claim.due_at) });
-    }
+    checkDueAt(held.claim, dueAt);
     return held;
   }
 
@@ -290,8 +340,25 @@ export class ScheduleService {
     if (status === 'released' && op === 'advance') throw conflict('claim_required', 'this claim was released; claim the occurrence again');
   }
 
-  /** `active` is the claim holding the schedule's current occurrence after the advance (the schedule object shows it). */
+  /**
+   * `active` is the claim holding the schedule's current occurrence after the advance (the schedule
+   * object shows it). A claim made here lately is advanced from memory: its claim and the schedule
+   * as read for it are in hand, so the claim's end is inserted at once (the decision) and the
+   * advance record, the schedule's apply and the queue's two writes go out together. Anything
+   * else (another process's claim, an older one, an end already recorded) reads first.
+   */
   async advance(budgetId: string, scheduleId: string, body: AdvanceBody): Promise<{ schedule: Schedule; already_advanced: boolean; active: ScheduleClaim | null }> {
+    const made = this.madeHereFor(body.claim_token);
+    if (made && made.claim.schedule_id === scheduleId && made.schedule.budget_id === budgetId) {
+      const { claim, schedule: s } = made;
+      checkDueAt(claim, body.due_at);
+      const now = this.clock();
+      if (now.getTime() < claim.lease_expires_at.getTime()) {
+        const advance = advanceOf(s, claim, body, now);
+        const { won } = await this.repo.endClaim(claim, 'advanced', now, { note: body.note });
+        if (won) return this.recordFresh(s, advance, claim, now);
+      }
+    }
     const read = await this.readForEnd(budgetId, scheduleId, body.claim_token, true);
     const s = read.s;
     const held = await this.heldClaim(s, read.state, body.due_at, 'advance');
@@ -308,36 +375,39 @@ export class ScheduleService {
       const { end } = await this.repo.endClaim(claim, 'advanced', now, { note: body.note });
       if (end.kind !== 'advanced') this.refuseEnded({ claim, end }, now, 'advance');
     }
-    const next = nextOccurrence(timingOf(s), claim.due_at);
-    if (!next) throw errors.internal('internal_error', 'the schedule has no occurrence after this one');
-    const { won, advance } = await this.repo.insertAdvance({
-      _id: occurrenceKey(s._id, claim.base_due_at),
-      schedule_id: s._id,
-      budget_id: s.budget_id,
-      claim_id: claim._id,
-      claim_token: claim.claim_token,
-      base_due_at: claim.base_due_at,
-      due_at: claim.due_at,
-      skipped: claim.skipped,
-      next_due_at: next,
-      seq: s.advance_count + 1,
-      outcome: body.outcome ?? null,
-      external_run_id: body.external_run_id ?? null,
-      note: body.note ?? null,
-      advanced_at: now,
-    });
+    const { won, advance } = await this.repo.insertAdvance(advanceOf(s, claim, body, now));
     if (!won) return this.repeatAdvance(advance);
-    if (s.next_due_at.getTime() !== claim.base_due_at.getTime()) {
-      // The schedule moved under the claim (resumed while held): the guarded apply leaves it be.
-      const [moved] = await Promise.all([this.applied(advance), this.repo.unhold(claim)]);
-      return { schedule: moved, already_advanced: false, active: await this.activeClaim(moved) };
-    }
-    // The schedule as read is the one this advance moves: its new state is known without a read,
-    // and the next occurrence is queued beside the apply (a reader finding the entry before the
-    // apply lands sees an entry ahead of its schedule, and leaves it: see openSchedule).
+    if (s.next_due_at.getTime() === claim.base_due_at.getTime()) return this.applyFresh(s, advance, claim, now);
+    // The schedule moved under the claim (resumed while held): the guarded apply leaves it be.
+    const [moved] = await Promise.all([this.applied(advance), this.dropEntries(claim)]);
+    return { schedule: moved, already_advanced: false, active: await this.activeClaim(moved) };
+  }
+
+  /**
+   * Records the advance of `claim`, whose end this call just inserted (so no other advance of the
+   * occurrence exists: a later attempt exists only after this claim ended otherwise), of `s` as it
+   * stood at the claimed occurrence. Its new state is known without a read, and the advance record,
+   * the apply, the next occurrence's entry and the removal of the handled one's go out at once
+   * (a reader finding the next entry before the apply lands sees an entry ahead of its schedule,
+   * and leaves it: see openSchedule). Should one of them fail, the answer is an error and the
+   * holder's repeat (same token and due_at) finds the end recorded and completes the rest.
+   */
+  private async recordFresh(s: Schedule, advance: ScheduleAdvance, claim: ScheduleClaim, now: Date) {
+    const [recorded, answer] = await Promise.all([this.repo.insertAdvance(advance), this.applyFresh(s, advance, claim, now)]);
+    this.madeHere.delete(claim._id);
+    return recorded.won ? answer : this.repeatAdvance(recorded.advance);
+  }
+
+  /** Applies `advance` to `s`, read at the advanced occurrence, and moves the queue on; the answer needs no read. */
+  private async applyFresh(s: Schedule, advance: ScheduleAdvance, claim: ScheduleClaim, now: Date) {
     const schedule = appliedTo(s, advance);
-    await Promise.all([this.repo.applyAdvance(advance), schedule.paused ? undefined : this.repo.enqueue(schedule, 'scheduled', now), this.repo.unhold(claim)]);
-    return { schedule, already_advanced: false, active: null };
+    await Promise.all([this.repo.applyAdvance(advance), schedule.paused ? undefined : this.repo.enqueue(schedule, 'scheduled', now), this.dropEntries(claim)]);
+    return { schedule, already_advanced: false as const, active: null };
+  }
+
+  /** Removes the handled occurrence's entry (and a claim from before's held entry). */
+  private async dropEntries(claim: ScheduleClaim): Promise<void> {
+    await Promise.all([this.repo.dequeue(claim.budget_id, claim.base_due_at, claim.schedule_id), hasHeldEntry(claim) ? this.repo.unhold(claim) : undefined]);
   }
 
   /**
@@ -372,9 +442,40 @@ export class ScheduleService {
     this.refuseEnded(held, now, 'release');
     const { won, end } = await this.repo.endClaim(held.claim, 'released', now, { note: body.note, reason: 'released_by_holder' });
     if (!won && end.kind !== 'released') this.refuseEnded({ claim: held.claim, end }, now, 'release');
-    await Promise.all([current ? requeueIfOpen(this.repo, s, 'released', now) : undefined, this.repo.unhold(held.claim)]);
+    this.heldHere.delete(occurrenceOf(held.claim.schedule_id, held.claim.base_due_at));
+    this.madeHere.delete(held.claim._id);
+    // A claim's occurrence keeps its base entry; one from before had it swapped for a held entry.
+    if (hasHeldEntry(held.claim)) await Promise.all([current ? requeueIfOpen(this.repo, s, 'released', now) : undefined, this.repo.unhold(held.claim)]);
     return { schedule: s, active: won ? null : await this.activeClaim(s) };
   }
+}
+
+function checkDueAt(claim: ScheduleClaim, dueAt: Date): void {
+  if (claim.due_at.getTime() !== dueAt.getTime()) {
+    throw conflict('due_at_mismatch', `this claim holds the occurrence due at ${iso(claim.due_at)}`, { claimed_due_at: iso(claim.due_at) });
+  }
+}
+
+/** The advance record of `claim` on `s` (at the claimed occurrence or later). */
+function advanceOf(s: Schedule, claim: ScheduleClaim, body: AdvanceBody, now: Date): ScheduleAdvance {
+  const next = nextOccurrence(timingOf(s), claim.due_at);
+  if (!next) throw errors.internal('internal_error', 'the schedule has no occurrence after this one');
+  return {
+    _id: occurrenceKey(s._id, claim.base_due_at),
+    schedule_id: s._id,
+    budget_id: s.budget_id,
+    claim_id: claim._id,
+    claim_token: claim.claim_token,
+    base_due_at: claim.base_due_at,
+    due_at: claim.due_at,
+    skipped: claim.skipped,
+    next_due_at: next,
+    seq: s.advance_count + 1,
+    outcome: body.outcome ?? null,
+    external_run_id: body.external_run_id ?? null,
+    note: body.note ?? null,
+    advanced_at: now,
+  };
 }
 
 /** A page cursor: the coalesced due_at and schedule id of the last occurrence looked at. */
