@@ -258,7 +258,8 @@ export class ScheduleService {
   private async claimFirstOpen(budgetId: string, body: ClaimBody, order: QueuedOccurrence[]): Promise<ClaimResult> {
     for (const { entry: e } of order) {
       if (this.isHeldHere(e.schedule_id, e.base_due_at, this.clock())) continue;
-      const s = await this.repo.get(e.schedule_id);
+      // The schedule as the entry recorded it (see ScheduleDueDoc.schedule); a stale entry loses at the insert.
+      const s = e.schedule ?? (await this.repo.get(e.schedule_id));
       if (!s || s.budget_id !== budgetId || s.next_due_at.getTime() !== e.base_due_at.getTime()) continue;
       try {
         return await this.claimSchedule(s, body.lease_seconds);
@@ -399,7 +400,7 @@ export class ScheduleService {
     }
     const { won, advance } = await this.repo.insertAdvance(advanceOf(s, claim, body, now));
     if (!won) return this.repeatAdvance(advance);
-    if (s.next_due_at.getTime() === claim.base_due_at.getTime()) return this.applyFresh(s, advance, claim, now);
+    if (s.next_due_at.getTime() === claim.base_due_at.getTime()) return (await this.applyFresh(s, advance, claim, now)) ?? { schedule: await this.catchUp(advance), already_advanced: false, active: null };
     // The schedule moved under the claim (resumed while held): the guarded apply leaves it be.
     const [moved] = await Promise.all([this.applied(advance), this.dropEntries(claim)]);
     return { schedule: moved, already_advanced: false, active: await this.activeClaim(moved) };
@@ -417,14 +418,40 @@ export class ScheduleService {
   private async recordFresh(s: Schedule, advance: ScheduleAdvance, claim: ScheduleClaim, now: Date) {
     const [recorded, answer] = await Promise.all([this.repo.insertAdvance(advance), this.applyFresh(s, advance, claim, now)]);
     this.madeHere.delete(claim._id);
-    return recorded.won ? answer : this.repeatAdvance(recorded.advance);
+    if (!recorded.won) return this.repeatAdvance(recorded.advance);
+    return answer ?? { schedule: await this.catchUp(advance), already_advanced: false as const, active: null };
   }
 
-  /** Applies `advance` to `s`, read at the advanced occurrence, and moves the queue on; the answer needs no read. */
+  /**
+   * Applies `advance` to `s`, taken at the advanced occurrence, and moves the queue on; the answer
+   * needs no read. Null when the store's schedule was not at that occurrence (see catchUp).
+   */
   private async applyFresh(s: Schedule, advance: ScheduleAdvance, claim: ScheduleClaim, now: Date) {
     const schedule = appliedTo(s, advance);
-    await Promise.all([this.repo.applyAdvance(advance), schedule.paused ? undefined : this.repo.enqueue(schedule, 'scheduled', now), this.dropEntries(claim)]);
-    return { schedule, already_advanced: false as const, active: null };
+    const [applied] = await Promise.all([this.repo.applyAdvance(advance), schedule.paused ? undefined : this.repo.enqueue(schedule, 'scheduled', now), this.dropEntries(claim)]);
+    return applied ? { schedule, already_advanced: false as const, active: null } : null;
+  }
+
+  /**
+   * The schedule after `advance` when its guarded apply found the schedule elsewhere: still behind
+   * (the claim was taken from the queue entry an earlier advance wrote beside its apply, and that
+   * apply has not landed, or was lost in a crash), so the recorded advances in between are applied
+   * first, in order; or moved past it (resumed), then it is answered as it stands.
+   */
+  private async catchUp(advance: ScheduleAdvance): Promise<Schedule> {
+    for (let step = 0; step < 10; step++) {
+      const s = await this.repo.get(advance.schedule_id);
+      if (!s) throw errors.notFound('schedule_not_found', `schedule ${advance.schedule_id} is gone`);
+      if (s.next_due_at.getTime() >= advance.base_due_at.getTime()) {
+        if (s.next_due_at.getTime() > advance.base_due_at.getTime()) return s;
+        await this.repo.applyAdvance(advance);
+        continue;
+      }
+      const behind = await this.repo.getAdvance(s._id, s.next_due_at);
+      if (!behind) return s;
+      await this.repo.applyAdvance(behind);
+    }
+    return this.applied(advance);
   }
 
   /** Removes the handled occurrence's entry (and a claim from before's held entry). */

@@ -252,9 +252,11 @@ export class ScheduleRepository {
    * guard on next_due_at makes a late repeat of an older advance a no-op (the decision itself was
    * the advance record's insert). Every field is set, none incremented, so two concurrent applies
    * of the same advance (FerretDB applies filtered updates non-atomically) write the same values.
+   * False when the schedule was not at that occurrence (already moved on, or still behind it).
    */
-  async applyAdvance(a: ScheduleAdvance): Promise<void> {
-    await this.models.workflowSchedules.updateOne({ _id: a.schedule_id, next_due_at: a.base_due_at }, { $set: advanceFields(a) });
+  async applyAdvance(a: ScheduleAdvance): Promise<boolean> {
+    const res = await this.models.workflowSchedules.updateOne({ _id: a.schedule_id, next_due_at: a.base_due_at }, { $set: advanceFields(a) });
+    return res.matchedCount > 0;
   }
 
   history(scheduleId: string, limit = 20): Promise<ScheduleAdvance[]> {

@@ -71,6 +71,42 @@ describe('schedule claims and advances against the real store', () => {
     expect(await db.models.scheduleAdvances.countDocuments({ schedule_id: s._id })).toBe(1);
   });
 
+  it('a "next due" claim takes the schedule from its queue entry: one insert once the due read is in hand', async () => {
+    const b = budget();
+    const s1 = await dueSchedule(b);
+    const s2 = await dueSchedule(b);
+    const service = new ScheduleService(repo, BOUNDS);
+    const first = await service.claim(b, { lease_seconds: 60 });
+    const second = await commands(() => service.claim(b, { lease_seconds: 60 }));
+    // A due read of its own only when the first one is over a second old.
+    expect(second.sent.filter((m) => m !== 'find schedule_due')).toEqual(['insertMany schedule_claims']);
+    expect([first.claim.schedule_id, second.result.claim.schedule_id].sort()).toEqual([s1._id, s2._id].sort());
+    expect(second.result.schedule).toEqual(await repo.get(second.result.claim.schedule_id));
+  });
+
+  it('a claim taken from the entry an advance wrote beside its apply, before that apply landed: its advance applies both, in order', async () => {
+    const b = budget();
+    const t0 = Date.now();
+    const built = buildSchedule({ budgetId: b, workspaceId: 'ws_claims', workflowId: 'wf_claims', everySeconds: 60, timezone: 'UTC', startAt: new Date(t0 - 30_000) }, new Date(t0));
+    if ('problem' in built) throw new Error(built.problem);
+    const s = await repo.create(built.schedule);
+    const first = new ScheduleService(repo, BOUNDS, () => new Date(t0));
+    const c = (await first.claim(b, { schedule_id: s._id, lease_seconds: 60 })).claim;
+    // As if the advance's apply were still in flight (or lost): held back here, the rest written.
+    const apply = jest.spyOn(repo, 'applyAdvance').mockResolvedValueOnce(true);
+    const a = await first.advance(b, s._id, { due_at: c.due_at, claim_token: c.claim_token, outcome: 'success' });
+    apply.mockRestore();
+    expect((await repo.get(s._id))!.next_due_at).toEqual(s.next_due_at);
+    expect(await entryIds(s._id)).toEqual([dueQueueKey(b, a.schedule.next_due_at, s._id)]);
+
+    const later = new ScheduleService(repo, BOUNDS, () => new Date(a.schedule.next_due_at.getTime() + 1000));
+    const d = (await later.claim(b, { lease_seconds: 60 })).claim;
+    expect(d).toMatchObject({ schedule_id: s._id, base_due_at: a.schedule.next_due_at });
+    const done = await later.advance(b, s._id, { due_at: d.due_at, claim_token: d.claim_token, outcome: 'failed' });
+    expect(done.schedule).toMatchObject({ advance_count: 2, last_outcome: 'failed', next_due_at: new Date(a.schedule.next_due_at.getTime() + 60_000) });
+    expect(await repo.get(s._id)).toEqual(done.schedule);
+  });
+
   it('a claim made by another process is advanced after reading it; a wrong due_at, schedule or budget is refused as before', async () => {
     const b = budget();
     const s = await dueSchedule(b);
