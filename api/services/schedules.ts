@@ -17,6 +17,7 @@ import {
   ScheduleRepository,
 } from '../../shared/schedules/repository';
 import { orderQueue, type DueEntry, type QueuedOccurrence } from '../../shared/schedules/due-queue';
+import { ClaimMemory, LEARNED_HOLD_MS, OWN_HOLD_MS } from '../../shared/schedules/claim-memory';
 import { requeueIfOpen } from '../../shared/schedules/lifecycle';
 import type { AdvanceBody, ClaimBody, DueQuery, ReleaseBody } from '../../shared/schedules/schemas';
 import { dueOccurrence, nextOccurrence } from '../../shared/schedules/timing';
@@ -27,8 +28,6 @@ function conflict(code: string, message: string, details?: Record<string, unknow
 }
 
 const iso = (d: Date) => d.toISOString();
-/** An occurrence whatever its due-queue entry is keyed by (its base entry or a held one). */
-const occurrenceOf = (scheduleId: string, base: Date) => `${scheduleId}|${base.getTime()}`;
 
 export interface DueItem {
   schedule: Schedule;
@@ -48,24 +47,6 @@ const CLAIM_PAGE = 50;
 const CLAIM_TRIES = 200;
 /** How old a due-queue read a "next due" claim may reuse (see dueEntries). */
 const CLAIM_READ_MAX_AGE_MS = 1000;
-/** How long this process leaves out an occurrence it claimed, or learned to be claimed, without asking the store (see dueEntries). */
-const OWN_HOLD_MS = 10_000;
-const LEARNED_HOLD_MS = 5_000;
-/** How long a claim made here answers its advance from memory (see advance). */
-const MADE_HERE_MS = 10_000;
-
-interface HeldHere {
-  /** The lease's end by the service clock, and until when (wall clock) this process trusts it. */
-  leaseEnd: number;
-  until: number;
-}
-
-interface MadeHere {
-  claim: ScheduleClaim;
-  /** The schedule as read for the claim: at the claimed occurrence. */
-  schedule: Schedule;
-  at: number;
-}
 
 interface DueRead {
   startedAt: number;
@@ -81,15 +62,12 @@ interface DueRead {
  * Due occurrences, claims, releases and advances for one budget. Every decision is an insert
  * under a unique key (claim per occurrence attempt, claim end per claim, advance per occurrence),
  * so it holds on FerretDB and MongoDB alike. A lease runs out by the clock: the claim is refused
- * from `lease_expires_at` on, and the occurrence's held due-queue entry (keyed at that instant)
- * is in the due range from then on, so expiry needs no timer and no caller (docs/schedules.md#leases).
+ * from `lease_expires_at` on, and readers leave its occurrence's due-queue entry out only until
+ * then, so expiry needs no timer and no caller (docs/schedules.md#leases).
  */
 export class ScheduleService {
   private readonly dueReads = new Map<string, DueRead>();
-  /** Occurrences this process claimed, or found claimed, lately (see dueEntries). */
-  private readonly heldHere = new Map<string, HeldHere>();
-  /** Claims this process made lately, by claim id (see advance). */
-  private readonly madeHere = new Map<string, MadeHere>();
+  private readonly memory = new ClaimMemory();
   /** "Next due" claims in flight per budget in this process. */
   private readonly claiming = new Map<string, number>();
 
@@ -146,8 +124,8 @@ export class ScheduleService {
    */
   private async dueEntries(budgetId: string, now: Date): Promise<DueEntry[]> {
     const entries = await this.sharedRead(budgetId, now, 0).result;
-    this.pruneHeldHere();
-    return entries.filter((e) => e.base_due_at.getTime() <= now.getTime() && !this.isHeldHere(e.schedule_id, e.base_due_at, now));
+    this.memory.prune();
+    return entries.filter((e) => e.base_due_at.getTime() <= now.getTime() && !this.memory.isHeld(e.schedule_id, e.base_due_at, now));
   }
 
   /** The due entries a "next due" claim works from, in claim order (see dueEntries). */
@@ -156,8 +134,8 @@ export class ScheduleService {
     const entries = await read.result;
     // Ordered once per read: a cron entry far behind costs up to 1000 evaluations, and 20 claimers share the read.
     read.ordered ??= orderQueue(entries, read.now);
-    this.pruneHeldHere();
-    return read.ordered.filter((o) => !this.isHeldHere(o.entry.schedule_id, o.entry.base_due_at, now)).slice(0, CLAIM_TRIES);
+    this.memory.prune();
+    return read.ordered.filter((o) => !this.memory.isHeld(o.entry.schedule_id, o.entry.base_due_at, now)).slice(0, CLAIM_TRIES);
   }
 
   private sharedRead(budgetId: string, now: Date, maxAgeMs: number): DueRead {
@@ -181,37 +159,6 @@ export class ScheduleService {
     return read;
   }
 
-  private pruneHeldHere(): void {
-    const wall = Date.now();
-    for (const [key, h] of this.heldHere) if (h.until < wall) this.heldHere.delete(key);
-  }
-
-  private isHeldHere(scheduleId: string, base: Date, now: Date): boolean {
-    const h = this.heldHere.get(occurrenceOf(scheduleId, base));
-    return h !== undefined && h.leaseEnd > now.getTime() && h.until >= Date.now();
-  }
-
-  private noteHeld(claim: ScheduleClaim, forMs: number): void {
-    this.heldHere.set(occurrenceOf(claim.schedule_id, claim.base_due_at), { leaseEnd: claim.lease_expires_at.getTime(), until: Date.now() + forMs });
-  }
-
-  /** A claim made here lately that `token` names, with the schedule as read for it. */
-  private madeHereFor(token: string): MadeHere | undefined {
-    const id = claimIdOfToken(token);
-    const made = id === null ? undefined : this.madeHere.get(id);
-    return made && made.claim.claim_token === token && made.at >= Date.now() - MADE_HERE_MS ? made : undefined;
-  }
-
-  private rememberMade(claim: ScheduleClaim, schedule: Schedule): void {
-    const wall = Date.now();
-    // Insertion order is age order: drop from the front until a fresh one.
-    for (const [id, m] of this.madeHere) {
-      if (m.at >= wall - MADE_HERE_MS) break;
-      this.madeHere.delete(id);
-    }
-    this.madeHere.set(claim._id, { claim, schedule, at: wall });
-  }
-
   /**
    * The schedule behind a due-queue entry when its occurrence is open (not paused, not held by an
    * active claim, not advanced), else null. An entry whose occurrence was advanced or whose
@@ -227,7 +174,7 @@ export class ScheduleService {
     if (s.next_due_at.getTime() < e.base_due_at.getTime()) return null;
     if (s.paused) return null;
     const status = latest ? claimStatus(latest, now) : null;
-    if (latest && status === 'active') this.noteHeld(latest.claim, LEARNED_HOLD_MS);
+    if (latest && status === 'active') this.memory.noteHeld(latest.claim, LEARNED_HOLD_MS);
     return status === 'active' || status === 'advanced' ? null : s;
   }
 
@@ -257,7 +204,7 @@ export class ScheduleService {
 
   private async claimFirstOpen(budgetId: string, body: ClaimBody, order: QueuedOccurrence[]): Promise<ClaimResult> {
     for (const { entry: e } of order) {
-      if (this.isHeldHere(e.schedule_id, e.base_due_at, this.clock())) continue;
+      if (this.memory.isHeld(e.schedule_id, e.base_due_at, this.clock())) continue;
       // The schedule as the entry recorded it (see ScheduleDueDoc.schedule); a stale entry loses at the insert.
       const s = e.schedule ?? (await this.repo.get(e.schedule_id));
       if (!s || s.budget_id !== budgetId || s.next_due_at.getTime() !== e.base_due_at.getTime()) continue;
@@ -307,7 +254,7 @@ export class ScheduleService {
       if (!latest) throw conflict('occurrence_claimed', 'another holder claimed this occurrence first');
       const status = claimStatus(latest, now);
       if (status === 'active') {
-        this.noteHeld(latest.claim, LEARNED_HOLD_MS);
+        this.memory.noteHeld(latest.claim, LEARNED_HOLD_MS);
         throw conflict('occurrence_claimed', 'this occurrence is already claimed', { lease_expires_at: iso(latest.claim.lease_expires_at) });
       }
       if (status === 'advanced') throw conflict('occurrence_not_due', 'this occurrence was just advanced');
@@ -320,8 +267,8 @@ export class ScheduleService {
       claim = draft(latest.claim.attempt + 1);
       if (!(await this.repo.insertClaim(claim))) throw conflict('occurrence_claimed', 'another holder claimed this occurrence first');
     }
-    this.noteHeld(claim, OWN_HOLD_MS);
-    this.rememberMade(claim, s);
+    this.memory.noteHeld(claim, OWN_HOLD_MS);
+    this.memory.remember(claim, s);
     if (superseded && hasHeldEntry(superseded)) {
       // Taken over from a claim from before: its occurrence was queued by its held entry only.
       const moved = await Promise.allSettled([this.repo.enqueue(s, 'expired', now), this.repo.unhold(superseded)]);
@@ -371,7 +318,7 @@ export class ScheduleService {
    * else (another process's claim, an older one, an end already recorded) reads first.
    */
   async advance(budgetId: string, scheduleId: string, body: AdvanceBody): Promise<{ schedule: Schedule; already_advanced: boolean; active: ScheduleClaim | null }> {
-    const made = this.madeHereFor(body.claim_token);
+    const made = this.memory.madeFor(body.claim_token);
     if (made && made.claim.schedule_id === scheduleId && made.schedule.budget_id === budgetId) {
       const { claim, schedule: s } = made;
       checkDueAt(claim, body.due_at);
@@ -417,7 +364,7 @@ export class ScheduleService {
    */
   private async recordFresh(s: Schedule, advance: ScheduleAdvance, claim: ScheduleClaim, now: Date) {
     const [recorded, answer] = await Promise.all([this.repo.insertAdvance(advance), this.applyFresh(s, advance, claim, now)]);
-    this.madeHere.delete(claim._id);
+    this.memory.advanced(claim);
     if (!recorded.won) return this.repeatAdvance(recorded.advance);
     return answer ?? { schedule: await this.catchUp(advance), already_advanced: false as const, active: null };
   }
@@ -491,8 +438,7 @@ export class ScheduleService {
     this.refuseEnded(held, now, 'release');
     const { won, end } = await this.repo.endClaim(held.claim, 'released', now, { note: body.note, reason: 'released_by_holder' });
     if (!won && end.kind !== 'released') this.refuseEnded({ claim: held.claim, end }, now, 'release');
-    this.heldHere.delete(occurrenceOf(held.claim.schedule_id, held.claim.base_due_at));
-    this.madeHere.delete(held.claim._id);
+    this.memory.released(held.claim);
     // A claim's occurrence keeps its base entry; one from before had it swapped for a held entry.
     if (hasHeldEntry(held.claim)) await Promise.all([current ? requeueIfOpen(this.repo, s, 'released', now) : undefined, this.repo.unhold(held.claim)]);
     return { schedule: s, active: won ? null : await this.activeClaim(s) };
