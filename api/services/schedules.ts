@@ -2,7 +2,6 @@ import { AppError, errors } from '../../shared/errors';
 import { logger } from '../../shared/logger';
 import { claimStatus, type LeaseBounds } from '../../shared/schedules/claim-rules';
 import {
-  appliedTo,
   claimId,
   claimIdOfToken,
   hasHeldEntry,
@@ -313,9 +312,9 @@ export class ScheduleService {
   /**
    * `active` is the claim holding the schedule's current occurrence after the advance (the schedule
    * object shows it). A claim made here lately is advanced from memory: its claim and the schedule
-   * as read for it are in hand, so the claim's end is inserted at once (the decision) and the
-   * advance record, the schedule's apply and the queue's two writes go out together. Anything
-   * else (another process's claim, an older one, an end already recorded) reads first.
+   * it was taken from are in hand, so the claim's end is inserted at once (the decision), then the
+   * rest is written (recordFresh). Anything else (another process's claim, an older one, an end
+   * already recorded) reads first.
    */
   async advance(budgetId: string, scheduleId: string, body: AdvanceBody): Promise<{ schedule: Schedule; already_advanced: boolean; active: ScheduleClaim | null }> {
     const made = this.memory.madeFor(body.claim_token);
@@ -326,7 +325,7 @@ export class ScheduleService {
       if (now.getTime() < claim.lease_expires_at.getTime()) {
         const advance = advanceOf(s, claim, body, now);
         const { won } = await this.repo.endClaim(claim, 'advanced', now, { note: body.note });
-        if (won) return this.recordFresh(s, advance, claim, now);
+        if (won) return this.recordFresh(advance, claim, now);
       }
     }
     const read = await this.readForEnd(budgetId, scheduleId, body.claim_token, true);
@@ -347,7 +346,7 @@ export class ScheduleService {
     }
     const { won, advance } = await this.repo.insertAdvance(advanceOf(s, claim, body, now));
     if (!won) return this.repeatAdvance(advance);
-    if (s.next_due_at.getTime() === claim.base_due_at.getTime()) return (await this.applyFresh(s, advance, claim, now)) ?? { schedule: await this.catchUp(advance), already_advanced: false, active: null };
+    if (s.next_due_at.getTime() === claim.base_due_at.getTime()) return (await this.applyFresh(advance, claim, now)) ?? { schedule: await this.catchUp(advance), already_advanced: false, active: null };
     // The schedule moved under the claim (resumed while held): the guarded apply leaves it be.
     const [moved] = await Promise.all([this.applied(advance), this.dropEntries(claim)]);
     return { schedule: moved, already_advanced: false, active: await this.activeClaim(moved) };
@@ -355,28 +354,29 @@ export class ScheduleService {
 
   /**
    * Records the advance of `claim`, whose end this call just inserted (so no other advance of the
-   * occurrence exists: a later attempt exists only after this claim ended otherwise), of `s` as it
-   * stood at the claimed occurrence. Its new state is known without a read, and the advance record,
-   * the apply, the next occurrence's entry and the removal of the handled one's go out at once
-   * (a reader finding the next entry before the apply lands sees an entry ahead of its schedule,
-   * and leaves it: see openSchedule). Should one of them fail, the answer is an error and the
-   * holder's repeat (same token and due_at) finds the end recorded and completes the rest.
+   * occurrence exists: a later attempt exists only after this claim ended otherwise). The advance
+   * record, the apply and the removal of the handled occurrence's entry go out at once, then the
+   * next occurrence's entry. Should one of them fail, the answer is an error and the holder's
+   * repeat (same token and due_at) finds the end recorded and completes the rest.
    */
-  private async recordFresh(s: Schedule, advance: ScheduleAdvance, claim: ScheduleClaim, now: Date) {
-    const [recorded, answer] = await Promise.all([this.repo.insertAdvance(advance), this.applyFresh(s, advance, claim, now)]);
+  private async recordFresh(advance: ScheduleAdvance, claim: ScheduleClaim, now: Date) {
+    const [recorded, answer] = await Promise.all([this.repo.insertAdvance(advance), this.applyFresh(advance, claim, now)]);
     this.memory.advanced(claim);
     if (!recorded.won) return this.repeatAdvance(recorded.advance);
     return answer ?? { schedule: await this.catchUp(advance), already_advanced: false as const, active: null };
   }
 
   /**
-   * Applies `advance` to `s`, taken at the advanced occurrence, and moves the queue on; the answer
-   * needs no read. Null when the store's schedule was not at that occurrence (see catchUp).
+   * Applies `advance` (taken at the advanced occurrence), which answers the schedule as the store
+   * now holds it, then queues the next occurrence with that schedule, unless it is paused: a pause
+   * since the claim must not ride into the entry a "next due" claim trusts. Null when the store's
+   * schedule was not at that occurrence (see catchUp).
    */
-  private async applyFresh(s: Schedule, advance: ScheduleAdvance, claim: ScheduleClaim, now: Date) {
-    const schedule = appliedTo(s, advance);
-    const [applied] = await Promise.all([this.repo.applyAdvance(advance), schedule.paused ? undefined : this.repo.enqueue(schedule, 'scheduled', now), this.dropEntries(claim)]);
-    return applied ? { schedule, already_advanced: false as const, active: null } : null;
+  private async applyFresh(advance: ScheduleAdvance, claim: ScheduleClaim, now: Date) {
+    const [schedule] = await Promise.all([this.repo.applyAdvanceReturning(advance), this.dropEntries(claim)]);
+    if (!schedule) return null;
+    if (!schedule.paused) await this.repo.enqueue(schedule, 'scheduled', now);
+    return { schedule, already_advanced: false as const, active: null };
   }
 
   /**

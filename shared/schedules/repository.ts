@@ -259,6 +259,11 @@ export class ScheduleRepository {
     return res.matchedCount > 0;
   }
 
+  /** applyAdvance that answers the schedule as it left it (one command), or null as applyAdvance's false. */
+  applyAdvanceReturning(a: ScheduleAdvance): Promise<Schedule | null> {
+    return this.models.workflowSchedules.findOneAndUpdate({ _id: a.schedule_id, next_due_at: a.base_due_at }, { $set: advanceFields(a) }, { new: true }).lean<Schedule>().exec();
+  }
+
   history(scheduleId: string, limit = 20): Promise<ScheduleAdvance[]> {
     return this.models.scheduleAdvances.find({ schedule_id: scheduleId }).sort({ advanced_at: -1 }).limit(limit).lean<ScheduleAdvance[]>().exec();
   }
