@@ -2,6 +2,7 @@ import { AppError, errors } from '../../shared/errors';
 import { logger } from '../../shared/logger';
 import { claimStatus, type LeaseBounds } from '../../shared/schedules/claim-rules';
 import {
+  appliedTo,
   claimId,
   claimIdOfToken,
   hasHeldEntry,
@@ -66,6 +67,8 @@ interface DueRead {
  */
 export class ScheduleService {
   private readonly dueReads = new Map<string, DueRead>();
+  /** The last due read of each budget that landed (see claimQueue). */
+  private readonly lastReads = new Map<string, DueRead>();
   private readonly memory = new ClaimMemory();
   /** "Next due" claims in flight per budget in this process. */
   private readonly claiming = new Map<string, number>();
@@ -127,9 +130,15 @@ export class ScheduleService {
     return entries.filter((e) => e.base_due_at.getTime() <= now.getTime() && !this.memory.isHeld(e.schedule_id, e.base_due_at, now));
   }
 
-  /** The due entries a "next due" claim works from, in claim order (see dueEntries). */
+  /**
+   * The due entries a "next due" claim works from, in claim order (see dueEntries). While a newer
+   * read is in flight, claimers go on with the last one that landed, if it began at most
+   * 2 × CLAIM_READ_MAX_AGE_MS ago, instead of all waiting for the store.
+   */
   private async claimQueue(budgetId: string, now: Date): Promise<QueuedOccurrence[]> {
-    const read = this.sharedRead(budgetId, now, CLAIM_READ_MAX_AGE_MS);
+    const fresh = this.sharedRead(budgetId, now, CLAIM_READ_MAX_AGE_MS);
+    const last = this.lastReads.get(budgetId);
+    const read = !fresh.done && last && last.startedAt >= Date.now() - 2 * CLAIM_READ_MAX_AGE_MS ? last : fresh;
     const entries = await read.result;
     // Ordered once per read: a cron entry far behind costs up to 1000 evaluations, and 20 claimers share the read.
     read.ordered ??= orderQueue(entries, read.now);
@@ -148,7 +157,9 @@ export class ScheduleService {
       fresh.result.then(
         () => {
           fresh.done = true;
+          this.lastReads.set(budgetId, fresh);
           setTimeout(forget, CLAIM_READ_MAX_AGE_MS).unref();
+          setTimeout(() => this.lastReads.get(budgetId) === fresh && this.lastReads.delete(budgetId), 2 * CLAIM_READ_MAX_AGE_MS).unref();
         },
         forget,
       );
@@ -325,7 +336,7 @@ export class ScheduleService {
       if (now.getTime() < claim.lease_expires_at.getTime()) {
         const advance = advanceOf(s, claim, body, now);
         const { won } = await this.repo.endClaim(claim, 'advanced', now, { note: body.note });
-        if (won) return this.recordFresh(advance, claim, now);
+        if (won) return this.recordFresh(s, advance, claim, now);
       }
     }
     const read = await this.readForEnd(budgetId, scheduleId, body.claim_token, true);
@@ -346,7 +357,7 @@ export class ScheduleService {
     }
     const { won, advance } = await this.repo.insertAdvance(advanceOf(s, claim, body, now));
     if (!won) return this.repeatAdvance(advance);
-    if (s.next_due_at.getTime() === claim.base_due_at.getTime()) return (await this.applyFresh(advance, claim, now)) ?? { schedule: await this.catchUp(advance), already_advanced: false, active: null };
+    if (s.next_due_at.getTime() === claim.base_due_at.getTime()) return (await this.applyFresh(s, advance, claim, now)) ?? { schedule: await this.catchUp(advance), already_advanced: false, active: null };
     // The schedule moved under the claim (resumed while held): the guarded apply leaves it be.
     const [moved] = await Promise.all([this.applied(advance), this.dropEntries(claim)]);
     return { schedule: moved, already_advanced: false, active: await this.activeClaim(moved) };
@@ -354,28 +365,30 @@ export class ScheduleService {
 
   /**
    * Records the advance of `claim`, whose end this call just inserted (so no other advance of the
-   * occurrence exists: a later attempt exists only after this claim ended otherwise). The advance
-   * record, the apply and the removal of the handled occurrence's entry go out at once, then the
-   * next occurrence's entry. Should one of them fail, the answer is an error and the holder's
+   * occurrence exists: a later attempt exists only after this claim ended otherwise), of `s` as it
+   * stood at the claimed occurrence. The advance record, the apply and the queue's two writes go
+   * out at once (a reader finding the next entry before the apply lands sees an entry ahead of its
+   * schedule, and leaves it: see openSchedule). Should one of them fail, the answer is an error and the holder's
    * repeat (same token and due_at) finds the end recorded and completes the rest.
    */
-  private async recordFresh(advance: ScheduleAdvance, claim: ScheduleClaim, now: Date) {
-    const [recorded, answer] = await Promise.all([this.repo.insertAdvance(advance), this.applyFresh(advance, claim, now)]);
+  private async recordFresh(s: Schedule, advance: ScheduleAdvance, claim: ScheduleClaim, now: Date) {
+    const [recorded, answer] = await Promise.all([this.repo.insertAdvance(advance), this.applyFresh(s, advance, claim, now)]);
     this.memory.advanced(claim);
     if (!recorded.won) return this.repeatAdvance(recorded.advance);
     return answer ?? { schedule: await this.catchUp(advance), already_advanced: false as const, active: null };
   }
 
   /**
-   * Applies `advance` (taken at the advanced occurrence), which answers the schedule as the store
-   * now holds it, then queues the next occurrence with that schedule, unless it is paused: a pause
-   * since the claim must not ride into the entry a "next due" claim trusts. Null when the store's
-   * schedule was not at that occurrence (see catchUp).
+   * Applies `advance` to `s` (taken at the advanced occurrence) and queues the next occurrence
+   * beside it. The apply answers the schedule as the store now holds it: if it was paused since
+   * the claim, the entry just written goes again, so a pause never rides into an entry a "next
+   * due" claim trusts. Null when the store's schedule was not at that occurrence (see catchUp).
    */
-  private async applyFresh(advance: ScheduleAdvance, claim: ScheduleClaim, now: Date) {
-    const [schedule] = await Promise.all([this.repo.applyAdvanceReturning(advance), this.dropEntries(claim)]);
+  private async applyFresh(s: Schedule, advance: ScheduleAdvance, claim: ScheduleClaim, now: Date) {
+    const next = appliedTo(s, advance);
+    const [schedule] = await Promise.all([this.repo.applyAdvanceReturning(advance), next.paused ? undefined : this.repo.enqueue(next, 'scheduled', now), this.dropEntries(claim)]);
+    if (schedule?.paused && !next.paused) await this.repo.dequeue(schedule.budget_id, schedule.next_due_at, schedule._id);
     if (!schedule) return null;
-    if (!schedule.paused) await this.repo.enqueue(schedule, 'scheduled', now);
     return { schedule, already_advanced: false as const, active: null };
   }
 
