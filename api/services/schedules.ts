@@ -5,6 +5,7 @@ import {
   appliedTo,
   claimId,
   claimIdOfToken,
+  hasHeldEntry,
   newClaimToken,
   occurrenceKey,
   occurrenceKeyOfClaim,
@@ -16,6 +17,7 @@ import {
   ScheduleRepository,
 } from '../../shared/schedules/repository';
 import { orderQueue, type DueEntry, type QueuedOccurrence } from '../../shared/schedules/due-queue';
+import { ClaimMemory, LEARNED_HOLD_MS, OWN_HOLD_MS } from '../../shared/schedules/claim-memory';
 import { requeueIfOpen } from '../../shared/schedules/lifecycle';
 import type { AdvanceBody, ClaimBody, DueQuery, ReleaseBody } from '../../shared/schedules/schemas';
 import { dueOccurrence, nextOccurrence } from '../../shared/schedules/timing';
@@ -26,8 +28,6 @@ function conflict(code: string, message: string, details?: Record<string, unknow
 }
 
 const iso = (d: Date) => d.toISOString();
-/** An occurrence whatever its due-queue entry is keyed by (its base entry or a held one). */
-const occurrenceOf = (scheduleId: string, base: Date) => `${scheduleId}|${base.getTime()}`;
 
 export interface DueItem {
   schedule: Schedule;
@@ -50,21 +50,26 @@ const CLAIM_READ_MAX_AGE_MS = 1000;
 
 interface DueRead {
   startedAt: number;
+  /** The clock of the caller that started it (the range read's end). */
+  now: Date;
   done: boolean;
   result: Promise<DueEntry[]>;
+  /** The entries in claim order as of `now`, worked out once for the claimers sharing the read. */
+  ordered?: QueuedOccurrence[];
 }
 
 /**
  * Due occurrences, claims, releases and advances for one budget. Every decision is an insert
  * under a unique key (claim per occurrence attempt, claim end per claim, advance per occurrence),
  * so it holds on FerretDB and MongoDB alike. A lease runs out by the clock: the claim is refused
- * from `lease_expires_at` on, and the occurrence's held due-queue entry (keyed at that instant)
- * is in the due range from then on, so expiry needs no timer and no caller (docs/schedules.md#leases).
+ * from `lease_expires_at` on, and readers leave its occurrence's due-queue entry out only until
+ * then, so expiry needs no timer and no caller (docs/schedules.md#leases).
  */
 export class ScheduleService {
   private readonly dueReads = new Map<string, DueRead>();
-  /** Occurrences this process claimed lately, with when (see dueEntries). */
-  private readonly claimedHere = new Map<string, number>();
+  /** The last due read of each budget that landed (see claimQueue). */
+  private readonly lastReads = new Map<string, DueRead>();
+  private readonly memory = new ClaimMemory();
   /** "Next due" claims in flight per budget in this process. */
   private readonly claiming = new Map<string, number>();
 
@@ -114,31 +119,54 @@ export class ScheduleService {
    * The budget's due entries. Concurrent callers share one read in flight, and "next due" claims
    * also reuse a read up to CLAIM_READ_MAX_AGE_MS old: on FerretDB the range read decodes every
    * entry of the collection, and 20 agents claiming would otherwise each pay for it. An entry read
-   * early is checked before use anyway; one queued since shows up in the next read.
+   * early is checked before use anyway; one queued since shows up in the next read. A claimed
+   * occurrence keeps its entry; entries this process knows to be held (claimed here, or found
+   * claimed) are left out until the lease's end without a store read, for OWN_HOLD_MS /
+   * LEARNED_HOLD_MS at most, so a release through another process shows here within that time.
    */
-  private async dueEntries(budgetId: string, now: Date, maxAgeMs = 0): Promise<DueEntry[]> {
+  private async dueEntries(budgetId: string, now: Date): Promise<DueEntry[]> {
+    const entries = await this.sharedRead(budgetId, now, 0).result;
+    this.memory.prune();
+    return entries.filter((e) => e.base_due_at.getTime() <= now.getTime() && !this.memory.isHeld(e.schedule_id, e.base_due_at, now));
+  }
+
+  /**
+   * The due entries a "next due" claim works from, in claim order (see dueEntries). While a newer
+   * read is in flight, claimers go on with the last one that landed, if it began at most
+   * 2 × CLAIM_READ_MAX_AGE_MS ago, instead of all waiting for the store.
+   */
+  private async claimQueue(budgetId: string, now: Date): Promise<QueuedOccurrence[]> {
+    const fresh = this.sharedRead(budgetId, now, CLAIM_READ_MAX_AGE_MS);
+    const last = this.lastReads.get(budgetId);
+    const read = !fresh.done && last && last.startedAt >= Date.now() - 2 * CLAIM_READ_MAX_AGE_MS ? last : fresh;
+    const entries = await read.result;
+    // Ordered once per read: a cron entry far behind costs up to 1000 evaluations, and 20 claimers share the read.
+    read.ordered ??= orderQueue(entries, read.now);
+    this.memory.prune();
+    return read.ordered.filter((o) => !this.memory.isHeld(o.entry.schedule_id, o.entry.base_due_at, now)).slice(0, CLAIM_TRIES);
+  }
+
+  private sharedRead(budgetId: string, now: Date, maxAgeMs: number): DueRead {
     let read = this.dueReads.get(budgetId);
     if (!read || (read.done && read.startedAt < Date.now() - maxAgeMs)) {
       const startedAt = Date.now();
-      const fresh: DueRead = { startedAt, done: false, result: this.repo.dueEntries(budgetId, now) };
+      const fresh: DueRead = { startedAt, now, done: false, result: this.repo.dueEntries(budgetId, now) };
       const forget = () => {
         if (this.dueReads.get(budgetId) === fresh) this.dueReads.delete(budgetId);
       };
       fresh.result.then(
         () => {
           fresh.done = true;
+          this.lastReads.set(budgetId, fresh);
           setTimeout(forget, CLAIM_READ_MAX_AGE_MS).unref();
+          setTimeout(() => this.lastReads.get(budgetId) === fresh && this.lastReads.delete(budgetId), 2 * CLAIM_READ_MAX_AGE_MS).unref();
         },
         forget,
       );
       this.dueReads.set(budgetId, fresh);
       read = fresh;
     }
-    const startedAt = read.startedAt;
-    const entries = await read.result;
-    // Leave out what this process claimed after that read began (it had not left the queue yet).
-    for (const [key, at] of this.claimedHere) if (at < Date.now() - 60_000) this.claimedHere.delete(key);
-    return entries.filter((e) => e.base_due_at.getTime() <= now.getTime() && !((this.claimedHere.get(occurrenceOf(e.schedule_id, e.base_due_at)) ?? -Infinity) >= startedAt));
+    return read;
   }
 
   /**
@@ -156,6 +184,7 @@ export class ScheduleService {
     if (s.next_due_at.getTime() < e.base_due_at.getTime()) return null;
     if (s.paused) return null;
     const status = latest ? claimStatus(latest, now) : null;
+    if (latest && status === 'active') this.memory.noteHeld(latest.claim, LEARNED_HOLD_MS);
     return status === 'active' || status === 'advanced' ? null : s;
   }
 
@@ -165,17 +194,14 @@ export class ScheduleService {
    * all racing for the oldest one.
    */
   async claim(budgetId: string, body: ClaimBody): Promise<ClaimResult> {
-    if (body.schedule_id) {
-      const s = await this.scheduleInBudget(budgetId, body.schedule_id);
-      return this.claimSchedule(s, body.lease_seconds, await this.repo.latestClaim(s._id, s.next_due_at));
-    }
+    if (body.schedule_id) return this.claimSchedule(await this.scheduleInBudget(budgetId, body.schedule_id), body.lease_seconds);
     const now = this.clock();
     // The n-th claimer of this budget in flight here starts at the n-th oldest occurrence (a lone
     // claimer takes the oldest); it wraps around the first page, then goes on in order.
     const rank = this.claiming.get(budgetId) ?? 0;
     this.claiming.set(budgetId, rank + 1);
     try {
-      const queue = orderQueue(await this.dueEntries(budgetId, now, CLAIM_READ_MAX_AGE_MS), now).slice(0, CLAIM_TRIES);
+      const queue = await this.claimQueue(budgetId, now);
       const head = queue.slice(0, CLAIM_PAGE);
       const k = head.length > 0 ? rank % head.length : 0;
       return await this.claimFirstOpen(budgetId, body, [...head.slice(k), ...head.slice(0, k), ...queue.slice(CLAIM_PAGE)]);
@@ -188,10 +214,12 @@ export class ScheduleService {
 
   private async claimFirstOpen(budgetId: string, body: ClaimBody, order: QueuedOccurrence[]): Promise<ClaimResult> {
     for (const { entry: e } of order) {
-      const [s, latest] = await Promise.all([this.repo.get(e.schedule_id), this.repo.latestClaim(e.schedule_id, e.base_due_at)]);
+      if (this.memory.isHeld(e.schedule_id, e.base_due_at, this.clock())) continue;
+      // The schedule as the entry recorded it (see ScheduleDueDoc.schedule); a stale entry loses at the insert.
+      const s = e.schedule ?? (await this.repo.get(e.schedule_id));
       if (!s || s.budget_id !== budgetId || s.next_due_at.getTime() !== e.base_due_at.getTime()) continue;
       try {
-        return await this.claimSchedule(s, body.lease_seconds, latest);
+        return await this.claimSchedule(s, body.lease_seconds);
       } catch (err) {
         // Another claimer got there first: try the next one.
         if (err instanceof AppError && (err.code === 'occurrence_claimed' || err.code === 'occurrence_not_due')) continue;
@@ -202,19 +230,43 @@ export class ScheduleService {
   }
 
   /**
-   * `latest` is the occurrence's latest claim as read before; if it is stale, the insert below
-   * loses to whoever changed it, which is the decision anyway.
+   * Claims the schedule's current occurrence. Most occurrences were never claimed, so attempt 0 is
+   * inserted without reading first; only a refusal reads the occurrence's claims and decides (held,
+   * advanced, or expired: then its expiry is recorded and the next attempt inserted). The
+   * occurrence keeps its base due-queue entry: readers leave it out while the claim holds, and it
+   * is due again by itself the instant the lease runs out.
    */
-  private async claimSchedule(s: Schedule, leaseSeconds: number, latest: ClaimState | null): Promise<ClaimResult> {
+  private async claimSchedule(s: Schedule, leaseSeconds: number): Promise<ClaimResult> {
     const now = this.clock();
     if (s.paused) throw conflict('occurrence_not_due', 'the schedule is paused', { paused: true });
     const occ = dueOccurrence(timingOf(s), s.next_due_at, now);
     if (!occ) throw conflict('occurrence_not_due', `the next occurrence is due at ${iso(s.next_due_at)}`, { next_due_at: iso(s.next_due_at) });
-    let attempt = 0;
+    const draft = (attempt: number): ScheduleClaim => {
+      const id = claimId(s._id, s.next_due_at, attempt);
+      return {
+        _id: id,
+        schedule_id: s._id,
+        budget_id: s.budget_id,
+        base_due_at: s.next_due_at,
+        attempt,
+        due_at: occ.due_at,
+        skipped: occ.skipped,
+        claim_token: newClaimToken(id),
+        claimed_at: now,
+        lease_expires_at: new Date(now.getTime() + leaseSeconds * 1000),
+        held_entry: false,
+      };
+    };
+    let claim = draft(0);
     let superseded: ScheduleClaim | undefined;
-    if (latest) {
+    if (!(await this.repo.insertClaim(claim))) {
+      const latest = await this.repo.latestClaim(s._id, s.next_due_at);
+      if (!latest) throw conflict('occurrence_claimed', 'another holder claimed this occurrence first');
       const status = claimStatus(latest, now);
-      if (status === 'active') throw conflict('occurrence_claimed', 'this occurrence is already claimed', { lease_expires_at: iso(latest.claim.lease_expires_at) });
+      if (status === 'active') {
+        this.memory.noteHeld(latest.claim, LEARNED_HOLD_MS);
+        throw conflict('occurrence_claimed', 'this occurrence is already claimed', { lease_expires_at: iso(latest.claim.lease_expires_at) });
+      }
       if (status === 'advanced') throw conflict('occurrence_not_due', 'this occurrence was just advanced');
       if (!latest.end) {
         // Expired by the clock but not yet recorded: record it, unless its holder's advance got there first.
@@ -222,35 +274,15 @@ export class ScheduleService {
         if (end.kind === 'advanced') throw conflict('occurrence_not_due', 'this occurrence was just advanced');
         superseded = latest.claim;
       }
-      attempt = latest.claim.attempt + 1;
+      claim = draft(latest.claim.attempt + 1);
+      if (!(await this.repo.insertClaim(claim))) throw conflict('occurrence_claimed', 'another holder claimed this occurrence first');
     }
-    const id = claimId(s._id, s.next_due_at, attempt);
-    const claim: ScheduleClaim = {
-      _id: id,
-      schedule_id: s._id,
-      budget_id: s.budget_id,
-      base_due_at: s.next_due_at,
-      attempt,
-      due_at: occ.due_at,
-      skipped: occ.skipped,
-      claim_token: newClaimToken(id),
-      claimed_at: now,
-      lease_expires_at: new Date(now.getTime() + leaseSeconds * 1000),
-    };
-    // The held entry goes in beside the claim (a loser removes its own); the base entry leaves after.
-    const [won, held] = await Promise.allSettled([this.repo.insertClaim(claim), this.repo.writeHeld(s, claim)]);
-    if (won.status === 'rejected' || !won.value) {
-      await this.repo.unhold(claim).catch(() => undefined);
-      if (won.status === 'rejected') throw won.reason;
-      throw conflict('occurrence_claimed', 'another holder claimed this occurrence first');
-    }
-    this.claimedHere.set(occurrenceOf(s._id, s.next_due_at), Date.now());
-    if (held.status === 'rejected') {
-      // The base entry stays (filtered while the claim holds, open again once it runs out).
-      logger.warn('could not write the held due-queue entry of a claim', { claim_id: claim._id, error: String(held.reason) });
-    } else {
-      const [dequeued] = await Promise.allSettled([this.repo.dequeue(s.budget_id, s.next_due_at, s._id), superseded && this.repo.unhold(superseded)]);
-      if (dequeued.status === 'rejected') logger.warn('could not take a claimed occurrence off the due queue', { claim_id: claim._id, error: String(dequeued.reason) });
+    this.memory.noteHeld(claim, OWN_HOLD_MS);
+    this.memory.remember(claim, s);
+    if (superseded && hasHeldEntry(superseded)) {
+      // Taken over from a claim from before: its occurrence was queued by its held entry only.
+      const moved = await Promise.allSettled([this.repo.enqueue(s, 'expired', now), this.repo.unhold(superseded)]);
+      for (const r of moved) if (r.status === 'rejected') logger.warn('could not move a taken-over claim\'s due-queue entry', { claim_id: claim._id, error: String(r.reason) });
     }
     return { claim, schedule: s, skipped_at_least: occ.skipped_at_least };
   }
@@ -276,9 +308,7 @@ export class ScheduleService {
       if (op === 'advance' && !(await this.activeClaim(s))) throw conflict('claim_required', 'no claim on this schedule holds this token; claim the occurrence first');
       throw conflict('claim_mismatch', 'this token holds no claim on this schedule');
     }
-    if (held.claim.due_at.getTime() !== dueAt.getTime()) {
-      throw conflict('due_at_mismatch', `this claim holds the occurrence due at ${iso(held.claim.due_at)}`, { claimed_due_at: iso(held.claim.due_at) });
-    }
+    checkDueAt(held.claim, dueAt);
     return held;
   }
 
@@ -290,8 +320,25 @@ export class ScheduleService {
     if (status === 'released' && op === 'advance') throw conflict('claim_required', 'this claim was released; claim the occurrence again');
   }
 
-  /** `active` is the claim holding the schedule's current occurrence after the advance (the schedule object shows it). */
+  /**
+   * `active` is the claim holding the schedule's current occurrence after the advance (the schedule
+   * object shows it). A claim made here lately is advanced from memory: its claim and the schedule
+   * it was taken from are in hand, so the claim's end is inserted at once (the decision), then the
+   * rest is written (recordFresh). Anything else (another process's claim, an older one, an end
+   * already recorded) reads first.
+   */
   async advance(budgetId: string, scheduleId: string, body: AdvanceBody): Promise<{ schedule: Schedule; already_advanced: boolean; active: ScheduleClaim | null }> {
+    const made = this.memory.madeFor(body.claim_token);
+    if (made && made.claim.schedule_id === scheduleId && made.schedule.budget_id === budgetId) {
+      const { claim, schedule: s } = made;
+      checkDueAt(claim, body.due_at);
+      const now = this.clock();
+      if (now.getTime() < claim.lease_expires_at.getTime()) {
+        const advance = advanceOf(s, claim, body, now);
+        const { won } = await this.repo.endClaim(claim, 'advanced', now, { note: body.note });
+        if (won) return this.recordFresh(s, advance, claim, now);
+      }
+    }
     const read = await this.readForEnd(budgetId, scheduleId, body.claim_token, true);
     const s = read.s;
     const held = await this.heldClaim(s, read.state, body.due_at, 'advance');
@@ -308,36 +355,68 @@ export class ScheduleService {
       const { end } = await this.repo.endClaim(claim, 'advanced', now, { note: body.note });
       if (end.kind !== 'advanced') this.refuseEnded({ claim, end }, now, 'advance');
     }
-    const next = nextOccurrence(timingOf(s), claim.due_at);
-    if (!next) throw errors.internal('internal_error', 'the schedule has no occurrence after this one');
-    const { won, advance } = await this.repo.insertAdvance({
-      _id: occurrenceKey(s._id, claim.base_due_at),
-      schedule_id: s._id,
-      budget_id: s.budget_id,
-      claim_id: claim._id,
-      claim_token: claim.claim_token,
-      base_due_at: claim.base_due_at,
-      due_at: claim.due_at,
-      skipped: claim.skipped,
-      next_due_at: next,
-      seq: s.advance_count + 1,
-      outcome: body.outcome ?? null,
-      external_run_id: body.external_run_id ?? null,
-      note: body.note ?? null,
-      advanced_at: now,
-    });
+    const { won, advance } = await this.repo.insertAdvance(advanceOf(s, claim, body, now));
     if (!won) return this.repeatAdvance(advance);
-    if (s.next_due_at.getTime() !== claim.base_due_at.getTime()) {
-      // The schedule moved under the claim (resumed while held): the guarded apply leaves it be.
-      const [moved] = await Promise.all([this.applied(advance), this.repo.unhold(claim)]);
-      return { schedule: moved, already_advanced: false, active: await this.activeClaim(moved) };
+    if (s.next_due_at.getTime() === claim.base_due_at.getTime()) return (await this.applyFresh(s, advance, claim, now)) ?? { schedule: await this.catchUp(advance), already_advanced: false, active: null };
+    // The schedule moved under the claim (resumed while held): the guarded apply leaves it be.
+    const [moved] = await Promise.all([this.applied(advance), this.dropEntries(claim)]);
+    return { schedule: moved, already_advanced: false, active: await this.activeClaim(moved) };
+  }
+
+  /**
+   * Records the advance of `claim`, whose end this call just inserted (so no other advance of the
+   * occurrence exists: a later attempt exists only after this claim ended otherwise), of `s` as it
+   * stood at the claimed occurrence. The advance record, the apply and the queue's two writes go
+   * out at once (a reader finding the next entry before the apply lands sees an entry ahead of its
+   * schedule, and leaves it: see openSchedule). Should one of them fail, the answer is an error and the holder's
+   * repeat (same token and due_at) finds the end recorded and completes the rest.
+   */
+  private async recordFresh(s: Schedule, advance: ScheduleAdvance, claim: ScheduleClaim, now: Date) {
+    const [recorded, answer] = await Promise.all([this.repo.insertAdvance(advance), this.applyFresh(s, advance, claim, now)]);
+    this.memory.advanced(claim);
+    if (!recorded.won) return this.repeatAdvance(recorded.advance);
+    return answer ?? { schedule: await this.catchUp(advance), already_advanced: false as const, active: null };
+  }
+
+  /**
+   * Applies `advance` to `s` (taken at the advanced occurrence) and queues the next occurrence
+   * beside it. The apply answers the schedule as the store now holds it: if it was paused since
+   * the claim, the entry just written goes again, so a pause never rides into an entry a "next
+   * due" claim trusts. Null when the store's schedule was not at that occurrence (see catchUp).
+   */
+  private async applyFresh(s: Schedule, advance: ScheduleAdvance, claim: ScheduleClaim, now: Date) {
+    const next = appliedTo(s, advance);
+    const [schedule] = await Promise.all([this.repo.applyAdvanceReturning(advance), next.paused ? undefined : this.repo.enqueue(next, 'scheduled', now), this.dropEntries(claim)]);
+    if (schedule?.paused && !next.paused) await this.repo.dequeue(schedule.budget_id, schedule.next_due_at, schedule._id);
+    if (!schedule) return null;
+    return { schedule, already_advanced: false as const, active: null };
+  }
+
+  /**
+   * The schedule after `advance` when its guarded apply found the schedule elsewhere: still behind
+   * (the claim was taken from the queue entry an earlier advance wrote beside its apply, and that
+   * apply has not landed, or was lost in a crash), so the recorded advances in between are applied
+   * first, in order; or moved past it (resumed), then it is answered as it stands.
+   */
+  private async catchUp(advance: ScheduleAdvance): Promise<Schedule> {
+    for (let step = 0; step < 10; step++) {
+      const s = await this.repo.get(advance.schedule_id);
+      if (!s) throw errors.notFound('schedule_not_found', `schedule ${advance.schedule_id} is gone`);
+      if (s.next_due_at.getTime() >= advance.base_due_at.getTime()) {
+        if (s.next_due_at.getTime() > advance.base_due_at.getTime()) return s;
+        await this.repo.applyAdvance(advance);
+        continue;
+      }
+      const behind = await this.repo.getAdvance(s._id, s.next_due_at);
+      if (!behind) return s;
+      await this.repo.applyAdvance(behind);
     }
-    // The schedule as read is the one this advance moves: its new state is known without a read,
-    // and the next occurrence is queued beside the apply (a reader finding the entry before the
-    // apply lands sees an entry ahead of its schedule, and leaves it: see openSchedule).
-    const schedule = appliedTo(s, advance);
-    await Promise.all([this.repo.applyAdvance(advance), schedule.paused ? undefined : this.repo.enqueue(schedule, 'scheduled', now), this.repo.unhold(claim)]);
-    return { schedule, already_advanced: false, active: null };
+    return this.applied(advance);
+  }
+
+  /** Removes the handled occurrence's entry (and a claim from before's held entry). */
+  private async dropEntries(claim: ScheduleClaim): Promise<void> {
+    await Promise.all([this.repo.dequeue(claim.budget_id, claim.base_due_at, claim.schedule_id), hasHeldEntry(claim) ? this.repo.unhold(claim) : undefined]);
   }
 
   /**
@@ -372,9 +451,39 @@ export class ScheduleService {
     this.refuseEnded(held, now, 'release');
     const { won, end } = await this.repo.endClaim(held.claim, 'released', now, { note: body.note, reason: 'released_by_holder' });
     if (!won && end.kind !== 'released') this.refuseEnded({ claim: held.claim, end }, now, 'release');
-    await Promise.all([current ? requeueIfOpen(this.repo, s, 'released', now) : undefined, this.repo.unhold(held.claim)]);
+    this.memory.released(held.claim);
+    // A claim's occurrence keeps its base entry; one from before had it swapped for a held entry.
+    if (hasHeldEntry(held.claim)) await Promise.all([current ? requeueIfOpen(this.repo, s, 'released', now) : undefined, this.repo.unhold(held.claim)]);
     return { schedule: s, active: won ? null : await this.activeClaim(s) };
   }
+}
+
+function checkDueAt(claim: ScheduleClaim, dueAt: Date): void {
+  if (claim.due_at.getTime() !== dueAt.getTime()) {
+    throw conflict('due_at_mismatch', `this claim holds the occurrence due at ${iso(claim.due_at)}`, { claimed_due_at: iso(claim.due_at) });
+  }
+}
+
+/** The advance record of `claim` on `s` (at the claimed occurrence or later). */
+function advanceOf(s: Schedule, claim: ScheduleClaim, body: AdvanceBody, now: Date): ScheduleAdvance {
+  const next = nextOccurrence(timingOf(s), claim.due_at);
+  if (!next) throw errors.internal('internal_error', 'the schedule has no occurrence after this one');
+  return {
+    _id: occurrenceKey(s._id, claim.base_due_at),
+    schedule_id: s._id,
+    budget_id: s.budget_id,
+    claim_id: claim._id,
+    claim_token: claim.claim_token,
+    base_due_at: claim.base_due_at,
+    due_at: claim.due_at,
+    skipped: claim.skipped,
+    next_due_at: next,
+    seq: s.advance_count + 1,
+    outcome: body.outcome ?? null,
+    external_run_id: body.external_run_id ?? null,
+    note: body.note ?? null,
+    advanced_at: now,
+  };
 }
 
 /** A page cursor: the coalesced due_at and schedule id of the last occurrence looked at. */

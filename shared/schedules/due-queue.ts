@@ -49,6 +49,7 @@ export function dueEntry(s: Schedule, reason: DueEntryReason, asOf: Date): DueEn
     skipped_at_least: occ?.skipped_at_least ?? false,
     as_of: asOf,
     reason,
+    schedule: s,
   };
 }
 

@@ -7,7 +7,9 @@ import { timingOf, type Schedule, type ScheduleRepository } from './repository';
 export async function pauseSchedule(repo: ScheduleRepository, s: Schedule, now: Date): Promise<Schedule> {
   if (s.paused) return s;
   const paused = (await repo.setPaused(s._id, true, now)) ?? s;
-  await repo.dequeue(s.budget_id, s.next_due_at, s._id);
+  // An advance applied since `s` was read queued its next occurrence: that entry goes too.
+  const moved = paused.next_due_at.getTime() !== s.next_due_at.getTime();
+  await Promise.all([repo.dequeue(s.budget_id, s.next_due_at, s._id), moved ? repo.dequeue(s.budget_id, paused.next_due_at, s._id) : undefined]);
   return paused;
 }
 

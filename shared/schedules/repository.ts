@@ -36,6 +36,8 @@ export function occurrenceKeyOfClaim(id: string): string | null {
   const m = /^(.+):\d+$/.exec(id);
   return m ? m[1] : null;
 }
+/** Claims from before issue 17's second part moved their occurrence to a held entry keyed at the lease's expiry. */
+export const hasHeldEntry = (c: Pick<ScheduleClaim, 'held_entry'>) => c.held_entry !== false;
 /** Probing attempts by `_id` beyond this many falls back to the (scanning) query. */
 const MAX_PROBED_ATTEMPTS = 20;
 
@@ -131,16 +133,9 @@ export class ScheduleRepository {
   }
 
   /**
-   * The entry of a claimed occurrence, keyed at the lease's expiry (heldQueueKey): the due range
-   * finds it again once the lease runs out, with the catch-up as of that instant, whoever calls.
-   * Written alongside the claim's insert; the base entry is removed only after both, so a crash in
-   * between leaves the base entry (filtered while the claim holds), never no entry.
+   * Removes the held entry of a claim from before (hasHeldEntry: keyed at its lease's expiry,
+   * heldQueueKey) once it ended by release, advance or a takeover. Claims made now have none.
    */
-  async writeHeld(s: Schedule, claim: ScheduleClaim): Promise<void> {
-    await insertOnceGrouped(this.models.scheduleDue, { ...dueEntry(s, 'expired', claim.lease_expires_at), _id: heldQueueKey(claim) });
-  }
-
-  /** Removes a claim's held entry once the claim ended by release or advance. */
   unhold(claim: ScheduleClaim): Promise<void> {
     return this.dequeueEntry(heldQueueKey(claim));
   }
@@ -157,7 +152,8 @@ export class ScheduleRepository {
   /**
    * Rebuilds the due queue of unpaused schedules from the schedules and their claims (for
    * schedules created before the queue existed, or after a crash between a decision and its
-   * queue write). Entries of open occurrences are written; entries of held ones are removed.
+   * queue write). Every occurrence not yet advanced gets its base entry: readers leave out a
+   * held one until its lease runs out. `held` counts those held by an active claim.
    */
   async rebuildDueQueue(filter: { budgetId?: string }, now: Date): Promise<{ queued: number; held: number }> {
     const q: Record<string, unknown> = { paused: false };
@@ -167,15 +163,10 @@ export class ScheduleRepository {
     let held = 0;
     for (const s of schedules) {
       const latest = await this.latestClaim(s._id, s.next_due_at);
-      const open = !latest || (latest.end ? latest.end.kind !== 'advanced' : latest.claim.lease_expires_at.getTime() <= now.getTime());
-      if (open) {
-        await this.enqueue(s, 'rebuilt', now);
-        queued += 1;
-      } else {
-        if (!latest.end) await this.writeHeld(s, latest.claim);
-        await this.dequeue(s.budget_id, s.next_due_at, s._id);
-        held += 1;
-      }
+      if (latest?.end?.kind === 'advanced') continue;
+      await this.enqueue(s, 'rebuilt', now);
+      if (latest && !latest.end && latest.claim.lease_expires_at.getTime() > now.getTime()) held += 1;
+      else queued += 1;
     }
     return { queued, held };
   }
@@ -261,9 +252,16 @@ export class ScheduleRepository {
    * guard on next_due_at makes a late repeat of an older advance a no-op (the decision itself was
    * the advance record's insert). Every field is set, none incremented, so two concurrent applies
    * of the same advance (FerretDB applies filtered updates non-atomically) write the same values.
+   * False when the schedule was not at that occurrence (already moved on, or still behind it).
    */
-  async applyAdvance(a: ScheduleAdvance): Promise<void> {
-    await this.models.workflowSchedules.updateOne({ _id: a.schedule_id, next_due_at: a.base_due_at }, { $set: advanceFields(a) });
+  async applyAdvance(a: ScheduleAdvance): Promise<boolean> {
+    const res = await this.models.workflowSchedules.updateOne({ _id: a.schedule_id, next_due_at: a.base_due_at }, { $set: advanceFields(a) });
+    return res.matchedCount > 0;
+  }
+
+  /** applyAdvance that answers the schedule as it left it (one command), or null as applyAdvance's false. */
+  applyAdvanceReturning(a: ScheduleAdvance): Promise<Schedule | null> {
+    return this.models.workflowSchedules.findOneAndUpdate({ _id: a.schedule_id, next_due_at: a.base_due_at }, { $set: advanceFields(a) }, { new: true }).lean<Schedule>().exec();
   }
 
   history(scheduleId: string, limit = 20): Promise<ScheduleAdvance[]> {

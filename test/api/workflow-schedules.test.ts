@@ -266,15 +266,17 @@ describe('workflow schedules over HTTP against the real store and Temporal', () 
     expect(entries.map((e: any) => e.base_due_at.toISOString())).toEqual([done.body.data.schedule.next_due_at]);
   });
 
-  it('a released or advanced claim leaves no held entry behind; a claim answers the schedule\'s claim in advance and release', async () => {
+  it('a claimed occurrence keeps its one base entry through claim and release, left out of due while held; a claim answers the schedule\'s claim in advance and release', async () => {
     const a = await scheduleAccount(stack.db, 'held');
     const s = await makeSchedule(stack.db, a, { dueMinutesAgo: 3 });
     const entries = async () => (await stack.db.models.scheduleDue.find({ schedule_id: s._id }).lean().exec()).map((e: any) => e._id as string);
+    const listed = async () => (await api('GET', '/due', a.auth)).body.data.occurrences.map((o: any) => o.schedule_id);
     const c = (await api('POST', '/claim', a.auth, { schedule_id: s._id, lease_seconds: 60 })).body.data;
-    const [heldKey] = await entries();
-    expect(heldKey).toBe(`${a.budgetId}:${c.lease_expires_at}:${s._id}:${c.claim_token.split('.')[1]}`);
+    expect(await entries()).toEqual([`${a.budgetId}:${s.next_due_at.toISOString()}:${s._id}`]);
+    expect(await listed()).toEqual([]);
     await api('POST', `/${s._id}/release`, a.auth, { due_at: c.due_at, claim_token: c.claim_token });
     expect(await entries()).toEqual([`${a.budgetId}:${s.next_due_at.toISOString()}:${s._id}`]);
+    expect(await listed()).toEqual([s._id]);
     const d = (await api('POST', '/claim', a.auth, { schedule_id: s._id, lease_seconds: 60 })).body.data;
     const other = (await api('POST', '/claim', a.auth, { schedule_id: s._id })).body;
     expect(other.error).toBe('occurrence_claimed');

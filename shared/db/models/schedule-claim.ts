@@ -17,6 +17,12 @@ export interface ScheduleClaimDoc {
   claim_token: string;
   claimed_at: Date;
   lease_expires_at: Date;
+  /**
+   * false: the occurrence's base due-queue entry stays while the claim holds (readers filter it by
+   * the claim, and it is due again by itself once the lease runs out). Absent on claims from
+   * before (issue 17, first part), whose base entry was swapped for a held entry keyed at expiry.
+   */
+  held_entry?: boolean;
 }
 
 const schema = new Schema<ScheduleClaimDoc>(
@@ -31,6 +37,7 @@ const schema = new Schema<ScheduleClaimDoc>(
     claim_token: { type: String, required: true, unique: true },
     claimed_at: { type: Date, required: true },
     lease_expires_at: { type: Date, required: true },
+    held_entry: { type: Boolean },
   },
   { collection: 'schedule_claims', versionKey: false },
 );

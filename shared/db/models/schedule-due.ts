@@ -1,4 +1,5 @@
 import { Connection, Schema } from 'mongoose';
+import type { WorkflowScheduleDoc } from './workflow-schedule';
 
 export type DueEntryReason = 'scheduled' | 'released' | 'expired' | 'lease_start_failed' | 'resumed' | 'rebuilt';
 
@@ -28,6 +29,12 @@ export interface ScheduleDueDoc {
   skipped_at_least: boolean;
   as_of: Date;
   reason: DueEntryReason;
+  /**
+   * The schedule as it stood when the entry was written. Every change of a schedule rewrites or
+   * removes its entry (advance, pause, resume, delete), so a "next due" claim takes the occurrence
+   * from it without reading the schedule. Absent on entries written before.
+   */
+  schedule?: WorkflowScheduleDoc;
 }
 
 const schema = new Schema<ScheduleDueDoc>(
@@ -47,6 +54,7 @@ const schema = new Schema<ScheduleDueDoc>(
     skipped_at_least: { type: Boolean, required: true },
     as_of: { type: Date, required: true },
     reason: { type: String, required: true },
+    schedule: { type: Schema.Types.Mixed },
   },
   { collection: 'schedule_due', versionKey: false },
 );

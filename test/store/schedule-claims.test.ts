@@ -1,0 +1,226 @@
+import { ScheduleService } from '../../api/services/schedules';
+import { heldQueueKey, dueQueueKey } from '../../shared/schedules/due-queue';
+import { buildSchedule } from '../../shared/schedules/new-schedule';
+import { pauseSchedule } from '../../shared/schedules/lifecycle';
+import { appliedTo, claimId, newClaimToken, ScheduleRepository, type Schedule } from '../../shared/schedules/repository';
+import { openTestDb } from '../support/db';
+
+const BOUNDS = { minSeconds: 1, maxSeconds: 3600, defaultSeconds: 300 };
+
+/**
+ * The claim and advance paths at the floor of the store (issue 17): a claim is one schedule read
+ * and one insert, an advance of a claim made by the same process writes only, and every shortcut
+ * still loses to the decisions of other processes (services here share nothing but the store).
+ */
+describe('schedule claims and advances against the real store', () => {
+  let db: Awaited<ReturnType<typeof openTestDb>>;
+  let repo: ScheduleRepository;
+  let n = 0;
+
+  beforeAll(async () => {
+    db = await openTestDb();
+    repo = new ScheduleRepository(db.models);
+  });
+  afterAll(async () => db?.drop());
+
+  async function dueSchedule(budgetId: string, now = new Date()): Promise<Schedule> {
+    const built = buildSchedule({ budgetId, workspaceId: 'ws_claims', workflowId: 'wf_claims', everySeconds: 3600, timezone: 'UTC', startAt: new Date(now.getTime() - 120_000) }, now);
+    if ('problem' in built) throw new Error(built.problem);
+    return repo.create(built.schedule);
+  }
+  const budget = () => `bud_claims${++n}`;
+  const entryIds = async (scheduleId: string) => (await db.models.scheduleDue.find({ schedule_id: scheduleId }).lean<Array<{ _id: string }>>().exec()).map((e) => e._id).sort();
+
+  /** The store commands `body` sends, as `<method> <collection>`. */
+  async function commands<T>(body: () => Promise<T>): Promise<{ result: T; sent: string[] }> {
+    const sent: string[] = [];
+    db.connection.set('debug', (collection: string, method: string) => sent.push(`${method} ${collection}`));
+    try {
+      return { result: await body(), sent };
+    } finally {
+      db.connection.set('debug', false);
+    }
+  }
+
+  it('a claim reads the schedule and inserts once; advancing it from the same process writes only, and answers what the store holds', async () => {
+    const b = budget();
+    const s = await dueSchedule(b);
+    const service = new ScheduleService(repo, BOUNDS);
+    const claim = await commands(() => service.claim(b, { schedule_id: s._id, lease_seconds: 60 }));
+    expect(claim.sent.sort()).toEqual(['findOne workflow_schedules', 'insertMany schedule_claims']);
+    const c = claim.result.claim;
+    // The occurrence keeps its base entry while held; due leaves it out here and in another process.
+    expect(await entryIds(s._id)).toEqual([dueQueueKey(b, s.next_due_at, s._id)]);
+    expect((await service.due(b, { limit: 10 })).items).toEqual([]);
+    expect((await new ScheduleService(repo, BOUNDS).due(b, { limit: 10 })).items).toEqual([]);
+
+    const advance = await commands(() => service.advance(b, s._id, { due_at: c.due_at, claim_token: c.claim_token, outcome: 'success', note: 'n' }));
+    expect(advance.sent.filter((m) => /^(find|findOne) /.test(m))).toEqual([]); // no reads (the apply answers the schedule)
+    expect(advance.sent.sort()).toEqual(['deleteOne schedule_due', 'findOneAndUpdate workflow_schedules', 'insertMany schedule_advances', 'insertMany schedule_claim_ends', 'insertMany schedule_due']);
+    const done = advance.result;
+    expect(done).toMatchObject({ already_advanced: false, active: null, schedule: { advance_count: 1, last_outcome: 'success', last_note: 'n' } });
+    expect(await repo.get(s._id)).toEqual(done.schedule);
+    expect(await repo.claimEnd(c._id)).toMatchObject({ kind: 'advanced', note: 'n' });
+    expect(await repo.getAdvance(s._id, c.base_due_at)).toMatchObject({ claim_token: c.claim_token, seq: 1 });
+    expect(await entryIds(s._id)).toEqual([dueQueueKey(b, done.schedule.next_due_at, s._id)]);
+
+    // Repeats, from here or elsewhere, change nothing.
+    for (const again of [service, new ScheduleService(repo, BOUNDS)]) {
+      const r = await again.advance(b, s._id, { due_at: c.due_at, claim_token: c.claim_token, outcome: 'failed' });
+      expect(r).toMatchObject({ already_advanced: true, schedule: { advance_count: 1, last_outcome: 'success' } });
+    }
+    expect(await db.models.scheduleAdvances.countDocuments({ schedule_id: s._id })).toBe(1);
+  });
+
+  it('a "next due" claim takes the schedule from its queue entry: one insert once the due read is in hand', async () => {
+    const b = budget();
+    const s1 = await dueSchedule(b);
+    const s2 = await dueSchedule(b);
+    const service = new ScheduleService(repo, BOUNDS);
+    const first = await service.claim(b, { lease_seconds: 60 });
+    const second = await commands(() => service.claim(b, { lease_seconds: 60 }));
+    // A due read of its own only when the first one is over a second old.
+    expect(second.sent.filter((m) => m !== 'find schedule_due')).toEqual(['insertMany schedule_claims']);
+    expect([first.claim.schedule_id, second.result.claim.schedule_id].sort()).toEqual([s1._id, s2._id].sort());
+    expect(second.result.schedule).toEqual(await repo.get(second.result.claim.schedule_id));
+  });
+
+  it('a claim taken from the entry an advance wrote beside its apply, before that apply landed: its advance applies both, in order', async () => {
+    const b = budget();
+    const t0 = Date.now();
+    const built = buildSchedule({ budgetId: b, workspaceId: 'ws_claims', workflowId: 'wf_claims', everySeconds: 60, timezone: 'UTC', startAt: new Date(t0 - 30_000) }, new Date(t0));
+    if ('problem' in built) throw new Error(built.problem);
+    const s = await repo.create(built.schedule);
+    const first = new ScheduleService(repo, BOUNDS, () => new Date(t0));
+    const c = (await first.claim(b, { schedule_id: s._id, lease_seconds: 60 })).claim;
+    // As if the advance's apply were still in flight (or lost): held back here, the rest written.
+    const apply = jest.spyOn(repo, 'applyAdvanceReturning').mockImplementationOnce(async (adv) => appliedTo(s, adv));
+    const a = await first.advance(b, s._id, { due_at: c.due_at, claim_token: c.claim_token, outcome: 'success' });
+    apply.mockRestore();
+    expect((await repo.get(s._id))!.next_due_at).toEqual(s.next_due_at);
+    expect(await entryIds(s._id)).toEqual([dueQueueKey(b, a.schedule.next_due_at, s._id)]);
+
+    const later = new ScheduleService(repo, BOUNDS, () => new Date(a.schedule.next_due_at.getTime() + 1000));
+    const d = (await later.claim(b, { lease_seconds: 60 })).claim;
+    expect(d).toMatchObject({ schedule_id: s._id, base_due_at: a.schedule.next_due_at });
+    const done = await later.advance(b, s._id, { due_at: d.due_at, claim_token: d.claim_token, outcome: 'failed' });
+    expect(done.schedule).toMatchObject({ advance_count: 2, last_outcome: 'failed', next_due_at: new Date(a.schedule.next_due_at.getTime() + 60_000) });
+    expect(await repo.get(s._id)).toEqual(done.schedule);
+  });
+
+  it('a pause between a claim and its advance from memory: the advance answers it paused and queues nothing a "next due" claim could take', async () => {
+    const b = budget();
+    const t0 = Date.now();
+    const built = buildSchedule({ budgetId: b, workspaceId: 'ws_claims', workflowId: 'wf_claims', everySeconds: 60, timezone: 'UTC', startAt: new Date(t0 - 30_000) }, new Date(t0));
+    if ('problem' in built) throw new Error(built.problem);
+    const s = await repo.create(built.schedule);
+    const service = new ScheduleService(repo, BOUNDS, () => new Date(t0));
+    const c = (await service.claim(b, { lease_seconds: 60 })).claim;
+    await pauseSchedule(repo, (await repo.get(s._id))!, new Date(t0));
+    const done = await service.advance(b, s._id, { due_at: c.due_at, claim_token: c.claim_token, outcome: 'success' });
+    expect(done.schedule).toMatchObject({ paused: true, advance_count: 1 });
+    expect(await repo.get(s._id)).toEqual(done.schedule);
+    expect(await entryIds(s._id)).toEqual([]);
+    const later = new ScheduleService(repo, BOUNDS, () => new Date(done.schedule.next_due_at.getTime() + 1000));
+    await expect(later.claim(b, { lease_seconds: 60 })).rejects.toMatchObject({ code: 'occurrence_not_due' });
+  });
+
+  it('a claim made by another process is advanced after reading it; a wrong due_at, schedule or budget is refused as before', async () => {
+    const b = budget();
+    const s = await dueSchedule(b);
+    const other = await dueSchedule(b);
+    const claimer = new ScheduleService(repo, BOUNDS);
+    const c = (await claimer.claim(b, { schedule_id: s._id, lease_seconds: 60 })).claim;
+    await expect(claimer.advance(b, s._id, { due_at: new Date(c.due_at.getTime() + 1), claim_token: c.claim_token })).rejects.toMatchObject({ code: 'due_at_mismatch' });
+    await expect(claimer.advance(b, other._id, { due_at: c.due_at, claim_token: c.claim_token })).rejects.toMatchObject({ code: 'claim_required' });
+    await expect(claimer.advance('bud_someone_else', s._id, { due_at: c.due_at, claim_token: c.claim_token })).rejects.toMatchObject({ code: 'schedule_not_found' });
+    const elsewhere = new ScheduleService(repo, BOUNDS);
+    const done = await elsewhere.advance(b, s._id, { due_at: c.due_at, claim_token: c.claim_token, outcome: 'success' });
+    expect(done).toMatchObject({ already_advanced: false, active: null });
+    expect(await repo.get(s._id)).toEqual(done.schedule);
+    // The claimer's memory of it is no shortcut past the record: a repeat there answers already_advanced.
+    expect(await claimer.advance(b, s._id, { due_at: c.due_at, claim_token: c.claim_token })).toMatchObject({ already_advanced: true });
+    expect(await entryIds(s._id)).toEqual([dueQueueKey(b, done.schedule.next_due_at, s._id)]);
+  });
+
+  it('claimers in separate processes race for one occurrence: one wins, the rest are refused; after a release the next claim is attempt 1', async () => {
+    const b = budget();
+    const s = await dueSchedule(b);
+    const results = await Promise.allSettled(Array.from({ length: 8 }, () => new ScheduleService(repo, BOUNDS).claim(b, { schedule_id: s._id, lease_seconds: 60 })));
+    const won = results.filter((r) => r.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'occurrence_claimed' });
+    const c = (won[0] as PromiseFulfilledResult<Awaited<ReturnType<ScheduleService['claim']>>>).value.claim;
+    expect(c.attempt).toBe(0);
+    await expect(new ScheduleService(repo, BOUNDS).claim(b, { lease_seconds: 60 })).rejects.toMatchObject({ code: 'occurrence_not_due' });
+
+    await new ScheduleService(repo, BOUNDS).release(b, s._id, { due_at: c.due_at, claim_token: c.claim_token });
+    const next = await new ScheduleService(repo, BOUNDS).claim(b, { lease_seconds: 60 });
+    expect(next.claim).toMatchObject({ schedule_id: s._id, attempt: 1 });
+    expect(next.claim._id).toBe(claimId(s._id, s.next_due_at, 1));
+  });
+
+  it('at the lease\'s end, the holder advancing from memory and another process taking the occurrence over: exactly one wins, every time', async () => {
+    for (let round = 0; round < 6; round++) {
+      const b = budget();
+      const t0 = Date.now();
+      const s = await dueSchedule(b, new Date(t0));
+      let holderNow = t0;
+      const holder = new ScheduleService(repo, BOUNDS, () => new Date(holderNow));
+      const c = (await holder.claim(b, { schedule_id: s._id, lease_seconds: 60 })).claim;
+      holderNow = t0 + 59_999; // the holder still sees its lease; the taker's clock is past it
+      const taker = new ScheduleService(repo, BOUNDS, () => new Date(t0 + 60_000));
+      const [adv, take] = await Promise.allSettled([
+        holder.advance(b, s._id, { due_at: c.due_at, claim_token: c.claim_token, outcome: 'success' }),
+        taker.claim(b, { schedule_id: s._id, lease_seconds: 60 }),
+      ]);
+      const end = await repo.claimEnd(c._id);
+      if (adv.status === 'fulfilled') {
+        expect(adv.value.already_advanced).toBe(false);
+        expect(take).toMatchObject({ status: 'rejected', reason: { code: 'occurrence_not_due' } });
+        expect(end).toMatchObject({ kind: 'advanced' });
+        expect(await db.models.scheduleClaims.countDocuments({ schedule_id: s._id })).toBe(1);
+      } else {
+        expect(adv.reason).toMatchObject({ code: 'claim_expired' });
+        expect(take).toMatchObject({ status: 'fulfilled', value: { claim: { attempt: 1 } } });
+        expect(end).toMatchObject({ kind: 'expired', reason: 'superseded_after_expiry' });
+        expect(await db.models.scheduleAdvances.countDocuments({ schedule_id: s._id })).toBe(0);
+      }
+    }
+  });
+
+  it('claims from before (held entry keyed at expiry, base entry gone) still end cleanly: advance, release and takeover', async () => {
+    const legacy = async (b: string, s: Schedule, now: Date, leaseMs: number) => {
+      const id = claimId(s._id, s.next_due_at, 0);
+      const claim = { _id: id, schedule_id: s._id, budget_id: b, base_due_at: s.next_due_at, attempt: 0, due_at: s.next_due_at, skipped: 0, claim_token: newClaimToken(id), claimed_at: now, lease_expires_at: new Date(now.getTime() + leaseMs) };
+      expect(await repo.insertClaim(claim)).toBe(true);
+      await db.models.scheduleDue.collection.insertOne({ _id: heldQueueKey(claim), budget_id: b, schedule_id: s._id, workflow_id: s.workflow_id, base_due_at: s.next_due_at, kind: s.kind, cron: null, every_seconds: s.every_seconds, anchor_at: s.anchor_at, timezone: 'UTC', due_at: s.next_due_at, skipped: 0, skipped_at_least: false, as_of: claim.lease_expires_at, reason: 'expired' } as never);
+      await repo.dequeue(b, s.next_due_at, s._id);
+      expect(await entryIds(s._id)).toEqual([heldQueueKey(claim)]);
+      return claim;
+    };
+    const now = new Date();
+    const service = new ScheduleService(repo, BOUNDS, () => now);
+
+    const b1 = budget();
+    const s1 = await dueSchedule(b1, now);
+    const c1 = await legacy(b1, s1, now, 60_000);
+    const done = await service.advance(b1, s1._id, { due_at: c1.due_at, claim_token: c1.claim_token });
+    expect(await entryIds(s1._id)).toEqual([dueQueueKey(b1, done.schedule.next_due_at, s1._id)]);
+
+    const b2 = budget();
+    const s2 = await dueSchedule(b2, now);
+    const c2 = await legacy(b2, s2, now, 60_000);
+    await service.release(b2, s2._id, { due_at: c2.due_at, claim_token: c2.claim_token });
+    expect(await entryIds(s2._id)).toEqual([dueQueueKey(b2, s2.next_due_at, s2._id)]);
+
+    const b3 = budget();
+    const s3 = await dueSchedule(b3, now);
+    await legacy(b3, s3, new Date(now.getTime() - 120_000), 60_000);
+    const taken = await service.claim(b3, { lease_seconds: 60 });
+    expect(taken.claim).toMatchObject({ schedule_id: s3._id, attempt: 1 });
+    // The new holder's occurrence is queued by its base entry again, so its own expiry shows by itself.
+    expect(await entryIds(s3._id)).toEqual([dueQueueKey(b3, s3.next_due_at, s3._id)]);
+    expect((await new ScheduleService(repo, BOUNDS, () => new Date(now.getTime() + 60_000)).due(b3, { limit: 10 })).items.map((i) => i.schedule._id)).toEqual([s3._id]);
+  });
+});
