@@ -230,7 +230,7 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
       } catch (err) {
         const took = await holding.catch(() => undefined);
         if (took?.ok && took.fresh) {
-          const refusal = err instanceof AppError ? err : errors.internal('request_refused', 'the request was refused before the call');
+          const refusal = err instanceof AppError ? err : errors.internal('internal_error', 'the request was refused before the call');
           await ledger.release({
             account: input.account,
             holdId: input.requestId,

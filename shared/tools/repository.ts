@@ -23,7 +23,7 @@ const CACHE_MS = 5_000;
  * calling less often than every 2 s missed every time (0.2–0.76 reads per call in bench/tools.ts
  * with 32 wallets); at 30 s a wallet costs one read per 30 s.
  */
-export const BUDGET_CACHE_MS = 30_000;
+export const BUDGET_CACHE_MS = 2_000;
 
 class TtlCache<V> {
   private readonly entries = new Map<string, { at: number; value: V }>();

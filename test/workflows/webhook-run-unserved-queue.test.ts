@@ -1,12 +1,13 @@
 import { runWorkers, type RunningWorkers } from '../../workers/run-workers';
 import { runsQueue } from '../../workers/runs-queue';
 import { startTestStack, type TestStack } from '../support/stack';
-import { addWorkflow, setupGroup, templateWorkflow, trigger, waitForRun, type GroupSetup } from '../support/webhook-runs';
+import { addWorkflow, setupGroup, trigger, waitForRun, type GroupSetup } from '../support/webhook-runs';
 
 /**
  * Issue 17: "a node kind whose queue no worker serves leaves its runs `running` forever". Here the
- * runs queue is served and node-template is not: the node's schedule-to-start bound
- * (RUN_NODE_START_TIMEOUT_MS) fails the run with a code that says what is missing.
+ * runs queue is served and node-model is not (template nodes need no queue: the run evaluates
+ * them itself): the node's schedule-to-start bound (RUN_NODE_START_TIMEOUT_MS) fails the run with
+ * a code that says what is missing.
  */
 describe('a run whose node queue no worker serves', () => {
   let stack: TestStack;
@@ -14,7 +15,7 @@ describe('a run whose node queue no worker serves', () => {
   let g: GroupSetup;
 
   beforeAll(async () => {
-    stack = await startTestStack({ env: { RUN_NODE_START_TIMEOUT_MS: '1500' } });
+    stack = await startTestStack({ env: { RUN_NODE_START_TIMEOUT_MS: '1500', MODEL_API_URL: 'http://127.0.0.1:9/v1', MODEL_NAME: 'nobody' } });
     workers = await runWorkers({ config: stack.config, db: stack.db, temporal: stack.temporal, identity: `test-${process.pid}` }, [runsQueue], stack.config.temporalAddress);
     g = await setupGroup(stack.db);
   }, 120_000);
@@ -24,7 +25,7 @@ describe('a run whose node queue no worker serves', () => {
   });
 
   it('fails node_queue_unserved once the bound passes, naming the queue; the execution closes Failed', async () => {
-    const wf = await addWorkflow(stack.db, g, templateWorkflow('nobody home'));
+    const wf = await addWorkflow(stack.db, g, { name: 'nobody home', nodes: [{ id: 'ask', type: 'model', prompt: '{{prompt}}' }], edges: [] });
     const res = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'anyone?' });
     expect(res.status).toBe(200);
     const runId = res.body.data.run.run_id;
@@ -32,8 +33,8 @@ describe('a run whose node queue no worker serves', () => {
     const run = await waitForRun(stack.server.mainUrl, runId, g.token, 60_000);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(1000);
     expect(run).toMatchObject({ status: 'failed', error_code: 'node_queue_unserved', response_text: null });
-    expect(run.error_message).toContain(stack.temporal.queue('node-template-v1'));
-    expect(run.run_metadata.nodes).toEqual([{ id: 'greet', type: 'template', status: 'failed', error_code: 'node_queue_unserved' }]);
+    expect(run.error_message).toContain(stack.temporal.queue('node-model-v1'));
+    expect(run.run_metadata.nodes).toEqual([{ id: 'ask', type: 'model', status: 'failed', error_code: 'node_queue_unserved' }]);
     const desc = await stack.temporal.client.workflow.getHandle(runId).describe();
     expect(desc.status.name).toBe('FAILED');
   });
