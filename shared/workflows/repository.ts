@@ -35,6 +35,9 @@ function decodeGraph(json: string): Graph {
  * to the latest version, is read from the definition on every call.
  */
 const VERSION_CACHE_MAX = 2000;
+
+/** Published versions one workflow may keep: each is a stored graph, and listings and history pages walk them. */
+export const MAX_VERSIONS_PER_WORKFLOW = 100;
 const versionCache = new Map<string, WorkflowVersionDoc>();
 
 function remember(row: WorkflowVersionDoc): WorkflowVersionDoc {
@@ -114,6 +117,9 @@ export class WorkflowRepository {
     if (!doc) throw errors.notFound('workflow_not_found', `no workflow ${id}`);
     const latest = await this.latestVersion(doc);
     if (latest && compareSemver(version, latest.version) <= 0) throw errors.conflict('version_not_newer', `version ${version} is not newer than ${latest.version}`);
+    if ((await this.models.workflowVersions.countDocuments({ workflow_id: id }).exec()) >= MAX_VERSIONS_PER_WORKFLOW) {
+      throw errors.conflict('version_limit_reached', `workflow ${id} already has ${MAX_VERSIONS_PER_WORKFLOW} published versions`);
+    }
     const row: WorkflowVersionDoc = { _id: `${id}@${version}`, workflow_id: id, version, graph_json: doc.graph_json, credentials: doc.credentials, published_at: now };
     if (!(await insertOnce(this.models.workflowVersions, row))) throw errors.conflict('version_not_newer', `version ${version} is already published`);
     await this.movePointer(id, latest?.version ?? null, version, now);

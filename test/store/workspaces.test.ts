@@ -1,4 +1,4 @@
-import { WorkflowRepository } from '../../shared/workflows/repository';
+import { MAX_VERSIONS_PER_WORKFLOW, WorkflowRepository } from '../../shared/workflows/repository';
 import { WorkspaceRepository } from '../../shared/workspaces/repository';
 import { openTestDb } from '../support/db';
 
@@ -172,4 +172,11 @@ describe('workflow definitions on the real store', () => {
     expect(await workflows.runnable('wf_legacy')).toMatchObject({ version: '3.3.0' });
     expect(Object.keys((await workflows.get('wf_legacy'))!)).not.toContain('latest_version');
   });
+
+  it('keeps at most MAX_VERSIONS_PER_WORKFLOW published versions of one workflow', async () => {
+    await workflows.create({ id: 'wf_many', name: 'm', ...graph, status: 'published', version: '0.0.1' });
+    for (let v = 2; v <= MAX_VERSIONS_PER_WORKFLOW; v++) await workflows.publish('wf_many', `0.0.${v}`);
+    await expect(workflows.publish('wf_many', '1.0.0')).rejects.toMatchObject({ code: 'version_limit_reached', status: 409 });
+    expect(await workflows.runnable('wf_many')).toMatchObject({ version: `0.0.${MAX_VERSIONS_PER_WORKFLOW}` });
+  }, 120_000);
 });

@@ -68,6 +68,12 @@ export const workspacesAndWorkflowsErrors: Readonly<Record<string, ErrorEntry & 
     meaning: 'The version is already published or not newer than the latest published version.',
     action: 'Publish a higher version.',
   },
+  version_limit_reached: {
+    status: 409,
+    area: 'workspaces and workflows',
+    meaning: 'The workflow already has the most published versions one workflow may keep (100).',
+    action: 'Create a new workflow for further versions, or ask an operator.',
+  },
   session_not_found: {
     status: 404,
     area: 'workspaces and workflows',
