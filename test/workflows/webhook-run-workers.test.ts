@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { temporal } from '@temporalio/proto';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { ToolRepository } from '../../shared/tools/repository';
 import { startModelServer, type ModelServer } from '../support/model-server';
@@ -13,6 +14,21 @@ const ROOT = path.resolve(__dirname, '../..');
 function startWorkerProcess(queues: string, env: NodeJS.ProcessEnv): ChildProcess {
   // Its own process group: tsx runs node as a child, and the kill must reach both.
   return spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['workers/main.ts', '--queues', queues], { cwd: ROOT, env: { ...process.env, ...env, LOG_LEVEL: 'warn' }, stdio: 'ignore', detached: true });
+}
+
+/** Waits until `n` distinct worker identities poll the activity queue `queue` (a process that is still starting takes nothing). */
+async function pollersOn(stack: TestStack, queue: string, n: number): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const res = await stack.temporal.client.workflowService.describeTaskQueue({
+      namespace: stack.config.temporalNamespace,
+      taskQueue: { name: stack.temporal.queue(queue) },
+      taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+    });
+    if (new Set((res.pollers ?? []).map((p) => p.identity)).size >= n) return;
+    if (Date.now() > deadline) throw new Error(`fewer than ${n} workers poll ${queue}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 function kill(child: ChildProcess, signal: NodeJS.Signals): void {
@@ -51,14 +67,19 @@ describe('webhook runs across worker processes', () => {
   it('two worker processes share the node load', async () => {
     const env = { MODEL_API_URL: model.url };
     children.push(startWorkerProcess('runs,node-model', env), startWorkerProcess('runs,node-model', env));
-    const wf = await addWorkflow(stack.db, g, { name: 'ask', nodes: [{ id: 'ask', type: 'model', prompt: '{{prompt}}' }], edges: [] });
-    model.behave({ delayMs: 300, status: 200 });
-    const res = await Promise.all(Array.from({ length: 16 }, (_, i) => trigger(stack.server.mainUrl, g.token, wf, { prompt: `q${i}` })));
-    const runs = await Promise.all(res.map((r) => waitForRun(stack.server.mainUrl, r.body.data.run.run_id, g.token, 120_000)));
-    expect(runs.every((r) => r.status === 'completed')).toBe(true);
-    const workers = new Set(runs.map((r) => r.run_metadata.nodes[0].worker));
-    expect(workers.size).toBe(2);
-    for (const c of children.splice(0)) kill(c, 'SIGKILL');
+    try {
+      await pollersOn(stack, 'node-model-v1', 2);
+      const wf = await addWorkflow(stack.db, g, { name: 'ask', nodes: [{ id: 'ask', type: 'model', prompt: '{{prompt}}' }], edges: [] });
+      model.behave({ delayMs: 300, status: 200 });
+      const res = await Promise.all(Array.from({ length: 16 }, (_, i) => trigger(stack.server.mainUrl, g.token, wf, { prompt: `q${i}` })));
+      const runs = await Promise.all(res.map((r) => waitForRun(stack.server.mainUrl, r.body.data.run.run_id, g.token, 120_000)));
+      expect(runs.every((r) => r.status === 'completed')).toBe(true);
+      const workers = new Set(runs.map((r) => r.run_metadata.nodes[0].worker));
+      expect(workers.size).toBe(2);
+    } finally {
+      // Stopped whatever happened, so the next test's runs meet only its own workers.
+      for (const c of children.splice(0)) kill(c, 'SIGKILL');
+    }
   }, 240_000);
 
   it('a worker killed mid-run: the run completes on another worker, the paid node charged once', async () => {
