@@ -9,6 +9,7 @@ import type { WalletBudgetDoc } from '../db/models/wallet-budget';
 import { errors } from '../errors';
 import { buildCatalogIndex, queryCatalog, type CatalogIndex } from './catalog-index';
 import { checkSchema } from './params';
+import { BoundedCache } from '../cache/bounded-cache';
 import { escapeRegex, OBJECT_ID_PATTERN, searchTerms, toProduct, utcDayStart, type Budget, type ToolProduct } from './rules';
 import type { ActionInput, ProductInput, ProductPatch } from './schemas';
 import { decryptSecret, encryptSecret } from './secrets';
@@ -19,35 +20,11 @@ const DEFAULT_SCHEMA = { type: 'object', additionalProperties: true };
 /** Products and secrets change rarely; the hot invoke path reads them from this short cache. */
 const CACHE_MS = 5_000;
 /**
- * Wallet budgets are read on every paid call of a wallet. At 2 s (the API's old cache) a wallet
- * calling less often than every 2 s missed every time (0.2–0.76 reads per call in bench/tools.ts
- * with 32 wallets); at 30 s a wallet costs one read per 30 s.
+ * Wallet budgets are read on every paid call of a wallet; a wallet calling less often than every
+ * 2 s reads its budget each call. Kept short: an operator's new cap must hold at once (30 s let
+ * the admin CLI's cap through, test/api/tools-admin.test.ts).
  */
 export const BUDGET_CACHE_MS = 2_000;
-
-class TtlCache<V> {
-  private readonly entries = new Map<string, { at: number; value: V }>();
-  constructor(private readonly ms: number, private readonly max = 5_000) {}
-  get(key: string): V | undefined {
-    const e = this.entries.get(key);
-    if (!e) return undefined;
-    if (Date.now() - e.at > this.ms) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return e.value;
-  }
-  set(key: string, value: V): void {
-    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, { at: Date.now(), value });
-  }
-  delete(key: string): void {
-    this.entries.delete(key);
-  }
-  clear(): void {
-    this.entries.clear();
-  }
-}
 
 export interface ListInput {
   terms: string[];
@@ -58,9 +35,9 @@ export interface ListInput {
 
 /** The tools area's only door to the store: catalog, secrets, invocations, orders, issues, budgets. */
 export class ToolRepository {
-  private readonly products = new TtlCache<ToolProduct | null>(CACHE_MS);
-  private readonly secrets = new TtlCache<string>(CACHE_MS);
-  private readonly budgets: TtlCache<Budget | null>;
+  private readonly products = new BoundedCache<ToolProduct | null>(5_000, CACHE_MS);
+  private readonly secrets = new BoundedCache<string>(5_000, CACHE_MS);
+  private readonly budgets: BoundedCache<Budget | null>;
   private readonly budgetReads = new Map<string, Promise<Budget | null>>();
   private index?: CatalogIndex;
   private building?: Promise<CatalogIndex>;
@@ -69,7 +46,7 @@ export class ToolRepository {
     private readonly models: ToolModels,
     opts: { budgetCacheMs?: number } = {},
   ) {
-    this.budgets = new TtlCache<Budget | null>(opts.budgetCacheMs ?? BUDGET_CACHE_MS, 10_000);
+    this.budgets = new BoundedCache<Budget | null>(10_000, opts.budgetCacheMs ?? BUDGET_CACHE_MS);
   }
 
   // ------------------------------------------------------------------ catalog

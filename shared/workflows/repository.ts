@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { BoundedCache } from '../cache/bounded-cache';
 import { insertOnce, type Models } from '../db';
 import type { WorkflowDefinitionDoc } from '../db/models/workflow-definition';
 import type { WorkflowVersionDoc } from '../db/models/workflow-version';
@@ -29,22 +30,11 @@ function decodeGraph(json: string): Graph {
   return JSON.parse(json) as Graph;
 }
 
-/**
- * Published versions never change (inserted once under `<id>@<version>`), so every process may
- * keep the ones it read: no invalidation, only a bound on how many. What can change, the pointer
- * to the latest version, is read from the definition on every call.
- */
-const VERSION_CACHE_MAX = 2000;
+/** Published versions never change (inserted once under `<id>@<version>`); the pointer to the latest is read each call. */
+const versionCache = new BoundedCache<WorkflowVersionDoc>(2000);
 
 /** Published versions one workflow may keep: each is a stored graph, and listings and history pages walk them. */
 export const MAX_VERSIONS_PER_WORKFLOW = 100;
-const versionCache = new Map<string, WorkflowVersionDoc>();
-
-function remember(row: WorkflowVersionDoc): WorkflowVersionDoc {
-  if (versionCache.size >= VERSION_CACHE_MAX) versionCache.delete(versionCache.keys().next().value!);
-  versionCache.set(row._id, row);
-  return row;
-}
 
 function invalid(problems: GraphProblem[]) {
   return errors.badRequest('invalid_workflow', `the workflow definition is not valid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, {
@@ -220,7 +210,7 @@ export class WorkflowRepository {
     const cached = versionCache.get(key);
     if (cached) return cached;
     const row = await this.models.workflowVersions.findById(key).lean<WorkflowVersionDoc>().exec();
-    return row && remember(row);
+    return row && versionCache.set(key, row);
   }
 
   /**

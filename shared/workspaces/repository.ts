@@ -1,3 +1,4 @@
+import { BoundedCache } from '../cache/bounded-cache';
 import { insertOnce, type Models } from '../db';
 import type { AgentGroupDoc } from '../db/models/agent-group';
 import type { ApprovalKind, ApprovalRequestDoc } from '../db/models/approval-request';
@@ -38,8 +39,8 @@ function publicApproval(doc: ApprovalRequestDoc): ApprovalRequest {
  * `agt_` tokens and a webhook signing secret), credentials (sealed with the key from config)
  * and approval requests. Keys and tokens are shown once and stored as sha256.
  */
-const GROUP_CACHE_MAX = 10_000;
-const groupCache = new Map<string, AgentGroup>();
+/** Groups are inserted once and never changed: nothing to invalidate. */
+const groupCache = new BoundedCache<AgentGroup>(10_000);
 
 export class WorkspaceRepository {
   private readonly box?: SecretBox;
@@ -179,15 +180,12 @@ export class WorkspaceRepository {
     return { group: publicGroup(doc), token, tokenId, webhookSecret };
   }
 
-  /** Groups are inserted once and never changed, so each process keeps those it read (bounded; nothing to invalidate). */
+  /** Each process keeps the groups it read (groupCache). */
   async getGroup(id: string): Promise<AgentGroup | null> {
     const cached = groupCache.get(id);
     if (cached) return cached;
     const doc = await this.models.agentGroups.findById(id, { webhook_secret_enc: 0 }).lean<AgentGroup>().exec();
-    if (!doc) return null;
-    if (groupCache.size >= GROUP_CACHE_MAX) groupCache.delete(groupCache.keys().next().value!);
-    groupCache.set(id, Object.freeze(doc));
-    return doc;
+    return doc ? groupCache.set(id, Object.freeze(doc)) : null;
   }
 
   async issueGroupToken(groupId: string, o: { label?: string; now?: Date } = {}): Promise<{ token: string; tokenId: string }> {
