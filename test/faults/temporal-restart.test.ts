@@ -5,15 +5,24 @@ import { freePort } from '../../scripts/services/process';
 import { startTemporalDev } from '../../scripts/services/temporal';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { modelHoldId } from '../../temporal/webhook-runs/activities/model';
+import { startLocalChain, type RunningLocalChain } from '../../scripts/services/local-chain';
+import type { X402PaymentDoc } from '../../shared/db/models/x402-payment';
+import { settlementWorkflowId } from '../../temporal/x402-settlement/ids';
+import { rpc } from '../support/chain-control';
+import { http } from '../support/http';
 import { startModelServer, type ModelServer } from '../support/model-server';
+import { TestPayer } from '../support/payer';
+import { makeSchedule, scheduleAccount, schedulesApi } from '../support/schedules';
 import { startTestStack, type TestStack } from '../support/stack';
+import { waitUntil } from '../support/wait';
 import { addWorkflow, setupGroup, trigger, waitForRun, type GroupSetup } from '../support/webhook-runs';
 
 /**
  * The Temporal server stopped and started again (same state file) with runs in flight, the API
  * and the workers left running: the runs finish, each model node charged once; a trigger while
  * the server is away answers 503 workflow_engine_unavailable and, retried with its request_id
- * once the server is back, runs.
+ * once the server is back, runs. An x402 settlement broadcast before the stop settles after it,
+ * granting its credits once; a schedule lease runs out on time while the server is away.
  */
 describe('fault: Temporal restarted with runs in flight', () => {
   let dir: string;
@@ -22,6 +31,7 @@ describe('fault: Temporal restarted with runs in flight', () => {
   let model: ModelServer;
   let stack: TestStack;
   let g: GroupSetup;
+  let chain: RunningLocalChain;
   const start = () => startTemporalDev({ ...ports, dbFile: path.join(dir, 'state.db') });
 
   beforeAll(async () => {
@@ -29,7 +39,13 @@ describe('fault: Temporal restarted with runs in flight', () => {
     ports = { port: await freePort(), uiPort: await freePort() };
     temporal = await start();
     model = await startModelServer();
-    stack = await startTestStack({ workers: true, env: { TEMPORAL_ADDRESS: `127.0.0.1:${ports.port}`, MODEL_API_URL: model.url, MODEL_NAME: 'm' } });
+    // Its own chain: the settlement test stops mining.
+    chain = await startLocalChain();
+    Object.assign(process.env, chain.env);
+    stack = await startTestStack({
+      workers: true,
+      env: { TEMPORAL_ADDRESS: `127.0.0.1:${ports.port}`, MODEL_API_URL: model.url, MODEL_NAME: 'm', X402_SETTLE_WAIT_MS: '300', SCHEDULE_LEASE_MIN_SECONDS: '1' },
+    });
     g = await setupGroup(stack.db);
     await new LedgerStore(stack.db.models).grant({ wallet: `ws:${g.workspaceId}`, credits: 10_000, creditType: 'admin_grant' });
   }, 120_000);
@@ -37,6 +53,7 @@ describe('fault: Temporal restarted with runs in flight', () => {
     await stack?.stop();
     await model?.close();
     await temporal?.stop();
+    await chain?.stop();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -82,4 +99,46 @@ describe('fault: Temporal restarted with runs in flight', () => {
     expect([200, 202]).toContain(retried.status);
     expect(await waitForRun(stack.server.mainUrl, retried.body.data.run.run_id, g.token, 60_000)).toMatchObject({ status: 'completed', response_text: 'hi while away' });
   }, 300_000);
+
+  it('settles an x402 purchase broadcast before the stop once it is back, granting the credits once; a lease runs out meanwhile', async () => {
+    const url = `${stack.server.mainUrl}/api/external/credits/purchase`;
+    const wallet = '0x' + 'c7'.repeat(20);
+    const body = { wallet_address: wallet, credits: 500, payment_method: 'x402', chain_id: 84532, token: 'USDC' };
+    const payer = new TestPayer();
+    await payer.fund(5);
+    const header = await payer.paymentHeader((await http('POST', url, { body })).body);
+
+    await rpc(chain.rpcUrl, 'evm_setAutomine', [false]);
+    const paid = await http('POST', url, { body, headers: { 'x-payment': header } });
+    expect(paid.status).toBe(202);
+    const paymentId = paid.body.data.payment_id as string;
+    await waitUntil('the broadcast', async () => (await stack.db.models.x402Payments.findById(paymentId).lean<X402PaymentDoc>().exec())?.tx_hash);
+
+    const api = schedulesApi(stack.server.mainUrl);
+    const acct = await scheduleAccount(stack.db, 'restart');
+    const s = await makeSchedule(stack.db, acct);
+    const held = (await api('POST', '/claim', acct.auth, { schedule_id: s._id, lease_seconds: 1 })).body.data;
+
+    await temporal.stop();
+    await rpc(chain.rpcUrl, 'evm_setAutomine', [true]);
+    await rpc(chain.rpcUrl, 'evm_mine');
+    await new Promise((r) => setTimeout(r, 1500));
+    // No timer and no worker decide a lease's end: the occurrence is due again and claimable.
+    const due = (await api('GET', '/due', acct.auth)).body.data.occurrences;
+    expect(due.map((o: any) => [o.schedule_id, o.due_at])).toContainEqual([s._id, held.due_at]);
+    const next = await api('POST', '/claim', acct.auth, { schedule_id: s._id, lease_seconds: 60 });
+    expect(next.status).toBe(200);
+    expect(next.body.data.claim_token).not.toBe(held.claim_token);
+    expect((await api('POST', `/${s._id}/advance`, acct.auth, { due_at: held.due_at, claim_token: held.claim_token })).body.error_code).toBe('claim_expired');
+    temporal = await start();
+
+    const outcome = await stack.temporal.client.workflow.getHandle(settlementWorkflowId(paymentId)).result();
+    expect(outcome).toMatchObject({ status: 'completed' });
+    const again = await http('POST', url, { body, headers: { 'x-payment': header } });
+    expect(again.status).toBe(200);
+    expect(again.body.data.payment_id).toBe(paymentId);
+    expect((await new LedgerStore(stack.db.models).balance(wallet)).balance).toBe(500);
+    expect(await stack.db.models.creditTransactions.countDocuments({ user_id: wallet, transaction_type: 'grant' }).exec()).toBe(1);
+    expect(await payer.balance()).toBe(0n);
+  }, 180_000);
 });
