@@ -3,7 +3,7 @@ import { saveHistory } from '../support/histories';
 import { http } from '../support/http';
 import { startModelServer, type ModelServer } from '../support/model-server';
 import { startTestStack, type TestStack } from '../support/stack';
-import { addWorkflow, sameWorkspaceGroup, setupGroup, templateWorkflow, trigger, waitForRun, type GroupSetup } from '../support/webhook-runs';
+import { addWorkflow, setupGroup, templateWorkflow, trigger, waitForRun, type GroupSetup } from '../support/webhook-runs';
 
 describe('webhook runs: trigger, poll, cancel on the real API, Temporal and store', () => {
   let stack: TestStack;
@@ -169,34 +169,6 @@ describe('webhook runs: trigger, poll, cancel on the real API, Temporal and stor
     const desc = await stack.temporal.client.workflow.getHandle(run.run_id).describe();
     expect(desc.status.name).toBe('FAILED');
     expect(Object.fromEntries(desc.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value])).FlowStatus).toBe('failed');
-  });
-
-  it('makes one run of 20 concurrent triggers with one request_id; a different body is 409', async () => {
-    const wf = await addWorkflow(stack.db, g, templateWorkflow('idem'));
-    const body = { prompt: 'once', request_id: 'req-concurrent-1', request_metadata: { n: 1 } };
-    const all = await Promise.all(Array.from({ length: 20 }, () => trigger(stack.server.mainUrl, g.token, wf, body)));
-    const ids = new Set(all.map((r) => r.body.data?.run?.run_id));
-    expect(ids.size).toBe(1);
-    expect(all.filter((r) => r.status === 200 && r.body.message === 'run queued')).toHaveLength(1);
-    expect(all.every((r) => [200, 202].includes(r.status))).toBe(true);
-    expect(await stack.db.models.webhookRuns.countDocuments({ group_id: g.groupId, request_id: 'req-concurrent-1' })).toBe(1);
-
-    const runId = [...ids][0];
-    await waitForRun(stack.server.mainUrl, runId, g.token);
-    const again = await trigger(stack.server.mainUrl, g.token, wf, body);
-    expect(again.status).toBe(200);
-    expect(again.body.data.run).toMatchObject({ run_id: runId, status: 'completed' });
-
-    const conflict = await trigger(stack.server.mainUrl, g.token, wf, { ...body, prompt: 'another' });
-    expect(conflict.status).toBe(409);
-    expect(conflict.body).toEqual({ success: false, error: 'request_id_conflict', message: expect.any(String) });
-
-    // The same request_id in another group is another key.
-    const other = await sameWorkspaceGroup(g);
-    await other.repo.addWorkflowToBudget(other.budgetId, wf);
-    const elsewhere = await trigger(stack.server.mainUrl, other.token, wf, body);
-    expect(elsewhere.status).toBe(200);
-    expect(elsewhere.body.data.run.run_id).not.toBe(runId);
   });
 
   it("refuses other groups' runs (404), bad bearers (401) and bad ids (400) in the webhook error shape", async () => {
