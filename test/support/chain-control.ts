@@ -20,6 +20,8 @@ export interface RpcProxy {
   url: string;
   /** The widest eth_getLogs range asked for so far (blocks). */
   maxLogRange: number;
+  /** While true, every connection is cut before an answer: the provider is down. */
+  down: boolean;
   close(): Promise<void>;
 }
 
@@ -35,7 +37,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
  * carries `path` (e.g. a fake API key) as hosted RPC URLs do.
  */
 export async function startRpcProxy(target: string, opts: { maxLogRange?: number; path?: string; fail?: Record<string, string> } = {}): Promise<RpcProxy> {
-  const state = { maxLogRange: 0 };
+  const state = { maxLogRange: 0, down: false };
   const blockOf = async (tag: string): Promise<number> =>
     /^0x/.test(tag) ? Number(BigInt(tag)) : Number(BigInt(await rpc<string>(target, 'eth_blockNumber')));
   const answer = async (call: { id: unknown; method: string; params?: unknown[] }): Promise<unknown> => {
@@ -52,6 +54,7 @@ export async function startRpcProxy(target: string, opts: { maxLogRange?: number
     return res.json();
   };
   const server: Server = createServer((req, res) => {
+    if (state.down) return void req.socket.destroy();
     readBody(req)
       .then(async (text) => {
         const parsed = JSON.parse(text) as unknown;
@@ -70,6 +73,13 @@ export async function startRpcProxy(target: string, opts: { maxLogRange?: number
     url: `http://127.0.0.1:${port}${opts.path ?? '/'}`,
     get maxLogRange() {
       return state.maxLogRange;
+    },
+    get down() {
+      return state.down;
+    },
+    set down(v: boolean) {
+      state.down = v;
+      if (v) server.closeAllConnections();
     },
     close: () =>
       new Promise<void>((resolve) => {
