@@ -55,7 +55,9 @@ def before_call(ctx, case, **kwargs):
     headers = case.headers if case.headers is not None else {}
     for name in schemes:
         token = BEARERS.get(name)
-        if token and "authorization" not in {k.lower() for k in headers}:
+        if token:
+            for key in [k for k in headers if k.lower() == "authorization"]:
+                del headers[key]
             headers["Authorization"] = f"Bearer {token}"
             break
     case.headers = headers
