@@ -1,0 +1,27 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../..');
+const SECONDS = Number(process.env.FUZZ_TEST_SECONDS ?? 60);
+
+/**
+ * The bounded fuzz run of `make test`: `make fuzz`'s runner (schemathesis over /openapi.json,
+ * test/fuzz/run.ts) for a minute against this run's store, Temporal and chain. It fails on any
+ * 500, any response the document does not describe, or any invalid input accepted.
+ */
+describe('fuzz: schemathesis against /openapi.json (bounded)', () => {
+  it(`finds no server error, no schema mismatch and no accepted invalid input in ${SECONDS} s`, async () => {
+    const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['test/fuzz/run.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, FUZZ_SECONDS: String(SECONDS), LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // On failure the report (failures, their curl reproductions) is the message.
+    if (code !== 0) throw new Error(`fuzz run exited ${code}:\n${output.slice(-20_000)}`);
+    expect(output).toMatch(/main host: passed; bearer host: passed/);
+  }, (SECONDS + 240) * 1000);
+});
