@@ -60,7 +60,7 @@ export function fields(record: Row, view: View = {}, indent = ''): string {
   }
   for (const [k, columns] of Object.entries(view.tables ?? {})) {
     const rows = record[k];
-    if (Array.isArray(rows)) lines.push(`${indent}${k}:\n${list(rows, columns, indent + '  ')}`);
+    lines.push(Array.isArray(rows) ? `${indent}${k}:\n${list(rows, columns, indent + '  ')}` : `${indent}${k}: ${cell(rows)}`);
   }
   return lines.join('\n');
 }
