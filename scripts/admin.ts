@@ -1,31 +1,37 @@
 /**
  * Operator commands: `npm run admin -- <command> [--flags] [--json]`; `npm run admin -- help`
- * lists them (scripts/admin/registry.ts). With --json a command prints exactly one JSON value on
- * stdout (for scripts); without, a readable rendering. Errors go to stderr with exit code 1
- * (2 for usage errors). Uses MONGODB_URI / MONGODB_DB_NAME / TEMPORAL_ADDRESS like the service.
+ * lists them (scripts/admin/registry.ts) and `<command> --help` shows one command's flags.
+ * With --json a command prints exactly one JSON value on stdout (for scripts); without, a
+ * readable rendering (tables for lists). Errors go to stderr with exit code 1 (2 for usage
+ * errors). Uses MONGODB_URI / MONGODB_DB_NAME / TEMPORAL_ADDRESS like the service.
  */
 import { getConfig } from '../shared/config';
 import { createDb } from '../shared/db';
 import { createTemporal, type TemporalHandle } from '../temporal/connection';
-import { Flags, UsageError } from './admin/command';
+import { Flags, UsageError, type AdminCommand } from './admin/command';
+import { commandHelp, listing } from './admin/help';
 import { COMMANDS } from './admin/registry';
 import { renderForHumans } from './admin/render';
 import { loadDevEnv } from './dev-env';
 
-function help(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length));
-  return ['usage: npm run admin -- <command> [--flags] [--json]', '', ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.usage}\n  ${' '.repeat(width)}  ${c.summary}`)].join('\n');
+function find(name: string): AdminCommand {
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) throw new UsageError(`unknown command ${name}; run: npm run admin -- help`);
+  return command;
 }
 
 async function main(): Promise<number> {
   const [name, ...rest] = process.argv.slice(2);
   if (!name || name === 'help' || name === '--help') {
-    console.log(help());
+    console.log(name && rest[0] ? commandHelp(find(rest[0])) : listing(COMMANDS));
     return name ? 0 : 2;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) throw new UsageError(`unknown command ${name}; run: npm run admin -- help`);
-  const flags = new Flags(rest);
+  const command = find(name);
+  if (rest.includes('--help')) {
+    console.log(commandHelp(command));
+    return 0;
+  }
+  const flags = new Flags(rest, command.flags, name);
   loadDevEnv();
   const config = getConfig();
   const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName, retryDelayMs: 500 });
@@ -33,7 +39,7 @@ async function main(): Promise<number> {
   try {
     await db.ready(15000);
     const result = await command.run({ config, db, temporal: () => (temporal ??= createTemporal(config)) }, flags);
-    console.log(flags.has('json') ? JSON.stringify(result ?? null) : renderForHumans(result));
+    console.log(flags.has('json') ? JSON.stringify(result ?? null) : renderForHumans(result, command.view));
     return 0;
   } finally {
     await Promise.allSettled([db.close(), temporal?.close()]);

@@ -3,13 +3,15 @@ import { runExpirySweep } from '../../temporal/credit-expiry/client';
 import type { Models } from '../../shared/db';
 import { WorkspaceRepository } from '../../shared/workspaces/repository';
 import { workspaceAccount } from '../../shared/workspaces/types';
-import { Flags, POSITIVE, UsageError, WALLET, type AdminCommand } from './command';
+import { type AdminCommand, type Flags, POSITIVE, WALLET } from './command';
+
+const WORKSPACE = /^ws_[A-Za-z0-9_-]{1,64}$/;
 
 /** The ledger account a grant goes to: a wallet address, or an existing workspace's `ws:<id>`. */
 async function grantAccount(models: Models, f: Flags): Promise<string> {
-  if (f.has('wallet') === f.has('workspace')) throw new UsageError('give exactly one of --wallet or --workspace');
-  if (f.has('wallet')) return f.need('wallet', WALLET).toLowerCase();
-  const ws = await new WorkspaceRepository(models).getWorkspace(f.need('workspace', /^ws_[A-Za-z0-9_-]{1,64}$/));
+  const wallet = f.optional('wallet');
+  if (wallet) return wallet.toLowerCase();
+  const ws = await new WorkspaceRepository(models).getWorkspace(f.need('workspace'));
   if (!ws) throw new Error('no such workspace');
   return workspaceAccount(ws._id);
 }
@@ -17,14 +19,21 @@ async function grantAccount(models: Models, f: Flags): Promise<string> {
 export const creditCommands: AdminCommand[] = [
   {
     name: 'credits:grant',
-    usage: '(--wallet 0x.. | --workspace ws_..) --credits N [--type admin_grant] [--expires-days D] [--id GRANT_ID]',
     summary: "grants credits to a wallet or a workspace's account ws:<id> (idempotent on --id)",
+    flags: [
+      { name: 'wallet', arg: '0x..', oneOf: 'account', pattern: WALLET, description: 'the wallet to credit' },
+      { name: 'workspace', arg: 'ws_..', oneOf: 'account', pattern: WORKSPACE, description: "the workspace to credit (its account ws:<id>)" },
+      { name: 'credits', arg: 'N', required: true, pattern: POSITIVE, description: 'how many credits' },
+      { name: 'type', arg: 'TYPE', description: 'the credit type recorded on the grant (default admin_grant)' },
+      { name: 'expires-days', arg: 'D', pattern: POSITIVE, description: 'days until the grant expires (default: the configured expiry)' },
+      { name: 'id', arg: 'GRANT_ID', description: 'the grant id; granting the same id again changes nothing' },
+    ],
     run: async ({ config, db }, f) => {
-      const days = f.has('expires-days') ? Number(f.need('expires-days', POSITIVE)) : config.creditExpiryDays;
+      const days = f.has('expires-days') ? Number(f.need('expires-days')) : config.creditExpiryDays;
       return new LedgerStore(db.models).grant({
         wallet: await grantAccount(db.models, f),
         grantId: f.optional('id'),
-        credits: Number(f.need('credits', POSITIVE)),
+        credits: Number(f.need('credits')),
         creditType: f.optional('type') ?? 'admin_grant',
         sourceMetadata: { granted_by: 'operator_cli' },
         expiresAt: new Date(Date.now() + days * 86_400_000),
@@ -33,24 +42,28 @@ export const creditCommands: AdminCommand[] = [
   },
   {
     name: 'credits:revoke',
-    usage: '--wallet 0x.. --grant GRANT_ID [--reason TEXT]',
     summary: 'takes back what is left of a grant',
+    flags: [
+      { name: 'wallet', arg: '0x..', required: true, pattern: WALLET, description: 'the wallet holding the grant' },
+      { name: 'grant', arg: 'GRANT_ID', required: true, description: 'the grant to take back' },
+      { name: 'reason', arg: 'TEXT', description: 'recorded with the revocation' },
+    ],
     run: async ({ db }, f) => {
-      const result = await new LedgerStore(db.models).revokeGrant({ wallet: f.need('wallet', WALLET).toLowerCase(), grantId: f.need('grant'), reason: f.optional('reason') });
+      const result = await new LedgerStore(db.models).revokeGrant({ wallet: f.need('wallet').toLowerCase(), grantId: f.need('grant'), reason: f.optional('reason') });
       if (result === null) throw new Error('no such grant for that wallet');
       return result;
     },
   },
   {
     name: 'credits:balance',
-    usage: '--wallet 0x..',
     summary: "a wallet's balance and next expiration",
-    run: ({ db }, f) => new LedgerStore(db.models).balance(f.need('wallet', WALLET).toLowerCase()),
+    flags: [{ name: 'wallet', arg: '0x..', required: true, pattern: WALLET, description: 'whose balance' }],
+    run: ({ db }, f) => new LedgerStore(db.models).balance(f.need('wallet').toLowerCase()),
   },
   {
     name: 'credits:expire-now',
-    usage: '',
     summary: 'runs the expiry sweep through Temporal and waits for it',
+    flags: [],
     run: ({ temporal }) => runExpirySweep(temporal(), `cli-${Date.now()}`),
   },
 ];

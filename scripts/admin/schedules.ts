@@ -6,7 +6,7 @@ import { ScheduleRepository, type Schedule } from '../../shared/schedules/reposi
 import { SCHEDULE_ID } from '../../shared/schedules/schemas';
 import { WorkflowRepository } from '../../shared/workflows/repository';
 import { WorkspaceRepository } from '../../shared/workspaces/repository';
-import { type AdminCommand, type AdminContext, type Flags, UsageError } from './command';
+import { type AdminCommand, type AdminContext, type FlagSpec, type Flags, UsageError } from './command';
 
 const BUDGET = /^bud_[A-Za-z0-9_-]{1,64}$/;
 const WORKFLOW = /^wf_[A-Za-z0-9_-]{1,64}$/;
@@ -26,8 +26,10 @@ async function views(ctx: AdminContext, schedules: Schedule[]) {
   });
 }
 
+const SCHEDULE_FLAG: FlagSpec[] = [{ name: 'schedule', arg: 'sch_..', required: true, pattern: SCHEDULE_ID, description: 'the schedule (schedule:list shows them)' }];
+
 async function need(ctx: AdminContext, f: Flags): Promise<Schedule> {
-  const s = await repo(ctx).get(f.need('schedule', SCHEDULE_ID));
+  const s = await repo(ctx).get(f.need('schedule'));
   if (!s) throw new Error('no such schedule');
   return s;
 }
@@ -35,14 +37,20 @@ async function need(ctx: AdminContext, f: Flags): Promise<Schedule> {
 export const scheduleCommands: AdminCommand[] = [
   {
     name: 'schedule:create',
-    usage: '--budget bud_.. --workflow wf_.. (--cron "M H DoM Mon DoW" | --every N[s|m|h|d]) --tz Area/City [--start ISO]',
     summary: 'schedules a workflow on a budget (the workflow must be on the budget); cron has five fields, no seconds',
+    flags: [
+      { name: 'budget', arg: 'bud_..', required: true, pattern: BUDGET, description: 'the budget that pays for its runs' },
+      { name: 'workflow', arg: 'wf_..', required: true, pattern: WORKFLOW, description: 'the workflow to run (listed on the budget: budget:add-workflow)' },
+      { name: 'cron', arg: '"M H DoM Mon DoW"', oneOf: 'timing', description: 'a five-field cron expression, in --tz' },
+      { name: 'every', arg: 'N[s|m|h|d]', oneOf: 'timing', pattern: EVERY, description: 'a fixed interval (seconds without a unit)' },
+      { name: 'tz', arg: 'Area/City', required: true, description: 'the IANA time zone of the timing' },
+      { name: 'start', arg: 'ISO', description: 'no occurrence before this time (default: now)' },
+    ],
     run: async (ctx, f) => {
-      const budgetId = f.need('budget', BUDGET);
-      const workflowId = f.need('workflow', WORKFLOW);
+      const budgetId = f.need('budget');
+      const workflowId = f.need('workflow');
       const cron = f.optional('cron');
-      const every = f.optional('every', EVERY);
-      if ((cron === undefined) === (every === undefined)) throw new UsageError('give exactly one of --cron or --every');
+      const every = f.optional('every');
       const start = f.optional('start');
       const startAt = start === undefined ? undefined : new Date(start);
       if (startAt && Number.isNaN(startAt.getTime())) throw new UsageError('--start is not an ISO date');
@@ -62,8 +70,8 @@ export const scheduleCommands: AdminCommand[] = [
   },
   {
     name: 'schedule:pause',
-    usage: '--schedule sch_..',
     summary: 'pauses a schedule: nothing of it is due until it is resumed',
+    flags: SCHEDULE_FLAG,
     run: async (ctx, f) => {
       const s = await need(ctx, f);
       return (await views(ctx, [await pauseSchedule(repo(ctx), s, new Date())]))[0];
@@ -71,8 +79,8 @@ export const scheduleCommands: AdminCommand[] = [
   },
   {
     name: 'schedule:resume',
-    usage: '--schedule sch_..',
     summary: 'resumes a schedule at its next occurrence after now (the paused period is not replayed)',
+    flags: SCHEDULE_FLAG,
     run: async (ctx, f) => {
       const s = await need(ctx, f);
       return (await views(ctx, [await resumeSchedule(repo(ctx), s, new Date())]))[0];
@@ -80,20 +88,37 @@ export const scheduleCommands: AdminCommand[] = [
   },
   {
     name: 'schedule:delete',
-    usage: '--schedule sch_..',
     summary: 'deletes a schedule (its claims and advance history stay on record)',
+    flags: SCHEDULE_FLAG,
     run: async (ctx, f) => ({ deleted: await repo(ctx).delete((await need(ctx, f))._id) }),
   },
   {
     name: 'schedule:reindex',
-    usage: '[--budget bud_..]',
     summary: 'rebuilds the due queue from the schedules and their claims (schedules from before the queue, or after a crash)',
-    run: async (ctx, f) => repo(ctx).rebuildDueQueue({ budgetId: f.optional('budget', BUDGET) }, new Date()),
+    flags: [{ name: 'budget', arg: 'bud_..', pattern: BUDGET, description: "only this budget's schedules" }],
+    run: async (ctx, f) => repo(ctx).rebuildDueQueue({ budgetId: f.optional('budget') }, new Date()),
   },
   {
     name: 'schedule:list',
-    usage: '[--budget bud_..] [--workspace ws_..]',
     summary: 'lists schedules with their timing, last run and current claim',
-    run: async (ctx, f) => views(ctx, await repo(ctx).list({ budgetId: f.optional('budget', BUDGET), workspaceId: f.optional('workspace', WS) })),
+    flags: [
+      { name: 'budget', arg: 'bud_..', pattern: BUDGET, description: "only this budget's schedules" },
+      { name: 'workspace', arg: 'ws_..', pattern: WS, description: "only this workspace's schedules" },
+    ],
+    view: {
+      columns: [
+        'schedule_id',
+        'workflow_id',
+        'budget_id',
+        { key: 'timing', value: (s) => s.cron ?? `every ${String(s.every_seconds)}s` },
+        { key: 'timezone', header: 'TZ' },
+        'paused',
+        'next_due_at',
+        'last_run_at',
+        'last_outcome',
+        { key: 'claim', header: 'CLAIMED_UNTIL', value: (s) => (s.claim as { lease_expires_at?: string } | null)?.lease_expires_at },
+      ],
+    },
+    run: async (ctx, f) => views(ctx, await repo(ctx).list({ budgetId: f.optional('budget'), workspaceId: f.optional('workspace') })),
   },
 ];

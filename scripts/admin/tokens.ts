@@ -4,26 +4,31 @@ import { POSITIVE, WALLET, type AdminCommand } from './command';
 export const tokenCommands: AdminCommand[] = [
   {
     name: 'token:create',
-    usage: '--wallet 0x.. [--label TEXT] [--expires-days D]',
     summary: 'mints an act_ bearer token for a wallet (shown once)',
+    flags: [
+      { name: 'wallet', arg: '0x..', required: true, pattern: WALLET, description: 'the wallet the token acts for' },
+      { name: 'label', arg: 'TEXT', description: 'a name to recognise the token by' },
+      { name: 'expires-days', arg: 'D', pattern: POSITIVE, description: 'days until it expires (default: never)' },
+    ],
     run: ({ db }, f) =>
       new AccessTokenService(db.models).issue({
-        wallet: f.need('wallet', WALLET),
+        wallet: f.need('wallet'),
         label: f.optional('label'),
-        expiresInDays: f.has('expires-days') ? Number(f.need('expires-days', POSITIVE)) : null,
+        expiresInDays: f.has('expires-days') ? Number(f.need('expires-days')) : null,
         createdBy: 'operator',
       }),
   },
   {
     name: 'token:list',
-    usage: '--wallet 0x..',
     summary: "a wallet's bearer tokens (never the secret)",
-    run: ({ db }, f) => new AccessTokenService(db.models).list(f.need('wallet', WALLET)),
+    flags: [{ name: 'wallet', arg: '0x..', required: true, pattern: WALLET, description: 'whose tokens' }],
+    view: { columns: ['token_id', 'label', 'created_at', 'created_by', 'expires_at', 'revoked_at'] },
+    run: ({ db }, f) => new AccessTokenService(db.models).list(f.need('wallet')),
   },
   {
     name: 'token:revoke',
-    usage: '--token-id tok_..',
     summary: 'revokes a bearer token',
+    flags: [{ name: 'token-id', arg: 'tok_..', required: true, description: 'the token to revoke (token:list shows them)' }],
     run: async ({ db }, f) => ({ revoked: await new AccessTokenService(db.models).revoke(f.need('token-id')) }),
   },
 ];

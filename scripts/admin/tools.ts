@@ -4,7 +4,8 @@ import { ToolRepository } from '../../shared/tools/repository';
 import { parseCategories, queryTerms, type ToolProduct } from '../../shared/tools/rules';
 import { actionInput, budgetOperatorInput, productInput, productPatch } from '../../shared/tools/schemas';
 import { runHoldHeal } from '../../temporal/tool-holds/client';
-import { UsageError, WALLET, type AdminCommand, type Flags } from './command';
+import { UsageError, WALLET, type AdminCommand, type FlagSpec, type Flags } from './command';
+import type { Column, View } from './render';
 
 function valid<T>(schema: Joi.Schema, value: unknown): T {
   const { value: clean, error } = schema.validate(value, { abortEarly: false, convert: true });
@@ -23,7 +24,7 @@ function json(f: Flags, name: string): Record<string, unknown> | undefined {
 }
 
 function bool(f: Flags, name: string): boolean | undefined {
-  const v = f.optional(name, /^(true|false)$/);
+  const v = f.optional(name);
   return v === undefined ? undefined : v === 'true';
 }
 
@@ -48,8 +49,19 @@ function shown(p: ToolProduct) {
   };
 }
 
+const ACTION_COLUMNS: Column[] = [
+  'slug',
+  'credits',
+  'x402_usd',
+  { key: 'runner', value: (a) => runnerText(a.runner as Record<string, unknown>) },
+];
+
+function runnerText(r: Record<string, unknown>): string {
+  return r.kind === 'builtin' ? `builtin ${String(r.handler)}` : `${String(r.method ?? 'POST')} ${String(r.url)}${r.secret ? ` (secret ${String(r.secret)})` : ''}`;
+}
+
 function capFlag(f: Flags, name: string): number | null {
-  const v = f.optional(name, /^(none|\d+)$/);
+  const v = f.optional(name);
   return v === undefined || v === 'none' ? null : Number(v);
 }
 
@@ -61,11 +73,32 @@ function readStdin(): string {
   }
 }
 
+const BOOL = /^(true|false)$/;
+const CAP = /^(none|\d+)$/;
+
+/** The product fields product:create and product:update share. */
+const PRODUCT_FIELDS: FlagSpec[] = [
+  { name: 'display-name', arg: 'TEXT', description: 'the name people see (default: --name)' },
+  { name: 'description', arg: 'TEXT', description: 'what the tool does' },
+  { name: 'categories', arg: 'a,b', description: 'catalog categories, comma-separated' },
+  { name: 'active', arg: 'true|false', pattern: BOOL, description: 'false hides it from the catalog and refuses calls' },
+  { name: 'private', arg: 'true|false', pattern: BOOL, description: 'true hides it from listings (callable by slug)' },
+  { name: 'extra', arg: 'JSON', description: 'extra fields stored with the product, a JSON object' },
+];
+
+/** A product for people: its fields, then its actions as a table (the parameter schemas only in --json). */
+const PRODUCT_VIEW: View = { tables: { actions: ACTION_COLUMNS } };
+
 export const toolCommands: AdminCommand[] = [
   {
     name: 'product:create',
-    usage: '--slug SLUG --name FUNCTION_NAME [--display-name T] [--description T] [--categories a,b] [--private true] [--active false] [--extra JSON]',
     summary: 'adds a product (tool) to the catalog',
+    flags: [
+      { name: 'slug', arg: 'SLUG', required: true, description: 'its URL name (lowercase, digits, dashes)' },
+      { name: 'name', arg: 'FUNCTION_NAME', required: true, description: 'the function name models call it by' },
+      ...PRODUCT_FIELDS,
+    ],
+    view: PRODUCT_VIEW,
     run: async ({ db }, f) => {
       const input = valid<Parameters<ToolRepository['createProduct']>[0]>(productInput, {
         slug: f.need('slug'),
@@ -82,8 +115,13 @@ export const toolCommands: AdminCommand[] = [
   },
   {
     name: 'product:update',
-    usage: '--product ID|SLUG [--name N] [--display-name T] [--description T] [--categories a,b] [--active true|false] [--private true|false] [--extra JSON]',
     summary: "changes a product's names, description, categories, flags or extra fields",
+    flags: [
+      { name: 'product', arg: 'ID|SLUG', required: true, description: 'the product to change' },
+      { name: 'name', arg: 'FUNCTION_NAME', description: 'the function name models call it by' },
+      ...PRODUCT_FIELDS,
+    ],
+    view: PRODUCT_VIEW,
     run: async ({ db }, f) => {
       const patch = Object.fromEntries(
         Object.entries({
@@ -101,16 +139,32 @@ export const toolCommands: AdminCommand[] = [
   },
   {
     name: 'action:add',
-    usage:
-      '--product ID|SLUG --slug SLUG --credits N (--url URL [--method POST|GET] [--timeout-ms N] [--secret NAME] [--auth-header H] [--auth-scheme S] | --builtin NAME) [--name N] [--description T] [--schema JSON | --schema-file PATH] [--x402-usd 0.05] [--replace]',
     summary: 'adds an action to a product (with --replace: replaces the action with that slug)',
+    flags: [
+      { name: 'product', arg: 'ID|SLUG', required: true, description: 'the product' },
+      { name: 'slug', arg: 'SLUG', required: true, description: "the action's URL name" },
+      { name: 'credits', arg: 'N', required: true, int: { min: 1 }, description: 'the price of one call in credits' },
+      { name: 'url', arg: 'URL', oneOf: 'runner', description: 'a vendor endpoint that runs it' },
+      { name: 'builtin', arg: 'NAME', oneOf: 'runner', description: 'a built-in handler that runs it' },
+      { name: 'method', arg: 'POST|GET', description: 'with --url: the HTTP method (default POST)' },
+      { name: 'timeout-ms', arg: 'N', int: { min: 100, max: 60_000 }, description: 'how long a call may take' },
+      { name: 'secret', arg: 'NAME', description: 'with --url: a stored vendor credential (secret:set) sent with each call' },
+      { name: 'auth-header', arg: 'H', description: 'with --secret: the header that carries it' },
+      { name: 'auth-scheme', arg: 'S', description: "with --secret: the scheme before it ('' for none)" },
+      { name: 'name', arg: 'TEXT', description: 'a display name' },
+      { name: 'description', arg: 'TEXT', description: 'what the action does' },
+      { name: 'schema', arg: 'JSON', description: 'the JSON Schema of its parameters' },
+      { name: 'schema-file', arg: 'PATH', description: 'the same, read from a file' },
+      { name: 'x402-usd', arg: '0.05', description: 'its price in USD for direct x402 calls (default: none)' },
+      { name: 'replace', description: 'replace the action with this slug instead of refusing' },
+    ],
+    view: PRODUCT_VIEW,
     run: async ({ db }, f) => {
       const schemaFile = f.optional('schema-file');
       const schema = schemaFile ? (JSON.parse(readFileSync(schemaFile, 'utf8')) as Record<string, unknown>) : json(f, 'schema');
       const builtin = f.optional('builtin');
       const url = f.optional('url');
-      if (!builtin === !url) throw new UsageError('give exactly one of --url (a vendor endpoint) or --builtin (a handler)');
-      const timeout = f.int('timeout-ms', { min: 100, max: 60_000 });
+      const timeout = f.int('timeout-ms');
       const runner = builtin
         ? { kind: 'builtin', handler: builtin, ...(timeout ? { timeout_ms: timeout } : {}) }
         : {
@@ -127,7 +181,7 @@ export const toolCommands: AdminCommand[] = [
         name: f.optional('name'),
         description: f.optional('description'),
         parameters_schema: schema,
-        credits: f.int('credits', { min: 1 }) ?? f.need('credits'),
+        credits: f.int('credits'),
         x402_usd: f.optional('x402-usd') ?? null,
         runner: JSON.parse(JSON.stringify(runner)),
       });
@@ -136,11 +190,30 @@ export const toolCommands: AdminCommand[] = [
   },
   {
     name: 'product:list',
-    usage: '[--query WORDS] [--categories a,b] [--all] [--page N] [--page-size N]',
     summary: 'lists products (--all includes private and inactive ones)',
+    flags: [
+      { name: 'query', arg: 'WORDS', description: 'words to find in names and descriptions' },
+      { name: 'categories', arg: 'a,b', description: 'only products in these categories' },
+      { name: 'all', description: 'include private and inactive products' },
+      { name: 'page', arg: 'N', int: { min: 1 }, description: 'which page (default 1)' },
+      { name: 'page-size', arg: 'N', int: { min: 1, max: 1000 }, description: 'products per page (default 100)' },
+    ],
+    view: {
+      tables: {
+        products: [
+          'product_id',
+          'slug',
+          { key: 'display_name', header: 'NAME', max: 28 },
+          'categories',
+          'active',
+          'private',
+          { key: 'actions', value: (p) => (p.actions as { slug: string; credits: number }[]).map((a) => `${a.slug}:${a.credits}`) },
+        ],
+      },
+    },
     run: async ({ db }, f) => {
-      const page = f.int('page', { min: 1 }) ?? 1;
-      const pageSize = f.int('page-size', { min: 1, max: 1000 }) ?? 100;
+      const page = f.int('page') ?? 1;
+      const pageSize = f.int('page-size') ?? 100;
       const { items, total } = await new ToolRepository(db.models).listProducts(
         { terms: queryTerms(f.optional('query')), categories: parseCategories(f.optional('categories')), page, pageSize },
         { includeHidden: f.has('all') },
@@ -150,10 +223,14 @@ export const toolCommands: AdminCommand[] = [
   },
   {
     name: 'secret:set',
-    usage: '--name NAME [--from-env VAR]   (the value is read from $VAR, else from stdin; never from the command line)',
     summary: 'stores a vendor credential encrypted (AES-256-GCM, TOOL_SECRETS_KEY); actions use it by --secret NAME',
+    flags: [
+      { name: 'name', arg: 'NAME', required: true, pattern: /^[A-Za-z0-9_.:-]{1,64}$/, description: 'the name actions refer to' },
+      { name: 'from-env', arg: 'VAR', description: 'read the value from this environment variable (default: stdin)' },
+    ],
+    note: 'The value is read from $VAR or stdin, never from the command line.',
     run: async ({ config, db }, f) => {
-      const name = f.need('name', /^[A-Za-z0-9_.:-]{1,64}$/);
+      const name = f.need('name');
       const fromEnv = f.optional('from-env');
       const value = fromEnv ? process.env[fromEnv] : readStdin();
       if (!value) throw new UsageError(fromEnv ? `$${fromEnv} is empty` : 'no secret on stdin');
@@ -163,17 +240,21 @@ export const toolCommands: AdminCommand[] = [
   },
   {
     name: 'secret:list',
-    usage: '',
     summary: 'names of the stored vendor credentials (never their values)',
+    flags: [],
     run: async ({ db }) => ({ secrets: await new ToolRepository(db.models).listSecretNames() }),
   },
   {
     name: 'wallet-budget:set',
-    usage: '--wallet 0x.. [--per-call N|none] [--daily N|none]',
     summary: "sets a wallet's tool budget (credits per call and per UTC day; none: no cap)",
+    flags: [
+      { name: 'wallet', arg: '0x..', required: true, pattern: WALLET, description: 'whose budget' },
+      { name: 'per-call', arg: 'N|none', pattern: CAP, description: 'the most credits one call may cost (default none)' },
+      { name: 'daily', arg: 'N|none', pattern: CAP, description: 'the most credits per UTC day (default none)' },
+    ],
     run: async ({ db }, f) => {
       const input = valid<{ wallet: string; per_call_credits: number | null; daily_credits: number | null }>(budgetOperatorInput, {
-        wallet: f.need('wallet', WALLET),
+        wallet: f.need('wallet'),
         per_call_credits: capFlag(f, 'per-call'),
         daily_credits: capFlag(f, 'daily'),
       });
@@ -182,8 +263,8 @@ export const toolCommands: AdminCommand[] = [
   },
   {
     name: 'tools:heal-holds',
-    usage: '[--older-than-minutes N]',
     summary: 'runs the stale-hold healer through Temporal now and waits for it',
-    run: ({ config, temporal }, f) => runHoldHeal(temporal(), `cli-${Date.now()}`, f.int('older-than-minutes', { min: 0 }) ?? config.tools.holdStaleMinutes),
+    flags: [{ name: 'older-than-minutes', arg: 'N', int: { min: 0 }, description: 'heal holds older than this (default: the configured staleness)' }],
+    run: ({ config, temporal }, f) => runHoldHeal(temporal(), `cli-${Date.now()}`, f.int('older-than-minutes') ?? config.tools.holdStaleMinutes),
   },
 ];

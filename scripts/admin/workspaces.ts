@@ -15,87 +15,119 @@ function repo({ config, db }: AdminContext): WorkspaceRepository {
 export const workspaceCommands: AdminCommand[] = [
   {
     name: 'workspace:create',
-    usage: '--name TEXT',
     summary: 'creates a workspace (its ledger account is ws:<id>)',
+    flags: [{ name: 'name', arg: 'TEXT', required: true, description: 'its name' }],
     run: (ctx, f) => repo(ctx).createWorkspace({ name: f.need('name') }),
   },
   {
     name: 'budget:create',
-    usage: '--workspace ws_.. --name TEXT [--daily N] [--total N]',
     summary: "creates a budget on a workspace's credits; prints its budget_key once",
+    flags: [
+      { name: 'workspace', arg: 'ws_..', required: true, pattern: WS, description: 'whose credits it spends' },
+      { name: 'name', arg: 'TEXT', required: true, description: 'its name' },
+      { name: 'daily', arg: 'N', pattern: CREDITS, description: 'the most credits per UTC day (default: no cap)' },
+      { name: 'total', arg: 'N', pattern: CREDITS, description: 'the most credits in all (default: no cap)' },
+    ],
     run: async (ctx, f) => {
       const { budget, budgetKey } = await repo(ctx).createBudget({
-        workspaceId: f.need('workspace', WS),
+        workspaceId: f.need('workspace'),
         name: f.need('name'),
-        dailyCredits: f.has('daily') ? Number(f.need('daily', CREDITS)) : null,
-        totalCredits: f.has('total') ? Number(f.need('total', CREDITS)) : null,
+        dailyCredits: f.has('daily') ? Number(f.need('daily')) : null,
+        totalCredits: f.has('total') ? Number(f.need('total')) : null,
       });
       return { budget, budget_key: budgetKey };
     },
   },
   {
     name: 'budget:add-workflow',
-    usage: '--budget bud_.. --workflow wf_..',
     summary: 'lists a workflow on a budget (idempotent)',
-    run: (ctx, f) => repo(ctx).addWorkflowToBudget(f.need('budget', BUDGET), f.need('workflow', WORKFLOW)),
+    flags: [
+      { name: 'budget', arg: 'bud_..', required: true, pattern: BUDGET, description: 'the budget' },
+      { name: 'workflow', arg: 'wf_..', required: true, pattern: WORKFLOW, description: 'the workflow its keys may then run' },
+    ],
+    run: (ctx, f) => repo(ctx).addWorkflowToBudget(f.need('budget'), f.need('workflow')),
   },
   {
     name: 'apikey:create',
-    usage: '--workspace ws_.. [--label TEXT]',
     summary: 'mints a workspace API key (wak_…, shown once)',
+    flags: [
+      { name: 'workspace', arg: 'ws_..', required: true, pattern: WS, description: 'the workspace' },
+      { name: 'label', arg: 'TEXT', description: 'a name to recognise the key by' },
+    ],
     run: async (ctx, f) => {
-      const { apiKey, apiKeyId } = await repo(ctx).createApiKey({ workspaceId: f.need('workspace', WS), label: f.optional('label') });
+      const { apiKey, apiKeyId } = await repo(ctx).createApiKey({ workspaceId: f.need('workspace'), label: f.optional('label') });
       return { api_key: apiKey, api_key_id: apiKeyId };
     },
   },
   {
     name: 'group:create',
-    usage: '--budget bud_.. --name TEXT',
     summary: 'creates an agent group on a budget; prints its agt_ token and webhook secret once',
+    flags: [
+      { name: 'budget', arg: 'bud_..', required: true, pattern: BUDGET, description: 'the budget its runs spend' },
+      { name: 'name', arg: 'TEXT', required: true, description: 'its name' },
+    ],
     run: async (ctx, f) => {
-      const r = await repo(ctx).createGroup({ budgetId: f.need('budget', BUDGET), name: f.need('name') });
+      const r = await repo(ctx).createGroup({ budgetId: f.need('budget'), name: f.need('name') });
       return { group: r.group, token: r.token, token_id: r.tokenId, webhook_secret: r.webhookSecret };
     },
   },
   {
     name: 'group:token',
-    usage: '--group grp_.. [--label TEXT]',
     summary: 'mints another agt_ bearer token for a group (shown once)',
+    flags: [
+      { name: 'group', arg: 'grp_..', required: true, pattern: GROUP, description: 'the group' },
+      { name: 'label', arg: 'TEXT', description: 'a name to recognise the token by' },
+    ],
     run: async (ctx, f) => {
-      const r = await repo(ctx).issueGroupToken(f.need('group', GROUP), { label: f.optional('label') });
+      const r = await repo(ctx).issueGroupToken(f.need('group'), { label: f.optional('label') });
       return { group_id: f.need('group'), token: r.token, token_id: r.tokenId };
     },
   },
   {
     name: 'group:token-revoke',
-    usage: '--token-id agtid_..',
     summary: 'revokes an agent group token',
+    flags: [{ name: 'token-id', arg: 'agtid_..', required: true, description: 'the token to revoke (its token_id)' }],
     run: async (ctx, f) => ({ revoked: await repo(ctx).revokeGroupToken(f.need('token-id')) }),
   },
   {
     name: 'credential:set',
-    usage: '--workspace ws_.. --name NAME (--value TEXT | --value-env VAR)',
     summary: 'stores a workspace credential, encrypted (the value is never printed)',
+    flags: [
+      { name: 'workspace', arg: 'ws_..', required: true, pattern: WS, description: 'the workspace' },
+      { name: 'name', arg: 'NAME', required: true, description: 'the name workflows refer to' },
+      { name: 'value', arg: 'TEXT', oneOf: 'value', description: 'the value' },
+      { name: 'value-env', arg: 'VAR', oneOf: 'value', description: 'read the value from this environment variable' },
+    ],
     run: (ctx, f) => {
       const fromEnv = f.optional('value-env');
       const value = fromEnv !== undefined ? process.env[fromEnv] : f.need('value');
       if (value === undefined) throw new Error(`environment variable ${fromEnv} is not set`);
-      return repo(ctx).setCredential({ workspaceId: f.need('workspace', WS), name: f.need('name'), value });
+      return repo(ctx).setCredential({ workspaceId: f.need('workspace'), name: f.need('name'), value });
     },
   },
   {
     name: 'approval:list',
-    usage: '[--status open|approved] [--workspace ws_..]',
     summary: 'approval requests opened by blocked triggers',
+    flags: [
+      { name: 'status', arg: 'open|approved', pattern: /^(open|approved)$/, description: 'only requests in this status' },
+      { name: 'workspace', arg: 'ws_..', pattern: WS, description: "only this workspace's requests" },
+    ],
+    view: {
+      columns: ['_id', 'kind', 'status', 'workspace_id', 'budget_id', { key: 'subject', value: (a) => a.workflow_id ?? a.credential_name }, { key: 'reason', max: 40 }, 'created_at'],
+    },
     run: (ctx, f) => {
-      const status = f.optional('status', /^(open|approved)$/) as 'open' | 'approved' | undefined;
-      return repo(ctx).listApprovals({ status, workspaceId: f.optional('workspace', WS) });
+      const status = f.optional('status') as 'open' | 'approved' | undefined;
+      return repo(ctx).listApprovals({ status, workspaceId: f.optional('workspace') });
     },
   },
   {
     name: 'approval:approve',
-    usage: '--id apr_.. [--value TEXT] [--by NAME]',
     summary: 'resolves a request: lists the workflow on the budget / accepts the credential (optionally setting it)',
-    run: (ctx, f) => repo(ctx).approve(f.need('id', APPROVAL), { by: f.optional('by') ?? 'operator_cli', credentialValue: f.optional('value') }),
+    flags: [
+      { name: 'id', arg: 'apr_..', required: true, pattern: APPROVAL, description: 'the request (approval:list shows them)' },
+      { name: 'value', arg: 'TEXT', description: 'for a credential request: the value to store' },
+      { name: 'by', arg: 'NAME', description: 'who approved it (default operator_cli)' },
+    ],
+    run: (ctx, f) => repo(ctx).approve(f.need('id'), { by: f.optional('by') ?? 'operator_cli', credentialValue: f.optional('value') }),
   },
 ];

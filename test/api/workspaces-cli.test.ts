@@ -60,7 +60,7 @@ describe('workspace and workflow operator commands through the real CLI', () => 
     expect((await admin('approval:list', '--status', 'open')).map((a: any) => a._id)).toEqual([apr._id]);
     expect(await admin('approval:approve', '--id', apr._id)).toMatchObject({ status: 'approved', approved_by: 'operator_cli' });
     expect(await repo.isWorkflowOnBudget(budget._id, 'wf_other')).toBe(true);
-  }, 120_000);
+  }, 240_000);
 
   it('refuses an invalid definition listing the problem paths, and bad flag combinations', async () => {
     const file = path.join(dir, 'bad.json');
@@ -68,5 +68,5 @@ describe('workspace and workflow operator commands through the real CLI', () => 
     await expect(admin('workflow:create', '--file', file)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('edges[0].to: no node "b"') });
     await expect(admin('credits:grant', '--credits', '5')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('exactly one of --wallet or --workspace') });
     await expect(admin('credits:grant', '--workspace', 'ws_missing', '--credits', '5')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('no such workspace') });
-  }, 60_000);
+  }, 240_000);
 });
