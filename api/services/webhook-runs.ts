@@ -12,6 +12,7 @@ import { isTerminal, type RunRecord } from '../../shared/runs/types';
 import { canonicalJson } from '../../shared/signing/canonical-json';
 import type { RunnableWorkflow } from '../../shared/workflows/repository';
 import { WorkflowRepository } from '../../shared/workflows/repository';
+import { compareSemver } from '../../shared/workflows/semver';
 import type { GroupAccess } from '../../shared/workspaces/repository';
 import { WorkspaceRepository } from '../../shared/workspaces/repository';
 import type { TemporalHandle } from '../../temporal/connection';
@@ -68,8 +69,11 @@ export class WebhookRunService {
       throw errors.badRequest('invalid_request', `request_metadata must be at most ${MAX_METADATA_BYTES} bytes of JSON`);
     }
     if (body.callback_url) this.checkCallbackHost(body.callback_url);
-    const wf = await this.workflows.runnable(workflowId);
-    if (!wf || (wf.workspace_id !== null && wf.workspace_id !== access.workspace._id)) throw errors.notFound('workflow_not_found', `no workflow ${workflowId}`);
+    const latest = await this.workflows.runnable(workflowId);
+    if (!latest || (latest.workspace_id !== null && latest.workspace_id !== access.workspace._id)) throw errors.notFound('workflow_not_found', `no workflow ${workflowId}`);
+    // Only the workspace's own workflows run unpublished: a third party's draft is never run.
+    if (latest.version === null && latest.workspace_id !== access.workspace._id) throw errors.notFound('workflow_not_found', `workflow ${workflowId} has no published version`);
+    const wf = await this.approvedVersion(access, latest);
     const requestHash = createHash('sha256')
       .update(canonicalJson({ workflow_id: workflowId, prompt: body.prompt, callback_url: body.callback_url ?? null, request_metadata: body.request_metadata ?? null }))
       .digest('hex');
@@ -95,6 +99,34 @@ export class WebhookRunService {
       throw err;
     }
     return { httpStatus: 200, record: { run: doc, cancel: null }, statusUrl: this.statusUrl(runId), replayed: false };
+  }
+
+  /**
+   * The graph the group's budget approved: its pinned version (a link made before pinning pins
+   * the latest published now). A newer published version opens an approval request for it and
+   * the approved one runs meanwhile; an unlisted workflow is refused later (refuseIfBlocked).
+   */
+  private async approvedVersion(access: RunOwner, latest: RunnableWorkflow): Promise<RunnableWorkflow> {
+    const id = latest.workflow_id;
+    if (latest.version === null || !access.budget.workflow_ids.includes(id)) return latest;
+    const pinned = access.budget.workflow_versions[id] ?? (await this.workspaces.pinBudgetWorkflow(access.budget._id, id, latest.version));
+    if (pinned === latest.version) return latest;
+    const approved = await this.workflows.runnableVersion(latest, pinned);
+    if (!approved) {
+      throw errors.conflict('workflow_version_unavailable', `budget ${access.budget._id} approved version ${pinned} of workflow ${id}, which is not published; approve a published version`);
+    }
+    if (compareSemver(latest.version, pinned) > 0) {
+      await this.workspaces.openApproval({
+        kind: 'add_workflow',
+        workspaceId: access.workspace._id,
+        budgetId: access.budget._id,
+        workflowId: id,
+        workflowVersion: latest.version,
+        groupId: access.group._id,
+        reason: `workflow ${id} published version ${latest.version}; budget ${access.budget._id} runs its approved version ${pinned} until this is approved`,
+      });
+    }
+    return approved;
   }
 
   /** The same request id again: same body → the existing run; another body → 409. */
@@ -171,7 +203,7 @@ export class WebhookRunService {
 
     const ws = access.workspace._id;
     const workflowRequest = addWorkflow
-      ? await this.workspaces.openApproval({ kind: 'add_workflow', workspaceId: ws, budgetId: access.budget._id, workflowId: wf.workflow_id, groupId: access.group._id, reason: `agent group ${access.group._id} triggered workflow ${wf.workflow_id}, which budget ${access.budget._id} does not list` })
+      ? await this.workspaces.openApproval({ kind: 'add_workflow', workspaceId: ws, budgetId: access.budget._id, workflowId: wf.workflow_id, workflowVersion: wf.version, groupId: access.group._id, reason: `agent group ${access.group._id} triggered workflow ${wf.workflow_id}, which budget ${access.budget._id} does not list` })
       : null;
     const credentialRequests = await Promise.all(
       missing.map((name) => this.workspaces.openApproval({ kind: 'credential', workspaceId: ws, workflowId: wf.workflow_id, groupId: access.group._id, credentialName: name, reason: `workflow ${wf.workflow_id} needs credential ${name}` })),

@@ -35,9 +35,9 @@ export const workspaceCommands: AdminCommand[] = [
   },
   {
     name: 'budget:add-workflow',
-    usage: '--budget bud_.. --workflow wf_..',
-    summary: 'lists a workflow on a budget (idempotent)',
-    run: (ctx, f) => repo(ctx).addWorkflowToBudget(f.need('budget', BUDGET), f.need('workflow', WORKFLOW)),
+    usage: '--budget bud_.. --workflow wf_.. [--version X.Y.Z]',
+    summary: 'lists a workflow on a budget, approving that published version (without: the latest at first use); idempotent',
+    run: (ctx, f) => repo(ctx).addWorkflowToBudget(f.need('budget', BUDGET), f.need('workflow', WORKFLOW), new Date(), f.optional('version', /^\d+\.\d+\.\d+$/) ?? null),
   },
   {
     name: 'apikey:create',
