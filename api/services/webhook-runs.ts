@@ -151,6 +151,7 @@ export class WebhookRunService {
       edges: wf.edges,
       callback: run.callback_url ? this.config.callbacks : null,
       nodeStartTimeoutMs: this.config.runNodeStartTimeoutMs,
+      untrusted: wf.workspace_id === null,
     });
   }
 
