@@ -13,6 +13,9 @@ import { canonicalJson } from '../../shared/signing/canonical-json';
 import type { RunnableWorkflow } from '../../shared/workflows/repository';
 import { WorkflowRepository } from '../../shared/workflows/repository';
 import { compareSemver } from '../../shared/workflows/semver';
+import { modelStartCredits } from '../../shared/workflows/model-pricing';
+import { LedgerStore } from '../../shared/credits/ledger-store';
+import { workspaceAccount } from '../../shared/workspaces/types';
 import type { GroupAccess } from '../../shared/workspaces/repository';
 import { WorkspaceRepository } from '../../shared/workspaces/repository';
 import type { TemporalHandle } from '../../temporal/connection';
@@ -40,6 +43,7 @@ export class WebhookRunService {
   private readonly runs: RunRepository;
   private readonly workflows: WorkflowRepository;
   private readonly workspaces: WorkspaceRepository;
+  private readonly ledger: LedgerStore;
 
   constructor(
     models: Models,
@@ -49,6 +53,7 @@ export class WebhookRunService {
     this.runs = new RunRepository(models);
     this.workflows = new WorkflowRepository(models);
     this.workspaces = new WorkspaceRepository(models, config.credentialsKey);
+    this.ledger = new LedgerStore(models);
   }
 
   /** The group an `Authorization: Bearer agt_…` header speaks for, or 401. */
@@ -83,6 +88,7 @@ export class WebhookRunService {
       if (seen) return this.replay(access, wf, body, seen, requestHash);
     }
     await this.refuseIfBlocked(access, wf);
+    await this.refuseIfUnfunded(access, wf);
 
     const runId = `run_${randomBytes(12).toString('hex')}`;
     if (body.request_id) {
@@ -223,6 +229,21 @@ export class WebhookRunService {
     if (addWorkflow) throw errors.conflict('workflow_not_on_budget', `workflow ${wf.workflow_id} is not on this group's budget; an approval request was opened`, { extra: { data } });
     if (missing.length) throw errors.conflict('missing_credentials', `workflow ${wf.workflow_id} needs credentials the workspace has not set: ${missing.join(', ')}`, { extra: { data } });
     throw errors.conflict('setup_required', `workflow ${wf.workflow_id} needs a model endpoint this deployment has not configured`, { extra: { data } });
+  }
+
+  /**
+   * A run that can reach a model node starts only when the workspace's balance covers the least
+   * its largest model node holds; each node still holds (and may fail) on its own when it runs.
+   */
+  private async refuseIfUnfunded(access: RunOwner, wf: RunnableWorkflow): Promise<void> {
+    const model = this.config.model;
+    const required = model ? modelStartCredits(wf.nodes, model.creditsPer1kTokens) : 0;
+    if (required === 0) return;
+    const { balance } = await this.ledger.balance(workspaceAccount(access.workspace._id));
+    if (balance >= required) return;
+    throw errors.paymentRequired('insufficient_credits', `workflow ${wf.workflow_id} calls a model, paid from the workspace's credits: a run needs at least ${required} credits; the balance is ${balance}; no run was started`, {
+      details: { balance, credits_required: required },
+    });
   }
 
   /** Literal addresses are judged now; host names when the callback is delivered (they may move). */
