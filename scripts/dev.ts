@@ -106,7 +106,7 @@ async function main(): Promise<void> {
     const worker: ManagedProcess = await startProcess({
       name: 'worker',
       command: tsx,
-      args: ['workers/main.ts', '--queues', 'all'],
+      args: ['workers/main.ts', '--queues', 'trusted'],
       cwd: ROOT,
       env,
       inheritOutput: true,
@@ -114,6 +114,18 @@ async function main(): Promise<void> {
     });
     remember(worker);
     stops.push(worker.stop);
+    // Wallet-authored graphs' nodes in a process of their own, as in docker-compose.yml.
+    const untrustedWorker: ManagedProcess = await startProcess({
+      name: 'untrusted worker',
+      command: tsx,
+      args: ['workers/main.ts', '--queues', 'untrusted'],
+      cwd: ROOT,
+      env,
+      inheritOutput: true,
+      ready: async () => true,
+    });
+    remember(untrustedWorker);
+    stops.push(untrustedWorker.stop);
     const api: ManagedProcess = await startProcess({
       name: 'api',
       command: tsx,

@@ -10,4 +10,6 @@ export interface QueueDefinition {
   activities(deps: WorkerDeps): object;
   /** Worker settings this queue needs (e.g. a short heartbeat throttle so cancels reach slow calls fast). */
   workerOptions?: Pick<WorkerOptions, 'maxHeartbeatThrottleInterval' | 'maxConcurrentActivityTaskExecutions'>;
+  /** Serves wallet-authored graphs' nodes: run in a worker process apart from every trusted queue. */
+  untrusted?: true;
 }

@@ -1,3 +1,5 @@
+import type { NodeType } from '../shared/workflows/types';
+import { NODE_QUEUES, UNTRUSTED_NODE_QUEUES } from '../temporal/webhook-runs/config';
 import type { QueueDefinition } from './queue';
 import { creditsQueue } from './credits-queue';
 import { settlementsQueue } from './settlements-queue';
@@ -13,6 +15,15 @@ import { callbacksQueue } from './callbacks-queue';
 import { schedulesQueue } from './schedules-queue';
 import { sessionsQueue } from './sessions-queue';
 
+/** The same node activities on the untrusted graphs' queue of that node kind. */
+function untrustedTwin(q: QueueDefinition): QueueDefinition {
+  const kind = (Object.keys(NODE_QUEUES) as NodeType[]).find((k) => NODE_QUEUES[k] === q.taskQueue);
+  if (!kind) throw new Error(`${q.key} is not a node queue`);
+  return { ...q, key: `untrusted-${q.key}`, taskQueue: UNTRUSTED_NODE_QUEUES[kind], untrusted: true };
+}
+
+const NODE_QUEUE_DEFINITIONS = [nodeTemplateQueue, nodeConditionQueue, nodeModelQueue, nodeToolQueue];
+
 /** Every queue a worker can serve. Adding a worker: see docs/adding-a-worker.md. */
 export const QUEUES: readonly QueueDefinition[] = [
   systemQueue,
@@ -21,17 +32,21 @@ export const QUEUES: readonly QueueDefinition[] = [
   toolsQueue,
   jobsQueue,
   runsQueue,
-  nodeTemplateQueue,
-  nodeConditionQueue,
-  nodeModelQueue,
-  nodeToolQueue,
+  ...NODE_QUEUE_DEFINITIONS,
   callbacksQueue,
   schedulesQueue,
   sessionsQueue,
+  ...NODE_QUEUE_DEFINITIONS.map(untrustedTwin),
 ];
 
+/**
+ * Queue keys, or a group: `all`, `trusted` (every queue but the untrusted ones) or `untrusted`
+ * (wallet-authored graphs' nodes; production runs them in a worker process of their own).
+ */
 export function selectQueues(keys: string[] | 'all'): QueueDefinition[] {
   if (keys === 'all') return [...QUEUES];
+  if (keys.length === 1 && keys[0] === 'trusted') return QUEUES.filter((q) => !q.untrusted);
+  if (keys.length === 1 && keys[0] === 'untrusted') return QUEUES.filter((q) => q.untrusted);
   const unknown = keys.filter((k) => !QUEUES.some((q) => q.key === k));
   if (unknown.length > 0) {
     throw new Error(`unknown queue(s): ${unknown.join(', ')}; known: ${QUEUES.map((q) => q.key).join(', ')}`);

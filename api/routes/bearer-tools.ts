@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { issueReportBody, purchaseBody } from '../../shared/tools/schemas';
+import { perClientLimit, perWalletLimit } from '../middleware/hot-limits';
 import { bearer } from '../middleware/bearer';
 import { validate } from '../middleware/validate';
 import { instanceId, instanceMetadata, pageRequest } from '../services/tool-catalog';
@@ -17,7 +18,7 @@ export function bearerToolRoutes(services: Services): Router {
     res.set('x-instance-id', instance).json(await catalog.fetch(paging, instance));
   });
 
-  router.post('/products/purchase', bearer(services), validate({ body: purchaseBody }), async (req, res) => {
+  router.post('/products/purchase', perClientLimit(services.hotLimits.invokePerClient, 'invoke'), bearer(services), perWalletLimit(services.hotLimits.invokePerWallet, 'invoke'), validate({ body: purchaseBody }), async (req, res) => {
     const metadata = instanceMetadata(req.header('x-instance-metadata'));
     const instance = instanceId(req.header('x-instance-id'));
     const key = req.header('idempotency-key');

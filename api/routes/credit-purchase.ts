@@ -2,6 +2,7 @@ import { Router } from 'express';
 import Joi from 'joi';
 import { errors } from '../../shared/errors';
 import { walletAddress } from '../../shared/schemas/common';
+import { perClientLimit } from '../middleware/hot-limits';
 import { singlePaymentMode } from '../middleware/single-payment-mode';
 import { validate } from '../middleware/validate';
 import { purchaseCompletedBody, purchasePendingBody, purchaseStatusBody } from '../presenters/credit-purchase';
@@ -24,7 +25,7 @@ const purchaseBody = Joi.object({
 
 export function creditPurchaseRoutes(services: Services): Router {
   const router = Router();
-  router.post('/credits/purchase', singlePaymentMode, validate({ body: purchaseBody }), async (req, res) => {
+  router.post('/credits/purchase', perClientLimit(services.hotLimits.purchasePerClient, 'credit purchase'), singlePaymentMode, validate({ body: purchaseBody }), async (req, res) => {
     if (!services.purchases) throw errors.unavailable('payments_unavailable', 'x402 payments are not configured on this deployment');
     const body = res.locals.body;
     const result = await services.purchases.purchase(body, paymentHeader(req));

@@ -2,6 +2,7 @@ import { Router, type Request, type RequestHandler } from 'express';
 import type { Db } from '../../shared/db';
 import { errors } from '../../shared/errors';
 import { budgetBody as budgetSchema, creditInvokeBody, listToolsQuery, type CreditInvokeBody } from '../../shared/tools/schemas';
+import { isInvoke, perClientLimit } from '../middleware/hot-limits';
 import { jsonBody, jsonBodyErrors } from '../middleware/json-body';
 import { requireStore } from '../middleware/require-store';
 import { signed } from '../middleware/signed';
@@ -32,7 +33,7 @@ function namedAction(parameters: Record<string, unknown> | undefined): string | 
 export function toolRoutes(services: Services, db: Db): Router {
   const router = Router();
   const tools = services.tools;
-  router.use(shapeByPath, jsonBody, jsonBodyErrors, requireStore(db));
+  router.use(shapeByPath, perClientLimit(services.hotLimits.invokePerClient, 'invoke', isInvoke), jsonBody, jsonBodyErrors, requireStore(db));
 
   router.get('/', validate({ query: listToolsQuery }), async (_req, res) => {
     res.json(await tools.list(res.locals.query));

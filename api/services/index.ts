@@ -5,6 +5,7 @@ import { logger } from '../../shared/logger';
 import { AccessTokenService } from './access-tokens';
 import { CreditPurchaseService } from './credit-purchase';
 import { PaymentGate } from './payment-gate';
+import { hotLimiters } from './light-limit';
 import { CountingRateLimiter, RateLimiter } from './rate-limit';
 import { SessionService } from './sessions';
 import { ToolService } from './tools';
@@ -38,12 +39,14 @@ export function createServices(deps: AppDeps) {
   const tools = new ToolService(models, ledger, deps.config.tools.secretsKey, deps.config.publicBaseUrl);
   const setup = paymentSetup(deps.config.x402);
   if ('disabled' in setup) logger.warn('x402 payments disabled', { reason: setup.disabled });
-  const payments = 'disabled' in setup ? undefined : new PaymentGate(setup, models, deps.temporal, deps.config.x402.settleWaitMs);
+  const hotLimits = hotLimiters(deps.config.hotRateLimits);
+  const payments = 'disabled' in setup ? undefined : new PaymentGate(setup, models, deps.temporal, deps.config.x402.settleWaitMs, hotLimits.x402PerPayer);
   const webhookRuns = new WebhookRunService(models, deps.temporal, deps.config);
   const tokens = new AccessTokenService(models);
   const workspaces = new WorkspaceRepository(models, deps.config.credentialsKey);
   return {
-    sessions: new SessionService(models, deps.config.sessionNonceTtlSeconds),
+    sessions: new SessionService(models, deps.config.sessionNonceTtlSeconds, hotLimits.invokePerWallet),
+    hotLimits,
     ledger,
     payments,
     purchases:

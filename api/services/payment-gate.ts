@@ -21,6 +21,7 @@ import type { CaipNetwork, SupportedToken } from '../../shared/x402/networks';
 import type { PaymentSetup } from '../../shared/x402/setup';
 import type { TemporalHandle } from '../../temporal/connection';
 import { awaitSettlement, startSettlement } from '../../temporal/x402-settlement/client';
+import type { LocalRateLimiter } from './light-limit';
 import { checkPaymentPayload, type CheckedPaymentPayload } from './payment-payload';
 
 export interface Offer {
@@ -69,6 +70,8 @@ export class PaymentGate {
     private readonly models: Pick<Models, 'x402Payments' | 'x402InFlight'>,
     private readonly temporal: TemporalHandle,
     private readonly settleWaitMs: number,
+    /** Verified new payments per payer; a known payment's repeat is not counted. */
+    private readonly perPayer?: LocalRateLimiter,
   ) {
     this.inFlight = new InFlightPayments(models);
   }
@@ -213,6 +216,8 @@ export class PaymentGate {
     if (input.expectedPayer && verified.payer.toLowerCase() !== input.expectedPayer.toLowerCase()) {
       throw errors.badRequest('payer_mismatch', 'payer_wallet_address does not match the wallet that signed the payment');
     }
+    // Unrecorded when refused, so the same payment may be sent again once the payer has tokens.
+    this.perPayer?.enforce(`x402:payer:${verified.payer.toLowerCase()}`, 'new x402 payments from one payer');
     const now = new Date();
     const record: X402PaymentDoc = {
       _id: id,

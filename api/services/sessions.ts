@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { insertOnceGrouped, type Models } from '../../shared/db';
 import type { AuthSessionDoc } from '../../shared/db/models/auth-session';
 import { errors } from '../../shared/errors';
+import type { LocalRateLimiter } from './light-limit';
 import { buildSignedMessage, isSignatureFrom, SignedAction, signedActionParts, signedPayload, toolInvokeByIdParts, toolInvokeParts } from '../../shared/signing';
 
 /** Sessions never change once issued, so a bounded in-process cache is safe and spares a read per call. */
@@ -38,6 +39,8 @@ export class SessionService {
   constructor(
     private readonly models: Pick<Models, 'authSessions' | 'usedRequests'>,
     private readonly ttlSeconds: number,
+    /** Signed tool invokes per wallet, counted once the signature holds and before the request id is spent. */
+    private readonly invokePerWallet?: LocalRateLimiter,
   ) {}
 
   async issue(walletAddress: string, now = new Date()): Promise<AuthSessionDoc> {
@@ -100,6 +103,7 @@ export class SessionService {
     if (!(await anySignedBy(messages, envelope.signature, wallet))) {
       throw errors.unauthorized('signature_invalid', 'signature does not match wallet_address for this request');
     }
+    if (target.kind === 'tool_paths') this.invokePerWallet?.enforce(`invoke:wallet:${wallet}`, 'invokes for one wallet');
 
     const claim = insertOnceGrouped(this.models.usedRequests, { _id: `${wallet}:${envelope.request_id}`, created_at: now, expires_at: session.expires_at }).then((inserted) => {
       if (!inserted) throw errors.unauthorized('request_replayed', 'request_id was already used by this wallet');

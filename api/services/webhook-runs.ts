@@ -12,6 +12,10 @@ import { isTerminal, type RunRecord } from '../../shared/runs/types';
 import { canonicalJson } from '../../shared/signing/canonical-json';
 import type { RunnableWorkflow } from '../../shared/workflows/repository';
 import { WorkflowRepository } from '../../shared/workflows/repository';
+import { compareSemver } from '../../shared/workflows/semver';
+import { modelStartCredits } from '../../shared/workflows/model-pricing';
+import { LedgerStore } from '../../shared/credits/ledger-store';
+import { workspaceAccount } from '../../shared/workspaces/types';
 import type { GroupAccess } from '../../shared/workspaces/repository';
 import { WorkspaceRepository } from '../../shared/workspaces/repository';
 import type { TemporalHandle } from '../../temporal/connection';
@@ -39,6 +43,7 @@ export class WebhookRunService {
   private readonly runs: RunRepository;
   private readonly workflows: WorkflowRepository;
   private readonly workspaces: WorkspaceRepository;
+  private readonly ledger: LedgerStore;
 
   constructor(
     models: Models,
@@ -48,6 +53,7 @@ export class WebhookRunService {
     this.runs = new RunRepository(models);
     this.workflows = new WorkflowRepository(models);
     this.workspaces = new WorkspaceRepository(models, config.credentialsKey);
+    this.ledger = new LedgerStore(models);
   }
 
   /** The group an `Authorization: Bearer agt_…` header speaks for, or 401. */
@@ -68,8 +74,11 @@ export class WebhookRunService {
       throw errors.badRequest('invalid_request', `request_metadata must be at most ${MAX_METADATA_BYTES} bytes of JSON`);
     }
     if (body.callback_url) this.checkCallbackHost(body.callback_url);
-    const wf = await this.workflows.runnable(workflowId);
-    if (!wf || (wf.workspace_id !== null && wf.workspace_id !== access.workspace._id)) throw errors.notFound('workflow_not_found', `no workflow ${workflowId}`);
+    const latest = await this.workflows.runnable(workflowId);
+    if (!latest || (latest.workspace_id !== null && latest.workspace_id !== access.workspace._id)) throw errors.notFound('workflow_not_found', `no workflow ${workflowId}`);
+    // Only the workspace's own workflows run unpublished: a third party's draft is never run.
+    if (latest.version === null && latest.workspace_id !== access.workspace._id) throw errors.notFound('workflow_not_found', `workflow ${workflowId} has no published version`);
+    const wf = await this.approvedVersion(access, latest);
     const requestHash = createHash('sha256')
       .update(canonicalJson({ workflow_id: workflowId, prompt: body.prompt, callback_url: body.callback_url ?? null, request_metadata: body.request_metadata ?? null }))
       .digest('hex');
@@ -79,6 +88,7 @@ export class WebhookRunService {
       if (seen) return this.replay(access, wf, body, seen, requestHash);
     }
     await this.refuseIfBlocked(access, wf);
+    await this.refuseIfUnfunded(access, wf);
 
     const runId = `run_${randomBytes(12).toString('hex')}`;
     if (body.request_id) {
@@ -95,6 +105,34 @@ export class WebhookRunService {
       throw err;
     }
     return { httpStatus: 200, record: { run: doc, cancel: null }, statusUrl: this.statusUrl(runId), replayed: false };
+  }
+
+  /**
+   * The graph the group's budget approved: its pinned version (a link made before pinning pins
+   * the latest published now). A newer published version opens an approval request for it and
+   * the approved one runs meanwhile; an unlisted workflow is refused later (refuseIfBlocked).
+   */
+  private async approvedVersion(access: RunOwner, latest: RunnableWorkflow): Promise<RunnableWorkflow> {
+    const id = latest.workflow_id;
+    if (latest.version === null || !access.budget.workflow_ids.includes(id)) return latest;
+    const pinned = access.budget.workflow_versions[id] ?? (await this.workspaces.pinBudgetWorkflow(access.budget._id, id, latest.version));
+    if (pinned === latest.version) return latest;
+    const approved = await this.workflows.runnableVersion(latest, pinned);
+    if (!approved) {
+      throw errors.conflict('workflow_version_unavailable', `budget ${access.budget._id} approved version ${pinned} of workflow ${id}, which is not published; approve a published version`);
+    }
+    if (compareSemver(latest.version, pinned) > 0) {
+      await this.workspaces.openApproval({
+        kind: 'add_workflow',
+        workspaceId: access.workspace._id,
+        budgetId: access.budget._id,
+        workflowId: id,
+        workflowVersion: latest.version,
+        groupId: access.group._id,
+        reason: `workflow ${id} published version ${latest.version}; budget ${access.budget._id} runs its approved version ${pinned} until this is approved`,
+      });
+    }
+    return approved;
   }
 
   /** The same request id again: same body → the existing run; another body → 409. */
@@ -119,6 +157,7 @@ export class WebhookRunService {
       edges: wf.edges,
       callback: run.callback_url ? this.config.callbacks : null,
       nodeStartTimeoutMs: this.config.runNodeStartTimeoutMs,
+      untrusted: wf.workspace_id === null,
     });
   }
 
@@ -171,7 +210,7 @@ export class WebhookRunService {
 
     const ws = access.workspace._id;
     const workflowRequest = addWorkflow
-      ? await this.workspaces.openApproval({ kind: 'add_workflow', workspaceId: ws, budgetId: access.budget._id, workflowId: wf.workflow_id, groupId: access.group._id, reason: `agent group ${access.group._id} triggered workflow ${wf.workflow_id}, which budget ${access.budget._id} does not list` })
+      ? await this.workspaces.openApproval({ kind: 'add_workflow', workspaceId: ws, budgetId: access.budget._id, workflowId: wf.workflow_id, workflowVersion: wf.version, groupId: access.group._id, reason: `agent group ${access.group._id} triggered workflow ${wf.workflow_id}, which budget ${access.budget._id} does not list` })
       : null;
     const credentialRequests = await Promise.all(
       missing.map((name) => this.workspaces.openApproval({ kind: 'credential', workspaceId: ws, workflowId: wf.workflow_id, groupId: access.group._id, credentialName: name, reason: `workflow ${wf.workflow_id} needs credential ${name}` })),
@@ -190,6 +229,21 @@ export class WebhookRunService {
     if (addWorkflow) throw errors.conflict('workflow_not_on_budget', `workflow ${wf.workflow_id} is not on this group's budget; an approval request was opened`, { extra: { data } });
     if (missing.length) throw errors.conflict('missing_credentials', `workflow ${wf.workflow_id} needs credentials the workspace has not set: ${missing.join(', ')}`, { extra: { data } });
     throw errors.conflict('setup_required', `workflow ${wf.workflow_id} needs a model endpoint this deployment has not configured`, { extra: { data } });
+  }
+
+  /**
+   * A run that can reach a model node starts only when the workspace's balance covers the least
+   * its largest model node holds; each node still holds (and may fail) on its own when it runs.
+   */
+  private async refuseIfUnfunded(access: RunOwner, wf: RunnableWorkflow): Promise<void> {
+    const model = this.config.model;
+    const required = model ? modelStartCredits(wf.nodes, model.creditsPer1kTokens) : 0;
+    if (required === 0) return;
+    const { balance } = await this.ledger.balance(workspaceAccount(access.workspace._id));
+    if (balance >= required) return;
+    throw errors.paymentRequired('insufficient_credits', `workflow ${wf.workflow_id} calls a model, paid from the workspace's credits: a run needs at least ${required} credits; the balance is ${balance}; no run was started`, {
+      details: { balance, credits_required: required },
+    });
   }
 
   /** Literal addresses are judged now; host names when the callback is delivered (they may move). */

@@ -7,7 +7,7 @@ import { logger } from '../../shared/logger';
 import { activeSessionKey, WorkflowSessionRepository } from '../../shared/workflow-sessions/repository';
 import { DEFAULT_INSTANCE } from '../../shared/workflow-sessions/schemas';
 import type { SessionState } from '../../shared/workflow-sessions/types';
-import { modelHoldCredits, modelMaxTokens } from '../../shared/workflows/model-pricing';
+import { modelStartCredits } from '../../shared/workflows/model-pricing';
 import type { WorkflowRepository } from '../../shared/workflows/repository';
 import type { WorkflowNode } from '../../shared/workflows/types';
 import type { TemporalHandle } from '../../temporal/connection';
@@ -122,13 +122,8 @@ export class WorkflowSessionService {
   private async refuseIfUnfunded(wallet: string, nodes: ReadonlyArray<WorkflowNode>): Promise<void> {
     const model = this.model;
     if (!model) return;
-    const needs = nodes.flatMap((n) => {
-      if (n.type !== 'model') return [];
-      const limit = modelMaxTokens(n.max_tokens);
-      return [limit.ok ? modelHoldCredits(0, limit.maxTokens, model.creditsPer1kTokens) : 0];
-    });
-    if (needs.length === 0) return;
-    const required = Math.max(...needs);
+    const required = modelStartCredits(nodes, model.creditsPer1kTokens);
+    if (required === 0) return;
     const { balance } = await this.ledger.balance(wallet);
     if (balance >= required) return;
     throw errors.paymentRequired('insufficient_credits', `this workflow calls a model, paid from the wallet's credits: a session needs at least ${required} credits; the balance is ${balance}; no session was started`, {

@@ -40,12 +40,13 @@ export const workspaceCommands: AdminCommand[] = [
   },
   {
     name: 'budget:add-workflow',
-    summary: 'lists a workflow on a budget (idempotent)',
+    summary: 'lists a workflow on a budget, approving that published version (without: the latest at first use); idempotent',
     flags: [
       { name: 'budget', arg: 'bud_..', required: true, pattern: BUDGET, description: 'the budget' },
       { name: 'workflow', arg: 'wf_..', required: true, pattern: WORKFLOW, description: 'the workflow its keys may then run' },
+      { name: 'version', arg: 'X.Y.Z', pattern: /^\d+\.\d+\.\d+$/, description: 'the published version approved (default: the latest, pinned at first use)' },
     ],
-    run: (ctx, f) => repo(ctx).addWorkflowToBudget(f.need('budget'), f.need('workflow')),
+    run: (ctx, f) => repo(ctx).addWorkflowToBudget(f.need('budget'), f.need('workflow'), new Date(), f.optional('version') ?? null),
   },
   {
     name: 'apikey:create',

@@ -29,6 +29,7 @@ export interface AppConfig {
   workerMetricsPort?: number;
   authRateLimits: AuthRateLimits;
   workflowRateLimits: WorkflowRateLimits;
+  hotRateLimits: HotRateLimits;
   tools: ToolsConfig;
   /** AES-256-GCM key for credentials and webhook secrets at rest (CREDENTIALS_ENCRYPTION_KEY); a fixed dev key outside production. */
   credentialsKey?: Buffer;
@@ -96,6 +97,18 @@ export interface WorkflowRateLimits {
   startPerWallet: number;
   fetchPerClient: number;
   fetchPerWallet: number;
+}
+
+/**
+ * Hot paths' limits per window, per API process (token buckets in memory, no store operation):
+ * invokes per client address and per wallet, credit purchases per client, new x402 payments per payer.
+ */
+export interface HotRateLimits {
+  windowSeconds: number;
+  invokePerClient: number;
+  invokePerWallet: number;
+  purchasePerClient: number;
+  x402PerPayer: number;
 }
 
 export interface ToolsConfig {
@@ -181,6 +194,11 @@ const envSchema = Joi.object({
   WORKFLOW_START_LIMIT_PER_WALLET: Joi.number().integer().min(1).max(100000).default(60),
   WORKFLOW_FETCH_LIMIT_PER_CLIENT: Joi.number().integer().min(1).max(100000).default(3000),
   WORKFLOW_FETCH_LIMIT_PER_WALLET: Joi.number().integer().min(1).max(100000).default(600),
+  HOT_RATE_WINDOW_SECONDS: Joi.number().integer().min(1).max(3600).default(60),
+  INVOKE_LIMIT_PER_CLIENT: Joi.number().integer().min(1).max(10_000_000).default(120_000),
+  INVOKE_LIMIT_PER_WALLET: Joi.number().integer().min(1).max(10_000_000).default(6_000),
+  PURCHASE_LIMIT_PER_CLIENT: Joi.number().integer().min(1).max(10_000_000).default(1_200),
+  X402_VERIFY_LIMIT_PER_PAYER: Joi.number().integer().min(1).max(10_000_000).default(600),
   X402_RPC_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(3000),
   X402_LOG_WINDOW_BLOCKS: Joi.number().integer().min(1).max(1000000).default(2000),
   X402_FACILITATOR_TIMEOUT_MS: Joi.number().integer().min(100).max(300000).default(15000),
@@ -326,6 +344,14 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
       startPerWallet: value.WORKFLOW_START_LIMIT_PER_WALLET,
       fetchPerClient: value.WORKFLOW_FETCH_LIMIT_PER_CLIENT,
       fetchPerWallet: value.WORKFLOW_FETCH_LIMIT_PER_WALLET,
+    }),
+    /** Per API process (in-process token buckets; docs/decisions.md "Hot-path rate limits"). */
+    hotRateLimits: Object.freeze({
+      windowSeconds: value.HOT_RATE_WINDOW_SECONDS,
+      invokePerClient: value.INVOKE_LIMIT_PER_CLIENT,
+      invokePerWallet: value.INVOKE_LIMIT_PER_WALLET,
+      purchasePerClient: value.PURCHASE_LIMIT_PER_CLIENT,
+      x402PerPayer: value.X402_VERIFY_LIMIT_PER_PAYER,
     }),
     tools: Object.freeze({
       secretsKey: value.TOOL_SECRETS_KEY ? Buffer.from(value.TOOL_SECRETS_KEY, 'hex') : DEV_TOOL_SECRETS_KEY,

@@ -34,6 +34,19 @@ export function modelHoldCredits(promptChars: number, maxTokens: number, credits
 }
 
 /**
+ * The balance a graph needs before it may start (a session or a webhook run): the least its
+ * largest model node holds (`max_tokens` alone, no prompt yet); 0 without model nodes.
+ */
+export function modelStartCredits(nodes: ReadonlyArray<{ type: string; max_tokens?: number }>, creditsPer1kTokens: number): number {
+  const needs = nodes.flatMap((n) => {
+    if (n.type !== 'model') return [];
+    const limit = modelMaxTokens(n.max_tokens);
+    return [limit.ok ? modelHoldCredits(0, limit.maxTokens, creditsPer1kTokens) : 0];
+  });
+  return needs.length ? Math.max(...needs) : 0;
+}
+
+/**
  * Credits charged after the call: the endpoint's `usage` (total, else prompt + completion),
  * capped at what was held. An answer without usage is charged the hold: we cannot know less.
  */

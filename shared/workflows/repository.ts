@@ -138,6 +138,15 @@ export class WorkflowRepository {
     };
   }
 
+  /** `workflow`'s published `version` as a run executes it, or null when that version is not published. */
+  async runnableVersion(workflow: RunnableWorkflow, version: string): Promise<RunnableWorkflow | null> {
+    if (workflow.version === version) return workflow;
+    const row = await this.versionRow(workflow.workflow_id, version);
+    if (!row) return null;
+    const graph = decodeGraph(row.graph_json);
+    return { ...workflow, version: row.version, nodes: graph.nodes, edges: graph.edges, credentials: row.credentials };
+  }
+
   // ---- job workflows and public listings (branch jobflows) ----
 
   /** Stores a draft without graph validation beyond its shape: a wallet's draft may still be empty; publish validates. */

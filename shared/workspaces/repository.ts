@@ -6,6 +6,7 @@ import type { BudgetDoc } from '../db/models/budget';
 import type { CredentialDoc } from '../db/models/credential';
 import type { WorkspaceApiKeyDoc } from '../db/models/workspace-api-key';
 import { errors } from '../errors';
+import { compareSemver } from '../workflows/semver';
 import { newId, newSecret, newWebhookSecret, SECRET_SHAPES, sha256Hex } from './keys';
 import { SecretBox } from './secret-box';
 import type { AgentGroup, ApprovalRequest, Budget, Workspace } from './types';
@@ -96,7 +97,7 @@ export class WorkspaceRepository {
     };
     await this.models.budgets.collection.insertOne(doc as never);
     const { key_hash: _h, ...rest } = doc;
-    return { budget: { ...rest, workflow_ids: [] }, budgetKey };
+    return { budget: { ...rest, workflow_ids: [], workflow_versions: {} }, budgetKey };
   }
 
   async getBudget(id: string): Promise<Budget | null> {
@@ -110,15 +111,35 @@ export class WorkspaceRepository {
   }
 
   private async withWorkflows(doc: Omit<BudgetDoc, 'key_hash'>): Promise<Budget> {
-    const links = await this.models.budgetWorkflows.find({ budget_id: doc._id }, { workflow_id: 1 }).sort({ created_at: 1 }).lean<{ workflow_id: string }[]>().exec();
-    return { ...doc, workflow_ids: links.map((l) => l.workflow_id) };
+    const links = await this.models.budgetWorkflows
+      .find({ budget_id: doc._id }, { workflow_id: 1, version: 1 })
+      .sort({ created_at: 1 })
+      .lean<{ workflow_id: string; version?: string | null }[]>()
+      .exec();
+    return { ...doc, workflow_ids: links.map((l) => l.workflow_id), workflow_versions: Object.fromEntries(links.map((l) => [l.workflow_id, l.version ?? null])) };
   }
 
-  /** Idempotent: listing a workflow twice is one link (an insert under `<budget>:<workflow>`). */
-  async addWorkflowToBudget(budgetId: string, workflowId: string, now = new Date()): Promise<Budget> {
+  /**
+   * Idempotent: listing a workflow twice is one link (an insert under `<budget>:<workflow>`).
+   * With `version`, the link approves that published version; a link already there moves to it
+   * only forward (a stale approval of an older version never rolls a budget back).
+   */
+  async addWorkflowToBudget(budgetId: string, workflowId: string, now = new Date(), version: string | null = null): Promise<Budget> {
     if (!(await this.models.budgets.exists({ _id: budgetId }))) throw errors.notFound('budget_not_found', `no budget ${budgetId}`);
-    await insertOnce(this.models.budgetWorkflows, { _id: `${budgetId}:${workflowId}`, budget_id: budgetId, workflow_id: workflowId, created_at: now });
+    const _id = `${budgetId}:${workflowId}`;
+    if (!(await insertOnce(this.models.budgetWorkflows, { _id, budget_id: budgetId, workflow_id: workflowId, version, created_at: now })) && version !== null) {
+      const link = await this.models.budgetWorkflows.findById(_id, { version: 1 }).lean<{ version?: string | null }>().exec();
+      if (!link?.version || compareSemver(version, link.version) > 0) await this.models.budgetWorkflows.updateOne({ _id }, { $set: { version } });
+    }
     return (await this.getBudget(budgetId))!;
+  }
+
+  /** Pins an unpinned link (made before pinning) to `version`; a concurrent pin wins. Returns the pinned version. */
+  async pinBudgetWorkflow(budgetId: string, workflowId: string, version: string): Promise<string> {
+    const _id = `${budgetId}:${workflowId}`;
+    await this.models.budgetWorkflows.updateOne({ _id, version: { $in: [null] } }, { $set: { version } });
+    const link = await this.models.budgetWorkflows.findById(_id, { version: 1 }).lean<{ version?: string | null }>().exec();
+    return link?.version ?? version;
   }
 
   async isWorkflowOnBudget(budgetId: string, workflowId: string): Promise<boolean> {
@@ -272,10 +293,11 @@ export class WorkspaceRepository {
     workflowId?: string | null;
     groupId?: string | null;
     credentialName?: string | null;
+    workflowVersion?: string | null;
     reason: string;
     now?: Date;
   }): Promise<ApprovalRequest> {
-    const openKey = [i.kind, i.workspaceId, i.budgetId ?? '-', i.workflowId ?? '-', i.credentialName ?? '-'].join('|');
+    const openKey = [i.kind, i.workspaceId, i.budgetId ?? '-', i.workflowId ?? '-', i.credentialName ?? '-', ...(i.workflowVersion ? [i.workflowVersion] : [])].join('|');
     const doc: ApprovalRequestDoc = {
       _id: newId('apr_'),
       open_key: openKey,
@@ -286,6 +308,7 @@ export class WorkspaceRepository {
       workflow_id: i.workflowId ?? null,
       group_id: i.groupId ?? null,
       credential_name: i.credentialName ?? null,
+      ...(i.workflowVersion ? { workflow_version: i.workflowVersion } : {}),
       reason: i.reason,
       created_at: i.now ?? new Date(),
       approved_at: null,
@@ -320,7 +343,7 @@ export class WorkspaceRepository {
     if (!doc) throw errors.notFound('approval_not_found', `no approval request ${id}`);
     if (doc.status === 'approved') return publicApproval(doc);
     if (doc.kind === 'add_workflow' && doc.budget_id && doc.workflow_id) {
-      await this.addWorkflowToBudget(doc.budget_id, doc.workflow_id);
+      await this.addWorkflowToBudget(doc.budget_id, doc.workflow_id, new Date(), doc.workflow_version ?? null);
     } else if (doc.kind === 'credential' && doc.credential_name) {
       if (o.credentialValue !== undefined) {
         await this.setCredential({ workspaceId: doc.workspace_id, name: doc.credential_name, value: o.credentialValue });

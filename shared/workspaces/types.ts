@@ -16,6 +16,8 @@ export interface Budget {
   daily_credits: number | null;
   total_credits: number | null;
   workflow_ids: string[];
+  /** The approved (pinned) version per listed workflow; null: pinned to the latest published at first use. */
+  workflow_versions: Record<string, string | null>;
   created_at: Date;
 }
 
@@ -36,6 +38,7 @@ export interface ApprovalRequest {
   workflow_id: string | null;
   group_id: string | null;
   credential_name: string | null;
+  workflow_version?: string | null;
   reason: string;
   created_at: Date;
   approved_at: Date | null;

@@ -5,7 +5,7 @@ import type { TemporalHandle } from '../connection';
 import { SA } from '../search-attributes';
 import { CALLBACK_QUEUE } from '../webhook-callbacks/config';
 import { callbackProgressQuery, type CallbackProgress } from '../webhook-callbacks/definitions';
-import { NODE_QUEUES, RUN_QUEUE } from './config';
+import { NODE_QUEUES, RUN_QUEUE, UNTRUSTED_NODE_QUEUES } from './config';
 import { runProgressQuery, type RunProgress } from './definitions';
 import type { RunQueues } from './types';
 import { webhookRunWorkflowV3 } from './workflows';
@@ -13,13 +13,15 @@ import { webhookRunWorkflowV3 } from './workflows';
 /** A request must not hang on an unreachable Temporal: fail within this, and the caller answers 503. */
 const START_DEADLINE_MS = 5000;
 
-export function runQueues(temporal: TemporalHandle): RunQueues {
+/** Where a run's parts execute: an untrusted graph's nodes on the untrusted node queues. */
+export function runQueues(temporal: TemporalHandle, untrusted = false): RunQueues {
+  const nodes = untrusted ? UNTRUSTED_NODE_QUEUES : NODE_QUEUES;
   return {
     runs: temporal.queue(RUN_QUEUE),
-    template: temporal.queue(NODE_QUEUES.template),
-    condition: temporal.queue(NODE_QUEUES.condition),
-    model: temporal.queue(NODE_QUEUES.model),
-    tool: temporal.queue(NODE_QUEUES.tool),
+    template: temporal.queue(nodes.template),
+    condition: temporal.queue(nodes.condition),
+    model: temporal.queue(nodes.model),
+    tool: temporal.queue(nodes.tool),
   };
 }
 
@@ -32,6 +34,8 @@ export interface RunStart {
   /** The callback schedule from config, when the run has a callback_url. */
   callback: CallbackConfig | null;
   nodeStartTimeoutMs: number;
+  /** A wallet-authored graph (no workspace owns it): its nodes run on the untrusted queues. */
+  untrusted: boolean;
 }
 
 /** Starts a run's workflow (id = run id) once; a second start of the same run finds the first. */
@@ -48,7 +52,7 @@ export async function startWebhookRun(temporal: TemporalHandle, s: RunStart): Pr
             groupId: s.groupId,
             nodes: s.nodes,
             edges: s.edges,
-            queues: runQueues(temporal),
+            queues: runQueues(temporal, s.untrusted),
             callback: s.callback
               ? {
                   queue: temporal.queue(CALLBACK_QUEUE),

@@ -16,6 +16,19 @@ export const NODE_QUEUES = {
 } as const satisfies Record<NodeType, string>;
 
 /**
+ * The same node kinds for untrusted graphs (wallet-authored: a run of a workflow no workspace
+ * owns, and every wallet session), served by a worker process of their own, so a poisoned node
+ * holding its slots or its event loop never delays settlements, holds, leases, payouts,
+ * callbacks or a workspace's own runs (docs/decisions.md, "Untrusted graphs on queues of their own").
+ */
+export const UNTRUSTED_NODE_QUEUES = {
+  template: 'untrusted-node-template-v1',
+  condition: 'untrusted-node-condition-v1',
+  model: 'untrusted-node-model-v1',
+  tool: 'untrusted-node-tool-v1',
+} as const satisfies Record<NodeType, string>;
+
+/**
  * A cancelled run waits for its running node to acknowledge the cancel (abort its HTTP call,
  * release held credits) before it records `cancelled`. Set explicitly: an unset
  * cancellationType is sent as TRY_CANCEL, whatever the SDK's doc comment says.

@@ -2,7 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@te
 import type { SessionEndReason, SessionInput, SessionState } from '../../shared/workflow-sessions/types';
 import type { TemporalHandle } from '../connection';
 import { SA } from '../search-attributes';
-import { NODE_QUEUES } from '../webhook-runs/config';
+import { UNTRUSTED_NODE_QUEUES } from '../webhook-runs/config';
 import { SESSION_CALL_DEADLINE_MS, SESSIONS_QUEUE } from './config';
 import { endSessionUpdate, sessionStateQuery, sessionTouchSignal } from './definitions';
 import { sessionWorkflowId } from './ids';
@@ -10,13 +10,14 @@ import { workflowSessionWorkflow } from './workflows';
 
 const within = <T>(temporal: TemporalHandle, fn: () => Promise<T>) => temporal.client.withDeadline(Date.now() + SESSION_CALL_DEADLINE_MS, fn);
 
+/** Any wallet may start a session of a published graph: its nodes always run on the untrusted queues. */
 export function sessionQueues(temporal: TemporalHandle): SessionInput['queues'] {
   return {
     sessions: temporal.queue(SESSIONS_QUEUE),
-    template: temporal.queue(NODE_QUEUES.template),
-    condition: temporal.queue(NODE_QUEUES.condition),
-    model: temporal.queue(NODE_QUEUES.model),
-    tool: temporal.queue(NODE_QUEUES.tool),
+    template: temporal.queue(UNTRUSTED_NODE_QUEUES.template),
+    condition: temporal.queue(UNTRUSTED_NODE_QUEUES.condition),
+    model: temporal.queue(UNTRUSTED_NODE_QUEUES.model),
+    tool: temporal.queue(UNTRUSTED_NODE_QUEUES.tool),
   };
 }
 

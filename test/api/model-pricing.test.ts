@@ -58,13 +58,14 @@ describe('model nodes are paid (sessions and runs, real store, Temporal, HTTP mo
     model.behave({ usage: undefined });
   });
 
-  it("a webhook run's model node is paid from the workspace: without credits the node fails insufficient_credits and the endpoint is not called", async () => {
+  it("a webhook run's model node is paid from the workspace: without the credits its model node needs the trigger is refused 402 insufficient_credits, no run, the endpoint not called", async () => {
     const g = await setupGroup(stack.db);
     const wf = await addWorkflow(stack.db, g, { name: 'ask', nodes: [{ id: 'ask', type: 'model', prompt: '{{prompt}}' }], edges: [] });
     const before = model.requests.length;
     const res = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'free?' });
-    const run = await waitForRun(stack.server.mainUrl, res.body.data.run.run_id, g.token);
-    expect(run).toMatchObject({ status: 'failed', error_code: 'insufficient_credits' });
+    expect([res.status, res.body.error]).toEqual([402, 'insufficient_credits']);
+    expect(res.body.message).toContain('at least 1024 credits');
+    expect(await stack.db.models.webhookRuns.countDocuments({ group_id: g.groupId })).toBe(0);
     expect(model.requests.length).toBe(before);
 
     await ledger.grant({ wallet: `ws:${g.workspaceId}`, credits: 2_000, creditType: 'admin_grant' });

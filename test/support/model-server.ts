@@ -20,6 +20,8 @@ export interface ModelServer {
 
 interface Behaviour {
   delayMs: number;
+  /** A delay per request (overrides delayMs), e.g. slow for one caller's prompts only. */
+  delayFor?: (body: any) => number;
   status: number;
   reply: (body: any) => string;
   model: string;
@@ -62,7 +64,7 @@ export async function startModelServer(): Promise<ModelServer> {
             ...(b.usage ? { usage: b.usage } : {}),
           }),
         );
-      }, b.delayMs);
+      }, b.delayFor?.(body) ?? b.delayMs);
       res.on('close', () => clearTimeout(timer));
     });
   });

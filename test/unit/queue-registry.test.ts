@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { QUEUES } from '../../workers/queues';
+import { QUEUES, selectQueues } from '../../workers/queues';
 
 /**
  * Every task queue the code starts workflows or activities on is served by a worker queue
@@ -42,7 +42,9 @@ describe('the worker queue registry', () => {
 
   it('is started by the compose worker (settlements once payments are configured) and documented', () => {
     const compose = fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
-    const defaults = /WORKER_QUEUES:-([a-z,-]+)\}/.exec(compose)![1].split(',');
+    const trusted = /\{WORKER_QUEUES:-([a-z,-]+)\}/.exec(compose)![1].split(',');
+    const untrusted = /\{UNTRUSTED_WORKER_QUEUES:-([a-z,-]+)\}/.exec(compose)![1].split(',');
+    const defaults = [...trusted, ...untrusted];
     const optIn = QUEUES.filter((q) => !defaults.includes(q.key)).map((q) => q.key);
     for (const key of optIn) expect(compose).toContain(`add \`${key}\` to WORKER_QUEUES`);
     expect(defaults.filter((k) => !QUEUES.some((q) => q.key === k))).toEqual([]);
@@ -51,5 +53,21 @@ describe('the worker queue registry', () => {
     const table = ops.slice(ops.indexOf('| flow | workflow id | task queue |'));
     const rows = table.slice(0, table.search(/\n(?!\|)/));
     for (const q of QUEUES) expect({ queue: q.taskQueue, inFlowTable: rows.includes(`\`${q.taskQueue}\``) }).toEqual({ queue: q.taskQueue, inFlowTable: true });
+  });
+
+  it('serves untrusted (wallet-authored) graphs\' nodes only in a process of their own: compose, make dev and the groups agree', () => {
+    const compose = fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
+    const trusted = /\{WORKER_QUEUES:-([a-z,-]+)\}/.exec(compose)![1].split(',');
+    const untrusted = /\{UNTRUSTED_WORKER_QUEUES:-([a-z,-]+)\}/.exec(compose)![1].split(',');
+    const untrustedKeys = QUEUES.filter((q) => q.untrusted).map((q) => q.key);
+    expect(untrustedKeys.length).toBe(4);
+    expect([...untrusted].sort()).toEqual([...untrustedKeys].sort());
+    expect(trusted.filter((k) => untrustedKeys.includes(k))).toEqual([]);
+    expect(selectQueues(['untrusted']).map((q) => q.key).sort()).toEqual([...untrustedKeys].sort());
+    expect(selectQueues(['trusted']).some((q) => q.untrusted)).toBe(false);
+    expect(selectQueues(['trusted']).length + untrustedKeys.length).toBe(QUEUES.length);
+    const dev = fs.readFileSync(path.join(ROOT, 'scripts/dev.ts'), 'utf8');
+    expect(dev).toContain("'--queues', 'trusted'");
+    expect(dev).toContain("'--queues', 'untrusted'");
   });
 });

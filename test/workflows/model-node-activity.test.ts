@@ -1,7 +1,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { workspaceAccount } from '../../shared/workspaces/types';
-import { createModelNodeActivities } from '../../temporal/webhook-runs/activities/model';
+import { createModelNodeActivities, modelHoldId } from '../../temporal/webhook-runs/activities/model';
 import { openTestDb } from '../support/db';
 import { startModelServer, type ModelServer } from '../support/model-server';
 import { setupGroup } from '../support/webhook-runs';
@@ -67,6 +67,22 @@ describe('model node activity in a MockActivityEnvironment', () => {
     expect(await balance(account)).toBe(4_960);
     const purchases = (await ledger.history(account, 20)).transactions.filter((t: { transaction_type: string }) => t.transaction_type === 'purchase');
     expect(purchases.map((t: { amount_credits: number }) => t.amount_credits)).toEqual([-40]);
+  });
+
+  it('a call still running when the healer releases its hold is still charged its usage, once (a direct spend)', async () => {
+    const { call, account } = await callFor(5_000);
+    model.behave({ delayMs: 800, usage: { prompt_tokens: 12, completion_tokens: 28, total_tokens: 40 } });
+    const before = model.requests.length;
+    const running = new MockActivityEnvironment().run(acts().runModelNode, call);
+    await model.waitForRequests(before + 1);
+    // What the stale-hold healer does to a hold it judges abandoned.
+    expect(await ledger.release({ account, holdId: modelHoldId(call.runId, 'ask'), reason: 'stale' })).toEqual({ released: true });
+    expect(await balance(account)).toBe(5_000);
+    expect(await running).toMatchObject({ credits_charged: 40, transaction_id: expect.any(String) });
+    expect(await balance(account)).toBe(4_960);
+    // A retry of the attempt after the spend replays it: charged once.
+    expect(await new MockActivityEnvironment().run(acts().runModelNode, call)).toMatchObject({ credits_charged: 40 });
+    expect(await balance(account)).toBe(4_960);
   });
 
   it('an account without the credits to hold: insufficient_credits, the endpoint is never called', async () => {

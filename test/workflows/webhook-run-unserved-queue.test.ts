@@ -1,3 +1,4 @@
+import { LedgerStore } from '../../shared/credits/ledger-store';
 import { runWorkers, type RunningWorkers } from '../../workers/run-workers';
 import { runsQueue } from '../../workers/runs-queue';
 import { startTestStack, type TestStack } from '../support/stack';
@@ -18,6 +19,8 @@ describe('a run whose node queue no worker serves', () => {
     stack = await startTestStack({ env: { RUN_NODE_START_TIMEOUT_MS: '1500', MODEL_API_URL: 'http://127.0.0.1:9/v1', MODEL_NAME: 'nobody' } });
     workers = await runWorkers({ config: stack.config, db: stack.db, temporal: stack.temporal, identity: `test-${process.pid}` }, [runsQueue], stack.config.temporalAddress);
     g = await setupGroup(stack.db);
+    // A trigger reaching a model node needs the workspace's credits for it.
+    await new LedgerStore(stack.db.models).grant({ wallet: `ws:${g.workspaceId}`, credits: 100, creditType: 'admin_grant' });
   }, 120_000);
   afterAll(async () => {
     await workers?.shutdown();

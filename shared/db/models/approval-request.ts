@@ -18,6 +18,8 @@ export interface ApprovalRequestDoc {
   workflow_id: string | null;
   group_id: string | null;
   credential_name: string | null;
+  /** add_workflow: the published version approving it pins (absent on older requests: the latest at first use). */
+  workflow_version?: string | null;
   reason: string;
   created_at: Date;
   approved_at: Date | null;
@@ -35,6 +37,7 @@ const schema = new Schema<ApprovalRequestDoc>(
     workflow_id: { type: String, default: null },
     group_id: { type: String, default: null },
     credential_name: { type: String, default: null },
+    workflow_version: { type: String, default: null },
     reason: { type: String, required: true },
     created_at: { type: Date, required: true },
     approved_at: { type: Date, default: null },

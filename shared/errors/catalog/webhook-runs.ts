@@ -14,6 +14,12 @@ export const webhookRunsErrors: Readonly<Record<string, ErrorEntry & { area: 'we
     meaning: 'Your group\'s budget does not list this workflow. `data.workflow_request_id` is the approval request opened for it; `data` also lists anything else missing.',
     action: 'Ask an operator to run `approval:approve --id <workflow_request_id>`, then trigger again.',
   },
+  workflow_version_unavailable: {
+    status: 409,
+    area: 'webhook runs',
+    meaning: 'Your group\'s budget approved a version of this workflow that is not published (runs execute exactly the approved version, never a newer one or a draft).',
+    action: 'Ask an operator to approve a published version (`budget:add-workflow --version` or the open approval request), then trigger again.',
+  },
   missing_credentials: {
     status: 409,
     area: 'webhook runs',

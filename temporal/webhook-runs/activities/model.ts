@@ -150,10 +150,12 @@ export function createModelNodeActivities(deps: ModelNodeDeps) {
         throw err;
       }
       const cost = modelCostCredits(parsed.usage, credits, model.creditsPer1kTokens);
-      const captured = await ledger.capture({ account, holdId, credits: cost }).catch((err: { code?: string }) => {
-        // Healed (released) while this attempt waited on the endpoint: the answer was not paid for; bounded to one call.
-        if (err.code === 'hold_not_open') return null;
-        throw err;
+      const captured = await ledger.capture({ account, holdId, credits: cost }).catch(async (err: { code?: string }) => {
+        if (err.code !== 'hold_not_open') throw err;
+        // Healed (released) while this attempt waited on the endpoint: charge the answer as a direct
+        // spend, once per hold id (a retry replays it); only an account emptied meanwhile gets it free.
+        const spent = await ledger.spend({ wallet: account, requestId: `healed:${holdId}`, credits: cost, details: JSON.stringify({ model_node: call.node.id, run_id: call.runId }) });
+        return spent.ok ? { transaction: spent.transaction } : null;
       });
       const charged = captured ? -captured.transaction.amount_credits : 0;
       if (call.budgetId && charged < credits) await charges.settle(holdId, charged);
