@@ -1,0 +1,91 @@
+import type { CompleteBody } from '../../shared/jobs/schemas';
+import type { JobWorkflowFields } from '../../shared/job-workflows/schemas';
+import type { Context } from './context';
+
+export interface Job {
+  job_id: string;
+  kind: string;
+  title: string;
+  description?: string;
+  reward_credits: number;
+  slots: number;
+  slots_available: number;
+  reservation_window_seconds?: number;
+  max_completions_per_wallet?: number;
+  target_url?: string;
+  platforms?: string[];
+  review?: string;
+  review_deadline_seconds?: number;
+  review_default?: string;
+  state: string;
+  expires_at?: string | null;
+  created_at: string;
+}
+
+export interface Reservation {
+  reservation_id: string;
+  job_id: string;
+  status: string;
+  expires_at: string;
+  created_at: string;
+  completion_id?: string | null;
+}
+
+export interface Completion {
+  completion_id: string;
+  reservation_id: string;
+  status: string;
+  verification: { steps: Array<{ name: string; status: string; detail?: string; at?: string | null }>; decision?: unknown; review_deadline_at?: string | null };
+  payment: { status: string; credits?: number; grant_id?: string | null; paid_at?: string | null };
+  created_at: string;
+}
+
+export interface JobStatus {
+  job: Job;
+  reservation: Reservation | null;
+  completion: Completion | null;
+  completions_used: number;
+  can_reserve: boolean;
+}
+
+export type CompleteInput = CompleteBody;
+export type JobWorkflowInput = JobWorkflowFields;
+
+type Data<T> = { success: true; data: T };
+
+/** Platform-funded jobs (signed by the wallet), and the workflows of workflow-creation jobs. */
+export class Jobs {
+  constructor(private readonly ctx: Context) {}
+
+  async list(input: { limit?: number; skip?: number } = {}): Promise<{ jobs: Job[]; limit: number; skip: number; has_more: boolean }> {
+    return (await this.ctx.action<Data<{ jobs: Job[]; limit: number; skip: number; has_more: boolean }>>('job_list', input)).data;
+  }
+
+  /** Reserves one slot; a workflow-creation job also answers a workflow_token for the job-workflow calls. */
+  async reserve(jobId: string): Promise<Reservation & { job_kind: string; reward_credits: number; workflow_token?: string }> {
+    return (await this.ctx.action<Data<Reservation & { job_kind: string; reward_credits: number; workflow_token?: string }>>('job_reserve', {}, jobId)).data;
+  }
+
+  async status(jobId: string): Promise<JobStatus> {
+    return (await this.ctx.action<Data<JobStatus>>('job_status', {}, jobId)).data;
+  }
+
+  async complete(jobId: string, input: CompleteInput): Promise<Completion> {
+    return (await this.ctx.action<Data<Completion>>('job_complete', { ...input }, jobId)).data;
+  }
+
+  /** POST /jobs/{jobId}/workflow/create (signed; `workflowToken` is sent as X-Job-Workflow-Token too when given). */
+  async createWorkflow(jobId: string, input: JobWorkflowInput & { name: string }, opts: { workflowToken?: string } = {}): Promise<Record<string, unknown>> {
+    return (await this.ctx.action<Data<Record<string, unknown>>>('job_workflow_create', { ...input }, jobId, { headers: tokenHeader(opts.workflowToken) })).data;
+  }
+
+  async updateWorkflow(jobId: string, workflowId: string, input: JobWorkflowInput, opts: { workflowToken?: string } = {}): Promise<Record<string, unknown>> {
+    return (await this.ctx.action<Data<Record<string, unknown>>>('job_workflow_update', { ...input }, `${jobId}/${workflowId}`, { headers: tokenHeader(opts.workflowToken) })).data;
+  }
+
+  async publishWorkflow(jobId: string, workflowId: string, input: { bump?: string } = {}, opts: { workflowToken?: string } = {}): Promise<Record<string, unknown>> {
+    return (await this.ctx.action<Data<Record<string, unknown>>>('job_workflow_publish', { ...input }, `${jobId}/${workflowId}`, { headers: tokenHeader(opts.workflowToken) })).data;
+  }
+}
+
+const tokenHeader = (token: string | undefined): Record<string, string> | undefined => (token ? { 'x-job-workflow-token': token } : undefined);
