@@ -34,22 +34,22 @@ export function setting(values: Values, name: GlobalName, env: NodeJS.ProcessEnv
  * The local chain's test token, in a checkout running `make dev` (.cache/dev.env), so the README
  * tour pays without configuration; real USDC is in the x402 client's own list.
  */
-function devToken(env: NodeJS.ProcessEnv): string | undefined {
+function devToken(env: NodeJS.ProcessEnv, cwd: string): string | undefined {
   if (env.X402_LOCAL_TOKEN_ADDRESS) return env.X402_LOCAL_TOKEN_ADDRESS;
-  const file = join(process.cwd(), '.cache', 'dev.env');
+  const file = join(cwd, '.cache', 'dev.env');
   if (!existsSync(file)) return undefined;
   return /^X402_LOCAL_TOKEN_ADDRESS=(0x[0-9a-fA-F]{40})$/m.exec(readFileSync(file, 'utf8'))?.[1];
 }
 
 /** `eip155:84532:0xabc...` entries, and the dev stack's local token when there is one. */
-export function allowedAssets(values: Values, env: NodeJS.ProcessEnv = process.env): AllowedAsset[] {
+export function allowedAssets(values: Values, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): AllowedAsset[] {
   const list = (setting(values, 'x402-asset', env) ?? '').split(',').filter(Boolean);
   const assets = list.map((entry) => {
     const at = entry.lastIndexOf(':');
     if (at < 0 || !entry.slice(0, at).includes(':')) throw clientError('sdk_bad_input', `--x402-asset ${entry}: expected <caip2 network>:<token address>`);
     return { network: entry.slice(0, at) as `${string}:${string}`, asset: entry.slice(at + 1) };
   });
-  const local = devToken(env);
+  const local = devToken(env, cwd);
   if (local) assets.push({ network: 'eip155:84532', asset: local });
   return assets;
 }
