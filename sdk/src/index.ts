@@ -9,7 +9,7 @@ export { isTerminal, type Run, type RunStatus, type TriggerInput, type Triggered
 export type { CreditBalance, CreditHistory, PurchaseInput, PurchaseResult } from './credits';
 export type { InvokeResult, ToolEntry, ToolList, CatalogPage, CatalogPurchaseResult } from './tools';
 export type { Claim, DueOccurrence, Schedule, ScheduleAnswer, AdvanceInput, ReleaseInput } from './schedules';
-export type { Job, Reservation, Completion, JobStatus } from './jobs';
+export type { Job, JobWorkflow, Reservation, Completion, JobStatus } from './jobs';
 export type { WorkflowSession } from './workflows';
 export type { IssuedAccessToken, AccessTokenInfo } from './tokens';
 export type { X402Receipt, X402Options, AllowedAsset } from './x402';

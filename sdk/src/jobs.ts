@@ -1,6 +1,7 @@
 import type { CompleteBody } from '../../shared/jobs/schemas';
 import type { JobWorkflowFields } from '../../shared/job-workflows/schemas';
 import type { Context } from './context';
+import { SIGNED_ENDPOINTS } from './endpoints';
 
 export interface Job {
   job_id: string;
@@ -49,6 +50,21 @@ export interface JobStatus {
 }
 
 export type CompleteInput = CompleteBody;
+
+/** A job workflow as its author sees it (draft included; docs/job-workflows.md). */
+export interface JobWorkflow {
+  workflow_id: string;
+  job_id: string;
+  owner_wallet: string;
+  name: string;
+  status: string;
+  latest_version: string | null;
+  published_version?: string | null;
+  versions: unknown[];
+  nodes?: Array<Record<string, unknown>>;
+  edges?: Array<Record<string, unknown>>;
+  [field: string]: unknown;
+}
 export type JobWorkflowInput = JobWorkflowFields;
 
 type Data<T> = { success: true; data: T };
@@ -74,18 +90,29 @@ export class Jobs {
     return (await this.ctx.action<Data<Completion>>('job_complete', { ...input }, jobId)).data;
   }
 
-  /** POST /jobs/{jobId}/workflow/create (signed; `workflowToken` is sent as X-Job-Workflow-Token too when given). */
-  async createWorkflow(jobId: string, input: JobWorkflowInput & { name: string }, opts: { workflowToken?: string } = {}): Promise<Record<string, unknown>> {
-    return (await this.ctx.action<Data<Record<string, unknown>>>('job_workflow_create', { ...input }, jobId, { headers: tokenHeader(opts.workflowToken) })).data;
+  /**
+   * POST /jobs/{jobId}/workflow/create: signed by the wallet, or, given the reservation's
+   * `workflowToken` (X-Job-Workflow-Token), sent unsigned with it (no key needed).
+   */
+  createWorkflow(jobId: string, input: JobWorkflowInput & { name: string }, opts: { workflowToken?: string } = {}): Promise<JobWorkflow> {
+    return this.jobWorkflow('job_workflow_create', jobId, { ...input }, opts.workflowToken);
   }
 
-  async updateWorkflow(jobId: string, workflowId: string, input: JobWorkflowInput, opts: { workflowToken?: string } = {}): Promise<Record<string, unknown>> {
-    return (await this.ctx.action<Data<Record<string, unknown>>>('job_workflow_update', { ...input }, `${jobId}/${workflowId}`, { headers: tokenHeader(opts.workflowToken) })).data;
+  /** PUT /jobs/{jobId}/workflow/{workflowId}: edits the draft. */
+  updateWorkflow(jobId: string, workflowId: string, input: JobWorkflowInput, opts: { workflowToken?: string } = {}): Promise<JobWorkflow> {
+    return this.jobWorkflow('job_workflow_update', `${jobId}/${workflowId}`, { ...input }, opts.workflowToken);
   }
 
-  async publishWorkflow(jobId: string, workflowId: string, input: { bump?: string } = {}, opts: { workflowToken?: string } = {}): Promise<Record<string, unknown>> {
-    return (await this.ctx.action<Data<Record<string, unknown>>>('job_workflow_publish', { ...input }, `${jobId}/${workflowId}`, { headers: tokenHeader(opts.workflowToken) })).data;
+  /** POST /jobs/{jobId}/workflow/{workflowId}/publish: a new version (bump: major, minor or patch). */
+  publishWorkflow(jobId: string, workflowId: string, input: { bump?: string } = {}, opts: { workflowToken?: string } = {}): Promise<JobWorkflow> {
+    return this.jobWorkflow('job_workflow_publish', `${jobId}/${workflowId}`, { ...input }, opts.workflowToken);
+  }
+
+  private async jobWorkflow(action: 'job_workflow_create' | 'job_workflow_update' | 'job_workflow_publish', productId: string, body: Record<string, unknown>, token: string | undefined): Promise<JobWorkflow> {
+    if (!token) return (await this.ctx.action<Data<JobWorkflow>>(action, body, productId)).data;
+    const endpoint = SIGNED_ENDPOINTS[action];
+    const res = await this.ctx.send<Data<JobWorkflow>>({ method: endpoint.method, url: this.ctx.main(endpoint.path(productId)), body, headers: { 'x-job-workflow-token': token } });
+    return res.body.data;
   }
 }
 
-const tokenHeader = (token: string | undefined): Record<string, string> | undefined => (token ? { 'x-job-workflow-token': token } : undefined);

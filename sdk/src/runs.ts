@@ -107,6 +107,7 @@ export class Runs {
     let lastStatus: string | undefined;
     let delivered: Run | undefined;
     let wake: (() => void) | undefined;
+    opts.signal?.addEventListener('abort', () => wake?.(), { once: true });
     opts.callback?.then(
       (run) => {
         delivered = run;
@@ -134,7 +135,6 @@ export class Runs {
           clearTimeout(timer);
           resolve();
         };
-        opts.signal?.addEventListener('abort', wake, { once: true });
       });
       wake = undefined;
       interval = Math.min(maxInterval, Math.round(interval * 1.5));

@@ -69,6 +69,14 @@ export interface IssueReport {
   recommended_improvements?: string;
 }
 
+export interface WalletBudget {
+  wallet_address: string;
+  per_call_credits: number | null;
+  daily_credits: number | null;
+  set_by: string;
+  updated_at: string;
+}
+
 type Parameters = Record<string, unknown>;
 
 export class Tools {
@@ -110,8 +118,8 @@ export class Tools {
   }
 
   /** POST /api/external/tools/budget (signed): caps on what this wallet spends (null removes a cap). */
-  async setBudget(input: { per_call_credits: number | null; daily_credits: number | null }): Promise<Record<string, unknown>> {
-    return this.ctx.action<Record<string, unknown>>('tool_budget', input);
+  async setBudget(input: { per_call_credits: number | null; daily_credits: number | null }): Promise<WalletBudget> {
+    return (await this.ctx.action<{ data: WalletBudget }>('tool_budget', input)).data;
   }
 
   /** GET {api_url}/products/fetch with the access token. */

@@ -95,11 +95,31 @@ describe('the agent SDK against the real stack (API, store, Temporal workers, lo
       expect((await client.credits.balance()).data.balance).toBe(499);
     });
 
+    it('invokes by product id, caps its own spending with a budget, reports an issue through the bearer host', async () => {
+      const textTools = (await client.tools.list({ query: 'links' })).tools[0];
+      const ambiguous = await sdkError(client.tools.invokeById(textTools.product_id!, { text: 'a' }));
+      expect([ambiguous.status, ambiguous.code]).toEqual([409, 'action_ambiguous']);
+      const repo = new ToolRepository(stack.db.models);
+      const echo = await repo.createProduct({ slug: 'sdk-echo', name: 'sdk_echo', description: 'echoes' });
+      await repo.addAction('sdk-echo', { slug: 'echo', credits: 1, runner: { kind: 'builtin', handler: 'echo', timeout_ms: 1000 } });
+      const echoed = await client.tools.invokeById(echo.id, { said: 'hi' });
+      expect(JSON.stringify(echoed.response)).toContain('hi');
+      expect((await client.credits.balance()).data.balance).toBe(498);
+      expect(await client.tools.setBudget({ per_call_credits: 1, daily_credits: null })).toMatchObject({ wallet_address: client.address, per_call_credits: 1, set_by: 'wallet' });
+      const over = await sdkError(client.tools.invoke('chain-reader', 'token-balance', { token: vendor.tokenAddress, address: client.address }));
+      expect([over.status, over.code]).toEqual([402, 'budget_exceeded']);
+      expect((await client.credits.balance()).data.balance).toBe(498);
+      await client.tools.setBudget({ per_call_credits: null, daily_credits: null });
+      const token = (await client.tokens.issue()).access_token;
+      const report = await new AgentClient({ baseUrl: stack.server.mainUrl, apiUrl: stack.server.apiUrl, accessToken: token }).tools.reportIssue({ product_id: 'text-tools', error_message: 'stats counts hyphens as words' });
+      expect(report.data).toMatchObject({ product_found: true, lookup_method: 'slug', status: 'open' });
+    });
+
     it('mints an act_ token by signing and uses the bearer host: balance, history, catalog, purchase', async () => {
       const issued = await client.tokens.issue({ label: 'sdk test' });
       expect(issued.access_token).toMatch(/^act_/);
       const bearer = new AgentClient({ baseUrl: stack.server.mainUrl, apiUrl: stack.server.apiUrl, accessToken: issued.access_token });
-      expect((await bearer.credits.balanceByToken()).data.balance).toBe(499);
+      expect((await bearer.credits.balanceByToken()).data.balance).toBe(498);
       const history = await bearer.credits.history({ limit: 5 });
       expect(history.data.grants[0]).toMatchObject({ credit_type: 'x402_purchase', amount_credits: 500 });
       expect(history.data.transactions[0]).toMatchObject({ transaction_type: 'purchase', amount_credits: -1 });
@@ -108,7 +128,7 @@ describe('the agent SDK against the real stack (API, store, Temporal workers, lo
       expect(textTools?.product_id).toBeDefined();
       const bought = await bearer.tools.purchase<{ words: number }>(textTools!.product_id!, { action: 'stats', text: 'a b' });
       expect(bought).toMatchObject({ success: true, data: { words: 2 } });
-      expect((await client.credits.balance()).data.balance).toBe(498);
+      expect((await client.credits.balance()).data.balance).toBe(497);
       expect((await client.tokens.list()).map((t) => t.token_id)).toContain(issued.token_id);
       expect(await client.tokens.revoke(issued.token_id)).toEqual({ token_id: issued.token_id, already_revoked: false });
       const revoked = await sdkError(bearer.credits.balanceByToken());
@@ -242,6 +262,26 @@ describe('the agent SDK against the real stack (API, store, Temporal workers, lo
       expect(completion.reservation_id).toBe(reservation.reservation_id);
       const status = await until(() => client.jobs.status(job._id), (s) => s.completion !== null);
       expect(status.completion?.completion_id).toBe(completion.completion_id);
+    });
+
+    it('creates, edits and publishes the workflow of a workflow-creation job, signed or with the reservation\'s token', async () => {
+      const job = await createJob(stack.db.models, { kind: 'workflow_creation', title: 'Build a greeter', reward_credits: 10, target_url: null, platforms: [] });
+      const client = clientFor(generatePrivateKey());
+      const reservation = await client.jobs.reserve(job._id);
+      expect(reservation.workflow_token).toEqual(expect.any(String));
+      const greet = { id: 'greet', type: 'template', template: 'Hello {{prompt}}' };
+      const created = await client.jobs.createWorkflow(job._id, { name: 'Greeter', nodes: [greet], edges: [] });
+      expect(created).toMatchObject({ job_id: job._id, owner_wallet: client.address, name: 'Greeter', status: 'draft' });
+      const edited = await client.jobs.updateWorkflow(job._id, created.workflow_id, { description: 'says hello' });
+      expect(edited.description).toBe('says hello');
+      const published = await client.jobs.publishWorkflow(job._id, created.workflow_id);
+      expect(published).toMatchObject({ status: 'published', published_version: '1.0.0' });
+      // The token alone (no key) is enough for the same calls.
+      const tokenOnly = new AgentClient({ baseUrl: stack.server.mainUrl }).jobs;
+      const minor = await tokenOnly.publishWorkflow(job._id, created.workflow_id, { bump: 'minor' }, { workflowToken: reservation.workflow_token });
+      expect(minor.published_version).toBe('1.1.0');
+      const forged = await sdkError(tokenOnly.publishWorkflow(job._id, created.workflow_id, {}, { workflowToken: `${reservation.workflow_token}x` }));
+      expect(forged.status).toBe(401);
     });
 
     it('starts a wallet session of a published workflow, fetches its result, lists it active, ends it', async () => {
