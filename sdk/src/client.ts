@@ -47,6 +47,11 @@ export class AgentClient {
     return this.ctx.account().address.toLowerCase();
   }
 
+  /** GET {api_url}/health: `{status: 'ok'}` whenever the process accepts requests. */
+  async health(): Promise<{ status: string }> {
+    return (await this.ctx.send<{ status: string }>({ method: 'GET', url: this.ctx.api('/health') })).body;
+  }
+
   /** A fresh session nonce (the client opens one by itself when a signed call needs it). */
   openSession(): Promise<SessionInfo> {
     return this.ctx.openSession();

@@ -35,4 +35,9 @@ export class AccessTokens {
   async revoke(tokenId: string): Promise<{ token_id: string; already_revoked: boolean }> {
     return (await this.ctx.action<{ data: { token_id: string; already_revoked: boolean } }>('access_token_revoke', {}, tokenId)).data;
   }
+
+  /** DELETE {api_url}/auth/token: revokes the access token this client holds (whoever holds a leaked token can kill it). */
+  async revokeCurrent(): Promise<{ token_id: string }> {
+    return (await this.ctx.send<{ data: { token_id: string } }>({ method: 'DELETE', url: this.ctx.api('/auth/token'), headers: this.ctx.bearer('access') })).body.data;
+  }
 }

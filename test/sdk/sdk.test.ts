@@ -133,6 +133,12 @@ describe('the agent SDK against the real stack (API, store, Temporal workers, lo
       expect(await client.tokens.revoke(issued.token_id)).toEqual({ token_id: issued.token_id, already_revoked: false });
       const revoked = await sdkError(bearer.credits.balanceByToken());
       expect(revoked.status).toBe(401);
+      // A holder can revoke the token it holds; the bearer host's health needs nothing.
+      const held = new AgentClient({ baseUrl: stack.server.mainUrl, apiUrl: stack.server.apiUrl, accessToken: (await client.tokens.issue()).access_token });
+      expect(await held.health()).toEqual({ status: 'ok' });
+      const { token_id } = await held.tokens.revokeCurrent();
+      expect((await client.tokens.list()).find((t) => t.token_id === token_id)?.status).toBe('revoked');
+      expect((await sdkError(held.credits.balanceByToken())).status).toBe(401);
     });
   });
 
