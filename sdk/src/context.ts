@@ -30,6 +30,16 @@ export interface ClientOptions {
   fetch?: FetchLike;
   /** Sent with every request (e.g. x-request-id). */
   headers?: Record<string, string>;
+  /**
+   * Keeps the session nonce between processes (the CLI: a file beside the key), so short-lived
+   * clients do not open a session each (sessions per wallet are rate limited).
+   */
+  sessionStore?: SessionStore;
+}
+
+export interface SessionStore {
+  load(wallet: string, baseUrl: string): Promise<SessionInfo | undefined>;
+  save(session: SessionInfo, baseUrl: string): Promise<void>;
 }
 
 /** A session nonce is renewed this long before its expires_at. */
@@ -96,11 +106,16 @@ export class Context {
     const res = await this.send<{ data: SessionInfo }>({ method: 'POST', url: this.main('/api/external/auth/session'), body: { wallet_address: this.account().address } });
     const session = res.body.data;
     this.nonce = { value: session.session_nonce, renewAt: Date.parse(session.expires_at) - NONCE_MARGIN_MS };
+    await this.options.sessionStore?.save(session, this.baseUrl);
     return session;
   }
 
-  private async sessionNonce(): Promise<string> {
-    if (!this.nonce || Date.now() >= this.nonce.renewAt) await this.openSession();
+  private async sessionNonce(fresh: boolean): Promise<string> {
+    if (!this.nonce && !fresh && this.options.sessionStore) {
+      const kept = await this.options.sessionStore.load(this.account().address.toLowerCase(), this.baseUrl);
+      if (kept) this.nonce = { value: kept.session_nonce, renewAt: Date.parse(kept.expires_at) - NONCE_MARGIN_MS };
+    }
+    if (fresh || !this.nonce || !(Date.now() < this.nonce.renewAt)) await this.openSession();
     return this.nonce!.value;
   }
 
@@ -113,7 +128,7 @@ export class Context {
     const requestId = call.requestId ?? globalThis.crypto.randomUUID();
     const url = this.main(call.endpoint.path(call.productId));
     for (let attempt = 0; ; attempt++) {
-      const envelope: SignedEnvelope = await signEnvelope({ account: this.account(), sessionNonce: await this.sessionNonce(), target: call.target, body: call.body, requestId });
+      const envelope: SignedEnvelope = await signEnvelope({ account: this.account(), sessionNonce: await this.sessionNonce(attempt > 0), target: call.target, body: call.body, requestId });
       try {
         const res = await this.send<T>({ method: call.endpoint.method, url, body: { ...call.body, ...envelope }, headers: call.headers });
         return res.body;

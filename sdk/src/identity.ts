@@ -1,6 +1,7 @@
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Hex } from 'viem';
+import type { SessionInfo } from './context';
 import { clientError } from './errors';
 import { sendJson, joinUrl, type FetchLike } from './http';
 
@@ -51,4 +52,26 @@ export async function readKeyFile(path: string): Promise<Hex> {
   const key = text.startsWith('{') ? (JSON.parse(text) as KeyFile).private_key : text;
   if (!/^0x[0-9a-fA-F]{64}$/.test(key ?? '')) throw clientError('sdk_bad_input', `${path} holds no 0x-prefixed 32-byte private key`);
   return key as Hex;
+}
+
+/**
+ * A session store in a file (mode 0600), for processes that live one command long. A nonce alone
+ * authorises nothing (every call is signed by the key), but it is the wallet's; keep it private.
+ */
+export function fileSessionStore(path: string) {
+  return {
+    async load(wallet: string, baseUrl: string): Promise<SessionInfo | undefined> {
+      try {
+        const kept = JSON.parse(await readFile(path, 'utf8')) as SessionInfo & { base_url?: string };
+        return kept.base_url === baseUrl && kept.wallet_address?.toLowerCase() === wallet ? kept : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    async save(session: SessionInfo, baseUrl: string): Promise<void> {
+      await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+      await writeFile(path, JSON.stringify({ ...session, base_url: baseUrl }) + '\n', { mode: 0o600 });
+      await chmod(path, 0o600);
+    },
+  };
 }

@@ -1,7 +1,7 @@
 export { AgentClient } from './client';
-export type { ClientOptions, SessionInfo } from './context';
+export type { ClientOptions, SessionInfo, SessionStore } from './context';
 export { AgentCommerceError, hintFor, type ClientErrorCode } from './errors';
-export { createIdentity, readKeyFile, writeKeyFile, type AgentIdentity, type KeyFile } from './identity';
+export { createIdentity, fileSessionStore, readKeyFile, writeKeyFile, type AgentIdentity, type KeyFile } from './identity';
 export { messageFor, signEnvelope, signRequest, signToolInvoke, signToolInvokeById, toAccount, type AgentSigner, type SignTarget, type SignedAction, type SignedEnvelope } from './signing';
 export { SIGNED_ENDPOINTS } from './endpoints';
 export { verifyCallback, type RunCallback } from './callbacks';

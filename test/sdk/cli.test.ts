@@ -119,6 +119,9 @@ describe('the agent-commerce CLI as a child process against the real stack', () 
     expect(bought.value).toMatchObject({ success: true, data: { credits: 500, balance: 500 }, x402: { settled: true, payment: { amount_base_units: '5000000' } } });
     expect(await payer.balance()).toBe(5_000_000n);
     expect((await cliJson(['balance'])).value).toMatchObject({ balance: 500 });
+    // The session nonce is kept beside the key, private, so each command does not open a session.
+    expect(statSync(`${keyFile}.session`).mode & 0o777).toBe(0o600);
+    const nonce = JSON.parse(readFileSync(`${keyFile}.session`, 'utf8')).session_nonce;
 
     const found = await cliJson(['tools', 'search', 'links']);
     expect(found.value.tools.map((t: { name: string }) => t.name)).toEqual(['text_tools']);
@@ -126,6 +129,7 @@ describe('the agent-commerce CLI as a child process against the real stack', () 
     expect(invoked.value).toMatchObject({ success: true, response: { words: 3 } });
     const human = await cli(['balance']);
     expect(human.stdout.trim()).toMatch(/^499 credits \(next expiry /);
+    expect(JSON.parse(readFileSync(`${keyFile}.session`, 'utf8')).session_nonce).toBe(nonce);
 
     const group = await setupGroup(stack.db);
     const workflowId = await addWorkflow(stack.db, group, templateWorkflow());
@@ -168,7 +172,17 @@ describe('the agent-commerce CLI as a child process against the real stack', () 
     expect(tty.stdout).toContain('response: Hello, Tty!');
   });
 
-  it('drives jobs, schedules and workflow sessions', async () => {
+  it('drives tokens, jobs, schedules and workflow sessions', async () => {
+    // Access tokens of the tour's wallet: issue, use on the bearer host, list, revoke.
+    const issued = await cliJson(['tokens', 'issue', '--label', 'cli']);
+    expect(issued.value.access_token).toMatch(/^act_/);
+    const viaBearer = await cliJson(['balance', '--bearer'], { AGENT_COMMERCE_ACCESS_TOKEN: issued.value.access_token });
+    expect(viaBearer.value.balance).toBe(499);
+    const tokens = await cliJson(['tokens', 'list']);
+    expect(tokens.value.map((t: { token_id: string }) => t.token_id)).toContain(issued.value.token_id);
+    const revoked = await cliJson(['tokens', 'revoke', issued.value.token_id]);
+    expect(revoked.value).toEqual({ token_id: issued.value.token_id, already_revoked: false });
+
     // Jobs, signed with the key file from the tour.
     const job = await createJob(stack.db.models, { title: 'CLI job' });
     const listed = await cliJson(['jobs', 'list', '--limit', '50']);
@@ -176,7 +190,7 @@ describe('the agent-commerce CLI as a child process against the real stack', () 
     const reserved = await cliJson(['jobs', 'reserve', job._id]);
     expect(reserved.value).toMatchObject({ job_id: job._id, status: 'active' });
     const completed = await cliJson(['jobs', 'complete', job._id, '--proof', 'posted', '--reservation-id', reserved.value.reservation_id, '--social-posts', JSON.stringify([goodPost()])]);
-    expect(completed.code).toBe(0);
+    expect([completed.code, completed.value.error]).toEqual([0, undefined]);
     expect(completed.value.reservation_id).toBe(reserved.value.reservation_id);
 
     // Schedules with the budget's key.

@@ -6,7 +6,7 @@ import { standardWebhookHeaders } from '../../shared/callbacks/sign';
 import { ERROR_CATALOG } from '../../shared/errors/catalog';
 import { ToolRepository } from '../../shared/tools/repository';
 import { WorkflowRepository } from '../../shared/workflows/repository';
-import { AgentClient, AgentCommerceError, verifyCallback } from '../../sdk/src';
+import { AgentClient, AgentCommerceError, verifyCallback, type SessionInfo } from '../../sdk/src';
 import { startTestDemoVendor } from '../support/demo-vendor';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver';
 import { createJob, goodPost, until } from '../support/jobs';
@@ -169,6 +169,28 @@ describe('the agent SDK against the real stack (API, store, Temporal workers, lo
       // Another client's nonce for the same wallet is fine; an unknown one is replaced once.
       (client as unknown as { ctx: { nonce: { value: string; renewAt: number } } }).ctx.nonce = { value: 'sess_unknown_0000', renewAt: Date.now() + 60_000 };
       expect((await client.credits.balance()).data.balance).toBe(0);
+    });
+  });
+
+  describe('session store', () => {
+    it('reuses a kept session nonce across clients, and replaces a kept one the service does not know', async () => {
+      const key = generatePrivateKey();
+      const saved: SessionInfo[] = [];
+      let kept: SessionInfo | undefined;
+      const sessionStore = {
+        load: async (wallet: string, baseUrl: string) => (kept && kept.wallet_address.toLowerCase() === wallet && baseUrl === stack.server.mainUrl ? kept : undefined),
+        save: async (session: SessionInfo) => {
+          saved.push(session);
+          kept = session;
+        },
+      };
+      await clientFor(key, { sessionStore }).credits.balance();
+      await clientFor(key, { sessionStore }).jobs.list();
+      expect(saved.length).toBe(1);
+      kept = { ...kept!, session_nonce: 'sess_forgotten_000' };
+      expect((await clientFor(key, { sessionStore }).credits.balance()).data.balance).toBe(0);
+      expect(saved.length).toBe(2);
+      expect(saved[1].session_nonce).not.toBe(saved[0].session_nonce);
     });
   });
 

@@ -148,6 +148,21 @@ export const COMMANDS: Command[] = [
     show: (r) => `${r.access_token}\n(token ${r.token_id}, expires ${r.expires_at ?? 'never'}; shown once)`,
   },
   {
+    words: ['tokens', 'list'],
+    summary: 'this wallet\'s access tokens (signed)',
+    key: true,
+    run: ({ client }) => client.tokens.list(),
+    show: (r) => r.map((t: any) => `${t.token_id}  ${t.status}  ${t.label ?? ''}  expires ${t.expires_at ?? 'never'}`).join('\n') || 'no tokens',
+  },
+  {
+    words: ['tokens', 'revoke'],
+    summary: 'revoke one of this wallet\'s access tokens (signed)',
+    args: ['token'],
+    key: true,
+    run: ({ client, args }) => client.tokens.revoke(args.token),
+    show: (r) => `${r.already_revoked ? 'already revoked' : 'revoked'} ${r.token_id}`,
+  },
+  {
     words: ['tools', 'search'],
     summary: 'search the tool catalog',
     args: ['query'],

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { ClientOptions } from '../context';
 import { clientError } from '../errors';
-import { readKeyFile } from '../identity';
+import { fileSessionStore, readKeyFile } from '../identity';
 import type { AllowedAsset } from '../x402';
 
 /** Flags every command takes; each has an environment variable (the flag wins). */
@@ -66,10 +66,13 @@ export async function clientOptions(values: Values, needs: ClientNeeds, env: Nod
     const at = schedule.indexOf(':');
     scheduleKey = at > 0 ? { apiKey: schedule.slice(0, at), budgetKey: schedule.slice(at + 1) } : schedule;
   }
+  const keyFile = setting(values, 'key-file', env)!;
   return {
     baseUrl: setting(values, 'base-url', env)!,
     apiUrl: setting(values, 'api-url', env),
-    account: needs.key ? await readKeyFile(setting(values, 'key-file', env)!) : undefined,
+    account: needs.key ? await readKeyFile(keyFile) : undefined,
+    // The session nonce outlives the process (sessions per wallet are rate limited).
+    sessionStore: fileSessionStore(`${keyFile}.session`),
     accessToken: setting(values, 'access-token', env),
     agentToken: setting(values, 'agent-token', env),
     scheduleKey,
