@@ -23,6 +23,19 @@ export default tseslint.config(
     },
   },
   {
+    // The SDK's bin: a CommonJS shim node runs directly (it registers tsx and loads the TypeScript CLI).
+    files: ['sdk/bin/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: Object.fromEntries(['require', 'process', 'console'].map((n) => [n, 'readonly'])) },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // The SDK runs on an agent's machine: it may use pure shared code (signing, the error catalog), never the server's.
+    files: ['sdk/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/api/**', '**/workers/**', '**/temporal/**', '**/shared/db', '**/shared/db/**', '**/shared/config', '**/shared/config/**', '**/shared/logger', '**/shared/logger/**'], message: 'the SDK imports only pure shared code' }] }],
+    },
+  },
+  {
     files: ['api/**/*.ts', 'temporal/**/*.ts', 'shared/**/*.ts', 'scripts/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['**/workers/**'], message: 'nothing imports workers/' }] }],

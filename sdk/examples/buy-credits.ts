@@ -3,11 +3,9 @@
  *   npx tsx sdk/examples/buy-credits.ts 0xYourPrivateKey
  * (the wallet needs local USDC first: npm run admin -- chain:mint --to 0xYourAddress --usd 20)
  */
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import type { Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
 import { loadDevEnv } from '../../scripts/dev-env';
+import { AgentClient } from '../src';
 
 const BASE = process.env.BASE_URL ?? 'http://localhost:8080';
 
@@ -15,23 +13,19 @@ async function main(): Promise<void> {
   loadDevEnv();
   const key = process.argv[2] as Hex | undefined;
   if (!key) throw new Error('usage: buy-credits.ts 0xPRIVATE_KEY');
-  const account = privateKeyToAccount(key);
-  const client = new x402Client();
-  registerExactEvmScheme(client, { signer: account });
-  // The local test token is not in the client's default asset list; a real USDC address is.
+  // The local test token is not in the x402 client's default asset list; a real USDC address is.
   const token = process.env.X402_LOCAL_TOKEN_ADDRESS;
-  if (token) client.setSpendControls({ allowedAssets: [{ network: 'eip155:84532', asset: token }] });
-
-  const pay = wrapFetchWithPayment(fetch, client);
-  const res = await pay(`${BASE}/api/external/credits/purchase`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ wallet_address: account.address, credits: 500, payment_method: 'x402', chain_id: 84532, token: 'USDC' }),
+  const agent = new AgentClient({
+    baseUrl: BASE,
+    account: key,
+    x402: { allowedAssets: token ? [{ network: 'eip155:84532', asset: token }] : [] },
   });
-  console.log(res.status, JSON.stringify(await res.json(), null, 2));
+  // 402 challenge → the client signs an EIP-3009 authorization → the same request again, paid.
+  const bought = await agent.credits.purchase({ credits: 500 });
+  console.log(JSON.stringify(bought, null, 2));
 }
 
 main().catch((err) => {
-  console.error(err.message);
+  console.error(err.code ? `${err.code}: ${err.message}${err.hint ? `\nhint: ${err.hint}` : ''}` : err.message);
   process.exit(1);
 });

@@ -1,0 +1,15 @@
+export { AgentClient } from './client';
+export type { ClientOptions, SessionInfo, SessionStore } from './context';
+export { AgentCommerceError, hintFor, type ClientErrorCode } from './errors';
+export { createIdentity, fileSessionStore, readKeyFile, writeKeyFile, type AgentIdentity, type KeyFile } from './identity';
+export { messageFor, signEnvelope, signRequest, signToolInvoke, signToolInvokeById, toAccount, type AgentSigner, type SignTarget, type SignedAction, type SignedEnvelope } from './signing';
+export { SIGNED_ENDPOINTS } from './endpoints';
+export { verifyCallback, type RunCallback } from './callbacks';
+export { isTerminal, type Run, type RunStatus, type TriggerInput, type Triggered, type WaitOptions } from './runs';
+export type { CreditBalance, CreditHistory, PurchaseInput, PurchaseResult } from './credits';
+export type { InvokeResult, ToolEntry, ToolList, CatalogPage, CatalogPurchaseResult } from './tools';
+export type { Claim, DueOccurrence, Schedule, ScheduleAnswer, AdvanceInput, ReleaseInput } from './schedules';
+export type { Job, JobWorkflow, Reservation, Completion, JobStatus } from './jobs';
+export type { WorkflowSession } from './workflows';
+export type { IssuedAccessToken, AccessTokenInfo } from './tokens';
+export type { X402Receipt, X402Options, AllowedAsset } from './x402';

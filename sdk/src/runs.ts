@@ -1,0 +1,143 @@
+import type { Context } from './context';
+import { clientError } from './errors';
+
+export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'setup_required' | 'cancelled';
+export type CallbackStatus = 'pending' | 'delivered' | 'failed' | 'skipped';
+
+/** The spec's Workflow run (full view, as GET and the callback carry it). */
+export interface Run {
+  run_id: string;
+  workflow_id: string;
+  status: RunStatus;
+  prompt?: string;
+  response_text?: unknown;
+  session_id?: unknown;
+  model?: unknown;
+  error_code?: string | null;
+  error_message?: string | null;
+  callback_url?: string | null;
+  callback_status?: CallbackStatus;
+  callback_last_status?: number | null;
+  callback_last_error?: string | null;
+  callback_attempted_at?: string | null;
+  callback_delivered_at?: string | null;
+  request_metadata?: Record<string, unknown>;
+  run_metadata?: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+  started_at?: string | null;
+  completed_at?: string | null;
+  cancel_requested_at?: string | null;
+  cancel_requested_by_user_id?: string | null;
+  cancel_request_id?: string | null;
+  cancel_reason?: string | null;
+}
+
+export interface TriggerInput {
+  prompt: string;
+  /** Idempotency key: the same key returns the existing run. */
+  request_id?: string;
+  /** HTTPS; receives the final run, signed (verify with verifyCallback). */
+  callback_url?: string;
+  request_metadata?: Record<string, unknown>;
+}
+
+export interface Triggered {
+  run: Run;
+  status_url: string;
+  /** 200 created or found by key, 202 replay. */
+  http_status: number;
+  message: string;
+}
+
+export interface WaitOptions {
+  /** Give up after this long (default 5 minutes): the error's code is sdk_wait_timeout. */
+  timeoutMs?: number;
+  /** First poll interval (default 250 ms), growing by half each poll up to maxIntervalMs (default 5 s). */
+  intervalMs?: number;
+  maxIntervalMs?: number;
+  /** Called with the first run seen and each time its status changes. */
+  onProgress?: (run: Run, elapsedMs: number) => void;
+  /**
+   * A run delivered some other way, usually the callback your receiver verified: the wait ends
+   * with it as soon as it arrives, polling only until then.
+   */
+  callback?: PromiseLike<Run>;
+  signal?: AbortSignal;
+}
+
+const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'setup_required', 'cancelled']);
+export const isTerminal = (run: Pick<Run, 'status'>): boolean => TERMINAL.has(run.status);
+
+/** Webhook-triggered runs, with an agent group token (agt_...). */
+export class Runs {
+  constructor(private readonly ctx: Context) {}
+
+  async trigger(workflowId: string, input: TriggerInput): Promise<Triggered> {
+    const res = await this.ctx.send<{ data: { run: Run; status_url: string }; message: string }>({
+      method: 'POST',
+      url: this.ctx.main(`/api/agent-webhooks/${encodeURIComponent(workflowId)}/trigger`),
+      body: input,
+      headers: this.ctx.bearer('agent'),
+    });
+    return { ...res.body.data, http_status: res.status, message: res.body.message };
+  }
+
+  async get(runId: string): Promise<Run> {
+    const res = await this.ctx.send<{ data: { run: Run } }>({ method: 'GET', url: this.ctx.main(`/api/agent-webhooks/runs/${encodeURIComponent(runId)}`), headers: this.ctx.bearer('agent') });
+    return res.body.data.run;
+  }
+
+  async cancel(runId: string, input: { reason?: string; cancel_request_id?: string } = {}): Promise<Run> {
+    const res = await this.ctx.send<{ data: { run: Run } }>({
+      method: 'POST',
+      url: this.ctx.main(`/api/agent-webhooks/runs/${encodeURIComponent(runId)}/cancel`),
+      body: input,
+      headers: this.ctx.bearer('agent'),
+    });
+    return res.body.data.run;
+  }
+
+  /** Polls the run with backoff until it is terminal (or the callback brings it first). */
+  async wait(runId: string, opts: WaitOptions = {}): Promise<Run> {
+    const started = Date.now();
+    const deadline = started + (opts.timeoutMs ?? 300_000);
+    const maxInterval = opts.maxIntervalMs ?? 5_000;
+    let interval = opts.intervalMs ?? 250;
+    let lastStatus: string | undefined;
+    let delivered: Run | undefined;
+    let wake: (() => void) | undefined;
+    opts.signal?.addEventListener('abort', () => wake?.(), { once: true });
+    opts.callback?.then(
+      (run) => {
+        delivered = run;
+        wake?.();
+      },
+      () => undefined,
+    );
+    const seen = (run: Run): Run => {
+      if (run.status !== lastStatus) {
+        lastStatus = run.status;
+        opts.onProgress?.(run, Date.now() - started);
+      }
+      return run;
+    };
+    for (;;) {
+      if (delivered && delivered.run_id === runId && isTerminal(delivered)) return seen(delivered);
+      if (opts.signal?.aborted) throw clientError('sdk_wait_timeout', `stopped waiting for run ${runId}`);
+      const run = seen(await this.get(runId));
+      if (isTerminal(run)) return run;
+      const left = deadline - Date.now();
+      if (left <= 0) throw clientError('sdk_wait_timeout', `run ${runId} is still ${run.status} after ${Math.round((Date.now() - started) / 1000)} s`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(interval, left));
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+      interval = Math.min(maxInterval, Math.round(interval * 1.5));
+    }
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * x402 auto-pay through the official client: @x402/fetch answers a 402 challenge by signing one
+ * accepted requirement (EIP-3009 through @x402/evm's exact scheme) and retrying the same request.
+ */
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import type { LocalAccount } from 'viem/accounts';
+import type { FetchLike } from './http';
+
+export interface AllowedAsset {
+  /** CAIP-2, e.g. eip155:84532 */
+  network: `${string}:${string}`;
+  /** Token contract address. */
+  asset: string;
+}
+
+export interface X402Options {
+  /**
+   * Assets the client may pay with beyond its defaults (the official list has the real USDC
+   * addresses; a local test token has to be allowed here).
+   */
+  allowedAssets?: AllowedAsset[];
+}
+
+export function payingFetch(baseFetch: FetchLike, payer: LocalAccount, options: X402Options = {}): FetchLike {
+  const client = new x402Client();
+  registerExactEvmScheme(client, { signer: payer });
+  if (options.allowedAssets?.length) client.setSpendControls({ allowedAssets: options.allowedAssets });
+  return wrapFetchWithPayment(baseFetch as typeof fetch, client) as FetchLike;
+}
+
+/** The x402 block the service adds to a paid answer (spec: Tool invoke success envelope). */
+export interface X402Receipt {
+  settled?: boolean;
+  transaction?: string;
+  network?: string;
+  resource_url?: string;
+  settlement_recorded?: boolean;
+  payment?: {
+    token?: string;
+    asset?: string;
+    amount_base_units?: string;
+    amount_usd?: number;
+    payer_wallet_address?: string;
+    pay_to?: string;
+  };
+}

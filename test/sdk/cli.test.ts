@@ -1,0 +1,224 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { seedDemoCatalog } from '../../scripts/services/demo-vendor/catalog';
+import { ERROR_CATALOG } from '../../shared/errors/catalog';
+import { ToolRepository } from '../../shared/tools/repository';
+import { WorkflowRepository } from '../../shared/workflows/repository';
+import { COMMANDS } from '../../sdk/src/cli/commands';
+import { main } from '../../sdk/src/cli/main';
+import { startTestDemoVendor } from '../support/demo-vendor';
+import { createJob, goodPost } from '../support/jobs';
+import { TestPayer } from '../support/payer';
+import { makeSchedule, scheduleAccount } from '../support/schedules';
+import { startTestStack, type TestStack } from '../support/stack';
+import { addWorkflow, setupGroup, templateWorkflow } from '../support/webhook-runs';
+
+const ROOT = path.resolve(__dirname, '../..');
+const BIN = path.join(ROOT, 'sdk/bin/agent-commerce.cjs');
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    // stdin stays open (a pipe): `script` ends its session when its input ends.
+    const child = spawn(command, args, { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('the agent-commerce CLI as a child process against the real stack', () => {
+  let stack: TestStack;
+  let vendor: Awaited<ReturnType<typeof startTestDemoVendor>>;
+  let env: NodeJS.ProcessEnv;
+  const dir = mkdtempSync(path.join(tmpdir(), 'agent-cli-'));
+  const keyFile = path.join(dir, 'agent', 'key.json');
+  const cli = (args: string[], extra: NodeJS.ProcessEnv = {}) => run(process.execPath, [BIN, ...args], { ...env, ...extra });
+  /** Runs with --json: exactly one JSON value on stdout. */
+  const cliJson = async (args: string[], extra: NodeJS.ProcessEnv = {}) => {
+    const out = await cli([...args, '--json'], extra);
+    let value: any;
+    try {
+      value = JSON.parse(out.stdout);
+    } catch {
+      throw new Error(`not one JSON value (exit ${out.code}): ${out.stdout}\n${out.stderr}`);
+    }
+    return { ...out, value };
+  };
+
+  beforeAll(async () => {
+    stack = await startTestStack({ workers: true });
+    vendor = await startTestDemoVendor();
+    await seedDemoCatalog(new ToolRepository(stack.db.models), { vendorUrl: vendor.url, vendorSecret: vendor.secret, secretKey: stack.config.tools.secretsKey });
+    env = {
+      PATH: process.env.PATH,
+      HOME: dir,
+      AGENT_COMMERCE_URL: stack.server.mainUrl,
+      AGENT_COMMERCE_API_URL: stack.server.apiUrl,
+      AGENT_COMMERCE_KEY_FILE: keyFile,
+      AGENT_COMMERCE_X402_ASSETS: `eip155:84532:${TestPayer.tokenAddress()}`,
+    };
+  }, 120_000);
+  afterAll(async () => {
+    await vendor?.stop();
+    await stack?.stop();
+  });
+
+  it('answers --help on every command (exit 0, its usage and flags) and a usage error with exit 2', async () => {
+    const top = await cli(['--help']);
+    expect(top.code).toBe(0);
+    for (const c of COMMANDS) expect(top.stdout).toContain(c.words.join(' '));
+    for (const c of COMMANDS) {
+      const out = new PassThrough();
+      let text = '';
+      out.on('data', (b: Buffer) => (text += b.toString()));
+      const code = await main([...c.words, '--help'], { stdout: out, stderr: out, env: {} });
+      expect([c.words.join(' '), code]).toEqual([c.words.join(' '), 0]);
+      expect(text).toContain(`usage: agent-commerce ${c.words.join(' ')}`);
+      for (const flag of Object.keys(c.options ?? {})) expect(text).toContain(`--${flag}`);
+    }
+    const wrong = await cliJson(['tools', 'invoke', 'only-one']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.value.error.code).toBe('sdk_bad_input');
+  });
+
+  it('the README tour: identity new, buy-credits, tools search, tools invoke, runs trigger --wait', async () => {
+    const identity = await cliJson(['identity', 'new']);
+    expect(identity.code).toBe(0);
+    expect(identity.value).toEqual({ address: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/), key_file: keyFile });
+    const saved = JSON.parse(readFileSync(keyFile, 'utf8'));
+    expect(saved.address).toBe(identity.value.address);
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    // The key is never printed unless asked.
+    expect(identity.stdout + identity.stderr).not.toContain(saved.private_key.slice(2));
+    // A second identity within the minute from this address: the service's 429, printed with its hint.
+    const again = await cli(['identity', 'new', '--key-file', path.join(dir, 'second.json')]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('error: rate_limited (HTTP 429)');
+    expect(again.stderr).toContain(`hint: ${ERROR_CATALOG.rate_limited.action}`);
+
+    const payer = new TestPayer(saved.private_key);
+    await payer.fund(10);
+    const bought = await cliJson(['buy-credits', '--credits', '500']);
+    expect(bought.code).toBe(0);
+    expect(bought.value).toMatchObject({ success: true, data: { credits: 500, balance: 500 }, x402: { settled: true, payment: { amount_base_units: '5000000' } } });
+    expect(await payer.balance()).toBe(5_000_000n);
+    expect((await cliJson(['balance'])).value).toMatchObject({ balance: 500 });
+    // The session nonce is kept beside the key, private, so each command does not open a session.
+    expect(statSync(`${keyFile}.session`).mode & 0o777).toBe(0o600);
+    const nonce = JSON.parse(readFileSync(`${keyFile}.session`, 'utf8')).session_nonce;
+
+    const found = await cliJson(['tools', 'search', 'links']);
+    expect(found.value.tools.map((t: { name: string }) => t.name)).toEqual(['text_tools']);
+    const invoked = await cliJson(['tools', 'invoke', 'text-tools', 'stats', '--params', '{"text":"one two three"}']);
+    expect(invoked.value).toMatchObject({ success: true, response: { words: 3 } });
+    const human = await cli(['balance']);
+    expect(human.stdout.trim()).toMatch(/^499 credits \(next expiry /);
+    expect(JSON.parse(readFileSync(`${keyFile}.session`, 'utf8')).session_nonce).toBe(nonce);
+
+    const group = await setupGroup(stack.db);
+    const workflowId = await addWorkflow(stack.db, group, templateWorkflow());
+    const ran = await cliJson(['runs', 'trigger', workflowId, '--input', '{"prompt":"Ada"}', '--wait'], { AGENT_COMMERCE_AGENT_TOKEN: group.token });
+    expect(ran.code).toBe(0);
+    expect(ran.value).toMatchObject({ workflow_id: workflowId, status: 'completed', response_text: 'Hello, Ada!' });
+    // Not a terminal: no progress lines.
+    expect(ran.stderr).toBe('');
+    const got = await cliJson(['runs', 'get', ran.value.run_id], { AGENT_COMMERCE_AGENT_TOKEN: group.token });
+    expect(got.value).toMatchObject({ run_id: ran.value.run_id, status: 'completed' });
+  });
+
+  it('prints code, message and the catalog hint of an error and exits 1 (human on stderr; one JSON value with --json)', async () => {
+    const json = await cliJson(['tools', 'invoke', 'no-such-tool', 'x', '--params', '{}']);
+    expect(json.code).toBe(1);
+    expect(json.value).toEqual({ error: { code: 'product_not_found', message: expect.any(String), status: 404, hint: ERROR_CATALOG.product_not_found.action, request_id: expect.any(String) } });
+    const human = await cli(['tools', 'invoke', 'no-such-tool', 'x']);
+    expect(human.code).toBe(1);
+    expect(human.stdout).toBe('');
+    expect(human.stderr).toContain('error: product_not_found (HTTP 404): ');
+    expect(human.stderr).toContain(`hint: ${ERROR_CATALOG.product_not_found.action}`);
+    expect(human.stderr).toMatch(/\nrequest: \S+/);
+    // After the tour (tests of a file run in order): an existing key file is never overwritten
+    // without --force, and the service is not asked.
+    const exists = await cliJson(['identity', 'new']);
+    expect([exists.code, exists.value.error.code]).toEqual([2, 'sdk_bad_input']);
+  });
+
+  it('shows progress lines (status changes, elapsed time) while `runs trigger --wait` runs on a terminal', async () => {
+    const group = await setupGroup(stack.db);
+    const workflowId = await addWorkflow(stack.db, group, templateWorkflow('tty'));
+    const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    const command = [process.execPath, BIN, 'runs', 'trigger', workflowId, '--prompt', 'Tty', '--wait'].map(quote).join(' ');
+    const tty = await run('script', ['-q', '-e', '-c', command, '/dev/null'], { ...env, AGENT_COMMERCE_AGENT_TOKEN: group.token });
+    expect(tty.code).toBe(0);
+    const lines = tty.stdout.split(/\r?\n/);
+    const progress = lines.filter((l) => /^\[\s*\d+\.\ds\] run run_\S+ (queued|running|completed)$/.test(l));
+    expect(progress.length).toBeGreaterThanOrEqual(1);
+    expect(progress[progress.length - 1]).toMatch(/ completed$/);
+    expect(tty.stdout).toContain('response: Hello, Tty!');
+  });
+
+  it('drives tokens, jobs, schedules and workflow sessions', async () => {
+    // Access tokens of the tour's wallet: issue, use on the bearer host, list, revoke.
+    const issued = await cliJson(['tokens', 'issue', '--label', 'cli']);
+    expect(issued.value.access_token).toMatch(/^act_/);
+    const viaBearer = await cliJson(['balance', '--bearer'], { AGENT_COMMERCE_ACCESS_TOKEN: issued.value.access_token });
+    expect(viaBearer.value.balance).toBe(499);
+    const tokens = await cliJson(['tokens', 'list']);
+    expect(tokens.value.map((t: { token_id: string }) => t.token_id)).toContain(issued.value.token_id);
+    const revoked = await cliJson(['tokens', 'revoke', issued.value.token_id]);
+    expect(revoked.value).toEqual({ token_id: issued.value.token_id, already_revoked: false });
+
+    // Jobs, signed with the key file from the tour.
+    const job = await createJob(stack.db.models, { title: 'CLI job' });
+    const listed = await cliJson(['jobs', 'list', '--limit', '50']);
+    expect(listed.value.jobs.map((j: { job_id: string }) => j.job_id)).toContain(job._id);
+    const reserved = await cliJson(['jobs', 'reserve', job._id]);
+    expect(reserved.value).toMatchObject({ job_id: job._id, status: 'active' });
+    const completed = await cliJson(['jobs', 'complete', job._id, '--proof', 'posted', '--reservation-id', reserved.value.reservation_id, '--social-posts', JSON.stringify([goodPost()])]);
+    expect([completed.code, completed.value.error]).toEqual([0, undefined]);
+    expect(completed.value.reservation_id).toBe(reserved.value.reservation_id);
+
+    // Schedules with the budget's key.
+    const account = await scheduleAccount(stack.db, 'cli');
+    const schedule = await makeSchedule(stack.db, account, { dueMinutesAgo: 3 });
+    const keyEnv = { AGENT_COMMERCE_SCHEDULE_KEY: `${account.apiKey}:${account.budgetKey}` };
+    const due = await cliJson(['schedules', 'due'], keyEnv);
+    expect(due.value.occurrences.map((o: { schedule_id: string }) => o.schedule_id)).toEqual([schedule._id]);
+    const claim = await cliJson(['schedules', 'claim', '--schedule-id', schedule._id], keyEnv);
+    const released = await cliJson(['schedules', 'release', schedule._id, '--due-at', claim.value.due_at, '--claim-token', claim.value.claim_token], keyEnv);
+    expect(released.value.released).toBe(true);
+    const again = await cliJson(['schedules', 'claim'], keyEnv);
+    const advanced = await cliJson(['schedules', 'advance', schedule._id, '--due-at', again.value.due_at, '--claim-token', again.value.claim_token, '--outcome', 'success'], keyEnv);
+    expect(advanced.value).toMatchObject({ already_advanced: false, schedule: { last_outcome: 'success' } });
+
+    // A wallet session of a published workflow.
+    const workflow = await new WorkflowRepository(stack.db.models).create({ name: 'CLI greeter', nodes: [{ id: 'g', type: 'template', template: 'Hi {{metadata.instance_id}}' }], edges: [], status: 'published' });
+    const started = await cliJson(['sessions', 'start', workflow._id]);
+    expect(started.value).toMatchObject({ workflow_id: workflow._id, status: 'active', resumed: false });
+    let fetched = await cliJson(['sessions', 'fetch', workflow._id]);
+    for (let i = 0; i < 20 && fetched.value.run.status !== 'completed'; i++) {
+      await new Promise((r) => setTimeout(r, 300));
+      fetched = await cliJson(['sessions', 'fetch', workflow._id]);
+    }
+    expect(fetched.value.run).toMatchObject({ status: 'completed', response_text: 'Hi default' });
+    const active = await cliJson(['sessions', 'active']);
+    expect(active.value.map((s: { workflow_session_id: string }) => s.workflow_session_id)).toEqual([started.value.workflow_session_id]);
+    const ended = await cliJson(['sessions', 'end', workflow._id]);
+    expect(ended.value).toMatchObject({ status: 'ended', already_ended: false });
+  });
+});
