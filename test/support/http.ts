@@ -1,4 +1,12 @@
-/** A tiny JSON client for tests: real HTTP through fetch, nothing stubbed. */
+import { localDocument, ResponseValidator } from './openapi';
+
+let validator: ResponseValidator | undefined;
+
+/**
+ * A tiny JSON client for tests: real HTTP through fetch, nothing stubbed. Every answer is
+ * checked against the OpenAPI document built from the declarations (test/support/openapi.ts);
+ * one that does not match throws, naming the operation, the status and what differs.
+ */
 export async function http(
   method: string,
   url: string,
@@ -17,5 +25,7 @@ export async function http(
   } catch {
     body = undefined;
   }
+  validator ??= new ResponseValidator(localDocument());
+  validator.check(method, url, { status: res.status, contentType: res.headers.get('content-type'), body, text });
   return { status: res.status, headers: res.headers, body, text };
 }
