@@ -111,9 +111,13 @@ function responses(op: Operation): Record<string, JsonSchema> {
   }
   const error = (description: string) =>
     op.errors === 'html' ? { description, content: { 'text/html': { schema: { type: 'string' } } } } : { description, content: { 'application/json': { schema: errorRef(op.errors) } } };
-  for (const status of op.errorStatuses) out[String(status)] ??= error(errorDescription(status));
+  const detail422 = op.errors === 'gateway' || op.errors === 'validation';
+  for (const status of op.errorStatuses) {
+    // A validation failure is the 422 `detail[]` body in the gateway and validation families.
+    out[String(status)] ??= status === 422 && detail422 ? { description: errorDescription(422), content: { 'application/json': { schema: errorRef('validation') } } } : error(errorDescription(status));
+  }
   // The gateway and validation families answer a malformed body, query or envelope with the 422 `detail[]` shape.
-  if ((op.errors === 'gateway' || op.errors === 'validation') && hasInput(op)) {
+  if (detail422 && hasInput(op)) {
     out['422'] ??= { description: 'The body, query or path is not valid', content: { 'application/json': { schema: errorRef('validation') } } };
   }
   out.default = error(op.errors === 'html' ? 'Any other error: an HTML page' : `Any other error, in the ${op.errors} error shape`);

@@ -63,10 +63,10 @@ export function bearerToolOperations(services: Services): Operation[] {
       summary: 'A page of the tool catalog',
       description: 'Page and page size come from the X-Page / X-Page-Size headers or the query (the header wins).',
       request: { query: fetchQuery, headers: fetchHeaders },
-      // pageRequest checks paging itself, in the gateway 400 shape.
+      // pageRequest checks paging itself (422 `detail[]`), the headers are checked in the handler (400).
       validation: 'handler',
       responses: { 200: { description: 'One page of tools', body: fetchAnswer } },
-      errorStatuses: [400, 401],
+      errorStatuses: [400, 401, 422],
       examples: [
         {
           name: 'first page',

@@ -10,7 +10,7 @@ import { budgetBody, invokeSuccessBody } from '../presenters/tools';
 import { paymentHeader } from '../services/payment-gate';
 import type { Services } from '../services';
 import { mountOperations } from '../operations/mount';
-import { EXAMPLE, anyObject, ok } from '../operations/shapes';
+import { EXAMPLE, anyObject, ok, toolError } from '../operations/shapes';
 import type { Operation } from '../operations/types';
 import { challengeSchema } from './credit-purchase';
 import Joi from 'joi';
@@ -192,7 +192,7 @@ export function toolOperations(services: Services): Operation[] {
       request: { params: slugParams, body: Joi.alternatives(creditInvokeBody, Joi.object().unknown().description('x402 mode: the action parameters')), headers: Joi.object({ 'x-payment': Joi.string().description('base64 x402 payment envelope (x402 mode)') }) },
       // Which schema applies depends on the mode; the handler checks (400 in the tool shape).
       validation: 'handler',
-      responses: { 200: { description: 'The tool invoke success envelope', body: invokeAnswer }, 402: { description: 'x402 challenge: retry the same body with X-PAYMENT', body: challengeSchema } },
+      responses: { 200: { description: 'The tool invoke success envelope', body: invokeAnswer }, 402: { description: 'x402 mode: the challenge (retry the same body with X-PAYMENT); credits mode: not enough credits (tool error shape)', body: Joi.alternatives(challengeSchema, toolError) } },
       errorStatuses: [400, 401, 404, 409, 502],
       errors: 'tool',
       examples: [
