@@ -148,6 +148,9 @@ function operationObject(op: Operation): JsonSchema {
   const signed = op.auth.find((a): a is Extract<Auth, { kind: 'signed' }> => a.kind === 'signed');
   const body = op.request?.body;
   const bodyExamples = op.examples.filter((e) => e.request.body !== undefined);
+  const bodySchema = body && jsonSchema(body);
+  // An absent body is read as {}: it is required exactly when the object has required fields.
+  const bodyRequired = Boolean(bodySchema && ((bodySchema.required as unknown[] | undefined)?.length || (body.describe().flags as { presence?: string } | undefined)?.presence === 'required'));
   return {
     operationId: op.id,
     summary: op.summary,
@@ -159,10 +162,10 @@ function operationObject(op: Operation): JsonSchema {
     ...(body
       ? {
           requestBody: {
-            required: body.type !== 'object' || (body.describe().flags as { presence?: string } | undefined)?.presence === 'required',
+            required: bodyRequired,
             content: {
               'application/json': {
-                schema: jsonSchema(body),
+                schema: bodySchema,
                 ...(bodyExamples.length ? { examples: Object.fromEntries(bodyExamples.map((e) => [e.name, { value: e.request.body }])) } : {}),
               },
             },
