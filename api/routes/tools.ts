@@ -40,13 +40,14 @@ const invokeAnswer = Joi.object({
   transaction_id: Joi.string().allow(null),
   x402: Joi.object({
     settled: Joi.boolean(),
-    transaction: Joi.string(),
+    transaction: Joi.string().allow(null),
     network: Joi.string(),
     resource_url: Joi.string(),
     settlement_recorded: Joi.boolean(),
     payment: Joi.object({ token: Joi.string(), asset: Joi.string(), amount_base_units: Joi.string(), amount_usd: Joi.number(), payer_wallet_address: Joi.string() }).unknown(),
   }).unknown(),
 });
+const settlingAnswer = Joi.object({ success: Joi.boolean().valid(false).required(), status: Joi.string().valid('settling').required(), message: Joi.string().required(), x402: anyObject }).unknown();
 const listEntrySchema = Joi.object({
   product_id: Joi.string().required(),
   slug: Joi.string().required(),
@@ -192,7 +193,10 @@ export function toolOperations(services: Services): Operation[] {
       request: { params: slugParams, body: Joi.alternatives(creditInvokeBody, Joi.object().unknown().description('x402 mode: the action parameters')), headers: Joi.object({ 'x-payment': Joi.string().description('base64 x402 payment envelope (x402 mode)') }) },
       // Which schema applies depends on the mode; the handler checks (400 in the tool shape).
       validation: 'handler',
-      responses: { 200: { description: 'The tool invoke success envelope', body: invokeAnswer }, 402: { description: 'x402 mode: the challenge (retry the same body with X-PAYMENT); credits mode: not enough credits (tool error shape)', body: Joi.alternatives(challengeSchema, toolError) } },
+      responses: {
+        200: { description: 'The tool invoke success envelope', body: invokeAnswer },
+        202: { description: 'x402 mode: the payment is verified and still settling, no result yet; send the same payment again', body: settlingAnswer },
+        402: { description: 'x402 mode: the challenge (retry the same body with X-PAYMENT); credits mode: not enough credits (tool error shape)', body: Joi.alternatives(challengeSchema, toolError) } },
       errorStatuses: [400, 401, 404, 409, 502],
       errors: 'tool',
       examples: [

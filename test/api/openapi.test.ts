@@ -4,7 +4,7 @@ import { DECLARED, mountOperations } from '../../api/operations/mount';
 import { ERROR_SCHEMAS } from '../../api/operations/shapes';
 import type { Operation } from '../../api/operations/types';
 import { createApiApp, createMainApp } from '../../api/server';
-import { http } from '../support/http';
+import { answersChecked, http } from '../support/http';
 import { localDocument, localOperations, newAjv, ResponseValidator } from '../support/openapi';
 import { startTestStack, type TestStack } from '../support/stack';
 
@@ -232,5 +232,14 @@ describe('served', () => {
       expect((await http('GET', `${base}/docs/errors`, { headers: { accept: 'application/json' } })).status).toBe(200);
     }
     expect((await http('GET', `${stack.server.mainUrl}/docs/schedules`)).status).toBe(200);
+  });
+
+  it('checks the answers of the stack\'s hosts against the document', async () => {
+    const before = answersChecked();
+    const res = await http('POST', `${stack.server.mainUrl}/api/external/auth/session`, { body: { wallet_address: 'not an address' } });
+    expect(res.status).toBe(422);
+    const unknown = await http('GET', `${stack.server.apiUrl}/no/such/path`);
+    expect(unknown.status).toBe(404);
+    expect(answersChecked()).toBe(before + 2);
   });
 });

@@ -2,6 +2,10 @@ import { localDocument, ResponseValidator } from './openapi';
 
 let validator: ResponseValidator | undefined;
 const apiOrigins = new Set<string>();
+let checked = 0;
+
+/** How many answers this test file checked against the document. */
+export const answersChecked = () => checked;
 
 /** Answers from these origins (the test stack's two hosts) are checked against the document; others (vendors, receivers) are not ours. */
 export function checkAnswersOf(...urls: string[]): void {
@@ -34,6 +38,7 @@ export async function http(
   if (apiOrigins.has(new URL(url).origin)) {
     validator ??= new ResponseValidator(localDocument());
     validator.check(method, url, { status: res.status, contentType: res.headers.get('content-type'), body, text });
+    checked += 1;
   }
   return { status: res.status, headers: res.headers, body, text };
 }
