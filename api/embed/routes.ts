@@ -12,7 +12,7 @@ import { requireStore } from '../middleware/require-store';
 import { requestClient } from '../services/rate-limit';
 import type { Services } from '../services';
 import { mountOperations } from '../operations/mount';
-import { EXAMPLE, anyObject, ok } from '../operations/shapes';
+import { EXAMPLE, ok } from '../operations/shapes';
 import type { Operation } from '../operations/types';
 import { renderErrorPage, renderPage } from './pages';
 import type { SignInSite } from './service';
@@ -46,7 +46,17 @@ function site(req: Request): SignInSite {
   return { host, serviceOrigin: `${req.protocol}://${host}` };
 }
 
-const embedAnswer = ok(anyObject);
+const iso = Joi.string().isoDate();
+const nonceAnswer = ok(Joi.object({ message: Joi.string().required(), nonce: Joi.string().required(), expires_at: iso.required() }));
+const tokenAnswer = ok(
+  Joi.object({ token: Joi.string().required(), wallet: Joi.string().required(), via: Joi.string().valid('siwe', 'access_token').required(), bundle_id: Joi.string().required(), origin: Joi.string().required(), expires_at: iso.required(), balance: Joi.number().required() }),
+);
+const runAnswer = ok(
+  Joi.object({ run_id: Joi.string().required(), status: Joi.string().required(), done: Joi.boolean().required(), response_text: Joi.string().allow(null).required(), error_code: Joi.string().allow(null).required(), error_message: Joi.string().allow(null).required() }),
+);
+const invokeAnswer = ok(Joi.object({ response: Joi.any().required(), credits_charged: Joi.number().required(), transaction_id: Joi.string().allow(null), balance: Joi.number().required() }));
+const signedInExample = { token: 'emb_example', wallet: EXAMPLE.wallet, via: 'siwe', bundle_id: 'bnd_docs_demo', origin: 'https://shop.example', expires_at: EXAMPLE.time, balance: 1500 };
+const runExample = { run_id: 'run_65f0c3a2b1d4e5f60718293a', status: 'queued', done: false, response_text: null, error_code: null, error_message: null };
 const BUNDLE = 'bnd_docs_demo';
 const bundleParam = { bundleId: Joi.string().required() };
 const AUTH = { authorization: 'Bearer emb_example' };
@@ -88,7 +98,7 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
       res.locals.embedAuth = a;
       next();
     }, next);
-  const api = { host: 'main', tag: 'Embedding', errors: 'gateway', responses: { 200: { description: 'OK', body: embedAnswer } } } as const;
+  const api = { host: 'main', tag: 'Embedding', errors: 'gateway' } as const;
   const withToken = { ...api, auth: [{ kind: 'embed' }], before: [signedIn], errorStatuses: [401, 404] } as const;
 
   const apiOps: Operation[] = [
@@ -98,10 +108,11 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
       method: 'post',
       path: '/embed/api/sign-in/nonce',
       auth: [{ kind: 'none' }],
+      responses: { 200: { description: 'The message to sign', body: nonceAnswer } },
       summary: 'The sign-in message a wallet signs (EIP-4361 style) for a bundle and origin',
       request: { body: nonceBodySchema },
       errorStatuses: [403, 404, 429],
-      examples: [{ name: 'nonce', request: { body: { bundle_id: BUNDLE, origin: 'https://shop.example', address: EXAMPLE.wallet, chain_id: 1 } }, response: { status: 200, body: { success: true, data: { message: '…', nonce: 'n1' } } } }],
+      examples: [{ name: 'nonce', request: { body: { bundle_id: BUNDLE, origin: 'https://shop.example', address: EXAMPLE.wallet, chain_id: 1 } }, response: { status: 200, body: { success: true, data: { message: '…', nonce: 'n1', expires_at: EXAMPLE.time } } } }],
       handler: async (req, res) => {
         await services.authLimits.sessionPerClient.enforce(`embed-nonce:ip:${requestClient(req)}`, 'widget sign-ins from one address');
         const b = res.locals.body;
@@ -114,10 +125,11 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
       method: 'post',
       path: '/embed/api/sign-in',
       auth: [{ kind: 'none' }],
+      responses: { 200: { description: 'The widget token', body: tokenAnswer } },
       summary: 'Exchange the signed sign-in message for a widget token',
       request: { body: signInBodySchema },
       errorStatuses: [400, 401],
-      examples: [{ name: 'signed in', request: { body: { message: '…', signature: `0x${'1b'.repeat(65)}` } }, response: { status: 200, body: { success: true, data: { token: 'emb_example', wallet: EXAMPLE.wallet } } } }],
+      examples: [{ name: 'signed in', request: { body: { message: '…', signature: `0x${'1b'.repeat(65)}` } }, response: { status: 200, body: { success: true, data: signedInExample } } }],
       handler: async (req, res) => {
         res.json({ success: true, data: await embed.signIn(site(req), res.locals.body) });
       },
@@ -128,10 +140,11 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
       method: 'post',
       path: '/embed/api/sign-in/access-token',
       auth: [{ kind: 'none' }],
+      responses: { 200: { description: 'The widget token', body: tokenAnswer } },
       summary: 'Exchange an act_ access token for a widget token',
       request: { body: accessTokenBodySchema },
       errorStatuses: [401, 403, 404, 429],
-      examples: [{ name: 'signed in', request: { body: { bundle_id: BUNDLE, origin: 'https://shop.example', access_token: 'act_2c5e8f0a1b3d4c6e7f809a1b2c3d4e5f' } }, response: { status: 200, body: { success: true, data: { token: 'emb_example', wallet: EXAMPLE.wallet } } } }],
+      examples: [{ name: 'signed in', request: { body: { bundle_id: BUNDLE, origin: 'https://shop.example', access_token: 'act_2c5e8f0a1b3d4c6e7f809a1b2c3d4e5f' } }, response: { status: 200, body: { success: true, data: { ...signedInExample, via: 'access_token' } } } }],
       handler: async (req, res) => {
         await services.authLimits.sessionPerClient.enforce(`embed-token:ip:${requestClient(req)}`, 'widget sign-ins from one address');
         const b = res.locals.body;
@@ -158,10 +171,11 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
       id: 'embedSendMessage',
       method: 'post',
       path: '/embed/api/bundles/{bundleId}/workflows/{workflowId}/messages',
+      responses: { 200: { description: 'The run', body: runAnswer } },
       summary: 'Send a message: starts a run of the workflow',
       request: { params: Joi.object({ ...bundleParam, workflowId: Joi.string().required() }), body: messageBodySchema },
       errorStatuses: [401, 404, 409, 429],
-      examples: [{ name: 'sent', request: { params: { bundleId: BUNDLE, workflowId: 'wf_daily_digest' }, headers: AUTH, body: { text: 'Hello', request_id: 'msg_0001' } }, response: { status: 200, body: { success: true, data: { run_id: 'run_65f0c3a2b1d4e5f60718293a', status: 'queued' } } } }],
+      examples: [{ name: 'sent', request: { params: { bundleId: BUNDLE, workflowId: 'wf_daily_digest' }, headers: AUTH, body: { text: 'Hello', request_id: 'msg_0001' } }, response: { status: 200, body: { success: true, data: runExample } } }],
       handler: async (req, res) => {
         const { wallet, bundle } = res.locals.embedAuth!;
         await services.workflowLimits.startPerClient.enforce(`embed-message:ip:${requestClient(req)}`, 'widget messages from one address');
@@ -174,9 +188,10 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
       id: 'embedReadRun',
       method: 'get',
       path: '/embed/api/bundles/{bundleId}/runs/{runId}',
+      responses: { 200: { description: 'The run', body: runAnswer } },
       summary: 'Poll a run the wallet started in this widget',
       request: { params: Joi.object({ ...bundleParam, runId: Joi.string().required() }) },
-      examples: [{ name: 'running', request: { params: { bundleId: BUNDLE, runId: 'run_65f0c3a2b1d4e5f60718293a' }, headers: AUTH }, response: { status: 200, body: { success: true, data: { run_id: 'run_65f0c3a2b1d4e5f60718293a', status: 'running' } } } }],
+      examples: [{ name: 'running', request: { params: { bundleId: BUNDLE, runId: 'run_65f0c3a2b1d4e5f60718293a' }, headers: AUTH }, response: { status: 200, body: { success: true, data: { ...runExample, status: 'running' } } } }],
       handler: async (req, res) => {
         const { wallet, bundle } = res.locals.embedAuth!;
         res.json({ success: true, data: await embed.readRun(bundle, wallet, String(req.params.runId)) });
@@ -187,10 +202,11 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
       id: 'embedInvokeProduct',
       method: 'post',
       path: '/embed/api/bundles/{bundleId}/products/{productId}/invoke',
+      responses: { 200: { description: 'The tool result and the new balance', body: invokeAnswer } },
       summary: 'Invoke a product of the bundle, paid with the wallet\'s credits',
       request: { params: Joi.object({ ...bundleParam, productId: Joi.string().required() }), body: productInvokeBodySchema },
       errorStatuses: [401, 402, 404, 409],
-      examples: [{ name: 'invoked', request: { params: { bundleId: BUNDLE, productId: '65f0c3a2b1d4e5f60718293a' }, headers: AUTH, body: { action: 'forecast', parameters: { city: 'Lisbon' }, request_id: 'inv_0001' } }, response: { status: 200, body: { success: true, data: { response: { temperature_c: 18 } } } } }],
+      examples: [{ name: 'invoked', request: { params: { bundleId: BUNDLE, productId: '65f0c3a2b1d4e5f60718293a' }, headers: AUTH, body: { action: 'forecast', parameters: { city: 'Lisbon' }, request_id: 'inv_0001' } }, response: { status: 200, body: { success: true, data: { response: { temperature_c: 18 }, credits_charged: 5, transaction_id: 'tx_1', balance: 1495 } } } }],
       handler: async (req, res) => {
         const { wallet, bundle } = res.locals.embedAuth!;
         res.json({ success: true, data: await embed.invokeProduct(bundle, wallet, String(req.params.productId), res.locals.body) });
