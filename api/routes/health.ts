@@ -5,6 +5,16 @@ import { healthDetails, isOperatorToken } from '../services/health';
 
 import type { Operation } from '../operations/types';
 
+const detailsAnswer = Joi.object({
+  status: Joi.string().valid('ok').required(),
+  store: Joi.string().valid('up', 'down', 'index_failed').required(),
+  temporal: Joi.string().valid('up', 'down').required(),
+  detail: Joi.string().valid('full'),
+  store_state: Joi.string(),
+  store_error: Joi.string(),
+  last_ping: Joi.object({ workflow_id: Joi.string(), recorded_at: Joi.string().isoDate().required(), worker: Joi.string().allow(null) }).allow(null).required(),
+});
+
 /** Mounted before any body parser: /health answers whatever body or content type comes with it. */
 export function healthOperations(deps: AppDeps): Operation[] {
   const common = { host: 'bearer', tag: 'Operations', errors: 'gateway' } as const;
@@ -33,9 +43,9 @@ export function healthOperations(deps: AppDeps): Operation[] {
       auth: [{ kind: 'none' }, { kind: 'operator' }],
       summary: 'Dependency states; full details with the operator token',
       request: { headers: Joi.object({ 'x-health-token': Joi.string().description('The operator token (or Authorization: Bearer)') }) },
-      responses: { 200: { description: 'Dependency states', body: Joi.object({ status: Joi.string().required() }).unknown() } },
+      responses: { 200: { description: 'Dependency states (the full form with the operator token)', body: detailsAnswer } },
       errorStatuses: [401],
-      examples: [{ name: 'summary', request: {}, response: { status: 200, body: { status: 'ok', store: 'up', temporal: 'up' } } }],
+      examples: [{ name: 'summary', request: {}, response: { status: 200, body: { status: 'ok', store: 'up', temporal: 'up', last_ping: { recorded_at: '2026-01-01T12:00:00.000Z' } } } }],
       handler: async (req, res) => {
         const presented = /^Bearer (.+)$/i.exec(req.header('authorization') ?? '')?.[1] ?? req.header('x-health-token');
         const full = isOperatorToken(presented, deps.config.healthDetailsToken);
