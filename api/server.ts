@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import express, { Express, Router } from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,31 +11,71 @@ import { errorShape } from './middleware/error-shape';
 import { jsonBody, jsonBodyErrors } from './middleware/json-body';
 import { requestContext } from './middleware/request-context';
 import { requireStore } from './middleware/require-store';
-import { authRoutes } from './routes/auth';
-import { bearerCreditRoutes } from './routes/bearer-credits';
-import { creditPurchaseRoutes } from './routes/credit-purchase';
-import { creditRoutes } from './routes/credits';
-import { docsRoutes } from './routes/docs';
-import { healthRoutes } from './routes/health';
-import { metricsRoutes } from './routes/metrics';
-import { identityBodyErrors, identityRoutes } from './routes/identity';
-import { jobRoutes } from './routes/jobs';
-import { jobWorkflowRoutes } from './routes/job-workflows';
-import { workflowRoutes } from './routes/workflows';
+import { authOperations } from './routes/auth';
+import { bearerCreditOperations } from './routes/bearer-credits';
+import { creditPurchaseOperations } from './routes/credit-purchase';
+import { creditOperations } from './routes/credits';
+import { docsOperations } from './routes/docs';
+import { healthOperations } from './routes/health';
+import { metricsOperations } from './routes/metrics';
+import { identityBodyErrors, identityOperations } from './routes/identity';
+import { jobOperations } from './routes/jobs';
+import { jobWorkflowOperations } from './routes/job-workflows';
+import { workflowOperations } from './routes/workflows';
 import { createServices, Services } from './services';
-import { toolRoutes } from './routes/tools';
-import { bearerToolRoutes } from './routes/bearer-tools';
-import { agentWebhookRoutes } from './routes/agent-webhooks';
-import { scheduleDocsRoutes, workflowScheduleRoutes } from './routes/workflow-schedules';
-import { embedRoutes } from './embed/routes';
+import { toolOperations, toolRoutes } from './routes/tools';
+import { bearerToolOperations } from './routes/bearer-tools';
+import { agentWebhookOperations } from './routes/agent-webhooks';
+import { scheduleDocsOperations, workflowScheduleOperations, workflowScheduleRoutes } from './routes/workflow-schedules';
+import { embedOperations, embedRoutes } from './embed/routes';
+import { mountOperations } from './operations/mount';
+import { buildOpenApi, type OpenApiDocument } from './operations/openapi';
+import type { Operation } from './operations/types';
 
-function baseApp(deps: AppDeps): Express {
+const VERSION = (JSON.parse(readFileSync(join(__dirname, '../package.json'), 'utf8')) as { version: string }).version;
+
+/** Every operation of both hosts, by the router that mounts it (each family declares its own). */
+export function apiOperations(deps: AppDeps, services: Services) {
+  const families = {
+    tools: toolOperations(services),
+    external: [
+      ...identityOperations(services),
+      ...authOperations(services),
+      ...creditOperations(services),
+      ...creditPurchaseOperations(services),
+      ...jobOperations(services),
+      ...jobWorkflowOperations(services),
+      ...workflowOperations(services),
+    ],
+    scheduleDocs: scheduleDocsOperations(),
+    schedules: workflowScheduleOperations(services, deps.config.publicBaseUrl),
+    webhooks: agentWebhookOperations(services),
+    embed: embedOperations(services),
+    operator: [...healthOperations(deps), ...metricsOperations(deps.config.metricsToken)],
+    bearer: [...bearerCreditOperations(services), ...bearerToolOperations(services)],
+  };
+  let document: OpenApiDocument | undefined;
+  const docs = docsOperations(() => (document ??= buildOpenApi(all, { mainUrl: deps.config.publicBaseUrl, apiUrl: deps.config.publicApiUrl }, VERSION)));
+  const { embed, ...rest } = families;
+  const all: Operation[] = [...docs, ...Object.values(rest).flat(), ...embed.assets, ...embed.api, ...embed.pages];
+  return { ...families, docs, all };
+}
+
+/** The OpenAPI document of both hosts, built from the declarations. */
+export function apiDocument(deps: AppDeps, services: Services): OpenApiDocument {
+  const { all } = apiOperations(deps, services);
+  return buildOpenApi(all, { mainUrl: deps.config.publicBaseUrl, apiUrl: deps.config.publicApiUrl }, VERSION);
+}
+
+type Operations = ReturnType<typeof apiOperations>;
+
+function baseApp(deps: AppDeps, ops: Operations): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.trustProxy);
   app.use(requestContext, accessLog, requestMetrics(app));
-  // Both hosts serve the page their errors' help_url points at.
-  app.use(docsRoutes());
+  // Both hosts serve the page their errors' help_url points at, /openapi.json and /docs.
+  app.use(mountOperations(ops.docs));
   return app;
 }
 
@@ -45,36 +87,34 @@ function finish(app: Express, helpBaseUrl: string): Express {
 
 /** The main host: /api/external, /api/agent-webhooks, /embed. */
 export function createMainApp(deps: AppDeps, services: Services = createServices(deps)): Express {
-  const app = baseApp(deps);
+  const ops = apiOperations(deps, services);
+  const app = baseApp(deps, ops);
   // Tools set their own error shape before parsing, so they are mounted ahead of the generic router.
-  app.use('/api/external/tools', toolRoutes(services, deps.db));
+  app.use('/api/external/tools', toolRoutes(ops.tools, services, deps.db));
   const external = Router();
   external.use(errorShape('gateway'), jsonBody, jsonBodyErrors, requireStore(deps.db));
   external.use('/agentaddress', identityBodyErrors);
-  external.use(identityRoutes(services), authRoutes(services), creditRoutes(services), creditPurchaseRoutes(services));
-  external.use(jobRoutes(services));
-  external.use(jobWorkflowRoutes(services));
-  external.use(workflowRoutes(services));
-  app.use(scheduleDocsRoutes());
-  app.use('/api/external/workflow-schedules', workflowScheduleRoutes(services, deps.db, deps.config.publicBaseUrl));
+  external.use(mountOperations(ops.external, '/api/external'));
+  app.use(mountOperations(ops.scheduleDocs));
+  app.use('/api/external/workflow-schedules', workflowScheduleRoutes(ops.schedules, services, deps.db));
   app.use('/api/external', external);
 
   const webhooks = Router();
   webhooks.use(errorShape('webhook'), jsonBody, jsonBodyErrors);
-  webhooks.use(requireStore(deps.db), agentWebhookRoutes(services));
+  webhooks.use(requireStore(deps.db), mountOperations(ops.webhooks, '/api/agent-webhooks'));
   app.use('/api/agent-webhooks', webhooks);
-  app.use(embedRoutes(services, deps.db));
+  app.use(embedRoutes(ops.embed, deps.db));
 
   return finish(app, deps.config.publicBaseUrl);
 }
 
 /** The bearer host: /health, /credits, /products, /issues. */
 export function createApiApp(deps: AppDeps, services: Services = createServices(deps)): Express {
-  const app = baseApp(deps);
-  app.use(errorShape('gateway'), healthRoutes(deps), metricsRoutes(deps.config.metricsToken));
+  const ops = apiOperations(deps, services);
+  const app = baseApp(deps, ops);
+  app.use(errorShape('gateway'), mountOperations(ops.operator));
   app.use(jsonBody, jsonBodyErrors);
-  app.use(requireStore(deps.db), bearerCreditRoutes(services));
-  app.use(requireStore(deps.db), bearerToolRoutes(services));
+  app.use(requireStore(deps.db), mountOperations(ops.bearer));
   return finish(app, deps.config.publicApiUrl);
 }
 

@@ -1,14 +1,34 @@
-import { Router } from 'express';
+import { envelopeSchema } from '../../shared/schemas/common';
 import { signed } from '../middleware/signed';
 import { balanceBody } from '../presenters/credits';
+import { EXAMPLE } from '../operations/shapes';
+import type { Operation } from '../operations/types';
 import type { Services } from '../services';
+import { balanceAnswer, balanceExample } from './bearer-credits';
 
-export function creditRoutes(services: Services): Router {
-  const router = Router();
-  // Read-only: the balance read overlaps the request-id claim; a replay still answers 401.
-  router.post('/credits/balance', signed(services, 'balance', { readOnly: true }), async (_req, res) => {
-    const [, view] = await Promise.all([res.locals.claim, services.ledger.balance(res.locals.wallet)]);
-    res.json(balanceBody(view));
-  });
-  return router;
+export function creditOperations(services: Services): Operation[] {
+  return [
+    {
+      id: 'signedBalance',
+      method: 'post',
+      path: '/api/external/credits/balance',
+      host: 'main',
+      auth: [{ kind: 'signed', action: 'balance', productLine: '-' }],
+      tag: 'Credits',
+      summary: 'Credit balance of the signing wallet',
+      request: { body: envelopeSchema },
+      // The signed middleware checks the envelope (and only it).
+      validation: 'handler',
+      responses: { 200: { description: 'The credit balance', body: balanceAnswer } },
+      errorStatuses: [401],
+      errors: 'gateway',
+      examples: [{ name: 'balance', request: { body: EXAMPLE.envelope }, response: { status: 200, body: balanceExample } }],
+      // Read-only: the balance read overlaps the request-id claim; a replay still answers 401.
+      middleware: [signed(services, 'balance', { readOnly: true })],
+      handler: async (_req, res) => {
+        const [, view] = await Promise.all([res.locals.claim, services.ledger.balance(res.locals.wallet)]);
+        res.json(balanceBody(view));
+      },
+    },
+  ];
 }

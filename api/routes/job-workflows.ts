@@ -1,9 +1,11 @@
-import { Router, type RequestHandler } from 'express';
-import { jobWorkflowCreateSchema, jobWorkflowPublishSchema, jobWorkflowUpdateSchema } from '../../shared/job-workflows/schemas';
+import type { RequestHandler } from 'express';
+import Joi from 'joi';
+import { jobWorkflowCreateSchema, jobWorkflowPublishSchema, jobWorkflowUpdateSchema, jobWorkflowViewSchema } from '../../shared/job-workflows/schemas';
 import type { SignedAction } from '../../shared/signing';
 import { signed } from '../middleware/signed';
-import { validate } from '../middleware/validate';
 import { jobWorkflowView } from '../presenters/job-workflows';
+import { EXAMPLE, ok } from '../operations/shapes';
+import type { Auth, Operation } from '../operations/types';
 import type { Services } from '../services';
 import { JOB_WORKFLOW_TOKEN_HEADER } from './jobs';
 
@@ -36,26 +38,92 @@ function envelopeOrToken(services: Services, action: SignedAction): RequestHandl
   };
 }
 
+const JOB = 'job_7f3a9c1e2b4d';
+const WORKFLOW = 'wf_2b9d4e1a7c3f';
+const exampleView = {
+  workflow_id: WORKFLOW,
+  job_id: JOB,
+  owner_wallet: EXAMPLE.wallet,
+  name: 'Daily digest',
+  description: '',
+  status: 'draft',
+  nodes: [],
+  edges: [],
+  time_saved_minutes: null,
+  mcp_server_name: null,
+  default_export_target: null,
+  categories: [],
+  industry_tags: [],
+  latest_version: null,
+  versions: [],
+  created_at: EXAMPLE.time,
+  updated_at: EXAMPLE.time,
+};
+const TOKEN = { 'x-job-workflow-token': 'jwt.example.token' };
+const viewAnswer = ok(jobWorkflowViewSchema);
+const auth = (action: string, productLine: string): Auth[] => [{ kind: 'signed', action, productLine }, { kind: 'job_workflow_token' }];
+const tokenHeader = Joi.object({ 'x-job-workflow-token': Joi.string().description('From the reserve answer; instead of the signed envelope') });
+
 /** POST /jobs/{jobId}/workflow/create, PUT /jobs/{jobId}/workflow/{workflowId}, POST .../{workflowId}/publish. */
-export function jobWorkflowRoutes(services: Services): Router {
-  const router = Router();
+export function jobWorkflowOperations(services: Services): Operation[] {
   const service = services.jobWorkflows;
-  const auth = (res: { locals: { wallet: string; jobWorkflowReservationId?: string } }) => ({ wallet: res.locals.wallet, reservationId: res.locals.jobWorkflowReservationId });
+  const who = (res: { locals: { wallet: string; jobWorkflowReservationId?: string } }) => ({ wallet: res.locals.wallet, reservationId: res.locals.jobWorkflowReservationId });
+  const common = { host: 'main', tag: 'Job workflows', errors: 'gateway', errorStatuses: [401, 403, 404, 409] } as const;
 
-  router.post('/jobs/:jobId/workflow/create', validate({ body: jobWorkflowCreateSchema }), envelopeOrToken(services, 'job_workflow_create'), async (req, res) => {
-    const view = await service.create(auth(res), String(req.params.jobId), res.locals.body);
-    res.json({ success: true, data: jobWorkflowView(view) });
-  });
-
-  router.put('/jobs/:jobId/workflow/:workflowId', validate({ body: jobWorkflowUpdateSchema }), envelopeOrToken(services, 'job_workflow_update'), async (req, res) => {
-    const view = await service.update(auth(res), String(req.params.jobId), String(req.params.workflowId), res.locals.body);
-    res.json({ success: true, data: jobWorkflowView(view) });
-  });
-
-  router.post('/jobs/:jobId/workflow/:workflowId/publish', validate({ body: jobWorkflowPublishSchema }), envelopeOrToken(services, 'job_workflow_publish'), async (req, res) => {
-    const view = await service.publish(auth(res), String(req.params.jobId), String(req.params.workflowId), res.locals.body);
-    res.json({ success: true, data: jobWorkflowView(view) });
-  });
-
-  return router;
+  return [
+    {
+      ...common,
+      id: 'createJobWorkflow',
+      method: 'post',
+      path: '/api/external/jobs/{jobId}/workflow/create',
+      auth: auth('job_workflow_create', '{jobId}'),
+      summary: 'Create the workflow of a reserved workflow-creation job',
+      request: { params: Joi.object({ jobId: Joi.string().required() }), headers: tokenHeader, body: jobWorkflowCreateSchema },
+      responses: { 200: { description: 'The draft', body: viewAnswer } },
+      examples: [{ name: 'created', request: { params: { jobId: JOB }, headers: TOKEN, body: { name: 'Daily digest' } }, response: { status: 200, body: { success: true, data: exampleView } } }],
+      middleware: [envelopeOrToken(services, 'job_workflow_create')],
+      handler: async (req, res) => {
+        const view = await service.create(who(res), String(req.params.jobId), res.locals.body);
+        res.json({ success: true, data: jobWorkflowView(view) });
+      },
+    },
+    {
+      ...common,
+      id: 'updateJobWorkflow',
+      method: 'put',
+      path: '/api/external/jobs/{jobId}/workflow/{workflowId}',
+      auth: auth('job_workflow_update', '{jobId}/{workflowId}'),
+      summary: 'Update the draft',
+      request: { params: Joi.object({ jobId: Joi.string().required(), workflowId: Joi.string().required() }), headers: tokenHeader, body: jobWorkflowUpdateSchema },
+      responses: { 200: { description: 'The draft', body: viewAnswer } },
+      examples: [{ name: 'renamed', request: { params: { jobId: JOB, workflowId: WORKFLOW }, headers: TOKEN, body: { name: 'Morning digest' } }, response: { status: 200, body: { success: true, data: { ...exampleView, name: 'Morning digest' } } } }],
+      middleware: [envelopeOrToken(services, 'job_workflow_update')],
+      handler: async (req, res) => {
+        const view = await service.update(who(res), String(req.params.jobId), String(req.params.workflowId), res.locals.body);
+        res.json({ success: true, data: jobWorkflowView(view) });
+      },
+    },
+    {
+      ...common,
+      id: 'publishJobWorkflow',
+      method: 'post',
+      path: '/api/external/jobs/{jobId}/workflow/{workflowId}/publish',
+      auth: auth('job_workflow_publish', '{jobId}/{workflowId}'),
+      summary: 'Publish the draft as a new version',
+      request: { params: Joi.object({ jobId: Joi.string().required(), workflowId: Joi.string().required() }), headers: tokenHeader, body: jobWorkflowPublishSchema },
+      responses: { 200: { description: 'The workflow with published_version', body: viewAnswer } },
+      examples: [
+        {
+          name: 'published',
+          request: { params: { jobId: JOB, workflowId: WORKFLOW }, headers: TOKEN, body: { bump: 'minor' } },
+          response: { status: 200, body: { success: true, data: { ...exampleView, status: 'published', latest_version: '1.0.0', versions: [{ version: '1.0.0', published_at: EXAMPLE.time }], published_version: '1.0.0' } } },
+        },
+      ],
+      middleware: [envelopeOrToken(services, 'job_workflow_publish')],
+      handler: async (req, res) => {
+        const view = await service.publish(who(res), String(req.params.jobId), String(req.params.workflowId), res.locals.body);
+        res.json({ success: true, data: jobWorkflowView(view) });
+      },
+    },
+  ];
 }

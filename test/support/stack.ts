@@ -4,6 +4,7 @@ import { createTemporal, ensureSearchAttributes, TemporalHandle } from '../../te
 import { startServer, RunningServer } from '../../api/server';
 import { selectQueues } from '../../workers/queues';
 import { runWorkers, RunningWorkers } from '../../workers/run-workers';
+import { checkAnswersOf } from './http';
 import { installTestRuntime } from './runtime';
 
 export interface TestStack {
@@ -29,6 +30,7 @@ export async function startTestStack(opts: { workers?: boolean; queues?: string[
     workers = await runWorkers({ config, db, temporal, identity: `test-${process.pid}` }, selectQueues(opts.queues ?? 'all'), config.temporalAddress);
   }
   const server = await startServer({ config, db, temporal }, { main: 0, api: 0 });
+  checkAnswersOf(server.mainUrl, server.apiUrl);
   return {
     config,
     db,

@@ -1,0 +1,249 @@
+import { Router, type Express } from 'express';
+import Joi from 'joi';
+import { DECLARED, mountOperations } from '../../api/operations/mount';
+import { ERROR_SCHEMAS } from '../../api/operations/shapes';
+import type { Operation } from '../../api/operations/types';
+import { createApiApp, createMainApp } from '../../api/server';
+import { answersChecked, http } from '../support/http';
+import { localDocument, localOperations, newAjv, ResponseValidator } from '../support/openapi';
+import { startTestStack, type TestStack } from '../support/stack';
+
+/** Every path and method of the interface spec (/work/shared/interface-spec.md, "Endpoints"). */
+const SPEC_OPERATIONS = [
+  'POST /api/external/agentaddress',
+  'POST /api/external/auth/session',
+  'POST /api/external/jobs/list',
+  'POST /api/external/jobs/{jobId}/reserve',
+  'POST /api/external/jobs/{jobId}/status',
+  'POST /api/external/jobs/{jobId}/complete',
+  'POST /api/external/jobs/{jobId}/workflow/create',
+  'PUT /api/external/jobs/{jobId}/workflow/{workflowId}',
+  'POST /api/external/jobs/{jobId}/workflow/{workflowId}/publish',
+  'POST /api/external/credits/balance',
+  'POST /api/external/credits/purchase',
+  'GET /api/external/tools',
+  'POST /api/external/tools/{productId}/invoke',
+  'POST /api/external/tools/{productSlug}/actions/{actionSlug}/invoke',
+  'GET /api/external/workflows',
+  'GET /api/external/workflows/{workflowId}',
+  'POST /api/external/workflows/{workflowId}/start',
+  'POST /api/external/workflows/{workflowId}/fetch',
+  'POST /api/external/workflows/{workflowId}/end',
+  'POST /api/external/workflows/active',
+  'POST /api/external/workflow-schedules/{scheduleId}/advance',
+  'POST /api/external/workflow-schedules/{scheduleId}/release',
+  'POST /api/external/workflow-schedules/claim',
+  'GET /api/external/workflow-schedules/due',
+  'POST /api/agent-webhooks/{workflowId}/trigger',
+  'GET /api/agent-webhooks/runs/{runId}',
+  'POST /api/agent-webhooks/runs/{runId}/cancel',
+  'GET /health',
+  'GET /embed.js',
+  'GET /embed/{workflowId}',
+  'GET /embed/bundle/{bundleId}',
+  'GET /embed/product/{productId}',
+  'GET /credits/balance',
+  'GET /credits/history',
+  'POST /issues/report',
+  'GET /products/fetch',
+  'POST /products/purchase',
+];
+const BEARER_HOST_PATHS = ['/health', '/credits/balance', '/credits/history', '/issues/report', '/products/fetch', '/products/purchase'];
+
+interface Layer {
+  route?: { path: string; stack: unknown[] } & Record<symbol, Operation | undefined>;
+  handle?: { stack?: Layer[] };
+}
+
+/** Every express route reachable from a router stack (sub-routers included). */
+function routesOf(stack: Layer[]): NonNullable<Layer['route']>[] {
+  return stack.flatMap((layer) => (layer.route ? [layer.route] : layer.handle?.stack ? routesOf(layer.handle.stack) : []));
+}
+const appRoutes = (app: Express) => routesOf((app as unknown as { router: { stack: Layer[] } }).router.stack);
+
+const fill = (path: string, params: Record<string, unknown> = {}) => path.replace(/\{([A-Za-z0-9_]+)\}/g, (_m, name: string) => encodeURIComponent(String(params[name] ?? 'x')));
+
+describe('operations are declared once', () => {
+  const local = localOperations();
+  const main = createMainApp(local.deps, local.services);
+  const api = createApiApp(local.deps, local.services);
+
+  it('mounts no route without a declaration, on either host', () => {
+    for (const app of [main, api]) {
+      const routes = appRoutes(app);
+      expect(routes.length).toBeGreaterThan(5);
+      expect(routes.filter((r) => !r[DECLARED]).map((r) => r.path)).toEqual([]);
+    }
+  });
+
+  it('sees a route mounted directly (the check can fail)', () => {
+    const router = Router();
+    router.get('/direct', (_req, res) => res.end());
+    router.use(mountOperations(local.docs));
+    const routes = routesOf(router.stack as unknown as Layer[]);
+    expect(routes.filter((r) => !r[DECLARED]).map((r) => r.path)).toEqual(['/direct']);
+  });
+
+  it('mounts every declaration, each once, on its host', () => {
+    const mounted = (app: Express) => appRoutes(app).map((r) => r[DECLARED]!.id);
+    const onMain = mounted(main);
+    const onApi = mounted(api);
+    for (const op of local.all) {
+      const expected = { main: [1, 0], bearer: [0, 1], both: [1, 1] }[op.host];
+      expect([op.id, onMain.filter((id) => id === op.id).length, onApi.filter((id) => id === op.id).length]).toEqual([op.id, ...expected]);
+    }
+    expect(new Set(local.all.map((o) => o.id)).size).toBe(local.all.length);
+  });
+
+  it('gives every declaration an example whose request and response match its own schemas and the document', () => {
+    const validator = new ResponseValidator(localDocument());
+    const missing = local.all.filter((op) => op.examples.length === 0).map((op) => op.id);
+    expect(missing).toEqual([]);
+    for (const op of local.all) {
+      for (const ex of op.examples) {
+        const label = `${op.id} example "${ex.name}"`;
+        const parts: Array<[Joi.Schema | undefined, unknown]> = [
+          [op.request?.params, ex.request.params ?? {}],
+          [op.request?.query, ex.request.query ?? {}],
+          [op.request?.headers?.unknown(true), ex.request.headers ?? {}],
+          [op.request?.body, ex.request.body ?? {}],
+        ];
+        for (const [schema, value] of parts) {
+          const error = schema?.validate(value, { abortEarly: false }).error;
+          if (error) throw new Error(`${label}: request ${error.message}`);
+        }
+        const { status, body } = ex.response;
+        if (typeof body === 'string') continue;
+        const declared = op.responses[status]?.body;
+        const schema = declared ?? (op.errors === 'html' ? undefined : op.errors === 'gateway' && status === 422 ? ERROR_SCHEMAS.validation : ERROR_SCHEMAS[op.errors]);
+        const error = schema?.validate(body).error;
+        if (error) throw new Error(`${label}: response ${error.message}`);
+        validator.check(op.method, `http://localhost${fill(op.path, ex.request.params)}`, { status, contentType: 'application/json', body, text: JSON.stringify(body) });
+      }
+    }
+  });
+});
+
+describe('the OpenAPI document', () => {
+  const doc = localDocument();
+
+  it('is OpenAPI 3.1 with both servers, the security schemes, and the signed envelope described where its credentials travel', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.servers.map((s: { url: string }) => s.url)).toHaveLength(2);
+    expect(Object.keys(doc.components.securitySchemes)).toEqual(expect.arrayContaining(['accessToken', 'agentGroupToken', 'budgetBearer', 'x402']));
+    // The envelope is in the body, so no HTTP security scheme claims it: signed operations name their action instead.
+    expect(doc.info.description).toMatch(/EIP-191/);
+    expect(doc.info.description).toMatch(/RFC 8785/);
+    const balance = doc.paths['/api/external/credits/balance'].post;
+    expect(balance['x-signed-action']).toEqual({ action: 'balance', product: '-' });
+    expect(balance.security).toEqual([{}]);
+    expect(doc.components.securitySchemes.x402.description).toMatch(/402/);
+  });
+
+  it('covers every path of the interface spec, bearer-host paths with the bearer server only', () => {
+    const absent = SPEC_OPERATIONS.filter((entry) => {
+      const [method, path] = entry.split(' ') as [string, string];
+      return !doc.paths[path]?.[method.toLowerCase()];
+    });
+    expect(absent).toEqual([]);
+    for (const path of BEARER_HOST_PATHS) expect(doc.paths[path].servers).toEqual([doc.servers[1]]);
+    expect(doc.paths['/api/external/jobs/list'].servers).toEqual([doc.servers[0]]);
+    expect(doc.paths['/openapi.json'].servers).toBeUndefined();
+  });
+
+  it('resolves every $ref, declares every path parameter, names unique operations and holds schemas ajv compiles', () => {
+    const refs: string[] = [];
+    const walk = (v: unknown): void => {
+      if (Array.isArray(v)) v.forEach(walk);
+      else if (v && typeof v === 'object') {
+        for (const [k, x] of Object.entries(v)) {
+          if (k === '$ref' && typeof x === 'string') refs.push(x);
+          else walk(x);
+        }
+      }
+    };
+    walk(doc);
+    expect(refs.length).toBeGreaterThan(0);
+    const resolve = (ref: string) => ref.slice(2).split('/').reduce<any>((node, key) => node?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+    expect(refs.filter((r) => !r.startsWith('#/') || resolve(r) === undefined)).toEqual([]);
+
+    const ids: string[] = [];
+    const ajv = newAjv();
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        if (method === 'servers') continue;
+        ids.push(op.operationId);
+        const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+        const declared = op.parameters.filter((p: any) => p.in === 'path').map((p: any) => p.name);
+        expect([path, method, declared.sort()]).toEqual([path, method, names.sort()]);
+        expect(Object.keys(op.responses).length).toBeGreaterThan(0);
+        const schemas = [
+          ...op.parameters.map((p: any) => p.schema),
+          ...Object.values<any>(op.requestBody?.content ?? {}).map((c) => c.schema),
+          ...Object.values<any>(op.responses).flatMap((r) => Object.values<any>(r.content ?? {}).map((c) => c.schema)),
+        ];
+        for (const schema of schemas) ajv.compile({ ...schema, components: doc.components });
+      }
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('rejects a response that does not match (the client check can fail)', () => {
+    const validator = new ResponseValidator(doc);
+    const base = 'http://localhost';
+    expect(() => validator.check('GET', `${base}/health`, { status: 200, contentType: 'application/json', body: { status: 1 }, text: '{"status":1}' })).toThrow(/health .*status 200/);
+    expect(() => validator.check('POST', `${base}/api/external/auth/session`, { status: 200, contentType: 'application/json', body: { success: true, data: {} }, text: '{}' })).toThrow(/openSession/);
+    expect(() => validator.check('GET', `${base}/nowhere`, { status: 404, contentType: 'application/json', body: { nope: true }, text: '{}' })).toThrow(/no operation/);
+    expect(validator.check('POST', `${base}/api/external/workflows/active`, { status: 401, contentType: 'application/json', body: { error: 'Unauthorized', message: 'm', error_code: 'c', request_id: 'r', help_url: 'u', help_doc: 'd' }, text: '{}' })).toMatch(/activeWorkflowSessions/);
+  });
+});
+
+describe('served', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack();
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('answers /openapi.json on both hosts, as built from the declarations', async () => {
+    for (const base of [stack.server.mainUrl, stack.server.apiUrl]) {
+      const res = await http('GET', `${base}/openapi.json`);
+      expect(res.status).toBe(200);
+      expect(res.body.openapi).toBe('3.1.0');
+      expect(Object.keys(res.body.paths).sort()).toEqual(Object.keys(localDocument().paths).sort());
+    }
+  });
+
+  it('renders /docs from our own host (no CDN) and keeps /docs/errors and /docs/schedules', async () => {
+    for (const base of [stack.server.mainUrl, stack.server.apiUrl]) {
+      const page = await http('GET', `${base}/docs`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/text\/html/);
+      const urls = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+      expect(urls.length).toBeGreaterThanOrEqual(4);
+      expect(urls.filter((u) => !u.startsWith('/docs/assets/'))).toEqual([]);
+      for (const u of urls) {
+        const res = await fetch(`${base}${u}`);
+        expect([u, res.status]).toEqual([u, 200]);
+        expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(100);
+      }
+      const init = await http('GET', `${base}/docs/assets/init.js`);
+      expect(init.text).toContain("url: '/openapi.json'");
+      const bundle = await fetch(`${base}/docs/assets/swagger-ui-bundle.js`);
+      expect(bundle.headers.get('content-type')).toMatch(/javascript/);
+      expect((await http('GET', `${base}/docs/errors`, { headers: { accept: 'application/json' } })).status).toBe(200);
+    }
+    expect((await http('GET', `${stack.server.mainUrl}/docs/schedules`)).status).toBe(200);
+  });
+
+  it('checks the answers of the stack\'s hosts against the document', async () => {
+    const before = answersChecked();
+    const res = await http('POST', `${stack.server.mainUrl}/api/external/auth/session`, { body: { wallet_address: 'not an address' } });
+    expect(res.status).toBe(422);
+    const unknown = await http('GET', `${stack.server.apiUrl}/no/such/path`);
+    expect(unknown.status).toBe(404);
+    expect(answersChecked()).toBe(before + 2);
+  });
+});
