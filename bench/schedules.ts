@@ -163,7 +163,8 @@ async function main(): Promise<number> {
 
     // Integrity: no occurrence handed out twice, every claimed occurrence advanced exactly once.
     const doubles = [...claimed.values()].filter((n) => n > 1).length;
-    const advances = await db.models.scheduleAdvances.countDocuments({ budget_id: budget._id });
+    // Advance records ride on the claims' `advanced` ends (docs/schedules.md#due-queue).
+    const advances = await db.models.scheduleClaimEnds.countDocuments({ kind: 'advanced', 'advance.budget_id': budget._id });
     const advancedSchedules = await db.models.workflowSchedules.countDocuments({ budget_id: budget._id, advance_count: 1 });
     const overAdvanced = await db.models.workflowSchedules.countDocuments({ budget_id: budget._id, advance_count: { $gt: 1 } });
     const lost = claimed.size - advances;

@@ -87,8 +87,8 @@ export const scheduleCommands: AdminCommand[] = [
   {
     name: 'schedule:reindex',
     usage: '[--budget bud_..]',
-    summary: 'rebuilds the due queue from the schedules and their claims (schedules from before the queue, or after a crash)',
-    run: async (ctx, f) => repo(ctx).rebuildDueQueue({ budgetId: f.optional('budget', BUDGET) }, new Date()),
+    summary: 'counts the open occurrences (queued) and those an active claim holds (held); nothing to rebuild since schedules are due from their own documents',
+    run: async (ctx, f) => repo(ctx).openOccurrences({ budgetId: f.optional('budget', BUDGET) }, new Date()),
   },
   {
     name: 'schedule:list',
