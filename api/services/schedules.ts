@@ -13,6 +13,7 @@ import {
 } from '../../shared/schedules/repository';
 import { orderQueue, type QueuedOccurrence } from '../../shared/schedules/due-queue';
 import { ClaimMemory, LEARNED_HOLD_MS, OWN_HOLD_MS } from '../../shared/schedules/claim-memory';
+import { DueReads } from '../../shared/schedules/due-reads';
 import type { AdvanceBody, ClaimBody, DueQuery, ReleaseBody } from '../../shared/schedules/schemas';
 import { dueOccurrence, nextOccurrence } from '../../shared/schedules/timing';
 
@@ -39,19 +40,6 @@ export interface ClaimResult {
 /** A "next due" claim tries at most CLAIM_TRIES occurrences; losers of the oldest spread over the first CLAIM_PAGE. */
 const CLAIM_PAGE = 50;
 const CLAIM_TRIES = 200;
-/** How old a due read a "next due" claim may reuse (see dueSchedules). */
-const CLAIM_READ_MAX_AGE_MS = 1000;
-
-interface DueRead {
-  startedAt: number;
-  /** The clock of the caller that started it (the range read's end). */
-  now: Date;
-  done: boolean;
-  result: Promise<Schedule[]>;
-  /** The occurrences in claim order as of `now`, worked out once for the claimers sharing the read. */
-  ordered?: QueuedOccurrence[];
-}
-
 /**
  * Due occurrences, claims, releases and advances for one budget. Every decision is an insert
  * under a unique key (claim per occurrence attempt, claim end per claim, and the `advanced` end
@@ -61,9 +49,7 @@ interface DueRead {
  * then, so expiry needs no timer and no caller (docs/schedules.md#leases).
  */
 export class ScheduleService {
-  private readonly dueReads = new Map<string, DueRead>();
-  /** The last due read of each budget that landed (see claimQueue). */
-  private readonly lastReads = new Map<string, DueRead>();
+  private readonly reads: DueReads;
   private readonly memory = new ClaimMemory();
   /** "Next due" claims in flight per budget in this process. */
   private readonly claiming = new Map<string, number>();
@@ -72,7 +58,9 @@ export class ScheduleService {
     private readonly repo: ScheduleRepository,
     readonly lease: LeaseBounds,
     private readonly clock: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.reads = new DueReads((budgetId, now) => repo.dueSchedules(budgetId, now));
+  }
 
   async scheduleInBudget(budgetId: string, scheduleId: string): Promise<Schedule> {
     const s = await this.repo.getInBudget(scheduleId, budgetId);
@@ -110,57 +98,22 @@ export class ScheduleService {
   }
 
   /**
-   * The budget's due schedules. Concurrent callers share one read in flight, and "next due" claims
-   * also reuse a read up to CLAIM_READ_MAX_AGE_MS old: FerretDB decodes every schedule of the
-   * budget for it, and 20 agents claiming would otherwise each pay for it. A schedule read early
-   * loses at the claim insert if its occurrence was taken or advanced since; one due since shows up
-   * in the next read. Occurrences this process knows to be held (claimed here, or found claimed)
-   * are left out until the lease's end without a store read, for OWN_HOLD_MS / LEARNED_HOLD_MS at
-   * most, so a release through another process shows here within that time.
+   * The budget's due schedules (see DueReads). Occurrences this process knows to be held (claimed
+   * here, or found claimed) are left out until the lease's end without a store read, for
+   * OWN_HOLD_MS / LEARNED_HOLD_MS at most, so a release through another process shows here within
+   * that time.
    */
   private async dueSchedules(budgetId: string, now: Date): Promise<Schedule[]> {
-    const schedules = await this.sharedRead(budgetId, now, 0).result;
+    const schedules = await this.reads.forDue(budgetId, now);
     this.memory.prune();
     return schedules.filter((s) => s.next_due_at.getTime() <= now.getTime() && !this.memory.isHeld(s._id, s.next_due_at, now));
   }
 
-  /**
-   * The due occurrences a "next due" claim works from, in claim order (see dueSchedules). While a newer
-   * read is in flight, claimers go on with the last one that landed, if it began at most
-   * 2 × CLAIM_READ_MAX_AGE_MS ago, instead of all waiting for the store.
-   */
+  /** The due occurrences a "next due" claim works from, in claim order, without those held as for dueSchedules. */
   private async claimQueue(budgetId: string, now: Date): Promise<QueuedOccurrence[]> {
-    const fresh = this.sharedRead(budgetId, now, CLAIM_READ_MAX_AGE_MS);
-    const last = this.lastReads.get(budgetId);
-    const read = !fresh.done && last && last.startedAt >= Date.now() - 2 * CLAIM_READ_MAX_AGE_MS ? last : fresh;
-    const schedules = await read.result;
-    // Ordered once per read: a cron schedule far behind costs up to 1000 evaluations, and 20 claimers share the read.
-    read.ordered ??= orderQueue(schedules, read.now);
+    const ordered = await this.reads.forClaims(budgetId, now);
     this.memory.prune();
-    return read.ordered.filter((o) => !this.memory.isHeld(o.schedule._id, o.schedule.next_due_at, now)).slice(0, CLAIM_TRIES);
-  }
-
-  private sharedRead(budgetId: string, now: Date, maxAgeMs: number): DueRead {
-    let read = this.dueReads.get(budgetId);
-    if (!read || (read.done && read.startedAt < Date.now() - maxAgeMs)) {
-      const startedAt = Date.now();
-      const fresh: DueRead = { startedAt, now, done: false, result: this.repo.dueSchedules(budgetId, now) };
-      const forget = () => {
-        if (this.dueReads.get(budgetId) === fresh) this.dueReads.delete(budgetId);
-      };
-      fresh.result.then(
-        () => {
-          fresh.done = true;
-          this.lastReads.set(budgetId, fresh);
-          setTimeout(forget, CLAIM_READ_MAX_AGE_MS).unref();
-          setTimeout(() => this.lastReads.get(budgetId) === fresh && this.lastReads.delete(budgetId), 2 * CLAIM_READ_MAX_AGE_MS).unref();
-        },
-        forget,
-      );
-      this.dueReads.set(budgetId, fresh);
-      read = fresh;
-    }
-    return read;
+    return ordered.filter((o) => !this.memory.isHeld(o.schedule._id, o.schedule.next_due_at, now)).slice(0, CLAIM_TRIES);
   }
 
   /**
