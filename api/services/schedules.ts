@@ -1,6 +1,7 @@
 import { AppError, errors } from '../../shared/errors';
 import { claimStatus, type LeaseBounds } from '../../shared/schedules/claim-rules';
 import {
+  appliedTo,
   claimId,
   newClaimToken,
   occurrenceKey,
@@ -277,7 +278,7 @@ export class ScheduleService {
         const { won } = await this.repo.endClaim(claim, 'advanced', now, { note: body.note, advance });
         if (won) {
           this.memory.advanced(claim);
-          return this.applyFresh(advance);
+          return this.applyFresh(s, advance);
         }
       }
     }
@@ -312,19 +313,23 @@ export class ScheduleService {
 
   /** Applies an advance this call decided, `s` being the schedule as read before the decision. */
   private async applyDecided(s: Schedule, advance: ScheduleAdvance) {
-    if (s.next_due_at.getTime() === advance.base_due_at.getTime()) return this.applyFresh(advance);
+    if (s.next_due_at.getTime() === advance.base_due_at.getTime()) return this.applyFresh(s, advance);
     // The schedule moved under the claim (resumed while held): the guarded apply leaves it be.
     const moved = await this.applied(advance);
     return { schedule: moved, already_advanced: false as const, active: await this.activeClaim(moved) };
   }
 
   /**
-   * Applies a just-decided advance. The guarded apply answers the schedule as the store now holds
-   * it (paused since the claim, say). When the schedule was not at the advanced occurrence, see
-   * catchUp. Should the apply fail, the answer is an error and the holder's repeat (same token and
-   * due_at) applies it; so does any reader that finds the occurrence advanced (see heal).
+   * Applies a just-decided advance to `s`, the schedule as read at the advanced occurrence. When it
+   * is still there and not paused, the guarded update leaves exactly `appliedTo(s, advance)` (only
+   * pause and resume change a schedule otherwise, and the guard refuses both), so that is the
+   * answer. Otherwise the apply guarded on the occurrence alone answers what the store holds
+   * (paused since the claim, say); when the schedule was not at the occurrence, see catchUp. Should
+   * the apply fail, the answer is an error and the holder's repeat (same token and due_at) applies
+   * it; so does any reader that finds the occurrence advanced (see heal).
    */
-  private async applyFresh(advance: ScheduleAdvance) {
+  private async applyFresh(s: Schedule, advance: ScheduleAdvance) {
+    if (await this.repo.applyAdvanceIfOpen(advance)) return { schedule: appliedTo(s, advance), already_advanced: false as const, active: null };
     const schedule = (await this.repo.applyAdvanceReturning(advance)) ?? (await this.catchUp(advance));
     return { schedule, already_advanced: false as const, active: null };
   }

@@ -1,7 +1,7 @@
 import { ScheduleService } from '../../api/services/schedules';
 import { buildSchedule } from '../../shared/schedules/new-schedule';
 import { pauseSchedule } from '../../shared/schedules/lifecycle';
-import { appliedTo, claimId, newClaimToken, ScheduleRepository, type Schedule } from '../../shared/schedules/repository';
+import { claimId, newClaimToken, ScheduleRepository, type Schedule } from '../../shared/schedules/repository';
 import { openTestDb } from '../support/db';
 
 const BOUNDS = { minSeconds: 1, maxSeconds: 3600, defaultSeconds: 300 };
@@ -54,9 +54,9 @@ describe('schedule claims and advances against the real store', () => {
     expect((await new ScheduleService(repo, BOUNDS).due(b, { limit: 10 })).items).toEqual([]);
 
     const advance = await commands(() => service.advance(b, s._id, { due_at: c.due_at, claim_token: c.claim_token, outcome: 'success', note: 'n' }));
-    expect(advance.sent.filter((m) => /^(find|findOne) /.test(m))).toEqual([]); // no reads (the apply answers the schedule)
+    expect(advance.sent.filter((m) => /^(find|findOne) /.test(m))).toEqual([]); // no reads (the schedule as claimed, applied, is the answer)
     // The end (the decision, carrying the advance) and the guarded apply (which moves the schedule, its own queue entry).
-    expect(advance.sent.sort()).toEqual(['findOneAndUpdate workflow_schedules', 'insertMany schedule_claim_ends']);
+    expect(advance.sent.sort()).toEqual(['insertMany schedule_claim_ends', 'updateOne workflow_schedules']);
     const done = advance.result;
     expect(done).toMatchObject({ already_advanced: false, active: null, schedule: { advance_count: 1, last_outcome: 'success', last_note: 'n' } });
     expect(await repo.get(s._id)).toEqual(done.schedule);
@@ -94,7 +94,7 @@ describe('schedule claims and advances against the real store', () => {
     const first = new ScheduleService(repo, BOUNDS, () => new Date(t0));
     const c = (await first.claim(b, { schedule_id: s._id, lease_seconds: 60 })).claim;
     // As if the process stopped after the end's insert: the apply is held back here.
-    const apply = jest.spyOn(repo, 'applyAdvanceReturning').mockImplementationOnce(async (adv) => appliedTo(s, adv));
+    const apply = jest.spyOn(repo, 'applyAdvanceIfOpen').mockImplementationOnce(async () => true);
     const a = await first.advance(b, s._id, { due_at: c.due_at, claim_token: c.claim_token, outcome: 'success' });
     apply.mockRestore();
     expect((await repo.get(s._id))!.next_due_at).toEqual(s.next_due_at);
@@ -105,7 +105,7 @@ describe('schedule claims and advances against the real store', () => {
     expect((await repo.get(s._id))!).toMatchObject({ advance_count: 1, next_due_at: a.schedule.next_due_at });
 
     // The same again, found by a due read instead of a claim.
-    const lost = jest.spyOn(repo, 'applyAdvanceReturning').mockImplementationOnce(async (adv) => appliedTo(s, adv));
+    const lost = jest.spyOn(repo, 'applyAdvanceIfOpen').mockImplementationOnce(async () => true);
     const e = await later.advance(b, s._id, { due_at: d.due_at, claim_token: d.claim_token, outcome: 'failed' });
     lost.mockRestore();
     expect((await repo.get(s._id))!.advance_count).toBe(1);
