@@ -1,6 +1,7 @@
 /**
- * `make bench` (growth): point reads and point writes of the five collections the hot paths touch
- * (runs, ledger entries, tool invocations, schedule claims, job reservations) at 1k, 10k and 100k
+ * `make bench` (growth): point reads and point writes of the collections the hot paths touch
+ * (runs, ledger entries, tool invocations, schedule claims, job reservations; and the schedules'
+ * due read, one budget's schedules among all budgets' schedules) at 1k, 10k and 100k
  * existing documents, ops/s each at a fixed concurrency, on one store. Flat or logarithmic is the
  * target; a store that scans shows as ops/s falling with the size (linear: 100× from 1k to 100k).
  *
@@ -9,7 +10,8 @@
  * Seeding: documents of the real shape (what the repositories write), bulk-inserted in batches on
  * the models' collections. Measuring: the real repositories' reads and writes of the hot paths.
  * Knobs (env): BENCH_GROWTH_SIZES (1000,10000,100000) BENCH_GROWTH_MS (2000 per measurement)
- * BENCH_GROWTH_CONCURRENCY (8); MONGODB_URI reuses a running store.
+ * BENCH_GROWTH_CONCURRENCY (8) BENCH_GROWTH_ONLY (comma-separated subject names; all by default);
+ * MONGODB_URI reuses a running store.
  */
 import './silent-logs';
 import { randomBytes } from 'node:crypto';
@@ -21,6 +23,7 @@ import { createDb, type Db } from '../shared/db';
 import { ledgerEntryId, type CreditTransactionDoc } from '../shared/db/models/credit-transaction';
 import type { WebhookRunDoc } from '../shared/db/models/webhook-run';
 import type { ScheduleClaimDoc } from '../shared/db/models/schedule-claim';
+import type { WorkflowScheduleDoc } from '../shared/db/models/workflow-schedule';
 import type { JobReservationDoc } from '../shared/db/models/job-reservation';
 import { JobRepository } from '../shared/jobs/repository';
 import { RunRepository } from '../shared/runs/repository';
@@ -31,6 +34,7 @@ import { writeResult } from './result-file';
 const SIZES = (process.env.BENCH_GROWTH_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const MEASURE_MS = envNumber('BENCH_GROWTH_MS', 2000);
 const CONCURRENCY = envNumber('BENCH_GROWTH_CONCURRENCY', 8);
+const ONLY = process.env.BENCH_GROWTH_ONLY?.split(',').filter(Boolean);
 const BATCH = 1000;
 const log = (m: string) => process.stderr.write(`[bench:growth] ${m}\n`);
 
@@ -100,6 +104,13 @@ function subjects(db: Db): Subject[] {
     skipped: 0, claim_token: `${claimId(scheduleId, base(i), 0)}.${hex(8)}`, claimed_at: T0, lease_expires_at: new Date(T0.getTime() + 300_000),
   });
   const scheduleOf = (i: number) => `sch_${Math.floor(i / 1000)}`;
+  // The due read's subject: schedules 0–19 are one budget's (all due at T0), the rest spread over 1000 other budgets.
+  const PROBE_SCHEDULES = 20;
+  const schedule = (id: string, i: number): WorkflowScheduleDoc => ({
+    _id: id, budget_id: i < PROBE_SCHEDULES ? 'bud_probe' : `bud_g${i % 1000}`, workspace_id: 'ws_bench', workflow_id: 'wf_bench', kind: 'interval', cron: null,
+    every_seconds: 3600, anchor_at: T0, timezone: 'UTC', next_due_at: new Date(T0.getTime() - (i % 60) * 60_000), paused: false, paused_at: null,
+    last_run_at: null, last_outcome: null, last_due_at: null, last_external_run_id: null, last_note: null, advance_count: 0, created_at: T0, updated_at: T0,
+  });
 
   const reservation = (id: string, jobId: string, w: string, slot: number): Omit<JobReservationDoc, 'active_key' | 'status' | 'ended_at' | 'completion_id'> => ({
     _id: id, job_id: jobId, wallet: w, generation: 1, slot, expires_at: new Date(T0.getTime() + 3600_000), created_at: T0,
@@ -146,6 +157,14 @@ function subjects(db: Db): Subject[] {
       write: (k) => schedules.insertClaim(claim(`sch_w${k}`, 0)),
     },
     {
+      name: 'schedule_due_reads',
+      collection: () => m.workflowSchedules.collection,
+      docs: (from, to) => Array.from({ length: to - from }, (_, k) => schedule(`sch_g${from + k}`, from + k)),
+      // `due` and "next due" claims: one budget's due schedules (budget_id and paused are pushed down).
+      read: async () => expected('due schedules', (await schedules.dueSchedules('bud_probe', T0)).length === PROBE_SCHEDULES),
+      write: (k) => schedules.create(schedule(`sch_w${k}`, PROBE_SCHEDULES + 1)),
+    },
+    {
       name: 'job_reservations',
       collection: () => m.jobReservations.collection,
       docs: (from, to) =>
@@ -189,7 +208,7 @@ async function main(): Promise<number> {
   const db = createDb({ uri: process.env.MONGODB_URI ?? ferret!.uri, dbName: `bench_growth_${Date.now()}` });
   try {
     await db.ready(30_000);
-    const all = subjects(db);
+    const all = subjects(db).filter((s) => !ONLY || ONLY.includes(s.name));
     const table: GrowthTable = Object.fromEntries(all.map((s) => [s.name, { read: {}, write: {} }]));
     const seeding: Record<string, number> = {};
     let have = 0;

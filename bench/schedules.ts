@@ -5,6 +5,8 @@
  *
  *   node_modules/.bin/tsx bench/schedules.ts
  *
+ * Both paths are warmed up first (the schedules path on a budget of its own, WARM_UP_SCHEDULES).
+ *
  * Knobs (env): BENCH_AGENTS (20) BENCH_DURATION_MS (10000) BENCH_SCHEDULES (200)
  * BENCH_EXISTING_CLAIMS (0: handled claims of other schedules seeded first, to check flatness);
  * MONGODB_URI / TEMPORAL_ADDRESS reuse servers you run instead of starting FerretDB / Temporal.
@@ -36,6 +38,8 @@ const AGENTS = envNumber('BENCH_AGENTS', 20);
 const DURATION_MS = envNumber('BENCH_DURATION_MS', 10_000);
 const SCHEDULES = envNumber('BENCH_SCHEDULES', 200);
 const EXISTING_CLAIMS = envNumber('BENCH_EXISTING_CLAIMS', 0);
+/** Schedules of the warm-up budget: enough for about a second of claim + advance. */
+const WARM_UP_SCHEDULES = 200;
 const log = (m: string) => process.stderr.write(`[bench:schedules] ${m}\n`);
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
@@ -110,13 +114,17 @@ async function main(): Promise<number> {
     const wf = await new WorkflowRepository(db.models).create({ name: 'bench', nodes: [{ id: 'a', type: 'template', template: 'x' }], edges: [] }, { workspaceId: ws._id });
     await accounts.addWorkflowToBudget(budget._id, wf._id);
     const now = new Date();
-    const docs: Schedule[] = [];
-    for (let i = 0; i < SCHEDULES; i++) {
-      const built = buildSchedule({ budgetId: budget._id, workspaceId: ws._id, workflowId: wf._id, everySeconds: 3600, timezone: 'UTC', startAt: new Date(now.getTime() - 60_000 - i) }, now);
-      if ('problem' in built) throw new Error(built.problem);
-      docs.push(built.schedule);
-    }
-    await new ScheduleRepository(db.models).createMany(docs);
+    const dueSchedules = (budgetId: string, n: number): Schedule[] =>
+      Array.from({ length: n }, (_, i) => {
+        const built = buildSchedule({ budgetId, workspaceId: ws._id, workflowId: wf._id, everySeconds: 3600, timezone: 'UTC', startAt: new Date(now.getTime() - 60_000 - i) }, now);
+        if ('problem' in built) throw new Error(built.problem);
+        return built.schedule;
+      });
+    await new ScheduleRepository(db.models).createMany(dueSchedules(budget._id, SCHEDULES));
+    // A second budget for the schedules path's warm-up, so the measured one starts untouched.
+    const warm = await accounts.createBudget({ workspaceId: ws._id, name: 'bench-warm-up' });
+    await accounts.addWorkflowToBudget(warm.budget._id, wf._id);
+    await new ScheduleRepository(db.models).createMany(dueSchedules(warm.budget._id, WARM_UP_SCHEDULES));
     for (let i = 0; i < EXISTING_CLAIMS; i += 1000) {
       // Claims already handled (claim, end, advance), of schedules not in play, as an old store has them.
       const n = Math.min(1000, EXISTING_CLAIMS - i);
@@ -129,12 +137,19 @@ async function main(): Promise<number> {
       await db.models.scheduleClaimEnds.collection.insertMany(rows.map((r) => ({ _id: r._id, schedule_id: r.schedule_id, kind: 'advanced', at: r.base_due_at, reason: null, note: null })) as never[]);
     }
     if (EXISTING_CLAIMS > 0) log(`${EXISTING_CLAIMS} handled claims of other schedules seeded`);
-    const auth = { authorization: `Bearer ${Buffer.from(`${apiKey}:${budgetKey}`).toString('base64')}` };
+    const bearer = (key: string) => ({ authorization: `Bearer ${Buffer.from(`${apiKey}:${key}`).toString('base64')}` });
+    const auth = bearer(budgetKey);
     const base = `${server.mainUrl}/api/external/workflow-schedules`;
     log(`${SCHEDULES} due schedules on one budget; ${AGENTS} agents; ${DURATION_MS} ms per scenario`);
 
-    // Warm-up of both paths (not measured).
+    // Warm-up of both paths (not measured): the bare insert, and claim + advance on the warm-up budget.
     await closedLoop(AGENTS, 1500, async () => (await post(bareUrl, {})).status === 200);
+    await closedLoop(AGENTS, 1500, async () => {
+      const c = await post(`${base}/claim`, {}, bearer(warm.budgetKey));
+      if (c.status !== 200) return false;
+      await post(`${base}/${c.body.data.schedule_id}/advance`, { due_at: c.body.data.due_at, claim_token: c.body.data.claim_token }, bearer(warm.budgetKey));
+      return true;
+    });
 
     const baseline = await closedLoop(AGENTS, DURATION_MS, async () => {
       const a = await post(bareUrl, { step: 'claim' });
@@ -163,7 +178,8 @@ async function main(): Promise<number> {
 
     // Integrity: no occurrence handed out twice, every claimed occurrence advanced exactly once.
     const doubles = [...claimed.values()].filter((n) => n > 1).length;
-    const advances = await db.models.scheduleAdvances.countDocuments({ budget_id: budget._id });
+    // Advance records ride on the claims' `advanced` ends (docs/schedules.md#due-queue).
+    const advances = await db.models.scheduleClaimEnds.countDocuments({ kind: 'advanced', 'advance.budget_id': budget._id });
     const advancedSchedules = await db.models.workflowSchedules.countDocuments({ budget_id: budget._id, advance_count: 1 });
     const overAdvanced = await db.models.workflowSchedules.countDocuments({ budget_id: budget._id, advance_count: { $gt: 1 } });
     const lost = claimed.size - advances;

@@ -1,14 +1,10 @@
 import { AppError, errors } from '../../shared/errors';
-import { logger } from '../../shared/logger';
 import { claimStatus, type LeaseBounds } from '../../shared/schedules/claim-rules';
 import {
   appliedTo,
   claimId,
-  claimIdOfToken,
-  hasHeldEntry,
   newClaimToken,
   occurrenceKey,
-  occurrenceKeyOfClaim,
   timingOf,
   type ClaimState,
   type Schedule,
@@ -16,9 +12,9 @@ import {
   type ScheduleClaim,
   ScheduleRepository,
 } from '../../shared/schedules/repository';
-import { orderQueue, type DueEntry, type QueuedOccurrence } from '../../shared/schedules/due-queue';
+import { orderQueue, type QueuedOccurrence } from '../../shared/schedules/due-queue';
 import { ClaimMemory, LEARNED_HOLD_MS, OWN_HOLD_MS } from '../../shared/schedules/claim-memory';
-import { requeueIfOpen } from '../../shared/schedules/lifecycle';
+import { DueReads } from '../../shared/schedules/due-reads';
 import type { AdvanceBody, ClaimBody, DueQuery, ReleaseBody } from '../../shared/schedules/schemas';
 import { dueOccurrence, nextOccurrence } from '../../shared/schedules/timing';
 
@@ -45,30 +41,16 @@ export interface ClaimResult {
 /** A "next due" claim tries at most CLAIM_TRIES occurrences; losers of the oldest spread over the first CLAIM_PAGE. */
 const CLAIM_PAGE = 50;
 const CLAIM_TRIES = 200;
-/** How old a due-queue read a "next due" claim may reuse (see dueEntries). */
-const CLAIM_READ_MAX_AGE_MS = 1000;
-
-interface DueRead {
-  startedAt: number;
-  /** The clock of the caller that started it (the range read's end). */
-  now: Date;
-  done: boolean;
-  result: Promise<DueEntry[]>;
-  /** The entries in claim order as of `now`, worked out once for the claimers sharing the read. */
-  ordered?: QueuedOccurrence[];
-}
-
 /**
  * Due occurrences, claims, releases and advances for one budget. Every decision is an insert
- * under a unique key (claim per occurrence attempt, claim end per claim, advance per occurrence),
- * so it holds on FerretDB and MongoDB alike. A lease runs out by the clock: the claim is refused
- * from `lease_expires_at` on, and readers leave its occurrence's due-queue entry out only until
+ * under a unique key (claim per occurrence attempt, claim end per claim, and the `advanced` end
+ * carries the advance), so it holds on FerretDB and MongoDB alike. A schedule's document is its
+ * own queue entry: the advance's guarded apply moves `next_due_at`. A lease runs out by the clock:
+ * the claim is refused from `lease_expires_at` on, and readers leave its occurrence out only until
  * then, so expiry needs no timer and no caller (docs/schedules.md#leases).
  */
 export class ScheduleService {
-  private readonly dueReads = new Map<string, DueRead>();
-  /** The last due read of each budget that landed (see claimQueue). */
-  private readonly lastReads = new Map<string, DueRead>();
+  private readonly reads: DueReads;
   private readonly memory = new ClaimMemory();
   /** "Next due" claims in flight per budget in this process. */
   private readonly claiming = new Map<string, number>();
@@ -77,7 +59,9 @@ export class ScheduleService {
     private readonly repo: ScheduleRepository,
     readonly lease: LeaseBounds,
     private readonly clock: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.reads = new DueReads((budgetId, now) => repo.dueSchedules(budgetId, now));
+  }
 
   async scheduleInBudget(budgetId: string, scheduleId: string): Promise<Schedule> {
     const s = await this.repo.getInBudget(scheduleId, budgetId);
@@ -93,99 +77,63 @@ export class ScheduleService {
 
   /**
    * The budget's due and unclaimed occurrences, oldest coalesced `due_at` first (then schedule
-   * id), a page at a time. The budget's due-queue entries are one `_id` range; each entry handed
-   * out is checked against its schedule and claims (the entry is an index, not the decision).
+   * id), a page at a time. Each schedule handed out is checked against its occurrence's claims.
    */
   async due(budgetId: string, q: DueQuery): Promise<{ items: DueItem[]; nextCursor: string | null; now: Date }> {
     const now = this.clock();
     const after = q.cursor ? decodeCursor(q.cursor) : undefined;
-    const queue = orderQueue(await this.dueEntries(budgetId, now), now).filter((o) => !after || isAfter(o, after));
+    const queue = orderQueue(await this.dueSchedules(budgetId, now), now).filter((o) => !after || isAfter(o, after));
     const items: DueItem[] = [];
     let seen = 0;
     while (seen < queue.length && items.length < q.limit) {
       const chunk = queue.slice(seen, seen + q.limit - items.length);
       seen += chunk.length;
-      const open = await Promise.all(chunk.map((o) => this.openSchedule(o.entry, now)));
+      const open = await Promise.all(chunk.map((o) => this.openSchedule(o.schedule, now)));
       chunk.forEach((o, i) => {
         const schedule = open[i];
         if (schedule) items.push({ schedule, due_at: o.due_at, skipped: o.skipped, skipped_at_least: o.skipped_at_least });
       });
     }
     const last = queue[seen - 1];
-    return { items, nextCursor: seen < queue.length && last ? encodeCursor({ due_at: last.due_at, id: last.entry.schedule_id }) : null, now };
+    return { items, nextCursor: seen < queue.length && last ? encodeCursor({ due_at: last.due_at, id: last.schedule._id }) : null, now };
   }
 
   /**
-   * The budget's due entries. Concurrent callers share one read in flight, and "next due" claims
-   * also reuse a read up to CLAIM_READ_MAX_AGE_MS old: on FerretDB the range read decodes every
-   * entry of the collection, and 20 agents claiming would otherwise each pay for it. An entry read
-   * early is checked before use anyway; one queued since shows up in the next read. A claimed
-   * occurrence keeps its entry; entries this process knows to be held (claimed here, or found
-   * claimed) are left out until the lease's end without a store read, for OWN_HOLD_MS /
-   * LEARNED_HOLD_MS at most, so a release through another process shows here within that time.
+   * The budget's due schedules (see DueReads). Occurrences this process knows to be held (claimed
+   * here, or found claimed) are left out until the lease's end without a store read, for
+   * OWN_HOLD_MS / LEARNED_HOLD_MS at most, so a release through another process shows here within
+   * that time.
    */
-  private async dueEntries(budgetId: string, now: Date): Promise<DueEntry[]> {
-    const entries = await this.sharedRead(budgetId, now, 0).result;
+  private async dueSchedules(budgetId: string, now: Date): Promise<Schedule[]> {
+    const schedules = await this.reads.forDue(budgetId, now);
     this.memory.prune();
-    return entries.filter((e) => e.base_due_at.getTime() <= now.getTime() && !this.memory.isHeld(e.schedule_id, e.base_due_at, now));
+    return schedules.filter((s) => s.next_due_at.getTime() <= now.getTime() && !this.memory.isHeld(s._id, s.next_due_at, now));
   }
 
-  /**
-   * The due entries a "next due" claim works from, in claim order (see dueEntries). While a newer
-   * read is in flight, claimers go on with the last one that landed, if it began at most
-   * 2 × CLAIM_READ_MAX_AGE_MS ago, instead of all waiting for the store.
-   */
+  /** The due occurrences a "next due" claim works from, in claim order, without those held as for dueSchedules. */
   private async claimQueue(budgetId: string, now: Date): Promise<QueuedOccurrence[]> {
-    const fresh = this.sharedRead(budgetId, now, CLAIM_READ_MAX_AGE_MS);
-    const last = this.lastReads.get(budgetId);
-    const read = !fresh.done && last && last.startedAt >= Date.now() - 2 * CLAIM_READ_MAX_AGE_MS ? last : fresh;
-    const entries = await read.result;
-    // Ordered once per read: a cron entry far behind costs up to 1000 evaluations, and 20 claimers share the read.
-    read.ordered ??= orderQueue(entries, read.now);
+    const ordered = await this.reads.forClaims(budgetId, now);
     this.memory.prune();
-    return read.ordered.filter((o) => !this.memory.isHeld(o.entry.schedule_id, o.entry.base_due_at, now)).slice(0, CLAIM_TRIES);
-  }
-
-  private sharedRead(budgetId: string, now: Date, maxAgeMs: number): DueRead {
-    let read = this.dueReads.get(budgetId);
-    if (!read || (read.done && read.startedAt < Date.now() - maxAgeMs)) {
-      const startedAt = Date.now();
-      const fresh: DueRead = { startedAt, now, done: false, result: this.repo.dueEntries(budgetId, now) };
-      const forget = () => {
-        if (this.dueReads.get(budgetId) === fresh) this.dueReads.delete(budgetId);
-      };
-      fresh.result.then(
-        () => {
-          fresh.done = true;
-          this.lastReads.set(budgetId, fresh);
-          setTimeout(forget, CLAIM_READ_MAX_AGE_MS).unref();
-          setTimeout(() => this.lastReads.get(budgetId) === fresh && this.lastReads.delete(budgetId), 2 * CLAIM_READ_MAX_AGE_MS).unref();
-        },
-        forget,
-      );
-      this.dueReads.set(budgetId, fresh);
-      read = fresh;
-    }
-    return read;
+    return ordered.filter((o) => !this.memory.isHeld(o.schedule._id, o.schedule.next_due_at, now)).slice(0, CLAIM_TRIES);
   }
 
   /**
-   * The schedule behind a due-queue entry when its occurrence is open (not paused, not held by an
-   * active claim, not advanced), else null. An entry whose occurrence was advanced or whose
-   * schedule is gone is removed (bases only move forward, so it can never be current again).
+   * The schedule (as the due read found it) when its occurrence is open (not held by an active
+   * claim, not advanced), else null. An advanced occurrence whose apply has not landed (or was
+   * lost in a crash) is applied here, so the schedule shows its next occurrence again.
    */
-  private async openSchedule(e: DueEntry, now: Date): Promise<Schedule | null> {
-    const [s, latest] = await Promise.all([this.repo.get(e.schedule_id), this.repo.latestClaim(e.schedule_id, e.base_due_at)]);
-    if (!s || s.budget_id !== e.budget_id || s.next_due_at.getTime() > e.base_due_at.getTime()) {
-      await this.repo.dequeueEntry(e._id);
-      return null;
-    }
-    // Ahead of its schedule: an advance queued the next occurrence and its apply has not landed yet.
-    if (s.next_due_at.getTime() < e.base_due_at.getTime()) return null;
-    if (s.paused) return null;
+  private async openSchedule(s: Schedule, now: Date): Promise<Schedule | null> {
+    const latest = await this.repo.latestClaim(s._id, s.next_due_at);
     const status = latest ? claimStatus(latest, now) : null;
     if (latest && status === 'active') this.memory.noteHeld(latest.claim, LEARNED_HOLD_MS);
+    if (latest?.end?.kind === 'advanced') await this.heal(latest.end);
     return status === 'active' || status === 'advanced' ? null : s;
+  }
+
+  /** Applies the advance an `advanced` end recorded (guarded: a no-op once applied); the schedule as it leaves it, or null. */
+  private async heal(end: NonNullable<ClaimState['end']>): Promise<Schedule | null> {
+    const advance = await this.repo.advanceOfEnd(end);
+    return advance ? this.repo.applyAdvanceReturning(advance) : null;
   }
 
   /**
@@ -213,11 +161,10 @@ export class ScheduleService {
   }
 
   private async claimFirstOpen(budgetId: string, body: ClaimBody, order: QueuedOccurrence[]): Promise<ClaimResult> {
-    for (const { entry: e } of order) {
-      if (this.memory.isHeld(e.schedule_id, e.base_due_at, this.clock())) continue;
-      // The schedule as the entry recorded it (see ScheduleDueDoc.schedule); a stale entry loses at the insert.
-      const s = e.schedule ?? (await this.repo.get(e.schedule_id));
-      if (!s || s.budget_id !== budgetId || s.next_due_at.getTime() !== e.base_due_at.getTime()) continue;
+    for (const { schedule: s } of order) {
+      if (this.memory.isHeld(s._id, s.next_due_at, this.clock())) continue;
+      // The schedule as the due read found it: if its occurrence was taken or advanced since, it loses at the insert.
+      if (s.budget_id !== budgetId) continue;
       try {
         return await this.claimSchedule(s, body.lease_seconds);
       } catch (err) {
@@ -232,11 +179,12 @@ export class ScheduleService {
   /**
    * Claims the schedule's current occurrence. Most occurrences were never claimed, so attempt 0 is
    * inserted without reading first; only a refusal reads the occurrence's claims and decides (held,
-   * advanced, or expired: then its expiry is recorded and the next attempt inserted). The
-   * occurrence keeps its base due-queue entry: readers leave it out while the claim holds, and it
-   * is due again by itself the instant the lease runs out.
+   * advanced, or expired: then its expiry is recorded and the next attempt inserted). Readers leave
+   * the occurrence out while the claim holds, and it is due again by itself the instant the lease
+   * runs out. An advanced occurrence whose apply has not landed is applied, and the schedule's next
+   * occurrence claimed if it is due (`healed` bounds that to once per call).
    */
-  private async claimSchedule(s: Schedule, leaseSeconds: number): Promise<ClaimResult> {
+  private async claimSchedule(s: Schedule, leaseSeconds: number, healed = false): Promise<ClaimResult> {
     const now = this.clock();
     if (s.paused) throw conflict('occurrence_not_due', 'the schedule is paused', { paused: true });
     const occ = dueOccurrence(timingOf(s), s.next_due_at, now);
@@ -258,7 +206,6 @@ export class ScheduleService {
       };
     };
     let claim = draft(0);
-    let superseded: ScheduleClaim | undefined;
     if (!(await this.repo.insertClaim(claim))) {
       const latest = await this.repo.latestClaim(s._id, s.next_due_at);
       if (!latest) throw conflict('occurrence_claimed', 'another holder claimed this occurrence first');
@@ -267,39 +214,31 @@ export class ScheduleService {
         this.memory.noteHeld(latest.claim, LEARNED_HOLD_MS);
         throw conflict('occurrence_claimed', 'this occurrence is already claimed', { lease_expires_at: iso(latest.claim.lease_expires_at) });
       }
-      if (status === 'advanced') throw conflict('occurrence_not_due', 'this occurrence was just advanced');
+      if (latest.end?.kind === 'advanced') {
+        const moved = await this.heal(latest.end);
+        if (moved && !healed && moved.next_due_at.getTime() > s.next_due_at.getTime()) return this.claimSchedule(moved, leaseSeconds, true);
+        throw conflict('occurrence_not_due', 'this occurrence was just advanced');
+      }
       if (!latest.end) {
         // Expired by the clock but not yet recorded: record it, unless its holder's advance got there first.
         const { end } = await this.repo.endClaim(latest.claim, 'expired', now, { reason: 'superseded_after_expiry' });
         if (end.kind === 'advanced') throw conflict('occurrence_not_due', 'this occurrence was just advanced');
-        superseded = latest.claim;
       }
       claim = draft(latest.claim.attempt + 1);
       if (!(await this.repo.insertClaim(claim))) throw conflict('occurrence_claimed', 'another holder claimed this occurrence first');
     }
     this.memory.noteHeld(claim, OWN_HOLD_MS);
     this.memory.remember(claim, s);
-    if (superseded && hasHeldEntry(superseded)) {
-      // Taken over from a claim from before: its occurrence was queued by its held entry only.
-      const moved = await Promise.allSettled([this.repo.enqueue(s, 'expired', now), this.repo.unhold(superseded)]);
-      for (const r of moved) if (r.status === 'rejected') logger.warn('could not move a taken-over claim\'s due-queue entry', { claim_id: claim._id, error: String(r.reason) });
-    }
     return { claim, schedule: s, skipped_at_least: occ.skipped_at_least };
   }
 
   /**
    * The schedule and the claim the token names, with its end, read at once (the token carries
-   * the claim id, so these are point reads), plus for an advance the occurrence's advance record.
+   * the claim id, so these are point reads).
    */
-  private async readForEnd(budgetId: string, scheduleId: string, token: string, withAdvance: boolean) {
-    const id = claimIdOfToken(token);
-    const occurrence = id?.startsWith(`${scheduleId}:`) ? occurrenceKeyOfClaim(id) : null;
-    const [s, state, advance] = await Promise.all([
-      this.scheduleInBudget(budgetId, scheduleId),
-      this.repo.claimByToken(token),
-      withAdvance && occurrence ? this.repo.advanceById(occurrence) : undefined,
-    ]);
-    return { s, state, advance };
+  private async readForEnd(budgetId: string, scheduleId: string, token: string) {
+    const [s, state] = await Promise.all([this.scheduleInBudget(budgetId, scheduleId), this.repo.claimByToken(token)]);
+    return { s, state };
   }
 
   /** The holder's claim on this schedule, checked against the request, or the spec's 409. */
@@ -322,10 +261,11 @@ export class ScheduleService {
 
   /**
    * `active` is the claim holding the schedule's current occurrence after the advance (the schedule
-   * object shows it). A claim made here lately is advanced from memory: its claim and the schedule
-   * it was taken from are in hand, so the claim's end is inserted at once (the decision), then the
-   * rest is written (recordFresh). Anything else (another process's claim, an older one, an end
-   * already recorded) reads first.
+   * object shows it). The decision is the claim's end, inserted with the advance record in it; the
+   * guarded apply then moves the schedule to its next occurrence, which is what makes it due
+   * again. A claim made here lately is advanced from memory: its claim and the schedule it was
+   * taken from are in hand, so the end goes out at once, then the apply (two writes, no read).
+   * Anything else (another process's claim, an older one, an end already recorded) reads first.
    */
   async advance(budgetId: string, scheduleId: string, body: AdvanceBody): Promise<{ schedule: Schedule; already_advanced: boolean; active: ScheduleClaim | null }> {
     const made = this.memory.madeFor(body.claim_token);
@@ -335,68 +275,70 @@ export class ScheduleService {
       const now = this.clock();
       if (now.getTime() < claim.lease_expires_at.getTime()) {
         const advance = advanceOf(s, claim, body, now);
-        const { won } = await this.repo.endClaim(claim, 'advanced', now, { note: body.note });
-        if (won) return this.recordFresh(s, advance, claim, now);
+        const { won } = await this.repo.endClaim(claim, 'advanced', now, { note: body.note, advance });
+        if (won) {
+          this.memory.advanced(claim);
+          return this.applyFresh(s, advance);
+        }
       }
     }
-    const read = await this.readForEnd(budgetId, scheduleId, body.claim_token, true);
-    const s = read.s;
-    const held = await this.heldClaim(s, read.state, body.due_at, 'advance');
-    const { claim } = held;
-    const recorded = read.advance !== undefined ? read.advance : await this.repo.getAdvance(s._id, claim.base_due_at);
-    if (recorded) {
-      if (recorded.claim_token === claim.claim_token) return this.repeatAdvance(recorded);
-      this.refuseEnded(held, this.clock(), 'advance');
-      throw conflict('claim_mismatch', 'another claim advanced this occurrence');
-    }
+    const { s, state } = await this.readForEnd(budgetId, scheduleId, body.claim_token);
+    const held = await this.heldClaim(s, state, body.due_at, 'advance');
     const now = this.clock();
-    if (held.end?.kind !== 'advanced') {
-      this.refuseEnded(held, now, 'advance');
-      const { end } = await this.repo.endClaim(claim, 'advanced', now, { note: body.note });
-      if (end.kind !== 'advanced') this.refuseEnded({ claim, end }, now, 'advance');
+    if (held.end?.kind === 'advanced') return this.advancedBefore(s, { claim: held.claim, end: held.end }, body, now);
+    this.refuseEnded(held, now, 'advance');
+    const advance = advanceOf(s, held.claim, body, now);
+    const { won, end } = await this.repo.endClaim(held.claim, 'advanced', now, { note: body.note, advance });
+    if (!won) {
+      if (end.kind === 'advanced') return this.advancedBefore(s, { claim: held.claim, end }, body, now);
+      this.refuseEnded({ claim: held.claim, end }, now, 'advance');
+      throw conflict('claim_mismatch', 'this claim has ended');
     }
-    const { won, advance } = await this.repo.insertAdvance(advanceOf(s, claim, body, now));
-    if (!won) return this.repeatAdvance(advance);
-    if (s.next_due_at.getTime() === claim.base_due_at.getTime()) return (await this.applyFresh(s, advance, claim, now)) ?? { schedule: await this.catchUp(advance), already_advanced: false, active: null };
+    return this.applyDecided(s, advance);
+  }
+
+  /**
+   * The claim's end says it advanced: a repeat (answered `already_advanced`), or an end written by
+   * the code before this one that stopped before its advance record: that record is written now.
+   */
+  private async advancedBefore(s: Schedule, held: { claim: ScheduleClaim; end: NonNullable<ClaimState['end']> }, body: AdvanceBody, now: Date) {
+    const recorded = await this.repo.advanceOfEnd(held.end);
+    if (recorded) {
+      if (recorded.claim_token !== held.claim.claim_token) throw conflict('claim_mismatch', 'another claim advanced this occurrence');
+      return this.repeatAdvance(recorded);
+    }
+    const { won, advance } = await this.repo.insertLegacyAdvance(advanceOf(s, held.claim, body, now));
+    return won ? this.applyDecided(s, advance) : this.repeatAdvance(advance);
+  }
+
+  /** Applies an advance this call decided, `s` being the schedule as read before the decision. */
+  private async applyDecided(s: Schedule, advance: ScheduleAdvance) {
+    if (s.next_due_at.getTime() === advance.base_due_at.getTime()) return this.applyFresh(s, advance);
     // The schedule moved under the claim (resumed while held): the guarded apply leaves it be.
-    const [moved] = await Promise.all([this.applied(advance), this.dropEntries(claim)]);
-    return { schedule: moved, already_advanced: false, active: await this.activeClaim(moved) };
+    const moved = await this.applied(advance);
+    return { schedule: moved, already_advanced: false as const, active: await this.activeClaim(moved) };
   }
 
   /**
-   * Records the advance of `claim`, whose end this call just inserted (so no other advance of the
-   * occurrence exists: a later attempt exists only after this claim ended otherwise), of `s` as it
-   * stood at the claimed occurrence. The advance record, the apply and the queue's two writes go
-   * out at once (a reader finding the next entry before the apply lands sees an entry ahead of its
-   * schedule, and leaves it: see openSchedule). Should one of them fail, the answer is an error and the holder's
-   * repeat (same token and due_at) finds the end recorded and completes the rest.
+   * Applies a just-decided advance to `s`, the schedule as read at the advanced occurrence. When it
+   * is still there and not paused, the guarded update leaves exactly `appliedTo(s, advance)` (only
+   * pause and resume change a schedule otherwise, and the guard refuses both), so that is the
+   * answer. Otherwise the apply guarded on the occurrence alone answers what the store holds
+   * (paused since the claim, say); when the schedule was not at the occurrence, see catchUp. Should
+   * the apply fail, the answer is an error and the holder's repeat (same token and due_at) applies
+   * it; so does any reader that finds the occurrence advanced (see heal).
    */
-  private async recordFresh(s: Schedule, advance: ScheduleAdvance, claim: ScheduleClaim, now: Date) {
-    const [recorded, answer] = await Promise.all([this.repo.insertAdvance(advance), this.applyFresh(s, advance, claim, now)]);
-    this.memory.advanced(claim);
-    if (!recorded.won) return this.repeatAdvance(recorded.advance);
-    return answer ?? { schedule: await this.catchUp(advance), already_advanced: false as const, active: null };
-  }
-
-  /**
-   * Applies `advance` to `s` (taken at the advanced occurrence) and queues the next occurrence
-   * beside it. The apply answers the schedule as the store now holds it: if it was paused since
-   * the claim, the entry just written goes again, so a pause never rides into an entry a "next
-   * due" claim trusts. Null when the store's schedule was not at that occurrence (see catchUp).
-   */
-  private async applyFresh(s: Schedule, advance: ScheduleAdvance, claim: ScheduleClaim, now: Date) {
-    const next = appliedTo(s, advance);
-    const [schedule] = await Promise.all([this.repo.applyAdvanceReturning(advance), next.paused ? undefined : this.repo.enqueue(next, 'scheduled', now), this.dropEntries(claim)]);
-    if (schedule?.paused && !next.paused) await this.repo.dequeue(schedule.budget_id, schedule.next_due_at, schedule._id);
-    if (!schedule) return null;
+  private async applyFresh(s: Schedule, advance: ScheduleAdvance) {
+    if (await this.repo.applyAdvanceIfOpen(advance)) return { schedule: appliedTo(s, advance), already_advanced: false as const, active: null };
+    const schedule = (await this.repo.applyAdvanceReturning(advance)) ?? (await this.catchUp(advance));
     return { schedule, already_advanced: false as const, active: null };
   }
 
   /**
    * The schedule after `advance` when its guarded apply found the schedule elsewhere: still behind
-   * (the claim was taken from the queue entry an earlier advance wrote beside its apply, and that
-   * apply has not landed, or was lost in a crash), so the recorded advances in between are applied
-   * first, in order; or moved past it (resumed), then it is answered as it stands.
+   * (a claim taken, before issue 17's third part, from the queue entry an earlier advance wrote
+   * beside an apply that had not landed), so the recorded advances in between are applied first,
+   * in order; or moved past it (resumed), then it is answered as it stands.
    */
   private async catchUp(advance: ScheduleAdvance): Promise<Schedule> {
     for (let step = 0; step < 10; step++) {
@@ -414,19 +356,9 @@ export class ScheduleService {
     return this.applied(advance);
   }
 
-  /** Removes the handled occurrence's entry (and a claim from before's held entry). */
-  private async dropEntries(claim: ScheduleClaim): Promise<void> {
-    await Promise.all([this.repo.dequeue(claim.budget_id, claim.base_due_at, claim.schedule_id), hasHeldEntry(claim) ? this.repo.unhold(claim) : undefined]);
-  }
-
-  /**
-   * A repeated advance: applies the recorded one again (harmless; it repairs a crash between
-   * record and apply) and queues the next occurrence if it is open, so it cannot put back an
-   * occurrence someone claimed since.
-   */
+  /** A repeated advance: applies the recorded one again (harmless; it repairs a crash between decision and apply). */
   private async repeatAdvance(a: ScheduleAdvance): Promise<{ schedule: Schedule; already_advanced: true; active: ScheduleClaim | null }> {
     const s = await this.applied(a);
-    if (s.next_due_at.getTime() === a.next_due_at.getTime()) await requeueIfOpen(this.repo, s, 'scheduled', this.clock());
     return { schedule: s, already_advanced: true, active: await this.activeClaim(s) };
   }
 
@@ -437,23 +369,16 @@ export class ScheduleService {
     return s;
   }
 
-  /** `active` as for advance. */
+  /** `active` as for advance. The occurrence is due again as soon as the end is recorded. */
   async release(budgetId: string, scheduleId: string, body: ReleaseBody): Promise<{ schedule: Schedule; active: ScheduleClaim | null }> {
-    const { s, state } = await this.readForEnd(budgetId, scheduleId, body.claim_token, false);
+    const { s, state } = await this.readForEnd(budgetId, scheduleId, body.claim_token);
     const held = await this.heldClaim(s, state, body.due_at, 'release');
     const now = this.clock();
-    const current = s.next_due_at.getTime() === held.claim.base_due_at.getTime();
-    if (held.end?.kind === 'released') {
-      // A repeat: put the occurrence back if the first call stopped before it did.
-      if (current) await requeueIfOpen(this.repo, s, 'released', now);
-      return { schedule: s, active: await this.activeClaim(s) };
-    }
+    if (held.end?.kind === 'released') return { schedule: s, active: await this.activeClaim(s) };
     this.refuseEnded(held, now, 'release');
     const { won, end } = await this.repo.endClaim(held.claim, 'released', now, { note: body.note, reason: 'released_by_holder' });
     if (!won && end.kind !== 'released') this.refuseEnded({ claim: held.claim, end }, now, 'release');
     this.memory.released(held.claim);
-    // A claim's occurrence keeps its base entry; one from before had it swapped for a held entry.
-    if (hasHeldEntry(held.claim)) await Promise.all([current ? requeueIfOpen(this.repo, s, 'released', now) : undefined, this.repo.unhold(held.claim)]);
     return { schedule: s, active: won ? null : await this.activeClaim(s) };
   }
 }
@@ -494,7 +419,7 @@ interface Cursor {
 
 function isAfter(o: QueuedOccurrence, c: Cursor): boolean {
   const d = o.due_at.getTime() - c.due_at.getTime();
-  return d > 0 || (d === 0 && o.entry.schedule_id > c.id);
+  return d > 0 || (d === 0 && o.schedule._id > c.id);
 }
 
 function encodeCursor(c: Cursor): string {

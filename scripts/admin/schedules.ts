@@ -94,9 +94,9 @@ export const scheduleCommands: AdminCommand[] = [
   },
   {
     name: 'schedule:reindex',
-    summary: 'rebuilds the due queue from the schedules and their claims (schedules from before the queue, or after a crash)',
+    summary: 'counts the open occurrences (queued) and those an active claim holds (held); nothing to rebuild since schedules are due from their own documents',
     flags: [{ name: 'budget', arg: 'bud_..', pattern: BUDGET, description: "only this budget's schedules" }],
-    run: async (ctx, f) => repo(ctx).rebuildDueQueue({ budgetId: f.optional('budget') }, new Date()),
+    run: async (ctx, f) => repo(ctx).openOccurrences({ budgetId: f.optional('budget') }, new Date()),
   },
   {
     name: 'schedule:list',

@@ -13,6 +13,13 @@ export type ScheduleTiming =
   | { kind: 'cron'; cron: string; timezone: string }
   | { kind: 'interval'; every_seconds: number; anchor_at: Date; timezone: string };
 
+/** The timing fields of a schedule document as a ScheduleTiming. */
+export function timingOf(s: { kind: 'cron' | 'interval'; cron: string | null; every_seconds: number | null; anchor_at: Date | null; timezone: string }): ScheduleTiming {
+  return s.kind === 'cron'
+    ? { kind: 'cron', cron: s.cron!, timezone: s.timezone }
+    : { kind: 'interval', every_seconds: s.every_seconds!, anchor_at: s.anchor_at!, timezone: s.timezone };
+}
+
 export const MIN_EVERY_SECONDS = 60;
 export const MAX_EVERY_SECONDS = 366 * 86_400;
 /** Catch-up counts missed occurrences up to this many (each costs a cron evaluation); beyond it the count says "at least". */

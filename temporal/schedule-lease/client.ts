@@ -10,8 +10,8 @@ const DEADLINE_MS = 5000;
 
 /**
  * Starts the lease workflow of one claim (a second start for the same claim finds the first).
- * Claims no longer start one (a lease runs out by the clock and its held due-queue entry:
- * docs/schedules.md#leases); the workflow stays registered for leases started before, and this
+ * Claims no longer start one (a lease runs out by the clock: docs/schedules.md#leases); the
+ * workflow stays registered for leases started before, and this
  * stays for its tests.
  */
 export async function startLease(temporal: TemporalHandle, input: LeaseInput): Promise<void> {

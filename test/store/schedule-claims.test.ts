@@ -1,16 +1,16 @@
 import { ScheduleService } from '../../api/services/schedules';
-import { heldQueueKey, dueQueueKey } from '../../shared/schedules/due-queue';
 import { buildSchedule } from '../../shared/schedules/new-schedule';
 import { pauseSchedule } from '../../shared/schedules/lifecycle';
-import { appliedTo, claimId, newClaimToken, ScheduleRepository, type Schedule } from '../../shared/schedules/repository';
+import { claimId, newClaimToken, ScheduleRepository, type Schedule } from '../../shared/schedules/repository';
 import { openTestDb } from '../support/db';
 
 const BOUNDS = { minSeconds: 1, maxSeconds: 3600, defaultSeconds: 300 };
 
 /**
  * The claim and advance paths at the floor of the store (issue 17): a claim is one schedule read
- * and one insert, an advance of a claim made by the same process writes only, and every shortcut
- * still loses to the decisions of other processes (services here share nothing but the store).
+ * and one insert, an advance of a claim made by the same process is two writes (the claim's end,
+ * carrying the advance, and the guarded apply), and every shortcut still loses to the decisions of
+ * other processes (services here share nothing but the store).
  */
 describe('schedule claims and advances against the real store', () => {
   let db: Awaited<ReturnType<typeof openTestDb>>;
@@ -29,7 +29,7 @@ describe('schedule claims and advances against the real store', () => {
     return repo.create(built.schedule);
   }
   const budget = () => `bud_claims${++n}`;
-  const entryIds = async (scheduleId: string) => (await db.models.scheduleDue.find({ schedule_id: scheduleId }).lean<Array<{ _id: string }>>().exec()).map((e) => e._id).sort();
+  const advancedEnds = (scheduleId: string) => db.models.scheduleClaimEnds.countDocuments({ schedule_id: scheduleId, kind: 'advanced' });
 
   /** The store commands `body` sends, as `<method> <collection>`. */
   async function commands<T>(body: () => Promise<T>): Promise<{ result: T; sent: string[] }> {
@@ -49,27 +49,27 @@ describe('schedule claims and advances against the real store', () => {
     const claim = await commands(() => service.claim(b, { schedule_id: s._id, lease_seconds: 60 }));
     expect(claim.sent.sort()).toEqual(['findOne workflow_schedules', 'insertMany schedule_claims']);
     const c = claim.result.claim;
-    // The occurrence keeps its base entry while held; due leaves it out here and in another process.
-    expect(await entryIds(s._id)).toEqual([dueQueueKey(b, s.next_due_at, s._id)]);
+    // The occurrence stays the schedule's current one while held; due leaves it out here and in another process.
     expect((await service.due(b, { limit: 10 })).items).toEqual([]);
     expect((await new ScheduleService(repo, BOUNDS).due(b, { limit: 10 })).items).toEqual([]);
 
     const advance = await commands(() => service.advance(b, s._id, { due_at: c.due_at, claim_token: c.claim_token, outcome: 'success', note: 'n' }));
-    expect(advance.sent.filter((m) => /^(find|findOne) /.test(m))).toEqual([]); // no reads (the apply answers the schedule)
-    expect(advance.sent.sort()).toEqual(['deleteOne schedule_due', 'findOneAndUpdate workflow_schedules', 'insertMany schedule_advances', 'insertMany schedule_claim_ends', 'insertMany schedule_due']);
+    expect(advance.sent.filter((m) => /^(find|findOne) /.test(m))).toEqual([]); // no reads (the schedule as claimed, applied, is the answer)
+    // The end (the decision, carrying the advance) and the guarded apply (which moves the schedule, its own queue entry).
+    expect(advance.sent.sort()).toEqual(['insertMany schedule_claim_ends', 'updateOne workflow_schedules']);
     const done = advance.result;
     expect(done).toMatchObject({ already_advanced: false, active: null, schedule: { advance_count: 1, last_outcome: 'success', last_note: 'n' } });
     expect(await repo.get(s._id)).toEqual(done.schedule);
-    expect(await repo.claimEnd(c._id)).toMatchObject({ kind: 'advanced', note: 'n' });
+    expect(await repo.claimEnd(c._id)).toMatchObject({ kind: 'advanced', note: 'n', advance: { claim_token: c.claim_token, seq: 1 } });
     expect(await repo.getAdvance(s._id, c.base_due_at)).toMatchObject({ claim_token: c.claim_token, seq: 1 });
-    expect(await entryIds(s._id)).toEqual([dueQueueKey(b, done.schedule.next_due_at, s._id)]);
+    expect(await repo.history(s._id)).toEqual([(await repo.claimEnd(c._id))!.advance]);
 
     // Repeats, from here or elsewhere, change nothing.
     for (const again of [service, new ScheduleService(repo, BOUNDS)]) {
       const r = await again.advance(b, s._id, { due_at: c.due_at, claim_token: c.claim_token, outcome: 'failed' });
       expect(r).toMatchObject({ already_advanced: true, schedule: { advance_count: 1, last_outcome: 'success' } });
     }
-    expect(await db.models.scheduleAdvances.countDocuments({ schedule_id: s._id })).toBe(1);
+    expect(await advancedEnds(s._id)).toBe(1);
   });
 
   it('a "next due" claim takes the schedule from its queue entry: one insert once the due read is in hand', async () => {
@@ -80,12 +80,12 @@ describe('schedule claims and advances against the real store', () => {
     const first = await service.claim(b, { lease_seconds: 60 });
     const second = await commands(() => service.claim(b, { lease_seconds: 60 }));
     // A due read of its own only when the first one is over a second old.
-    expect(second.sent.filter((m) => m !== 'find schedule_due')).toEqual(['insertMany schedule_claims']);
+    expect(second.sent.filter((m) => m !== 'find workflow_schedules')).toEqual(['insertMany schedule_claims']);
     expect([first.claim.schedule_id, second.result.claim.schedule_id].sort()).toEqual([s1._id, s2._id].sort());
     expect(second.result.schedule).toEqual(await repo.get(second.result.claim.schedule_id));
   });
 
-  it('a claim taken from the entry an advance wrote beside its apply, before that apply landed: its advance applies both, in order', async () => {
+  it('an advance whose apply never landed (a crash after its end): the next claimer applies it and claims the next occurrence; due applies it too', async () => {
     const b = budget();
     const t0 = Date.now();
     const built = buildSchedule({ budgetId: b, workspaceId: 'ws_claims', workflowId: 'wf_claims', everySeconds: 60, timezone: 'UTC', startAt: new Date(t0 - 30_000) }, new Date(t0));
@@ -93,19 +93,26 @@ describe('schedule claims and advances against the real store', () => {
     const s = await repo.create(built.schedule);
     const first = new ScheduleService(repo, BOUNDS, () => new Date(t0));
     const c = (await first.claim(b, { schedule_id: s._id, lease_seconds: 60 })).claim;
-    // As if the advance's apply were still in flight (or lost): held back here, the rest written.
-    const apply = jest.spyOn(repo, 'applyAdvanceReturning').mockImplementationOnce(async (adv) => appliedTo(s, adv));
+    // As if the process stopped after the end's insert: the apply is held back here.
+    const apply = jest.spyOn(repo, 'applyAdvanceIfOpen').mockImplementationOnce(async () => true);
     const a = await first.advance(b, s._id, { due_at: c.due_at, claim_token: c.claim_token, outcome: 'success' });
     apply.mockRestore();
     expect((await repo.get(s._id))!.next_due_at).toEqual(s.next_due_at);
-    expect(await entryIds(s._id)).toEqual([dueQueueKey(b, a.schedule.next_due_at, s._id)]);
 
     const later = new ScheduleService(repo, BOUNDS, () => new Date(a.schedule.next_due_at.getTime() + 1000));
     const d = (await later.claim(b, { lease_seconds: 60 })).claim;
-    expect(d).toMatchObject({ schedule_id: s._id, base_due_at: a.schedule.next_due_at });
-    const done = await later.advance(b, s._id, { due_at: d.due_at, claim_token: d.claim_token, outcome: 'failed' });
-    expect(done.schedule).toMatchObject({ advance_count: 2, last_outcome: 'failed', next_due_at: new Date(a.schedule.next_due_at.getTime() + 60_000) });
-    expect(await repo.get(s._id)).toEqual(done.schedule);
+    expect(d).toMatchObject({ schedule_id: s._id, base_due_at: a.schedule.next_due_at, attempt: 0 });
+    expect((await repo.get(s._id))!).toMatchObject({ advance_count: 1, next_due_at: a.schedule.next_due_at });
+
+    // The same again, found by a due read instead of a claim.
+    const lost = jest.spyOn(repo, 'applyAdvanceIfOpen').mockImplementationOnce(async () => true);
+    const e = await later.advance(b, s._id, { due_at: d.due_at, claim_token: d.claim_token, outcome: 'failed' });
+    lost.mockRestore();
+    expect((await repo.get(s._id))!.advance_count).toBe(1);
+    const reader = new ScheduleService(repo, BOUNDS, () => new Date(e.schedule.next_due_at.getTime() + 1000));
+    expect((await reader.due(b, { limit: 10 })).items).toEqual([]);
+    expect((await repo.get(s._id))!).toMatchObject({ advance_count: 2, last_outcome: 'failed', next_due_at: e.schedule.next_due_at });
+    expect((await reader.due(b, { limit: 10 })).items.map((i) => i.schedule._id)).toEqual([s._id]);
   });
 
   it('a pause between a claim and its advance from memory: the advance answers it paused and queues nothing a "next due" claim could take', async () => {
@@ -120,7 +127,6 @@ describe('schedule claims and advances against the real store', () => {
     const done = await service.advance(b, s._id, { due_at: c.due_at, claim_token: c.claim_token, outcome: 'success' });
     expect(done.schedule).toMatchObject({ paused: true, advance_count: 1 });
     expect(await repo.get(s._id)).toEqual(done.schedule);
-    expect(await entryIds(s._id)).toEqual([]);
     const later = new ScheduleService(repo, BOUNDS, () => new Date(done.schedule.next_due_at.getTime() + 1000));
     await expect(later.claim(b, { lease_seconds: 60 })).rejects.toMatchObject({ code: 'occurrence_not_due' });
   });
@@ -140,7 +146,7 @@ describe('schedule claims and advances against the real store', () => {
     expect(await repo.get(s._id)).toEqual(done.schedule);
     // The claimer's memory of it is no shortcut past the record: a repeat there answers already_advanced.
     expect(await claimer.advance(b, s._id, { due_at: c.due_at, claim_token: c.claim_token })).toMatchObject({ already_advanced: true });
-    expect(await entryIds(s._id)).toEqual([dueQueueKey(b, done.schedule.next_due_at, s._id)]);
+    expect(await advancedEnds(s._id)).toBe(1);
   });
 
   it('claimers in separate processes race for one occurrence: one wins, the rest are refused; after a release the next claim is attempt 1', async () => {
@@ -184,43 +190,68 @@ describe('schedule claims and advances against the real store', () => {
         expect(adv.reason).toMatchObject({ code: 'claim_expired' });
         expect(take).toMatchObject({ status: 'fulfilled', value: { claim: { attempt: 1 } } });
         expect(end).toMatchObject({ kind: 'expired', reason: 'superseded_after_expiry' });
-        expect(await db.models.scheduleAdvances.countDocuments({ schedule_id: s._id })).toBe(0);
+        expect(await advancedEnds(s._id)).toBe(0);
       }
     }
   });
 
-  it('claims from before (held entry keyed at expiry, base entry gone) still end cleanly: advance, release and takeover', async () => {
+  it('data from before (claims with a held entry, advances recorded apart from their end) is still handled: advance, release, takeover, repeat, history', async () => {
     const legacy = async (b: string, s: Schedule, now: Date, leaseMs: number) => {
       const id = claimId(s._id, s.next_due_at, 0);
       const claim = { _id: id, schedule_id: s._id, budget_id: b, base_due_at: s.next_due_at, attempt: 0, due_at: s.next_due_at, skipped: 0, claim_token: newClaimToken(id), claimed_at: now, lease_expires_at: new Date(now.getTime() + leaseMs) };
       expect(await repo.insertClaim(claim)).toBe(true);
-      await db.models.scheduleDue.collection.insertOne({ _id: heldQueueKey(claim), budget_id: b, schedule_id: s._id, workflow_id: s.workflow_id, base_due_at: s.next_due_at, kind: s.kind, cron: null, every_seconds: s.every_seconds, anchor_at: s.anchor_at, timezone: 'UTC', due_at: s.next_due_at, skipped: 0, skipped_at_least: false, as_of: claim.lease_expires_at, reason: 'expired' } as never);
-      await repo.dequeue(b, s.next_due_at, s._id);
-      expect(await entryIds(s._id)).toEqual([heldQueueKey(claim)]);
+      // Its held entry in the old queue collection, which nothing reads any more.
+      await db.connection.collection('schedule_due').insertOne({ _id: `${b}:${claim.lease_expires_at.toISOString()}:${s._id}:x` as never, budget_id: b, schedule_id: s._id, base_due_at: s.next_due_at, reason: 'expired' });
       return claim;
     };
     const now = new Date();
     const service = new ScheduleService(repo, BOUNDS, () => now);
+    const dueIds = async (b: string, at = now) => (await new ScheduleService(repo, BOUNDS, () => at).due(b, { limit: 10 })).items.map((i) => i.schedule._id);
 
     const b1 = budget();
     const s1 = await dueSchedule(b1, now);
     const c1 = await legacy(b1, s1, now, 60_000);
+    expect(await dueIds(b1)).toEqual([]);
     const done = await service.advance(b1, s1._id, { due_at: c1.due_at, claim_token: c1.claim_token });
-    expect(await entryIds(s1._id)).toEqual([dueQueueKey(b1, done.schedule.next_due_at, s1._id)]);
+    expect(await repo.get(s1._id)).toEqual(done.schedule);
+    expect(await dueIds(b1, new Date(done.schedule.next_due_at.getTime() + 1000))).toEqual([s1._id]);
 
     const b2 = budget();
     const s2 = await dueSchedule(b2, now);
     const c2 = await legacy(b2, s2, now, 60_000);
     await service.release(b2, s2._id, { due_at: c2.due_at, claim_token: c2.claim_token });
-    expect(await entryIds(s2._id)).toEqual([dueQueueKey(b2, s2.next_due_at, s2._id)]);
+    expect(await dueIds(b2)).toEqual([s2._id]);
 
     const b3 = budget();
     const s3 = await dueSchedule(b3, now);
     await legacy(b3, s3, new Date(now.getTime() - 120_000), 60_000);
     const taken = await service.claim(b3, { lease_seconds: 60 });
     expect(taken.claim).toMatchObject({ schedule_id: s3._id, attempt: 1 });
-    // The new holder's occurrence is queued by its base entry again, so its own expiry shows by itself.
-    expect(await entryIds(s3._id)).toEqual([dueQueueKey(b3, s3.next_due_at, s3._id)]);
-    expect((await new ScheduleService(repo, BOUNDS, () => new Date(now.getTime() + 60_000)).due(b3, { limit: 10 })).items.map((i) => i.schedule._id)).toEqual([s3._id]);
+    expect(await dueIds(b3)).toEqual([]);
+    expect(await dueIds(b3, new Date(now.getTime() + 60_000))).toEqual([s3._id]);
+
+    // Advanced by the code before: the end without its advance, the record in schedule_advances.
+    const b4 = budget();
+    const s4 = await dueSchedule(b4, now);
+    const c4 = await legacy(b4, s4, now, 60_000);
+    const old = { ...(await new ScheduleService(repo, BOUNDS, () => now).advance(b4, s4._id, { due_at: c4.due_at, claim_token: c4.claim_token, outcome: 'success' })) };
+    const end = (await repo.claimEnd(c4._id))!;
+    await db.models.scheduleAdvances.collection.insertOne(end.advance as never);
+    await db.models.scheduleClaimEnds.collection.updateOne({ _id: c4._id } as never, { $unset: { advance: '' } });
+    expect(await repo.claimEnd(c4._id)).not.toHaveProperty('advance');
+    const repeat = await new ScheduleService(repo, BOUNDS, () => now).advance(b4, s4._id, { due_at: c4.due_at, claim_token: c4.claim_token });
+    expect(repeat).toMatchObject({ already_advanced: true, schedule: { advance_count: 1, next_due_at: old.schedule.next_due_at } });
+    expect(await repo.history(s4._id)).toEqual([end.advance]);
+    expect(await repo.getAdvance(s4._id, s4.next_due_at)).toEqual(end.advance);
+
+    // An end from before whose record never landed (the old code stopped between its two inserts): the repeat completes it.
+    const b5 = budget();
+    const s5 = await dueSchedule(b5, now);
+    const c5 = await legacy(b5, s5, now, 60_000);
+    await repo.endClaim(c5, 'advanced', now);
+    const completed = await service.advance(b5, s5._id, { due_at: c5.due_at, claim_token: c5.claim_token, outcome: 'skipped' });
+    expect(completed).toMatchObject({ already_advanced: false, schedule: { advance_count: 1, last_outcome: 'skipped' } });
+    expect(await db.models.scheduleAdvances.countDocuments({ schedule_id: s5._id })).toBe(1);
+    expect(await service.advance(b5, s5._id, { due_at: c5.due_at, claim_token: c5.claim_token })).toMatchObject({ already_advanced: true });
   });
 });

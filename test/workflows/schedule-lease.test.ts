@@ -125,8 +125,8 @@ describe('schedule leases against the real store; the legacy lease workflow on t
     const s = await dueSchedule(0, { budgetId: budget, everySeconds: 60, startAt: new Date(t0 - 330_000) });
     const a = await new ScheduleService(repo, BOUNDS, () => new Date(t0)).claim(budget, { lease_seconds: 3600 });
     expect(a.claim).toMatchObject({ schedule_id: s._id, skipped: 5, held_entry: false });
-    // The claimed occurrence keeps its one base entry; readers leave it out while the lease holds.
-    expect((await db.models.scheduleDue.find({ schedule_id: s._id }).lean<Array<{ _id: string }>>().exec()).map((e) => e._id)).toEqual([`${budget}:${s.next_due_at.toISOString()}:${s._id}`]);
+    // The claimed occurrence stays the schedule's current one; readers leave it out while the lease holds.
+    expect((await repo.get(s._id))!.next_due_at).toEqual(s.next_due_at);
     const expiry = a.claim.lease_expires_at.getTime();
     expect((await new ScheduleService(repo, BOUNDS, () => new Date(expiry - 1)).due(budget, { limit: 10 })).items).toEqual([]);
 
@@ -144,7 +144,6 @@ describe('schedule leases against the real store; the legacy lease workflow on t
     expect((await agent.due(budget, { limit: 10 })).items).toEqual([]);
     // Another process (no memory of the claim) reads the store and leaves it out too.
     expect((await new ScheduleService(repo, BOUNDS, () => new Date(agentNow)).due(budget, { limit: 10 })).items).toEqual([]);
-    expect(await repo.dueEntry(budget, s.next_due_at, s._id)).not.toBeNull();
   });
 
   it('a schedule paused across three skipped days resumes at its next occurrence after the resume time, without replaying the paused period', async () => {
@@ -176,21 +175,19 @@ describe('schedule leases against the real store; the legacy lease workflow on t
     await service.release(budget, s._id, { due_at: c.claim.due_at, claim_token: c.claim.claim_token });
   });
 
-  it('a lease workflow started before leases ran out by the clock still sleeps until lease_expires_at, then records the expiry and requeues the occurrence', () => withWorker(async () => {
+  it('a lease workflow started before leases ran out by the clock still sleeps until lease_expires_at, then records the expiry; the occurrence is due again', () => withWorker(async () => {
     const budget = 'bud_lease_legacy';
     const s = await dueSchedule(5, { budgetId: budget });
     const now = serverClock();
     const id = claimId(s._id, s.next_due_at, 0);
-    // A claim as the API made them then: the base entry removed, a lease workflow started.
+    // A claim as the API made them then (without held_entry), a lease workflow started.
     const claim = { _id: id, schedule_id: s._id, budget_id: budget, base_due_at: s.next_due_at, attempt: 0, due_at: s.next_due_at, skipped: 0, claim_token: newClaimToken(id), claimed_at: now, lease_expires_at: new Date(now.getTime() + 600_000) };
     expect(await repo.insertClaim(claim)).toBe(true);
-    await repo.dequeue(budget, s.next_due_at, s._id);
     await startLease(temporal, { claimId: id, scheduleId: s._id, budgetId: budget, dueAt: claim.due_at.toISOString(), leaseExpiresAt: claim.lease_expires_at.toISOString() });
 
     // Time skips 10 minutes: the lease runs out with nobody releasing or advancing.
     expect(await leaseHandle(temporal, id).result()).toEqual({ claimId: id, ended: 'expired', signalled: false });
     expect(await repo.claimEnd(id)).toMatchObject({ kind: 'expired', reason: 'lease_expired' });
-    expect(await repo.dueEntry(budget, s.next_due_at, s._id)).toMatchObject({ reason: 'expired' });
     await syncClock();
     const due = await new ScheduleService(repo, BOUNDS, serverClock).due(budget, { limit: 10 });
     expect(due.items.map((i) => i.schedule._id)).toEqual([s._id]);

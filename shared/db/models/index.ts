@@ -43,7 +43,6 @@ import { workflowScheduleModel } from './workflow-schedule';
 import { scheduleClaimModel } from './schedule-claim';
 import { scheduleClaimEndModel } from './schedule-claim-end';
 import { scheduleAdvanceModel } from './schedule-advance';
-import { scheduleDueModel } from './schedule-due';
 import { embedBundleModel, embedNonceModel, embedNonceUseModel, embedTokenModel } from './embed';
 
 /** Every model bound to one connection; register before connecting so indexes build on connect. */
@@ -99,7 +98,6 @@ export function registerModels(conn: Connection) {
     scheduleClaims: scheduleClaimModel(conn),
     scheduleClaimEnds: scheduleClaimEndModel(conn),
     scheduleAdvances: scheduleAdvanceModel(conn),
-    scheduleDue: scheduleDueModel(conn),
     embedBundles: embedBundleModel(conn),
     embedNonces: embedNonceModel(conn),
     embedNonceUses: embedNonceUseModel(conn),

@@ -18,9 +18,9 @@ export interface ScheduleClaimDoc {
   claimed_at: Date;
   lease_expires_at: Date;
   /**
-   * false: the occurrence's base due-queue entry stays while the claim holds (readers filter it by
-   * the claim, and it is due again by itself once the lease runs out). Absent on claims from
-   * before (issue 17, first part), whose base entry was swapped for a held entry keyed at expiry.
+   * false on claims made since issue 17's second part, absent on older ones (whose due-queue entry
+   * was swapped for a held entry keyed at expiry). Nothing reads it since the due queue went (the
+   * schedule document is its own entry: docs/schedules.md#due-queue); kept so claims stay one shape.
    */
   held_entry?: boolean;
 }
