@@ -20,7 +20,8 @@ export function validate(schemas: { body?: Joi.ObjectSchema; query?: Joi.ObjectS
       if (error) return next(fromJoi(error, 'path'));
     }
     if (schemas.body) {
-      const { value, error } = schemas.body.validate(req.body ?? {}, { abortEarly: false, convert: true });
+      // No body reads as {}; a body of JSON null is a body of the wrong type.
+      const { value, error } = schemas.body.validate(req.body === undefined ? {} : req.body, { abortEarly: false, convert: true });
       if (error) return next(fromJoi(error, 'body'));
       res.locals.body = value;
     }

@@ -16,11 +16,10 @@ export function creditOperations(services: Services): Operation[] {
       auth: [{ kind: 'signed', action: 'balance', productLine: '-' }],
       tag: 'Credits',
       summary: 'Credit balance of the signing wallet',
+      // The envelope and nothing else: the balance signs an empty payload, so any other field would ride unsigned.
       request: { body: envelopeSchema },
-      // The signed middleware checks the envelope (and only it).
-      validation: 'handler',
       responses: { 200: { description: 'The credit balance', body: balanceAnswer } },
-      errorStatuses: [401],
+      errorStatuses: [401, 422],
       errors: 'gateway',
       examples: [{ name: 'balance', request: { body: EXAMPLE.envelope }, response: { status: 200, body: balanceExample } }],
       // Read-only: the balance read overlaps the request-id claim; a replay still answers 401.

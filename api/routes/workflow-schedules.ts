@@ -17,7 +17,8 @@ import type { Operation } from '../operations/types';
 
 /** The spec answers a bad id or body on these endpoints with 400 (not the family's 422). */
 function check<T>(schema: Joi.ObjectSchema, value: unknown, root: 'body' | 'query' | 'path'): T {
-  const { value: clean, error } = schema.validate(value ?? {}, { abortEarly: false, convert: true });
+  // No body reads as {}; a body of JSON null is a body of the wrong type.
+  const { value: clean, error } = schema.validate(value === undefined ? {} : value, { abortEarly: false, convert: true });
   if (error) throw asBadRequest(fromJoi(error, root));
   return clean as T;
 }

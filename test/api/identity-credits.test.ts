@@ -137,6 +137,14 @@ describe('identity, signed requests and credits over HTTP', () => {
         expect.arrayContaining(['body.session_nonce', 'body.request_id', 'body.signature']),
       );
     });
+
+    it('refuses a field beside the envelope with 422: the balance signs an empty payload, so it would ride unsigned (found by the fuzzer)', async () => {
+      const agent = new TestAgent(main);
+      await agent.startSession();
+      const res = await http('POST', `${main}/api/external/credits/balance`, { body: { ...(await agent.envelope('balance')), unsigned: 42 } });
+      expect(res.status).toBe(422);
+      expect(res.body.detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual(['body.unsigned']);
+    });
   });
 
   describe('bearer host', () => {

@@ -68,6 +68,8 @@ describe('workflow schedules over HTTP against the real store and Temporal', () 
       await api('POST', '/claim', acct.auth, { lease_seconds: 999_999 }),
       await api('GET', '/due?limit=0', acct.auth),
       await http('POST', `${stack.server.mainUrl}/api/external/workflow-schedules/claim`, { raw: '{nope', headers: { authorization: acct.auth } }),
+      // Found by the fuzzer: a JSON null body was read as no body and claimed.
+      await http('POST', `${stack.server.mainUrl}/api/external/workflow-schedules/claim`, { raw: 'null', headers: { authorization: acct.auth } }),
     ];
     for (const res of cases) {
       expect(res.status).toBe(400);
