@@ -36,10 +36,18 @@ function message(req: SignRequest, wallet: string, sessionNonce: string, request
  * A loopback signing service for the fuzzer's Python hooks, so the envelope is built by our own
  * signing code rather than a second implementation: POST /sign {action, path_parameters, body}
  * answers the four envelope fields for the fuzz wallet's session, or 400 when the request
- * cannot be signed (the hook then sends it unsigned).
+ * cannot be signed (the hook then sends it unsigned). POST /token answers a fresh act_ token, for
+ * requests that revoke the token they carry.
  */
-export async function startSigner(agent: PrivateKeyAccount, sessionNonce: () => string): Promise<{ url: string; close(): Promise<void> }> {
+export async function startSigner(agent: PrivateKeyAccount, sessionNonce: () => string, mintToken: () => Promise<string>): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
+    if (req.url === '/token') {
+      mintToken().then(
+        (token) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ token })),
+        (err: Error) => res.writeHead(500).end(err.message),
+      );
+      return;
+    }
     let raw = '';
     req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
     req.on('end', () => {
@@ -60,7 +68,7 @@ export async function startSigner(agent: PrivateKeyAccount, sessionNonce: () => 
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sign`,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
