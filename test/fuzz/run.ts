@@ -80,7 +80,8 @@ function schemathesis(name: string, schemaUrl: string, baseUrl: string, pathRege
     '--no-color',
   ];
   const child = spawn(SCHEMATHESIS, args, {
-    cwd: ROOT,
+    // schemathesis keeps its own state in .schemathesis/ under the working directory.
+    cwd: OUT,
     stdio: 'inherit',
     env: { ...process.env, FUZZ_CONTEXT: contextFile, SCHEMATHESIS_HOOKS: 'hooks', PYTHONPATH: path.join(ROOT, 'test/fuzz') },
   });
