@@ -1,3 +1,4 @@
+import type { ListPagination } from '../../shared/tools/rules';
 import type { Context } from './context';
 import type { X402Receipt } from './x402';
 
@@ -24,16 +25,7 @@ export interface ToolEntry {
 export interface ToolList {
   success?: boolean;
   tools: ToolEntry[];
-  pagination: {
-    page: number;
-    page_size: number;
-    total_count: number;
-    total_pages: number;
-    has_more: boolean;
-    next_page: number | null;
-    default_page_size: number;
-    max_page_size: number;
-  };
+  pagination: ListPagination;
   [field: string]: unknown;
 }
 

@@ -5,8 +5,8 @@ import { settlementWorkflowId } from '../../temporal/x402-settlement/ids';
 import { rpc, startRpcProxy, type RpcProxy } from '../support/chain-control';
 import { http } from '../support/http';
 import { TestPayer } from '../support/payer';
+import { creditedOnce, purchaseBroadcastUnmined } from '../support/purchase';
 import { startTestStack, type TestStack } from '../support/stack';
-import { waitUntil } from '../support/wait';
 
 /**
  * The chain's RPC provider goes away in the middle of a settlement and comes back: the payment
@@ -34,16 +34,7 @@ describe('fault: the chain RPC down during settlement (own anvil behind a proxy,
 
   it('broadcast, then the provider is down while the block is mined: settles once it is back, credited once', async () => {
     const wallet = '0x' + 'b8'.repeat(20);
-    const body = { wallet_address: wallet, credits: 500, payment_method: 'x402', chain_id: 84532, token: 'USDC' };
-    const payer = new TestPayer();
-    await payer.fund(5);
-    const header = await payer.paymentHeader((await http('POST', url, { body })).body);
-
-    await rpc(chain.rpcUrl, 'evm_setAutomine', [false]);
-    const paid = await http('POST', url, { body, headers: { 'x-payment': header } });
-    expect(paid.status).toBe(202);
-    const paymentId = paid.body.data.payment_id as string;
-    await waitUntil('the broadcast', async () => (await stack.db.models.x402Payments.findById(paymentId).lean<X402PaymentDoc>().exec())?.tx_hash);
+    const { body, header, payer, paymentId } = await purchaseBroadcastUnmined(stack, chain.rpcUrl, wallet);
 
     proxy.down = true;
     await rpc(chain.rpcUrl, 'evm_setAutomine', [true]);
@@ -60,9 +51,7 @@ describe('fault: the chain RPC down during settlement (own anvil behind a proxy,
     proxy.down = false;
     const outcome = await stack.temporal.client.workflow.getHandle(settlementWorkflowId(paymentId)).result();
     expect(outcome).toMatchObject({ status: 'completed' });
-    expect((await new LedgerStore(stack.db.models).balance(wallet)).balance).toBe(500);
-    expect(await stack.db.models.creditTransactions.countDocuments({ user_id: wallet, transaction_type: 'grant' }).exec()).toBe(1);
-    expect(await payer.balance()).toBe(0n);
+    expect(await creditedOnce(stack, wallet, payer)).toEqual({ balance: 500, grants: 1, payerLeft: 0n });
 
     const again = await http('POST', url, { body, headers: { 'x-payment': header } });
     expect([again.status, again.body.data.payment_id]).toEqual([200, paymentId]);

@@ -13,7 +13,7 @@ import { addWorkflow, sameWorkspaceGroup, setupGroup, templateWorkflow, trigger,
 /**
  * Many callers at once against one thing that may happen once, black-box over HTTP on the real
  * API, store, Temporal workers and chain: exactly the right number of effects, the rest clear
- * errors. (N x402 authorizations over one payer's balance race in test/api/tools-x402-faults,
+ * errors. (N x402 authorizations over one payer's balance race in test/faults/x402-tool-calls,
  * which needs a chain of its own.)
  */
 describe('fault: concurrency, black-box', () => {

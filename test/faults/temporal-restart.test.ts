@@ -6,15 +6,13 @@ import { startTemporalDev } from '../../scripts/services/temporal';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { modelHoldId } from '../../temporal/webhook-runs/activities/model';
 import { startLocalChain, type RunningLocalChain } from '../../scripts/services/local-chain';
-import type { X402PaymentDoc } from '../../shared/db/models/x402-payment';
 import { settlementWorkflowId } from '../../temporal/x402-settlement/ids';
 import { rpc } from '../support/chain-control';
 import { http } from '../support/http';
 import { startModelServer, type ModelServer } from '../support/model-server';
-import { TestPayer } from '../support/payer';
+import { creditedOnce, purchaseBroadcastUnmined } from '../support/purchase';
 import { makeSchedule, scheduleAccount, schedulesApi } from '../support/schedules';
 import { startTestStack, type TestStack } from '../support/stack';
-import { waitUntil } from '../support/wait';
 import { addWorkflow, setupGroup, trigger, waitForRun, type GroupSetup } from '../support/webhook-runs';
 
 /**
@@ -101,18 +99,8 @@ describe('fault: Temporal restarted with runs in flight', () => {
   }, 300_000);
 
   it('settles an x402 purchase broadcast before the stop once it is back, granting the credits once; a lease runs out meanwhile', async () => {
-    const url = `${stack.server.mainUrl}/api/external/credits/purchase`;
     const wallet = '0x' + 'c7'.repeat(20);
-    const body = { wallet_address: wallet, credits: 500, payment_method: 'x402', chain_id: 84532, token: 'USDC' };
-    const payer = new TestPayer();
-    await payer.fund(5);
-    const header = await payer.paymentHeader((await http('POST', url, { body })).body);
-
-    await rpc(chain.rpcUrl, 'evm_setAutomine', [false]);
-    const paid = await http('POST', url, { body, headers: { 'x-payment': header } });
-    expect(paid.status).toBe(202);
-    const paymentId = paid.body.data.payment_id as string;
-    await waitUntil('the broadcast', async () => (await stack.db.models.x402Payments.findById(paymentId).lean<X402PaymentDoc>().exec())?.tx_hash);
+    const { url, body, header, payer, paymentId } = await purchaseBroadcastUnmined(stack, chain.rpcUrl, wallet);
 
     const api = schedulesApi(stack.server.mainUrl);
     const acct = await scheduleAccount(stack.db, 'restart');
@@ -137,8 +125,6 @@ describe('fault: Temporal restarted with runs in flight', () => {
     const again = await http('POST', url, { body, headers: { 'x-payment': header } });
     expect(again.status).toBe(200);
     expect(again.body.data.payment_id).toBe(paymentId);
-    expect((await new LedgerStore(stack.db.models).balance(wallet)).balance).toBe(500);
-    expect(await stack.db.models.creditTransactions.countDocuments({ user_id: wallet, transaction_type: 'grant' }).exec()).toBe(1);
-    expect(await payer.balance()).toBe(0n);
+    expect(await creditedOnce(stack, wallet, payer)).toEqual({ balance: 500, grants: 1, payerLeft: 0n });
   }, 180_000);
 });
