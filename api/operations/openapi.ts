@@ -107,7 +107,8 @@ function responses(op: Operation): Record<string, JsonSchema> {
   for (const [status, r] of Object.entries(op.responses)) {
     const contentType = r.contentType ?? 'application/json';
     const examples = examplesFor(op, Number(status));
-    out[status] = { description: r.description, ...(r.body || contentType !== 'application/json' ? { content: { [contentType]: { schema: r.body ? jsonSchema(r.body) : { type: 'string' }, ...(examples ? { examples } : {}) } } } : {}) };
+    const others = Object.fromEntries((r.alsoAs ?? []).filter((t) => t !== contentType).map((t) => [t, { schema: { type: 'string' } }]));
+    out[status] = { description: r.description, ...(r.body || contentType !== 'application/json' ? { content: { [contentType]: { schema: r.body ? jsonSchema(r.body) : { type: 'string' }, ...(examples ? { examples } : {}) }, ...others } } : {}) };
   }
   const error = (description: string) =>
     op.errors === 'html' ? { description, content: { 'text/html': { schema: { type: 'string' } } } } : { description, content: { 'application/json': { schema: errorRef(op.errors) } } };

@@ -30,6 +30,8 @@ export interface ResponseSpec {
   description: string;
   body?: Joi.Schema;
   contentType?: string;
+  /** Other media types the same answer may come in (content negotiation, files): bodies as text. */
+  alsoAs?: readonly string[];
 }
 
 export interface Example {

@@ -62,7 +62,7 @@ export function bearerToolOperations(services: Services): Operation[] {
       method: 'get',
       path: '/products/fetch',
       summary: 'A page of the tool catalog',
-      description: 'Page and page size come from the X-Page / X-Page-Size headers or the query (the header wins).',
+      description: 'Page and page size come from the query or the X-Page / X-Page-Size headers (the query wins; a header sent beside it must still be valid).',
       request: { query: fetchQuery, headers: fetchHeaders },
       // pageRequest checks paging itself (422 `detail[]`), the headers are checked in the handler (400).
       validation: 'handler',

@@ -52,7 +52,7 @@ export function docsOperations(document: () => OpenApiDocument): Operation[] {
       method: 'get',
       path: '/docs/errors',
       summary: 'The error catalog: HTML, or JSON with Accept: application/json',
-      responses: { 200: { description: 'Every error code', body: Joi.object({ errors: Joi.array().items(errorEntry).required() }) } },
+      responses: { 200: { description: 'Every error code (an HTML page unless the client asks for JSON)', body: Joi.object({ errors: Joi.array().items(errorEntry).required() }), alsoAs: ['text/html'] } },
       examples: [{ name: 'json', request: { headers: { accept: 'application/json' } }, response: { status: 200, body: { errors: [{ code: 'rate_limited', status: 429 }] } } }],
       handler: (req, res) => {
         if (req.accepts(['html', 'json']) === 'json') {
@@ -93,7 +93,7 @@ export function docsOperations(document: () => OpenApiDocument): Operation[] {
       path: '/docs/assets/{file}',
       summary: 'The reference page\'s script, styles and icon',
       request: { params: Joi.object({ file: Joi.string().valid('init.js', ...Object.keys(UI_FILES)).required() }) },
-      responses: { 200: { description: 'The file', contentType: 'text/javascript' } },
+      responses: { 200: { description: 'The file', contentType: 'text/javascript', alsoAs: [...new Set(Object.values(UI_FILES).map((t) => t.split(';')[0]))] } },
       examples: [{ name: 'init', request: { params: { file: 'init.js' } }, response: { status: 200, body: INIT_JS } }],
       handler: (req, res) => {
         const file = String(req.params.file);

@@ -18,14 +18,16 @@ export const CATALOG_DEFAULT_SIZE = 20;
 
 /** Page and size from the query, else X-Page / X-Page-Size; `details` reports which one was used. */
 export function pageRequest(query: Record<string, unknown>, header: (name: string) => string | undefined): PageRequest {
-  const pick = (q: unknown, h: string | undefined, name: string, loc: string[], max: number, dflt: number): [number, Source] => {
-    const raw = q !== undefined ? q : h;
-    if (raw === undefined || raw === '') return [dflt, 'query'];
+  const valid = (raw: unknown, loc: string[], max: number): number => {
     const n = Number(raw);
-    if (!Number.isSafeInteger(n) || n < 1 || n > max) {
-      throw new ValidationError([{ loc: q !== undefined ? ['query', name] : loc, msg: `must be a whole number from 1 to ${max}`, type: 'value_error', input: raw }]);
-    }
-    return [n, q !== undefined ? 'query' : 'header'];
+    if (!Number.isSafeInteger(n) || n < 1 || n > max) throw new ValidationError([{ loc, msg: `must be a whole number from 1 to ${max}`, type: 'value_error', input: raw }]);
+    return n;
+  };
+  // The query wins when both are sent; a header sent beside it must still be valid.
+  const pick = (q: unknown, h: string | undefined, name: string, loc: string[], max: number, dflt: number): [number, Source] => {
+    const fromHeader = h === undefined || h === '' ? undefined : valid(h, loc, max);
+    if (q !== undefined && q !== '') return [valid(q, ['query', name], max), 'query'];
+    return fromHeader === undefined ? [dflt, 'query'] : [fromHeader, 'header'];
   };
   const [page, pageSource] = pick(query.page, header('x-page'), 'page', ['header', 'x-page'], 1_000_000, 1);
   const [pageSize, pageSizeSource] = pick(query.page_size ?? query.size, header('x-page-size'), 'page_size', ['header', 'x-page-size'], 100, CATALOG_DEFAULT_SIZE);

@@ -22,6 +22,19 @@ describe('webhook runs: trigger, poll, cancel on the real API, Temporal and stor
     await model.close();
   });
 
+  it('refuses text the store cannot hold (NUL, an unpaired surrogate) in the webhook shape, never a 500 (found by the fuzzer)', async () => {
+    const wf = await addWorkflow(stack.db, g, templateWorkflow('unicode'));
+    for (const raw of ['{"prompt":"a\\u0000b"}', '{"prompt":"x\\ud83d"}', '{"prompt":"ok","request_metadata":{"k\\u0000":1}}']) {
+      const res = await http('POST', `${stack.server.mainUrl}/api/agent-webhooks/${wf}/trigger`, { raw, headers: { authorization: `Bearer ${g.token}` } });
+      expect({ raw, status: res.status, body: res.body }).toMatchObject({ raw, status: expect.any(Number), body: { success: false, error: expect.any(String) } });
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+    }
+    // An emoji (a paired surrogate) is ordinary text.
+    const fine = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'hi 😀' });
+    expect(fine.status).toBe(200);
+  });
+
   it('runs a template workflow: queued → running → completed, each with its timestamp; findable by search attributes', async () => {
     const wf = await addWorkflow(stack.db, g, templateWorkflow());
     const res = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'Ada', request_metadata: { 'a.b': 1, $x: 'y' } });

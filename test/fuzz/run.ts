@@ -83,7 +83,7 @@ function schemathesis(name: string, schemaUrl: string, baseUrl: string, pathRege
     // schemathesis keeps its own state in .schemathesis/ under the working directory.
     cwd: OUT,
     stdio: 'inherit',
-    env: { ...process.env, FUZZ_CONTEXT: contextFile, SCHEMATHESIS_HOOKS: 'hooks', PYTHONPATH: path.join(ROOT, 'test/fuzz') },
+    env: { ...process.env, FUZZ_CONTEXT: contextFile, SCHEMATHESIS_HOOKS: 'hooks', PYTHONPATH: path.join(ROOT, 'test/fuzz'), PYTHONWARNINGS: 'ignore' },
   });
   return new Promise((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
 }
@@ -102,8 +102,11 @@ async function main(): Promise<number> {
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
       METRICS_TOKEN: process.env.METRICS_TOKEN ?? randomBytes(16).toString('hex'),
       HEALTH_DETAILS_TOKEN: process.env.HEALTH_DETAILS_TOKEN ?? randomBytes(16).toString('hex'),
+      // The run mints sessions and tokens far faster than an agent may.
       AUTH_SESSION_LIMIT_PER_CLIENT: '100000',
+      AUTH_SESSION_LIMIT_PER_WALLET: '100000',
       ACCESS_TOKEN_LIMIT_PER_CLIENT: '100000',
+      ACCESS_TOKEN_LIMIT_PER_WALLET: '100000',
     };
     Object.assign(process.env, env);
     Runtime.install({ logger: sdkLogger });
