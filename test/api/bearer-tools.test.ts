@@ -74,6 +74,9 @@ describe('bearer catalog on {api_url}: fetch, purchase, issue reports', () => {
 
   it('refuses a page size over 100, a bad X-Page, metadata that is not JSON, and a missing bearer', async () => {
     expect((await http('GET', api('/products/fetch?page_size=101'), { headers: auth })).status).toBe(422);
+    // The query wins, but a header beside it must still be valid (found by the fuzzer: X-Page-Size 101 was ignored).
+    const overHeader = await http('GET', api('/products/fetch?page_size=1'), { headers: { ...auth, 'X-Page-Size': '101' } });
+    expect([overHeader.status, overHeader.body.detail?.[0]?.loc]).toEqual([422, ['header', 'x-page-size']]);
     const bad = await http('GET', api('/products/fetch'), { headers: { ...auth, 'X-Page': 'two' } });
     expect(bad.status).toBe(422);
     expect(bad.body.detail[0].loc).toEqual(['header', 'x-page']);
