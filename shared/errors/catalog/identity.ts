@@ -5,8 +5,8 @@ export const identityErrors: Readonly<Record<string, ErrorEntry & { area: 'ident
   rate_limited: {
     status: 429,
     area: 'identity',
-    meaning: 'Too many agent addresses created from your network address; the body carries `rate_limit {limit, window_seconds, retry_after_seconds}`.',
-    action: 'Wait `retry_after_seconds` (also in the Retry-After header), then create one again.',
+    meaning: 'Too many requests of this kind from your network address or wallet (identities, sessions, tokens, session starts and fetches, invokes, purchases); the body carries `rate_limit {limit, window_seconds, retry_after_seconds}` where the family has one.',
+    action: 'Wait `retry_after_seconds` (also in the Retry-After header), then send the request again.',
   },
   wallet_derivation_failed: {
     status: 500,
