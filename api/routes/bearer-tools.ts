@@ -1,3 +1,4 @@
+import { ValidationError } from '../../shared/errors';
 import Joi from 'joi';
 import { issueReportBody, purchaseBody } from '../../shared/tools/schemas';
 import { perClientLimit, perWalletLimit } from '../middleware/hot-limits';
@@ -48,6 +49,7 @@ const reportAnswer = Joi.object({
   data: Joi.object({ issue_id: Joi.string().required(), product_found: Joi.boolean().required(), lookup_method: Joi.string().required(), product_id: Joi.string().required(), product_name: Joi.string(), status: Joi.string().required() }).required(),
 });
 
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
 const AUTH = { authorization: 'Bearer act_2c5e8f0a1b3d4c6e7f809a1b2c3d4e5f' };
 const INSTANCE = 'inst_4f1c2e9a0b7d6c5e3a8f9b01';
 
@@ -98,9 +100,9 @@ export function bearerToolOperations(services: Services): Operation[] {
       method: 'post',
       path: '/products/purchase',
       summary: 'Call a tool, paid with the wallet\'s credits',
-      request: { body: purchaseBody, headers: Joi.object({ ...instanceHeaders, 'idempotency-key': Joi.string().pattern(/^[A-Za-z0-9._:-]{1,128}$/) }) },
+      request: { body: purchaseBody, headers: Joi.object({ ...instanceHeaders, 'idempotency-key': Joi.string().pattern(IDEMPOTENCY_KEY) }) },
       responses: { 200: { description: 'The tool\'s payload', body: purchaseAnswer } },
-      errorStatuses: [400, 401, 402, 404, 409, 429, 502],
+      errorStatuses: [400, 401, 402, 404, 409, 422, 429, 502],
       before: [perClientLimit(services.hotLimits.invokePerClient, 'invoke'), bearer(services), perWalletLimit(services.hotLimits.invokePerWallet, 'invoke')],
       examples: [
         {
@@ -113,7 +115,11 @@ export function bearerToolOperations(services: Services): Operation[] {
         const metadata = instanceMetadata(req.header('x-instance-metadata'));
         const instance = instanceId(req.header('x-instance-id'));
         const key = req.header('idempotency-key');
-        const body = await catalog.purchase(res.locals.wallet, res.locals.body, { instance, metadata, idempotencyKey: key && /^[A-Za-z0-9._:-]{1,128}$/.test(key) ? key : undefined });
+        // A key the caller meant but we cannot use is refused, not dropped: a retry would be charged again.
+        if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+          throw new ValidationError([{ loc: ['header', 'idempotency-key'], msg: 'must be 1-128 of A-Z a-z 0-9 . _ : -', type: 'value_error', input: key }]);
+        }
+        const body = await catalog.purchase(res.locals.wallet, res.locals.body, { instance, metadata, idempotencyKey: key });
         res.set('x-instance-id', instance).json(body);
       },
     },

@@ -25,7 +25,8 @@ export function pageRequest(query: Record<string, unknown>, header: (name: strin
   };
   // The query wins when both are sent; a header sent beside it must still be valid.
   const pick = (q: unknown, h: string | undefined, name: string, loc: string[], max: number, dflt: number): [number, Source] => {
-    const fromHeader = h === undefined || h === '' ? undefined : valid(h, loc, max);
+    // A header sent empty is not a number (the fuzzer sent `X-Page:`); an absent one is no choice.
+    const fromHeader = h === undefined ? undefined : valid(h, loc, max);
     if (q !== undefined && q !== '') return [valid(q, ['query', name], max), 'query'];
     return fromHeader === undefined ? [dflt, 'query'] : [fromHeader, 'header'];
   };

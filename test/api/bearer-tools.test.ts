@@ -77,6 +77,8 @@ describe('bearer catalog on {api_url}: fetch, purchase, issue reports', () => {
     // The query wins, but a header beside it must still be valid (found by the fuzzer: X-Page-Size 101 was ignored).
     const overHeader = await http('GET', api('/products/fetch?page_size=1'), { headers: { ...auth, 'X-Page-Size': '101' } });
     expect([overHeader.status, overHeader.body.detail?.[0]?.loc]).toEqual([422, ['header', 'x-page-size']]);
+    const emptyHeader = await http('GET', api('/products/fetch'), { headers: { ...auth, 'X-Page': '' } });
+    expect([emptyHeader.status, emptyHeader.body.detail?.[0]?.loc]).toEqual([422, ['header', 'x-page']]);
     const bad = await http('GET', api('/products/fetch'), { headers: { ...auth, 'X-Page': 'two' } });
     expect(bad.status).toBe(422);
     expect(bad.body.detail[0].loc).toEqual(['header', 'x-page']);
@@ -93,6 +95,9 @@ describe('bearer catalog on {api_url}: fetch, purchase, issue reports', () => {
     expect((await ledger.balance(wallet)).balance).toBe(6);
     const order = await stack.db.models.toolOrders.findById(res.body.order_id).lean().exec();
     expect(order).toMatchObject({ wallet, action_slug: 'mean', credits: 4, instance_id: 'inst-abc' });
+    // An Idempotency-Key we cannot use is refused, not dropped (found by the fuzzer): a retry would be charged again.
+    const badKey = await http('POST', api('/products/purchase'), { body: { product_id: statsId, parameters: { action: 'mean', values: [1] } }, headers: { ...auth, 'idempotency-key': 'no spaces allowed' } });
+    expect([badKey.status, badKey.body.detail?.[0]?.loc]).toEqual([422, ['header', 'idempotency-key']]);
     const failed = await http('POST', api('/products/purchase'), { body: { product_id: 'stats', parameters: { action: 'count', fail: true } }, headers: auth });
     expect(failed.status).toBe(502);
     expect(failed.body).toMatchObject({ error_code: 'vendor_error' });

@@ -31,6 +31,10 @@ import { seedFuzzData } from './context';
 import { startSigner } from './signer';
 
 const SECONDS = Number(process.env.FUZZ_SECONDS ?? 120);
+// The bounded run in `make test` fixes these so it tries the same cases every time; `make fuzz` explores.
+const SEED = process.env.FUZZ_SEED;
+const MAX_EXAMPLES = process.env.FUZZ_MAX_EXAMPLES;
+const PHASES = process.env.FUZZ_PHASES;
 const OUT = path.join(CACHE, 'fuzz');
 const SCHEMATHESIS = path.join(CACHE, 'venv/bin/schemathesis');
 const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance', 'negative_data_rejection'];
@@ -81,6 +85,9 @@ function schemathesis(name: string, schemaUrl: string, baseUrl: string, pathRege
     '--report', 'junit',
     '--report-junit-path', path.join(OUT, `${name}.junit.xml`),
     '--no-color',
+    ...(SEED ? ['--seed', SEED] : []),
+    ...(MAX_EXAMPLES ? ['--max-examples', MAX_EXAMPLES] : []),
+    ...(PHASES ? ['--phases', PHASES] : []),
   ];
   const child = spawn(SCHEMATHESIS, args, {
     // schemathesis keeps its own state in .schemathesis/ under the working directory.
