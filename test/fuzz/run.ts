@@ -23,10 +23,9 @@ import { createTemporal, ensureSearchAttributes } from '../../temporal/connectio
 import { sdkLogger } from '../../workers/logging';
 import { selectQueues } from '../../workers/queues';
 import { runWorkers } from '../../workers/run-workers';
-import { startFerretDb } from '../../scripts/services/ferretdb';
 import { startLocalChain } from '../../scripts/services/local-chain';
 import { CACHE, ROOT } from '../../scripts/services/paths';
-import { startTemporalDev } from '../../scripts/services/temporal';
+import { storeAndTemporal } from '../../bench/services';
 import { seedFuzzData } from './context';
 import { startSigner } from './signer';
 
@@ -42,26 +41,14 @@ const log = (m: string) => process.stderr.write(`[fuzz] ${m}\n`);
 
 type Stop = () => Promise<unknown>;
 
+/** The store and Temporal named in the environment or started (bench/services.ts), and a local chain likewise. */
 async function services(stops: Stop[]): Promise<NodeJS.ProcessEnv> {
-  const env: NodeJS.ProcessEnv = {};
-  const [mongo, temporal, chain] = await Promise.all([
-    process.env.MONGODB_URI ? undefined : startFerretDb(),
-    process.env.TEMPORAL_ADDRESS ? undefined : startTemporalDev(),
+  const [{ mongodbUri, temporalAddress }, chain] = await Promise.all([
+    storeAndTemporal(stops),
     process.env.X402_RPC_URL_84532 ? undefined : startLocalChain(),
   ]);
-  if (mongo) {
-    stops.push(mongo.stop);
-    env.MONGODB_URI = mongo.uri;
-  }
-  if (temporal) {
-    stops.push(temporal.stop);
-    env.TEMPORAL_ADDRESS = temporal.address;
-  }
-  if (chain) {
-    stops.push(chain.stop);
-    Object.assign(env, chain.env);
-  }
-  return env;
+  if (chain) stops.push(chain.stop);
+  return { MONGODB_URI: mongodbUri, TEMPORAL_ADDRESS: temporalAddress, ...chain?.env };
 }
 
 /** Runs schemathesis over one host's operations; resolves its exit code. */
