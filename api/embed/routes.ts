@@ -205,7 +205,7 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
       responses: { 200: { description: 'The tool result and the new balance', body: invokeAnswer } },
       summary: 'Invoke a product of the bundle, paid with the wallet\'s credits',
       request: { params: Joi.object({ ...bundleParam, productId: Joi.string().required() }), body: productInvokeBodySchema },
-      errorStatuses: [401, 402, 404, 409],
+      errorStatuses: [400, 401, 402, 404, 409, 502, 504],
       examples: [{ name: 'invoked', request: { params: { bundleId: BUNDLE, productId: '65f0c3a2b1d4e5f60718293a' }, headers: AUTH, body: { action: 'forecast', parameters: { city: 'Lisbon' }, request_id: 'inv_0001' } }, response: { status: 200, body: { success: true, data: { response: { temperature_c: 18 }, credits_charged: 5, transaction_id: 'tx_1', balance: 1495 } } } }],
       handler: async (req, res) => {
         const { wallet, bundle } = res.locals.embedAuth!;

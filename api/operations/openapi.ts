@@ -141,7 +141,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   422: 'The body, query or path is not valid',
   429: 'Rate limited (Retry-After says when to retry)',
   500: 'Unexpected failure',
+  502: 'The vendor answered with an error (nothing was charged)',
   503: 'A dependency is unavailable; retry shortly',
+  504: 'The vendor did not answer in time (nothing was charged)',
 };
 const errorDescription = (status: number) => ERROR_DESCRIPTIONS[status] ?? 'Error';
 

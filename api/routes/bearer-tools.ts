@@ -102,7 +102,7 @@ export function bearerToolOperations(services: Services): Operation[] {
       summary: 'Call a tool, paid with the wallet\'s credits',
       request: { body: purchaseBody, headers: Joi.object({ ...instanceHeaders, 'idempotency-key': Joi.string().pattern(IDEMPOTENCY_KEY) }) },
       responses: { 200: { description: 'The tool\'s payload', body: purchaseAnswer } },
-      errorStatuses: [400, 401, 402, 404, 409, 422, 429, 502],
+      errorStatuses: [400, 401, 402, 404, 409, 422, 429, 502, 504],
       before: [perClientLimit(services.hotLimits.invokePerClient, 'invoke'), bearer(services), perWalletLimit(services.hotLimits.invokePerWallet, 'invoke')],
       examples: [
         {

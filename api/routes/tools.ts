@@ -173,7 +173,7 @@ export function toolOperations(services: Services): Operation[] {
       summary: 'Invoke a product (its only action, or parameters.action) paid with credits',
       request: { params: Joi.object({ productId: Joi.string().required() }), body: creditInvokeBody },
       responses: { 200: { description: 'The tool invoke success envelope', body: invokeAnswer } },
-      errorStatuses: [400, 401, 402, 404, 409, 429, 502],
+      errorStatuses: [400, 401, 402, 404, 409, 429, 502, 504],
       errors: 'tool',
       examples: [{ name: 'forecast', request: { params: { productId: 'weather' }, body: { ...EXAMPLE.envelope, parameters: { city: 'Lisbon' } } }, response: { status: 200, body: invoked } }],
       handler: async (req, res) => {
@@ -198,7 +198,7 @@ export function toolOperations(services: Services): Operation[] {
         200: { description: 'The tool invoke success envelope', body: invokeAnswer },
         202: { description: 'x402 mode: the payment is verified and still settling, no result yet; send the same payment again', body: settlingAnswer },
         402: { description: 'x402 mode: the challenge (retry the same body with X-PAYMENT); credits mode: not enough credits (tool error shape)', body: Joi.alternatives(challengeSchema, toolError) } },
-      errorStatuses: [400, 401, 404, 409, 429, 502],
+      errorStatuses: [400, 401, 404, 409, 429, 502, 504],
       errors: 'tool',
       examples: [
         { name: 'credits', request: { params: { productSlug: 'weather', actionSlug: 'forecast' }, body: { ...EXAMPLE.envelope, parameters: { city: 'Lisbon' } } }, response: { status: 200, body: invoked } },

@@ -40,7 +40,7 @@ export async function seedFuzzData(config: AppConfig, db: Db): Promise<Seeded> {
 
   const tools = new ToolRepository(db.models);
   const product = await tools.createProduct({ slug: 'fuzz-echo', name: 'fuzz_echo', description: 'Echoes its parameters' });
-  await tools.addAction('fuzz-echo', { slug: 'echo', credits: 1, x402_usd: '0.01', runner: { kind: 'builtin', handler: 'echo', timeout_ms: 1000 } });
+  await tools.addAction('fuzz-echo', { slug: 'echo', credits: 1, x402_usd: '0.01', runner: { kind: 'builtin', handler: 'echo', timeout_ms: 10_000 } });
 
   const job = await new JobOperations(new JobRepository(db.models)).create({ kind: 'proof', title: 'fuzz proof', reward_credits: 1, slots: 1000, state: 'open' } as never);
 

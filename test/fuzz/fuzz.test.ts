@@ -25,8 +25,15 @@ describe('fuzz: schemathesis against /openapi.json (bounded, seeded)', () => {
     child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
     child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    // On failure the report (failures, their curl reproductions) is the message.
-    if (code !== 0) throw new Error(`fuzz run exited ${code}:\n${output.slice(-20_000)}`);
+    // On failure the message leads with schemathesis' FAILURES and ERRORS sections (the check, the status, the curl
+    // reproduction), so a log cut short still says what failed; the run's tail follows.
+    if (code !== 0) throw new Error(`fuzz run exited ${code}:\n${failuresOf(output)}\n--- the run's last lines ---\n${output.slice(-6_000)}`);
     expect(output).toMatch(/main host: passed; bearer host: passed/);
   }, (SECONDS + 240) * 1000);
 });
+
+/** Every FAILURES and ERRORS section of schemathesis' output (per host run), each cut to 6,000 characters. */
+function failuresOf(output: string): string {
+  const sections = [...output.matchAll(/=+ (FAILURES|ERRORS) =+\n([\s\S]*?)(?=\n=+ (?:ERRORS|WARNINGS|SUMMARY) =+)/g)].map((m) => `${m[1]}:\n${m[2].trim().slice(0, 6_000)}`);
+  return sections.length > 0 ? sections.join('\n\n') : '(no FAILURES or ERRORS section: the stack failed; see the last lines)';
+}
