@@ -15,6 +15,17 @@ import urllib.request
 
 import schemathesis
 
+# 5xx answers that are documented and say "retry": a dependency too slow or a vendor failing under the
+# load of a whole test run beside the fuzzer. Any other 5xx (above all 500 internal_error) is a finding.
+RETRYABLE_5XX = {
+    (503, "store_unavailable"),
+    (503, "workflow_engine_unavailable"),
+    (503, "session_unavailable"),
+    (503, "chain_unavailable"),
+    (502, "vendor_error"),
+    (504, "vendor_timeout"),
+}
+
 CONTEXT = json.load(open(os.environ["FUZZ_CONTEXT"]))
 TOKENS = CONTEXT["tokens"]
 BEARERS = {
@@ -75,3 +86,24 @@ def before_call(ctx, case, **kwargs):
         envelope = _sign(signed["action"], case.path_parameters or {}, case.body)
         if envelope:
             case.body.update(envelope)
+
+
+def _error_code(response):
+    try:
+        body = response.json()
+    except Exception:
+        return None
+    if not isinstance(body, dict):
+        return None
+    for key in ("code", "error_code", "error"):
+        if isinstance(body.get(key), str):
+            return body[key]
+    return None
+
+
+@schemathesis.check
+def no_internal_error(ctx, response, case):
+    """schemathesis' not_a_server_error, except documented retry-later answers (RETRYABLE_5XX)."""
+    if response.status_code < 500 or (response.status_code, _error_code(response)) in RETRYABLE_5XX:
+        return None
+    raise AssertionError(f"server error {response.status_code} ({_error_code(response) or 'no error code'})")
