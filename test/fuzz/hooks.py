@@ -33,6 +33,7 @@ BEARERS = {
     "agentGroupToken": TOKENS.get("agt"),
     "budgetBearer": TOKENS.get("budget"),
     "operatorToken": TOKENS.get("operator"),
+    "embedToken": TOKENS.get("embed"),
 }
 
 

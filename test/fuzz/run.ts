@@ -129,8 +129,10 @@ async function main(): Promise<number> {
     const signer = await startSigner(seeded.agent, () => sessionNonce, () => accessToken(server.mainUrl, seeded.agent, sessionNonce));
     stops.push(() => signer.close());
 
+    const embed = await widgetToken(server.mainUrl, seeded.context.ids.bundleId, seeded.embedOrigin, act);
+
     const contextFile = path.join(OUT, 'context.json');
-    fs.writeFileSync(contextFile, JSON.stringify({ ...seeded.context, signer_url: signer.url, tokens: { ...seeded.context.tokens, act } }), { mode: 0o600 });
+    fs.writeFileSync(contextFile, JSON.stringify({ ...seeded.context, signer_url: signer.url, tokens: { ...seeded.context.tokens, act, embed } }), { mode: 0o600 });
     log(`stack up: main ${server.mainUrl}, bearer ${server.apiUrl}; fuzzing ${SECONDS} s`);
 
     const hosts = await pathsByHost(server.mainUrl);
@@ -172,6 +174,18 @@ async function accessToken(mainUrl: string, agent: Awaited<ReturnType<typeof see
   const token = answer.data?.access_token ?? answer.data?.token;
   if (!token) throw new Error(`access token refused: ${res.status} ${JSON.stringify(answer)}`);
   return token;
+}
+
+/** A widget token for the seeded bundle, exchanged for the wallet's act_ token. */
+async function widgetToken(mainUrl: string, bundleId: string, origin: string, act: string): Promise<string> {
+  const res = await fetch(`${mainUrl}/embed/api/sign-in/access-token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ bundle_id: bundleId, origin, access_token: act }),
+  });
+  const answer = (await res.json()) as { data?: { token?: string } };
+  if (!answer.data?.token) throw new Error(`widget sign-in refused: ${res.status} ${JSON.stringify(answer)}`);
+  return answer.data.token;
 }
 
 main().then(
