@@ -108,7 +108,11 @@ function responses(op: Operation): Record<string, JsonSchema> {
     const contentType = r.contentType ?? 'application/json';
     const examples = examplesFor(op, Number(status));
     const others = Object.fromEntries((r.alsoAs ?? []).filter((t) => t !== contentType).map((t) => [t, { schema: { type: 'string' } }]));
-    out[status] = { description: r.description, ...(r.body || contentType !== 'application/json' ? { content: { [contentType]: { schema: r.body ? jsonSchema(r.body) : { type: 'string' }, ...(examples ? { examples } : {}) }, ...others } } : {}) };
+    out[status] = {
+      description: r.description,
+      ...(r.body || contentType !== 'application/json' ? { content: { [contentType]: { schema: r.body ? jsonSchema(r.body) : { type: 'string' }, ...(examples ? { examples } : {}) }, ...others } } : {}),
+      ...(r.links ? { links: r.links } : {}),
+    };
   }
   const error = (description: string) =>
     op.errors === 'html' ? { description, content: { 'text/html': { schema: { type: 'string' } } } } : { description, content: { 'application/json': { schema: errorRef(op.errors) } } };

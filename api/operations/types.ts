@@ -25,6 +25,18 @@ export type Auth =
   /** An operator's token (HEALTH_DETAILS_TOKEN, METRICS_TOKEN). */
   | { kind: 'operator' };
 
+/**
+ * An OpenAPI link: the operation a client may call next with values from this answer or its
+ * request (runtime expressions such as `$response.body#/data/run/run_id`, `$request.path.jobId`).
+ */
+export interface Link {
+  operationId: string;
+  description: string;
+  parameters?: Record<string, string>;
+  /** Body fields (values may be runtime expressions). */
+  requestBody?: Record<string, unknown>;
+}
+
 /** One declared answer: its schema (JSON unless contentType says otherwise). */
 export interface ResponseSpec {
   description: string;
@@ -32,6 +44,8 @@ export interface ResponseSpec {
   contentType?: string;
   /** Other media types the same answer may come in (content negotiation, files): bodies as text. */
   alsoAs?: readonly string[];
+  /** What may be called next with this answer (documented; followed by the fuzzer's stateful phase). */
+  links?: Record<string, Link>;
 }
 
 export interface Example {

@@ -4,7 +4,7 @@ import { cancelBodySchema, runIdSchema, triggerBodySchema } from '../../shared/r
 import { workflowIdSchema } from '../../shared/workflows/schemas';
 import { agentGroup } from '../middleware/agent-group';
 import { EXAMPLE, ok } from '../operations/shapes';
-import type { Operation } from '../operations/types';
+import type { Link, Operation } from '../operations/types';
 import type { Services } from '../services';
 
 const workflowParam = Joi.object({ workflowId: workflowIdSchema.required() });
@@ -68,6 +68,12 @@ export function agentWebhookOperations(services: Services): Operation[] {
   const runs = services.webhookRuns;
   const common = { host: 'main', auth: [{ kind: 'agt' }], tag: 'Webhook runs', errors: 'webhook', before: [agentGroup(services)] } as const;
 
+  const runId = '$response.body#/data/run/run_id';
+  const runLinks: Record<string, Link> = {
+    GetRun: { operationId: 'getRun', description: 'Poll the run until it is done', parameters: { runId } },
+    CancelRun: { operationId: 'cancelRun', description: 'Cancel the run', parameters: { runId } },
+  };
+
   return [
     {
       ...common,
@@ -77,8 +83,8 @@ export function agentWebhookOperations(services: Services): Operation[] {
       summary: 'Queue a run of a workflow on the group\'s budget',
       description: '200 for a new run or an existing one found by request_id; 202 for an idempotent replay.',
       request: { params: workflowParam, body: triggerBodySchema },
-      responses: { 200: { description: 'Run queued (or found by request_id)', body: triggerAnswer }, 202: { description: 'Idempotent replay: the existing run', body: triggerAnswer } },
-      errorStatuses: [400, 401, 404, 409, 500],
+      responses: { 200: { description: 'Run queued (or found by request_id)', body: triggerAnswer, links: runLinks }, 202: { description: 'Idempotent replay: the existing run', body: triggerAnswer, links: runLinks } },
+      errorStatuses: [400, 401, 404, 409, 500, 503],
       examples: [
         {
           name: 'queued',

@@ -4,7 +4,7 @@ import { completeBodySchema, completionViewSchema, emptyBodySchema, jobStatusSch
 import { signed } from '../middleware/signed';
 import { completionView, jobView, reservationView } from '../presenters/jobs';
 import { EXAMPLE, ok } from '../operations/shapes';
-import type { Operation } from '../operations/types';
+import type { Link, Operation } from '../operations/types';
 import type { Services } from '../services';
 
 export const JOB_WORKFLOW_TOKEN_HEADER = 'X-Job-Workflow-Token';
@@ -46,6 +46,11 @@ const exampleCompletion = {
 export function jobOperations(services: Services): Operation[] {
   const jobs = services.jobs;
   const common = { host: 'main', tag: 'Jobs', errors: 'gateway', errorStatuses: [401, 404, 409] } as const;
+  const jobId = '$request.path.jobId';
+  const reservationLinks: Record<string, Link> = {
+    JobStatus: { operationId: 'jobStatus', description: 'The job, this reservation and its completion', parameters: { jobId } },
+    CompleteJob: { operationId: 'completeJob', description: 'Submit the proof for this reservation', parameters: { jobId }, requestBody: { reservation_id: '$response.body#/data/reservation_id', proof_text: 'https://example.com/my-proof' } },
+  };
 
   return [
     {
@@ -74,7 +79,7 @@ export function jobOperations(services: Services): Operation[] {
       summary: 'Reserve one slot of a job for the signing wallet',
       description: 'For a workflow-creation job the answer also carries workflow_token (and the X-Job-Workflow-Token header).',
       request: { params: jobParam, body: emptyBodySchema },
-      responses: { 200: { description: 'The reservation', body: reserveAnswer } },
+      responses: { 200: { description: 'The reservation', body: reserveAnswer, links: reservationLinks } },
       examples: [{ name: 'reserved', request: { params: { jobId: JOB }, body: EXAMPLE.envelope }, response: { status: 200, body: { success: true, data: { ...exampleReservation, job_kind: 'proof', reward_credits: 500 } } } }],
       middleware: [signed(services, 'job_reserve')],
       handler: async (req, res) => {

@@ -13,7 +13,7 @@ import { claimView, dueItemView, scheduleView } from '../presenters/schedules';
 import type { Services } from '../services';
 import { mountOperations } from '../operations/mount';
 import { EXAMPLE, ok } from '../operations/shapes';
-import type { Operation } from '../operations/types';
+import type { Link, Operation } from '../operations/types';
 
 /** The spec answers a bad id or body on these endpoints with 400 (not the family's 422). */
 function check<T>(schema: Joi.ObjectSchema, value: unknown, root: 'body' | 'query' | 'path'): T {
@@ -117,6 +117,14 @@ export function workflowScheduleOperations(services: Services, publicBaseUrl: st
   // The handlers check ids and bodies themselves: the spec answers them with 400, not the family's 422.
   const common = { host: 'main', auth: [{ kind: 'budget' }], tag: 'Workflow schedules', errors: 'gateway', validation: 'handler' } as const;
 
+  // The claim's token and due time are what advance and release must send back.
+  const claimed = { due_at: '$response.body#/data/due_at', claim_token: '$response.body#/data/claim_token' };
+  const scheduleId = '$response.body#/data/schedule_id';
+  const claimLinks: Record<string, Link> = {
+    AdvanceSchedule: { operationId: 'advanceSchedule', description: 'Record the outcome and move the schedule on', parameters: { scheduleId }, requestBody: { ...claimed, outcome: 'success' } },
+    ReleaseOccurrence: { operationId: 'releaseOccurrence', description: 'Give the occurrence back', parameters: { scheduleId }, requestBody: claimed },
+  };
+
   return [
     {
       ...common,
@@ -147,7 +155,7 @@ export function workflowScheduleOperations(services: Services, publicBaseUrl: st
       path: '/api/external/workflow-schedules/claim',
       summary: 'Claim the next due occurrence (one claim per occurrence) under a lease',
       request: { body: claimBody },
-      responses: { 200: { description: 'The claim', body: answer(claimSchema) } },
+      responses: { 200: { description: 'The claim', body: answer(claimSchema), links: claimLinks } },
       errorStatuses: [400, 401, 404, 409],
       examples: [
         {

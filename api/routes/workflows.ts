@@ -5,7 +5,7 @@ import { sessionActiveBodySchema, sessionEndBodySchema, sessionFetchBodySchema, 
 import { signed } from '../middleware/signed';
 import { requestClient, type CountingRateLimiter } from '../services/rate-limit';
 import { EXAMPLE, ok } from '../operations/shapes';
-import type { Operation } from '../operations/types';
+import type { Link, Operation } from '../operations/types';
 import type { Services } from '../services';
 
 const workflowParam = Joi.object({ workflowId: Joi.string().required() });
@@ -56,6 +56,13 @@ export function workflowOperations(services: Services): Operation[] {
   const perWallet = (limiter: () => CountingRateLimiter, what: string): RequestHandler => (_req, res, next) =>
     limiter().enforce(`${what}:wallet:${res.locals.wallet}`, `workflow ${what}s for one wallet`).then(() => next(), next);
   const common = { host: 'main', tag: 'Workflows', errors: 'gateway' } as const;
+
+  // Fetch and end name the session the start answered (a signed body: clients sign it as usual).
+  const session = { parameters: { workflowId: '$request.path.workflowId' }, requestBody: { workflow_session_id: '$response.body#/data/workflow_session_id' } };
+  const sessionLinks: Record<string, Link> = {
+    FetchSession: { operationId: 'fetchWorkflowSession', description: 'State and results of this session', ...session },
+    EndSession: { operationId: 'endWorkflowSession', description: 'End this session', ...session },
+  };
 
   return [
     {
@@ -119,8 +126,8 @@ export function workflowOperations(services: Services): Operation[] {
       auth: [{ kind: 'signed', action: 'workflow_start', productLine: '{workflowId}' }],
       summary: 'Start (or resume) the wallet\'s session of a workflow',
       request: { params: workflowParam, body: sessionStartBodySchema },
-      responses: { 200: { description: 'The session', body: ok(sessionViewSchema.keys({ resumed: Joi.boolean().required() })) } },
-      errorStatuses: [401, 402, 404, 409, 429],
+      responses: { 200: { description: 'The session', body: ok(sessionViewSchema.keys({ resumed: Joi.boolean().required() })), links: sessionLinks } },
+      errorStatuses: [401, 402, 404, 409, 429, 503],
       examples: [{ name: 'started', request: { params: { workflowId: WORKFLOW }, body: EXAMPLE.envelope }, response: { status: 200, body: { success: true, data: { ...exampleSession, resumed: false } } } }],
       before: [perClient(() => limits.startPerClient, 'start')],
       middleware: [signed(services, 'workflow_start'), perWallet(() => limits.startPerWallet, 'start')],
@@ -138,7 +145,7 @@ export function workflowOperations(services: Services): Operation[] {
       summary: 'State and results of the wallet\'s session',
       request: { params: workflowParam, body: sessionFetchBodySchema },
       responses: { 200: { description: 'The session', body: ok(sessionViewSchema) } },
-      errorStatuses: [401, 404, 429],
+      errorStatuses: [401, 404, 429, 503],
       examples: [{ name: 'running', request: { params: { workflowId: WORKFLOW }, body: EXAMPLE.envelope }, response: { status: 200, body: { success: true, data: exampleSession } } }],
       before: [perClient(() => limits.fetchPerClient, 'fetch')],
       middleware: [signed(services, 'workflow_fetch'), perWallet(() => limits.fetchPerWallet, 'fetch')],
@@ -155,7 +162,7 @@ export function workflowOperations(services: Services): Operation[] {
       summary: 'End the wallet\'s session (the active one unless workflow_session_id says)',
       request: { params: workflowParam, body: sessionEndBodySchema },
       responses: { 200: { description: 'The ended session', body: ok(sessionViewSchema.keys({ already_ended: Joi.boolean().required() })) } },
-      errorStatuses: [401, 404],
+      errorStatuses: [401, 404, 503],
       examples: [
         {
           name: 'ended',

@@ -188,6 +188,56 @@ describe('the OpenAPI document', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it('links to operations that exist, with their path parameters and body fields, from fields the answer has', () => {
+    const resolve = (node: any): any => (node?.$ref ? resolve(node.$ref.slice(2).split('/').reduce((n: any, k: string) => n?.[k], doc)) : node);
+    /** The schema at a JSON pointer through `properties` (and the branches of anyOf/oneOf/allOf). */
+    const at = (schema: any, pointer: string[]): any => {
+      const s = resolve(schema);
+      if (pointer.length === 0) return s;
+      const branches = [s, ...(s?.anyOf ?? []), ...(s?.oneOf ?? []), ...(s?.allOf ?? [])].map(resolve);
+      for (const b of branches) if (b?.properties?.[pointer[0]]) return at(b.properties[pointer[0]], pointer.slice(1));
+      return undefined;
+    };
+    const byId = new Map<string, { path: string; op: any }>();
+    for (const [path, item] of Object.entries<any>(doc.paths)) for (const [method, op] of Object.entries<any>(item)) if (method !== 'servers') byId.set(op.operationId, { path, op });
+    const problems: string[] = [];
+    let links = 0;
+    for (const { path, op } of byId.values()) {
+      for (const [status, response] of Object.entries<any>(op.responses)) {
+        for (const [name, link] of Object.entries<any>(response.links ?? {})) {
+          links += 1;
+          const where = `${op.operationId} ${status} ${name}`;
+          const target = byId.get(link.operationId);
+          if (!target) {
+            problems.push(`${where}: no operation ${link.operationId}`);
+            continue;
+          }
+          const targetParams = target.op.parameters.filter((p: any) => p.in === 'path').map((p: any) => p.name);
+          const expressions: string[] = [];
+          for (const [param, expr] of Object.entries<string>(link.parameters ?? {})) {
+            if (!targetParams.includes(param)) problems.push(`${where}: ${link.operationId} has no path parameter ${param}`);
+            expressions.push(expr);
+          }
+          const bodySchema = target.op.requestBody?.content?.['application/json']?.schema;
+          for (const [field, value] of Object.entries<unknown>(link.requestBody ?? {})) {
+            if (!at(bodySchema, [field])) problems.push(`${where}: ${link.operationId}'s body has no field ${field}`);
+            if (typeof value === 'string' && value.startsWith('$')) expressions.push(value);
+          }
+          for (const expr of expressions) {
+            const fromBody = /^\$response\.body#\/(.+)$/.exec(expr);
+            const fromPath = /^\$request\.path\.(.+)$/.exec(expr);
+            const answer = response.content?.['application/json']?.schema;
+            if (fromBody && !at(answer, fromBody[1].split('/'))) problems.push(`${where}: the answer has no ${fromBody[1]}`);
+            else if (fromPath && !path.includes(`{${fromPath[1]}}`)) problems.push(`${where}: ${path} has no {${fromPath[1]}}`);
+            else if (!fromBody && !fromPath) problems.push(`${where}: unsupported expression ${expr}`);
+          }
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(links).toBeGreaterThanOrEqual(8);
+  });
+
   it('rejects a response that does not match (the client check can fail)', () => {
     const validator = new ResponseValidator(doc);
     const base = 'http://localhost';

@@ -36,6 +36,8 @@ BEARERS = {
     "embedToken": TOKENS.get("embed"),
 }
 
+ALWAYS_REAL = {"bundleId"}
+
 
 def _fresh_token():
     request = urllib.request.Request(CONTEXT["signer_url"] + "/token", data=b"", method="POST")
@@ -61,8 +63,9 @@ def _sign(action, path_parameters, body):
 def map_path_parameters(ctx, path_parameters):
     if path_parameters:
         for name in list(path_parameters):
-            # Half the generated values (by their checksum, so a case replays alike) become the real id.
-            if name in CONTEXT["ids"] and zlib.crc32(str(path_parameters[name]).encode()) % 2 == 0:
+            # Half the generated values (by their checksum, so a case replays alike) become the real id;
+            # a bundle id always does, since the widget token only opens its own bundle.
+            if name in CONTEXT["ids"] and (name in ALWAYS_REAL or zlib.crc32(str(path_parameters[name]).encode()) % 2 == 0):
                 path_parameters[name] = CONTEXT["ids"][name]
     return path_parameters
 
