@@ -64,7 +64,7 @@ export function creditPurchaseOperations(services: Services): Operation[] {
       tag: 'Credits',
       summary: 'Buy credits with an x402 payment',
       description: 'Send the body without payment: 402 with the challenge. Retry the identical body with X-PAYMENT: 200 once settled and granted, 202 while the settlement runs on.',
-      request: { body: purchaseBody, headers: Joi.object({ 'x-payment': Joi.string().description('base64 x402 payment envelope'), 'payment-signature': Joi.string().description('alias of X-PAYMENT') }) },
+      request: { body: purchaseBody, headers: Joi.object({ 'x-payment': Joi.string().allow('').description('base64 x402 payment envelope'), 'payment-signature': Joi.string().allow('').description('alias of X-PAYMENT') }) },
       responses: {
         200: { description: 'Credits granted (or, for a replay without payment, the purchase\'s status)', body: completedAnswer },
         202: { description: 'Payment verified, settlement still running: nothing credited yet', body: pendingAnswer },

@@ -191,7 +191,7 @@ export function toolOperations(services: Services): Operation[] {
       summary: 'Invoke an action: signed with credits, or paid directly with x402',
       description:
         'Signed-credit mode: the body is the envelope plus `parameters`. Direct x402 mode: the body is the action parameters themselves; the first call answers 402 with the challenge, the retry of the identical body with X-PAYMENT answers the result with an `x402` block.',
-      request: { params: slugParams, body: Joi.alternatives(creditInvokeBody, Joi.object().unknown().description('x402 mode: the action parameters')), headers: Joi.object({ 'x-payment': Joi.string().description('base64 x402 payment envelope (x402 mode)') }) },
+      request: { params: slugParams, body: Joi.alternatives(creditInvokeBody, Joi.object().unknown().description('x402 mode: the action parameters')), headers: Joi.object({ 'x-payment': Joi.string().allow('').description('base64 x402 payment envelope (x402 mode)') }) },
       // Which schema applies depends on the mode; the handler checks (400 in the tool shape).
       validation: 'handler',
       responses: {
