@@ -14,7 +14,7 @@ test: bootstrap
 
 # The SDK's request and answer types from the OpenAPI document (sdk/src/generated/api-types.ts).
 sdk-types:
-	@node_modules/.bin/tsx scripts/sdk-types.ts
+	@LOG_LEVEL=$${LOG_LEVEL:-error} node_modules/.bin/tsx scripts/sdk-types.ts
 
 # schemathesis against /openapi.json on a stack of its own (test/fuzz/run.ts); FUZZ_SECONDS bounds it.
 fuzz: bootstrap

@@ -5,7 +5,7 @@
  *
  *   npm run sdk:types
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import { offlineDocument } from '../api/offline-document';
@@ -111,15 +111,25 @@ export async function sdkTypesSource(document: OpenApiDocument): Promise<string>
   return `${BANNER}\n\n${[...parts, ...unions].join('\n\n')}\n`;
 }
 
-async function main(): Promise<void> {
-  const text = await sdkTypesSource(offlineDocument());
+/**
+ * `--stdout`: print the text instead of writing the file (the staleness test compares it in memory);
+ * `--document FILE`: types of that OpenAPI document instead of the declarations' (the test proves a change shows).
+ */
+async function main(argv: string[]): Promise<void> {
+  const from = argv.indexOf('--document');
+  const document = from >= 0 ? (JSON.parse(readFileSync(argv[from + 1]!, 'utf8')) as OpenApiDocument) : offlineDocument();
+  const text = await sdkTypesSource(document);
+  if (argv.includes('--stdout')) {
+    process.stdout.write(text);
+    return;
+  }
   mkdirSync(dirname(SDK_TYPES_FILE), { recursive: true });
   writeFileSync(SDK_TYPES_FILE, text);
   console.log(`wrote ${SDK_TYPES_FILE}`);
 }
 
 if (require.main === module) {
-  main().catch((err: unknown) => {
+  main(process.argv.slice(2)).catch((err: unknown) => {
     console.error(err);
     process.exit(1);
   });
