@@ -95,7 +95,10 @@ function forTypes(node: unknown): unknown {
     // Under these keywords the keys are names (a property may be called `title`), the values schemas.
     .map(([k, v]) => [k, NAMED.has(k) && v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([name, s]) => [name, forTypes(s)])) : forTypes(v)]);
   const out = Object.fromEntries(entries) as JsonSchema;
-  if (Array.isArray(out.type) && ANY.every((t) => (out.type as string[]).includes(t))) delete out.type;
+  if (Array.isArray(out.type) && ANY.every((t) => (out.type as string[]).includes(t))) {
+    delete out.type;
+    out.tsType = 'unknown';
+  }
   if (out.type === 'object' && !out.properties && !out.patternProperties && out.additionalProperties === undefined) out.additionalProperties = true;
   return out;
 }
@@ -105,7 +108,7 @@ export async function sdkTypesSource(document: OpenApiDocument): Promise<string>
   const { schemas, unions } = namedSchemas(document);
   const parts: string[] = [];
   for (const { name, schema } of schemas) {
-    const ts = await compile(forTypes(schema) as JSONSchema, name, { bannerComment: '', additionalProperties: false, unknownAny: true, strictIndexSignatures: false, format: true, customName: () => undefined });
+    const ts = await compile(forTypes(schema) as JSONSchema, name, { bannerComment: '', additionalProperties: false, unknownAny: true, ignoreMinAndMaxItems: true, strictIndexSignatures: false, format: true, customName: () => undefined });
     parts.push(ts.trim());
   }
   return `${BANNER}\n\n${[...parts, ...unions].join('\n\n')}\n`;

@@ -5,7 +5,7 @@ import { perClientLimit } from '../middleware/hot-limits';
 import { singlePaymentMode } from '../middleware/single-payment-mode';
 import { purchaseCompletedBody, purchasePendingBody, purchaseStatusBody } from '../presenters/credit-purchase';
 import { paymentHeader } from '../services/payment-gate';
-import { EXAMPLE, anyObject } from '../operations/shapes';
+import { EXAMPLE, anyObject, x402Receipt } from '../operations/shapes';
 import type { Operation } from '../operations/types';
 import type { Services } from '../services';
 
@@ -27,7 +27,7 @@ const completedAnswer = Joi.object({
   success: Joi.boolean().valid(true).required(),
   message: Joi.string().required(),
   data: Joi.object({ status: Joi.string().valid('completed').required(), wallet_address: Joi.string(), credits: Joi.number().integer(), grant_id: Joi.string().allow(null), balance: Joi.number(), payment_id: Joi.string().required() }).required(),
-  x402: anyObject,
+  x402: x402Receipt,
 });
 const pendingAnswer = Joi.object({
   success: Joi.boolean().valid(false).required(),

@@ -11,7 +11,7 @@ import { budgetBody, invokeSuccessBody } from '../presenters/tools';
 import { paymentHeader } from '../services/payment-gate';
 import type { Services } from '../services';
 import { mountOperations } from '../operations/mount';
-import { EXAMPLE, anyObject, ok, toolError } from '../operations/shapes';
+import { EXAMPLE, anyObject, ok, toolError, x402Receipt } from '../operations/shapes';
 import type { Operation } from '../operations/types';
 import { challengeSchema } from './credit-purchase';
 import Joi from 'joi';
@@ -39,14 +39,7 @@ const invokeAnswer = Joi.object({
   warnings: Joi.array(),
   credits_charged: Joi.number(),
   transaction_id: Joi.string().allow(null),
-  x402: Joi.object({
-    settled: Joi.boolean(),
-    transaction: Joi.string().allow(null),
-    network: Joi.string(),
-    resource_url: Joi.string(),
-    settlement_recorded: Joi.boolean(),
-    payment: Joi.object({ token: Joi.string(), asset: Joi.string(), amount_base_units: Joi.string(), amount_usd: Joi.number(), payer_wallet_address: Joi.string() }).unknown(),
-  }).unknown(),
+  x402: x402Receipt,
 });
 const settlingAnswer = Joi.object({ success: Joi.boolean().valid(false).required(), status: Joi.string().valid('settling').required(), message: Joi.string().required(), x402: anyObject }).unknown();
 const listEntrySchema = Joi.object({
