@@ -1,5 +1,5 @@
 # The README's two commands. Both install what they need first (scripts/bootstrap.sh).
-.PHONY: dev test bench fuzz lint typecheck bootstrap
+.PHONY: dev test bench fuzz lint typecheck bootstrap sdk-types
 
 bootstrap:
 	@bash scripts/bootstrap.sh
@@ -11,6 +11,10 @@ test: bootstrap
 	@node_modules/.bin/tsc --noEmit -p .
 	@node_modules/.bin/eslint . --max-warnings 0
 	@node_modules/.bin/jest --ci
+
+# The SDK's request and answer types from the OpenAPI document (sdk/src/generated/api-types.ts).
+sdk-types:
+	@LOG_LEVEL=$${LOG_LEVEL:-error} node_modules/.bin/tsx scripts/sdk-types.ts
 
 # schemathesis against /openapi.json on a stack of its own (test/fuzz/run.ts); FUZZ_SECONDS bounds it.
 fuzz: bootstrap

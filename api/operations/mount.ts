@@ -12,16 +12,19 @@ export function expressPath(path: string): string {
 
 /**
  * Mounts declarations on a router that will itself be mounted at `base`: params are checked,
- * then `before`, then query and body, then `middleware`, then the handler.
+ * then `before`, then body, query and headers, then `middleware`, then the handler. Declared
+ * headers are checked for every operation (also `validation: 'handler'` ones); others pass.
  */
 export function mountOperations(operations: Operation[], base = ''): Router {
   const router = Router();
   for (const op of operations) {
     if (!op.path.startsWith(base)) throw new Error(`${op.id}: ${op.path} is not under ${base}`);
     const sub = expressPath(op.path.slice(base.length) || '/');
-    const checks = op.validation === 'handler' ? { params: undefined, rest: undefined } : {
-      params: op.request?.params && validate({ params: op.request.params }),
-      rest: (op.request?.query || op.request?.body) && validate({ query: op.request.query, body: op.request.body as never }),
+    const byMount = op.validation !== 'handler';
+    const rest = { query: byMount ? op.request?.query : undefined, body: byMount ? (op.request?.body as never) : undefined, headers: op.request?.headers };
+    const checks = {
+      params: byMount && op.request?.params ? validate({ params: op.request.params }) : undefined,
+      rest: rest.query || rest.body || rest.headers ? validate(rest) : undefined,
     };
     const chain = [checks.params, ...(op.before ?? []), checks.rest, ...(op.middleware ?? []), op.handler].filter((h) => h !== undefined);
     const route = router.route(sub);

@@ -43,6 +43,16 @@ export function ok(data: Joi.Schema, extra: Record<string, Joi.Schema> = {}): Jo
 /** An object whose fields are not described (yet): any JSON object. */
 export const anyObject = Joi.object().unknown();
 
+/** The `x402` block of an answer paid with x402 (credit purchase, direct tool invoke): the settlement. */
+export const x402Receipt = Joi.object({
+  settled: Joi.boolean(),
+  transaction: Joi.string().allow(null),
+  network: Joi.string(),
+  resource_url: Joi.string(),
+  settlement_recorded: Joi.boolean(),
+  payment: Joi.object({ token: Joi.string(), asset: Joi.string(), amount_base_units: Joi.string(), amount_usd: Joi.number(), payer_wallet_address: Joi.string() }).unknown(),
+}).unknown();
+
 export const isoDate = Joi.string().isoDate();
 export const nullable = (s: Joi.Schema) => s.allow(null);
 

@@ -74,7 +74,11 @@ export interface Operation {
   summary: string;
   description?: string;
   request?: { params?: Joi.ObjectSchema; query?: Joi.ObjectSchema; headers?: Joi.ObjectSchema; body?: Joi.Schema };
-  /** 'handler': the schemas are documented, the handler checks them itself (in its own error status). */
+  /**
+   * 'handler': the params, query and body schemas are documented, the handler checks them itself (in
+   * its own error status). Declared headers are checked by the mount either way (422 `detail[]`,
+   * loc ['header', name]); a header the handler reads as absent when empty declares `.allow('')`.
+   */
   validation?: 'mount' | 'handler';
   /** Success answers and the error answers whose body is not the family's error shape. */
   responses: Record<number, ResponseSpec>;

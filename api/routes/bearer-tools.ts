@@ -1,19 +1,20 @@
-import { ValidationError } from '../../shared/errors';
 import Joi from 'joi';
 import { issueReportBody, purchaseBody } from '../../shared/tools/schemas';
 import { perClientLimit, perWalletLimit } from '../middleware/hot-limits';
 import { bearer } from '../middleware/bearer';
-import { instanceId, instanceMetadata, pageRequest } from '../services/tool-catalog';
+import { instanceId, instanceMetadata, PAGE_MAX, PAGE_SIZE_MAX, pageRequest } from '../services/tool-catalog';
 import { anyObject } from '../operations/shapes';
 import type { Operation } from '../operations/types';
 import type { Services } from '../services';
 
+// Sent empty, these read as absent; their content is checked in the handler (400, codes of their own).
 const instanceHeaders = {
-  'x-instance-id': Joi.string().description('Echo the instance_id of an earlier answer to keep its context'),
-  'x-instance-metadata': Joi.string().description('A JSON string'),
+  'x-instance-id': Joi.string().allow('').description('Echo the instance_id of an earlier answer to keep its context'),
+  'x-instance-metadata': Joi.string().allow('').description('A JSON string'),
 };
-const fetchQuery = Joi.object({ page: Joi.number().integer().min(1), page_size: Joi.number().integer().min(1).max(100) });
-const fetchHeaders = Joi.object({ 'x-page': Joi.number().integer().min(1), 'x-page-size': Joi.number().integer().min(1).max(100), ...instanceHeaders });
+const fetchQuery = Joi.object({ page: Joi.number().integer().min(1).max(PAGE_MAX), page_size: Joi.number().integer().min(1).max(PAGE_SIZE_MAX) });
+// Checked by the mount even when the query is sent too (the query wins, a header beside it must still be valid).
+const fetchHeaders = Joi.object({ 'x-page': Joi.number().integer().min(1).max(PAGE_MAX), 'x-page-size': Joi.number().integer().min(1).max(PAGE_SIZE_MAX), ...instanceHeaders });
 
 const catalogEntry = Joi.object({
   product_id: Joi.string().required(),
@@ -49,7 +50,10 @@ const reportAnswer = Joi.object({
   data: Joi.object({ issue_id: Joi.string().required(), product_found: Joi.boolean().required(), lookup_method: Joi.string().required(), product_id: Joi.string().required(), product_name: Joi.string(), status: Joi.string().required() }).required(),
 });
 
-const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
+// A key the caller meant but we cannot use is refused (422), not dropped: a retry would be charged again.
+const idempotencyKey = Joi.string()
+  .pattern(/^[A-Za-z0-9._:-]{1,128}$/)
+  .messages({ 'string.pattern.base': 'must be 1-128 of A-Z a-z 0-9 . _ : -', 'string.empty': 'must be 1-128 of A-Z a-z 0-9 . _ : -' });
 const AUTH = { authorization: 'Bearer act_2c5e8f0a1b3d4c6e7f809a1b2c3d4e5f' };
 const INSTANCE = 'inst_4f1c2e9a0b7d6c5e3a8f9b01';
 
@@ -66,7 +70,7 @@ export function bearerToolOperations(services: Services): Operation[] {
       summary: 'A page of the tool catalog',
       description: 'Page and page size come from the query or the X-Page / X-Page-Size headers (the query wins; a header sent beside it must still be valid).',
       request: { query: fetchQuery, headers: fetchHeaders },
-      // pageRequest checks paging itself (422 `detail[]`), the headers are checked in the handler (400).
+      // pageRequest checks the query's paging itself (422 `detail[]`); the headers are checked by the mount.
       validation: 'handler',
       responses: { 200: { description: 'One page of tools', body: fetchAnswer } },
       errorStatuses: [400, 401, 422],
@@ -88,7 +92,7 @@ export function bearerToolOperations(services: Services): Operation[] {
         },
       ],
       handler: async (req, res) => {
-        const paging = pageRequest(req.query as Record<string, unknown>, (h) => req.header(h));
+        const paging = pageRequest(req.query as Record<string, unknown>, res.locals.headers ?? {});
         instanceMetadata(req.header('x-instance-metadata'));
         const instance = instanceId(req.header('x-instance-id'));
         res.set('x-instance-id', instance).json(await catalog.fetch(paging, instance));
@@ -100,7 +104,7 @@ export function bearerToolOperations(services: Services): Operation[] {
       method: 'post',
       path: '/products/purchase',
       summary: 'Call a tool, paid with the wallet\'s credits',
-      request: { body: purchaseBody, headers: Joi.object({ ...instanceHeaders, 'idempotency-key': Joi.string().pattern(IDEMPOTENCY_KEY) }) },
+      request: { body: purchaseBody, headers: Joi.object({ ...instanceHeaders, 'idempotency-key': idempotencyKey }) },
       responses: { 200: { description: 'The tool\'s payload', body: purchaseAnswer } },
       errorStatuses: [400, 401, 402, 404, 409, 422, 429, 502, 504],
       before: [perClientLimit(services.hotLimits.invokePerClient, 'invoke'), bearer(services), perWalletLimit(services.hotLimits.invokePerWallet, 'invoke')],
@@ -114,11 +118,7 @@ export function bearerToolOperations(services: Services): Operation[] {
       handler: async (req, res) => {
         const metadata = instanceMetadata(req.header('x-instance-metadata'));
         const instance = instanceId(req.header('x-instance-id'));
-        const key = req.header('idempotency-key');
-        // A key the caller meant but we cannot use is refused, not dropped: a retry would be charged again.
-        if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
-          throw new ValidationError([{ loc: ['header', 'idempotency-key'], msg: 'must be 1-128 of A-Z a-z 0-9 . _ : -', type: 'value_error', input: key }]);
-        }
+        const key: string | undefined = res.locals.headers?.['idempotency-key'];
         const body = await catalog.purchase(res.locals.wallet, res.locals.body, { instance, metadata, idempotencyKey: key });
         res.set('x-instance-id', instance).json(body);
       },

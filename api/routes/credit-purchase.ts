@@ -5,7 +5,7 @@ import { perClientLimit } from '../middleware/hot-limits';
 import { singlePaymentMode } from '../middleware/single-payment-mode';
 import { purchaseCompletedBody, purchasePendingBody, purchaseStatusBody } from '../presenters/credit-purchase';
 import { paymentHeader } from '../services/payment-gate';
-import { EXAMPLE, anyObject } from '../operations/shapes';
+import { EXAMPLE, anyObject, x402Receipt } from '../operations/shapes';
 import type { Operation } from '../operations/types';
 import type { Services } from '../services';
 
@@ -27,7 +27,7 @@ const completedAnswer = Joi.object({
   success: Joi.boolean().valid(true).required(),
   message: Joi.string().required(),
   data: Joi.object({ status: Joi.string().valid('completed').required(), wallet_address: Joi.string(), credits: Joi.number().integer(), grant_id: Joi.string().allow(null), balance: Joi.number(), payment_id: Joi.string().required() }).required(),
-  x402: anyObject,
+  x402: x402Receipt,
 });
 const pendingAnswer = Joi.object({
   success: Joi.boolean().valid(false).required(),
@@ -64,7 +64,7 @@ export function creditPurchaseOperations(services: Services): Operation[] {
       tag: 'Credits',
       summary: 'Buy credits with an x402 payment',
       description: 'Send the body without payment: 402 with the challenge. Retry the identical body with X-PAYMENT: 200 once settled and granted, 202 while the settlement runs on.',
-      request: { body: purchaseBody, headers: Joi.object({ 'x-payment': Joi.string().description('base64 x402 payment envelope'), 'payment-signature': Joi.string().description('alias of X-PAYMENT') }) },
+      request: { body: purchaseBody, headers: Joi.object({ 'x-payment': Joi.string().allow('').description('base64 x402 payment envelope'), 'payment-signature': Joi.string().allow('').description('alias of X-PAYMENT') }) },
       responses: {
         200: { description: 'Credits granted (or, for a replay without payment, the purchase\'s status)', body: completedAnswer },
         202: { description: 'Payment verified, settlement still running: nothing credited yet', body: pendingAnswer },

@@ -42,7 +42,7 @@ export function healthOperations(deps: AppDeps): Operation[] {
       path: '/health/details',
       auth: [{ kind: 'none' }, { kind: 'operator' }],
       summary: 'Dependency states; full details with the operator token',
-      request: { headers: Joi.object({ 'x-health-token': Joi.string().description('The operator token (or Authorization: Bearer)') }) },
+      request: { headers: Joi.object({ 'x-health-token': Joi.string().allow('').description('The operator token (or Authorization: Bearer)') }) },
       responses: { 200: { description: 'Dependency states (the full form with the operator token)', body: detailsAnswer } },
       errorStatuses: [401],
       examples: [{ name: 'summary', request: {}, response: { status: 200, body: { status: 'ok', store: 'up', temporal: 'up', last_ping: { recorded_at: '2026-01-01T12:00:00.000Z' } } } }],

@@ -62,7 +62,7 @@ const exampleView = {
 const TOKEN = { 'x-job-workflow-token': 'jwt.example.token' };
 const viewAnswer = ok(jobWorkflowViewSchema);
 const auth = (action: string, productLine: string): Auth[] => [{ kind: 'signed', action, productLine }, { kind: 'job_workflow_token' }];
-const tokenHeader = Joi.object({ 'x-job-workflow-token': Joi.string().description('From the reserve answer; instead of the signed envelope') });
+const tokenHeader = Joi.object({ 'x-job-workflow-token': Joi.string().allow('').description('From the reserve answer; instead of the signed envelope') });
 
 /** POST /jobs/{jobId}/workflow/create, PUT /jobs/{jobId}/workflow/{workflowId}, POST .../{workflowId}/publish. */
 export function jobWorkflowOperations(services: Services): Operation[] {

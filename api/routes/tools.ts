@@ -11,7 +11,7 @@ import { budgetBody, invokeSuccessBody } from '../presenters/tools';
 import { paymentHeader } from '../services/payment-gate';
 import type { Services } from '../services';
 import { mountOperations } from '../operations/mount';
-import { EXAMPLE, anyObject, ok, toolError } from '../operations/shapes';
+import { EXAMPLE, anyObject, ok, toolError, x402Receipt } from '../operations/shapes';
 import type { Operation } from '../operations/types';
 import { challengeSchema } from './credit-purchase';
 import Joi from 'joi';
@@ -39,14 +39,7 @@ const invokeAnswer = Joi.object({
   warnings: Joi.array(),
   credits_charged: Joi.number(),
   transaction_id: Joi.string().allow(null),
-  x402: Joi.object({
-    settled: Joi.boolean(),
-    transaction: Joi.string().allow(null),
-    network: Joi.string(),
-    resource_url: Joi.string(),
-    settlement_recorded: Joi.boolean(),
-    payment: Joi.object({ token: Joi.string(), asset: Joi.string(), amount_base_units: Joi.string(), amount_usd: Joi.number(), payer_wallet_address: Joi.string() }).unknown(),
-  }).unknown(),
+  x402: x402Receipt,
 });
 const settlingAnswer = Joi.object({ success: Joi.boolean().valid(false).required(), status: Joi.string().valid('settling').required(), message: Joi.string().required(), x402: anyObject }).unknown();
 const listEntrySchema = Joi.object({
@@ -191,7 +184,7 @@ export function toolOperations(services: Services): Operation[] {
       summary: 'Invoke an action: signed with credits, or paid directly with x402',
       description:
         'Signed-credit mode: the body is the envelope plus `parameters`. Direct x402 mode: the body is the action parameters themselves; the first call answers 402 with the challenge, the retry of the identical body with X-PAYMENT answers the result with an `x402` block.',
-      request: { params: slugParams, body: Joi.alternatives(creditInvokeBody, Joi.object().unknown().description('x402 mode: the action parameters')), headers: Joi.object({ 'x-payment': Joi.string().description('base64 x402 payment envelope (x402 mode)') }) },
+      request: { params: slugParams, body: Joi.alternatives(creditInvokeBody, Joi.object().unknown().description('x402 mode: the action parameters')), headers: Joi.object({ 'x-payment': Joi.string().allow('').description('base64 x402 payment envelope (x402 mode)') }) },
       // Which schema applies depends on the mode; the handler checks (400 in the tool shape).
       validation: 'handler',
       responses: {

@@ -16,22 +16,26 @@ export interface PageRequest {
 const INSTANCE_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 export const CATALOG_DEFAULT_SIZE = 20;
 
-/** Page and size from the query, else X-Page / X-Page-Size; `details` reports which one was used. */
-export function pageRequest(query: Record<string, unknown>, header: (name: string) => string | undefined): PageRequest {
-  const valid = (raw: unknown, loc: string[], max: number): number => {
+export const PAGE_MAX = 1_000_000;
+export const PAGE_SIZE_MAX = 100;
+
+/**
+ * Page and size from the query, else X-Page / X-Page-Size; `details` reports which one was used.
+ * The headers come checked (the mount validates the declared X-Page / X-Page-Size, an empty one included).
+ */
+export function pageRequest(query: Record<string, unknown>, headers: { 'x-page'?: number; 'x-page-size'?: number }): PageRequest {
+  const valid = (raw: unknown, name: string, max: number): number => {
     const n = Number(raw);
-    if (!Number.isSafeInteger(n) || n < 1 || n > max) throw new ValidationError([{ loc, msg: `must be a whole number from 1 to ${max}`, type: 'value_error', input: raw }]);
+    if (!Number.isSafeInteger(n) || n < 1 || n > max) throw new ValidationError([{ loc: ['query', name], msg: `must be a whole number from 1 to ${max}`, type: 'value_error', input: raw }]);
     return n;
   };
-  // The query wins when both are sent; a header sent beside it must still be valid.
-  const pick = (q: unknown, h: string | undefined, name: string, loc: string[], max: number, dflt: number): [number, Source] => {
-    // A header sent empty is not a number (the fuzzer sent `X-Page:`); an absent one is no choice.
-    const fromHeader = h === undefined ? undefined : valid(h, loc, max);
-    if (q !== undefined && q !== '') return [valid(q, ['query', name], max), 'query'];
-    return fromHeader === undefined ? [dflt, 'query'] : [fromHeader, 'header'];
+  // The query wins when both are sent.
+  const pick = (q: unknown, h: number | undefined, name: string, max: number, dflt: number): [number, Source] => {
+    if (q !== undefined && q !== '') return [valid(q, name, max), 'query'];
+    return h === undefined ? [dflt, 'query'] : [h, 'header'];
   };
-  const [page, pageSource] = pick(query.page, header('x-page'), 'page', ['header', 'x-page'], 1_000_000, 1);
-  const [pageSize, pageSizeSource] = pick(query.page_size ?? query.size, header('x-page-size'), 'page_size', ['header', 'x-page-size'], 100, CATALOG_DEFAULT_SIZE);
+  const [page, pageSource] = pick(query.page, headers['x-page'], 'page', PAGE_MAX, 1);
+  const [pageSize, pageSizeSource] = pick(query.page_size ?? query.size, headers['x-page-size'], 'page_size', PAGE_SIZE_MAX, CATALOG_DEFAULT_SIZE);
   return { page, pageSize, pageSource, pageSizeSource };
 }
 

@@ -1,5 +1,6 @@
 import { Context, type ClientOptions, type SessionInfo } from './context';
 import { Credits } from './credits';
+import type { HealthResponse } from './generated/api-types';
 import { createIdentity, type AgentIdentity } from './identity';
 import { Jobs } from './jobs';
 import { Runs } from './runs';
@@ -48,8 +49,8 @@ export class AgentClient {
   }
 
   /** GET {api_url}/health: `{status: 'ok'}` whenever the process accepts requests. */
-  async health(): Promise<{ status: string }> {
-    return (await this.ctx.send<{ status: string }>({ method: 'GET', url: this.ctx.api('/health') })).body;
+  async health(): Promise<HealthResponse> {
+    return (await this.ctx.send<HealthResponse>({ method: 'GET', url: this.ctx.api('/health') })).body;
   }
 
   /** A fresh session nonce (the client opens one by itself when a signed call needs it). */

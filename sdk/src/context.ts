@@ -5,8 +5,10 @@
  */
 import type { LocalAccount } from 'viem/accounts';
 import type { RequestFields, SignedEnvelope } from '../../shared/signing';
+import type { DataOf } from './api';
 import { SIGNED_ENDPOINTS, type SignedEndpoint } from './endpoints';
 import { AgentCommerceError, clientError } from './errors';
+import type { OpenSessionBody, OpenSessionResponse } from './generated/api-types';
 import { joinUrl, sendJson, type FetchLike, type HttpRequest, type HttpResponse } from './http';
 import { signEnvelope, toAccount, type AgentSigner, type SignTarget } from './signing';
 import { payingFetch, type X402Options } from './x402';
@@ -46,11 +48,8 @@ export interface SessionStore {
 const NONCE_MARGIN_MS = 60_000;
 const SESSION_CODES = new Set(['session_expired', 'session_unknown']);
 
-export interface SessionInfo {
-  session_nonce: string;
-  wallet_address: string;
-  expires_at: string;
-}
+/** POST /api/external/auth/session's answer: the nonce signed calls carry, its wallet and expiry. */
+export type SessionInfo = DataOf<OpenSessionResponse>;
 
 export class Context {
   readonly baseUrl: string;
@@ -103,7 +102,8 @@ export class Context {
 
   /** POST /api/external/auth/session for the account's wallet. */
   async openSession(): Promise<SessionInfo> {
-    const res = await this.send<{ data: SessionInfo }>({ method: 'POST', url: this.main('/api/external/auth/session'), body: { wallet_address: this.account().address } });
+    const body: OpenSessionBody = { wallet_address: this.account().address };
+    const res = await this.send<OpenSessionResponse>({ method: 'POST', url: this.main('/api/external/auth/session'), body });
     const session = res.body.data;
     this.nonce = { value: session.session_nonce, renewAt: Date.parse(session.expires_at) - NONCE_MARGIN_MS };
     await this.options.sessionStore?.save(session, this.baseUrl);

@@ -1,20 +1,18 @@
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Hex } from 'viem';
+import type { DataOf } from './api';
 import type { SessionInfo } from './context';
 import { clientError } from './errors';
+import type { CreateAgentAddressResponse } from './generated/api-types';
 import { sendJson, joinUrl, type FetchLike } from './http';
 
 /** The spec's agent wallet identity: the key is returned exactly once. */
-export interface AgentIdentity {
-  evmAddress: string;
-  evmPrivateKey: Hex;
-  mnemonic: string;
-}
+export type AgentIdentity = Omit<DataOf<CreateAgentAddressResponse>, 'evmPrivateKey'> & { evmPrivateKey: Hex };
 
 /** POST /api/external/agentaddress: a new wallet, no credentials (one per minute per source address). */
 export async function createIdentity(baseUrl: string, fetchImpl: FetchLike = (i, o) => globalThis.fetch(i, o)): Promise<AgentIdentity> {
-  const res = await sendJson<{ data: AgentIdentity }>(fetchImpl, { method: 'POST', url: joinUrl(baseUrl, '/api/external/agentaddress') });
+  const res = await sendJson<CreateAgentAddressResponse & { data: AgentIdentity }>(fetchImpl, { method: 'POST', url: joinUrl(baseUrl, '/api/external/agentaddress') });
   return res.body.data;
 }
 

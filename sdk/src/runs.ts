@@ -1,54 +1,18 @@
+import type { DataOf } from './api';
 import type { Context } from './context';
 import { clientError } from './errors';
+import type { CancelRunBody, CancelRunResponse, GetRunResponse, TriggerRunBody, TriggerRunResponse } from './generated/api-types';
 
-export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'setup_required' | 'cancelled';
-export type CallbackStatus = 'pending' | 'delivered' | 'failed' | 'skipped';
+/** The spec's Workflow run (full view, as GET, cancel and the callback carry it). */
+export type Run = DataOf<GetRunResponse>['run'];
+export type RunStatus = Run['status'];
+export type TriggerInput = TriggerRunBody;
 
-/** The spec's Workflow run (full view, as GET and the callback carry it). */
-export interface Run {
-  run_id: string;
-  workflow_id: string;
-  status: RunStatus;
-  prompt?: string;
-  response_text?: unknown;
-  session_id?: unknown;
-  model?: unknown;
-  error_code?: string | null;
-  error_message?: string | null;
-  callback_url?: string | null;
-  callback_status?: CallbackStatus;
-  callback_last_status?: number | null;
-  callback_last_error?: string | null;
-  callback_attempted_at?: string | null;
-  callback_delivered_at?: string | null;
-  request_metadata?: Record<string, unknown>;
-  run_metadata?: Record<string, unknown>;
-  created_at: string;
-  updated_at: string;
-  started_at?: string | null;
-  completed_at?: string | null;
-  cancel_requested_at?: string | null;
-  cancel_requested_by_user_id?: string | null;
-  cancel_request_id?: string | null;
-  cancel_reason?: string | null;
-}
-
-export interface TriggerInput {
-  prompt: string;
-  /** Idempotency key: the same key returns the existing run. */
-  request_id?: string;
-  /** HTTPS; receives the final run, signed (verify with verifyCallback). */
-  callback_url?: string;
-  request_metadata?: Record<string, unknown>;
-}
-
-export interface Triggered {
-  run: Run;
-  status_url: string;
+export type Triggered = DataOf<TriggerRunResponse> & {
   /** 200 created or found by key, 202 replay. */
   http_status: number;
   message: string;
-}
+};
 
 export interface WaitOptions {
   /** Give up after this long (default 5 minutes): the error's code is sdk_wait_timeout. */
@@ -74,7 +38,7 @@ export class Runs {
   constructor(private readonly ctx: Context) {}
 
   async trigger(workflowId: string, input: TriggerInput): Promise<Triggered> {
-    const res = await this.ctx.send<{ data: { run: Run; status_url: string }; message: string }>({
+    const res = await this.ctx.send<TriggerRunResponse>({
       method: 'POST',
       url: this.ctx.main(`/api/agent-webhooks/${encodeURIComponent(workflowId)}/trigger`),
       body: input,
@@ -84,12 +48,12 @@ export class Runs {
   }
 
   async get(runId: string): Promise<Run> {
-    const res = await this.ctx.send<{ data: { run: Run } }>({ method: 'GET', url: this.ctx.main(`/api/agent-webhooks/runs/${encodeURIComponent(runId)}`), headers: this.ctx.bearer('agent') });
+    const res = await this.ctx.send<GetRunResponse>({ method: 'GET', url: this.ctx.main(`/api/agent-webhooks/runs/${encodeURIComponent(runId)}`), headers: this.ctx.bearer('agent') });
     return res.body.data.run;
   }
 
-  async cancel(runId: string, input: { reason?: string; cancel_request_id?: string } = {}): Promise<Run> {
-    const res = await this.ctx.send<{ data: { run: Run } }>({
+  async cancel(runId: string, input: CancelRunBody = {}): Promise<DataOf<CancelRunResponse>['run']> {
+    const res = await this.ctx.send<CancelRunResponse>({
       method: 'POST',
       url: this.ctx.main(`/api/agent-webhooks/runs/${encodeURIComponent(runId)}/cancel`),
       body: input,

@@ -1,73 +1,33 @@
-import type { ListPagination } from '../../shared/tools/rules';
+import type { DataOf, Unsigned } from './api';
 import type { Context } from './context';
-import type { X402Receipt } from './x402';
+import type {
+  FetchProductsQuery,
+  FetchProductsResponse,
+  InvokeToolActionResponse202,
+  InvokeToolByIdResponse,
+  ListToolsQuery,
+  ListToolsResponse,
+  PurchaseProductResponse,
+  ReportIssueBody,
+  ReportIssueResponse,
+  SetToolBudgetBody,
+  SetToolBudgetResponse,
+} from './generated/api-types';
 
-export interface ToolListQuery {
-  query?: string;
-  /** Comma-separated. */
-  categories?: string;
-  page?: number;
-  page_size?: number;
-}
-
+export type ToolListQuery = ListToolsQuery;
+export type ToolList = ListToolsResponse;
 /** An entry of GET /api/external/tools; product-declared fields pass through. */
-export interface ToolEntry {
-  product_id?: string;
-  name?: string;
-  display_name?: string;
-  description?: string;
-  slug?: string;
-  categories?: string[];
-  actions?: Array<{ slug: string; name?: string; description?: string; credits?: number; x402_usd?: string | null; parameters_schema?: Record<string, unknown> }>;
-  [field: string]: unknown;
-}
+export type ToolEntry = ToolList['tools'][number];
 
-export interface ToolList {
-  success?: boolean;
-  tools: ToolEntry[];
-  pagination: ListPagination;
-  [field: string]: unknown;
-}
+/** The spec's Tool invoke success envelope (`x402` only when paid directly), its `response` typed by the caller. */
+export type InvokeResult<R = unknown> = Omit<InvokeToolByIdResponse, 'response'> & { response: R };
+/** x402 mode, 202: the payment is verified and still settling, no result yet; send the same payment again. */
+export type InvokeSettling = InvokeToolActionResponse202;
 
-/** The spec's Tool invoke success envelope; `x402` only when paid directly. */
-export interface InvokeResult<R = unknown> {
-  success: true;
-  response: R;
-  warnings?: unknown[];
-  x402?: X402Receipt;
-}
-
-export interface CatalogPage {
-  success: boolean;
-  instance_id: string;
-  details: Record<string, unknown>;
-  preprompt: string;
-  tools: ToolEntry[];
-  pagination: { page: number; page_size: number; total_count: number; total_pages: number; has_next: boolean; has_prev: boolean };
-  example_tool_call?: string;
-}
-
-export interface CatalogPurchaseResult<R = unknown> {
-  success: boolean;
-  data: R;
-  order_id: string;
-  instance_id: string;
-  warnings?: unknown[];
-}
-
-export interface IssueReport {
-  product_id: string;
-  error_message: string;
-  recommended_improvements?: string;
-}
-
-export interface WalletBudget {
-  wallet_address: string;
-  per_call_credits: number | null;
-  daily_credits: number | null;
-  set_by: string;
-  updated_at: string;
-}
+export type CatalogPage = FetchProductsResponse;
+export type CatalogPurchaseResult<R = unknown> = Omit<PurchaseProductResponse, 'data'> & { data: R };
+export type IssueReport = ReportIssueBody;
+export type WalletBudget = DataOf<SetToolBudgetResponse>;
 
 type Parameters = Record<string, unknown>;
 
@@ -104,18 +64,18 @@ export class Tools {
   }
 
   /** Slug invoke paid per call with x402: the body is the parameters themselves; the 402 is answered by paying. */
-  async invokePaid<R = unknown>(productSlug: string, actionSlug: string, parameters: Parameters = {}): Promise<InvokeResult<R>> {
+  async invokePaid<R = unknown>(productSlug: string, actionSlug: string, parameters: Parameters = {}): Promise<InvokeResult<R> | InvokeSettling> {
     const url = this.ctx.main(`/api/external/tools/${encodeURIComponent(productSlug)}/actions/${encodeURIComponent(actionSlug)}/invoke`);
-    return (await this.ctx.send<InvokeResult<R>>({ method: 'POST', url, body: parameters }, this.ctx.payingFetch())).body;
+    return (await this.ctx.send<InvokeResult<R> | InvokeSettling>({ method: 'POST', url, body: parameters }, this.ctx.payingFetch())).body;
   }
 
   /** POST /api/external/tools/budget (signed): caps on what this wallet spends (null removes a cap). */
-  async setBudget(input: { per_call_credits: number | null; daily_credits: number | null }): Promise<WalletBudget> {
-    return (await this.ctx.action<{ data: WalletBudget }>('tool_budget', input)).data;
+  async setBudget(input: Unsigned<SetToolBudgetBody>): Promise<WalletBudget> {
+    return (await this.ctx.action<SetToolBudgetResponse>('tool_budget', { ...input })).data;
   }
 
   /** GET {api_url}/products/fetch with the access token. */
-  async catalog(opts: { page?: number; page_size?: number; instanceId?: string } = {}): Promise<CatalogPage> {
+  async catalog(opts: FetchProductsQuery & { instanceId?: string } = {}): Promise<CatalogPage> {
     const headers = { ...this.ctx.bearer('access'), ...(opts.instanceId ? { 'x-instance-id': opts.instanceId } : {}) };
     return (await this.ctx.send<CatalogPage>({ method: 'GET', url: this.ctx.api('/products/fetch', { page: opts.page, page_size: opts.page_size }), headers })).body;
   }
@@ -131,7 +91,7 @@ export class Tools {
   }
 
   /** POST {api_url}/issues/report. */
-  async reportIssue(report: IssueReport): Promise<{ success: boolean; message: string; data: Record<string, unknown> }> {
-    return (await this.ctx.send<{ success: boolean; message: string; data: Record<string, unknown> }>({ method: 'POST', url: this.ctx.api('/issues/report'), body: report, headers: this.ctx.bearer('access') })).body;
+  async reportIssue(report: IssueReport): Promise<ReportIssueResponse> {
+    return (await this.ctx.send<ReportIssueResponse>({ method: 'POST', url: this.ctx.api('/issues/report'), body: report, headers: this.ctx.bearer('access') })).body;
   }
 }

@@ -5,6 +5,7 @@
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import type { LocalAccount } from 'viem/accounts';
+import type { InvokeToolByIdResponse } from './generated/api-types';
 import type { FetchLike } from './http';
 
 export interface AllowedAsset {
@@ -29,19 +30,5 @@ export function payingFetch(baseFetch: FetchLike, payer: LocalAccount, options: 
   return wrapFetchWithPayment(baseFetch as typeof fetch, client) as FetchLike;
 }
 
-/** The x402 block the service adds to a paid answer (spec: Tool invoke success envelope). */
-export interface X402Receipt {
-  settled?: boolean;
-  transaction?: string;
-  network?: string;
-  resource_url?: string;
-  settlement_recorded?: boolean;
-  payment?: {
-    token?: string;
-    asset?: string;
-    amount_base_units?: string;
-    amount_usd?: number;
-    payer_wallet_address?: string;
-    pay_to?: string;
-  };
-}
+/** The x402 block the service adds to a paid answer (spec: Tool invoke success envelope; the credit purchase's too). */
+export type X402Receipt = NonNullable<InvokeToolByIdResponse['x402']>;

@@ -1,4 +1,6 @@
-import { Router, type Express } from 'express';
+import type { AddressInfo } from 'node:net';
+import express, { Router, type Express } from 'express';
+import { errorHandler } from '../../api/middleware/error-handler';
 import Joi from 'joi';
 import { DECLARED, mountOperations } from '../../api/operations/mount';
 import { ERROR_SCHEMAS } from '../../api/operations/shapes';
@@ -93,6 +95,44 @@ describe('operations are declared once', () => {
       expect([op.id, onMain.filter((id) => id === op.id).length, onApi.filter((id) => id === op.id).length]).toEqual([op.id, ...expected]);
     }
     expect(new Set(local.all.map((o) => o.id)).size).toBe(local.all.length);
+  });
+
+  it('checks declared headers in the mount: any case, unknown ones pass, values converted, handler-validated operations too', async () => {
+    const declared = (validation: 'mount' | 'handler'): Operation => ({
+      id: `headers_${validation}`,
+      method: 'get',
+      path: `/${validation}`,
+      host: 'main',
+      auth: [{ kind: 'none' }],
+      tag: 'Test',
+      summary: 'echoes the checked headers',
+      request: { headers: Joi.object({ 'X-Page': Joi.number().integer().min(1), 'idempotency-key': Joi.string().pattern(/^[a-z]+$/) }) },
+      validation,
+      responses: { 200: { description: 'the headers' } },
+      errorStatuses: [422],
+      errors: 'gateway',
+      examples: [],
+      handler: (_req, res) => {
+        res.json(res.locals.headers);
+      },
+    });
+    const app = express();
+    app.use(mountOperations([declared('mount'), declared('handler')]), errorHandler('http://localhost'));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      for (const path of ['/mount', '/handler']) {
+        const fine = await http('GET', `${base}${path}`, { headers: { 'x-page': '3', 'IDEMPOTENCY-KEY': 'abc', 'x-unknown': 'anything' } });
+        expect([path, fine.status, fine.body]).toEqual([path, 200, { 'X-Page': 3, 'idempotency-key': 'abc' }]);
+        const bad = await http('GET', `${base}${path}`, { headers: { 'X-PAGE': '0', 'idempotency-key': 'A B' } });
+        expect([path, bad.status, bad.body.detail?.map((d: { loc: string[] }) => d.loc)]).toEqual([path, 422, [['header', 'X-Page'], ['header', 'idempotency-key']]]);
+        const empty = await http('GET', `${base}${path}`, { headers: { 'x-page': '' } });
+        expect([path, empty.status, empty.body.detail?.[0]?.loc]).toEqual([path, 422, ['header', 'X-Page']]);
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('gives every declaration an example whose request and response match its own schemas and the document', () => {

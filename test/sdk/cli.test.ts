@@ -221,4 +221,43 @@ describe('the agent-commerce CLI as a child process against the real stack', () 
     const ended = await cliJson(['sessions', 'end', workflow._id]);
     expect(ended.value).toMatchObject({ status: 'ended', already_ended: false });
   });
+
+  it('drives jobs workflow create, update and publish: signed or with the reserve token alone, as a table or --json', async () => {
+    const job = await createJob(stack.db.models, { kind: 'workflow_creation', title: 'CLI workflow job', reward_credits: 10, target_url: null, platforms: [] });
+    const reserved = await cliJson(['jobs', 'reserve', job._id]);
+    const token: string = reserved.value.workflow_token;
+    expect(token).toEqual(expect.any(String));
+    const greet = { id: 'greet', type: 'template', template: 'Hello {{prompt}}' };
+
+    // Signed with the tour's key file; --json prints the workflow.
+    const created = await cliJson(['jobs', 'workflow', 'create', job._id, '--name', 'CLI greeter', '--nodes', JSON.stringify([greet]), '--edges', '[]']);
+    expect([created.code, created.value.error]).toEqual([0, undefined]);
+    expect(created.value).toMatchObject({ job_id: job._id, name: 'CLI greeter', status: 'draft', latest_version: null, nodes: [expect.objectContaining({ id: 'greet' })] });
+    const workflowId: string = created.value.workflow_id;
+
+    // The flags win over --input.
+    const updated = await cliJson(['jobs', 'workflow', 'update', job._id, workflowId, '--input', JSON.stringify({ name: 'from input', description: 'says hello' }), '--name', 'Greeter']);
+    expect([updated.code, updated.value.name, updated.value.description]).toEqual([0, 'Greeter', 'says hello']);
+    // The table: one aligned row per field.
+    const table = await cli(['jobs', 'workflow', 'update', job._id, workflowId, '--description', 'says hi']);
+    expect([table.code, table.stderr]).toEqual([0, '']);
+    expect(table.stdout.split('\n').slice(0, 5)).toEqual([`workflow  ${workflowId}`, `job       ${job._id}`, 'name      Greeter', 'status    draft', 'latest    -']);
+    expect(table.stdout).toMatch(/^nodes +1 nodes, 0 edges$/m);
+
+    // No key file at all: the reserve token authorises the call.
+    const noKey = { AGENT_COMMERCE_KEY_FILE: path.join(dir, 'no-such-key.json') };
+    const first = await cli(['jobs', 'workflow', 'publish', job._id, workflowId, '--token', token], noKey);
+    expect([first.code, first.stderr]).toEqual([0, '']);
+    expect(first.stdout).toMatch(/^published +1\.0\.0$/m);
+    expect(first.stdout).toMatch(/^status +published$/m);
+    const minor = await cliJson(['jobs', 'workflow', 'publish', job._id, workflowId, '--token', token, '--bump', 'minor'], noKey);
+    expect(minor.value).toMatchObject({ published_version: '1.1.0', latest_version: '1.1.0', versions: expect.arrayContaining([expect.objectContaining({ version: '1.0.0' }), expect.objectContaining({ version: '1.1.0' })]) });
+    // Without --token the call is signed: no key file, no call.
+    const unsigned = await cliJson(['jobs', 'workflow', 'publish', job._id, workflowId], noKey);
+    expect([unsigned.code, unsigned.value.error.code]).toEqual([1, 'sdk_missing_key']);
+    const forged = await cliJson(['jobs', 'workflow', 'publish', job._id, workflowId, '--token', `${token}x`], noKey);
+    expect([forged.code, forged.value.error.status]).toEqual([1, 401]);
+    const noName = await cliJson(['jobs', 'workflow', 'create', job._id, '--token', token], noKey);
+    expect([noName.code, noName.value.error.code]).toEqual([2, 'sdk_bad_input']);
+  });
 });

@@ -1,24 +1,10 @@
 import Ajv2020 from 'ajv/dist/2020';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import mongoose from 'mongoose';
 import type { AppDeps } from '../../api/deps';
+import { offlineDeps } from '../../api/offline-document';
 import { apiDocument, apiOperations } from '../../api/server';
 import { createServices } from '../../api/services';
 import type { OpenApiDocument } from '../../api/operations/openapi';
-import { parseConfig } from '../../shared/config';
-import type { Db } from '../../shared/db';
-import { registerModels } from '../../shared/db/models';
-import type { TemporalHandle } from '../../temporal/connection';
-
-/**
- * App dependencies that open nothing: a mongoose connection never connected and no Temporal
- * client. Enough to build the declarations and the apps (routes are not called).
- */
-export function offlineDeps(): AppDeps {
-  const config = parseConfig(process.env);
-  const db = { models: registerModels(mongoose.createConnection()), isUp: () => false, state: () => 'connecting' } as unknown as Db;
-  return { config, db, temporal: {} as TemporalHandle };
-}
 
 let cached: { document: OpenApiDocument; deps: AppDeps } | undefined;
 

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import type { AgentClient } from '../client';
 import { clientError } from '../errors';
 import { createIdentity, writeKeyFile } from '../identity';
+import type { JobWorkflow } from '../jobs';
 import type { Run } from '../runs';
 import type { Values } from './config';
 import { progressPrinter } from './progress';
@@ -77,6 +78,41 @@ const fmtRun = (run: Run): string =>
     ...(run.response_text != null ? [`response: ${typeof run.response_text === 'string' ? run.response_text : JSON.stringify(run.response_text)}`] : []),
     ...(run.error_code ? [`error: ${run.error_code}${run.error_message ? `: ${run.error_message}` : ''}`] : []),
   ].join('\n');
+
+/** A job workflow as a two-column table. */
+const fmtJobWorkflow = (w: JobWorkflow): string => {
+  const rows: Array<[string, string]> = [
+    ['workflow', w.workflow_id],
+    ['job', w.job_id],
+    ['name', w.name],
+    ['status', w.status],
+    ['latest', w.latest_version ?? '-'],
+    ...(w.published_version ? [['published', w.published_version] as [string, string]] : []),
+    ['versions', w.versions.map((v) => v.version).join(', ') || '-'],
+    ['nodes', `${w.nodes.length} nodes, ${w.edges.length} edges`],
+    ['updated', w.updated_at],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length));
+  return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n');
+};
+
+/** The draft's fields: --input (a JSON object) with the single-field flags over it. */
+function jobWorkflowFields(o: Values): Record<string, unknown> {
+  const nodes = json(o, 'nodes');
+  const edges = json(o, 'edges');
+  for (const [name, v] of [['nodes', nodes], ['edges', edges]] as const) if (v !== undefined && !Array.isArray(v)) throw clientError('sdk_bad_input', `--${name} must be a JSON array`);
+  return { ...object(o, 'input'), ...given({ name: str(o, 'name'), description: str(o, 'description'), nodes, edges }) };
+}
+
+const jobWorkflowFlags = {
+  name: { type: 'string', help: 'the workflow\'s name' },
+  description: { type: 'string', help: 'a description' },
+  nodes: { type: 'string', help: 'the nodes as a JSON array' },
+  edges: { type: 'string', help: 'the edges as a JSON array' },
+  input: { type: 'string', help: 'any fields of the body as a JSON object (the flags above win)' },
+} as const;
+const workflowToken = { token: { type: 'string', help: 'the workflow_token of `jobs reserve` (X-Job-Workflow-Token): sent unsigned, no key needed' } } as const;
+const byToken = (o: Values) => ({ workflowToken: str(o, 'token') });
 
 const paging = { limit: { type: 'string', help: 'how many' }, skip: { type: 'string', help: 'how many to skip' } } as const;
 const claimFlags = {
@@ -170,7 +206,7 @@ export const COMMANDS: Command[] = [
     run: ({ client, args, opts }) => client.tools.search(args.query, given({ categories: str(opts, 'categories'), page: int(opts, 'page'), page_size: int(opts, 'page-size') })),
     show: (r) =>
       [
-        ...r.tools.map((t: any) => `${t.slug ?? t.product_id}  ${t.display_name ?? t.name ?? ''}  ${t.description ?? ''}`.trimEnd() + (t.actions?.length ? `\n    actions: ${t.actions.map((a: any) => `${a.slug} (${a.credits ?? '?'} credits${a.x402_usd ? `, ${a.x402_usd} USD x402` : ''})`).join(', ')}` : '')),
+        ...r.tools.map((t: any) => `${t.slug ?? t.product_id}  ${t.display_name ?? t.name ?? ''}  ${t.description ?? ''}`.trimEnd() + (t.actions?.length ? `\n    actions: ${t.actions.map((a: any) => `${a.slug} (${a.price_credits ?? '?'} credits${a.x402_price_usd ? `, ${a.x402_price_usd} USD x402` : ''})`).join(', ')}` : '')),
         `page ${r.pagination.page}/${r.pagination.total_pages}, ${r.pagination.total_count} tools`,
       ].join('\n'),
   },
@@ -268,6 +304,37 @@ export const COMMANDS: Command[] = [
     },
     run: ({ client, args, opts }) =>
       client.jobs.complete(args.job, given({ proof_text: need(opts, 'proof'), reservation_id: str(opts, 'reservation-id'), social_posts: json(opts, 'social-posts'), workflow_id: str(opts, 'workflow-id') })),
+  },
+  {
+    words: ['jobs', 'workflow', 'create'],
+    summary: 'create the workflow of a reserved workflow-creation job (signed, or --token)',
+    args: ['job'],
+    key: (opts) => typeof opts.token !== 'string',
+    options: { ...jobWorkflowFlags, ...workflowToken },
+    async run({ client, args, opts }) {
+      const fields = jobWorkflowFields(opts);
+      if (typeof fields.name !== 'string') throw clientError('sdk_bad_input', 'give the name: --name TEXT or --input \'{"name": "..."}\'');
+      return client.jobs.createWorkflow(args.job, fields as { name: string }, byToken(opts));
+    },
+    show: fmtJobWorkflow,
+  },
+  {
+    words: ['jobs', 'workflow', 'update'],
+    summary: 'edit the draft of a job workflow (signed, or --token)',
+    args: ['job', 'workflow'],
+    key: (opts) => typeof opts.token !== 'string',
+    options: { ...jobWorkflowFlags, ...workflowToken },
+    run: ({ client, args, opts }) => client.jobs.updateWorkflow(args.job, args.workflow, jobWorkflowFields(opts), byToken(opts)),
+    show: fmtJobWorkflow,
+  },
+  {
+    words: ['jobs', 'workflow', 'publish'],
+    summary: 'publish the draft as a new version (signed, or --token)',
+    args: ['job', 'workflow'],
+    key: (opts) => typeof opts.token !== 'string',
+    options: { bump: { type: 'string', help: 'major, minor or patch (default patch; the first version is 1.0.0)' }, ...workflowToken },
+    run: ({ client, args, opts }) => client.jobs.publishWorkflow(args.job, args.workflow, given({ bump: str(opts, 'bump') as 'minor' | undefined }), byToken(opts)),
+    show: fmtJobWorkflow,
   },
   {
     words: ['schedules', 'due'],

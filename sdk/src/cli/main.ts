@@ -22,7 +22,7 @@ function findCommand(argv: string[]): { command?: Command; rest: string[]; words
     if (token.startsWith('-')) break;
     words.push(token);
   }
-  for (const n of [2, 1]) {
+  for (let n = Math.max(...COMMANDS.map((c) => c.words.length)); n >= 1; n--) {
     const command = COMMANDS.find((c) => c.words.length === n && c.words.every((w, i) => w === words[i]));
     if (command) return { command, rest: argv.slice(n), words };
   }
