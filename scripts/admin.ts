@@ -37,7 +37,7 @@ async function main(): Promise<number> {
   const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName, retryDelayMs: 500 });
   let temporal: TemporalHandle | undefined;
   try {
-    await db.ready(15000);
+    await db.ready();
     const result = await command.run({ config, db, temporal: () => (temporal ??= createTemporal(config)) }, flags);
     console.log(flags.has('json') ? JSON.stringify(result ?? null) : renderForHumans(result, command.view));
     return 0;

@@ -30,7 +30,7 @@ async function main(): Promise<void> {
     const ping = await runPing(temporal, `dev-${new Date().toISOString()}`);
     console.log(`  demo: ping workflow ${ping.workflowId} ran on worker ${ping.worker}`);
 
-    await db.ready(15000);
+    await db.ready();
     const agent = devAccount(DEV_ACCOUNT_INDEX.payer).address;
     const { replayed } = await new LedgerStore(db.models).grant({
       wallet: agent.toLowerCase(),
