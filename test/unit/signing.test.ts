@@ -400,7 +400,15 @@ describe('native signature recovery agrees with viem', () => {
       expect(await recoverSigner(message, signature)).toBe(await recoverMessageAddress({ message, signature }));
       expect(await recoverSigner(message, signature)).toBe(account.address);
       expect(await recoverSigner(`${message}x`, signature)).not.toBe(account.address);
+      expect(await isSignatureFrom(message, signature, account.address)).toBe(true);
+      expect(await isSignatureFrom(`${message}x`, signature, account.address)).toBe(false);
     }
+    // The EIP-191 prefix counts UTF-8 bytes, not characters.
+    const account = privateKeyToAccount(generatePrivateKey());
+    const wide = 'service-external\nrequest:é✓😀';
+    const wideSignature = await account.signMessage({ message: wide });
+    expect(await recoverSigner(wide, wideSignature)).toBe(account.address);
+    expect(await isSignatureFrom(wide, wideSignature, account.address)).toBe(true);
     const r0 = `0x${'00'.repeat(32)}${'11'.repeat(32)}1b` as const;
     expect(await recoverSigner('m', r0)).toBeNull();
   });

@@ -1,0 +1,63 @@
+import { insertOnceGrouped } from '../../shared/db';
+
+/** A collection with the store's contract for unordered inserts under a unique `_id`: writeErrors name the refused indexes. */
+function collection() {
+  const ids = new Set<string>();
+  const commands: string[][] = [];
+  return {
+    commands,
+    collection: {
+      async insertMany(docs: never[]) {
+        const batch = (docs as Array<{ _id: string }>).map((d) => d._id);
+        commands.push(batch);
+        await new Promise((r) => setTimeout(r, 5));
+        const writeErrors = batch.flatMap((id, index) => (ids.has(id) ? [{ index, code: 11000 }] : (ids.add(id), [])));
+        if (writeErrors.length > 0) throw Object.assign(new Error('E11000 duplicate key'), { writeErrors });
+      },
+      async deleteMany() {},
+    },
+  };
+}
+
+describe('insertOnceGrouped: one insert command for the writes asked for together', () => {
+  it('writes asked for in the same event-loop turn go out as one command, later ones as the next', async () => {
+    const c = collection();
+    const first = await Promise.all(['a', 'b', 'c'].map((id) => insertOnceGrouped(c, { _id: id })));
+    expect(first).toEqual([true, true, true]);
+    expect(c.commands).toEqual([['a', 'b', 'c']]);
+  });
+
+  it('writes asked for by other callbacks of the same event-loop phase join the batch still waiting', async () => {
+    const c = collection();
+    const asked: Array<Promise<boolean>> = [];
+    // Two callbacks of one poll phase, as two requests read from two sockets are.
+    await new Promise<void>((resolve) => {
+      let done = 0;
+      for (const id of ['x', 'y']) {
+        setImmediate(() => {
+          asked.push(insertOnceGrouped(c, { _id: id }));
+          if (++done === 2) resolve();
+        });
+      }
+    });
+    await Promise.all(asked);
+    expect(c.commands).toEqual([['x', 'y']]);
+  });
+
+  it('each caller learns its own fate: the first of two equal keys wins, a key already stored loses', async () => {
+    const c = collection();
+    await insertOnceGrouped(c, { _id: 'k' });
+    const got = await Promise.all(['k', 'm', 'm', 'n'].map((id) => insertOnceGrouped(c, { _id: id })));
+    expect(got).toEqual([false, true, false, true]);
+    expect(c.commands).toEqual([['k'], ['k', 'm', 'm', 'n']]);
+  });
+
+  it('writes asked for while a command is in flight share the next command', async () => {
+    const c = collection();
+    const a = insertOnceGrouped(c, { _id: 'p' });
+    await new Promise((r) => setTimeout(r, 1)); // 'p' is in flight now
+    const rest = ['q', 'r'].map((id) => insertOnceGrouped(c, { _id: id }));
+    expect(await Promise.all([a, ...rest])).toEqual([true, true, true]);
+    expect(c.commands).toEqual([['p'], ['q', 'r']]);
+  });
+});
