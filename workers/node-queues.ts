@@ -34,18 +34,21 @@ const NODE_WORKERS: { [T in NodeType]: NodeWorker<T> } = {
   },
 };
 
-/** Each kind's queue (`--queues node-<kind>`), in the registry's order. */
+/** The command-line key of a kind's queue: `node-<kind>`, `_` written `-` (`--queues node-http-get`). */
+export const nodeQueueKey = (type: NodeType): string => `node-${type.replaceAll('_', '-')}`;
+
+/** Each kind's queue, in the registry's order. */
 export const NODE_QUEUE_DEFINITIONS: readonly QueueDefinition[] = NODE_TYPES.map((type) => ({
-  key: `node-${type}`,
+  key: nodeQueueKey(type),
   taskQueue: NODE_KINDS[type].queue,
   activities: NODE_WORKERS[type].activities,
   ...(NODE_WORKERS[type].workerOptions ? { workerOptions: NODE_WORKERS[type].workerOptions } : {}),
 }));
 
-/** The same activities on each kind's untrusted queue (`--queues untrusted-node-<kind>`: wallet-authored graphs, a process of their own). */
+/** The same activities on each kind's untrusted queue (`untrusted-node-<kind>`: wallet-authored graphs, a process of their own). */
 export const UNTRUSTED_NODE_QUEUE_DEFINITIONS: readonly QueueDefinition[] = NODE_TYPES.map((type, i) => ({
   ...NODE_QUEUE_DEFINITIONS[i],
-  key: `untrusted-node-${type}`,
+  key: `untrusted-${nodeQueueKey(type)}`,
   taskQueue: NODE_KINDS[type].untrustedQueue,
   untrusted: true,
 }));

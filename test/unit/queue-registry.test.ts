@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { NODE_KINDS, NODE_TYPES } from '../../shared/workflows/kinds';
+import { nodeQueueKey } from '../../workers/node-queues';
 import { QUEUES, selectQueues } from '../../workers/queues';
 
 /**
@@ -61,7 +62,7 @@ describe('the worker queue registry', () => {
     const trusted = /\{WORKER_QUEUES:-([a-z,-]+)\}/.exec(compose)![1].split(',');
     const untrusted = /\{UNTRUSTED_WORKER_QUEUES:-([a-z,-]+)\}/.exec(compose)![1].split(',');
     const untrustedKeys = QUEUES.filter((q) => q.untrusted).map((q) => q.key);
-    expect(untrustedKeys.length).toBe(4);
+    expect(untrustedKeys.length).toBe(NODE_TYPES.length);
     expect([...untrusted].sort()).toEqual([...untrustedKeys].sort());
     expect(trusted.filter((k) => untrustedKeys.includes(k))).toEqual([]);
     expect(selectQueues(['untrusted']).map((q) => q.key).sort()).toEqual([...untrustedKeys].sort());
@@ -80,8 +81,8 @@ describe('the worker queue registry', () => {
  */
 describe('the node kinds registry', () => {
   const compose = fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
-  const trusted = /\{WORKER_QUEUES:-([a-z_,-]+)\}/.exec(compose)![1].split(',');
-  const untrusted = /\{UNTRUSTED_WORKER_QUEUES:-([a-z_,-]+)\}/.exec(compose)![1].split(',');
+  const trusted = /\{WORKER_QUEUES:-([a-z,-]+)\}/.exec(compose)![1].split(',');
+  const untrusted = /\{UNTRUSTED_WORKER_QUEUES:-([a-z,-]+)\}/.exec(compose)![1].split(',');
   const docs = fs.readFileSync(path.join(ROOT, 'docs/workflows.md'), 'utf8');
   const table = docs.slice(docs.indexOf('| type | fields |'));
   const rows = table.slice(0, table.search(/\n(?!\|)/)).split('\n').slice(2);
@@ -89,9 +90,9 @@ describe('the node kinds registry', () => {
   it('gives every kind a queue and an untrusted twin, each served by a worker queue of that kind', () => {
     for (const type of NODE_TYPES) {
       const kind = NODE_KINDS[type];
-      expect(QUEUES.find((q) => q.key === `node-${type}`)?.taskQueue).toBe(kind.queue);
-      expect(QUEUES.find((q) => q.key === `untrusted-node-${type}`)?.taskQueue).toBe(kind.untrustedQueue);
-      expect(QUEUES.find((q) => q.key === `untrusted-node-${type}`)?.untrusted).toBe(true);
+      expect(QUEUES.find((q) => q.key === nodeQueueKey(type))?.taskQueue).toBe(kind.queue);
+      expect(QUEUES.find((q) => q.key === `untrusted-${nodeQueueKey(type)}`)?.taskQueue).toBe(kind.untrustedQueue);
+      expect(QUEUES.find((q) => q.key === `untrusted-${nodeQueueKey(type)}`)?.untrusted).toBe(true);
     }
     expect(QUEUES.filter((q) => /^(untrusted-)?node-/.test(q.key)).length).toBe(2 * NODE_TYPES.length);
   });
@@ -106,8 +107,8 @@ describe('the node kinds registry', () => {
 
   it('is served by compose: every kind in the trusted worker, its twin in the untrusted one', () => {
     for (const type of NODE_TYPES) {
-      expect({ type, trusted: trusted.includes(`node-${type}`) }).toEqual({ type, trusted: true });
-      expect({ type, untrusted: untrusted.includes(`untrusted-node-${type}`) }).toEqual({ type, untrusted: true });
+      expect({ type, trusted: trusted.includes(nodeQueueKey(type)) }).toEqual({ type, trusted: true });
+      expect({ type, untrusted: untrusted.includes(`untrusted-${nodeQueueKey(type)}`) }).toEqual({ type, untrusted: true });
     }
   });
 
