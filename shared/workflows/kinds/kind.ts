@@ -29,7 +29,7 @@ export interface TemplatedString {
  * how it is dispatched (queues, the activity's name and options). Its worker half (the activity
  * factory) is its entry in workers/node-queues.ts. Registered in ./index.ts.
  */
-export interface NodeKind<N extends BaseNode & { type: string } = BaseNode & { type: string }> {
+export interface NodeKind<N extends BaseNode & { type: string } = BaseNode & { type: string }, A extends string = string> {
   type: N['type'];
   fields: readonly FieldSpec[];
   /** The kind's own checks once every field has its type (`field` is the path's last part). */
@@ -52,13 +52,13 @@ export interface NodeKind<N extends BaseNode & { type: string } = BaseNode & { t
   queue: string;
   untrustedQueue: string;
   /** The activity's name (a key of what its factory returns) and options. */
-  activity: string;
+  activity: A;
   options: ActivityOptions;
 }
 
-/** Types `kind` against its node interface, keeping its literal `type` and `activity`. */
+/** Types `kind` against its node interface, keeping its activity's name (the worker entry is checked against it). */
 export function defineKind<N extends BaseNode & { type: string }>() {
-  return <K extends NodeKind<N>>(kind: K): K & NodeKind<N> => kind;
+  return <A extends string>(kind: NodeKind<N, A>): NodeKind<N, A> => kind;
 }
 
 /**
