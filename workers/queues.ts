@@ -1,5 +1,3 @@
-import type { NodeType } from '../shared/workflows/types';
-import { NODE_QUEUES, UNTRUSTED_NODE_QUEUES } from '../temporal/webhook-runs/config';
 import type { QueueDefinition } from './queue';
 import { creditsQueue } from './credits-queue';
 import { settlementsQueue } from './settlements-queue';
@@ -7,22 +5,10 @@ import { systemQueue } from './system-queue';
 import { toolsQueue } from './tools-queue';
 import { jobsQueue } from './jobs-queue';
 import { runsQueue } from './runs-queue';
-import { nodeTemplateQueue } from './node-template-queue';
-import { nodeConditionQueue } from './node-condition-queue';
-import { nodeModelQueue } from './node-model-queue';
-import { nodeToolQueue } from './node-tool-queue';
+import { NODE_QUEUE_DEFINITIONS, UNTRUSTED_NODE_QUEUE_DEFINITIONS } from './node-queues';
 import { callbacksQueue } from './callbacks-queue';
 import { schedulesQueue } from './schedules-queue';
 import { sessionsQueue } from './sessions-queue';
-
-/** The same node activities on the untrusted graphs' queue of that node kind. */
-function untrustedTwin(q: QueueDefinition): QueueDefinition {
-  const kind = (Object.keys(NODE_QUEUES) as NodeType[]).find((k) => NODE_QUEUES[k] === q.taskQueue);
-  if (!kind) throw new Error(`${q.key} is not a node queue`);
-  return { ...q, key: `untrusted-${q.key}`, taskQueue: UNTRUSTED_NODE_QUEUES[kind], untrusted: true };
-}
-
-const NODE_QUEUE_DEFINITIONS = [nodeTemplateQueue, nodeConditionQueue, nodeModelQueue, nodeToolQueue];
 
 /** Every queue a worker can serve. Adding a worker: see docs/adding-a-worker.md. */
 export const QUEUES: readonly QueueDefinition[] = [
@@ -36,7 +22,7 @@ export const QUEUES: readonly QueueDefinition[] = [
   callbacksQueue,
   schedulesQueue,
   sessionsQueue,
-  ...NODE_QUEUE_DEFINITIONS.map(untrustedTwin),
+  ...UNTRUSTED_NODE_QUEUE_DEFINITIONS,
 ];
 
 /**

@@ -1,4 +1,4 @@
-import type { WorkflowEdge, WorkflowNode } from '../workflows/types';
+import type { NodeType, WorkflowEdge, WorkflowNode } from '../workflows/types';
 
 /** Session states (docs/decisions.md): the session is `active` until `end` or the idle timeout, then `ended` for good. */
 export type SessionStatus = 'active' | 'ended';
@@ -57,8 +57,12 @@ export interface SessionInput {
   edges: WorkflowEdge[];
   idleTimeoutMs: number;
   startedAt: string;
-  /** Task queues as the client resolved them (tests prefix them): the session's own, and the runs engine's node queues. */
-  queues: { sessions: string; template: string; condition: string; model: string; tool?: string };
+  /**
+   * Task queues as the client resolved them (tests prefix them): the session's own, and each node
+   * kind's (untrusted) queue. A session started before a kind existed has none for it (`tool`:
+   * sessions from before paid tool nodes).
+   */
+  queues: { sessions: string } & Partial<Record<NodeType, string>>;
   /** Present after a continue-as-new: the state so far (the graph already ran; only the wait goes on). */
   carried?: SessionState;
   /** Continue-as-new once the history has this many events (tests); otherwise when Temporal suggests it. */

@@ -1,7 +1,9 @@
-import { stringsIn, templateRefs, type TemplateRef } from './template';
-import { modelMaxTokens } from './model-pricing';
-import { patternMatches, patternProblem } from './pattern';
-import { CONDITION_OPERATORS, NODE_TYPES, type ConditionOperator, type GraphProblem, type WorkflowEdge, type WorkflowNode } from './types';
+import { isNodeType, kindOf, NODE_TYPES } from './kinds';
+import type { FieldType } from './kinds/kind';
+import { templateRefs, type TemplateRef } from './template';
+import type { GraphProblem, WorkflowEdge, WorkflowNode } from './types';
+
+export { evaluateCondition } from './kinds/condition';
 
 /** Pure rules of a workflow graph: validation with paths, topological order, branch selection. No I/O, no joi: workflow code imports it. */
 
@@ -12,30 +14,9 @@ const MAX_TEXT = 20_000;
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** Fields each node type takes: [name, kind, required]. */
-const FIELDS: Record<WorkflowNode['type'], Array<[string, 'string' | 'number' | 'boolean' | 'object' | 'operator', boolean]>> = {
-  template: [['template', 'string', true]],
-  model: [
-    ['prompt', 'string', true],
-    ['system', 'string', false],
-    ['temperature', 'number', false],
-    ['max_tokens', 'number', false],
-  ],
-  tool: [
-    ['product', 'string', true],
-    ['action', 'string', false],
-    ['parameters', 'object', true],
-  ],
-  condition: [
-    ['input', 'string', true],
-    ['operator', 'operator', true],
-    ['value', 'string', false],
-    ['ignore_case', 'boolean', false],
-  ],
-};
-
-function checkField(value: unknown, kind: string): string | null {
-  switch (kind) {
+function checkField(value: unknown, type: FieldType): string | null {
+  if (typeof type === 'object') return (type.oneOf as readonly unknown[]).includes(value) ? null : `must be one of ${type.oneOf.join(', ')}`;
+  switch (type) {
     case 'string':
       return typeof value === 'string' && value.length <= MAX_TEXT ? null : `must be a string of at most ${MAX_TEXT} characters`;
     case 'number':
@@ -44,29 +25,6 @@ function checkField(value: unknown, kind: string): string | null {
       return typeof value === 'boolean' ? null : 'must be true or false';
     case 'object':
       return isObj(value) ? null : 'must be an object';
-    case 'operator':
-      return (CONDITION_OPERATORS as readonly unknown[]).includes(value) ? null : `must be one of ${CONDITION_OPERATORS.join(', ')}`;
-  }
-  return 'unknown field kind';
-}
-
-/** The templated strings of a node, with their paths (relative to the node). */
-function templatesOf(node: WorkflowNode): Array<{ path: string; text: string; credentialsAllowed: boolean }> {
-  switch (node.type) {
-    case 'template':
-      return [{ path: '.template', text: node.template, credentialsAllowed: false }];
-    case 'model':
-      return [
-        { path: '.prompt', text: node.prompt, credentialsAllowed: false },
-        ...(node.system === undefined ? [] : [{ path: '.system', text: node.system, credentialsAllowed: false }]),
-      ];
-    case 'condition':
-      return [
-        { path: '.input', text: node.input, credentialsAllowed: false },
-        ...(node.value === undefined ? [] : [{ path: '.value', text: node.value, credentialsAllowed: false }]),
-      ];
-    case 'tool':
-      return stringsIn(node.parameters, '.parameters').map((s) => ({ ...s, credentialsAllowed: true }));
   }
 }
 
@@ -88,12 +46,12 @@ export function validateWorkflowGraph(nodes: unknown, edges: unknown, declaredCr
     if (typeof n.id !== 'string' || !NODE_ID.test(n.id)) {
       return problems.push({ path: `${at}.id`, code: 'invalid_node', message: 'must be 1-64 characters of A-Z a-z 0-9 _ - starting with a letter' });
     }
-    if (!(NODE_TYPES as readonly unknown[]).includes(n.type)) {
+    if (!isNodeType(n.type)) {
       return problems.push({ path: `${at}.type`, code: 'unknown_node_type', message: `unknown node type ${JSON.stringify(n.type)}; one of ${NODE_TYPES.join(', ')}` });
     }
     if (byId.has(n.id)) return problems.push({ path: `${at}.id`, code: 'duplicate_node_id', message: `node id ${n.id} is used twice` });
-    const fields = FIELDS[n.type as WorkflowNode['type']];
-    const allowed = new Set(['id', 'type', 'name', ...fields.map(([f]) => f)]);
+    const kind = kindOf(n.type);
+    const allowed = new Set(['id', 'type', 'name', ...kind.fields.map((f) => f.name)]);
     let ok = true;
     for (const key of Object.keys(n)) {
       if (!allowed.has(key)) {
@@ -104,26 +62,20 @@ export function validateWorkflowGraph(nodes: unknown, edges: unknown, declaredCr
     if (n.name !== undefined && (typeof n.name !== 'string' || n.name.length > 200)) {
       problems.push({ path: `${at}.name`, code: 'invalid_node', message: 'must be a string of at most 200 characters' });
     }
-    for (const [field, kind, required] of fields) {
+    for (const { name: field, type, required } of kind.fields) {
       if (n[field] === undefined) {
         if (required) problems.push({ path: `${at}.${field}`, code: 'invalid_node', message: 'is required' });
         ok = ok && !required;
         continue;
       }
-      const bad = checkField(n[field], kind);
+      const bad = checkField(n[field], type);
       if (bad) {
         problems.push({ path: `${at}.${field}`, code: 'invalid_node', message: bad });
         ok = false;
       }
     }
-    if (n.type === 'model' && typeof n.max_tokens === 'number') {
-      const limit = modelMaxTokens(n.max_tokens);
-      if (!limit.ok) problems.push({ path: `${at}.max_tokens`, code: 'invalid_node', message: limit.message });
-    }
-    if (n.type === 'condition' && n.operator === 'matches' && typeof n.value === 'string') {
-      const bad = patternProblem(n.value);
-      if (bad) problems.push({ path: `${at}.value`, code: 'invalid_node', message: bad });
-    }
+    // The kind's own checks get the node as written: each tests the type of what it reads.
+    for (const p of kind.check?.(n as unknown as WorkflowNode) ?? []) problems.push({ path: `${at}.${p.field}`, code: 'invalid_node', message: p.message });
     byId.set(n.id, n as unknown as WorkflowNode);
     if (!ok) byId.set(n.id, { ...(n as object), invalid: true } as unknown as WorkflowNode);
   });
@@ -148,7 +100,8 @@ export function validateWorkflowGraph(nodes: unknown, edges: unknown, declaredCr
     }
     if (!ok) return;
     if (e.from === e.to) return problems.push({ path: at, code: 'cycle', message: `node ${String(e.from)} points to itself` });
-    const fromCondition = byId.get(e.from as string)?.type === 'condition';
+    const from = byId.get(e.from as string);
+    const fromCondition = from !== undefined && isNodeType(from.type) && kindOf(from.type).branches === true;
     if (fromCondition && typeof e.when !== 'boolean') return problems.push({ path: `${at}.when`, code: 'invalid_edge', message: 'an edge leaving a condition node needs when: true or false' });
     if (!fromCondition && e.when !== undefined) return problems.push({ path: `${at}.when`, code: 'invalid_edge', message: 'only edges leaving a condition node carry when' });
     if (good.some((g) => g.from === e.from && g.to === e.to)) return problems.push({ path: at, code: 'invalid_edge', message: 'duplicate edge' });
@@ -170,7 +123,7 @@ export function validateWorkflowGraph(nodes: unknown, edges: unknown, declaredCr
   for (const node of byId.values()) {
     if ((node as unknown as Obj).invalid) continue;
     const at = `nodes[${indexOf.get(node.id)}]`;
-    for (const t of templatesOf(node)) {
+    for (const t of kindOf(node.type).templates(node)) {
       const { refs, invalid } = templateRefs(t.text);
       if (invalid) problems.push({ path: at + t.path, code: 'invalid_template', message: `${invalid} is not a reference (prompt, nodes.<id>.output, metadata.<key>, credentials.<name>)` });
       for (const ref of refs) problems.push(...refProblems(ref, node, at + t.path, t.credentialsAllowed, byId, ancestors, declaredCredentials));
@@ -249,28 +202,6 @@ function ancestorSets(ids: readonly string[], edges: readonly WorkflowEdge[]): M
     }
   }
   return result;
-}
-
-/** The result of a condition node on its rendered input and value. */
-export function evaluateCondition(operator: ConditionOperator, input: string, value: string, ignoreCase = true): boolean {
-  const a = ignoreCase ? input.trim().toLowerCase() : input.trim();
-  const b = ignoreCase ? value.trim().toLowerCase() : value.trim();
-  switch (operator) {
-    case 'equals':
-      return a === b;
-    case 'not_equals':
-      return a !== b;
-    case 'contains':
-      return a.includes(b);
-    case 'not_contains':
-      return !a.includes(b);
-    case 'matches':
-      return patternMatches(value, input, ignoreCase);
-    case 'empty':
-      return a === '';
-    case 'not_empty':
-      return a !== '';
-  }
 }
 
 export type NodeState = 'pending' | 'done' | 'skipped';

@@ -1,57 +1,11 @@
-/** The node kinds a workflow may use; docs/workflows.md describes each. */
-export const NODE_TYPES = ['template', 'condition', 'model', 'tool'] as const;
-export type NodeType = (typeof NODE_TYPES)[number];
+import type { WorkflowNode } from './kinds';
 
-export interface TemplateNode {
-  id: string;
-  type: 'template';
-  name?: string;
-  /** Text with {{prompt}}, {{nodes.<id>.output}}, {{metadata.<key>}}. */
-  template: string;
-}
-
-export interface ModelNode {
-  id: string;
-  type: 'model';
-  name?: string;
-  /** The user message, templated. */
-  prompt: string;
-  /** An optional system message, templated. */
-  system?: string;
-  temperature?: number;
-  max_tokens?: number;
-}
-
-export interface ToolNode {
-  id: string;
-  type: 'tool';
-  name?: string;
-  /** Catalog product id or slug. */
-  product: string;
-  /** Action slug; absent: the product's only action. */
-  action?: string;
-  /** Action parameters; every string inside is templated (also {{credentials.<name>}}). */
-  parameters: Record<string, unknown>;
-}
-
-export const CONDITION_OPERATORS = ['equals', 'not_equals', 'contains', 'not_contains', 'matches', 'empty', 'not_empty'] as const;
-export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];
-
-export interface ConditionNode {
-  id: string;
-  type: 'condition';
-  name?: string;
-  /** What is tested, templated (e.g. "{{nodes.classify.output}}"). */
-  input: string;
-  operator: ConditionOperator;
-  /** Compared text (templated); for `matches` a regular expression. Unused by empty / not_empty. */
-  value?: string;
-  /** Compare case-insensitively (default true). */
-  ignore_case?: boolean;
-}
-
-export type WorkflowNode = TemplateNode | ModelNode | ToolNode | ConditionNode;
-
+/** The node kinds a workflow may use, each one entry of the registry in ./kinds (docs/workflows.md describes each). */
+export { NODE_TYPES, type NodeType, type WorkflowNode } from './kinds';
+export { CONDITION_OPERATORS, type ConditionOperator, type ConditionNode } from './kinds/condition';
+export type { ModelNode } from './kinds/model';
+export type { TemplateNode } from './kinds/template';
+export type { ToolNode } from './kinds/tool';
 /** `from` runs before `to`. An edge leaving a condition node carries `when`: taken when the result equals it. */
 export interface WorkflowEdge {
   from: string;

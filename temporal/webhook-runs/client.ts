@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
 import type { CallbackConfig } from '../../shared/config';
+import { NODE_TYPES, type NodeType } from '../../shared/workflows/kinds';
 import type { WorkflowEdge, WorkflowNode } from '../../shared/workflows/types';
 import type { TemporalHandle } from '../connection';
 import { SA } from '../search-attributes';
@@ -13,16 +14,15 @@ import { webhookRunWorkflowV3 } from './workflows';
 /** A request must not hang on an unreachable Temporal: fail within this, and the caller answers 503. */
 const START_DEADLINE_MS = 5000;
 
+/** Each node kind's queue as this process names it (tests and deployments prefix them). */
+export function nodeQueuesOf(temporal: TemporalHandle, nodes: Readonly<Record<NodeType, string>>): Record<NodeType, string> {
+  return Object.fromEntries(NODE_TYPES.map((type) => [type, temporal.queue(nodes[type])])) as Record<NodeType, string>;
+}
+
 /** Where a run's parts execute: an untrusted graph's nodes on the untrusted node queues. */
 export function runQueues(temporal: TemporalHandle, untrusted = false): RunQueues {
   const nodes = untrusted ? UNTRUSTED_NODE_QUEUES : NODE_QUEUES;
-  return {
-    runs: temporal.queue(RUN_QUEUE),
-    template: temporal.queue(nodes.template),
-    condition: temporal.queue(nodes.condition),
-    model: temporal.queue(nodes.model),
-    tool: temporal.queue(nodes.tool),
-  };
+  return { runs: temporal.queue(RUN_QUEUE), ...nodeQueuesOf(temporal, nodes) };
 }
 
 export interface RunStart {

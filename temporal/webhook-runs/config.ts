@@ -1,19 +1,15 @@
-import { ActivityCancellationType, type ActivityOptions } from '@temporalio/common';
-import type { NodeType } from '../../shared/workflows/types';
+import type { ActivityOptions } from '@temporalio/common';
+import { NODE_KINDS, NODE_TYPES, type NodeType } from '../../shared/workflows/kinds';
 
 /**
  * Every task queue of webhook runs, in one place. The run workflow and its store activities
- * live on RUN_QUEUE; each node kind has its own queue, so a deployment can scale (or isolate)
- * model calls and paid tool calls apart from cheap template/condition nodes.
+ * live on RUN_QUEUE; each node kind has its own queue (its registry entry, shared/workflows/kinds,
+ * holds its name, activity and options), so a deployment can scale (or isolate) model calls and
+ * paid tool calls apart from cheap template/condition nodes.
  */
 export const RUN_QUEUE = 'webhook-runs-v1';
 
-export const NODE_QUEUES = {
-  template: 'node-template-v1',
-  condition: 'node-condition-v1',
-  model: 'node-model-v1',
-  tool: 'node-tool-v1',
-} as const satisfies Record<NodeType, string>;
+export const NODE_QUEUES = nodeQueues('queue');
 
 /**
  * The same node kinds for untrusted graphs (wallet-authored: a run of a workflow no workspace
@@ -21,56 +17,17 @@ export const NODE_QUEUES = {
  * holding its slots or its event loop never delays settlements, holds, leases, payouts,
  * callbacks or a workspace's own runs (docs/decisions.md, "Untrusted graphs on queues of their own").
  */
-export const UNTRUSTED_NODE_QUEUES = {
-  template: 'untrusted-node-template-v1',
-  condition: 'untrusted-node-condition-v1',
-  model: 'untrusted-node-model-v1',
-  tool: 'untrusted-node-tool-v1',
-} as const satisfies Record<NodeType, string>;
+export const UNTRUSTED_NODE_QUEUES = nodeQueues('untrustedQueue');
 
-/**
- * A cancelled run waits for its running node to acknowledge the cancel (abort its HTTP call,
- * release held credits) before it records `cancelled`. Set explicitly: an unset
- * cancellationType is sent as TRY_CANCEL, whatever the SDK's doc comment says.
- */
-const WAIT = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
+/** Node kind → its task queue, from the kinds' registry (shared/workflows/kinds). */
+function nodeQueues(which: 'queue' | 'untrustedQueue'): Readonly<Record<NodeType, string>> {
+  return Object.freeze(Object.fromEntries(NODE_TYPES.map((type) => [type, NODE_KINDS[type][which]])) as Record<NodeType, string>);
+}
 
 /** The run record must end up agreeing with the execution: store writes retry until they land. */
 export const STORE_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-};
-
-/** Template and condition nodes are pure and fast: a short timeout, a couple of retries (a lost worker). */
-export const TEMPLATE_NODE_OPTIONS: ActivityOptions = { cancellationType: WAIT, startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['node_output_too_large'] } };
-export const CONDITION_NODE_OPTIONS: ActivityOptions = { cancellationType: WAIT, startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['invalid_node'] } };
-
-/**
- * Model calls are slow: they heartbeat while waiting, so a dead worker is noticed in 10 s and
- * a cancel reaches the HTTP call; retried with backoff on 429/5xx/timeouts only.
- */
-export const MODEL_NODE_OPTIONS: ActivityOptions = {
-  cancellationType: WAIT,
-  startToCloseTimeout: '11 minutes',
-  heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 4, nonRetryableErrorTypes: ['setup_required', 'model_error'] },
-};
-
-/**
- * Paid tool calls: charged at most once per (account, `<run>:<node>`) by the invoker, so a
- * retry after a lost worker never pays twice; refusals (budget, credits, parameters) are final.
- */
-export const TOOL_NODE_OPTIONS: ActivityOptions = {
-  cancellationType: WAIT,
-  startToCloseTimeout: '5 minutes',
-  heartbeatTimeout: '10 seconds',
-  retry: {
-    initialInterval: '2 seconds',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    maximumAttempts: 3,
-    nonRetryableErrorTypes: ['budget_exceeded', 'insufficient_credits', 'invalid_parameters', 'product_not_found', 'action_not_found', 'action_ambiguous', 'missing_credentials', 'node_output_too_large'],
-  },
 };
 
 /**

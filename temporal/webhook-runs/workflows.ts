@@ -1,76 +1,18 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  CancellationScope,
-  isCancellation,
-  ParentClosePolicy,
-  proxyActivities,
-  proxyLocalActivities,
-  setHandler,
-  startChild,
-  TimeoutFailure,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, ParentClosePolicy, proxyActivities, proxyLocalActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
 import type { RunNodeRecord, RunOutcome } from '../../shared/runs/types';
-import { nextDecisions, topoOrder, type NodeState } from '../../shared/workflows/graph';
-import { INLINE_MATCH_BUDGET, inlineCost, isPureNode, NodeError, runPureNode, type PureNode } from '../../shared/workflows/pure-nodes';
-import { RenderTooLarge } from '../../shared/workflows/template';
+import { INLINE_MATCH_BUDGET, inlineCost, isPureNode, runPureNode, type PureNode } from '../../shared/workflows/pure-nodes';
 import type { WorkflowNode } from '../../shared/workflows/types';
+import { asText, NodeFailed, nodeActivities, nodeFailure, runGraph as runGraphEngine } from '../graph-engine/engine';
 import { callbackProgressQuery, type CallbackProgress } from '../webhook-callbacks/definitions';
 import { callbackDeliveryWorkflow, deliverCallback } from '../webhook-callbacks/workflows';
 import { callbackWorkflowId } from '../webhook-callbacks/ids';
 import { SA } from '../search-attributes';
-import type { ConditionNodeActivities } from './activities/condition';
-import type { ModelNodeActivities } from './activities/model';
 import type { RunStoreActivities } from './activities/store';
-import type { TemplateNodeActivities } from './activities/template';
-import { CONDITION_NODE_OPTIONS, DEFAULT_NODE_START_TIMEOUT_MS, MODEL_NODE_OPTIONS, STORE_OPTIONS, TEMPLATE_NODE_OPTIONS, TOOL_NODE_OPTIONS } from './config';
+import { DEFAULT_NODE_START_TIMEOUT_MS, STORE_OPTIONS } from './config';
 import { runProgressQuery, type RunProgress } from './definitions';
-import type { ToolNodeActivities } from './activities/tool';
-import type { NodeCall, NodeResult, RunQueues, WebhookRunInput } from './types';
+import type { NodeResult, WebhookRunInput } from './types';
 
 export type { WebhookRunInput };
-
-/**
- * One activity per node kind, each on its own queue with its own timeouts and retries. A node
- * no worker picks up within `startMs` (its queue is unserved) fails `node_queue_unserved`.
- */
-function nodeRunners(q: RunQueues, startMs: number): Record<WorkflowNode['type'], (call: NodeCall<any>) => Promise<NodeResult>> {
-  const scheduleToStartTimeout = startMs;
-  return {
-    template: proxyActivities<TemplateNodeActivities>({ taskQueue: q.template, scheduleToStartTimeout, ...TEMPLATE_NODE_OPTIONS }).runTemplateNode,
-    condition: proxyActivities<ConditionNodeActivities>({ taskQueue: q.condition, scheduleToStartTimeout, ...CONDITION_NODE_OPTIONS }).runConditionNode,
-    model: proxyActivities<ModelNodeActivities>({ taskQueue: q.model, scheduleToStartTimeout, ...MODEL_NODE_OPTIONS }).runModelNode,
-    tool: proxyActivities<ToolNodeActivities>({ taskQueue: q.tool, scheduleToStartTimeout, ...TOOL_NODE_OPTIONS }).runToolNode,
-  };
-}
-
-class NodeFailed extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly setupRequired: boolean,
-  ) {
-    super(message);
-  }
-}
-
-/** The error code and message of a failed node activity (its ApplicationFailure type is the code). */
-function nodeFailure(err: unknown, queue?: string): NodeFailed {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  if (cause instanceof NodeError) return new NodeFailed(cause.code, cause.message, false);
-  if (cause instanceof RenderTooLarge) return new NodeFailed(cause.name, cause.message, false);
-  if (cause instanceof ApplicationFailure) return new NodeFailed(cause.type ?? 'node_failed', cause.message, cause.type === 'setup_required');
-  if (cause instanceof TimeoutFailure && cause.timeoutType === 'SCHEDULE_TO_START') {
-    return new NodeFailed('node_queue_unserved', `no worker took the node from task queue ${queue ?? '(unknown)'} in time: is a worker serving it?`, false);
-  }
-  if (cause instanceof TimeoutFailure) return new NodeFailed('node_timeout', `the node timed out (${cause.timeoutType})`, false);
-  return new NodeFailed('node_failed', (cause as Error)?.message ?? 'node failed', false);
-}
-
-function asText(v: unknown): string {
-  return typeof v === 'string' ? v : JSON.stringify(v);
-}
 
 /**
  * One webhook run (workflow id = run id). Marks the record running, runs the graph wave by wave
@@ -114,9 +56,9 @@ async function runGraph(input: WebhookRunInput, version: 1 | 2 | 3): Promise<Run
   const callbackProgress: CallbackProgress = { attempts: 0, waits: [], status: 'pending' };
   if (atTheFloor && input.callback) setHandler(callbackProgressQuery, () => callbackProgress);
   const store = atTheFloor ? proxyLocalActivities<RunStoreActivities>(STORE_OPTIONS) : proxyActivities<RunStoreActivities>({ taskQueue: input.queues.runs, ...STORE_OPTIONS });
-  const run = nodeRunners(input.queues, input.nodeStartTimeoutMs ?? DEFAULT_NODE_START_TIMEOUT_MS);
+  // Every node's schedule-to-start is bounded: a kind whose queue no worker serves fails `node_queue_unserved`.
+  const run = nodeActivities((type) => input.queues[type], { scheduleToStartTimeout: input.nodeStartTimeoutMs ?? DEFAULT_NODE_START_TIMEOUT_MS });
   const records: RunNodeRecord[] = [];
-  const byId = new Map(input.nodes.map((n) => [n.id, n]));
   let outcome: RunOutcome;
   let cancelled: unknown;
 
@@ -130,13 +72,6 @@ async function runGraph(input: WebhookRunInput, version: 1 | 2 | 3): Promise<Run
     progress.status = 'running';
     upsertSearchAttributes([{ key: SA.flowStatus, value: 'running' }]);
 
-    const order = topoOrder(input.nodes.map((n) => n.id), input.edges)!;
-    const state: Record<string, NodeState> = Object.fromEntries(order.map((id) => [id, 'pending']));
-    const outputs: Record<string, unknown> = {};
-    const conditions: Record<string, boolean> = {};
-    let last: { id: string; output: unknown } | null = null;
-    let model: string | null = null;
-
     let matchBudget = INLINE_MATCH_BUDGET;
     /** Whether a pure node is evaluated here (V3, within the run's regex budget) or dispatched to its queue. */
     const inlineHere = (node: WorkflowNode, scope: { prompt: string; outputs: Record<string, unknown>; metadata: Record<string, unknown> }): node is PureNode => {
@@ -147,49 +82,46 @@ async function runGraph(input: WebhookRunInput, version: 1 | 2 | 3): Promise<Run
       return true;
     };
 
-    for (let wave = nextDecisions(order, input.edges, state, conditions); wave.length; wave = nextDecisions(order, input.edges, state, conditions)) {
-      for (const d of wave.filter((w) => !w.run)) {
-        state[d.id] = 'skipped';
-        progress.nodes[d.id] = 'skipped';
-        records.push({ id: d.id, type: byId.get(d.id)!.type, status: 'skipped' });
-      }
-      const runnable = wave.filter((w) => w.run).map((w) => byId.get(w.id)!);
-      const settled = await Promise.allSettled(
-        runnable.map(async (node): Promise<NodeResult> => {
+    const end = await runGraphEngine({
+      nodes: input.nodes,
+      edges: input.edges,
+      mode: 'waves',
+      async execute(node, outputs): Promise<NodeResult> {
+        const scope = { prompt: start.prompt, outputs, metadata: start.metadata };
+        if (inlineHere(node, scope)) return { output: runPureNode(node, scope), worker: start.worker };
+        return run[node.type]({ runId: input.runId, node, prompt: start.prompt, outputs, metadata: start.metadata, workspaceId: start.workspaceId, budgetId: start.budgetId });
+      },
+      queueOf: (node) => input.queues[node.type],
+      hooks: {
+        skipped(node) {
+          progress.nodes[node.id] = 'skipped';
+          records.push({ id: node.id, type: node.type, status: 'skipped' });
+        },
+        running(node) {
           progress.nodes[node.id] = 'running';
-          const scope = { prompt: start.prompt, outputs, metadata: start.metadata };
-          if (inlineHere(node, scope)) return { output: runPureNode(node, scope), worker: start.worker };
-          return run[node.type]({ runId: input.runId, node, prompt: start.prompt, outputs, metadata: start.metadata, workspaceId: start.workspaceId, budgetId: start.budgetId });
-        }),
-      );
-      let failure: unknown = null;
-      settled.forEach((s, i) => {
-        const node = runnable[i];
-        if (s.status === 'fulfilled') {
-          state[node.id] = 'done';
+        },
+        completed(node, result) {
           progress.nodes[node.id] = 'done';
-          outputs[node.id] = s.value.output;
-          if (node.type === 'condition') conditions[node.id] = s.value.output === true;
-          else last = { id: node.id, output: s.value.output };
-          if (s.value.model) model = s.value.model;
           records.push({
             id: node.id,
             type: node.type,
             status: 'completed',
-            worker: s.value.worker,
-            ...(s.value.credits_charged === undefined ? {} : { credits_charged: s.value.credits_charged, transaction_id: s.value.transaction_id }),
+            worker: result.worker,
+            ...(result.credits_charged === undefined ? {} : { credits_charged: result.credits_charged, transaction_id: result.transaction_id }),
           });
-        } else {
+        },
+        failed(node, f) {
           progress.nodes[node.id] = 'failed';
-          const f = isCancellation(s.reason) ? null : nodeFailure(s.reason, input.queues[node.type]);
           records.push({ id: node.id, type: node.type, status: f ? (f.setupRequired ? 'setup_required' : 'failed') : 'cancelled', ...(f ? { error_code: f.code } : {}) });
-          failure ??= f ?? s.reason;
-        }
-      });
-      if (failure) throw failure;
-    }
-    records.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
-    const final = last as { id: string; output: unknown } | null;
+        },
+      },
+    });
+    // A run has no stop(): it ends completed or failed (a cancellation is its failure).
+    if (end.ended === 'failed') throw end.failure ?? end.error;
+    if (end.ended !== 'completed') throw new Error(`the graph ended ${end.ended}`);
+    records.sort((a, b) => end.order.indexOf(a.id) - end.order.indexOf(b.id));
+    const final = end.last;
+    const model = end.model;
     outcome = { status: 'completed', response_text: final ? asText(final.output) : null, model, error_code: null, error_message: null, nodes: records };
   } catch (err) {
     if (isCancellation(err)) {

@@ -2,6 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@te
 import type { SessionEndReason, SessionInput, SessionState } from '../../shared/workflow-sessions/types';
 import type { TemporalHandle } from '../connection';
 import { SA } from '../search-attributes';
+import { nodeQueuesOf } from '../webhook-runs/client';
 import { UNTRUSTED_NODE_QUEUES } from '../webhook-runs/config';
 import { SESSION_CALL_DEADLINE_MS, SESSIONS_QUEUE } from './config';
 import { endSessionUpdate, sessionStateQuery, sessionTouchSignal } from './definitions';
@@ -12,13 +13,7 @@ const within = <T>(temporal: TemporalHandle, fn: () => Promise<T>) => temporal.c
 
 /** Any wallet may start a session of a published graph: its nodes always run on the untrusted queues. */
 export function sessionQueues(temporal: TemporalHandle): SessionInput['queues'] {
-  return {
-    sessions: temporal.queue(SESSIONS_QUEUE),
-    template: temporal.queue(UNTRUSTED_NODE_QUEUES.template),
-    condition: temporal.queue(UNTRUSTED_NODE_QUEUES.condition),
-    model: temporal.queue(UNTRUSTED_NODE_QUEUES.model),
-    tool: temporal.queue(UNTRUSTED_NODE_QUEUES.tool),
-  };
+  return { sessions: temporal.queue(SESSIONS_QUEUE), ...nodeQueuesOf(temporal, UNTRUSTED_NODE_QUEUES) };
 }
 
 /** Starts the session's workflow once (a second start with the same id finds the first). */

@@ -1,25 +1,8 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  allHandlersFinished,
-  CancellationScope,
-  condition,
-  makeContinueAsNewFunc,
-  isCancellation,
-  patched,
-  proxyActivities,
-  setHandler,
-  TimeoutFailure,
-  upsertSearchAttributes,
-  workflowInfo,
-} from '@temporalio/workflow';
-import { nextDecisions, topoOrder, type NodeState } from '../../shared/workflows/graph';
-import type { ToolNode, WorkflowNode } from '../../shared/workflows/types';
+import { allHandlersFinished, CancellationScope, condition, makeContinueAsNewFunc, patched, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { kindOf } from '../../shared/workflows/kinds';
+import type { ToolNode } from '../../shared/workflows/types';
 import type { SessionEndReason, SessionInput, SessionNodeResult, SessionState } from '../../shared/workflow-sessions/types';
-import type { ConditionNodeActivities } from '../webhook-runs/activities/condition';
-import type { ModelNodeActivities } from '../webhook-runs/activities/model';
-import type { TemplateNodeActivities } from '../webhook-runs/activities/template';
-import { CONDITION_NODE_OPTIONS, MODEL_NODE_OPTIONS, TEMPLATE_NODE_OPTIONS } from '../webhook-runs/config';
+import { asText, nodeActivities, runGraph as runGraphEngine } from '../graph-engine/engine';
 import type { NodeResult } from '../webhook-runs/types';
 import { SA } from '../search-attributes';
 import type { WorkflowSessionActivities } from './activities';
@@ -38,16 +21,8 @@ export const PAID_TOOL_NODES_PATCH = 'session-paid-tool-nodes';
 /** Sessions recorded before continue-as-new waited in one run whatever their history's length. */
 export const CONTINUE_AS_NEW_PATCH = 'session-continue-as-new';
 
-function asText(v: unknown): string {
-  return typeof v === 'string' ? v : JSON.stringify(v);
-}
-
-function failureOf(err: unknown): { code: string; message: string } {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  if (cause instanceof ApplicationFailure) return { code: cause.type ?? 'node_failed', message: cause.message };
-  if (cause instanceof TimeoutFailure) return { code: 'node_timeout', message: `the node timed out (${cause.timeoutType})` };
-  return { code: 'node_failed', message: (cause as Error)?.message ?? 'node failed' };
-}
+/** A node the session cannot run at all (nothing was scheduled for it). */
+class NotRunnable extends Error {}
 
 /**
  * A wallet's session of a published workflow (workflow id = session id). It runs the frozen
@@ -62,11 +37,8 @@ function failureOf(err: unknown): { code: string; message: string } {
  */
 export async function workflowSessionWorkflow(input: SessionInput): Promise<SessionState> {
   const store = proxyActivities<WorkflowSessionActivities>({ taskQueue: input.queues.sessions, ...SESSION_STORE_ACTIVITY_OPTIONS });
-  const runners: Partial<Record<WorkflowNode['type'], (call: never) => Promise<NodeResult>>> = {
-    template: proxyActivities<TemplateNodeActivities>({ taskQueue: input.queues.template, ...TEMPLATE_NODE_OPTIONS }).runTemplateNode,
-    condition: proxyActivities<ConditionNodeActivities>({ taskQueue: input.queues.condition, ...CONDITION_NODE_OPTIONS }).runConditionNode,
-    model: proxyActivities<ModelNodeActivities>({ taskQueue: input.queues.model, ...MODEL_NODE_OPTIONS }).runModelNode,
-  };
+  // The runs' node activities on the session's (untrusted) queues; tool nodes take the session's own paid activity below.
+  const runners = nodeActivities((type) => input.queues[type] ?? '');
   const toolQueue = input.queues.tool;
   const runTool = toolQueue ? proxyActivities<SessionToolActivities>({ taskQueue: toolQueue, ...SESSION_TOOL_NODE_OPTIONS }).runSessionToolNode : null;
   let toolScope: CancellationScope | null = null;
@@ -131,42 +103,35 @@ export async function workflowSessionWorkflow(input: SessionInput): Promise<Sess
 
   async function runGraph(): Promise<void> {
     state.run.status = 'running';
-    const byId = new Map(input.nodes.map((n) => [n.id, n]));
-    const order = topoOrder(input.nodes.map((n) => n.id), input.edges) ?? [];
-    const nodeState: Record<string, NodeState> = Object.fromEntries(order.map((id) => [id, 'pending']));
-    const outputs: Record<string, unknown> = {};
-    const conditions: Record<string, boolean> = {};
     const metadata = { instance_id: input.instanceId, workflow_session_id: input.sessionId };
     const record = (r: Omit<SessionNodeResult, 'finished_at'>) => state.run.nodes.push({ ...r, finished_at: iso(workflowNow()) });
-    for (let wave = nextDecisions(order, input.edges, nodeState, conditions); wave.length; wave = nextDecisions(order, input.edges, nodeState, conditions)) {
-      for (const d of wave) {
-        const node = byId.get(d.id)!;
-        if (endReason !== null) return; // ended while running: the rest stays pending
-        if (!d.run) {
-          nodeState[d.id] = 'skipped';
-          record({ node_id: d.id, type: node.type, status: 'skipped', output: null, error: null, credits_charged: 0 });
-          continue;
+    const stopWith = (status: SessionState['run']['status'], error: string, code: string) => {
+      state.run.status = status;
+      state.run.error = error;
+      state.run.error_code = code;
+    };
+    const end = await runGraphEngine({
+      nodes: input.nodes,
+      edges: input.edges,
+      mode: 'one_by_one',
+      stop: () => endReason !== null, // ended while running: the rest stays pending
+      execute(node, outputs) {
+        if (node.type === 'tool') {
+          if (!runTool || !patched(PAID_TOOL_NODES_PATCH)) throw new NotRunnable('tool nodes cannot run in wallet sessions in this build: the paid tool node activity (wallet credits through hold/capture) is not available');
+          return paidTool(node, outputs, metadata);
         }
-        const runner = node.type === 'tool' ? (runTool && patched(PAID_TOOL_NODES_PATCH) ? null : undefined) : runners[node.type];
-        if (runner === undefined) {
-          const error = 'tool nodes cannot run in wallet sessions in this build: the paid tool node activity (wallet credits through hold/capture) is not available';
-          record({ node_id: d.id, type: node.type, status: 'setup_required', output: null, error, error_code: 'setup_required', credits_charged: 0 });
-          state.run.status = 'setup_required';
-          state.run.error = error;
-          state.run.error_code = 'setup_required';
-          return;
-        }
-        try {
-          const call = { runId: `${input.sessionId}`, node, prompt: '', outputs, metadata, workspaceId: '', budgetId: '' };
-          const result = runner ? await runner(call as never) : await paidTool(node as ToolNode, outputs, metadata);
-          nodeState[d.id] = 'done';
-          outputs[d.id] = result.output;
-          if (node.type === 'condition') conditions[d.id] = result.output === true;
-          else state.run.response_text = asText(result.output);
+        return runners[node.type]({ runId: `${input.sessionId}`, node, prompt: '', outputs, metadata, workspaceId: '', budgetId: '' });
+      },
+      hooks: {
+        skipped(node) {
+          record({ node_id: node.id, type: node.type, status: 'skipped', output: null, error: null, credits_charged: 0 });
+        },
+        completed(node, result) {
+          if (!kindOf(node.type).branches) state.run.response_text = asText(result.output);
           const charged = result.credits_charged ?? 0;
           state.run.credits_charged += charged;
           record({
-            node_id: d.id,
+            node_id: node.id,
             type: node.type,
             status: 'completed',
             output: result.output,
@@ -174,18 +139,20 @@ export async function workflowSessionWorkflow(input: SessionInput): Promise<Sess
             credits_charged: charged,
             ...(result.transaction_id !== undefined ? { transaction_id: result.transaction_id } : {}),
           });
-        } catch (err) {
-          const f = isCancellation(err) ? { code: 'session_ended', message: 'the session ended while the node ran; its call was cancelled and nothing was charged' } : failureOf(err);
+        },
+        failed(node, failure, err) {
+          if (err instanceof NotRunnable) {
+            record({ node_id: node.id, type: node.type, status: 'setup_required', output: null, error: err.message, error_code: 'setup_required', credits_charged: 0 });
+            return stopWith('setup_required', err.message, 'setup_required');
+          }
+          const f = failure ?? { code: 'session_ended', message: 'the session ended while the node ran; its call was cancelled and nothing was charged' };
           const status = f.code === 'setup_required' ? 'setup_required' : f.code === 'session_ended' ? 'cancelled' : 'failed';
-          record({ node_id: d.id, type: node.type, status, output: null, error: `${f.code}: ${f.message}`, error_code: f.code, credits_charged: 0 });
-          state.run.status = status;
-          state.run.error = `${f.code}: ${f.message}`;
-          state.run.error_code = f.code;
-          return;
-        }
-      }
-    }
-    state.run.status = 'completed';
+          record({ node_id: node.id, type: node.type, status, output: null, error: `${f.code}: ${f.message}`, error_code: f.code, credits_charged: 0 });
+          stopWith(status, `${f.code}: ${f.message}`, f.code);
+        },
+      },
+    });
+    if (end.ended === 'completed') state.run.status = 'completed';
   }
 
   /** A paid tool node in its own scope, so `end` can cancel the call (and wait for the hold's release). */

@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { NODE_KINDS, NODE_TYPES } from '../../shared/workflows/kinds';
+import { nodeQueueKey } from '../../workers/node-queues';
 import { QUEUES, selectQueues } from '../../workers/queues';
 
 /**
@@ -60,7 +62,7 @@ describe('the worker queue registry', () => {
     const trusted = /\{WORKER_QUEUES:-([a-z,-]+)\}/.exec(compose)![1].split(',');
     const untrusted = /\{UNTRUSTED_WORKER_QUEUES:-([a-z,-]+)\}/.exec(compose)![1].split(',');
     const untrustedKeys = QUEUES.filter((q) => q.untrusted).map((q) => q.key);
-    expect(untrustedKeys.length).toBe(4);
+    expect(untrustedKeys.length).toBe(NODE_TYPES.length);
     expect([...untrusted].sort()).toEqual([...untrustedKeys].sort());
     expect(trusted.filter((k) => untrustedKeys.includes(k))).toEqual([]);
     expect(selectQueues(['untrusted']).map((q) => q.key).sort()).toEqual([...untrustedKeys].sort());
@@ -69,5 +71,55 @@ describe('the worker queue registry', () => {
     const dev = fs.readFileSync(path.join(ROOT, 'scripts/dev.ts'), 'utf8');
     expect(dev).toContain("'--queues', 'trusted'");
     expect(dev).toContain("'--queues', 'untrusted'");
+  });
+});
+
+/**
+ * The node kinds' registry (shared/workflows/kinds) is the one list of kinds: what cannot derive
+ * from it at runtime (compose, the docs) must agree with it, so adding a kind without its compose
+ * and docs lines fails here.
+ */
+describe('the node kinds registry', () => {
+  const compose = fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
+  const trusted = /\{WORKER_QUEUES:-([a-z,-]+)\}/.exec(compose)![1].split(',');
+  const untrusted = /\{UNTRUSTED_WORKER_QUEUES:-([a-z,-]+)\}/.exec(compose)![1].split(',');
+  const docs = fs.readFileSync(path.join(ROOT, 'docs/workflows.md'), 'utf8');
+  const table = docs.slice(docs.indexOf('| type | fields |'));
+  const rows = table.slice(0, table.search(/\n(?!\|)/)).split('\n').slice(2);
+
+  it('gives every kind a queue and an untrusted twin, each served by a worker queue of that kind', () => {
+    for (const type of NODE_TYPES) {
+      const kind = NODE_KINDS[type];
+      expect(QUEUES.find((q) => q.key === nodeQueueKey(type))?.taskQueue).toBe(kind.queue);
+      expect(QUEUES.find((q) => q.key === `untrusted-${nodeQueueKey(type)}`)?.taskQueue).toBe(kind.untrustedQueue);
+      expect(QUEUES.find((q) => q.key === `untrusted-${nodeQueueKey(type)}`)?.untrusted).toBe(true);
+    }
+    expect(QUEUES.filter((q) => /^(untrusted-)?node-/.test(q.key)).length).toBe(2 * NODE_TYPES.length);
+  });
+
+  it('ends a kind at once on its final error codes, and only on them', () => {
+    for (const type of NODE_TYPES) {
+      const kind = NODE_KINDS[type];
+      expect({ type, final: [...(kind.options.retry?.nonRetryableErrorTypes ?? [])].sort() }).toEqual({ type, final: [...kind.finalErrors].sort() });
+      expect({ type, cancellation: kind.options.cancellationType }).toEqual({ type, cancellation: 'WAIT_CANCELLATION_COMPLETED' });
+    }
+  });
+
+  it('is served by compose: every kind in the trusted worker, its twin in the untrusted one', () => {
+    for (const type of NODE_TYPES) {
+      expect({ type, trusted: trusted.includes(nodeQueueKey(type)) }).toEqual({ type, trusted: true });
+      expect({ type, untrusted: untrusted.includes(`untrusted-${nodeQueueKey(type)}`) }).toEqual({ type, untrusted: true });
+    }
+  });
+
+  it('is the node types table of docs/workflows.md: one row per kind with its fields and queue, and its error codes listed', () => {
+    expect(rows.map((r) => /^\| `([a-z_]+)` \|/.exec(r)?.[1])).toEqual(NODE_TYPES);
+    NODE_TYPES.forEach((type, i) => {
+      const kind = NODE_KINDS[type];
+      const [fields, , dispatch] = rows[i].split(' | ').slice(1);
+      for (const f of kind.fields) expect({ type, field: f.name, documented: fields.includes(`\`${f.name}\``) }).toEqual({ type, field: f.name, documented: true });
+      expect({ type, queue: dispatch.includes(`\`${kind.queue}\``) }).toEqual({ type, queue: true });
+      for (const code of [...kind.finalErrors, ...(kind.retriedErrors ?? [])]) expect({ type, code, documented: docs.includes(`\`${code}\``) }).toEqual({ type, code, documented: true });
+    });
   });
 });
