@@ -22,6 +22,7 @@ import { jsonBody } from '../api/middleware/json-body';
 import { requestContext } from '../api/middleware/request-context';
 import { parseConfig } from '../shared/config';
 import { createDb } from '../shared/db';
+import { callVendor as vendorCall } from '../shared/tools/vendor';
 import { createTemporal } from '../temporal/connection';
 import { summarize, type ServerStats, type StageSummary } from './common';
 
@@ -100,14 +101,12 @@ async function main(): Promise<void> {
   // (A) of the tools benchmark: one insert plus the same call the demo action makes to its vendor.
   const vendorUrl = process.env.BENCH_VENDOR_URL;
   if (vendorUrl) {
-    const authorization = `Bearer ${process.env.BENCH_VENDOR_SECRET ?? ''}`;
+    // The invoker's own vendor client (shared/tools/vendor.ts), so A, B and C make the same call.
+    const runner = { kind: 'http', url: vendorUrl, method: 'POST', timeout_ms: 10_000 } as const;
     const callVendor = async (body: { parameters?: unknown; request_id?: unknown }) => {
-      const v = await fetch(vendorUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization },
-        body: JSON.stringify({ action: 'stats', parameters: body.parameters, request_id: body.request_id }),
-      });
-      return ((await v.json()) as { result: unknown }).result;
+      const out = await vendorCall(runner, { action: 'stats', parameters: (body.parameters ?? {}) as Record<string, unknown>, requestId: String(body.request_id), secret: process.env.BENCH_VENDOR_SECRET });
+      if (!out.ok) throw new Error(`vendor: ${out.kind === 'error' ? out.reason : out.kind}`);
+      return out.response;
     };
     app.post('/bench/insert-vendor', requestContext, jsonBody, async (req, res) => {
       try {

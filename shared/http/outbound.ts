@@ -16,6 +16,21 @@ export class ResponseTooLarge extends Error {
   override name = 'ResponseTooLarge';
 }
 
+/** No whole answer within `timeoutMs`; the connection was closed. */
+export class TimedOut extends Error {
+  override name = 'TimedOut';
+}
+
+/** Keep-alive connection pools for an operator's own targets (see `operatorTarget`). */
+export interface TargetAgents {
+  http: http.Agent;
+  https: https.Agent;
+}
+
+export function keepAliveAgents(maxSockets = 256): TargetAgents {
+  return { http: new http.Agent({ keepAlive: true, maxSockets }), https: new https.Agent({ keepAlive: true, maxSockets }) };
+}
+
 export interface OutboundRequest {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   headers?: Record<string, string>;
@@ -32,6 +47,12 @@ export interface OutboundRequest {
   signal?: AbortSignal;
   /** Resolves a host name to all its addresses (tests inject one); default: the system resolver. */
   resolve?: (host: string) => Promise<LookupAddress[]>;
+  /**
+   * The target is the operator's own choice (a tool vendor's endpoint set with the admin CLI), not
+   * a caller's: no address policy and plain http allowed, as configured; connections are kept
+   * alive in these pools. Time, size and redirect bounds still hold.
+   */
+  operatorTarget?: TargetAgents;
 }
 
 export interface OutboundResponse {
@@ -48,6 +69,7 @@ const defaultResolve = (host: string) => dns.lookup(host, { all: true, verbatim:
  * address it checked (a lookup pinned on the request, so a second DNS answer cannot rebind it),
  * with SNI and certificate checks for the original host name. Redirects are not followed; the
  * answer is read up to `maxResponseBytes`; the whole exchange is bounded by `timeoutMs`.
+ * Tool vendors go through it too, as `operatorTarget`s (their URLs are the operator's choice).
  */
 export async function safeRequest(url: string, o: OutboundRequest): Promise<OutboundResponse> {
   let target: URL;
@@ -57,6 +79,10 @@ export async function safeRequest(url: string, o: OutboundRequest): Promise<Outb
     throw new RefusedTarget('not a URL');
   }
   const plain = target.protocol === 'http:';
+  if (o.operatorTarget) {
+    if (!plain && target.protocol !== 'https:') throw new RefusedTarget('only http and https URLs are allowed');
+    return exchange(target, o, { agent: plain ? o.operatorTarget.http : o.operatorTarget.https });
+  }
   if (target.protocol !== 'https:' && !(plain && o.allowHttp && o.allowLoopback)) throw new RefusedTarget('only https URLs are allowed');
   if (target.username || target.password) throw new RefusedTarget('credentials in the URL are not allowed');
   const host = target.hostname.replace(/^\[|\]$/g, '');
@@ -73,32 +99,46 @@ export async function safeRequest(url: string, o: OutboundRequest): Promise<Outb
     if ((options as { all?: boolean }).all) (callback as (e: null, a: LookupAddress[]) => void)(null, [{ address: pinned.address, family: pinned.family }]);
     else callback(null, pinned.address, pinned.family);
   };
+  return exchange(target, o, {
+    lookup,
+    servername: plain || ipaddr.isValid(host) ? undefined : host,
+    ca: o.ca ? [...tls.rootCertificates, o.ca] : undefined,
+    agent: false,
+  });
+}
+
+/** One request and its answer, bounded in time (connect to last byte) and size; never follows a redirect. */
+function exchange(target: URL, o: OutboundRequest, connect: Pick<https.RequestOptions, 'lookup' | 'servername' | 'ca' | 'agent'>): Promise<OutboundResponse> {
+  const plain = target.protocol === 'http:';
   const limit = o.maxResponseBytes ?? 0;
   const headers: Record<string, string> = { 'user-agent': 'agent-commerce/1', ...o.headers };
   if (o.body !== undefined) headers['content-length'] = Buffer.byteLength(o.body).toString();
 
   return new Promise<OutboundResponse>((resolve, reject) => {
+    const deadline = setTimeout(() => req.destroy(new TimedOut(`no answer within ${o.timeoutMs} ms`)), o.timeoutMs);
+    const settle = <T>(fn: (v: T) => void) => (v: T) => {
+      clearTimeout(deadline);
+      fn(v);
+    };
+    const ok = settle(resolve);
+    const fail = settle(reject);
     const req = (plain ? http : https).request(
       {
         protocol: target.protocol,
-        hostname: host,
+        hostname: target.hostname.replace(/^\[|\]$/g, ''),
         port: target.port || (plain ? 80 : 443),
         path: `${target.pathname}${target.search}`,
         method: o.method,
         headers,
-        lookup,
-        servername: plain || ipaddr.isValid(host) ? undefined : host,
-        ca: o.ca ? [...tls.rootCertificates, o.ca] : undefined,
-        agent: false,
         signal: o.signal,
-        timeout: o.timeoutMs,
+        ...connect,
       },
       (res) => {
-        res.on('error', reject);
+        res.on('error', fail);
         if (limit === 0) {
           // The status is the answer: settle on the head, drain the rest.
           res.resume();
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.alloc(0) });
+          ok({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.alloc(0) });
           return;
         }
         const chunks: Buffer[] = [];
@@ -108,13 +148,10 @@ export async function safeRequest(url: string, o: OutboundRequest): Promise<Outb
           if (size > limit) req.destroy(new ResponseTooLarge(`the answer is larger than ${limit} bytes`));
           else chunks.push(chunk);
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('end', () => ok({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
       },
     );
-    const deadline = setTimeout(() => req.destroy(new Error(`no answer within ${o.timeoutMs} ms`)), o.timeoutMs);
-    req.on('close', () => clearTimeout(deadline));
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${o.timeoutMs} ms`)));
-    req.on('error', reject);
+    req.on('error', fail);
     req.end(o.body);
   });
 }

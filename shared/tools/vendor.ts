@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ActionRunner } from '../db/models/tool-product';
+import { keepAliveAgents, safeRequest, TimedOut, type OutboundResponse } from '../http/outbound';
 
 /**
  * The request id a vendor sees (body `request_id`, `x-request-id`, `Idempotency-Key`) for one
@@ -29,30 +30,13 @@ function redact(text: string, secret: string | undefined): string {
   return secret && secret.length >= 4 ? text.split(secret).join('[redacted]') : text;
 }
 
-async function readLimited(res: Response): Promise<string> {
-  const reader = res.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_RESPONSE_BYTES) {
-      await reader.cancel();
-      throw new Error(`vendor response larger than ${MAX_RESPONSE_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
+// Vendors are called again and again: their connections are kept alive, one pool per process.
+const agents = keepAliveAgents();
 
 export async function callVendor(
   runner: Extract<ActionRunner, { kind: 'http' }>,
   call: { action: string; parameters: Record<string, unknown>; requestId: string; secret?: string; signal?: AbortSignal },
 ): Promise<VendorOutcome> {
-  const deadline = AbortSignal.timeout(runner.timeout_ms);
-  const signal = call.signal ? AbortSignal.any([deadline, call.signal]) : deadline;
   // The same key on every attempt of one paid call: a vendor may answer a repeat from its record.
   const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': call.requestId, 'idempotency-key': call.requestId };
   if (call.secret) {
@@ -71,23 +55,23 @@ export async function callVendor(
     headers['content-type'] = 'application/json';
     body = JSON.stringify({ action: call.action, parameters: call.parameters, request_id: call.requestId });
   }
-  let res: Response;
-  let text: string;
+  let res: OutboundResponse;
   try {
-    res = await fetch(url, { method: runner.method, headers, body, signal, redirect: 'error' });
-    text = await readLimited(res);
+    res = await safeRequest(url, { method: runner.method, headers, body, signal: call.signal, timeoutMs: runner.timeout_ms, maxResponseBytes: MAX_RESPONSE_BYTES, operatorTarget: agents });
   } catch (err) {
-    if (deadline.aborted) return { ok: false, kind: 'timeout' };
+    if (err instanceof TimedOut) return { ok: false, kind: 'timeout' };
     if (call.signal?.aborted) return { ok: false, kind: 'aborted' };
     return { ok: false, kind: 'error', reason: redact(`vendor unreachable: ${(err as Error).message}`, call.secret) };
   }
+  const text = res.body.toString('utf8');
   let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
     parsed = undefined;
   }
-  if (!res.ok) {
+  // A redirect is not followed: the operator configured this URL, and a 3xx is an answer like a 4xx.
+  if (res.status < 200 || res.status > 299) {
     const shown = parsed !== undefined ? JSON.parse(redact(JSON.stringify(parsed), call.secret)) : redact(text.slice(0, MAX_ERROR_BODY), call.secret);
     return { ok: false, kind: 'error', status: res.status, body: shown, reason: `vendor answered ${res.status}` };
   }

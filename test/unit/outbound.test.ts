@@ -1,15 +1,15 @@
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { RefusedTarget, ResponseTooLarge, safeRequest } from '../../shared/http/outbound';
+import { keepAliveAgents, RefusedTarget, ResponseTooLarge, safeRequest, TimedOut } from '../../shared/http/outbound';
 
 /** safeRequest (any method, bounded answer) against a real plain-HTTP server on loopback. */
 describe('the shared outbound HTTP module', () => {
   let server: Server;
   let origin: string;
-  const seen: Array<{ method: string; url: string; key: string | undefined }> = [];
+  const seen: Array<{ method: string; url: string; key: string | undefined; port: number }> = [];
   beforeAll(async () => {
     server = http.createServer((req, res) => {
-      seen.push({ method: req.method!, url: req.url!, key: req.headers['idempotency-key'] as string | undefined });
+      seen.push({ method: req.method!, url: req.url!, key: req.headers['idempotency-key'] as string | undefined, port: req.socket.remotePort! });
       if (req.url!.startsWith('/big')) return res.end('x'.repeat(64 * 1024));
       if (req.url!.startsWith('/slow')) return void setTimeout(() => res.end('late'), 3000);
       res.setHeader('content-type', 'application/json');
@@ -29,7 +29,7 @@ describe('the shared outbound HTTP module', () => {
     const res = await safeRequest(url.href, { method: 'GET', headers: { 'idempotency-key': 'run:node' }, timeoutMs: 2000, maxResponseBytes: 1024, allowLoopback: true, allowHttp: true });
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body.toString('utf8'))).toEqual({ url: '/echo?q=a+b%26c%3Dd%2F%C3%A9' });
-    expect(seen.at(-1)).toEqual({ method: 'GET', url: '/echo?q=a+b%26c%3Dd%2F%C3%A9', key: 'run:node' });
+    expect(seen.at(-1)).toMatchObject({ method: 'GET', url: '/echo?q=a+b%26c%3Dd%2F%C3%A9', key: 'run:node' });
   });
 
   it('stops reading past maxResponseBytes', async () => {
@@ -46,5 +46,23 @@ describe('the shared outbound HTTP module', () => {
     await expect(safeRequest(`${origin}/x`, { method: 'GET', timeoutMs: 1000, allowHttp: true })).rejects.toBeInstanceOf(RefusedTarget);
     const resolve = async () => [{ address: '10.0.0.7', family: 4 }];
     await expect(safeRequest('https://internal.example/x', { method: 'GET', timeoutMs: 1000, resolve })).rejects.toThrow('private');
+  });
+
+  it('calls an operator\'s own target (a vendor) on any address over kept-alive connections, with the same bounds', async () => {
+    const agents = keepAliveAgents();
+    try {
+      const opts = { method: 'POST' as const, body: '{"a":1}', headers: { 'content-type': 'application/json' }, timeoutMs: 2000, maxResponseBytes: 1024, operatorTarget: agents };
+      const first = await safeRequest(`${origin}/vendor`, opts);
+      const second = await safeRequest(`${origin}/vendor`, opts);
+      expect([first.status, second.status]).toEqual([200, 200]);
+      const [a, b] = seen.slice(-2);
+      expect(a.port).toBe(b.port); // one connection, reused
+      await expect(safeRequest(`${origin}/slow`, { ...opts, timeoutMs: 300 })).rejects.toBeInstanceOf(TimedOut);
+      await expect(safeRequest(`${origin}/big`, opts)).rejects.toBeInstanceOf(ResponseTooLarge);
+      await expect(safeRequest('ftp://127.0.0.1/x', opts)).rejects.toBeInstanceOf(RefusedTarget);
+    } finally {
+      agents.http.destroy();
+      agents.https.destroy();
+    }
   });
 });
