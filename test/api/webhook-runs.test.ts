@@ -252,6 +252,8 @@ describe('webhook runs: trigger, poll, cancel on the real API, Temporal and stor
     const twice = await http('POST', `${runUrl}/cancel`, { headers: { authorization: `Bearer ${g.token}` } });
     expect(twice.status).toBe(200);
     expect(twice.body.data.run).toMatchObject({ status: 'cancelled', cancel_request_id: 'cancel-1' });
+    // The cancel answers once the record says cancelled; the execution closes with that workflow task.
+    await expect(stack.temporal.client.workflow.getHandle(run.run_id).result()).rejects.toThrow();
     const desc = await stack.temporal.client.workflow.getHandle(run.run_id).describe();
     expect(desc.status.name).toBe('CANCELLED');
     await saveHistory(stack.temporal.client.workflow.getHandle(run.run_id), 'webhook-run-v3-cancelled.json');

@@ -38,7 +38,9 @@ describe('a run whose node queue no worker serves', () => {
     expect(run).toMatchObject({ status: 'failed', error_code: 'node_queue_unserved', response_text: null });
     expect(run.error_message).toContain(stack.temporal.queue('node-model-v1'));
     expect(run.run_metadata.nodes).toEqual([{ id: 'ask', type: 'model', status: 'failed', error_code: 'node_queue_unserved' }]);
-    const desc = await stack.temporal.client.workflow.getHandle(runId).describe();
-    expect(desc.status.name).toBe('FAILED');
+    // The record is written inside the run's last workflow task; the execution closes with that task's completion.
+    const handle = stack.temporal.client.workflow.getHandle(runId);
+    await expect(handle.result()).rejects.toThrow();
+    expect((await handle.describe()).status.name).toBe('FAILED');
   });
 });
