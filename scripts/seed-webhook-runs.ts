@@ -56,7 +56,8 @@ async function ensureWorkflow(repo: WorkflowRepository, def: Record<string, unkn
 export async function seedWebhookRuns(config: AppConfig, db: Db, temporal: TemporalHandle, withTools: boolean): Promise<void> {
   const workspaces = new WorkspaceRepository(db.models, config.credentialsKey);
   const ws = (await workspaces.listWorkspaces()).find((w) => w.name === 'Demo workspace') ?? (await workspaces.createWorkspace({ name: 'Demo workspace' }));
-  await new LedgerStore(db.models).grant({ wallet: workspaceAccount(ws._id), grantId: 'demo-workspace', credits: 500, creditType: 'admin_grant', sourceMetadata: { granted_by: 'make_dev_demo' } });
+  const ledger = new LedgerStore(db.models);
+  await ledger.grant({ wallet: workspaceAccount(ws._id), grantId: 'demo-workspace', credits: 500, creditType: 'admin_grant', sourceMetadata: { granted_by: 'make_dev_demo' } });
   const budget = (await workspaces.listBudgets(ws._id))[0] ?? (await workspaces.createBudget({ workspaceId: ws._id, name: 'Demo budget', dailyCredits: 100, totalCredits: 500 })).budget;
   const workflows = new WorkflowRepository(db.models);
   const defs = withTools ? [GREETER, TEXT_STATS] : [GREETER];
@@ -65,7 +66,7 @@ export async function seedWebhookRuns(config: AppConfig, db: Db, temporal: Tempo
     await workspaces.addWorkflowToBudget(budget._id, def.id);
   }
   const { group, token } = await workspaces.createGroup({ budgetId: budget._id, name: `Demo agents ${new Date().toISOString()}` });
-  const service = new WebhookRunService(db.models, temporal, config);
+  const service = new WebhookRunService(db.models, temporal, config, ledger);
   const access = (await workspaces.resolveGroupToken(token))!;
   for (const [def, prompt] of [[GREETER, 'Can I get a demo?'], [TEXT_STATS, 'Temporal runs each node as an activity.']] as const) {
     if (!defs.includes(def)) continue;

@@ -41,7 +41,7 @@ export function createServices(deps: AppDeps) {
   if ('disabled' in setup) logger.warn('x402 payments disabled', { reason: setup.disabled });
   const hotLimits = hotLimiters(deps.config.hotRateLimits);
   const payments = 'disabled' in setup ? undefined : new PaymentGate(setup, models, deps.temporal, deps.config.x402.settleWaitMs, hotLimits.x402PerPayer);
-  const webhookRuns = new WebhookRunService(models, deps.temporal, deps.config);
+  const webhookRuns = new WebhookRunService(models, deps.temporal, deps.config, ledger);
   const tokens = new AccessTokenService(models);
   const workspaces = new WorkspaceRepository(models, deps.config.credentialsKey);
   return {

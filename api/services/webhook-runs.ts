@@ -43,17 +43,17 @@ export class WebhookRunService {
   private readonly runs: RunRepository;
   private readonly workflows: WorkflowRepository;
   private readonly workspaces: WorkspaceRepository;
-  private readonly ledger: LedgerStore;
 
   constructor(
     models: Models,
     private readonly temporal: TemporalHandle,
     private readonly config: Pick<AppConfig, 'publicBaseUrl' | 'model' | 'callbacks' | 'credentialsKey' | 'runNodeStartTimeoutMs'>,
+    /** The process's one ledger (its head hints and caches are per instance). */
+    private readonly ledger: Pick<LedgerStore, 'balance'>,
   ) {
     this.runs = new RunRepository(models);
     this.workflows = new WorkflowRepository(models);
     this.workspaces = new WorkspaceRepository(models, config.credentialsKey);
-    this.ledger = new LedgerStore(models);
   }
 
   /** The group an `Authorization: Bearer agt_…` header speaks for, or 401. */
