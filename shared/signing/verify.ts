@@ -1,5 +1,6 @@
+import jsSha3 from 'js-sha3';
 import { ecdsaRecover } from 'secp256k1';
-import { getAddress, keccak256, type Address } from 'viem';
+import { getAddress, type Address } from 'viem';
 
 const SIGNATURE_PATTERN = /^0x[0-9a-fA-F]{130}$/;
 const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
@@ -25,18 +26,21 @@ function isWellFormedSignature(signature: string): boolean {
  * npm tarball, ~80 µs; the package falls back to pure JS if it does not load) instead of
  * @noble/curves, which viem uses (1.8-4.9 ms a recovery here), and bytes all the way: the EIP-191 digest
  * and the address are each one keccak over bytes, with no hex round trips and no checksum (a third
- * keccak) that a comparison does not need. This runs on every signed request.
+ * keccak) that a comparison does not need. Keccak by js-sha3: 3-4x faster here than
+ * @noble/hashes (viem's) for a message of a few hundred bytes. This runs on every signed request.
  */
+const keccak = (bytes: Uint8Array): Buffer => Buffer.from(jsSha3.keccak256.arrayBuffer(bytes));
+
 function recoverLowerAddress(message: string, signature: string): string | null {
   if (typeof message !== 'string' || typeof signature !== 'string' || !isWellFormedSignature(signature)) return null;
   try {
     const bytes = Buffer.from(signature.slice(2), 'hex');
     const v = bytes[64];
     const text = Buffer.from(message, 'utf8');
-    const digest = keccak256(Buffer.concat([Buffer.from(`${EIP191_PREFIX}${text.length}`, 'utf8'), text]), 'bytes');
+    const digest = keccak(Buffer.concat([Buffer.from(`${EIP191_PREFIX}${text.length}`, 'utf8'), text]));
     const publicKey = ecdsaRecover(bytes.subarray(0, 64), v >= 27 ? v - 27 : v, digest, false);
     // The address is the last 20 bytes of keccak256 of the uncompressed key without its 0x04 prefix.
-    return `0x${Buffer.from(keccak256(publicKey.subarray(1), 'bytes').subarray(12)).toString('hex')}`;
+    return `0x${keccak(publicKey.subarray(1)).subarray(12).toString('hex')}`;
   } catch {
     return null;
   }
