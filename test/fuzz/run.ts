@@ -161,12 +161,12 @@ interface HostPaths {
 
 /** The document's paths by the host that serves them (a path on both is fuzzed on the main host). */
 async function pathsByHost(mainUrl: string): Promise<{ main: HostPaths; bearer: HostPaths }> {
-  type Item = { servers?: Array<{ description?: string }> } & Record<string, { responses?: Record<string, { links?: object }> } | unknown>;
+  type Op = { responses?: Record<string, { links?: object }> };
+  type Item = { servers?: Array<{ description?: string }> } & Record<string, Op>;
   const doc = (await (await fetch(`${mainUrl}/openapi.json`)).json()) as { paths: Record<string, Item> };
   const entries = Object.entries(doc.paths);
   const bearerOnly = ([, item]: (typeof entries)[number]) => item.servers?.length === 1 && /bearer host/.test(item.servers[0].description ?? '');
-  const hasLinks = ([, item]: (typeof entries)[number]) =>
-    Object.values(item).some((op) => Object.values((op as { responses?: Record<string, { links?: object }> })?.responses ?? {}).some((r) => r.links !== undefined));
+  const hasLinks = ([, item]: (typeof entries)[number]) => Object.values(item as Record<string, Op>).some((op) => Object.values(op.responses ?? {}).some((r) => r.links));
   const host = (list: typeof entries): HostPaths => ({ paths: list.map(([p]) => p), linked: list.some(hasLinks) });
   return { main: host(entries.filter((e) => !bearerOnly(e))), bearer: host(entries.filter(bearerOnly)) };
 }
