@@ -27,15 +27,17 @@ describe('tool invoker on the real store with a real HTTP vendor', () => {
       slug: 'count',
       credits: 3,
       parameters_schema: { type: 'object', properties: { text: { type: 'string', maxLength: 100 } }, required: ['text'], additionalProperties: false },
-      runner: { kind: 'http', url: `${vendor.url}/count`, method: 'POST', timeout_ms: 300, secret: 'vendor-key' },
+      runner: { kind: 'http', url: `${vendor.url}/count`, method: 'POST', timeout_ms: 10_000, secret: 'vendor-key' },
     });
-    // The same action with room for a slow vendor: concurrency tests hold the call open, and under load a 300 ms bound is too tight.
-    await repo.createProduct({ slug: 'words-patient', name: 'words_patient', description: 'Counts words, waits longer' });
-    await repo.addAction('words-patient', {
+    // The same action with a tight bound, for the timeout case only: on a loaded machine (the whole
+    // suite on two cores) 300 ms can run out for a vendor that answers at once, so calls that must
+    // succeed use the patient product above.
+    await repo.createProduct({ slug: 'words-hasty', name: 'words_hasty', description: 'Counts words, gives up fast' });
+    await repo.addAction('words-hasty', {
       slug: 'count',
       credits: 3,
       parameters_schema: { type: 'object', properties: { text: { type: 'string', maxLength: 100 } }, required: ['text'], additionalProperties: false },
-      runner: { kind: 'http', url: `${vendor.url}/count`, method: 'POST', timeout_ms: 10_000, secret: 'vendor-key' },
+      runner: { kind: 'http', url: `${vendor.url}/count`, method: 'POST', timeout_ms: 300, secret: 'vendor-key' },
     });
     await repo.createProduct({ slug: 'multi', name: 'multi' });
     for (const slug of ['a', 'b']) await repo.addAction('multi', { slug, credits: 1, runner: { kind: 'builtin', handler: 'echo', timeout_ms: 1000 } });
@@ -59,7 +61,7 @@ describe('tool invoker on the real store with a real HTTP vendor', () => {
     expect(await balance(w)).toBe(10);
 
     vendor.set(() => ({ status: 200, body: { late: true }, delayMs: 1000 }));
-    const slow = await invoker.invoke({ account: w, product: { slug: 'words' }, parameters: { text: 'hi' }, requestId: 'r2' }).catch((e) => e);
+    const slow = await invoker.invoke({ account: w, product: { slug: 'words-hasty' }, parameters: { text: 'hi' }, requestId: 'r2' }).catch((e) => e);
     expect(slow).toMatchObject({ code: 'vendor_timeout', status: 504 });
     expect(await balance(w)).toBe(10);
 
@@ -144,7 +146,7 @@ describe('tool invoker on the real store with a real HTTP vendor', () => {
     await ledger.grant({ wallet: w, credits: 10, creditType: 'admin_grant' });
     vendor.set(() => ({ status: 200, body: { words: 4 }, delayMs: 200 }));
     const before = vendor.calls.length;
-    const call = () => invoker.invoke({ account: w, product: { slug: 'words-patient' }, parameters: { text: 'one two three four' }, requestId: 'same' }).then((r) => ({ ok: r }), (e) => ({ err: e }));
+    const call = () => invoker.invoke({ account: w, product: { slug: 'words' }, parameters: { text: 'one two three four' }, requestId: 'same' }).then((r) => ({ ok: r }), (e) => ({ err: e }));
     const results = await Promise.all(Array.from({ length: 6 }, call));
     const ok = results.filter((r): r is { ok: Awaited<ReturnType<typeof invoker.invoke>> } => 'ok' in r);
     // On failure, say what each call got.
@@ -186,8 +188,9 @@ describe('tool invoker on the real store with a real HTTP vendor', () => {
     const before = vendor.calls.length;
     const twins = await Promise.all([call(2), call(2), call(2)].map((p) => p.then((r) => ({ ok: r }), (e) => ({ err: e }))));
     const won = twins.filter((t): t is { ok: Awaited<ReturnType<typeof call>> } => 'ok' in t);
-    expect(won).toHaveLength(1);
-    expect(twins.filter((t) => 'err' in t).map((t) => (t as { err: { code: string } }).err.code)).toEqual(['invocation_in_progress', 'invocation_in_progress']);
+    // On failure, say what each twin got.
+    const outcomes = twins.map((t) => ('ok' in t ? 'ok' : ((t.err as { code?: string; message?: string }).code ?? String((t.err as Error).message))));
+    expect(outcomes.sort()).toEqual(['invocation_in_progress', 'invocation_in_progress', 'ok']);
     // The vendor sees the same idempotency key as the dead attempt would have sent.
     expect(won[0]!.ok).toMatchObject({ response: { words: 1, key: vendorRequestId(w, 'run:r:n') }, credits_charged: 3 });
     expect(vendor.calls.length - before).toBe(1);
