@@ -14,7 +14,7 @@ import {
 } from '../../shared/schedules/repository';
 import { orderQueue, type QueuedOccurrence } from '../../shared/schedules/due-queue';
 import { ClaimMemory, LEARNED_HOLD_MS, OWN_HOLD_MS } from '../../shared/schedules/claim-memory';
-import { DueReads } from '../../shared/schedules/due-reads';
+import { CLAIM_READ_MAX_AGE_MS, DueReads } from '../../shared/schedules/due-reads';
 import type { AdvanceBody, ClaimBody, DueQuery, ReleaseBody } from '../../shared/schedules/schemas';
 import { dueOccurrence, nextOccurrence } from '../../shared/schedules/timing';
 
@@ -41,6 +41,13 @@ export interface ClaimResult {
 /** A "next due" claim tries at most CLAIM_TRIES occurrences; losers of the oldest spread over the first CLAIM_PAGE. */
 const CLAIM_PAGE = 50;
 const CLAIM_TRIES = 200;
+
+/** The n-th claimer in flight starts at the n-th oldest occurrence (a lone claimer takes the oldest), wraps around the first page, then goes on in order. */
+function spread(queue: QueuedOccurrence[], rank: number): QueuedOccurrence[] {
+  const head = queue.slice(0, CLAIM_PAGE);
+  const k = head.length > 0 ? rank % head.length : 0;
+  return [...head.slice(k), ...head.slice(0, k), ...queue.slice(CLAIM_PAGE)];
+}
 /**
  * Due occurrences, claims, releases and advances for one budget. Every decision is an insert
  * under a unique key (claim per occurrence attempt, claim end per claim, and the `advanced` end
@@ -106,15 +113,20 @@ export class ScheduleService {
    */
   private async dueSchedules(budgetId: string, now: Date): Promise<Schedule[]> {
     const schedules = await this.reads.forDue(budgetId, now);
-    this.memory.prune();
     return schedules.filter((s) => s.next_due_at.getTime() <= now.getTime() && !this.memory.isHeld(s._id, s.next_due_at, now));
   }
 
   /** The due occurrences a "next due" claim works from, in claim order, without those held as for dueSchedules. */
-  private async claimQueue(budgetId: string, now: Date): Promise<QueuedOccurrence[]> {
-    const ordered = await this.reads.forClaims(budgetId, now);
-    this.memory.prune();
-    return ordered.filter((o) => !this.memory.isHeld(o.schedule._id, o.schedule.next_due_at, now)).slice(0, CLAIM_TRIES);
+  private async claimQueue(budgetId: string, now: Date, fresh: boolean): Promise<{ queue: QueuedOccurrence[]; startedAt: number }> {
+    const { ordered, startedAt } = await this.reads.forClaims(budgetId, now, fresh);
+    // Stops at CLAIM_TRIES: a reused read of a large backlog is thousands long, and a claimer looks at its open head only.
+    const queue: QueuedOccurrence[] = [];
+    const wall = Date.now();
+    for (const o of ordered) {
+      if (queue.length >= CLAIM_TRIES) break;
+      if (!this.memory.isHeldKey(o.key, now, wall)) queue.push(o);
+    }
+    return { queue, startedAt };
   }
 
   /**
@@ -144,15 +156,17 @@ export class ScheduleService {
   async claim(budgetId: string, body: ClaimBody): Promise<ClaimResult> {
     if (body.schedule_id) return this.claimSchedule(await this.scheduleInBudget(budgetId, body.schedule_id), body.lease_seconds);
     const now = this.clock();
-    // The n-th claimer of this budget in flight here starts at the n-th oldest occurrence (a lone
-    // claimer takes the oldest); it wraps around the first page, then goes on in order.
     const rank = this.claiming.get(budgetId) ?? 0;
     this.claiming.set(budgetId, rank + 1);
     try {
-      const queue = await this.claimQueue(budgetId, now);
-      const head = queue.slice(0, CLAIM_PAGE);
-      const k = head.length > 0 ? rank % head.length : 0;
-      return await this.claimFirstOpen(budgetId, body, [...head.slice(k), ...head.slice(0, k), ...queue.slice(CLAIM_PAGE)]);
+      const first = await this.claimQueue(budgetId, now, false);
+      try {
+        return await this.claimFirstOpen(budgetId, body, spread(first.queue, rank));
+      } catch (err) {
+        // Nothing open in a reused read: "nothing is due" is only answered from a read at most CLAIM_READ_MAX_AGE_MS old.
+        if (!(err instanceof AppError && err.code === 'occurrence_not_due') || first.startedAt >= Date.now() - CLAIM_READ_MAX_AGE_MS) throw err;
+        return await this.claimFirstOpen(budgetId, body, spread((await this.claimQueue(budgetId, this.clock(), true)).queue, rank));
+      }
     } finally {
       const left = (this.claiming.get(budgetId) ?? 1) - 1;
       if (left > 0) this.claiming.set(budgetId, left);

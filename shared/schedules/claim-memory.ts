@@ -1,3 +1,4 @@
+import { occurrenceKey } from './due-queue';
 import { claimIdOfToken, type Schedule, type ScheduleClaim } from './repository';
 
 /** How long a process leaves out an occurrence it claimed, or found claimed, without asking the store. */
@@ -5,8 +6,11 @@ export const OWN_HOLD_MS = 10_000;
 export const LEARNED_HOLD_MS = 5_000;
 /** How long a claim made here answers its advance from memory. */
 export const MADE_HERE_MS = 10_000;
-/** Past this many remembered holds, expired ones are dropped on the next note. */
-const PRUNE_AT = 512;
+/**
+ * Expired holds are dropped at most this often: a sweep walks every remembered hold, and at a few
+ * hundred claims a second (thousands remembered) sweeping on every claim cost more than the claim.
+ */
+const PRUNE_EVERY_MS = 1000;
 
 interface Held {
   /** The lease's end by the service clock, and until when (wall clock) this process trusts it. */
@@ -21,8 +25,6 @@ export interface MadeHere {
   at: number;
 }
 
-const occurrenceOf = (scheduleId: string, base: Date) => `${scheduleId}|${base.getTime()}`;
-
 /**
  * What one API process knows about claims without asking the store: occurrences held (so its
  * claimers and `due` skip them without a read) and claims it made (so their advance needs no
@@ -32,20 +34,29 @@ const occurrenceOf = (scheduleId: string, base: Date) => `${scheduleId}|${base.g
 export class ClaimMemory {
   private readonly held = new Map<string, Held>();
   private readonly made = new Map<string, MadeHere>();
+  private nextPruneAt = 0;
 
   noteHeld(claim: ScheduleClaim, forMs: number): void {
-    if (this.held.size > PRUNE_AT) this.prune();
-    this.held.set(occurrenceOf(claim.schedule_id, claim.base_due_at), { leaseEnd: claim.lease_expires_at.getTime(), until: Date.now() + forMs });
+    this.prune();
+    this.held.set(occurrenceKey(claim.schedule_id, claim.base_due_at), { leaseEnd: claim.lease_expires_at.getTime(), until: Date.now() + forMs });
   }
 
   /** True while a lease this process knows of holds the occurrence (by the service clock `now`). */
   isHeld(scheduleId: string, base: Date, now: Date): boolean {
-    const h = this.held.get(occurrenceOf(scheduleId, base));
-    return h !== undefined && h.leaseEnd > now.getTime() && h.until >= Date.now();
+    return this.isHeldKey(occurrenceKey(scheduleId, base), now, Date.now());
   }
 
+  /** isHeld by the occurrence's key; `wall` is Date.now(), taken once by a caller checking many. */
+  isHeldKey(key: string, now: Date, wall: number): boolean {
+    const h = this.held.get(key);
+    return h !== undefined && h.leaseEnd > now.getTime() && h.until >= wall;
+  }
+
+  /** Drops holds it no longer trusts (at most once per PRUNE_EVERY_MS; isHeld never answers from them anyway). */
   prune(): void {
     const wall = Date.now();
+    if (wall < this.nextPruneAt) return;
+    this.nextPruneAt = wall + PRUNE_EVERY_MS;
     for (const [key, h] of this.held) if (h.until < wall) this.held.delete(key);
   }
 
@@ -74,6 +85,6 @@ export class ClaimMemory {
   /** The claim was released: its occurrence is open again. */
   released(claim: ScheduleClaim): void {
     this.made.delete(claim._id);
-    this.held.delete(occurrenceOf(claim.schedule_id, claim.base_due_at));
+    this.held.delete(occurrenceKey(claim.schedule_id, claim.base_due_at));
   }
 }

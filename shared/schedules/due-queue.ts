@@ -8,10 +8,17 @@ import { dueOccurrence, timingOf } from './timing';
  */
 export interface QueuedOccurrence {
   schedule: Schedule;
+  /** occurrenceKey of the schedule's current occurrence, made once per read (claimers look it up per claim). */
+  key: string;
   /** The coalesced occurrence at `now` (catch-up policy: the latest due one). */
   due_at: Date;
   skipped: number;
   skipped_at_least: boolean;
+}
+
+/** One occurrence of a schedule (its `next_due_at` when read), as ClaimMemory keys it. */
+export function occurrenceKey(scheduleId: string, base: Date): string {
+  return `${scheduleId}|${base.getTime()}`;
 }
 
 /** Due schedules with their occurrence at `now`, oldest coalesced `due_at` first, then schedule id. */
@@ -19,7 +26,7 @@ export function orderQueue(schedules: Schedule[], now: Date): QueuedOccurrence[]
   const out: QueuedOccurrence[] = [];
   for (const schedule of schedules) {
     const occ = dueOccurrence(timingOf(schedule), schedule.next_due_at, now);
-    if (occ) out.push({ schedule, ...occ });
+    if (occ) out.push({ schedule, key: occurrenceKey(schedule._id, schedule.next_due_at), ...occ });
   }
   return out.sort((a, b) => a.due_at.getTime() - b.due_at.getTime() || (a.schedule._id < b.schedule._id ? -1 : a.schedule._id > b.schedule._id ? 1 : 0));
 }

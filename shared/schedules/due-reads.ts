@@ -1,11 +1,22 @@
 import { orderQueue, type QueuedOccurrence } from './due-queue';
 import type { Schedule } from './repository';
 
-/** How old a due read a "next due" claim may reuse. */
+/** How old a due read a "next due" claim may reuse, at least. */
 export const CLAIM_READ_MAX_AGE_MS = 1000;
+/** ... and at most, however long the read took (below OWN_HOLD_MS, so this process still knows what it claimed from it). */
+export const CLAIM_READ_MAX_REUSE_MS = 8000;
+/**
+ * A read is reused this many times as long as it took (within the bounds above), so reading a
+ * budget keeps the store busy a fifth of the time at most. FerretDB reads every due schedule of
+ * the budget (no sort or range pushdown), about 1 s for 4000, so with a fixed 1 s reuse a large
+ * backlog kept it reading without pause (bench/schedules.ts, issue 17).
+ */
+export const CLAIM_READ_REUSE_PER_READ_TIME = 4;
 
 interface DueRead {
   startedAt: number;
+  /** How long the read took, once it landed. */
+  tookMs?: number;
   /** The clock of the caller that started it (the read's bound). */
   now: Date;
   done: boolean;
@@ -14,12 +25,24 @@ interface DueRead {
   ordered?: QueuedOccurrence[];
 }
 
+/** How long claims may reuse a landed read (docs/schedules.md#due-queue). */
+export function reuseMs(tookMs: number): number {
+  return Math.min(CLAIM_READ_MAX_REUSE_MS, Math.max(CLAIM_READ_MAX_AGE_MS, CLAIM_READ_REUSE_PER_READ_TIME * tookMs));
+}
+
+/** The occurrences a "next due" claim works from, and when the read they come from began (wall clock). */
+export interface ClaimRead {
+  ordered: QueuedOccurrence[];
+  startedAt: number;
+}
+
 /**
  * One process's due reads per budget (docs/schedules.md#due-queue). Concurrent callers share one
- * read in flight, and "next due" claims also reuse a read up to CLAIM_READ_MAX_AGE_MS old:
- * FerretDB decodes every schedule of the budget for it, and 20 agents claiming would otherwise
+ * read in flight, and "next due" claims also reuse a landed read for reuseMs(its duration):
+ * FerretDB decodes every due schedule of the budget for it, and 20 agents claiming would otherwise
  * each pay for it. A schedule read early loses at the claim insert if its occurrence was taken or
- * advanced since; one due since shows up in the next read.
+ * advanced since; one due since shows up in the next read (and a claim that finds nothing open in
+ * a reused read reads afresh before it answers that nothing is due).
  */
 export class DueReads {
   private readonly inFlight = new Map<string, DueRead>();
@@ -30,27 +53,27 @@ export class DueReads {
 
   /** The budget's due schedules for `due`: a read in flight is shared, none is reused. */
   forDue(budgetId: string, now: Date): Promise<Schedule[]> {
-    return this.shared(budgetId, now, 0).result;
+    return this.shared(budgetId, now, false).result;
   }
 
   /**
    * The due occurrences a "next due" claim works from, in claim order. While a newer read is in
-   * flight, claimers go on with the last one that landed, if it began at most
-   * 2 × CLAIM_READ_MAX_AGE_MS ago, instead of all waiting for the store.
+   * flight, claimers go on with the last one that landed, if it began at most twice its reuse
+   * time ago, instead of all waiting for the store. `fresh`: a read begun now or in flight, none reused.
    */
-  async forClaims(budgetId: string, now: Date): Promise<QueuedOccurrence[]> {
-    const fresh = this.shared(budgetId, now, CLAIM_READ_MAX_AGE_MS);
+  async forClaims(budgetId: string, now: Date, fresh = false): Promise<ClaimRead> {
+    const current = this.shared(budgetId, now, !fresh);
     const last = this.landed.get(budgetId);
-    const read = !fresh.done && last && last.startedAt >= Date.now() - 2 * CLAIM_READ_MAX_AGE_MS ? last : fresh;
+    const read = !fresh && !current.done && last && last.startedAt >= Date.now() - 2 * reuseMs(last.tookMs ?? 0) ? last : current;
     const schedules = await read.result;
     // Ordered once per read: a cron schedule far behind costs up to 1000 evaluations, and 20 claimers share the read.
     read.ordered ??= orderQueue(schedules, read.now);
-    return read.ordered;
+    return { ordered: read.ordered, startedAt: read.startedAt };
   }
 
-  private shared(budgetId: string, now: Date, maxAgeMs: number): DueRead {
+  private shared(budgetId: string, now: Date, reuse: boolean): DueRead {
     let read = this.inFlight.get(budgetId);
-    if (!read || (read.done && read.startedAt < Date.now() - maxAgeMs)) {
+    if (!read || (read.done && (!reuse || read.startedAt < Date.now() - reuseMs(read.tookMs ?? 0)))) {
       const fresh: DueRead = { startedAt: Date.now(), now, done: false, result: this.read(budgetId, now) };
       const forget = () => {
         if (this.inFlight.get(budgetId) === fresh) this.inFlight.delete(budgetId);
@@ -58,9 +81,11 @@ export class DueReads {
       fresh.result.then(
         () => {
           fresh.done = true;
+          fresh.tookMs = Date.now() - fresh.startedAt;
           this.landed.set(budgetId, fresh);
-          setTimeout(forget, CLAIM_READ_MAX_AGE_MS).unref();
-          setTimeout(() => this.landed.get(budgetId) === fresh && this.landed.delete(budgetId), 2 * CLAIM_READ_MAX_AGE_MS).unref();
+          const keep = reuseMs(fresh.tookMs);
+          setTimeout(forget, keep).unref();
+          setTimeout(() => this.landed.get(budgetId) === fresh && this.landed.delete(budgetId), 2 * keep).unref();
         },
         forget,
       );
