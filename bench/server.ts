@@ -73,8 +73,7 @@ async function main(): Promise<void> {
 
   const timer = new StageTimer();
   if (STAGES) {
-    timer.wrap(services.sessions, 'verify', 'B verify (session + message + signature + request-id insert)');
-    timer.wrap(db.models.usedRequests.collection, 'insertOne', 'B request-id insert (used_request_ids)');
+    timer.wrap(services.sessions, 'verifyOwnGuard', 'B verify (session + message + signature; the hold is the replay guard)');
     timer.wrap(services.ledger, 'balance', 'B ledger head read (credit_transactions)');
   }
 
@@ -116,19 +115,19 @@ async function main(): Promise<void> {
         res.status(502).json({ success: false, error: (err as Error).message });
       }
     });
-    // (C) the floor of a signed paid call: what every signed request must do (signature and the
-    // replay guard), and the two ledger appends the issue requires of a paid call (the hold
-    // before the vendor call, the capture after it), around the same vendor call. No claim
-    // or recorded outcome: not a usable route (no replayable answer, no takeover of a lost attempt);
+    // (C) the floor of a signed paid call: what every signed request must do (the signature),
+    // and the two ledger appends the issue requires of a paid call (the hold before the vendor
+    // call, which is also the replay guard, and the capture after it), around the same vendor
+    // call. No product lookup, parameter check, budget or recorded outcome: not a usable route;
     // it bounds what any design could reach on this store. Envelopes signed for B's action path.
     app.post('/bench/signed-hold-vendor-capture', requestContext, jsonBody, async (req, res) => {
       try {
         const body = req.body as { request_id: string; parameters?: unknown };
         const paths = await services.tools.slugPaths('text-tools', 'stats');
-        const { wallet, claim } = await services.sessions.authenticate(body as never, body as Record<string, unknown>, { kind: 'tool_paths', paths });
-        await claim;
+        const wallet = await services.sessions.verifyOwnGuard(body as never, body as Record<string, unknown>, { kind: 'tool_paths', paths });
         const held = await services.ledger.hold({ account: wallet, holdId: body.request_id, credits: 1 });
         if (!held.ok) throw new Error(`hold refused: balance ${held.balance}`);
+        if (!held.fresh) throw new Error('request_replayed');
         const response = await callVendor(body);
         const { transaction } = await services.ledger.capture({ account: wallet, holdId: body.request_id });
         res.json({ success: true, response, credits_charged: 1, transaction_id: transaction._id });

@@ -5,14 +5,13 @@
  * (scripts/demo-vendor.ts) and FerretDB each run in their own process; this one signs envelopes
  * and generates load.
  *
- * 1. invoke   (B) the real signed-credit slug invoke of a demo action (signature, request-id
- *             claim, product lookup, JSON Schema check, budget read, invocation record, hold,
- *             the vendor call over loopback, outcome record, capture) against
- *             (A) a baseline that does one insert plus the same loopback vendor call;
- *             and (C) the floor of a signed paid call: signature and replay guard (every signed
- *             request), the hold and capture ledger appends (every paid call) around the same
- *             vendor call, and nothing else (no claim or outcome record:
- *             bench/server.ts, not a usable route);
+ * 1. invoke   (B) the real signed-credit slug invoke of a demo action (signature, product
+ *             lookup, JSON Schema check, budget read, the hold (the call's claim and the
+ *             request's replay guard), the vendor call over loopback, capture with the outcome)
+ *             against (A) a baseline that does one insert plus the same loopback vendor call;
+ *             and (C) the floor of a signed paid call: the signature (every signed request), the
+ *             hold and capture ledger appends (every paid call) around the same vendor call, and
+ *             nothing else (bench/server.ts, not a usable route);
  *             in short slices A B C C B A × BENCH_TOOLS_ROUNDS (4), closed loop at
  *             BENCH_TOOLS_CONCURRENCY (8); then the store commands of 200 paid calls, counted.
  *             Target: B/A ≥ 0.5.
@@ -267,7 +266,7 @@ async function main() {
     console.log('| scenario | rps | p50 / p95 / p99 ms | errors |\n|---|---|---|---|');
     for (const r of [a, b, c]) console.log(row(r));
     console.log(`\nrps per slice, in order: A ${slices(aRuns)}; B ${slices(bRuns)}; C ${slices(cRuns)}`);
-    console.log(`\nB/A = ${(b.rps / a.rps).toFixed(2)} (target ≥ 0.5); C/A = ${(c.rps / a.rps).toFixed(2)} (the floor: a signed paid call that writes only its replay guard, hold and capture)\n`);
+    console.log(`\nB/A = ${(b.rps / a.rps).toFixed(2)} (target ≥ 0.5); C/A = ${(c.rps / a.rps).toFixed(2)} (the floor: a signed paid call that writes only its hold (the replay guard) and capture)\n`);
     if (a.errors + b.errors > 0) throw new Error(`tool invoke: ${a.errors} baseline and ${b.errors} invoke errors`);
     writeResult('tools', { signed_invoke_vs_baseline: b.rps / a.rps, signed_invoke_rps: b.rps, signed_invoke_baseline_rps: a.rps }, { A_rps: a.rps, B_rps: b.rps, C_rps: c.rps, A_latency: a.latency, B_latency: b.latency, C_latency: c.latency });
     const per = (side: 'A' | 'B' | 'C', k: 'api' | 'vendor' | 'store' | 'load') => (cpu[side][k] / cpu[side].calls).toFixed(2);

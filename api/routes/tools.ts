@@ -104,9 +104,9 @@ export function toolOperations(services: Services): Operation[] {
   const tools = services.tools;
   const creditInvoke = async (req: Request, product: string, actionSlug: string | undefined, paths: string[]) => {
     const body = req.body as CreditInvokeBody;
-    // The request-id claim overlaps the call's own claim; the invoker awaits it before any hold.
-    const { wallet, claim } = await services.sessions.authenticate(body, body as unknown as Record<string, unknown>, { kind: 'tool_paths', paths });
-    return tools.invokeWithCredits({ wallet, product, actionSlug, parameters: body.parameters ?? {}, requestId: body.request_id, gate: claim });
+    // No request-id claim: the call's hold is unique per (wallet, request_id) and refuses a replay itself.
+    const wallet = await services.sessions.verifyOwnGuard(body, body as unknown as Record<string, unknown>, { kind: 'tool_paths', paths });
+    return tools.invokeWithCredits({ wallet, product, actionSlug, parameters: body.parameters ?? {}, requestId: body.request_id, signed: true });
   };
   const common = { host: 'main', tag: 'Tools' } as const;
 

@@ -84,6 +84,27 @@ export class SessionService {
     target: SignedTarget,
     now = new Date(),
   ): Promise<{ wallet: string; claim: Promise<void> }> {
+    const { wallet, session } = await this.check(envelope, fields, target, now);
+    const claim = insertOnceGrouped(this.models.usedRequests, { _id: `${wallet}:${envelope.request_id}`, created_at: now, expires_at: session.expires_at }).then((inserted) => {
+      if (!inserted) throw errors.unauthorized('request_replayed', 'request_id was already used by this wallet');
+    });
+    // Never an unhandled rejection, whoever awaits it later.
+    claim.catch(() => undefined);
+    return { wallet, claim };
+  }
+
+  /**
+   * The same checks without the request-id claim, for a request whose own first write is unique
+   * per (wallet, request_id) and so is its replay guard: a credit invoke's hold
+   * (docs/decisions.md "The hold is a signed invoke's replay guard"). The caller must refuse a
+   * request id that write finds taken with `request_replayed`.
+   */
+  async verifyOwnGuard(envelope: Envelope, fields: Record<string, unknown>, target: SignedTarget, now = new Date()): Promise<string> {
+    return (await this.check(envelope, fields, target, now)).wallet;
+  }
+
+  /** Session, signature and the per-wallet invoke limit, cheapest refusal first. */
+  private async check(envelope: Envelope, fields: Record<string, unknown>, target: SignedTarget, now: Date): Promise<{ wallet: string; session: AuthSessionDoc }> {
     const wallet = envelope.wallet_address.toLowerCase();
     const session = await this.lookup(envelope.session_nonce);
     if (!session) throw errors.unauthorized('session_unknown', 'session_nonce was not issued by this service; request a new one');
@@ -104,13 +125,7 @@ export class SessionService {
       throw errors.unauthorized('signature_invalid', 'signature does not match wallet_address for this request');
     }
     if (target.kind === 'tool_paths') this.invokePerWallet?.enforce(`invoke:wallet:${wallet}`, 'invokes for one wallet');
-
-    const claim = insertOnceGrouped(this.models.usedRequests, { _id: `${wallet}:${envelope.request_id}`, created_at: now, expires_at: session.expires_at }).then((inserted) => {
-      if (!inserted) throw errors.unauthorized('request_replayed', 'request_id was already used by this wallet');
-    });
-    // Never an unhandled rejection, whoever awaits it later.
-    claim.catch(() => undefined);
-    return { wallet, claim };
+    return { wallet, session };
   }
 }
 

@@ -71,8 +71,8 @@ export class ToolService {
     parameters: Record<string, unknown>;
     requestId: string;
     meta?: Record<string, unknown>;
-    /** Must pass before anything is held (the signed request's replay guard, still in flight). */
-    gate?: Promise<void>;
+    /** A signed request: its hold is its replay guard (InvokeInput.holdIsReplayGuard). */
+    signed?: boolean;
   }): Promise<InvokeOutput> {
     const ref = /^[0-9a-f]{24}$/.test(input.product) ? { id: input.product } : { slug: input.product };
     return invokeWithinWalletBudget(
@@ -84,7 +84,7 @@ export class ToolService {
         parameters: input.parameters,
         requestId: input.requestId,
         meta: input.meta,
-        ...(input.gate ? { gate: input.gate } : {}),
+        ...(input.signed ? { holdIsReplayGuard: true } : {}),
       },
     );
   }

@@ -40,11 +40,11 @@ export interface InvokeInput {
    */
   attempt?: number;
   /**
-   * A check still in flight (e.g. the signed request's replay guard) that must pass before any
-   * credits are held: awaited after the claim, so the two overlap. If it rejects, the claim is
-   * dropped and its error thrown.
+   * A signed API request: its hold is also its replay guard (unique per account and request id,
+   * like the hold itself), so a request id this account already holds, open or settled, is
+   * refused with 401 `request_replayed` instead of answered from its record.
    */
-  gate?: Promise<void>;
+  holdIsReplayGuard?: boolean;
 }
 
 export interface InvokeOutput {
@@ -204,50 +204,22 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
   }
 
   async function invoke(input: InvokeInput): Promise<InvokeOutput> {
-    let call: ResolvedCall;
-    try {
-      call = await resolveCall(repo, input.product, input.actionSlug, input.parameters);
-      await input.authorize?.({ credits: call.action.credits, productId: call.product.id, actionSlug: call.action.slug });
-    } catch (err) {
-      // The gate's refusal (e.g. a replayed request) comes first, as if it had been checked first.
-      await input.gate;
-      throw err;
-    }
+    const call = await resolveCall(repo, input.product, input.actionSlug, input.parameters);
+    await input.authorize?.({ credits: call.action.credits, productId: call.product.id, actionSlug: call.action.slug });
     const { product, action } = call;
     const outcomeOf = (o: Omit<CallOutcome, 'product_id' | 'action_slug' | 'attempt'>) =>
       encodeOutcome({ ...o, product_id: product.id, action_slug: action.slug, ...(input.attempt !== undefined ? { attempt: input.attempt } : {}) });
 
     // The hold is the claim: unique per (account, request id), so one call of a request id runs.
     const details = { product_id: product.id, product: product.slug, action: action.slug, ...(input.meta ? { meta: input.meta } : {}) };
-    const holding = ledger.hold({ account: input.account, holdId: input.requestId, credits: action.credits, details, ...(input.attempt !== undefined ? { attempt: input.attempt } : {}) });
-    holding.catch(() => undefined); // awaited below; not an unhandled rejection while the gate decides
-    // The gate (the signed request's replay guard) runs beside the hold and decides before
-    // anything else: refused, a hold this call took is released with the refusal as its outcome,
-    // so nothing is charged, no vendor is called, and the request id answers that refusal.
-    if (input.gate) {
-      try {
-        await input.gate;
-      } catch (err) {
-        const took = await holding.catch(() => undefined);
-        if (took?.ok && took.fresh) {
-          const refusal = err instanceof AppError ? err : errors.internal('internal_error', 'the request was refused before the call');
-          await ledger.release({
-            account: input.account,
-            holdId: input.requestId,
-            reason: `refused: ${refusal.code}`,
-            outcome: outcomeOf({ status: 'failed', error_code: refusal.code, error_status: refusal.status, error_message: refusal.message }),
-          });
-        }
-        throw err;
-      }
-    }
-    const held = await holding;
+    const held = await ledger.hold({ account: input.account, holdId: input.requestId, credits: action.credits, details, ...(input.attempt !== undefined ? { attempt: input.attempt } : {}) });
     if (!held.ok) {
       throw errors.paymentRequired('insufficient_credits', `this call costs ${action.credits} credits; the balance is ${held.balance}`, {
         details: { balance: held.balance, credits_required: action.credits },
       });
     }
     if (!held.fresh) {
+      if (input.holdIsReplayGuard) throw errors.unauthorized('request_replayed', 'request_id was already used by this wallet');
       const earlier = await alreadyHeld(input, call);
       if (earlier !== 'taken') return earlier;
     }

@@ -127,21 +127,37 @@ describe('tools over HTTP: catalog listing and signed-credit invoke', () => {
       expect((await ledger.balance(agent.wallet)).balance).toBe(7);
     });
 
-    it('a request id the wallet already used for another signed action is 401 request_replayed: the hold taken beside the guard is released, nothing charged, no vendor call', async () => {
-      await ledger.grant({ wallet: agent.wallet, credits: 5, creditType: 'admin_grant' });
+    it('the hold is the replay guard: concurrent copies of one signed invoke charge once and the rest are 401; a request id used by another signed action does not block it', async () => {
+      await ledger.grant({ wallet: agent.wallet, credits: 10, creditType: 'admin_grant' });
       const budgetBody = { per_call_credits: null, daily_credits: null };
       const used = await agent.envelope('tool_budget', budgetBody);
       expect((await http('POST', url('/tools/budget'), { body: { ...budgetBody, ...used } })).status).toBe(200);
-      const balance = (await ledger.balance(agent.wallet)).balance;
       const before = vendor.calls.length;
-      for (let i = 0; i < 2; i++) {
-        const res = await invokeSlug({ text: 'a b' }, { requestId: used.request_id });
-        expect([res.status, res.body.code]).toEqual([401, 'request_replayed']);
-      }
-      expect(vendor.calls.length).toBe(before);
-      expect((await ledger.balance(agent.wallet)).balance).toBe(balance);
+      const balance = (await ledger.balance(agent.wallet)).balance;
+      // One signed invoke (a different signed message from the budget's), sent five times at once.
+      const env = await signToolInvoke({ account: agent.account, sessionNonce: agent.sessionNonce, productSlug: 'words', actionSlug: 'count', parameters: { text: 'a b' }, requestId: used.request_id });
+      const copies = await Promise.all(Array.from({ length: 5 }, () => http('POST', url('/tools/words/actions/count/invoke'), { body: { ...env, parameters: { text: 'a b' } } })));
+      expect(copies.map((r) => (r.status === 200 ? 'ok' : `${r.status} ${r.body.code}`)).sort()).toEqual([...Array(4).fill('401 request_replayed'), 'ok']);
+      expect(vendor.calls.length - before).toBe(1);
+      expect((await ledger.balance(agent.wallet)).balance).toBe(balance - 5);
       const entries = await stack.db.models.creditTransactions.find({ user_id: agent.wallet, request_id: used.request_id }).lean().exec();
-      expect(entries.map((e) => e.transaction_type).sort()).toEqual(['hold', 'release']);
+      expect(entries.map((e) => e.transaction_type).sort()).toEqual(['hold', 'purchase']);
+      // And later still: refused, nothing more charged.
+      expect((await http('POST', url('/tools/words/actions/count/invoke'), { body: { ...env, parameters: { text: 'a b' } } })).body.code).toBe('request_replayed');
+      expect((await ledger.balance(agent.wallet)).balance).toBe(balance - 5);
+    });
+
+    it('a signed invoke refused before any hold (insufficient credits) took nothing: the same request runs once funded, then is spent', async () => {
+      const poor = new TestAgent(stack.server.mainUrl);
+      await poor.startSession();
+      const env = await signToolInvoke({ account: poor.account, sessionNonce: poor.sessionNonce, productSlug: 'words', actionSlug: 'count', parameters: { text: 'a' } });
+      const send = () => http('POST', url('/tools/words/actions/count/invoke'), { body: { ...env, parameters: { text: 'a' } } });
+      expect(await send()).toMatchObject({ status: 402, body: { code: 'insufficient_credits' } });
+      expect(await stack.db.models.creditTransactions.countDocuments({ user_id: poor.wallet })).toBe(0);
+      await ledger.grant({ wallet: poor.wallet, credits: 5, creditType: 'admin_grant' });
+      expect(await send()).toMatchObject({ status: 200, body: { credits_charged: 5 } });
+      expect(await send()).toMatchObject({ status: 401, body: { code: 'request_replayed' } });
+      expect((await ledger.balance(poor.wallet)).balance).toBe(0);
     });
 
     it('sends the vendor a request id derived from the account: two wallets reusing one request_id do not collide', async () => {

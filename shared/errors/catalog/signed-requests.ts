@@ -29,7 +29,8 @@ export const signedRequestsErrors: Readonly<Record<string, ErrorEntry & { area: 
   request_replayed: {
     status: 401,
     area: 'signed requests',
-    meaning: 'This wallet already sent this `request_id`; the earlier request had its effect, this one has none.',
+    meaning:
+      'This wallet already sent this `request_id`; the earlier request had its effect, this one has none. A credit tool invoke counts as sent once it held credits (one refused before that, for example for insufficient credits, can be sent again); every other signed request, once its signature checked out.',
     action: 'Use a new `request_id` for every new request.',
   },
   unsignable_request: {
