@@ -29,8 +29,8 @@ describe('direct x402 tool calls when settlement or the vendor misbehave (own an
   beforeAll(async () => {
     chain = await startLocalChain();
     Object.assign(process.env, chain.env);
-    // Long enough for a settlement on an automining chain (or its refusal) to be awaited.
-    stack = await startTestStack({ workers: true, env: { X402_SETTLE_WAIT_MS: '10000' } });
+    // Long enough for a settlement on an automining chain (or its refusal) to be awaited, on a loaded machine too.
+    stack = await startTestStack({ workers: true, env: { X402_SETTLE_WAIT_MS: '20000' } });
     vendor = await startScriptedVendor((call) => behaviour(call));
     const repo = new ToolRepository(stack.db.models);
     await repo.createProduct({ slug: 'paid', name: 'paid' });
