@@ -76,7 +76,9 @@ describe('settlement through a remote facilitator that times out (real chain, st
 
   async function start(mode: { settle: 'broadcast_then_hang' | 'hang' }) {
     facilitator = await standInFacilitator(mode);
-    stack = await startTestStack({ env: { X402_FACILITATOR_URL: facilitator.url, X402_FACILITATOR_TIMEOUT_MS: '1500', X402_SETTLE_WAIT_MS: '300' } });
+    // The facilitator's /verify must answer (and a hung settle broadcast) within this bound: 1.5 s
+    // could run out on a loaded machine for its chain reads alone.
+    stack = await startTestStack({ env: { X402_FACILITATOR_URL: facilitator.url, X402_FACILITATOR_TIMEOUT_MS: '6000', X402_SETTLE_WAIT_MS: '300' } });
   }
   afterEach(async () => {
     await workers?.shutdown();
