@@ -72,6 +72,8 @@ export async function startModelServer(): Promise<ModelServer> {
       res.on('close', () => clearTimeout(timer));
     });
   });
+  // Beyond any stall of the test's process, which this server shares (see test/support/vendor.ts).
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   return {
