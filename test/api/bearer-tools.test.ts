@@ -32,7 +32,7 @@ describe('bearer catalog on {api_url}: fetch, purchase, issue reports', () => {
         slug,
         credits: 4,
         parameters_schema: { type: 'object', properties: { values: { type: 'array', items: { type: 'number' } }, fail: { type: 'boolean' } }, additionalProperties: false },
-        runner: { kind: 'http', url: `${vendor.url}/${slug}`, method: 'POST', timeout_ms: 2000 },
+        runner: { kind: 'http', url: `${vendor.url}/${slug}`, method: 'POST', timeout_ms: 20_000 },
       });
     }
     wallet = '0x' + 'be'.repeat(20);

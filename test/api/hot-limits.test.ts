@@ -97,7 +97,9 @@ describe('hot-path rate limits (issue 18 item 14): invoke, purchase, x402 verifi
 describe('hot-path rate limits per client address, and their refill', () => {
   let stack: TestStack;
   beforeAll(async () => {
-    stack = await startTestStack({ env: { INVOKE_LIMIT_PER_CLIENT: '2', PURCHASE_LIMIT_PER_CLIENT: '2', HOT_RATE_WINDOW_SECONDS: '4' } });
+    // A token comes back every window/limit = 10 s: room for the refused calls below (a session, a
+    // signature, three hosts) to all land before it on a loaded machine; the refill is waited for.
+    stack = await startTestStack({ env: { INVOKE_LIMIT_PER_CLIENT: '2', PURCHASE_LIMIT_PER_CLIENT: '2', HOT_RATE_WINDOW_SECONDS: '20' } });
     await seedEcho(stack);
   });
   afterAll(async () => {

@@ -134,12 +134,13 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
 
     it('a reservation timer returns the slot when the window passes, and a late completion is refused', async () => {
       const job = await createJob(stack.db.models, { slots: 1 });
-      await stack.db.models.jobs.updateOne({ _id: job._id }, { $set: { reservation_window_seconds: 2 } });
-      const a = await agent();
+      // 6 s: room for the second reservation below to be refused before the window passes on a loaded machine.
+      await stack.db.models.jobs.updateOne({ _id: job._id }, { $set: { reservation_window_seconds: 6 } });
+      const [a, b] = [await agent(), await agent()];
       const r = await reserve(a, job._id);
       expect(r.status).toBe(200);
-      expect((await reserve(await agent(), job._id)).body.error_code).toBe('job_full');
-      const ended = await until(() => repo.getReservation(r.body.data.reservation_id), (x) => x?.status === 'expired', 15_000);
+      expect((await reserve(b, job._id)).body.error_code).toBe('job_full');
+      const ended = await until(() => repo.getReservation(r.body.data.reservation_id), (x) => x?.status === 'expired', 60_000);
       expect(ended?.status).toBe('expired');
       expect(await repo.takenSlotCount(job._id)).toBe(0);
       const late = await complete(a, job._id, { proof_text: 'done', reservation_id: r.body.data.reservation_id, social_posts: [goodPost()] });

@@ -52,6 +52,9 @@ describe('a worker process exposes its metrics on WORKER_METRICS_PORT', () => {
     const queue = stack.temporal.queue(CREDITS_QUEUE);
     // Up, and polling its queue.
     await scrape(url, 90_000, (t) => hasSample(t, 'temporal_worker_task_slots_available', { task_queue: queue }));
+    // The worker registered the 5-minute sweep before polling; paused, it cannot expire the grant
+    // below before our own sweep does when a 5-minute boundary falls in between.
+    await stack.temporal.client.schedule.getHandle(expiryScheduleId(stack.temporal)).pause('metrics test runs its own sweep');
 
     const wallet = '0x' + 'e5'.repeat(20);
     const soon = new Date(Date.now() + 300);

@@ -62,7 +62,7 @@ describe('GET /metrics on the bearer host', () => {
   it('counts credits held and captured by a paid tool call', async () => {
     const repo = new ToolRepository(stack.db.models);
     const p = await repo.createProduct({ slug: 'echo', name: 'echo', description: 'echoes' });
-    await repo.addAction('echo', { slug: 'say', credits: 4, parameters_schema: { type: 'object' }, runner: { kind: 'http', url: `${vendor.url}/say`, method: 'POST', timeout_ms: 5000 } });
+    await repo.addAction('echo', { slug: 'say', credits: 4, parameters_schema: { type: 'object' }, runner: { kind: 'http', url: `${vendor.url}/say`, method: 'POST', timeout_ms: 20_000 } });
     const wallet = '0x' + 'c4'.repeat(20);
     const token = await new AccessTokenService(stack.db.models).issue({ wallet, createdBy: 'operator' as never });
     await new LedgerStore(stack.db.models).grant({ wallet, credits: 10, creditType: 'admin_grant' });

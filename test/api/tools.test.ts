@@ -40,7 +40,7 @@ describe('tools over HTTP: catalog listing and signed-credit invoke', () => {
       credits: 5,
       x402_usd: null,
       parameters_schema: { type: 'object', properties: { text: { type: 'string', maxLength: 200 } }, required: ['text'], additionalProperties: false },
-      runner: { kind: 'http', url: `${vendor.url}/count`, method: 'POST', timeout_ms: 2000 },
+      runner: { kind: 'http', url: `${vendor.url}/count`, method: 'POST', timeout_ms: 20_000 },
     });
     await repo.createProduct({ slug: 'twins', name: 'twins' });
     await repo.addAction('twins', { slug: 'one', name: 'Same', credits: 1, runner: { kind: 'builtin', handler: 'echo', timeout_ms: 1000 } });

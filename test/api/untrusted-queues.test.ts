@@ -8,7 +8,8 @@ import { startTestStack, type TestStack } from '../support/stack';
 import { addWorkflow, setupGroup, trigger, waitForRun, type GroupSetup } from '../support/webhook-runs';
 
 const SLOTS = 2;
-const SLOW_MS = 8000;
+// Long enough that the other group's run, however slow a loaded machine makes it, ends while these are held.
+const SLOW_MS = 30_000;
 
 /**
  * Issue 18 item 1: a wallet-authored graph whose model node holds its worker slots (a slow model
@@ -42,18 +43,16 @@ describe('untrusted graphs on task queues of their own', () => {
     await model.close();
   });
 
-  const timedRun = async (g: GroupSetup, workflowId: string) => {
-    const t0 = Date.now();
+  const runToEnd = async (g: GroupSetup, workflowId: string) => {
     const res = await trigger(stack.server.mainUrl, g.token, workflowId, { prompt: 'go' });
     expect(res.status).toBe(200);
-    const run = await waitForRun(stack.server.mainUrl, res.body.data.run.run_id, g.token, 60_000);
-    return { run, ms: Date.now() - t0 };
+    return waitForRun(stack.server.mainUrl, res.body.data.run.run_id, g.token, 60_000);
   };
 
-  it("a wallet-authored graph holding every model slot does not delay another group's model run by more than 1 s", async () => {
+  it("a wallet-authored graph holding every model slot does not delay another group's model run: it completes while every slot is still held", async () => {
     const own = await addWorkflow(stack.db, victim, { name: 'own', nodes: [{ id: 'ask', type: 'model', prompt: 'fast {{prompt}}', max_tokens: 16 }], edges: [] });
-    const baseline = await timedRun(victim, own);
-    expect(baseline.run).toMatchObject({ status: 'completed', response_text: 'echo: fast go' });
+    const baseline = await runToEnd(victim, own);
+    expect(baseline).toMatchObject({ status: 'completed', response_text: 'echo: fast go' });
 
     // A wallet publishes a graph whose model node answers slowly; a group approved it; it runs SLOTS times at once.
     const workflows = new WorkflowRepository(stack.db.models);
@@ -65,11 +64,14 @@ describe('untrusted graphs on task queues of their own', () => {
     for (const a of attacks) expect(a.status).toBe(200);
     await model.waitForRequests(before + SLOTS);
 
-    const during = await timedRun(victim, own);
-    expect(during.run).toMatchObject({ status: 'completed', response_text: 'echo: fast go' });
-    expect(during.ms).toBeLessThan(baseline.ms + 1000);
+    const during = await runToEnd(victim, own);
+    expect(during).toMatchObject({ status: 'completed', response_text: 'echo: fast go' });
+    // Causal rather than a latency race on a loaded machine: on a shared queue the run would have
+    // waited for a slot, that is for a slow answer.
+    const slow = model.requests.slice(before).filter((r) => JSON.stringify(r.body.messages).includes('SLOW'));
+    expect(slow.map((r) => r.answered)).toEqual(Array(SLOTS).fill(false));
 
     // The poisoned runs still finish (their own queue served them), each with its slow answer.
-    for (const a of attacks) expect(await waitForRun(stack.server.mainUrl, a.body.data.run.run_id, attacker.token, 60_000)).toMatchObject({ status: 'completed' });
-  }, 120_000);
+    for (const a of attacks) expect(await waitForRun(stack.server.mainUrl, a.body.data.run.run_id, attacker.token, 120_000)).toMatchObject({ status: 'completed' });
+  }, 240_000);
 });

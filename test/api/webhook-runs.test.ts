@@ -241,7 +241,8 @@ describe('webhook runs: trigger, poll, cancel on the real API, Temporal and stor
     const cancel = await http('POST', `${runUrl}/cancel`, { body: { reason: 'x'.repeat(2000), cancel_request_id: 'cancel-1' }, headers: { authorization: `Bearer ${g.token}` } });
     model.behave({ delayMs: 0 });
     expect(cancel.status).toBe(200);
-    expect(Date.now() - asked).toBeLessThan(8000);
+    // Far below the model's 60 s: the call was aborted, not waited out (the API itself waits up to 10 s for the end).
+    expect(Date.now() - asked).toBeLessThan(20_000);
     const run = cancel.body.data.run;
     expect(run).toMatchObject({ status: 'cancelled', error_code: 'cancelled', cancel_request_id: 'cancel-1', cancel_requested_by_user_id: expect.stringMatching(/^agtid_/) });
     expect(run.cancel_reason).toHaveLength(500);

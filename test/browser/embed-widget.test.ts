@@ -28,7 +28,7 @@ describe('embed widget in a real browser', () => {
 
   /** The frame of the widget whose iframe src contains `part`, once it has loaded the page script. */
   async function widgetFrame(p: Page, part: string): Promise<Frame> {
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + 60_000;
     for (;;) {
       const f = p.frames().find((x) => x.url().includes(part));
       if (f && (await f.locator('#widget[data-ready]').count().catch(() => 0))) return f;
@@ -59,6 +59,8 @@ describe('embed widget in a real browser', () => {
 
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+    // Playwright's 30 s per step is short for Chromium, the API and the workers sharing a loaded machine.
+    context.setDefaultTimeout(60_000);
     walletCalls = (await injectWallet(context, account)).calls;
     page = await context.newPage();
     page.on('request', (r) => widgetRequests.push(r.url()));
@@ -200,7 +202,7 @@ describe('embed widget in a real browser', () => {
     await other.goto(denied.url);
     await launcher(other, s.workflowId).click();
     await other.locator('[data-agent-commerce-embed] iframe').waitFor({ state: 'attached' });
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 30_000;
     while (!refusals.some((t) => t.includes('frame-ancestors')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(refusals.some((t) => t.includes('frame-ancestors'))).toBe(true);
     for (const f of other.frames()) expect(await f.locator('#widget').count().catch(() => 0)).toBe(0);

@@ -24,17 +24,27 @@ describe('direct x402 tool calls when settlement or the vendor misbehave (own an
   let stack: TestStack;
   let vendor: Awaited<ReturnType<typeof startScriptedVendor>>;
   let behaviour: VendorBehaviour = () => ({ status: 200, body: { ok: true } });
-  const url = () => `${stack.server.mainUrl}/api/external/tools/paid/actions/run/invoke`;
+  const url = (product = 'paid') => `${stack.server.mainUrl}/api/external/tools/${product}/actions/run/invoke`;
 
   beforeAll(async () => {
     chain = await startLocalChain();
     Object.assign(process.env, chain.env);
-    // Long enough for a settlement on an automining chain (or its refusal) to be awaited.
-    stack = await startTestStack({ workers: true, env: { X402_SETTLE_WAIT_MS: '10000' } });
+    // Long enough for a settlement on an automining chain (or its refusal) to be awaited, on a loaded machine too.
+    stack = await startTestStack({ workers: true, env: { X402_SETTLE_WAIT_MS: '20000' } });
     vendor = await startScriptedVendor((call) => behaviour(call));
     const repo = new ToolRepository(stack.db.models);
     await repo.createProduct({ slug: 'paid', name: 'paid' });
     await repo.addAction('paid', {
+      slug: 'run',
+      credits: 1,
+      x402_usd: '0.05',
+      parameters_schema: { type: 'object', properties: { n: { type: 'integer' } }, additionalProperties: false },
+      runner: { kind: 'http', url: `${vendor.url}/run`, method: 'POST', timeout_ms: 20_000 },
+    });
+    // A tight bound for the timeout case only: on a loaded machine 1 s can run out for a vendor
+    // that answers at once (or spends a nonce on the chain first), so calls that must succeed use 'paid'.
+    await repo.createProduct({ slug: 'paid-hasty', name: 'paid hasty' });
+    await repo.addAction('paid-hasty', {
       slug: 'run',
       credits: 1,
       x402_usd: '0.05',
@@ -53,8 +63,8 @@ describe('direct x402 tool calls when settlement or the vendor misbehave (own an
   });
 
   const paymentOf = (payer: TestPayer) => stack.db.models.x402Payments.findOne({ payer: payer.account.address.toLowerCase() }).lean<X402PaymentDoc>().exec();
-  async function signedHeader(payer: TestPayer, params: Record<string, unknown>): Promise<string> {
-    const challenge = await http('POST', url(), { body: params });
+  async function signedHeader(payer: TestPayer, params: Record<string, unknown>, product?: string): Promise<string> {
+    const challenge = await http('POST', url(product), { body: params });
     expect(challenge.status).toBe(402);
     return payer.paymentHeader(challenge.body);
   }
@@ -132,15 +142,15 @@ describe('direct x402 tool calls when settlement or the vendor misbehave (own an
     await payer.fund(1);
     const merchantBefore = await payer.balance(merchant);
     behaviour = () => ({ status: 200, body: { late: true }, delayMs: 3_000 });
-    const header = await signedHeader(payer, { n: 3 });
+    const header = await signedHeader(payer, { n: 3 }, 'paid-hasty');
     const before = vendor.calls.length;
-    const res = await http('POST', url(), { body: { n: 3 }, headers: { 'x-payment': header } });
+    const res = await http('POST', url('paid-hasty'), { body: { n: 3 }, headers: { 'x-payment': header } });
     expect([res.status, res.body.code, res.body.success]).toEqual([504, 'vendor_timeout', false]);
     expect(res.headers.get('payment-response')).toBeNull();
     const rec = await paymentOf(payer);
     expect(rec).toMatchObject({ status: 'failed', error_code: 'vendor_timeout' });
     expect(rec!.tx_hash).toBeUndefined();
-    const again = await http('POST', url(), { body: { n: 3 }, headers: { 'x-payment': header } });
+    const again = await http('POST', url('paid-hasty'), { body: { n: 3 }, headers: { 'x-payment': header } });
     expect(again.status).toBe(402);
     expect(again.body).toMatchObject({ error: 'vendor_timeout' });
     expect(vendor.calls.length - before).toBe(1);
@@ -152,7 +162,8 @@ describe('direct x402 tool calls when settlement or the vendor misbehave (own an
   it('the same payment twice at once: one vendor call and one 200, the twin 409 payment_in_progress; charged once', async () => {
     const payer = new TestPayer();
     await payer.fund(1);
-    behaviour = () => ({ status: 200, body: { once: true }, delayMs: 700 });
+    // The vendor holds the first call long enough that the twin, however late a loaded machine sends it, finds it in progress.
+    behaviour = () => ({ status: 200, body: { once: true }, delayMs: 2_500 });
     const header = await signedHeader(payer, { n: 4 });
     const before = vendor.calls.length;
     const [a, b] = await Promise.all([0, 1].map(() => http('POST', url(), { body: { n: 4 }, headers: { 'x-payment': header } })));

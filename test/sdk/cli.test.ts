@@ -211,7 +211,7 @@ describe('the agent-commerce CLI as a child process against the real stack', () 
     const started = await cliJson(['sessions', 'start', workflow._id]);
     expect(started.value).toMatchObject({ workflow_id: workflow._id, status: 'active', resumed: false });
     let fetched = await cliJson(['sessions', 'fetch', workflow._id]);
-    for (let i = 0; i < 20 && fetched.value.run.status !== 'completed'; i++) {
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline && fetched.value.run.status !== 'completed'; ) {
       await new Promise((r) => setTimeout(r, 300));
       fetched = await cliJson(['sessions', 'fetch', workflow._id]);
     }

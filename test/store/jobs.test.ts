@@ -95,7 +95,7 @@ describe('job store rules on the real MongoDB-wire server', () => {
     expect(won.map((r) => r!.slot).sort()).toEqual([997, 998, 999]);
     expect(got.filter((r) => r === null)).toHaveLength(17);
     expect(await repo.takenSlotCount(job._id)).toBe(1000);
-    expect(elapsed).toBeLessThan(5000); // generous for a shared machine; bench/jobs.ts measures it
+    expect(elapsed).toBeLessThan(15_000); // a guard against the pathological only, on a machine at load 20; bench/jobs.ts measures it
   }, 120_000);
 
   it('returned slots are reused: expiry frees them, racers for them get each one once, in constant commands', async () => {

@@ -49,7 +49,7 @@ export async function startHttpsReceiver(): Promise<HttpsReceiver> {
       const a = answers.shift() ?? { status: 200 };
       setTimeout(() => {
         if (!res.destroyed) res.writeHead(a.status, a.headers).end('ok');
-      }, a.delayMs ?? 0);
+      }, a.delayMs ?? 0).unref();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

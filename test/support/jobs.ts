@@ -26,8 +26,11 @@ export const goodPost = (target = 'https://example.com/launch') => ({
   posted_at: '2026-11-22T10:00:00Z',
 });
 
-/** Polls `read` until `done` holds or the time is up; returns the last value. */
-export async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 20_000, everyMs = 150): Promise<T> {
+/**
+ * Polls `read` until `done` holds or the time is up; returns the last value. Every caller waits
+ * for something to happen (a workflow's step), which a loaded machine can hold up past 20 s.
+ */
+export async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 60_000, everyMs = 150): Promise<T> {
   const end = Date.now() + timeoutMs;
   let v = await read();
   while (!done(v) && Date.now() < end) {

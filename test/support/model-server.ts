@@ -6,6 +6,8 @@ export interface ModelRequest {
   headers: http.IncomingHttpHeaders;
   /** Resolves true when the client closed the connection before we answered. */
   aborted: Promise<boolean>;
+  /** Whether the answer has been sent. */
+  answered: boolean;
 }
 
 export interface ModelServer {
@@ -47,10 +49,12 @@ export async function startModelServer(): Promise<ModelServer> {
       const aborted = new Promise<boolean>((resolve) => {
         res.on('close', () => resolve(!answered));
       });
-      requests.push({ body, headers: req.headers, aborted });
+      const request: ModelRequest = { body, headers: req.headers, aborted, answered: false };
+      requests.push(request);
       const timer = setTimeout(() => {
         if (res.destroyed) return;
         answered = true;
+        request.answered = true;
         if (b.status !== 200) {
           res.writeHead(b.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'refused by test' } }));
           return;
@@ -68,6 +72,8 @@ export async function startModelServer(): Promise<ModelServer> {
       res.on('close', () => clearTimeout(timer));
     });
   });
+  // Beyond any stall of the test's process, which this server shares (see test/support/vendor.ts).
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   return {

@@ -30,6 +30,10 @@ export async function startScriptedVendor(behaviour: VendorBehaviour) {
       else send();
     });
   });
+  // The callers keep connections alive (the tool invoker's pool). Node's default 5 s would let a
+  // stall of this process (the vendor runs in the test's own) close a pooled socket just as a call
+  // reuses it: "vendor unreachable: socket hang up" (seen under load in x402-tool-calls.test.ts).
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

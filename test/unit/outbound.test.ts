@@ -15,6 +15,8 @@ describe('the shared outbound HTTP module', () => {
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ url: req.url }));
     });
+    // Beyond any stall of this process between two calls: the reuse check below needs the connection kept.
+    server.keepAliveTimeout = 60_000;
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -26,14 +28,14 @@ describe('the shared outbound HTTP module', () => {
   it('GETs with headers and returns the body, query values encoded by URL', async () => {
     const url = new URL(`${origin}/echo`);
     url.searchParams.set('q', 'a b&c=d/é');
-    const res = await safeRequest(url.href, { method: 'GET', headers: { 'idempotency-key': 'run:node' }, timeoutMs: 2000, maxResponseBytes: 1024, allowLoopback: true, allowHttp: true });
+    const res = await safeRequest(url.href, { method: 'GET', headers: { 'idempotency-key': 'run:node' }, timeoutMs: 20_000, maxResponseBytes: 1024, allowLoopback: true, allowHttp: true });
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body.toString('utf8'))).toEqual({ url: '/echo?q=a+b%26c%3Dd%2F%C3%A9' });
     expect(seen.at(-1)).toMatchObject({ method: 'GET', url: '/echo?q=a+b%26c%3Dd%2F%C3%A9', key: 'run:node' });
   });
 
   it('stops reading past maxResponseBytes', async () => {
-    await expect(safeRequest(`${origin}/big`, { method: 'GET', timeoutMs: 2000, maxResponseBytes: 1000, allowLoopback: true, allowHttp: true })).rejects.toBeInstanceOf(ResponseTooLarge);
+    await expect(safeRequest(`${origin}/big`, { method: 'GET', timeoutMs: 20_000, maxResponseBytes: 1000, allowLoopback: true, allowHttp: true })).rejects.toBeInstanceOf(ResponseTooLarge);
   });
 
   it('bounds the whole exchange in time', async () => {
@@ -51,7 +53,7 @@ describe('the shared outbound HTTP module', () => {
   it('calls an operator\'s own target (a vendor) on any address over kept-alive connections, with the same bounds', async () => {
     const agents = keepAliveAgents();
     try {
-      const opts = { method: 'POST' as const, body: '{"a":1}', headers: { 'content-type': 'application/json' }, timeoutMs: 2000, maxResponseBytes: 1024, operatorTarget: agents };
+      const opts = { method: 'POST' as const, body: '{"a":1}', headers: { 'content-type': 'application/json' }, timeoutMs: 20_000, maxResponseBytes: 1024, operatorTarget: agents };
       const first = await safeRequest(`${origin}/vendor`, opts);
       const second = await safeRequest(`${origin}/vendor`, opts);
       expect([first.status, second.status]).toEqual([200, 200]);

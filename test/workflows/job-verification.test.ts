@@ -89,7 +89,7 @@ describe('job verification and reservation workflows with time skipping', () => 
     const started = Date.now();
     const result = await verificationResult(temporal, completion._id);
     expect(result).toEqual({ outcome: 'approved', by: 'deadline_default', paid: true });
-    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(Date.now() - started).toBeLessThan(90_000); // skipped 3 days, whatever the load
     const after = await repo.getCompletion(completion._id);
     expect(after).toMatchObject({ status: 'paid', decision: { by: 'deadline_default' }, payment: { status: 'paid', grant_id: `job_reward:${completion._id}` } });
     expect(after!.review_deadline_at!.getTime()).toBeGreaterThan(after!.created_at.getTime() + 3 * 86400 * 1000 - 60_000);

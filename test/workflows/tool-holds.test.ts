@@ -40,8 +40,9 @@ describe('stale tool holds are healed by a Temporal workflow that reads the ledg
       env: { ...process.env },
       stdio: 'ignore',
     });
-    // Wait until the vendor has the call: the hold is in place, the capture never comes.
-    for (let i = 0; i < 300 && !vendor.calls.some((c) => (c.body as { request_id?: string })?.request_id === vendorRequestId(killed, 'req-killed')); i++) {
+    // Wait until the vendor has the call: the hold is in place, the capture never comes. Up to
+    // 120 s: the child compiles and connects first, slow on a loaded machine.
+    for (let i = 0; i < 1200 && !vendor.calls.some((c) => (c.body as { request_id?: string })?.request_id === vendorRequestId(killed, 'req-killed')); i++) {
       await new Promise((r) => setTimeout(r, 100));
     }
     expect((await ledger.balance(killed)).balance).toBe(6);

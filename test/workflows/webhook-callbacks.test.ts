@@ -117,11 +117,12 @@ describe('callback delivery on the time-skipping test server (real store, real H
 
   it('treats no answer within the timeout as retryable', async () => {
     const slow = await storeFinishedRun(db, g, `${receiver.origin}/slow`);
-    receiver.script([{ status: 200, delayMs: 3_000 }, { status: 200 }]);
+    // 5 s, not 1 s: the second (prompt) answer over TLS must not time out as well on a loaded machine.
+    receiver.script([{ status: 200, delayMs: 15_000 }, { status: 200 }]);
     const handle = await env.client.workflow.start(callbackDeliveryWorkflow, {
       taskQueue: CALLBACK_QUEUE,
       workflowId: callbackWorkflowId(slow),
-      args: [{ runId: slow, groupId: g.groupId, schedule: { ...SCHEDULE, jitter: 0 }, timeoutMs: 1_000 }],
+      args: [{ runId: slow, groupId: g.groupId, schedule: { ...SCHEDULE, jitter: 0 }, timeoutMs: 5_000 }],
     });
     expect(await handle.result()).toMatchObject({ attempts: 2, status: 'delivered', waits: [10_000] });
   }, 120_000);

@@ -109,11 +109,25 @@ describe('workflow session on the time-skipping test server (real store)', () =>
     const input: SessionInput = { ...(await session('wss_can000000000000000000001', 30)), continueAsNewAfterEvents: 40 };
     const handle = await env.client.workflow.start(workflowSessionWorkflow, { taskQueue: QUEUE, workflowId: input.sessionId, args: [input] });
     const first = env.client.workflow.getHandle(input.sessionId, handle.firstExecutionRunId);
+    // The next touch goes only once the worker has handled the last one (a completed workflow task
+    // after its signal): a worker lagging on a loaded machine would otherwise meet a burst of
+    // touches at once and the history would pass its bound before the run could continue as new.
+    const handled = async () => {
+      const deadline = Date.now() + 60_000;
+      while ((await first.describe()).status.name === 'RUNNING') {
+        const events = (await first.fetchHistory()).events ?? [];
+        let lastSignal = events.length - 1;
+        while (lastSignal >= 0 && !events[lastSignal]!.workflowExecutionSignaledEventAttributes) lastSignal -= 1;
+        if (events.slice(lastSignal + 1).some((e) => e.workflowTaskCompletedEventAttributes)) return;
+        if (Date.now() > deadline) throw new Error('the worker did not handle a touch within 60 s');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
     let touches = 0;
     while ((await first.describe()).status.name === 'RUNNING' && touches < 60) {
       await handle.signal(sessionTouchSignal);
       touches += 1;
-      await new Promise((r) => setTimeout(r, 50));
+      await handled();
     }
     expect((await first.describe()).status.name).toBe('CONTINUED_AS_NEW');
     const firstHistory = await first.fetchHistory();

@@ -76,7 +76,9 @@ describe('settlement through a remote facilitator that times out (real chain, st
 
   async function start(mode: { settle: 'broadcast_then_hang' | 'hang' }) {
     facilitator = await standInFacilitator(mode);
-    stack = await startTestStack({ env: { X402_FACILITATOR_URL: facilitator.url, X402_FACILITATOR_TIMEOUT_MS: '1500', X402_SETTLE_WAIT_MS: '300' } });
+    // The facilitator's /verify must answer (and a hung settle broadcast) within this bound: 1.5 s
+    // could run out on a loaded machine for its chain reads alone.
+    stack = await startTestStack({ env: { X402_FACILITATOR_URL: facilitator.url, X402_FACILITATOR_TIMEOUT_MS: '6000', X402_SETTLE_WAIT_MS: '300' } });
   }
   afterEach(async () => {
     await workers?.shutdown();
@@ -121,7 +123,9 @@ describe('settlement through a remote facilitator that times out (real chain, st
     await payer.fund(5);
     const wallet = '0x' + 'b2'.repeat(20);
     const challenge = (await http('POST', url, { body: body(wallet) })).body;
-    const validBefore = BigInt(Math.floor(Date.now() / 1000) + 9);
+    // 20 s: the API refuses an authorization less than 6 s from expiry, and a loaded machine can take
+    // several seconds from here to the verification (and the broadcast); the test then waits it out.
+    const validBefore = BigInt(Math.floor(Date.now() / 1000) + 20);
     const signed = await signAuthorization(payer.account, { address: TestPayer.tokenAddress(), name: 'USDC', version: '2' }, { to: merchant, value: 5_000_000n, validBefore });
     const res = await http('POST', url, { body: body(wallet), headers: { 'x-payment': encodePaymentPayload(handSignedPayload(challenge, signed) as never) } });
     expect(res.status).toBe(202);

@@ -43,7 +43,9 @@ describe('the stale-payment sweep: payments verified while Temporal was down get
     const late = new TestPayer();
     await late.fund(5);
     const walletB = '0x' + 'c2'.repeat(20);
-    const validBefore = BigInt(Math.floor(Date.now() / 1000) + 9);
+    // 20 s: the API refuses an authorization less than 6 s from expiry, and a loaded machine can take
+    // several seconds from here to the verification (and the broadcast); the test then waits it out.
+    const validBefore = BigInt(Math.floor(Date.now() / 1000) + 20);
     const signed = await signAuthorization(late.account, { address: TestPayer.tokenAddress(), name: 'USDC', version: '2' }, { to: challenge.accepts[0].payTo, value: 5_000_000n, validBefore });
     const headerB = encodePaymentPayload(handSignedPayload(challenge, signed) as never);
     const refusedB = await http('POST', downUrl, { body: body(walletB), headers: { 'x-payment': headerB } });
