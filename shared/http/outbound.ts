@@ -107,8 +107,29 @@ export async function safeRequest(url: string, o: OutboundRequest): Promise<Outb
   });
 }
 
-/** One request and its answer, bounded in time (connect to last byte) and size; never follows a redirect. */
-function exchange(target: URL, o: OutboundRequest, connect: Pick<https.RequestOptions, 'lookup' | 'servername' | 'ca' | 'agent'>): Promise<OutboundResponse> {
+/**
+ * One request and its answer, bounded in time (connect to last byte) and size; never follows a
+ * redirect. A request sent on a kept-alive connection the server closed meanwhile (it closes idle
+ * connections after its own timeout, and the two closes can cross) fails with ECONNRESET before
+ * any answer: it is sent once more on a fresh connection, within the same time bound. Only pooled
+ * targets reuse connections: vendors, whose calls carry an idempotency key.
+ */
+async function exchange(target: URL, o: OutboundRequest, connect: Pick<https.RequestOptions, 'lookup' | 'servername' | 'ca' | 'agent'>): Promise<OutboundResponse> {
+  const started = Date.now();
+  try {
+    return await exchangeOnce(target, o, connect);
+  } catch (err) {
+    if (!(err instanceof StaleConnection)) throw err;
+    const left = o.timeoutMs - (Date.now() - started);
+    if (left <= 0) throw new TimedOut(`no answer within ${o.timeoutMs} ms`);
+    return exchangeOnce(target, { ...o, timeoutMs: left }, connect);
+  }
+}
+
+/** A reused connection was closed under a request before any answer (see exchange). */
+class StaleConnection extends Error {}
+
+function exchangeOnce(target: URL, o: OutboundRequest, connect: Pick<https.RequestOptions, 'lookup' | 'servername' | 'ca' | 'agent'>): Promise<OutboundResponse> {
   const plain = target.protocol === 'http:';
   const limit = o.maxResponseBytes ?? 0;
   const headers: Record<string, string> = { 'user-agent': 'agent-commerce/1', ...o.headers };
@@ -122,6 +143,7 @@ function exchange(target: URL, o: OutboundRequest, connect: Pick<https.RequestOp
     };
     const ok = settle(resolve);
     const fail = settle(reject);
+    let answered = false;
     const req = (plain ? http : https).request(
       {
         protocol: target.protocol,
@@ -134,6 +156,7 @@ function exchange(target: URL, o: OutboundRequest, connect: Pick<https.RequestOp
         ...connect,
       },
       (res) => {
+        answered = true;
         res.on('error', fail);
         if (limit === 0) {
           // The status is the answer: settle on the head, drain the rest.
@@ -151,7 +174,10 @@ function exchange(target: URL, o: OutboundRequest, connect: Pick<https.RequestOp
         res.on('end', () => ok({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
       },
     );
-    req.on('error', fail);
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      const stale = req.reusedSocket && !answered && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
+      fail(stale ? new StaleConnection(err.message) : err);
+    });
     req.end(o.body);
   });
 }

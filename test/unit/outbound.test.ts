@@ -1,5 +1,5 @@
 import http, { type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { keepAliveAgents, RefusedTarget, ResponseTooLarge, safeRequest, TimedOut } from '../../shared/http/outbound';
 
 /** safeRequest (any method, bounded answer) against a real plain-HTTP server on loopback. */
@@ -65,6 +65,43 @@ describe('the shared outbound HTTP module', () => {
     } finally {
       agents.http.destroy();
       agents.https.destroy();
+    }
+  });
+  it('sends a request once more on a fresh connection when the server closed the kept-alive one under it, and only then', async () => {
+    // A server that answers the first request of each connection (keep-alive) and drops the
+    // connection on its second, unanswered: what a vendor closing an idle connection looks like
+    // when the close crosses our next request on it.
+    const connections: number[] = [];
+    const raw = net.createServer((socket) => {
+      connections.push(0);
+      const i = connections.length - 1;
+      socket.on('data', (chunk) => {
+        if (!chunk.toString('latin1').includes('\r\n\r\n')) return;
+        connections[i] += 1;
+        if (connections[i] > 1) return void socket.destroy();
+        socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 11\r\nconnection: keep-alive\r\n\r\n{"ok":true}');
+      });
+    });
+    await new Promise<void>((r) => raw.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/vendor`;
+    const agents = keepAliveAgents();
+    try {
+      const opts = { method: 'POST' as const, body: '{}', headers: { 'idempotency-key': 'k' }, timeoutMs: 20_000, maxResponseBytes: 1024, operatorTarget: agents };
+      expect((await safeRequest(url, opts)).status).toBe(200);
+      // Reuses the connection, which the server drops: answered on a second, fresh one.
+      expect((await safeRequest(url, opts)).status).toBe(200);
+      expect(connections).toEqual([2, 1]);
+      // A fresh connection dropped is not retried (the server may have acted on the request).
+      const dropAll = net.createServer((socket) => socket.on('data', () => socket.destroy()));
+      await new Promise<void>((r) => dropAll.listen(0, '127.0.0.1', r));
+      try {
+        await expect(safeRequest(`http://127.0.0.1:${(dropAll.address() as AddressInfo).port}/x`, opts)).rejects.toMatchObject({ code: 'ECONNRESET' });
+      } finally {
+        await new Promise((r) => dropAll.close(r));
+      }
+    } finally {
+      agents.http.destroy();
+      await new Promise((r) => raw.close(r));
     }
   });
 });
