@@ -1,4 +1,4 @@
-import { errors } from '../errors';
+import { AppError, errors } from '../errors';
 import type { InvokeInput, InvokeOutput, ToolInvoker } from './invoke';
 import { budgetRefusal, type Budget } from './rules';
 
@@ -43,7 +43,17 @@ export async function invokeWithinWalletBudget(
     if (reserved && out.credits_charged === 0) await repo.releaseWalletSpend(wallet, input.requestId);
     return out;
   } catch (err) {
-    if (reserved) await repo.releaseWalletSpend(wallet, input.requestId).catch(() => undefined);
+    if (reserved && !(await spentByAnotherCopy(err))) await repo.releaseWalletSpend(wallet, input.requestId).catch(() => undefined);
     throw err;
+  }
+
+  /**
+   * Refused because another call of this request id took the hold (a copy sent twice): while that
+   * call is open or charged, the reservation this copy inserted is the day's record of its spend.
+   */
+  async function spentByAnotherCopy(err: unknown): Promise<boolean> {
+    if (!(err instanceof AppError && (err.code === 'request_replayed' || err.code === 'invocation_in_progress'))) return false;
+    const s = await invoker.ledger.holdState(wallet, input.requestId).catch(() => null);
+    return s !== null && (s.state === 'open' || s.state === 'captured');
   }
 }

@@ -2,6 +2,7 @@ import { LedgerStore } from '../../shared/credits/ledger-store';
 import { healHold } from '../../shared/tools/holds';
 import { createToolInvoker } from '../../shared/tools/invoke';
 import { ToolRepository } from '../../shared/tools/repository';
+import { invokeWithinWalletBudget } from '../../shared/tools/wallet-budget';
 import { vendorRequestId } from '../../shared/tools/vendor';
 import { openTestDb } from '../support/db';
 import { startScriptedVendor } from '../support/vendor';
@@ -202,6 +203,27 @@ describe('tool invoker on the real store with a real HTTP vendor', () => {
     expect(await call(3)).toMatchObject({ response: { words: 1 }, credits_charged: 3 });
     expect(vendor.calls.length - before).toBe(1);
     expect(await purchases(w)).toHaveLength(1);
+  });
+
+  it('a copy of a request that finds its hold taken leaves the daily-cap reservation of that request id to the holder', async () => {
+    const w = wallet('c');
+    await ledger.grant({ wallet: w, credits: 20, creditType: 'admin_grant' });
+    await repo.setBudget(w, { per_call_credits: null, daily_credits: 10 }, 'wallet');
+    const product = (await repo.getProduct({ slug: 'words' }))!;
+    // Another copy of the request got the hold first; it counts on the day's reservation of this request id.
+    await ledger.hold({ account: w, holdId: 'dup', credits: 3, details: { product_id: product.id, action: 'count' } });
+    const copy = { account: w, product: { slug: 'words' }, parameters: { text: 'a' }, requestId: 'dup' };
+    await expect(invokeWithinWalletBudget(invoker, { ...copy, holdIsReplayGuard: true })).rejects.toMatchObject({ code: 'request_replayed' });
+    expect(await db.models.walletSpends.countDocuments({ _id: `${w}|dup` })).toBe(1);
+    // The same for an unsigned caller, which is told the call is in progress.
+    await db.models.walletSpends.deleteOne({ _id: `${w}|dup` });
+    await expect(invokeWithinWalletBudget(invoker, copy)).rejects.toMatchObject({ code: 'invocation_in_progress' });
+    expect(await db.models.walletSpends.countDocuments({ _id: `${w}|dup` })).toBe(1);
+    // Once that call failed (released, nothing charged), a later copy's reservation counts nothing: it is dropped.
+    await ledger.release({ account: w, holdId: 'dup', reason: 'vendor_error' });
+    await db.models.walletSpends.deleteOne({ _id: `${w}|dup` });
+    await expect(invokeWithinWalletBudget(invoker, { ...copy, holdIsReplayGuard: true })).rejects.toMatchObject({ code: 'request_replayed' });
+    expect(await db.models.walletSpends.countDocuments({ _id: `${w}|dup` })).toBe(0);
   });
 
   it('two takeovers of the same attempt: the ledger lets exactly one proceed, across processes; none of a settled hold', async () => {
