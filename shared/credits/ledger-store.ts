@@ -4,17 +4,16 @@ import { errors } from '../errors';
 import type { CreditHeadDoc } from '../db/models/credit-head';
 import { ledgerEntryId, type CreditTransactionDoc } from '../db/models/credit-transaction';
 import { probeLast } from './head-probe';
+import { holdBucket, readOpenHoldsWatermark, scanStaleHolds } from './stale-holds';
 import { recordLedgerEntry } from '../metrics/credits';
 import { creditsToUsd } from '../money';
 import {
   applyDeductions,
   balanceOf,
-  CreditType,
   Grant,
   keepLive,
   lapsed,
   nextExpiration,
-  NextExpiration,
   OpenHold,
   planSpend,
   restoreDeductions,
@@ -24,47 +23,9 @@ import {
 
 type LedgerModels = Pick<Models, 'creditTransactions' | 'creditExpiries' | 'creditHeads' | 'ledgerWatermarks'>;
 
-/** A transaction as clients see it (the spec's Credit transaction resource); `_id` is the op id. */
-export type CreditTransaction = Omit<CreditTransactionDoc, 'live_grants' | 'grant' | 'seq' | 'op_id' | 'open_holds'>;
+import { PUBLIC_TRANSACTION_TYPES, type BalanceView, type CreditTransaction, type GrantInput, type GrantResult, type HoldResult, type HoldState, type SpendResult } from './ledger-results';
 
-/** The entries clients see; `hold` and `release` are the ledger's own bookkeeping. */
-export const PUBLIC_TRANSACTION_TYPES = ['grant', 'expiration', 'revocation', 'purchase'] as const;
-
-/**
- * `fresh`: this call wrote the hold. Otherwise the hold id was taken before (the hold is the
- * claim of its request id): open or settled since, which `holdState` tells.
- */
-export type HoldResult = { ok: true; fresh: boolean; hold: { hold_id: string; credits: number; created_at: Date } } | { ok: false; balance: number };
-
-/** Where a hold stands: never taken, open (with its owner attempt), or settled with the outcome written then. */
-export type HoldState =
-  | { state: 'none' }
-  | { state: 'open'; hold: OpenHold }
-  | { state: 'captured' | 'released'; transactionId: string; credits: number; outcome?: string };
-
-export interface BalanceView extends NextExpiration {
-  balance: number;
-}
-
-export type SpendResult = { ok: true; transaction: CreditTransaction; replayed: boolean } | { ok: false; balance: number };
-
-export interface GrantResult {
-  grant: Grant;
-  balance_after: number;
-  replayed: boolean;
-}
-
-export interface GrantInput {
-  wallet: string;
-  /** Idempotency: the same id grants once (e.g. `x402:<payment id>`). Random when absent. */
-  grantId?: string;
-  credits: number;
-  creditType: CreditType;
-  sourceMetadata?: Record<string, unknown>;
-  expiresAt?: Date | null;
-  pooledAt?: Date | null;
-  now?: Date;
-}
+export { PUBLIC_TRANSACTION_TYPES, type BalanceView, type CreditTransaction, type GrantInput, type GrantResult, type HoldResult, type HoldState, type SpendResult };
 
 interface Head {
   seq: number;
@@ -111,28 +72,6 @@ function takeoverOp(account: string, holdId: string, attempt: number): string {
 /** Capture and release of a hold share this op id: the unique index lets exactly one of them land. */
 function settleOp(account: string, holdId: string): string {
   return `purchase:${account}:${holdId}`;
-}
-
-const MINUTE_MS = 60_000;
-/**
- * The healer's scan lags the clock by this much: a hold entry stamped at `now` must have landed
- * within it (its append retries and the vendor-free steps before it take milliseconds), or a
- * watermark that moved past its bucket would never see it.
- */
-const HOLD_SCAN_LAG_MS = 5 * MINUTE_MS;
-/** Where the healer's first scan starts (no watermark yet: a new store, or the upgrade from the queue rows). */
-const HOLD_SCAN_FIRST_LOOK_BACK_MS = 60 * MINUTE_MS;
-const OPEN_HOLDS_WATERMARK = 'open-holds';
-/** Buckets one scan reads at most, so a healer far behind (it was down) catches up over several runs, each within its activity timeout. */
-const HOLD_SCAN_MAX_BUCKETS = 120;
-
-/** The UTC minute of `at`: `2026-11-23T21:30`. */
-export function holdBucket(at: Date): string {
-  return at.toISOString().slice(0, 16);
-}
-
-function bucketStart(at: Date): Date {
-  return new Date(Math.floor(at.getTime() / MINUTE_MS) * MINUTE_MS);
 }
 
 function toPublic(doc: CreditTransactionDoc): CreditTransaction {
@@ -505,51 +444,14 @@ export class LedgerStore {
     });
   }
 
-  /**
-   * Holds taken before `olderThan` and still open (the healer's work list), oldest first. Reads
-   * the hold entries minute bucket by minute bucket from the watermark on, keeps those still in
-   * their account's open holds (the head, found by _id), and moves the watermark past every
-   * bucket that has none left and lies wholly before both the cut-off and the scan's lag.
-   */
-  async staleHolds(olderThan: Date, limit: number, now = new Date()): Promise<Array<{ account: string; holdId: string; created_at: Date }>> {
-    const mark = await this.models.ledgerWatermarks.findById(OPEN_HOLDS_WATERMARK).lean<{ at: Date }>().exec();
-    const start = mark?.at ?? bucketStart(new Date(Math.min(olderThan.getTime(), now.getTime()) - HOLD_SCAN_FIRST_LOOK_BACK_MS));
-    // Buckets before this one may move behind the watermark (when settled); the last bucket read is olderThan's.
-    const settledBefore = Math.min(bucketStart(olderThan).getTime(), bucketStart(new Date(now.getTime() - HOLD_SCAN_LAG_MS)).getTime());
-    const found: Array<{ account: string; holdId: string; created_at: Date }> = [];
-    let watermark = start.getTime();
-    let advancing = true;
-    const last = Math.min(olderThan.getTime(), start.getTime() + (HOLD_SCAN_MAX_BUCKETS - 1) * MINUTE_MS);
-    for (let at = start.getTime(); at <= last && found.length < limit; at += MINUTE_MS) {
-      const entries = await this.models.creditTransactions
-        .find({ hold_bucket: holdBucket(new Date(at)) }, { user_id: 1, request_id: 1, date_created: 1 })
-        .lean<Array<{ user_id: string; request_id: string; date_created: Date }>>()
-        .exec();
-      const early = entries.filter((e) => e.date_created.getTime() < olderThan.getTime());
-      const open = await this.stillOpen(early);
-      open.sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
-      found.push(...open);
-      // An open hold, or holds after the cut-off in this bucket, keep the watermark here.
-      if (advancing && open.length === 0 && early.length === entries.length && at + MINUTE_MS <= settledBefore) watermark = at + MINUTE_MS;
-      else advancing = false;
-    }
-    if (watermark > start.getTime()) {
-      await this.models.ledgerWatermarks.updateOne({ _id: OPEN_HOLDS_WATERMARK }, { $set: { at: new Date(watermark), updated_at: now } }, { upsert: true });
-    }
-    return found.slice(0, limit);
+  /** Holds taken before `olderThan` and still open (the healer's work list), oldest first (stale-holds.ts). */
+  staleHolds(olderThan: Date, limit: number, now = new Date()): Promise<Array<{ account: string; holdId: string; created_at: Date }>> {
+    return scanStaleHolds(this.models, async (account) => new Set(((await this.head(account))?.open_holds ?? []).map((h) => h.hold_id)), olderThan, limit, now);
   }
 
   /** Where the healer's next scan starts; null before its first one. */
-  async openHoldsWatermark(): Promise<Date | null> {
-    return (await this.models.ledgerWatermarks.findById(OPEN_HOLDS_WATERMARK).lean<{ at: Date }>().exec())?.at ?? null;
-  }
-
-  /** The hold entries whose holds are still open, by their account's current head. */
-  private async stillOpen(entries: Array<{ user_id: string; request_id: string; date_created: Date }>) {
-    const accounts = [...new Set(entries.map((e) => e.user_id))];
-    const heads = await Promise.all(accounts.map(async (a) => [a, new Set(((await this.head(a))?.open_holds ?? []).map((h) => h.hold_id))] as const));
-    const open = new Map(heads);
-    return entries.filter((e) => open.get(e.user_id)?.has(e.request_id)).map((e) => ({ account: e.user_id, holdId: e.request_id, created_at: e.date_created }));
+  openHoldsWatermark(): Promise<Date | null> {
+    return readOpenHoldsWatermark(this.models);
   }
 
   async balance(wallet: string, now = new Date()): Promise<BalanceView> {

@@ -53,7 +53,7 @@ export class ClaimMemory {
   }
 
   /** Drops holds it no longer trusts (at most once per PRUNE_EVERY_MS; isHeld never answers from them anyway). */
-  prune(): void {
+  private prune(): void {
     const wall = Date.now();
     if (wall < this.nextPruneAt) return;
     this.nextPruneAt = wall + PRUNE_EVERY_MS;

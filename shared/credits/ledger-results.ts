@@ -1,0 +1,46 @@
+import type { CreditTransactionDoc } from '../db/models/credit-transaction';
+import type { CreditType, Grant, NextExpiration, OpenHold } from './ledger';
+
+/** What LedgerStore's operations answer (ledger-store.ts re-exports these). */
+
+/** A transaction as clients see it (the spec's Credit transaction resource); `_id` is the op id. */
+export type CreditTransaction = Omit<CreditTransactionDoc, 'live_grants' | 'grant' | 'seq' | 'op_id' | 'open_holds'>;
+
+/** The entries clients see; `hold` and `release` are the ledger's own bookkeeping. */
+export const PUBLIC_TRANSACTION_TYPES = ['grant', 'expiration', 'revocation', 'purchase'] as const;
+
+/**
+ * `fresh`: this call wrote the hold. Otherwise the hold id was taken before (the hold is the
+ * claim of its request id): open or settled since, which `holdState` tells.
+ */
+export type HoldResult = { ok: true; fresh: boolean; hold: { hold_id: string; credits: number; created_at: Date } } | { ok: false; balance: number };
+
+/** Where a hold stands: never taken, open (with its owner attempt), or settled with the outcome written then. */
+export type HoldState =
+  | { state: 'none' }
+  | { state: 'open'; hold: OpenHold }
+  | { state: 'captured' | 'released'; transactionId: string; credits: number; outcome?: string };
+
+export interface BalanceView extends NextExpiration {
+  balance: number;
+}
+
+export type SpendResult = { ok: true; transaction: CreditTransaction; replayed: boolean } | { ok: false; balance: number };
+
+export interface GrantResult {
+  grant: Grant;
+  balance_after: number;
+  replayed: boolean;
+}
+
+export interface GrantInput {
+  wallet: string;
+  /** Idempotency: the same id grants once (e.g. `x402:<payment id>`). Random when absent. */
+  grantId?: string;
+  credits: number;
+  creditType: CreditType;
+  sourceMetadata?: Record<string, unknown>;
+  expiresAt?: Date | null;
+  pooledAt?: Date | null;
+  now?: Date;
+}
