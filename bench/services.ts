@@ -7,9 +7,9 @@ import { startTemporalDev } from '../scripts/services/temporal';
  * The store and Temporal a benchmark runs against: the ones named by MONGODB_URI and
  * TEMPORAL_ADDRESS, or fresh ones started here, whose stops are pushed onto `stops`.
  */
-export async function storeAndTemporal(stops: Array<() => Promise<unknown>>): Promise<{ mongodbUri: string; temporalAddress: string }> {
+export async function storeAndTemporal(stops: Array<() => Promise<unknown>>, store: { debugAddr?: string } = {}): Promise<{ mongodbUri: string; temporalAddress: string }> {
   const [mongo, temporalDev] = await Promise.all([
-    process.env.MONGODB_URI ? undefined : startFerretDb(),
+    process.env.MONGODB_URI ? undefined : startFerretDb(store),
     process.env.TEMPORAL_ADDRESS ? undefined : startTemporalDev(),
   ]);
   if (mongo) stops.push(mongo.stop);

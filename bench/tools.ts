@@ -18,7 +18,7 @@
  * 2. catalog  GET /api/external/tools?page_size=100 p50 over 1k, 10k and 100k products
  *             (inserted directly in the store), first page, a deep page, a word-prefix search.
  *
- * BENCH_TOOLS_PROFILE=1 also CPU-profiles the API process over 4 s of A and of B and prints summaries,
+ * BENCH_TOOLS_PROFILE=1 also CPU-profiles the API process over 4 s of each of A, B and C and prints summaries,
  * and saves FerretDB's Go profile of the same windows (`go tool pprof -top <file>`).
  *
  * Knobs: BENCH_TOOLS_CONCURRENCY, BENCH_TOOLS_DURATION_MS (8000), BENCH_TOOLS_ROUNDS (4), BENCH_TOOLS_SIZES (1000,10000,100000),
@@ -229,11 +229,12 @@ async function main() {
     const slices = (runs: LoopResult[]) => runs.map((r) => r.rps.toFixed(0)).join(', ');
 
     if (PROFILE) {
-      for (const [side, run] of [['A', runA], ['B', runB]] as const) {
+      for (const [side, run] of [['A', runA], ['B', runB], ['C', runC]] as const) {
         await post(`${serverUrl}/bench/profile/start`, '{}');
         // The store's own profile over the same window (Go pprof, read with `go tool pprof -top <file>`).
         const storeProfile = storeDebug ? fetch(`http://${storeDebug}/debug/pprof/profile?seconds=4`).then(async (r) => Buffer.from(await r.arrayBuffer())) : undefined;
-        await run(4000, 0, false);
+        const profiled = await run(4000, 0, false);
+        log(`profile ${side}: ${profiled.completed} calls`);
         const { file } = JSON.parse((await post(`${serverUrl}/bench/profile/stop?name=tools-${side}`, '{}')).text) as { file: string };
         console.log(formatProfile(summarizeProfile(file)));
         if (storeProfile) {
