@@ -7,7 +7,8 @@ export const CLAIM_READ_MAX_AGE_MS = 1000;
 export const CLAIM_READ_MAX_REUSE_MS = 8000;
 /**
  * A read is reused this many times as long as it took (within the bounds above), so reading a
- * budget keeps the store busy a thirteenth of the time at most. FerretDB reads every due schedule
+ * budget keeps the store busy a thirteenth of the time at most while reads take under 8 s / 12;
+ * past that the 8 s bound holds and the share grows with the read. FerretDB reads every due schedule
  * of the budget (no sort or range pushdown), about 1 s for 4000: with a fixed 1 s reuse a large
  * backlog kept it reading without pause, and with 4× the read's getMores were still half of
  * FerretDB's CPU under 20 claiming agents (bench/schedules.ts, issue 17). Newly due occurrences
