@@ -11,7 +11,7 @@ import { workerIdentity } from './deps';
 import { sdkLogger } from './logging';
 import { startWorkerMetrics } from './metrics';
 import { selectQueues } from './queues';
-import { runWorkers } from './run-workers';
+import { queueActivities, runWorkers } from './run-workers';
 
 function parseQueues(argv: string[]): string[] | 'all' {
   const i = argv.indexOf('--queues');
@@ -45,15 +45,22 @@ async function main(): Promise<void> {
   Runtime.install({ logger: sdkLogger, shutdownSignals: ['SIGINT', 'SIGTERM'], telemetryOptions: metrics?.telemetryOptions });
   const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
   const temporal = createTemporal(config);
+  const deps = { config, db, temporal, identity: workerIdentity() };
+  let activities;
+  try {
+    // A queue's missing configuration is not something waiting fixes: say so and stop.
+    activities = queueActivities(deps, queues);
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(78);
+  }
   await waitFor('mongodb', () => db.ready(5000));
   await waitFor('temporal', () => ensureSearchAttributes(temporal));
   if (queues.some((q) => q.key === 'credits')) await waitFor('expiry schedule', () => ensureExpirySchedule(temporal));
   if (queues.some((q) => q.key === 'settlements')) await waitFor('settlement sweep schedule', () => ensureSettlementSweepSchedule(temporal, config.x402.sweepStaleSeconds));
   if (queues.some((q) => q.key === 'tools')) await waitFor('hold healer schedule', () => ensureHoldHealSchedule(temporal, config.tools.holdStaleMinutes));
   if (queues.some((q) => q.key === 'jobs')) await waitFor('job reservation sweep', () => startReservationSweep(temporal));
-  const running = await waitFor('temporal worker', () =>
-    runWorkers({ config, db, temporal, identity: workerIdentity() }, queues, config.temporalAddress),
-  );
+  const running = await waitFor('temporal worker', () => runWorkers(deps, queues, config.temporalAddress, activities));
   await running.done;
   await Promise.allSettled([db.close(), temporal.close(), metrics?.close()]);
   logger.info('worker stopped');

@@ -42,6 +42,7 @@ export const NODE_QUEUE_DEFINITIONS: readonly QueueDefinition[] = NODE_TYPES.map
   key: nodeQueueKey(type),
   taskQueue: NODE_KINDS[type].queue,
   activities: NODE_WORKERS[type].activities,
+  activitiesOnly: true,
   ...(NODE_WORKERS[type].workerOptions ? { workerOptions: NODE_WORKERS[type].workerOptions } : {}),
 }));
 

@@ -12,4 +12,10 @@ export interface QueueDefinition {
   workerOptions?: Pick<WorkerOptions, 'maxHeartbeatThrottleInterval' | 'maxConcurrentActivityTaskExecutions'>;
   /** Serves wallet-authored graphs' nodes: run in a worker process apart from every trusted queue. */
   untrusted?: true;
+  /**
+   * No workflow runs on this queue (a node kind's queue: the run's workflow dispatches only its
+   * activities here), so its worker loads no workflow bundle: each queue that does holds a V8
+   * context of its own with the bundle, about 45 MB (docs/decisions.md, "Activity-only queues").
+   */
+  activitiesOnly?: true;
 }

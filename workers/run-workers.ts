@@ -30,24 +30,53 @@ export interface RunningWorkers {
   shutdown(): Promise<void>;
 }
 
-/** Creates one Temporal worker per queue over a shared native connection and runs them. */
-export async function runWorkers(deps: WorkerDeps, queues: QueueDefinition[], address: string): Promise<RunningWorkers> {
+/**
+ * Each queue's activities, built before anything connects: a queue whose configuration is missing
+ * (settlements without X402_PAY_TO) throws here, once, instead of on every connection attempt.
+ */
+export function queueActivities(deps: WorkerDeps, queues: QueueDefinition[]): object[] {
+  return queues.map((q) => q.activities(deps));
+}
+
+/**
+ * Creates one Temporal worker per queue over a shared native connection and runs them. If one
+ * cannot be created, those that were are stopped and the connection closed before it throws, so
+ * a caller retrying (the server not up yet) leaks nothing.
+ */
+export async function runWorkers(deps: WorkerDeps, queues: QueueDefinition[], address: string, activities = queueActivities(deps, queues)): Promise<RunningWorkers> {
   const connection = await NativeConnection.connect({ address });
-  const bundle = await workflowBundle();
-  const workers = await Promise.all(
-    queues.map((q) =>
-      Worker.create({
-        connection,
-        namespace: deps.config.temporalNamespace,
-        taskQueue: deps.temporal.queue(q.taskQueue),
-        workflowBundle: bundle,
-        activities: q.activities(deps),
-        identity: deps.identity,
-        interceptors: { activity: [activityLogContext] },
-        ...q.workerOptions,
-      }),
-    ),
-  );
+  let workers: Worker[];
+  try {
+    const bundle = queues.some((q) => !q.activitiesOnly) ? await workflowBundle() : undefined;
+    const created = await Promise.allSettled(
+      queues.map((q, i) =>
+        Worker.create({
+          connection,
+          namespace: deps.config.temporalNamespace,
+          taskQueue: deps.temporal.queue(q.taskQueue),
+          ...(q.activitiesOnly ? {} : { workflowBundle: bundle }),
+          activities: activities[i],
+          identity: deps.identity,
+          interceptors: { activity: [activityLogContext] },
+          ...q.workerOptions,
+        }),
+      ),
+    );
+    const failed = created.find((c): c is PromiseRejectedResult => c.status === 'rejected');
+    workers = created.flatMap((c) => (c.status === 'fulfilled' ? [c.value] : []));
+    if (failed) {
+      // A created worker holds native resources until it has run and shut down.
+      await Promise.all(workers.map(async (w) => {
+        const ran = w.run();
+        if (w.getState() === 'RUNNING') w.shutdown();
+        await ran;
+      }));
+      throw failed.reason;
+    }
+  } catch (err) {
+    await connection.close();
+    throw err;
+  }
   const done = Promise.all(workers.map((w) => w.run())).then(async () => {
     await connection.close();
   });
