@@ -17,10 +17,11 @@ const nativeRefs = () => (Runtime.instance() as unknown as { backRefs: Set<unkno
 function runWorkerProcess(args: string[], env: NodeJS.ProcessEnv, ms: number): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     let output = '';
-    const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['workers/main.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['workers/main.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+    // tsx runs node as a child: stop the whole group.
+    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), ms);
     child.once('exit', (code) => {
       clearTimeout(timer);
       resolve({ code, output });
