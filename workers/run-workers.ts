@@ -1,27 +1,9 @@
-import { bundleWorkflowCode, NativeConnection, Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { logger } from '../shared/logger';
 import type { WorkerDeps } from './deps';
 import { activityLogContext } from './logging';
 import type { QueueDefinition } from './queue';
-
-export const WORKFLOWS_PATH = require.resolve('../temporal/workflows');
-
-let bundlePromise: Promise<WorkflowBundleWithSourceMap> | undefined;
-
-/** Bundles the workflow code once per process, however many queues it serves. */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundlePromise ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
-  return bundlePromise;
-}
-
-const quietBundlerLogger = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: (message: string) => logger.warn(message),
-  error: (message: string) => logger.error(message),
-};
+import { workflowBundle } from './workflow-bundle';
 
 export interface RunningWorkers {
   workers: Worker[];

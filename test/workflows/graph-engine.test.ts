@@ -5,7 +5,7 @@ import type { RunOutcome } from '../../shared/runs/types';
 import type { SessionState } from '../../shared/workflow-sessions/types';
 import type { WorkflowEdge, WorkflowNode } from '../../shared/workflows/types';
 import type { NodeCall } from '../../temporal/webhook-runs/types';
-import { workflowBundle } from '../../workers/run-workers';
+import { workflowBundle } from '../../workers/workflow-bundle';
 import { timeSkippingEnv } from '../support/time-skipping';
 
 /**

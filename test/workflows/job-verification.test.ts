@@ -15,7 +15,7 @@ import { createJobVerificationActivities } from '../../temporal/job-verification
 import { signalReview, verificationResult } from '../../temporal/job-verification/client';
 import { JOBS_QUEUE } from '../../temporal/job-verification/config';
 import { verificationWorkflowId } from '../../temporal/job-verification/ids';
-import { workflowBundle } from '../../workers/run-workers';
+import { workflowBundle } from '../../workers/workflow-bundle';
 import { openTestDb } from '../support/db';
 import { replayHistory } from '../support/histories';
 import { createJob, goodPost, until } from '../support/jobs';

@@ -5,7 +5,7 @@ import { runPing } from '../../temporal/ping/client';
 import { PING_QUEUE } from '../../temporal/ping/config';
 import { createPingActivities } from '../../temporal/ping/activities';
 import { pingWorkflowId } from '../../temporal/ping/ids';
-import { workflowBundle } from '../../workers/run-workers';
+import { workflowBundle } from '../../workers/workflow-bundle';
 import { installTestRuntime } from '../support/runtime';
 import { startTestStack, TestStack } from '../support/stack';
 

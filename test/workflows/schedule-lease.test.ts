@@ -13,7 +13,7 @@ import { ALL_SEARCH_ATTRIBUTES } from '../../temporal/search-attributes';
 import { createScheduleLeaseActivities } from '../../temporal/schedule-lease/activities';
 import { leaseHandle, startLease } from '../../temporal/schedule-lease/client';
 import { SCHEDULE_LEASE_QUEUE } from '../../temporal/schedule-lease/config';
-import { workflowBundle } from '../../workers/run-workers';
+import { workflowBundle } from '../../workers/workflow-bundle';
 import { openTestDb } from '../support/db';
 import { installTestRuntime } from '../support/runtime';
 

@@ -8,7 +8,7 @@ import { createCallbackActivities } from '../../temporal/webhook-callbacks/activ
 import { CALLBACK_QUEUE } from '../../temporal/webhook-callbacks/config';
 import { callbackWorkflowId } from '../../temporal/webhook-callbacks/ids';
 import { callbackDeliveryWorkflow } from '../../temporal/webhook-callbacks/workflows';
-import { workflowBundle } from '../../workers/run-workers';
+import { workflowBundle } from '../../workers/workflow-bundle';
 import { openTestDb } from '../support/db';
 import { saveHistory } from '../support/histories';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver';

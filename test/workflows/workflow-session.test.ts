@@ -9,7 +9,7 @@ import { createWorkflowSessionActivities } from '../../temporal/workflow-session
 import { endSessionUpdate, sessionStateQuery, sessionTouchSignal } from '../../temporal/workflow-session/definitions';
 import { workflowSessionWorkflow } from '../../temporal/workflow-session/workflows';
 import { ALL_SEARCH_ATTRIBUTES } from '../../temporal/search-attributes';
-import { workflowBundle } from '../../workers/run-workers';
+import { workflowBundle } from '../../workers/workflow-bundle';
 import { openTestDb } from '../support/db';
 import { replayHistory } from '../support/histories';
 import { installTestRuntime } from '../support/runtime';

@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import { logger } from '../shared/logger';
+
+const ROOT = path.resolve(__dirname, '..');
+export const WORKFLOWS_PATH = require.resolve('../temporal/workflows');
+/**
+ * What the bundle is built from: our sources in these folders (a test checks the bundle holds no
+ * module of ours from anywhere else), and the packages, whose versions package-lock.json fixes.
+ */
+export const BUNDLE_SOURCE_DIRS = ['temporal', 'shared'];
+const BUNDLE_INPUT_FILES = ['package-lock.json', 'tsconfig.json'];
+/** Bundles kept in the cache folder; older ones (sources since changed) are removed. */
+const KEEP = 8;
+
+/** A digest of every file the bundle is built from (paths and contents), under `root`. */
+export function bundleKey(root = ROOT): string {
+  const files: string[] = [...BUNDLE_INPUT_FILES];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
+      const rel = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(rel);
+      else if (entry.isFile()) files.push(rel);
+    }
+  };
+  for (const dir of BUNDLE_SOURCE_DIRS) walk(dir);
+  const hash = createHash('sha256');
+  for (const rel of files.sort()) hash.update(`${rel}\0`).update(fs.readFileSync(path.join(root, rel))).update('\0');
+  return hash.digest('hex').slice(0, 32);
+}
+
+/**
+ * The bundle for the sources as they are, from `dir` if a process built it before, else built
+ * (webpack, about 2 s of CPU and 130 MB at its peak) and written there for the next process. A
+ * folder that cannot be written (a read-only image) only means every process bundles for itself.
+ */
+export async function cachedWorkflowBundle(dir: string, build: () => Promise<WorkflowBundle>, root = ROOT): Promise<WorkflowBundle> {
+  const file = path.join(dir, `${bundleKey(root)}.js`);
+  try {
+    return { code: fs.readFileSync(file, 'utf8') };
+  } catch {
+    // not built yet for these sources
+  }
+  const { code } = await build();
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, code);
+    // Atomic: a process reading concurrently sees no file or a whole one.
+    fs.renameSync(tmp, file);
+    prune(dir);
+  } catch (err) {
+    logger.warn('workflow bundle cache not writable; this process bundled for itself', { dir, error: (err as Error).message });
+  }
+  return { code };
+}
+
+function prune(dir: string): void {
+  const bundles = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.js'))
+    .map((f) => ({ f, at: fs.statSync(path.join(dir, f)).mtimeMs }))
+    .sort((a, b) => b.at - a.at);
+  for (const { f } of bundles.slice(KEEP)) fs.rmSync(path.join(dir, f), { force: true });
+}
+
+const quietBundlerLogger = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (message: string) => logger.warn(message),
+  error: (message: string) => logger.error(message),
+};
+
+/** Builds the bundle from the sources (no cache). */
+export function buildWorkflowBundle(): Promise<WorkflowBundle> {
+  return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
+}
+
+let bundlePromise: Promise<WorkflowBundle> | undefined;
+
+/** The workflow bundle, once per process however many queues it serves (docs/decisions.md, "Workflow bundle cache"). */
+export function workflowBundle(): Promise<WorkflowBundle> {
+  bundlePromise ??= cachedWorkflowBundle(path.join(ROOT, '.cache/workflow-bundles'), buildWorkflowBundle);
+  return bundlePromise;
+}
