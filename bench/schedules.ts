@@ -10,7 +10,7 @@
  * Knobs (env): BENCH_AGENTS (20) BENCH_DURATION_MS (10000) BENCH_SCHEDULES (4000: enough that the
  * agents do not use them up within the window; a run that does says so and fails)
  * BENCH_EXISTING_CLAIMS (0: handled claims of other schedules seeded first, to check flatness);
- * BENCH_SCHEDULES_PROFILE=1 CPU-profiles this process over the baseline's and over claim + advance's
+ * BENCH_SCHEDULES_PROFILE=1 CPU-profiles this process ('self' in the CPU table) over the baseline's and over claim + advance's
  * windows and prints summaries with the CPU each process spent per round trip;
  * MONGODB_URI / TEMPORAL_ADDRESS reuse servers you run instead of starting FerretDB / Temporal.
  *
@@ -20,7 +20,6 @@
  */
 import './silent-logs';
 import fs from 'node:fs';
-import { Session } from 'node:inspector';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Server } from 'node:http';
@@ -39,6 +38,8 @@ import { runWorkers } from '../workers/run-workers';
 import { summarize, type LatencySummary, envNumber } from './common';
 import { writeResult } from './result-file';
 import { benchDb, storeAndTemporal } from './services';
+import { cpuMsByName } from './proc-cpu';
+import { startCpuProfile } from './cpu-profiler';
 import { formatProfile, summarizeProfile } from './profile-summary';
 import { CACHE } from '../scripts/services/paths';
 import { freePort } from '../scripts/services/process';
@@ -52,22 +53,6 @@ const WARM_UP_SCHEDULES = 1000;
 const PROFILE = process.env.BENCH_SCHEDULES_PROFILE === '1';
 const log = (m: string) => process.stderr.write(`[bench:schedules] ${m}\n`);
 
-/** CPU ms (user + system) so far of every process, by command name ('bench' for this one), from /proc (Linux, USER_HZ 100). */
-function cpuByProcess(): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const name = Number(pid) === process.pid ? 'bench' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) * 10);
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return out;
-}
-
 /** Profiles `run` with the inspector when BENCH_SCHEDULES_PROFILE=1; prints where this process's CPU went and its store commands. */
 async function profiled<T extends Slice>(name: string, db: { connection: { set(key: 'debug', value: unknown): unknown } }, storeDebug: string | undefined, run: () => Promise<T>): Promise<T> {
   if (!PROFILE) return run();
@@ -75,21 +60,12 @@ async function profiled<T extends Slice>(name: string, db: { connection: { set(k
   const storeProfile = storeDebug ? fetch(`http://${storeDebug}/debug/pprof/profile?seconds=${Math.floor(DURATION_MS / 2000)}`).then(async (r) => Buffer.from(await r.arrayBuffer())) : undefined;
   const commands = new Map<string, number>();
   db.connection.set('debug', (collection: string, method: string) => commands.set(`${collection}.${method}`, (commands.get(`${collection}.${method}`) ?? 0) + 1));
-  const session = new Session();
-  session.connect();
-  const post = (method: string, params?: object) => new Promise<any>((resolve, reject) => session.post(method, params ?? {}, (err, out) => (err ? reject(err) : resolve(out))));
-  await post('Profiler.enable');
-  await post('Profiler.setSamplingInterval', { interval: 200 });
-  await post('Profiler.start');
-  const before = cpuByProcess();
+  const profiler = await startCpuProfile();
+  const before = cpuMsByName();
   const out = await run();
-  const after = cpuByProcess();
-  const { profile } = await post('Profiler.stop');
-  session.disconnect();
+  const after = cpuMsByName();
+  const file = await profiler.stop(path.join(CACHE, 'bench', `schedules-${name}.cpuprofile`));
   db.connection.set('debug', false);
-  const file = path.join(CACHE, 'bench', `schedules-${name}.cpuprofile`);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, JSON.stringify(profile));
   const trips = out.latencies.length;
   const spent = [...after].map(([p, ms]) => [p, (ms - (before.get(p) ?? 0)) / trips] as const).filter(([, ms]) => ms >= 0.05).sort((x, y) => y[1] - x[1]);
   console.log(`${name}: ${trips} round trips; CPU ms per round trip by process: ${spent.map(([p, ms]) => `${p} ${ms.toFixed(2)}`).join(', ')}`);

@@ -10,8 +10,6 @@
  * With BENCH_STAGES=1 it also times stages of the signed balance path and can CPU-profile a
  * window on request (POST /bench/profile/start|stop); the plain run leaves the app untouched.
  */
-import fs from 'node:fs';
-import { Session } from 'node:inspector';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -25,6 +23,7 @@ import { createDb } from '../shared/db';
 import { callVendor as vendorCall } from '../shared/tools/vendor';
 import { createTemporal } from '../temporal/connection';
 import { summarize, type ServerStats, type StageSummary } from './common';
+import { startCpuProfile } from './cpu-profiler';
 
 const STAGES = process.env.BENCH_STAGES === '1';
 
@@ -155,26 +154,19 @@ async function main(): Promise<void> {
   });
 
   if (STAGES) {
-    const session = new Session();
-    session.connect();
-    const post = (method: string, params?: object) =>
-      new Promise<any>((resolve, reject) => session.post(method, params ?? {}, (err, result) => (err ? reject(err) : resolve(result))));
     const profileDir = process.env.BENCH_PROFILE_DIR ?? '.';
+    let profiling: Awaited<ReturnType<typeof startCpuProfile>> | undefined;
     app.post('/bench/stages/reset', (_req, res) => {
       timer.reset();
       res.json({ ok: true });
     });
     app.post('/bench/profile/start', async (_req, res) => {
-      await post('Profiler.enable');
-      await post('Profiler.setSamplingInterval', { interval: 200 });
-      await post('Profiler.start');
+      profiling = await startCpuProfile();
       res.json({ ok: true });
     });
     app.post('/bench/profile/stop', async (req, res) => {
-      const { profile } = await post('Profiler.stop');
-      const file = path.join(profileDir, `${String(req.query.name ?? 'server')}.cpuprofile`);
-      fs.mkdirSync(profileDir, { recursive: true });
-      fs.writeFileSync(file, JSON.stringify(profile));
+      const file = await profiling!.stop(path.join(profileDir, `${String(req.query.name ?? 'server')}.cpuprofile`));
+      profiling = undefined;
       res.json({ file });
     });
   }

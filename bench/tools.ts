@@ -41,6 +41,7 @@ import { freePort, onFreePort, portOpen, startProcess } from '../scripts/service
 import { startBenchServer } from './children';
 import { envNumber, summarize } from './common';
 import { request } from './http';
+import { cpuMs, cpuMsByName } from './proc-cpu';
 import { formatProfile, summarizeProfile } from './profile-summary';
 import { writeResult } from './result-file';
 
@@ -99,33 +100,6 @@ function merge(name: string, runs: LoopResult[]): LoopResult {
   return { name, rps: lat.length / (elapsed / 1000), latency: summarize(lat), errors: runs.reduce((n, r) => n + r.errors, 0), lat, elapsed, completed: runs.reduce((n, r) => n + r.completed, 0) };
 }
 
-/** CPU time (user + system) a process (or with `thread`, one of its threads) has used so far, in ms, from /proc. */
-function cpuMs(pid: number | undefined, thread?: number): number {
-  if (!pid) return NaN;
-  try {
-    const stat = fs.readFileSync(thread ? `/proc/${pid}/task/${thread}/stat` : `/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-  } catch {
-    return NaN;
-  }
-}
-const TICKS_PER_SECOND = 100;
-
-/** CPU ms so far of every process named `name` (PostgreSQL's backends come and go). */
-function cpuMsNamed(name: string): number {
-  let total = 0;
-  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === name) total += cpuMs(Number(pid));
-    } catch {
-      // ended meanwhile
-    }
-  }
-  return total;
-}
-
 async function main() {
   const storeDebug = PROFILE && !process.env.MONGODB_URI ? `127.0.0.1:${await freePort()}` : undefined;
   const ferret = process.env.MONGODB_URI ? undefined : await startFerretDb({ debugAddr: storeDebug });
@@ -161,7 +135,7 @@ async function main() {
       ...(Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid)])) as Record<keyof typeof pids, number>),
       // The API's JavaScript thread: what one process can serve is bounded by it, not by the process total.
       apiMain: cpuMs(pids.api, pids.api),
-      postgres: cpuMsNamed('postgres'),
+      postgres: cpuMsByName().get('postgres') ?? 0,
     });
 
     const repo = new ToolRepository(db.models);

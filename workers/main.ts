@@ -34,26 +34,21 @@ async function waitFor<T>(what: string, fn: () => Promise<T>): Promise<T> {
 async function main(): Promise<void> {
   let config;
   let queues;
+  let deps;
+  let activities;
   try {
     config = getConfig();
     queues = selectQueues(parseQueues(process.argv.slice(2)));
-  } catch (err) {
-    console.error((err as Error).message);
-    process.exit(78);
-  }
-  const metrics = config.workerMetricsPort ? await startWorkerMetrics(config.host, config.workerMetricsPort) : undefined;
-  Runtime.install({ logger: sdkLogger, shutdownSignals: ['SIGINT', 'SIGTERM'], telemetryOptions: metrics?.telemetryOptions });
-  const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
-  const temporal = createTemporal(config);
-  const deps = { config, db, temporal, identity: workerIdentity() };
-  let activities;
-  try {
-    // A queue's missing configuration is not something waiting fixes: say so and stop.
+    deps = { config, db: createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName }), temporal: createTemporal(config), identity: workerIdentity() };
+    // A queue's missing settings are not something waiting fixes: they stop the start like a bad variable.
     activities = queueActivities(deps, queues);
   } catch (err) {
     console.error((err as Error).message);
     process.exit(78);
   }
+  const { db, temporal } = deps;
+  const metrics = config.workerMetricsPort ? await startWorkerMetrics(config.host, config.workerMetricsPort) : undefined;
+  Runtime.install({ logger: sdkLogger, shutdownSignals: ['SIGINT', 'SIGTERM'], telemetryOptions: metrics?.telemetryOptions });
   await waitFor('mongodb', () => db.ready(5000));
   await waitFor('temporal', () => ensureSearchAttributes(temporal));
   if (queues.some((q) => q.key === 'credits')) await waitFor('expiry schedule', () => ensureExpirySchedule(temporal));

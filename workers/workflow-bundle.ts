@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import { writeCacheFile } from '../shared/cache/cache-file';
 import { logger } from '../shared/logger';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -45,11 +46,7 @@ export async function cachedWorkflowBundle(dir: string, build: () => Promise<Wor
   }
   const { code } = await build();
   try {
-    fs.mkdirSync(dir, { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, code);
-    // Atomic: a process reading concurrently sees no file or a whole one.
-    fs.renameSync(tmp, file);
+    writeCacheFile(file, code);
     prune(dir);
   } catch (err) {
     logger.warn('workflow bundle cache not writable; this process bundled for itself', { dir, error: (err as Error).message });

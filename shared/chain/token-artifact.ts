@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Abi, Hex } from 'viem';
+import { writeCacheFile } from '../cache/cache-file';
 
 export interface TokenArtifact {
   abi: Abi;
@@ -42,11 +43,7 @@ function loadOrCompile(): TokenArtifact {
   if (cached) return cached;
 
   const artifact = compile(source);
-  fs.mkdirSync(CACHE_DIR, { recursive: true });
-  // Write-then-rename so a parallel test worker never reads a half-written file.
-  const tmp = `${cacheFile}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(artifact));
-  fs.renameSync(tmp, cacheFile);
+  writeCacheFile(cacheFile, JSON.stringify(artifact));
   return artifact;
 }
 
