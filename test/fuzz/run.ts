@@ -61,6 +61,7 @@ function phasesFor(linked: boolean): string | undefined {
 
 function schemathesis(name: string, schemaUrl: string, baseUrl: string, pathRegex: string, contextFile: string, seconds: number, phases: string | undefined): Promise<number> {
   const args = [
+    '--config-file', path.join(ROOT, 'test/fuzz/schemathesis.toml'),
     'run', schemaUrl,
     '--url', baseUrl,
     '--include-path-regex', pathRegex,
