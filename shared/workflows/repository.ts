@@ -5,7 +5,7 @@ import type { WorkflowDefinitionDoc } from '../db/models/workflow-definition';
 import type { WorkflowVersionDoc } from '../db/models/workflow-version';
 import { errors } from '../errors';
 import { parseWorkflowInput } from './schemas';
-import { compareSemver, isSemver } from './semver';
+import { compareSemver, isSemver, semverKey } from './semver';
 import type { GraphProblem, PublishedVersion, WorkflowDefinition, WorkflowEdge, WorkflowNode } from './types';
 
 type WorkflowModels = Pick<Models, 'workflowDefinitions' | 'workflowVersions'>;
@@ -60,7 +60,6 @@ export class WorkflowRepository {
       graph_json: JSON.stringify({ nodes: v.nodes, edges: v.edges }),
       credentials: v.credentials,
       status: 'draft',
-      latest_version: null,
       created_at: now,
       updated_at: now,
     };
@@ -86,17 +85,20 @@ export class WorkflowRepository {
       .limit(1000)
       .lean<WorkflowDefinitionDoc[]>()
       .exec();
-    const unpointed = docs.filter((d) => d.latest_version === undefined).map((d) => d._id);
-    const versions = unpointed.length
+    const versions = docs.length
       ? await this.models.workflowVersions
-          .find({ workflow_id: { $in: unpointed } }, { workflow_id: 1, version: 1 })
+          .find({ workflow_id: { $in: docs.map((d) => d._id) } }, { workflow_id: 1, version: 1 })
           .lean<Pick<WorkflowVersionDoc, 'workflow_id' | 'version'>[]>()
           .exec()
       : [];
+    const latest = new Map<string, string>();
+    for (const v of versions) {
+      const seen = latest.get(v.workflow_id);
+      if (seen === undefined || compareSemver(v.version, seen) > 0) latest.set(v.workflow_id, v.version);
+    }
     return docs.map((d) => {
       const { graph_json, latest_version: _pointer, ...rest } = d;
-      const latest = d.latest_version !== undefined ? d.latest_version : (versions.filter((v) => v.workflow_id === d._id).map((v) => v.version).sort(compareSemver).at(-1) ?? null);
-      return { ...rest, node_count: decodeGraph(graph_json).nodes.length, latest_version: latest };
+      return { ...rest, node_count: decodeGraph(graph_json).nodes.length, latest_version: latest.get(d._id) ?? null };
     });
   }
 
@@ -105,14 +107,15 @@ export class WorkflowRepository {
     if (!isSemver(version)) throw errors.badRequest('invalid_version', `${version} is not a MAJOR.MINOR.PATCH version`);
     const doc = await this.models.workflowDefinitions.findById(id).lean<WorkflowDefinitionDoc>().exec();
     if (!doc) throw errors.notFound('workflow_not_found', `no workflow ${id}`);
-    const latest = await this.latestVersion(doc);
+    const latest = await this.latestVersion(id);
     if (latest && compareSemver(version, latest.version) <= 0) throw errors.conflict('version_not_newer', `version ${version} is not newer than ${latest.version}`);
     if ((await this.models.workflowVersions.countDocuments({ workflow_id: id }).exec()) >= MAX_VERSIONS_PER_WORKFLOW) {
       throw errors.conflict('version_limit_reached', `workflow ${id} already has ${MAX_VERSIONS_PER_WORKFLOW} published versions`);
     }
-    const row: WorkflowVersionDoc = { _id: `${id}@${version}`, workflow_id: id, version, graph_json: doc.graph_json, credentials: doc.credentials, published_at: now };
+    const row: WorkflowVersionDoc = { _id: `${id}@${version}`, workflow_id: id, version, order_key: semverKey(version), graph_json: doc.graph_json, credentials: doc.credentials, published_at: now };
     if (!(await insertOnce(this.models.workflowVersions, row))) throw errors.conflict('version_not_newer', `version ${version} is already published`);
-    await this.movePointer(id, latest?.version ?? null, version, now);
+    // The insert above decided the version; this only marks the definition published (the same value from every writer).
+    await this.models.workflowDefinitions.updateOne({ _id: id }, { $set: { status: 'published', updated_at: now } });
     return (await this.get(id))!;
   }
 
@@ -123,9 +126,8 @@ export class WorkflowRepository {
 
   /** The graph a new run executes: the latest published version, or the draft when none is published. */
   async runnable(id: string): Promise<RunnableWorkflow | null> {
-    const doc = await this.models.workflowDefinitions.findById(id).lean<WorkflowDefinitionDoc>().exec();
+    const [doc, latest] = await Promise.all([this.models.workflowDefinitions.findById(id).lean<WorkflowDefinitionDoc>().exec(), this.latestVersion(id)]);
     if (!doc) return null;
-    const latest = await this.latestVersion(doc);
     const graph = decodeGraph(latest?.graph_json ?? doc.graph_json);
     return {
       workflow_id: doc._id,
@@ -159,7 +161,6 @@ export class WorkflowRepository {
       graph_json: JSON.stringify({ nodes: d.nodes, edges: d.edges }),
       credentials: [],
       status: 'draft',
-      latest_version: null,
       created_at: d.now,
       updated_at: d.now,
     };
@@ -183,8 +184,7 @@ export class WorkflowRepository {
 
   /** The latest published version with its graph, or null when none is published. */
   async latestPublished(id: string): Promise<PublishedVersion | null> {
-    const doc = await this.models.workflowDefinitions.findById(id).lean<WorkflowDefinitionDoc>().exec();
-    const row = doc && (await this.latestVersion(doc));
+    const row = await this.latestVersion(id);
     return row ? { version: row.version, ...decodeGraph(row.graph_json), credentials: row.credentials, published_at: row.published_at } : null;
   }
 
@@ -205,13 +205,25 @@ export class WorkflowRepository {
     return docs.map(({ graph_json: _graph, latest_version: _pointer, ...rest }) => rest);
   }
 
-  /** The latest published version: through the definition's pointer, or (older documents) by reading every version once and setting the pointer. */
-  private async latestVersion(doc: WorkflowDefinitionDoc): Promise<WorkflowVersionDoc | null> {
-    if (doc.latest_version !== undefined) return doc.latest_version === null ? null : this.versionRow(doc._id, doc.latest_version);
-    const rows = await this.models.workflowVersions.find({ workflow_id: doc._id }, { graph_json: 0 }).lean<WorkflowVersionDoc[]>().exec();
-    const newest = rows.sort((a, b) => compareSemver(a.version, b.version)).at(-1)?.version ?? null;
-    await this.models.workflowDefinitions.updateOne({ _id: doc._id, latest_version: { $exists: false } }, { $set: { latest_version: newest } });
-    return newest === null ? null : this.versionRow(doc._id, newest);
+  /**
+   * The latest published version: the first row of the (workflow_id, order_key) index. Each version
+   * is an insert under its own key, so concurrent publishes cannot lose the newest (as a pointer
+   * moved by a filtered update could on FerretDB). Rows written before `order_key` existed are
+   * read once and given theirs (the same value from every writer).
+   */
+  private async latestVersion(id: string): Promise<WorkflowVersionDoc | null> {
+    const [top] = await this.models.workflowVersions
+      .find({ workflow_id: id }, { version: 1, order_key: 1 })
+      .sort({ order_key: -1 })
+      .limit(1)
+      .lean<Pick<WorkflowVersionDoc, '_id' | 'version' | 'order_key'>[]>()
+      .exec();
+    if (!top) return null;
+    if (top.order_key !== undefined) return this.versionRow(id, top.version);
+    const rows = await this.models.workflowVersions.find({ workflow_id: id }, { version: 1 }).lean<Pick<WorkflowVersionDoc, '_id' | 'version'>[]>().exec();
+    await Promise.all(rows.map((r) => this.models.workflowVersions.updateOne({ _id: r._id }, { $set: { order_key: semverKey(r.version) } })));
+    const newest = rows.map((r) => r.version).sort(compareSemver).at(-1)!;
+    return this.versionRow(id, newest);
   }
 
   private async versionRow(id: string, version: string): Promise<WorkflowVersionDoc | null> {
@@ -220,23 +232,6 @@ export class WorkflowRepository {
     if (cached) return cached;
     const row = await this.models.workflowVersions.findById(key).lean<WorkflowVersionDoc>().exec();
     return row && versionCache.set(key, row);
-  }
-
-  /**
-   * Points the definition at `version` unless a newer one got there first: a compare-and-set on
-   * the pointer read, retried while a concurrent publish of an older version holds it.
-   */
-  private async movePointer(id: string, seen: string | null, version: string, now: Date): Promise<void> {
-    let expected: string | null | undefined = seen;
-    for (let i = 0; i < 10; i++) {
-      const fence = expected === undefined ? { $exists: false } : expected;
-      const r = await this.models.workflowDefinitions.updateOne({ _id: id, latest_version: fence }, { $set: { status: 'published', latest_version: version, updated_at: now } });
-      if (r.matchedCount === 1) return;
-      const doc = await this.models.workflowDefinitions.findById(id, { latest_version: 1 }).lean<Pick<WorkflowDefinitionDoc, 'latest_version'>>().exec();
-      expected = doc?.latest_version;
-      if (typeof expected === 'string' && compareSemver(expected, version) >= 0) return;
-    }
-    throw errors.conflict('version_not_newer', `version ${version} could not be made the latest: publishes of ${id} keep racing`);
   }
 
   private present(doc: WorkflowDefinitionDoc, versions: Pick<WorkflowVersionDoc, 'version' | 'published_at'>[]): WorkflowDefinition {

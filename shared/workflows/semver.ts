@@ -12,3 +12,11 @@ export function compareSemver(a: string, b: string): number {
   for (let i = 0; i < 3; i++) if (pa[i] !== pb[i]) return pa[i] - pb[i];
   return 0;
 }
+
+/** A text key that sorts like the version: each part zero-padded to the nine digits it may have. */
+export function semverKey(v: string): string {
+  return v
+    .split('.')
+    .map((p) => p.padStart(9, '0'))
+    .join('.');
+}

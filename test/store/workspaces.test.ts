@@ -150,26 +150,33 @@ describe('workflow definitions on the real store', () => {
     expect(await workflows.runnable('wf_none')).toBeNull();
   });
 
-  it('keeps a pointer to the latest version: concurrent publishes end on the newest; documents from before the pointer are read once and pointed', async () => {
-    const wf = await workflows.create({ id: 'wf_pointer', name: 'p', ...graph, status: 'published', version: '1.0.0' });
-    const versions = ['1.2.0', '1.1.0', '1.4.0', '1.3.0', '2.0.0', '1.5.0'];
-    await Promise.allSettled(versions.map((v) => workflows.publish(wf._id, v)));
-    const published = (await workflows.get(wf._id))!.versions.map((v) => v.version);
-    expect(published).toContain('2.0.0');
-    const pointer = await db.models.workflowDefinitions.findById(wf._id, { latest_version: 1 }).lean<{ latest_version: string }>().exec();
-    expect(pointer!.latest_version).toBe('2.0.0');
-    expect(await workflows.runnable(wf._id)).toMatchObject({ version: '2.0.0' });
+  it('runs the newest version after concurrent publishes, every time; versions from before order keys are read once and keyed', async () => {
+    // Ten workflows, twelve racing publishes each, the newest at a different place each time: a pointer
+    // moved by a filtered update (FerretDB applies those as a read then a write) lost the newest in
+    // some of these; the version rows decide now.
+    const older = ['1.2.0', '1.1.0', '1.4.0', '1.3.0', '1.5.0', '1.7.0', '1.6.0', '1.9.0', '1.8.0', '1.10.0', '1.11.0'];
+    for (let round = 0; round < 10; round++) {
+      const versions = [...older.slice(0, round), '2.0.0', ...older.slice(round)];
+      const wf = await workflows.create({ id: `wf_race_${round}`, name: 'p', ...graph, status: 'published', version: '1.0.0' });
+      await Promise.allSettled(versions.map((v) => workflows.publish(wf._id, v)));
+      expect((await workflows.get(wf._id))!.versions.map((v) => v.version)).toContain('2.0.0');
+      expect(await workflows.runnable(wf._id)).toMatchObject({ version: '2.0.0' });
+      expect((await workflows.latestPublished(wf._id))!.version).toBe('2.0.0');
+      expect((await workflows.list()).find((w) => w._id === wf._id)).toMatchObject({ latest_version: '2.0.0' });
+      await expect(workflows.publish(wf._id, '1.9.0')).rejects.toMatchObject({ code: 'version_not_newer' });
+    }
 
-    // A definition stored before latest_version existed: the first read scans its versions and sets the pointer.
+    // Rows stored before order_key existed: the first read scans the workflow's versions and keys them.
     await workflows.create({ id: 'wf_legacy', name: 'l', ...graph, status: 'published', version: '3.1.0' });
-    await workflows.publish('wf_legacy', '3.2.0');
-    await db.models.workflowDefinitions.updateOne({ _id: 'wf_legacy' }, { $unset: { latest_version: 1 } });
-    expect(await workflows.list()).toEqual(expect.arrayContaining([expect.objectContaining({ _id: 'wf_legacy', latest_version: '3.2.0' })]));
-    expect(await workflows.runnable('wf_legacy')).toMatchObject({ version: '3.2.0' });
-    const after = await db.models.workflowDefinitions.findById('wf_legacy', { latest_version: 1 }).lean<{ latest_version: string }>().exec();
-    expect(after!.latest_version).toBe('3.2.0');
-    await workflows.publish('wf_legacy', '3.3.0');
-    expect(await workflows.runnable('wf_legacy')).toMatchObject({ version: '3.3.0' });
+    await workflows.publish('wf_legacy', '3.10.0');
+    await workflows.publish('wf_legacy', '3.2.0').catch(() => undefined);
+    await db.models.workflowVersions.updateMany({ workflow_id: 'wf_legacy' }, { $unset: { order_key: 1 } });
+    expect(await workflows.list()).toEqual(expect.arrayContaining([expect.objectContaining({ _id: 'wf_legacy', latest_version: '3.10.0' })]));
+    expect(await workflows.runnable('wf_legacy')).toMatchObject({ version: '3.10.0' });
+    const keyed = await db.models.workflowVersions.find({ workflow_id: 'wf_legacy' }, { order_key: 1 }).lean<{ order_key?: string }[]>().exec();
+    expect(keyed.map((r) => r.order_key)).toEqual(expect.arrayContaining(['000000003.000000010.000000000', '000000003.000000001.000000000']));
+    await workflows.publish('wf_legacy', '3.11.0');
+    expect(await workflows.runnable('wf_legacy')).toMatchObject({ version: '3.11.0' });
     expect(Object.keys((await workflows.get('wf_legacy'))!)).not.toContain('latest_version');
   });
 

@@ -4,8 +4,8 @@ import { Connection, Schema } from 'mongoose';
  * A stored workflow definition. Nodes and edges are free-form user objects, so they are kept
  * as JSON text (`graph_json`): FerretDB refuses keys that start
  * with `$` or contain `.`. shared/workflows/repository.ts decodes them to plain objects.
- * Published versions live in workflow_versions (one insert each); `latest_version` points at the
- * newest, so a run or a listing reads one version by `_id` instead of every version.
+ * Published versions live in workflow_versions (one insert each, under `<id>@<version>`): the
+ * latest is the newest of those rows, so no update of this document decides it.
  */
 export interface WorkflowDefinitionDoc {
   _id: string;
@@ -15,7 +15,7 @@ export interface WorkflowDefinitionDoc {
   graph_json: string;
   credentials: string[];
   status: 'draft' | 'published';
-  /** The newest published version (a pointer into workflow_versions); absent on documents written before it existed. */
+  /** A pointer to the newest version that older code kept here; no longer written or read. */
   latest_version?: string | null;
   created_at: Date;
   updated_at: Date;
