@@ -15,7 +15,6 @@ import { mountOperations } from '../operations/mount';
 import { EXAMPLE, ok } from '../operations/shapes';
 import type { Operation } from '../operations/types';
 import { renderErrorPage, renderPage } from './pages';
-import type { SignInSite } from './service';
 
 declare module 'express-serve-static-core' {
   interface Locals {
@@ -40,11 +39,6 @@ const htmlErrors: RequestHandler = (_req, res, next) => {
   res.locals.errorPage = (status, message) => ({ html: renderErrorPage(status, message), headers: { ...PAGE_HEADERS, 'Content-Security-Policy': widgetCsp(['*']) } });
   next();
 };
-
-function site(req: Request): SignInSite {
-  const host = req.get('host') ?? '';
-  return { host, serviceOrigin: `${req.protocol}://${host}` };
-}
 
 const iso = Joi.string().isoDate();
 const nonceAnswer = ok(Joi.object({ message: Joi.string().required(), nonce: Joi.string().required(), expires_at: iso.required() }));
@@ -116,7 +110,7 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
       handler: async (req, res) => {
         await services.authLimits.sessionPerClient.enforce(`embed-nonce:ip:${requestClient(req)}`, 'widget sign-ins from one address');
         const b = res.locals.body;
-        res.json({ success: true, data: await embed.signInNonce(site(req), { bundleId: b.bundle_id, origin: b.origin, address: b.address, chainId: b.chain_id }) });
+        res.json({ success: true, data: await embed.signInNonce({ bundleId: b.bundle_id, origin: b.origin, address: b.address, chainId: b.chain_id }) });
       },
     },
     {
@@ -128,10 +122,11 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
       responses: { 200: { description: 'The widget token', body: tokenAnswer } },
       summary: 'Exchange the signed sign-in message for a widget token',
       request: { body: signInBodySchema },
-      errorStatuses: [400, 401],
+      errorStatuses: [400, 401, 429],
       examples: [{ name: 'signed in', request: { body: { message: '…', signature: `0x${'1b'.repeat(65)}` } }, response: { status: 200, body: { success: true, data: signedInExample } } }],
       handler: async (req, res) => {
-        res.json({ success: true, data: await embed.signIn(site(req), res.locals.body) });
+        await services.authLimits.sessionPerClient.enforce(`embed-sign-in:ip:${requestClient(req)}`, 'widget sign-ins from one address');
+        res.json({ success: true, data: await embed.signIn(res.locals.body) });
       },
     },
     {

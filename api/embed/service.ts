@@ -1,10 +1,10 @@
-import type { Hex } from 'viem';
 import type { LedgerStore } from '../../shared/credits/ledger-store';
 import type { EmbedItem } from '../../shared/db/models/embed';
 import { formFields, type FormField } from '../../shared/embed/form';
 import { EmbedRepository, type EmbedBundle } from '../../shared/embed/repository';
 import { BUNDLE_ID, EMBED_TOKEN, exposes, normalizeOrigin, PRODUCT_ID, WORKFLOW_ID, type EmbedTarget } from '../../shared/embed/rules';
-import { parseSignIn, signInMessage, verifySignIn } from '../../shared/embed/siwe';
+import { parseSignIn, signInMessage } from '../../shared/embed/siwe';
+import { isSignatureFrom } from '../../shared/signing/verify';
 import { errors } from '../../shared/errors';
 import type { RunRepository } from '../../shared/runs/repository';
 import { isTerminal } from '../../shared/runs/types';
@@ -36,12 +36,19 @@ export type PageModel =
 
 const ID_PATTERNS = { workflow: WORKFLOW_ID, product: PRODUCT_ID, bundle: BUNDLE_ID } as const;
 
-/** Where the widget's sign-in is written from: the host our pages were served on. */
+/** Failed sign-ins one nonce takes before it is burnt: a wallet needs one, a retry or two at most. */
+export const SIGN_IN_FAILURES_PER_NONCE = 5;
+
+/** Where the widget's sign-in messages say they come from: the service's public base URL. */
 export interface SignInSite {
-  /** `host[:port]` of the request (the EIP-4361 domain). */
+  /** `host[:port]` of the public base URL (the EIP-4361 domain). */
   host: string;
-  /** `scheme://host[:port]` of the request. */
-  serviceOrigin: string;
+  /** The public base URL without a trailing slash; the message's URI is the widget page under it. */
+  baseUrl: string;
+}
+
+export function signInSite(publicBaseUrl: string): SignInSite {
+  return { host: new URL(publicBaseUrl).host, baseUrl: publicBaseUrl.replace(/\/+$/, '') };
 }
 
 /**
@@ -60,6 +67,7 @@ export class EmbedService {
     private readonly runRecords: RunRepository,
     private readonly ledger: LedgerStore,
     private readonly accessTokens: AccessTokenService,
+    private readonly site: SignInSite,
   ) {}
 
   /** 400 for a malformed id, 404 for anything missing or not exposed; the page's settings otherwise. */
@@ -98,36 +106,44 @@ export class EmbedService {
     };
   }
 
-  /** The EIP-4361 message for this wallet to sign; its nonce is stored, bound to bundle, origin and wallet. */
-  async signInNonce(site: SignInSite, i: { bundleId: string; origin: string; address: string; chainId: number }, now = new Date()) {
+  /**
+   * The EIP-4361 message for this wallet to sign. Its domain and URI are our public base URL, never
+   * the request's Host header (which the caller chooses); the nonce is stored with the message's
+   * hash, bound to bundle, origin and wallet.
+   */
+  async signInNonce(i: { bundleId: string; origin: string; address: string; chainId: number }, now = new Date()) {
     const { bundle, origin } = await this.allowedOrigin(i.bundleId, i.origin);
     const wallet = i.address.toLowerCase();
-    const nonce = await this.repo.createNonce({ bundleId: bundle._id, origin, wallet, now });
-    const message = signInMessage({ domain: site.host, uri: `${site.serviceOrigin}/embed/bundle/${bundle._id}`, origin, address: wallet, chainId: i.chainId, nonce: nonce._id, issuedAt: now, expiresAt: nonce.expires_at });
-    return { message, nonce: nonce._id, expires_at: nonce.expires_at.toISOString() };
+    const { nonce, expiresAt } = this.repo.newNonce(now);
+    const message = signInMessage({ domain: this.site.host, uri: `${this.site.baseUrl}/embed/bundle/${bundle._id}`, origin, address: wallet, chainId: i.chainId, nonce, issuedAt: now, expiresAt });
+    await this.repo.saveNonce({ nonce, expiresAt, bundleId: bundle._id, origin, wallet, message, now });
+    return { message, nonce, expires_at: expiresAt.toISOString() };
   }
 
   /**
-   * The signed message for a widget token. The nonce must be ours, unexpired, unused and bound to
-   * the signing wallet; the message must name our domain and the nonce's origin; the origin must
-   * still be allowed; then the nonce is used up (one insert) and the token issued.
+   * The signed message for a widget token. Only the exact text issued with an unexpired, unused
+   * nonce is accepted, signed by the nonce's wallet (the fast EIP-191 verifier of the signed
+   * routes); the origin must still be allowed; then the nonce is used up (one insert) and the
+   * token issued. Each failure is counted against the nonce, which is burnt at the limit.
    */
-  async signIn(site: SignInSite, i: { message: string; signature: string }, now = new Date()) {
-    let parsed: ReturnType<typeof parseSignIn>;
+  async signIn(i: { message: string; signature: string }, now = new Date()) {
+    let nonceId: string | undefined;
     try {
-      parsed = parseSignIn(i.message);
+      nonceId = parseSignIn(i.message).nonce;
     } catch {
       throw invalidSignIn('the message is not an EIP-4361 sign-in message');
     }
-    const nonce = parsed.nonce ? await this.repo.getNonce(parsed.nonce) : null;
-    if (!nonce || nonce.expires_at.getTime() <= now.getTime()) throw invalidSignIn('the nonce is unknown or expired; ask for a new one');
-    if (parsed.address?.toLowerCase() !== nonce.wallet) throw invalidSignIn('the message is for another wallet than its nonce');
-    if (parsed.domain !== site.host || parsed.uri !== `${site.serviceOrigin}/embed/bundle/${nonce.bundle_id}`) throw invalidSignIn('the message names another site');
-    if (!parsed.resources || parsed.resources.length !== 1 || parsed.resources[0] !== nonce.origin) throw invalidSignIn('the message names another host page');
+    const state = nonceId ? await this.repo.nonceState(nonceId) : null;
+    const nonce = state?.nonce;
+    if (!state || !nonce || nonce.expires_at.getTime() <= now.getTime()) throw invalidSignIn('the nonce is unknown or expired; ask for a new one');
+    if (state.used || state.failures >= SIGN_IN_FAILURES_PER_NONCE) throw invalidSignIn('this nonce was used already; ask for a new one');
+    const fail = async (why: string) => {
+      await this.repo.recordFailure(nonce._id, SIGN_IN_FAILURES_PER_NONCE, now);
+      return invalidSignIn(why);
+    };
+    if (!this.repo.isIssuedMessage(nonce, i.message)) throw await fail('the message is not the one issued with this nonce');
+    if (!(await isSignatureFrom(i.message, i.signature, nonce.wallet))) throw await fail('the signature does not verify for this message and wallet');
     await this.allowedOrigin(nonce.bundle_id, nonce.origin);
-    if (!(await verifySignIn({ message: i.message, signature: i.signature as Hex, domain: site.host, nonce: nonce._id, address: nonce.wallet, now }))) {
-      throw invalidSignIn('the signature does not verify for this message and wallet');
-    }
     if (!(await this.repo.useNonce(nonce._id, now))) throw invalidSignIn('this nonce was used already; ask for a new one');
     return this.issue(nonce.wallet, nonce.bundle_id, nonce.origin, 'siwe', now);
   }

@@ -28,7 +28,7 @@ import { WorkflowSessionService } from './workflow-sessions';
 import { WorkflowSessionRepository } from '../../shared/workflow-sessions/repository';
 import { catalogPriceLookup } from '../../shared/public-workflows/catalog-prices';
 import { DirectToolPayments } from './direct-tool-payments';
-import { EmbedService } from '../embed/service';
+import { EmbedService, signInSite } from '../embed/service';
 import { EmbedRepository } from '../../shared/embed/repository';
 import { RunRepository } from '../../shared/runs/repository';
 
@@ -66,7 +66,7 @@ export function createServices(deps: AppDeps) {
     jobWorkflows: new JobWorkflowService(new JobRepository(models), new WorkflowRepository(models), new JobWorkflowRepository(models), deps.config.jobWorkflowTokenSecret),
     publicWorkflows: new PublicWorkflowService(new WorkflowRepository(models), new JobWorkflowRepository(models), catalogPriceLookup(tools.repository)),
     workflowSessions: new WorkflowSessionService(new WorkflowSessionRepository(models), new WorkflowRepository(models), deps.temporal, deps.config.sessionIdleTimeoutSeconds, deps.config.model, ledger),
-    embed: new EmbedService(new EmbedRepository(models), new WorkflowRepository(models), workspaces, tools, webhookRuns, new RunRepository(models), ledger, tokens),
+    embed: new EmbedService(new EmbedRepository(models), new WorkflowRepository(models), workspaces, tools, webhookRuns, new RunRepository(models), ledger, tokens, signInSite(deps.config.publicBaseUrl)),
     directTools: payments && !('disabled' in setup) ? new DirectToolPayments(setup, payments, tools, deps.config.publicBaseUrl) : undefined,
   };
 }

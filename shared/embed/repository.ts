@@ -3,7 +3,7 @@ import { insertOnce, type Models } from '../db';
 import type { EmbedBundleDoc, EmbedItem, EmbedNonceDoc, EmbedTokenDoc } from '../db/models/embed';
 import { NONCE_TTL_MS, TOKEN_TTL_MS } from './rules';
 
-type EmbedModels = Pick<Models, 'embedBundles' | 'embedNonces' | 'embedNonceUses' | 'embedTokens'>;
+type EmbedModels = Pick<Models, 'embedBundles' | 'embedNonces' | 'embedNonceUses' | 'embedNonceFailures' | 'embedTokens'>;
 
 export type EmbedBundle = EmbedBundleDoc;
 
@@ -57,15 +57,46 @@ export class EmbedRepository {
     return { ...doc, items: merged, allowed_origins: allowed, updated_at: now };
   }
 
-  async createNonce(i: { bundleId: string; origin: string; wallet: string; now: Date }): Promise<EmbedNonceDoc> {
-    // EIP-4361 nonces are alphanumeric, at least 8 characters.
-    const doc: EmbedNonceDoc = { _id: randomBytes(16).toString('hex'), bundle_id: i.bundleId, origin: i.origin, wallet: i.wallet, created_at: i.now, expires_at: new Date(i.now.getTime() + NONCE_TTL_MS) };
-    await this.models.embedNonces.collection.insertOne(doc as never);
-    return doc;
+  /** A new nonce (EIP-4361: alphanumeric, at least 8 characters) and its expiry; `save` stores it with the message written for it. */
+  newNonce(now: Date): { nonce: string; expiresAt: Date } {
+    return { nonce: randomBytes(16).toString('hex'), expiresAt: new Date(now.getTime() + NONCE_TTL_MS) };
   }
 
-  async getNonce(nonce: string): Promise<EmbedNonceDoc | null> {
-    return (await this.models.embedNonces.findById(nonce).lean<EmbedNonceDoc>().exec()) ?? null;
+  async saveNonce(i: { nonce: string; expiresAt: Date; bundleId: string; origin: string; wallet: string; message: string; now: Date }): Promise<void> {
+    const doc: EmbedNonceDoc = {
+      _id: i.nonce,
+      bundle_id: i.bundleId,
+      origin: i.origin,
+      wallet: i.wallet,
+      message_sha256: sha256(i.message),
+      created_at: i.now,
+      expires_at: i.expiresAt,
+    };
+    await this.models.embedNonces.collection.insertOne(doc as never);
+  }
+
+  /** The nonce, whether it is used up, and how many sign-ins with it failed: three point reads at once. */
+  async nonceState(nonce: string): Promise<{ nonce: EmbedNonceDoc | null; used: boolean; failures: number }> {
+    const [doc, use, failures] = await Promise.all([
+      this.models.embedNonces.findById(nonce).lean<EmbedNonceDoc>().exec(),
+      this.models.embedNonceUses.findById(nonce, { _id: 1 }).lean().exec(),
+      this.models.embedNonceFailures.countDocuments({ nonce }).exec(),
+    ]);
+    return { nonce: doc ?? null, used: use !== null, failures };
+  }
+
+  /** True when `message` is exactly the text issued with this nonce. */
+  isIssuedMessage(nonce: EmbedNonceDoc, message: string): boolean {
+    return nonce.message_sha256 === sha256(message);
+  }
+
+  /**
+   * Records a failed sign-in with `nonce`; at `limit` failures the nonce is used up (the same
+   * insert a successful sign-in makes), so it can never be exchanged for a token afterwards.
+   */
+  async recordFailure(nonce: string, limit: number, now: Date): Promise<void> {
+    await this.models.embedNonceFailures.collection.insertOne({ _id: `${nonce}|${randomBytes(8).toString('hex')}`, nonce, at: now } as never);
+    if ((await this.models.embedNonceFailures.countDocuments({ nonce }).exec()) >= limit) await this.useNonce(nonce, now);
   }
 
   /** True for the one caller that uses this nonce; every later caller gets false. */

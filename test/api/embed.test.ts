@@ -107,13 +107,59 @@ describe('embed widget over HTTP: pages, CSP, sign-in, paid product calls, opera
     expect(picker).not.toContain(other._id);
   });
 
+  it('writes the sign-in message for the public base URL whatever Host the caller sends, and accepts no other text', async () => {
+    const victim = privateKeyToAccount(generatePrivateKey());
+    const asked = await http('POST', url('/embed/api/sign-in/nonce'), {
+      body: { bundle_id: s.bundleId, origin: ALLOWED, address: victim.address, chain_id: 8453 },
+      headers: { host: 'evil.example' },
+    });
+    expect(asked.status).toBe(200);
+    const message: string = asked.body.data.message;
+    expect(message).not.toContain('evil.example');
+    expect(message.split('\n')[0]).toBe(`${new URL(stack.config.publicBaseUrl).host} wants you to sign in with your Ethereum account:`);
+
+    // A message naming the attacker's site (what a phishing page would ask the wallet to sign) is refused,
+    // and so is the issued message with another chain id, statement or expiry, each signed by the right wallet.
+    const edits = [
+      message.replace(new URL(stack.config.publicBaseUrl).host, 'evil.example'),
+      message.replace('Chain ID: 8453', 'Chain ID: 1'),
+      message.replace('No transaction, no cost.', 'No transaction.'),
+      message.replace(/Expiration Time: .*/, 'Expiration Time: 2999-01-01T00:00:00.000Z'),
+    ];
+    for (const edited of edits) {
+      expect(edited).not.toBe(message);
+      const res = await http('POST', url('/embed/api/sign-in'), { body: { message: edited, signature: await victim.signMessage({ message: edited }) }, headers: { host: 'evil.example' } });
+      expect(res.status).toBe(401);
+      expect(res.body.error_code).toBe('embed_sign_in_invalid');
+    }
+    // Four failures so far; the fifth burns the nonce, and then even the right signature of the issued text is refused.
+    const wrong = await http('POST', url('/embed/api/sign-in'), { body: { message, signature: await privateKeyToAccount(generatePrivateKey()).signMessage({ message }) } });
+    expect(wrong.status).toBe(401);
+    const late = await http('POST', url('/embed/api/sign-in'), { body: { message, signature: await victim.signMessage({ message }) } });
+    expect(late.status).toBe(401);
+    expect(late.body.message).toMatch(/used already/);
+  });
+
+  it('limits sign-in attempts per client address', async () => {
+    const limited = await startTestStack({ env: { AUTH_SESSION_LIMIT_PER_CLIENT: '3', MONGODB_DB_NAME: `${stack.config.mongodbDbName}_limits` } });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        statuses.push((await http('POST', `${limited.server.mainUrl}/embed/api/sign-in`, { body: { message: 'not a sign-in message', signature: `0x${'1b'.repeat(65)}` } })).status);
+      }
+      expect(statuses).toEqual([401, 401, 401, 429]);
+    } finally {
+      await limited.stop();
+    }
+  });
+
   it('signs in with an EIP-4361 message: nonce bound to wallet and origin, used once, origin checked at issue', async () => {
     const { nonce, res } = await signIn();
     expect(nonce.status).toBe(200);
     const message: string = nonce.body.data.message;
-    const host = new URL(stack.server.mainUrl).host;
+    const host = new URL(stack.config.publicBaseUrl).host;
     expect(message.split('\n')[0]).toBe(`${host} wants you to sign in with your Ethereum account:`);
-    expect(message).toContain(`URI: ${stack.server.mainUrl}/embed/bundle/${s.bundleId}`);
+    expect(message).toContain(`URI: ${stack.config.publicBaseUrl}/embed/bundle/${s.bundleId}`);
     expect(message).toContain(`Nonce: ${nonce.body.data.nonce}`);
     expect(message).toContain('Chain ID: 8453');
     expect(message).toContain(`- ${ALLOWED}`);

@@ -22,14 +22,25 @@ export interface EmbedBundleDoc {
   updated_at: Date;
 }
 
-/** A sign-in nonce handed to one widget page: bound to its bundle, host origin and wallet; expires. */
+/**
+ * A sign-in nonce handed to one widget page: bound to its bundle, host origin and wallet, and to
+ * the exact message issued with it (its sha256), so only that text signed is accepted; expires.
+ */
 export interface EmbedNonceDoc {
   _id: string;
   bundle_id: string;
   origin: string;
   wallet: string;
+  message_sha256: string;
   created_at: Date;
   expires_at: Date;
+}
+
+/** One failed sign-in with a nonce: each is its own insert, so concurrent failures are all counted. */
+export interface EmbedNonceFailureDoc {
+  _id: string;
+  nonce: string;
+  at: Date;
 }
 
 /** The one use of a nonce: taken by an insert under the nonce, so a second sign-in with it fails. */
@@ -73,12 +84,19 @@ const nonceSchema = new Schema<EmbedNonceDoc>(
     bundle_id: { type: String, required: true },
     origin: { type: String, required: true },
     wallet: { type: String, required: true },
+    message_sha256: { type: String, required: true },
     created_at: { type: Date, required: true },
     expires_at: { type: Date, required: true },
   },
   { collection: 'embed_nonces', versionKey: false },
 );
 nonceSchema.index({ expires_at: 1 });
+
+const nonceFailureSchema = new Schema<EmbedNonceFailureDoc>(
+  { _id: { type: String, required: true }, nonce: { type: String, required: true }, at: { type: Date, required: true } },
+  { collection: 'embed_nonce_failures', versionKey: false },
+);
+nonceFailureSchema.index({ nonce: 1 });
 
 const nonceUseSchema = new Schema<EmbedNonceUseDoc>(
   { _id: { type: String, required: true }, used_at: { type: Date, required: true } },
@@ -107,6 +125,9 @@ export function embedNonceModel(conn: Connection) {
 }
 export function embedNonceUseModel(conn: Connection) {
   return conn.models.EmbedNonceUse ?? conn.model<EmbedNonceUseDoc>('EmbedNonceUse', nonceUseSchema);
+}
+export function embedNonceFailureModel(conn: Connection) {
+  return conn.models.EmbedNonceFailure ?? conn.model<EmbedNonceFailureDoc>('EmbedNonceFailure', nonceFailureSchema);
 }
 export function embedTokenModel(conn: Connection) {
   return conn.models.EmbedToken ?? conn.model<EmbedTokenDoc>('EmbedToken', tokenSchema);

@@ -43,7 +43,7 @@ import { workflowScheduleModel } from './workflow-schedule';
 import { scheduleClaimModel } from './schedule-claim';
 import { scheduleClaimEndModel } from './schedule-claim-end';
 import { scheduleAdvanceModel } from './schedule-advance';
-import { embedBundleModel, embedNonceModel, embedNonceUseModel, embedTokenModel } from './embed';
+import { embedBundleModel, embedNonceFailureModel, embedNonceModel, embedNonceUseModel, embedTokenModel } from './embed';
 
 /** Every model bound to one connection; register before connecting so indexes build on connect. */
 export function registerModels(conn: Connection) {
@@ -101,6 +101,7 @@ export function registerModels(conn: Connection) {
     embedBundles: embedBundleModel(conn),
     embedNonces: embedNonceModel(conn),
     embedNonceUses: embedNonceUseModel(conn),
+    embedNonceFailures: embedNonceFailureModel(conn),
     embedTokens: embedTokenModel(conn),
   };
 }
