@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { errors, ValidationError } from '../../shared/errors';
 import { catalogEntry, type ToolProduct } from '../../shared/tools/rules';
 import type { IssueReportBody, PurchaseBody } from '../../shared/tools/schemas';
@@ -119,10 +119,13 @@ export class ToolCatalogService {
     // An action that declares its own `action` parameter keeps it.
     const declares = target && typeof target.parameters_schema.properties === 'object' && target.parameters_schema.properties !== null && 'action' in target.parameters_schema.properties;
     const parameters = declares ? (body.parameters ?? {}) : rest;
-    const orderId = `ord_${randomBytes(12).toString('hex')}`;
-    const requestId = ctx.idempotencyKey ? `idem:${ctx.idempotencyKey}` : orderId;
-    const out = await this.tools.invokeWithCredits({ wallet, product: product.id, actionSlug: named, parameters, requestId, meta: { order_id: orderId, instance_id: ctx.instance } });
+    // One order per charge: a retry under the same Idempotency-Key is the same charge, so it names
+    // the same order (derived from wallet and key), which the ledger entry records too.
+    const requestId = ctx.idempotencyKey ? `idem:${ctx.idempotencyKey}` : undefined;
+    const orderId = requestId ? `ord_${createHash('sha256').update(`${wallet}|${requestId}`).digest('hex').slice(0, 24)}` : `ord_${randomBytes(12).toString('hex')}`;
+    const out = await this.tools.invokeWithCredits({ wallet, product: product.id, actionSlug: named, parameters, requestId: requestId ?? orderId, meta: { order_id: orderId, instance_id: ctx.instance } });
     const order = await this.tools.repository.createOrder({
+      _id: orderId,
       wallet,
       product_id: out.product_id,
       action_slug: out.action_slug,

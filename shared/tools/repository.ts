@@ -244,10 +244,10 @@ export class ToolRepository {
 
   // ------------------------------------------------------------------ orders, issues, budgets
 
-  async createOrder(doc: Omit<ToolOrderDoc, '_id'>): Promise<ToolOrderDoc> {
-    const order = { ...doc, _id: `ord_${randomBytes(12).toString('hex')}` };
-    await this.models.toolOrders.collection.insertOne(order as never);
-    return order;
+  /** Stores the order under its id once; a replay of the same charge gets the order stored first. */
+  async createOrder(order: ToolOrderDoc): Promise<ToolOrderDoc> {
+    if (await insertOnce(this.models.toolOrders, order)) return order;
+    return (await this.models.toolOrders.findById(order._id).lean<ToolOrderDoc>().exec()) ?? order;
   }
 
   async createIssue(doc: Omit<IssueReportDoc, '_id' | 'status'>): Promise<IssueReportDoc> {

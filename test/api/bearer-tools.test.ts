@@ -111,6 +111,23 @@ describe('bearer catalog on {api_url}: fetch, purchase, issue reports', () => {
     expect((await ledger.balance(wallet)).balance).toBe(2);
   });
 
+  it('POST /products/purchase with an Idempotency-Key: one charge, one order, the same order_id on every replay, named by the ledger entry', async () => {
+    await ledger.grant({ wallet, credits: 8, creditType: 'admin_grant' });
+    const before = (await ledger.balance(wallet)).balance;
+    const send = () =>
+      http('POST', api('/products/purchase'), { body: { product_id: statsId, parameters: { action: 'mean', values: [3, 4] } }, headers: { ...auth, 'x-instance-id': 'inst-idem', 'idempotency-key': 'order-once-1' } });
+    const first = await send();
+    expect(first.status).toBe(200);
+    const replays = await Promise.all([send(), send()]);
+    expect([...replays, await send()].map((r) => [r.status, r.body.order_id])).toEqual(Array(3).fill([200, first.body.order_id]));
+    expect((await ledger.balance(wallet)).balance).toBe(before - 4);
+    const orders = await stack.db.models.toolOrders.find({ wallet, instance_id: 'inst-idem' }).lean<Array<{ _id: string; transaction_id: string }>>().exec();
+    expect(orders.map((o) => o._id)).toEqual([first.body.order_id]);
+    const entries = await stack.db.models.creditTransactions.find({ user_id: wallet, op_id: orders[0]!.transaction_id }).lean<Array<Record<string, any>>>().exec();
+    expect(entries).toHaveLength(1);
+    expect(JSON.stringify(entries[0])).toContain(first.body.order_id);
+  });
+
   it('POST /issues/report resolves by object id, slug or exact name, and stores unknown products too', async () => {
     const cases: Array<[string, string, boolean]> = [
       [statsId, 'object_id', true],
