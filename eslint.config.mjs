@@ -32,7 +32,7 @@ export default tseslint.config(
     // The SDK runs on an agent's machine: it may use pure shared code (signing, the error catalog), never the server's.
     files: ['sdk/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/api/**', '**/workers/**', '**/temporal/**', '**/shared/db', '**/shared/db/**', '**/shared/config', '**/shared/config/**', '**/shared/logger', '**/shared/logger/**'], message: 'the SDK imports only pure shared code' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/api/**', '**/workers/**', '**/temporal/**', '**/shared/platform/db', '**/shared/platform/db/**', '**/shared/platform/config', '**/shared/platform/config/**', '**/shared/platform/logger', '**/shared/platform/logger/**'], message: 'the SDK imports only pure shared code' }] }],
     },
   },
   {
@@ -56,7 +56,7 @@ export default tseslint.config(
         paths: serverSideModules.filter((m) => !m.includes('*')).map((name) => ({ name, message: 'not allowed in workflow code' })),
         patterns: [
           { group: ['node:*', 'viem/*'], message: 'not allowed in workflow code' },
-          { group: ['**/shared/db', '**/shared/db/**', '**/shared/logger', '**/shared/logger/**', '**/shared/config', '**/shared/config/**', '**/api/**', '**/workers/**'], message: 'workflows import only pure shared code' },
+          { group: ['**/shared/platform/db', '**/shared/platform/db/**', '**/shared/platform/logger', '**/shared/platform/logger/**', '**/shared/platform/config', '**/shared/platform/config/**', '**/api/**', '**/workers/**'], message: 'workflows import only pure shared code' },
           { group: ['./activities', '../*/activities', './*/activities'], allowTypeImports: true, message: 'import activities with `import type` only' },
         ],
       }],

@@ -1,8 +1,8 @@
-import { getConfig } from '../shared/config';
-import { createDb } from '../shared/db';
-import { logger } from '../shared/logger';
+import { getConfig } from '../shared/platform/config/index';
+import { createDb } from '../shared/platform/db/index';
+import { logger } from '../shared/platform/logger/index';
 import { createTemporal } from '../temporal/connection';
-import { startServer } from './server';
+import { startServer } from './http/server';
 
 async function main(): Promise<void> {
   let config;

@@ -12,7 +12,7 @@
 import './silent-logs';
 import { randomBytes } from 'node:crypto';
 import { startFerretDb } from '../scripts/services/ferretdb';
-import { createDb, insertOnce, type Db } from '../shared/db';
+import { createDb, insertOnce, type Db } from '../shared/platform/db/index';
 import { JobOperations } from '../shared/jobs/operations';
 import { JobRepository, newId } from '../shared/jobs/repository';
 import { takeFreeSlot } from '../shared/jobs/slots';

@@ -20,7 +20,7 @@ import { startFerretDb } from '../scripts/services/ferretdb';
 import { CACHE, ROOT } from '../scripts/services/paths';
 import { startTemporalDev } from '../scripts/services/temporal';
 import { LedgerStore } from '../shared/credits/ledger-store';
-import { createDb, type Db } from '../shared/db';
+import { createDb, type Db } from '../shared/platform/db/index';
 import { type Child, productionBenchEnv, spawnTs, startBenchServer } from './children';
 import { summarize, type EnvelopeFile, type LatencySummary, type LoadPlan, type LoadResult, type ScenarioPlan, type ScenarioResult, envNumber } from './common';
 import { formatProfile, summarizeProfile, type ProfileSummary } from './profile-summary';

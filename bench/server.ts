@@ -14,12 +14,12 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import express, { type RequestHandler } from 'express';
-import { createMainApp } from '../api/server';
-import { createServices } from '../api/services';
-import { jsonBody } from '../api/middleware/json-body';
-import { requestContext } from '../api/middleware/request-context';
-import { parseConfig } from '../shared/config';
-import { createDb } from '../shared/db';
+import { createMainApp } from '../api/http/server';
+import { createServices } from '../shared/composition/root';
+import { jsonBody } from '../api/http/middleware/json-body';
+import { requestContext } from '../api/http/middleware/request-context';
+import { parseConfig } from '../shared/platform/config/index';
+import { createDb } from '../shared/platform/db/index';
 import { callVendor as vendorCall } from '../shared/tools/vendor';
 import { createTemporal } from '../temporal/connection';
 import { summarize, type ServerStats, type StageSummary } from './common';
@@ -171,7 +171,7 @@ async function main(): Promise<void> {
     });
   }
 
-  // (B) the real main host, built exactly as api/server.ts builds it.
+  // (B) the real main host, built exactly as api/http/server.ts builds it.
   app.use(createMainApp(deps, services));
 
   const server = app.listen(0, '127.0.0.1');

@@ -1,6 +1,6 @@
 import { startFerretDb } from '../scripts/services/ferretdb';
-import type { AppConfig } from '../shared/config';
-import { createDb, type Db } from '../shared/db';
+import type { AppConfig } from '../shared/platform/config/index';
+import { createDb, type Db } from '../shared/platform/db/index';
 import { startTemporalDev } from '../scripts/services/temporal';
 
 /**

@@ -5,8 +5,8 @@
  * readable rendering (tables for lists). Errors go to stderr with exit code 1 (2 for usage
  * errors). Uses MONGODB_URI / MONGODB_DB_NAME / TEMPORAL_ADDRESS like the service.
  */
-import { getConfig } from '../shared/config';
-import { createDb } from '../shared/db';
+import { getConfig } from '../shared/platform/config/index';
+import { createDb } from '../shared/platform/db/index';
 import { createTemporal, type TemporalHandle } from '../temporal/connection';
 import { Flags, UsageError, type AdminCommand } from './admin/command';
 import { commandHelp, listing } from './admin/help';

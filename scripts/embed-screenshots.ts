@@ -7,10 +7,10 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { startServer } from '../api/server';
-import { parseConfig } from '../shared/config';
+import { startServer } from '../api/http/server';
+import { parseConfig } from '../shared/platform/config/index';
 import { LedgerStore } from '../shared/credits/ledger-store';
-import { createDb } from '../shared/db';
+import { createDb } from '../shared/platform/db/index';
 import { createTemporal, ensureSearchAttributes } from '../temporal/connection';
 import { seedEmbedDemo } from './seed-embed-demo';
 import { injectWallet, launchChromium } from './services/chromium';

@@ -15,7 +15,7 @@ import {
   toolInvokeByIdParts,
   toolInvokeParts,
   type SignedAction,
-} from '../shared/signing';
+} from '../shared/identity/signing';
 
 const ROOT = join(__dirname, '..');
 const SIGNER = { private_key: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80', address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266' } as const;

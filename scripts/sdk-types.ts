@@ -8,8 +8,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
-import { offlineDocument } from '../api/offline-document';
-import type { JsonSchema, OpenApiDocument } from '../api/operations/openapi';
+import { offlineDocument } from '../api/http/offline-document';
+import type { JsonSchema, OpenApiDocument } from '../api/http/operations/openapi';
 
 export const SDK_TYPES_FILE = join(__dirname, '..', 'sdk', 'src', 'generated', 'api-types.ts');
 

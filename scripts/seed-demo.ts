@@ -3,11 +3,11 @@
  * a demo agent (dev account #3 of the public test mnemonic) with 1000 credits and 100 local USDC.
  * Idempotent: a second `make dev` finds the same grant.
  */
-import { devAccount, DEV_ACCOUNT_INDEX } from '../shared/chain/dev-accounts';
-import { mintTokens } from '../shared/chain/deploy-token';
-import { getConfig } from '../shared/config';
+import { devAccount, DEV_ACCOUNT_INDEX } from '../shared/payments/chain/dev-accounts';
+import { mintTokens } from '../shared/payments/chain/deploy-token';
+import { getConfig } from '../shared/platform/config/index';
 import { LedgerStore } from '../shared/credits/ledger-store';
-import { createDb } from '../shared/db';
+import { createDb } from '../shared/platform/db/index';
 import { createTemporal } from '../temporal/connection';
 import { runPing } from '../temporal/ping/client';
 import { ToolRepository } from '../shared/tools/repository';
@@ -17,7 +17,7 @@ import { JobRepository } from '../shared/jobs/repository';
 import { PLATFORM_ACCOUNT } from '../shared/jobs/rules';
 import { seedDemoSchedule } from './seed-demo-schedules';
 import { seedWebhookRuns } from './seed-webhook-runs';
-import { AppError } from '../shared/errors';
+import { AppError } from '../shared/platform/errors/index';
 import { WorkflowRepository } from '../shared/workflows/repository';
 import fs from 'node:fs';
 import { seedEmbedDemo } from './seed-embed-demo';

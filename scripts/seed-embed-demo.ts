@@ -3,14 +3,14 @@
  * workspace exposing an offline chat workflow and a credits-paid product (builtin echo, 2
  * credits), allowed on the dev host page; an `act_` token of the demo agent to paste into it.
  */
-import type { AppConfig } from '../shared/config';
-import type { Db } from '../shared/db';
+import type { AppConfig } from '../shared/platform/config/index';
+import type { Db } from '../shared/platform/db/index';
 import { EmbedRepository } from '../shared/embed/repository';
-import { AppError } from '../shared/errors';
+import { AppError } from '../shared/platform/errors/index';
 import { ToolRepository } from '../shared/tools/repository';
 import { WorkflowRepository } from '../shared/workflows/repository';
 import { WorkspaceRepository } from '../shared/workspaces/repository';
-import { AccessTokenService } from '../api/services/access-tokens';
+import { AccessTokenService } from '../shared/identity/access-tokens';
 
 export const EMBED_DEMO_WORKFLOW = {
   id: 'wf_demo_embed_chat',

@@ -3,17 +3,17 @@
  * budget, an agent group (a fresh agt_ token printed each time), an offline template workflow
  * and, when the demo catalog is seeded, a tool workflow over the demo vendor; one run of each.
  */
-import type { AppConfig } from '../shared/config';
+import type { AppConfig } from '../shared/platform/config/index';
 import { LedgerStore } from '../shared/credits/ledger-store';
-import type { Db } from '../shared/db';
-import { AppError } from '../shared/errors';
-import { RunRepository } from '../shared/runs/repository';
+import type { Db } from '../shared/platform/db/index';
+import { AppError } from '../shared/platform/errors/index';
+import { RunRepository } from '../shared/webhook-runs/repository';
 import { WorkflowRepository } from '../shared/workflows/repository';
 import { WorkspaceRepository } from '../shared/workspaces/repository';
 import { workspaceAccount } from '../shared/workspaces/types';
 import type { TemporalHandle } from '../temporal/connection';
 import { waitForRunClose } from '../temporal/webhook-runs/client';
-import { WebhookRunService } from '../api/services/webhook-runs';
+import { WebhookRunService } from '../shared/webhook-runs/service';
 
 const GREETER = {
   id: 'wf_demo_greeter',

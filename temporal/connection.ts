@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { AppConfig } from '../shared/config';
-import { logger } from '../shared/logger';
+import { AppConfig } from '../shared/platform/config/index';
+import { logger } from '../shared/platform/logger/index';
 import { ALL_SEARCH_ATTRIBUTES } from './search-attributes';
 
 export interface TemporalHandle {

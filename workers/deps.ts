@@ -1,7 +1,7 @@
 import os from 'node:os';
-import type { AppConfig } from '../shared/config';
+import type { AppConfig } from '../shared/platform/config/index';
 import { LedgerStore } from '../shared/credits/ledger-store';
-import type { Db } from '../shared/db';
+import type { Db } from '../shared/platform/db/index';
 import { ToolRepository } from '../shared/tools/repository';
 import type { TemporalHandle } from '../temporal/connection';
 

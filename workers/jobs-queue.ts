@@ -3,7 +3,7 @@ import { createJobVerificationActivities } from '../temporal/job-verification/ac
 import { JOBS_QUEUE } from '../temporal/job-verification/config';
 import { domainOf } from './deps';
 import type { QueueDefinition } from './queue';
-import { createJobWorkflowCheck } from '../shared/job-workflows/check';
+import { createJobWorkflowCheck } from '../shared/jobs/job-workflow-check';
 
 /** Job reservation timers and completion verifications. */
 export const jobsQueue: QueueDefinition = {

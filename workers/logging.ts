@@ -1,5 +1,5 @@
 import type { ActivityInterceptorsFactory, Logger as SdkLogger, LogLevel, LogMetadata } from '@temporalio/worker';
-import { logger, withLogContext } from '../shared/logger';
+import { logger, withLogContext } from '../shared/platform/logger/index';
 
 /** Our own code inside an activity logs through winston; this gives those lines the workflow id. */
 export const activityLogContext: ActivityInterceptorsFactory = (ctx) => ({

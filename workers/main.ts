@@ -1,7 +1,7 @@
 import { Runtime } from '@temporalio/worker';
-import { getConfig } from '../shared/config';
-import { createDb } from '../shared/db';
-import { describeError, logger } from '../shared/logger';
+import { getConfig } from '../shared/platform/config/index';
+import { createDb } from '../shared/platform/db/index';
+import { describeError, logger } from '../shared/platform/logger/index';
 import { ensureExpirySchedule } from '../temporal/credit-expiry/client';
 import { startReservationSweep } from '../temporal/job-reservation/client';
 import { ensureHoldHealSchedule } from '../temporal/tool-holds/client';

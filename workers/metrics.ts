@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TelemetryOptions } from '@temporalio/worker';
-import { logger } from '../shared/logger';
-import { metricsText } from '../shared/metrics';
+import { logger } from '../shared/platform/logger/index';
+import { metricsText } from '../shared/platform/metrics/index';
 
 export interface WorkerMetrics {
   /** For Runtime.install: the SDK Core's own Prometheus exporter, on a loopback port of its own. */

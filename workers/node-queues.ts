@@ -1,4 +1,4 @@
-import { NODE_KINDS, NODE_TYPES, type NodeType } from '../shared/workflows/kinds';
+import { NODE_KINDS, NODE_TYPES, type NodeType } from '../shared/workflows/nodes/index';
 import { createConditionNodeActivities } from '../temporal/webhook-runs/activities/condition';
 import { createModelNodeActivities } from '../temporal/webhook-runs/activities/model';
 import { createTemplateNodeActivities } from '../temporal/webhook-runs/activities/template';

@@ -1,5 +1,5 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { logger } from '../shared/logger';
+import { logger } from '../shared/platform/logger/index';
 import type { WorkerDeps } from './deps';
 import { activityLogContext } from './logging';
 import type { QueueDefinition } from './queue';

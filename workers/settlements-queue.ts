@@ -1,4 +1,4 @@
-import { paymentSetup } from '../shared/x402/setup';
+import { paymentSetup } from '../shared/payments/x402/setup';
 import { createSettlementActivities } from '../temporal/x402-settlement/activities';
 import { SETTLEMENT_QUEUE } from '../temporal/x402-settlement/config';
 import { createSweepActivities } from '../temporal/x402-sweep/activities';

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
-import { writeCacheFile } from '../shared/cache/cache-file';
-import { logger } from '../shared/logger';
+import { writeCacheFile } from '../shared/platform/cache/cache-file';
+import { logger } from '../shared/platform/logger/index';
 
 const ROOT = path.resolve(__dirname, '..');
 export const WORKFLOWS_PATH = require.resolve('../temporal/workflows');

@@ -1,6 +1,6 @@
 import type { FormField } from '../../shared/embed/form';
 import { escapeHtml as e } from '../../shared/embed/rules';
-import type { PageModel, ProductCard, WorkflowCard } from './service';
+import type { PageModel, ProductCard, WorkflowCard } from '../../shared/embed/service';
 
 /**
  * The widget's HTML. Everything that came from a workflow, a vendor or a user goes through

@@ -2,18 +2,18 @@ import { readFileSync } from 'node:fs';
 import Joi from 'joi';
 import { join } from 'node:path';
 import { Router, type Request, type RequestHandler } from 'express';
-import type { Db } from '../../shared/db';
+import type { Db } from '../../shared/platform/db/index';
 import { LOADER_CSP, widgetCsp, type EmbedTarget } from '../../shared/embed/rules';
 import { accessTokenBodySchema, messageBodySchema, nonceBodySchema, productInvokeBodySchema, signInBodySchema } from '../../shared/embed/schemas';
-import { errors } from '../../shared/errors';
-import { errorShape } from '../middleware/error-shape';
-import { jsonBody, jsonBodyErrors } from '../middleware/json-body';
-import { requireStore } from '../middleware/require-store';
-import { requestClient } from '../services/rate-limit';
-import type { Services } from '../services';
-import { mountOperations } from '../operations/mount';
-import { EXAMPLE, ok } from '../operations/shapes';
-import type { Operation } from '../operations/types';
+import { errors } from '../../shared/platform/errors/index';
+import { errorShape } from '../http/middleware/error-shape';
+import { jsonBody, jsonBodyErrors } from '../http/middleware/json-body';
+import { requireStore } from '../http/middleware/require-store';
+import { requestClient } from '../../shared/platform/limits/rate-limit';
+import type { Services } from '../../shared/composition/root';
+import { mountOperations } from '../http/operations/mount';
+import { EXAMPLE, ok } from '../http/operations/shapes';
+import type { Operation } from '../http/operations/types';
 import { renderErrorPage, renderPage } from './pages';
 
 declare module 'express-serve-static-core' {

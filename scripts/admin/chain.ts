@@ -1,4 +1,4 @@
-import { mintTokens, tokenBalance } from '../../shared/chain/deploy-token';
+import { mintTokens, tokenBalance } from '../../shared/payments/chain/deploy-token';
 import { POSITIVE, WALLET, type AdminCommand } from './command';
 
 export const chainCommands: AdminCommand[] = [

@@ -1,5 +1,5 @@
-import type { AppConfig } from '../../shared/config';
-import type { Db } from '../../shared/db';
+import type { AppConfig } from '../../shared/platform/config/index';
+import type { Db } from '../../shared/platform/db/index';
 import type { TemporalHandle } from '../../temporal/connection';
 import type { View } from './render';
 

@@ -1,6 +1,6 @@
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { runExpirySweep } from '../../temporal/credit-expiry/client';
-import type { Models } from '../../shared/db';
+import type { Models } from '../../shared/platform/db/index';
 import { WorkspaceRepository } from '../../shared/workspaces/repository';
 import { workspaceAccount } from '../../shared/workspaces/types';
 import { type AdminCommand, type Flags, POSITIVE, WALLET } from './command';

@@ -1,6 +1,6 @@
 import { EmbedRepository } from '../../shared/embed/repository';
 import { normalizeOrigin, PRODUCT_ID } from '../../shared/embed/rules';
-import type { EmbedItem } from '../../shared/db/models/embed';
+import type { EmbedItem } from '../../shared/embed/model';
 import { ToolRepository } from '../../shared/tools/repository';
 import { WorkflowRepository } from '../../shared/workflows/repository';
 import { WorkspaceRepository } from '../../shared/workspaces/repository';

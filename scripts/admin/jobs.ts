@@ -1,5 +1,5 @@
 import { LedgerStore } from '../../shared/credits/ledger-store';
-import type { JobCompletionDoc } from '../../shared/db/models/job-completion';
+import type { JobCompletionDoc } from '../../shared/jobs/models/job-completion';
 import { JobOperations } from '../../shared/jobs/operations';
 import { JobRepository } from '../../shared/jobs/repository';
 import { PLATFORM_ACCOUNT, type JobAction } from '../../shared/jobs/rules';

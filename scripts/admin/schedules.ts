@@ -1,4 +1,4 @@
-import { scheduleView } from '../../api/presenters/schedules';
+import { scheduleView } from '../../api/schedules/presenters';
 import { claimStatus } from '../../shared/schedules/claim-rules';
 import { pauseSchedule, resumeSchedule } from '../../shared/schedules/lifecycle';
 import { buildSchedule } from '../../shared/schedules/new-schedule';

@@ -1,4 +1,4 @@
-import { AccessTokenService } from '../../api/services/access-tokens';
+import { AccessTokenService } from '../../shared/identity/access-tokens';
 import { POSITIVE, WALLET, type AdminCommand } from './command';
 
 export const tokenCommands: AdminCommand[] = [

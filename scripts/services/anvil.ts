@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEV_MNEMONIC } from '../../shared/chain/dev-accounts';
+import { DEV_MNEMONIC } from '../../shared/payments/chain/dev-accounts';
 import { ManagedProcess, onFreePort, portOpen, startProcess } from './process';
 
 /** Where Multicall3 lives on every chain we serve; @x402/evm's facilitator reads through it. */

@@ -3,7 +3,7 @@
  * generated/api-types.ts (`npm run sdk:types`; a test fails when they are stale). These helpers
  * shape them for the SDK's methods; the area modules name the results they return.
  */
-import type { SignedEnvelope } from '../../shared/signing';
+import type { SignedEnvelope } from '../../shared/identity/signing';
 
 /** A signed operation's body as the caller gives it: the client adds the envelope (wallet, nonce, request id, signature). */
 export type Unsigned<Body> = Omit<Body, keyof SignedEnvelope>;

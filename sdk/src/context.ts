@@ -4,7 +4,7 @@
  * only their endpoints and types on top of this.
  */
 import type { LocalAccount } from 'viem/accounts';
-import type { RequestFields, SignedEnvelope } from '../../shared/signing';
+import type { RequestFields, SignedEnvelope } from '../../shared/identity/signing';
 import type { DataOf } from './api';
 import { SIGNED_ENDPOINTS, type SignedEndpoint } from './endpoints';
 import { AgentCommerceError, clientError } from './errors';

@@ -1,4 +1,4 @@
-import type { SignedAction } from '../../shared/signing';
+import type { SignedAction } from '../../shared/identity/signing';
 
 export interface SignedEndpoint {
   method: 'POST' | 'PUT';

@@ -3,7 +3,7 @@
  * tool, webhook, validation: docs/errors.md); each carries a stable code in a different field, and
  * `fromResponse` reads it from wherever that shape keeps it. The hint is the catalog's "what to do".
  */
-import { ERROR_CATALOG } from '../../shared/errors/catalog';
+import { ERROR_CATALOG } from '../../shared/composition/error-catalog';
 
 /** Codes the SDK itself raises (no request was answered with them); all start with `sdk_`. */
 export type ClientErrorCode = 'sdk_missing_key' | 'sdk_missing_token' | 'sdk_bad_input' | 'sdk_wait_timeout' | 'sdk_bad_response' | 'sdk_network' | 'sdk_callback_invalid';

@@ -19,9 +19,9 @@ import {
   type RequestFields,
   type SignedAction,
   type SignedEnvelope,
-} from '../../shared/signing';
+} from '../../shared/identity/signing';
 
-export type { SignedAction, SignedEnvelope } from '../../shared/signing';
+export type { SignedAction, SignedEnvelope } from '../../shared/identity/signing';
 
 /** A 0x-prefixed private key or any viem local account (private key, HD, or custom signer). */
 export type AgentSigner = Hex | LocalAccount;

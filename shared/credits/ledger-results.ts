@@ -1,4 +1,4 @@
-import type { CreditTransactionDoc } from '../db/models/credit-transaction';
+import type { CreditTransactionDoc } from './models/credit-transaction';
 import type { CreditType, Grant, NextExpiration, OpenHold } from './ledger';
 
 /** What LedgerStore's operations answer (ledger-store.ts re-exports these). */

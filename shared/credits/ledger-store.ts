@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { insertOnceGrouped, isDuplicateKey, type Models } from '../db';
-import { errors } from '../errors';
-import type { CreditHeadDoc } from '../db/models/credit-head';
-import { ledgerEntryId, type CreditTransactionDoc } from '../db/models/credit-transaction';
+import { insertOnceGrouped, isDuplicateKey, type Models } from '../platform/db/index';
+import { errors } from '../platform/errors/index';
+import type { CreditHeadDoc } from './models/credit-head';
+import { ledgerEntryId, type CreditTransactionDoc } from './models/credit-transaction';
 import { probeLast } from './head-probe';
 import { holdBucket, readOpenHoldsWatermark, scanStaleHolds } from './stale-holds';
-import { recordLedgerEntry } from '../metrics/credits';
-import { creditsToUsd } from '../money';
+import { recordLedgerEntry } from './metrics';
+import { creditsToUsd } from './money';
 import {
   applyDeductions,
   balanceOf,

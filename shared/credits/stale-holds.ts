@@ -1,4 +1,4 @@
-import type { Models } from '../db';
+import type { Models } from '../platform/db/index';
 
 type ScanModels = Pick<Models, 'creditTransactions' | 'ledgerWatermarks'>;
 export interface StaleHold {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { insertOnce, type Models } from '../db';
-import type { EmbedBundleDoc, EmbedItem, EmbedNonceDoc, EmbedTokenDoc } from '../db/models/embed';
+import { insertOnce, type Models } from '../platform/db/index';
+import type { EmbedBundleDoc, EmbedItem, EmbedNonceDoc, EmbedTokenDoc } from './model';
 import { NONCE_TTL_MS, TOKEN_TTL_MS } from './rules';
 
 type EmbedModels = Pick<Models, 'embedBundles' | 'embedNonces' | 'embedNonceUses' | 'embedNonceFailures' | 'embedTokens'>;

@@ -1,5 +1,5 @@
-import { fromJoi, errors } from '../errors';
-import type { JobDoc } from '../db/models/job';
+import { fromJoi, errors } from '../platform/errors/index';
+import type { JobDoc } from './models/job';
 import { JobRepository, newId } from './repository';
 import { defaultReview, transition, type JobAction } from './rules';
 import { jobCreateSchema, type JobCreateInput } from './schemas';

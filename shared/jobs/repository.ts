@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { insertOnce, insertOnceGrouped, type Models } from '../db';
-import type { JobDoc, JobState } from '../db/models/job';
-import type { CompletionStatus, JobCompletionDoc } from '../db/models/job-completion';
-import type { JobReservationDoc, JobReservationOutcomeDoc, ReservationStatus } from '../db/models/job-reservation';
+import { insertOnce, insertOnceGrouped, type Models } from '../platform/db/index';
+import type { JobDoc, JobState } from './models/job';
+import type { CompletionStatus, JobCompletionDoc } from './models/job-completion';
+import type { JobReservationDoc, JobReservationOutcomeDoc, ReservationStatus } from './models/job-reservation';
 import { CounterGroup } from './counter-group';
-import type { JobFreeSlotDoc, JobSlotCounterDoc, JobSlotDoc } from '../db/models/job-slot';
+import type { JobFreeSlotDoc, JobSlotCounterDoc, JobSlotDoc } from './models/job-slot';
 
 type JobModels = Pick<Models, 'jobs' | 'jobSlots' | 'jobSlotCounters' | 'jobFreeSlots' | 'jobReservations' | 'jobReservationOutcomes' | 'jobCompletions'>;
 

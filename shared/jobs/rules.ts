@@ -2,8 +2,8 @@
  * Pure job rules: states and transitions, what a wallet may do, the automated proof checks and
  * what follows them. No I/O, no clock (times come in), so workflows may import it.
  */
-import type { JobDoc, JobKind, JobReview, JobState } from '../db/models/job';
-import type { SocialPost, StepStatus } from '../db/models/job-completion';
+import type { JobDoc, JobKind, JobReview, JobState } from './models/job';
+import type { SocialPost, StepStatus } from './models/job-completion';
 
 /** The ledger account rewards are paid from (docs/decisions.md, "Ledger accounts"); operators fund it with job:fund. */
 export const PLATFORM_ACCOUNT = 'platform:jobs';

@@ -1,4 +1,4 @@
-import type { JobDoc } from '../db/models/job';
+import type { JobDoc } from './models/job';
 import type { JobRepository, Reservation } from './repository';
 
 /** Returned slots read at once; racers try them in random order so they spread out. */

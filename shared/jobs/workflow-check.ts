@@ -1,4 +1,4 @@
-import type { Models } from '../db';
+import type { Models } from '../platform/db/index';
 import { validateWorkflowGraph } from '../workflows/schemas';
 import { WorkflowRepository } from '../workflows/repository';
 import type { CheckResult } from './rules';

@@ -1,7 +1,7 @@
 import { probeLast } from '../credits/head-probe';
-import { insertOnce, type Models } from '../db';
-import type { InFlightPayment, X402InFlightDoc } from '../db/models/x402-in-flight';
-import type { PaymentStatus, X402PaymentDoc } from '../db/models/x402-payment';
+import { insertOnce, type Models } from '../platform/db/index';
+import type { InFlightPayment, X402InFlightDoc } from './models/x402-in-flight';
+import type { PaymentStatus, X402PaymentDoc } from './models/x402-payment';
 
 /** Seconds past an authorization's validBefore before it stops counting (chain clocks lag ours). */
 const VALID_BEFORE_MARGIN_S = 120;

@@ -1,6 +1,6 @@
 import type { Hex } from 'viem';
-import { insertOnce, type Models } from '../db';
-import type { SettlementNonceDoc } from '../db/models/settlement-nonce';
+import { insertOnce, type Models } from '../platform/db/index';
+import type { SettlementNonceDoc } from './models/settlement-nonce';
 
 export type NonceClaim = SettlementNonceDoc;
 

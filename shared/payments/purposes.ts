@@ -1,5 +1,5 @@
 import type { LedgerStore } from '../credits/ledger-store';
-import type { PaymentPurpose, X402PaymentDoc } from '../db/models/x402-payment';
+import type { PaymentPurpose, X402PaymentDoc } from './models/x402-payment';
 
 /** What applying a settled payment needs; both the API and the settlement activities build it. */
 export interface PurposeContext {

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { insertOnceGrouped, type Models } from '../db';
-import type { ScheduleAdvanceDoc } from '../db/models/schedule-advance';
-import type { ScheduleClaimDoc } from '../db/models/schedule-claim';
-import type { ClaimEndKind, ScheduleClaimEndDoc } from '../db/models/schedule-claim-end';
-import type { ScheduleOutcome, WorkflowScheduleDoc } from '../db/models/workflow-schedule';
+import { insertOnceGrouped, type Models } from '../platform/db/index';
+import type { ScheduleAdvanceDoc } from './models/schedule-advance';
+import type { ScheduleClaimDoc } from './models/schedule-claim';
+import type { ClaimEndKind, ScheduleClaimEndDoc } from './models/schedule-claim-end';
+import type { ScheduleOutcome, WorkflowScheduleDoc } from './models/workflow-schedule';
 import { timingOf } from './timing';
 
 export type Schedule = WorkflowScheduleDoc;

@@ -1,5 +1,5 @@
 import type { HoldState, LedgerStore } from '../credits/ledger-store';
-import type { InvocationOutcomeFields, ToolInvocationDoc } from '../db/models/tool-invocation';
+import type { InvocationOutcomeFields, ToolInvocationDoc } from './models/tool-invocation';
 import type { ToolRepository } from './repository';
 
 export type HealOutcome = 'captured' | 'released' | 'gone';

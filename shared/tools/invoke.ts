@@ -4,9 +4,9 @@
  * success, release on failure or timeout. No api/ imports, so activities can use it.
  */
 import { LedgerStore } from '../credits/ledger-store';
-import type { Models } from '../db';
-import { AppError, errors } from '../errors';
-import { logger } from '../logger';
+import type { Models } from '../platform/db/index';
+import { AppError, errors } from '../platform/errors/index';
+import { logger } from '../platform/logger/index';
 import { BUILTIN_HANDLERS } from './builtins';
 import { callRecord, encodeOutcome, holdCall, recordOf, type CallOutcome, type CallRecord } from './holds';
 import { parameterProblems } from './params';

@@ -2,7 +2,7 @@
  * The catalog's pure rules: slugs, search terms, paging descriptors and the public views of a
  * product. No I/O here; the repository and the services apply them.
  */
-import type { ToolActionDoc, ToolProductDoc } from '../db/models/tool-product';
+import type { ToolActionDoc, ToolProductDoc } from './models/tool-product';
 
 export const SLUG_PATTERN = /^[a-z0-9][a-z0-9._~-]{0,63}$/;
 export const OBJECT_ID_PATTERN = /^[0-9a-f]{24}$/;

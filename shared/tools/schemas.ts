@@ -1,6 +1,6 @@
 import Joi from 'joi';
-import { envelopeFields, walletAddress } from '../schemas/common';
-import type { ActionRunner } from '../db/models/tool-product';
+import { envelopeFields, walletAddress } from '../identity/schemas';
+import type { ActionRunner } from './models/tool-product';
 import { LIST_MAX_PAGE_SIZE, SLUG_PATTERN } from './rules';
 
 const slug = Joi.string().pattern(SLUG_PATTERN).messages({ 'string.pattern.base': 'must be 1-64 of a-z 0-9 . _ ~ - starting with a letter or digit' });

@@ -5,8 +5,8 @@
  * object is the result; anything else is a failure whose details never carry the secret.
  */
 import { createHash } from 'node:crypto';
-import type { ActionRunner } from '../db/models/tool-product';
-import { keepAliveAgents, safeRequest, TimedOut, type OutboundResponse } from '../http/outbound';
+import type { ActionRunner } from './models/tool-product';
+import { keepAliveAgents, safeRequest, TimedOut, type OutboundResponse } from '../platform/http/outbound';
 
 /**
  * The request id a vendor sees (body `request_id`, `x-request-id`, `Idempotency-Key`) for one

@@ -1,4 +1,4 @@
-import { AppError, errors } from '../errors';
+import { AppError, errors } from '../platform/errors/index';
 import type { InvokeInput, InvokeOutput, ToolInvoker } from './invoke';
 import { budgetRefusal, type Budget } from './rules';
 

@@ -1,5 +1,5 @@
-import { insertOnce, type Models } from '../db';
-import type { WorkflowSessionDoc } from '../db/models/workflow-session';
+import { insertOnce, type Models } from '../platform/db/index';
+import type { WorkflowSessionDoc } from './model';
 import type { SessionState } from './types';
 
 type SessionModels = Pick<Models, 'workflowSessions' | 'workflowSessionActive'>;

@@ -1,9 +1,9 @@
-import { isNodeType, kindOf, NODE_TYPES } from './kinds';
-import type { FieldType } from './kinds/kind';
+import { isNodeType, kindOf, NODE_TYPES } from './nodes/index';
+import type { FieldType } from './nodes/kind';
 import { templateRefs, type TemplateRef } from './template';
 import type { GraphProblem, WorkflowEdge, WorkflowNode } from './types';
 
-export { evaluateCondition } from './kinds/condition';
+export { evaluateCondition } from './nodes/condition/kind';
 
 /** Pure rules of a workflow graph: validation with paths, topological order, branch selection. No I/O, no joi: workflow code imports it. */
 

@@ -1,5 +1,5 @@
-import { kindOf } from './kinds';
-import { runCondition } from './kinds/condition';
+import { kindOf } from './nodes/index';
+import { runCondition } from './nodes/condition/kind';
 import type { TemplateScope } from './template';
 import type { ConditionNode, TemplateNode, WorkflowNode } from './types';
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { BoundedCache } from '../cache/bounded-cache';
-import { insertOnce, type Models } from '../db';
-import type { WorkflowDefinitionDoc } from '../db/models/workflow-definition';
-import type { WorkflowVersionDoc } from '../db/models/workflow-version';
-import { errors } from '../errors';
+import { BoundedCache } from '../platform/cache/bounded-cache';
+import { insertOnce, type Models } from '../platform/db/index';
+import type { WorkflowDefinitionDoc } from './models/workflow-definition';
+import type { WorkflowVersionDoc } from './models/workflow-version';
+import { errors } from '../platform/errors/index';
 import { parseWorkflowInput } from './schemas';
 import { compareSemver, isSemver, semverKey } from './semver';
 import type { GraphProblem, PublishedVersion, WorkflowDefinition, WorkflowEdge, WorkflowNode } from './types';

@@ -1,11 +1,11 @@
-import type { WorkflowNode } from './kinds';
+import type { WorkflowNode } from './nodes/index';
 
 /** The node kinds a workflow may use, each one entry of the registry in ./kinds (docs/workflows.md describes each). */
-export { NODE_TYPES, type NodeType, type WorkflowNode } from './kinds';
-export { CONDITION_OPERATORS, type ConditionOperator, type ConditionNode } from './kinds/condition';
-export type { ModelNode } from './kinds/model';
-export type { TemplateNode } from './kinds/template';
-export type { ToolNode } from './kinds/tool';
+export { NODE_TYPES, type NodeType, type WorkflowNode } from './nodes/index';
+export { CONDITION_OPERATORS, type ConditionOperator, type ConditionNode } from './nodes/condition/kind';
+export type { ModelNode } from './nodes/model/kind';
+export type { TemplateNode } from './nodes/template/kind';
+export type { ToolNode } from './nodes/tool/kind';
 /** `from` runs before `to`. An edge leaving a condition node carries `when`: taken when the result equals it. */
 export interface WorkflowEdge {
   from: string;

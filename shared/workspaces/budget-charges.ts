@@ -1,5 +1,5 @@
-import { insertOnce, type Models } from '../db';
-import type { BudgetChargeDoc } from '../db/models/budget-charge';
+import { insertOnce, type Models } from '../platform/db/index';
+import type { BudgetChargeDoc } from './models/budget-charge';
 import type { Budget } from './types';
 
 export type BudgetRefusal = { limit: 'daily' | 'total'; allowance: number; committed: number; credits: number };

@@ -1,13 +1,13 @@
-import { BoundedCache } from '../cache/bounded-cache';
-import { insertOnce, type Models } from '../db';
-import type { AgentGroupDoc } from '../db/models/agent-group';
-import type { ApprovalKind, ApprovalRequestDoc } from '../db/models/approval-request';
-import type { BudgetDoc } from '../db/models/budget';
-import type { CredentialDoc } from '../db/models/credential';
-import type { WorkspaceApiKeyDoc } from '../db/models/workspace-api-key';
-import { errors } from '../errors';
+import { BoundedCache } from '../platform/cache/bounded-cache';
+import { insertOnce, type Models } from '../platform/db/index';
+import type { AgentGroupDoc } from './models/agent-group';
+import type { ApprovalKind, ApprovalRequestDoc } from './models/approval-request';
+import type { BudgetDoc } from './models/budget';
+import type { CredentialDoc } from './models/credential';
+import type { WorkspaceApiKeyDoc } from './models/workspace-api-key';
+import { errors } from '../platform/errors/index';
 import { compareSemver } from '../workflows/semver';
-import { newId, newSecret, newWebhookSecret, SECRET_SHAPES, sha256Hex } from './keys';
+import { newId, newSecret, newWebhookSecret, SECRET_SHAPES, sha256Hex } from '../platform/ids/index';
 import { SecretBox } from './secret-box';
 import type { AgentGroup, ApprovalRequest, Budget, Workspace } from './types';
 

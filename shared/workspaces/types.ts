@@ -1,4 +1,4 @@
-import type { ApprovalKind, ApprovalStatus } from '../db/models/approval-request';
+import type { ApprovalKind, ApprovalStatus } from './models/approval-request';
 
 export type { ApprovalKind, ApprovalStatus };
 

@@ -1,5 +1,5 @@
-import type { Models } from '../../shared/db';
-import { pruneAuthRecords } from '../../shared/db/housekeeping';
+import type { Models } from '../../shared/platform/db/index';
+import { pruneAuthRecords } from '../../shared/identity/housekeeping';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 
 export interface CreditExpiryDeps {

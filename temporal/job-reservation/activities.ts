@@ -1,4 +1,4 @@
-import type { Models } from '../../shared/db';
+import type { Models } from '../../shared/platform/db/index';
 import { JobRepository } from '../../shared/jobs/repository';
 import { endUncompleted, expireDue } from '../../shared/jobs/slots';
 

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { LedgerStore } from '../../shared/credits/ledger-store';
-import type { Models } from '../../shared/db';
-import type { JobCompletionDoc, VerificationStep } from '../../shared/db/models/job-completion';
+import type { Models } from '../../shared/platform/db/index';
+import type { JobCompletionDoc, VerificationStep } from '../../shared/jobs/models/job-completion';
 import { JobRepository } from '../../shared/jobs/repository';
 import { afterChecks, PLATFORM_ACCOUNT, rewardGrantId, rewardSpendRequestId, socialPostChecks, type CheckResult } from '../../shared/jobs/rules';
 import { createWorkflowCheck, type WorkflowCheck } from '../../shared/jobs/workflow-check';

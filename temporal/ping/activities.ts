@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { Model } from 'mongoose';
-import type { SystemPingDoc } from '../../shared/db/models/system-ping';
+import type { SystemPingDoc } from '../../shared/platform/health/model';
 
 export interface PingDeps {
   pings: Model<SystemPingDoc>;

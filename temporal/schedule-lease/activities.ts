@@ -1,4 +1,4 @@
-import type { Models } from '../../shared/db';
+import type { Models } from '../../shared/platform/db/index';
 import { ScheduleRepository } from '../../shared/schedules/repository';
 
 export interface ScheduleLeaseDeps {

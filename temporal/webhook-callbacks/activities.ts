@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { Context } from '@temporalio/activity';
-import { RefusedTarget, safePost } from '../../shared/callbacks/safe-post';
-import { classifyStatus, parseRetryAfter, retryDelayMs, type RetrySchedule } from '../../shared/callbacks/schedule';
-import { standardWebhookHeaders } from '../../shared/callbacks/sign';
-import type { CallbackConfig } from '../../shared/config';
-import type { Models } from '../../shared/db';
-import { callbackAttempts } from '../../shared/metrics/callbacks';
-import { fullRun } from '../../shared/runs/present';
-import { RunRepository } from '../../shared/runs/repository';
+import { RefusedTarget, safePost } from '../../shared/webhook-runs/callback-post';
+import { classifyStatus, parseRetryAfter, retryDelayMs, type RetrySchedule } from '../../shared/webhook-runs/callback-schedule';
+import { standardWebhookHeaders } from '../../shared/webhook-runs/callback-sign';
+import type { CallbackConfig } from '../../shared/platform/config/index';
+import type { Models } from '../../shared/platform/db/index';
+import { callbackAttempts } from '../../shared/webhook-runs/callback-metrics';
+import { fullRun } from '../../shared/webhook-runs/present';
+import { RunRepository } from '../../shared/webhook-runs/repository';
 import { WorkspaceRepository } from '../../shared/workspaces/repository';
 import { callbackMessageId } from './ids';
 

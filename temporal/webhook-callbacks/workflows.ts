@@ -1,5 +1,5 @@
 import { proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
-import type { RetrySchedule } from '../../shared/callbacks/schedule';
+import type { RetrySchedule } from '../../shared/webhook-runs/callback-schedule';
 import { SA } from '../search-attributes';
 import type { CallbackActivities } from './activities';
 import { attemptOptions } from './config';

@@ -1,6 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
-import type { CallbackConfig } from '../../shared/config';
-import { NODE_TYPES, type NodeType } from '../../shared/workflows/kinds';
+import type { CallbackConfig } from '../../shared/platform/config/index';
+import { NODE_TYPES, type NodeType } from '../../shared/workflows/nodes/index';
 import type { WorkflowEdge, WorkflowNode } from '../../shared/workflows/types';
 import type { TemporalHandle } from '../connection';
 import { SA } from '../search-attributes';

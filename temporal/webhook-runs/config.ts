@@ -1,5 +1,5 @@
 import type { ActivityOptions } from '@temporalio/common';
-import { NODE_KINDS, NODE_TYPES, type NodeType } from '../../shared/workflows/kinds';
+import { NODE_KINDS, NODE_TYPES, type NodeType } from '../../shared/workflows/nodes/index';
 
 /**
  * Every task queue of webhook runs, in one place. The run workflow and its store activities

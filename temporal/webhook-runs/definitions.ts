@@ -1,5 +1,5 @@
 import { defineQuery } from '@temporalio/workflow';
-import type { RunStatus } from '../../shared/runs/types';
+import type { RunStatus } from '../../shared/webhook-runs/types';
 
 export interface RunProgress {
   status: RunStatus;

@@ -1,4 +1,4 @@
-import type { RetrySchedule } from '../../shared/callbacks/schedule';
+import type { RetrySchedule } from '../../shared/webhook-runs/callback-schedule';
 import type { WorkflowEdge, WorkflowNode } from '../../shared/workflows/types';
 import type { NODE_QUEUES } from './config';
 

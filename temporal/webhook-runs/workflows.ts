@@ -1,5 +1,5 @@
 import { ApplicationFailure, CancellationScope, isCancellation, ParentClosePolicy, proxyActivities, proxyLocalActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
-import type { RunNodeRecord, RunOutcome } from '../../shared/runs/types';
+import type { RunNodeRecord, RunOutcome } from '../../shared/webhook-runs/types';
 import { INLINE_MATCH_BUDGET, inlineCost, isPureNode, runPureNode, type PureNode } from '../../shared/workflows/pure-nodes';
 import type { WorkflowNode } from '../../shared/workflows/types';
 import { asText, NodeFailed, nodeActivities, nodeFailure, runGraph as runGraphEngine } from '../graph-engine/engine';

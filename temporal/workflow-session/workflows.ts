@@ -1,5 +1,5 @@
 import { allHandlersFinished, CancellationScope, condition, makeContinueAsNewFunc, patched, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { kindOf } from '../../shared/workflows/kinds';
+import { kindOf } from '../../shared/workflows/nodes/index';
 import type { ToolNode } from '../../shared/workflows/types';
 import type { SessionEndReason, SessionInput, SessionNodeResult, SessionState } from '../../shared/workflow-sessions/types';
 import { asText, nodeActivities, runGraph as runGraphEngine } from '../graph-engine/engine';

@@ -2,18 +2,18 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { ApplicationFailureCategory } from '@temporalio/common';
 import type { Address, Hex } from 'viem';
 import { LedgerStore } from '../../shared/credits/ledger-store';
-import type { Models } from '../../shared/db';
-import type { X402PaymentDoc } from '../../shared/db/models/x402-payment';
-import { logger } from '../../shared/logger';
-import { settlements } from '../../shared/metrics/settlements';
+import type { Models } from '../../shared/platform/db/index';
+import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
+import { logger } from '../../shared/platform/logger/index';
+import { settlements } from '../../shared/payments/metrics';
 import { applyPurpose } from '../../shared/payments/purposes';
 import { NonceClaims } from '../../shared/payments/nonce-claims';
 import { isOurTransfer } from '../../shared/payments/transfer-match';
-import { describeChainFailure } from '../../shared/x402/chain-errors';
-import type { AuthorizedTransfer, ChainReader } from '../../shared/x402/chain-reader';
-import type { AuthorizationRef, CaipNetwork, InProcessFacilitator } from '../../shared/x402';
-import type { PaymentSetup } from '../../shared/x402/setup';
-import type { PaymentRequirements } from '../../shared/x402/challenge';
+import { describeChainFailure } from '../../shared/payments/x402/chain-errors';
+import type { AuthorizedTransfer, ChainReader } from '../../shared/payments/x402/chain-reader';
+import type { AuthorizationRef, CaipNetwork, InProcessFacilitator } from '../../shared/payments/x402/index';
+import type { PaymentSetup } from '../../shared/payments/x402/setup';
+import type { PaymentRequirements } from '../../shared/payments/x402/challenge';
 
 export interface SettlementDeps {
   models: Models;

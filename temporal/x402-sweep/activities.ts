@@ -1,6 +1,6 @@
-import type { Models } from '../../shared/db';
-import type { X402PaymentDoc } from '../../shared/db/models/x402-payment';
-import { logger } from '../../shared/logger';
+import type { Models } from '../../shared/platform/db/index';
+import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
+import { logger } from '../../shared/platform/logger/index';
 import { purposeWallet } from '../../shared/payments/purposes';
 import type { TemporalHandle } from '../connection';
 import { ensureSettlementStarted } from '../x402-settlement/client';

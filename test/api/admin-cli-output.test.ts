@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { AccessTokenService } from '../../api/services/access-tokens';
+import { AccessTokenService } from '../../shared/identity/access-tokens';
 import { openTestDb } from '../support/db';
 
 const run = promisify(execFile);

@@ -1,4 +1,4 @@
-import { AccessTokenService } from '../../api/services/access-tokens';
+import { AccessTokenService } from '../../shared/identity/access-tokens';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { ToolRepository } from '../../shared/tools/repository';
 import { http } from '../support/http';

@@ -1,8 +1,8 @@
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { getAddress, type Address } from 'viem';
-import { devAccount, DEV_ACCOUNT_INDEX } from '../../shared/chain/dev-accounts';
+import { devAccount, DEV_ACCOUNT_INDEX } from '../../shared/payments/chain/dev-accounts';
 import { LedgerStore } from '../../shared/credits/ledger-store';
-import { decodePaymentRequired, decodePaymentResponse } from '../../shared/x402/challenge';
+import { decodePaymentRequired, decodePaymentResponse } from '../../shared/payments/x402/challenge';
 import { QUEUES } from '../../workers/queues';
 import { runWorkers } from '../../workers/run-workers';
 import { http } from '../support/http';

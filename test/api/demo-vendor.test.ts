@@ -2,7 +2,7 @@ import { LedgerStore } from '../../shared/credits/ledger-store';
 import { ToolRepository } from '../../shared/tools/repository';
 import { seedDemoCatalog } from '../../scripts/services/demo-vendor/catalog';
 import { signToolInvoke } from '../../sdk/agent-client';
-import { devAccount, DEV_ACCOUNT_INDEX } from '../../shared/chain/dev-accounts';
+import { devAccount, DEV_ACCOUNT_INDEX } from '../../shared/payments/chain/dev-accounts';
 import { TestAgent } from '../support/agent';
 import { startTestDemoVendor } from '../support/demo-vendor';
 import { http } from '../support/http';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { LedgerStore } from '../../shared/credits/ledger-store';
-import { AccessTokenService } from '../../api/services/access-tokens';
+import { AccessTokenService } from '../../shared/identity/access-tokens';
 import { EmbedRepository } from '../../shared/embed/repository';
 import { WorkflowRepository } from '../../shared/workflows/repository';
 import { HOSTILE, seedEmbed, type EmbedSetup } from '../support/embed';

@@ -1,4 +1,4 @@
-import { AccessTokenService } from '../../api/services/access-tokens';
+import { AccessTokenService } from '../../shared/identity/access-tokens';
 import { signToolInvoke } from '../../sdk/agent-client';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { ToolRepository } from '../../shared/tools/repository';

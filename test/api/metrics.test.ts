@@ -1,8 +1,8 @@
-import { AccessTokenService } from '../../api/services/access-tokens';
+import { AccessTokenService } from '../../shared/identity/access-tokens';
 import { freePort } from '../../scripts/services/process';
 import { LedgerStore } from '../../shared/credits/ledger-store';
-import { runsFinished, runsStarted } from '../../shared/metrics/runs';
-import { RunRepository } from '../../shared/runs/repository';
+import { runsFinished, runsStarted } from '../../shared/webhook-runs/metrics';
+import { RunRepository } from '../../shared/webhook-runs/repository';
 import { ToolRepository } from '../../shared/tools/repository';
 import { storeFinishedRun } from '../support/runs-store';
 import { http } from '../support/http';

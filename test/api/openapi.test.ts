@@ -1,11 +1,11 @@
 import type { AddressInfo } from 'node:net';
 import express, { Router, type Express } from 'express';
-import { errorHandler } from '../../api/middleware/error-handler';
+import { errorHandler } from '../../api/http/middleware/error-handler';
 import Joi from 'joi';
-import { DECLARED, mountOperations } from '../../api/operations/mount';
-import { ERROR_SCHEMAS } from '../../api/operations/shapes';
-import type { Operation } from '../../api/operations/types';
-import { createApiApp, createMainApp } from '../../api/server';
+import { DECLARED, mountOperations } from '../../api/http/operations/mount';
+import { ERROR_SCHEMAS } from '../../api/http/operations/shapes';
+import type { Operation } from '../../api/http/operations/types';
+import { createApiApp, createMainApp } from '../../api/http/server';
 import { answersChecked, http } from '../support/http';
 import { localDocument, localOperations, newAjv, ResponseValidator } from '../support/openapi';
 import { startTestStack, type TestStack } from '../support/stack';

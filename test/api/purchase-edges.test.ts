@@ -1,8 +1,8 @@
 import { createWalletClient, http as viemHttp } from 'viem';
-import { loadTokenArtifact } from '../../shared/chain/token-artifact';
+import { loadTokenArtifact } from '../../shared/payments/chain/token-artifact';
 import { LedgerStore } from '../../shared/credits/ledger-store';
-import { decodePaymentRequired, encodePaymentPayload } from '../../shared/x402/challenge';
-import { viemChain } from '../../shared/x402/networks';
+import { decodePaymentRequired, encodePaymentPayload } from '../../shared/payments/x402/challenge';
+import { viemChain } from '../../shared/payments/x402/networks';
 import { settlementWorkflowId } from '../../temporal/x402-settlement/ids';
 import { QUEUES } from '../../workers/queues';
 import { runWorkers } from '../../workers/run-workers';

@@ -1,4 +1,4 @@
-import { pruneAuthRecords } from '../../shared/db/housekeeping';
+import { pruneAuthRecords } from '../../shared/identity/housekeeping';
 import { TestAgent } from '../support/agent';
 import { http } from '../support/http';
 import { startTestStack, TestStack } from '../support/stack';

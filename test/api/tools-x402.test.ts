@@ -1,9 +1,9 @@
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { getAddress, type Address } from 'viem';
 import { seedDemoCatalog } from '../../scripts/services/demo-vendor/catalog';
-import { devAccount, DEV_ACCOUNT_INDEX } from '../../shared/chain/dev-accounts';
+import { devAccount, DEV_ACCOUNT_INDEX } from '../../shared/payments/chain/dev-accounts';
 import { ToolRepository } from '../../shared/tools/repository';
-import { decodePaymentRequired, decodePaymentResponse } from '../../shared/x402/challenge';
+import { decodePaymentRequired, decodePaymentResponse } from '../../shared/payments/x402/challenge';
 import { startTestDemoVendor } from '../support/demo-vendor';
 import { http } from '../support/http';
 import { TestPayer } from '../support/payer';

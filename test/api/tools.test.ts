@@ -1,7 +1,7 @@
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { ToolRepository } from '../../shared/tools/repository';
 import { vendorRequestId } from '../../shared/tools/vendor';
-import { buildSignedMessage, signedPayload } from '../../shared/signing';
+import { buildSignedMessage, signedPayload } from '../../shared/identity/signing';
 import { signToolInvoke, signToolInvokeById } from '../../sdk/agent-client';
 import { TestAgent } from '../support/agent';
 import { http } from '../support/http';

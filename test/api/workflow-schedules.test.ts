@@ -1,4 +1,4 @@
-import { ScheduleService } from '../../api/services/schedules';
+import { ScheduleService } from '../../shared/schedules/service';
 import { ScheduleRepository } from '../../shared/schedules/repository';
 import { makeSchedule, scheduleAccount, scheduleBearer, schedulesApi, type ScheduleAccount } from '../support/schedules';
 import { http } from '../support/http';

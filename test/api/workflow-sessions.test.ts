@@ -1,6 +1,6 @@
 import { seedDemoCatalog } from '../../scripts/services/demo-vendor/catalog';
 import { LedgerStore } from '../../shared/credits/ledger-store';
-import { JobWorkflowRepository } from '../../shared/job-workflows/repository';
+import { JobWorkflowRepository } from '../../shared/jobs/job-workflow-repository';
 import { ToolRepository } from '../../shared/tools/repository';
 import { WorkflowRepository } from '../../shared/workflows/repository';
 import { sessionWorkflowId } from '../../temporal/workflow-session/ids';

@@ -14,10 +14,10 @@ import {
 } from 'viem';
 import { authorizationTypes } from '@x402/evm';
 import { startAnvil, type RunningAnvil } from '../../scripts/services/anvil';
-import { deployToken, mintTokens, tokenBalance } from '../../shared/chain/deploy-token';
-import { devAccount } from '../../shared/chain/dev-accounts';
-import { loadTokenArtifact } from '../../shared/chain/token-artifact';
-import { viemChain } from '../../shared/x402/networks';
+import { deployToken, mintTokens, tokenBalance } from '../../shared/payments/chain/deploy-token';
+import { devAccount } from '../../shared/payments/chain/dev-accounts';
+import { loadTokenArtifact } from '../../shared/payments/chain/token-artifact';
+import { viemChain } from '../../shared/payments/x402/networks';
 
 const CHAIN_ID = 84532;
 const relayer = devAccount(1);

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import mongoose from 'mongoose';
 import { generatePrivateKey } from 'viem/accounts';
-import { devPrivateKey } from '../../shared/chain/dev-accounts';
+import { devPrivateKey } from '../../shared/payments/chain/dev-accounts';
 import { freePort } from '../../scripts/services/process';
 import { http } from '../support/http';
 

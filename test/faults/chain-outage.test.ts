@@ -1,4 +1,4 @@
-import type { X402PaymentDoc } from '../../shared/db/models/x402-payment';
+import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { startLocalChain, type RunningLocalChain } from '../../scripts/services/local-chain';
 import { settlementWorkflowId } from '../../temporal/x402-settlement/ids';

@@ -1,9 +1,9 @@
 import { getAddress, type Address, type Hex } from 'viem';
-import { devAccount, DEV_ACCOUNT_INDEX } from '../../shared/chain/dev-accounts';
-import type { X402PaymentDoc } from '../../shared/db/models/x402-payment';
-import { mintTokens } from '../../shared/chain/deploy-token';
+import { devAccount, DEV_ACCOUNT_INDEX } from '../../shared/payments/chain/dev-accounts';
+import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
+import { mintTokens } from '../../shared/payments/chain/deploy-token';
 import { ToolRepository } from '../../shared/tools/repository';
-import { decodePaymentPayload, decodePaymentResponse } from '../../shared/x402/challenge';
+import { decodePaymentPayload, decodePaymentResponse } from '../../shared/payments/x402/challenge';
 import { startLocalChain, type RunningLocalChain } from '../../scripts/services/local-chain';
 import { executeAuthorization, rpc, signAuthorization } from '../support/chain-control';
 import { http } from '../support/http';

@@ -1,7 +1,7 @@
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import type { AppConfig } from '../../shared/config';
+import type { AppConfig } from '../../shared/platform/config/index';
 import { LedgerStore } from '../../shared/credits/ledger-store';
-import type { Db } from '../../shared/db';
+import type { Db } from '../../shared/platform/db/index';
 import { JobOperations } from '../../shared/jobs/operations';
 import { JobRepository } from '../../shared/jobs/repository';
 import { buildSchedule } from '../../shared/schedules/new-schedule';

@@ -11,7 +11,7 @@ import {
   toolInvokeParts,
   type PathParams,
   type RequestFields,
-} from '../../shared/signing';
+} from '../../shared/identity/signing';
 
 /** What the fuzzer's hook asks to have signed: the operation's action (or a path-form invoke), its path parameters and body. */
 export interface SignRequest {

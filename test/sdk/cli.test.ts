@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { seedDemoCatalog } from '../../scripts/services/demo-vendor/catalog';
-import { ERROR_CATALOG } from '../../shared/errors/catalog';
+import { ERROR_CATALOG } from '../../shared/composition/error-catalog';
 import { ToolRepository } from '../../shared/tools/repository';
 import { WorkflowRepository } from '../../shared/workflows/repository';
 import { COMMANDS } from '../../sdk/src/cli/commands';

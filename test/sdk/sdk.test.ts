@@ -1,9 +1,9 @@
 import type { Address, Hex } from 'viem';
 import { generatePrivateKey } from 'viem/accounts';
 import { seedDemoCatalog } from '../../scripts/services/demo-vendor/catalog';
-import { devAccount, DEV_ACCOUNT_INDEX } from '../../shared/chain/dev-accounts';
-import { standardWebhookHeaders } from '../../shared/callbacks/sign';
-import { ERROR_CATALOG } from '../../shared/errors/catalog';
+import { devAccount, DEV_ACCOUNT_INDEX } from '../../shared/payments/chain/dev-accounts';
+import { standardWebhookHeaders } from '../../shared/webhook-runs/callback-sign';
+import { ERROR_CATALOG } from '../../shared/composition/error-catalog';
 import { ToolRepository } from '../../shared/tools/repository';
 import { WorkflowRepository } from '../../shared/workflows/repository';
 import { AgentClient, AgentCommerceError, verifyCallback, type SessionInfo } from '../../sdk/src';

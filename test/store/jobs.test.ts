@@ -1,4 +1,4 @@
-import type { JobDoc } from '../../shared/db/models/job';
+import type { JobDoc } from '../../shared/jobs/models/job';
 import { JobOperations } from '../../shared/jobs/operations';
 import { JobRepository, newId } from '../../shared/jobs/repository';
 import { endUncompleted, expireDue, takeFreeSlot } from '../../shared/jobs/slots';

@@ -1,4 +1,4 @@
-import { ScheduleService } from '../../api/services/schedules';
+import { ScheduleService } from '../../shared/schedules/service';
 import { buildSchedule } from '../../shared/schedules/new-schedule';
 import { pauseSchedule } from '../../shared/schedules/lifecycle';
 import { claimId, newClaimToken, ScheduleRepository, type Schedule } from '../../shared/schedules/repository';

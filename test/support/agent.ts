@@ -1,7 +1,7 @@
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import type { Hex } from 'viem';
 import { signRequest } from '../../sdk/agent-client';
-import type { SignedAction } from '../../shared/signing';
+import type { SignedAction } from '../../shared/identity/signing';
 import { http } from './http';
 
 /** A test agent: a real key, a real session from the API, and signed calls through the SDK helper. */

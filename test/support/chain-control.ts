@@ -3,8 +3,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authorizationTypes } from '@x402/evm';
 import { createWalletClient, http as viemHttp, parseSignature, toHex, type Address, type Hex, type LocalAccount } from 'viem';
-import { loadTokenArtifact } from '../../shared/chain/token-artifact';
-import { viemChain } from '../../shared/x402/networks';
+import { loadTokenArtifact } from '../../shared/payments/chain/token-artifact';
+import { viemChain } from '../../shared/payments/x402/networks';
 
 const CHAIN_ID = 84532;
 

@@ -1,5 +1,5 @@
-import { parseConfig } from '../../shared/config';
-import { createDb, Db } from '../../shared/db';
+import { parseConfig } from '../../shared/platform/config/index';
+import { createDb, Db } from '../../shared/platform/db/index';
 
 /** A connection to this test file's own database on the run's MongoDB-wire server. */
 export async function openTestDb(): Promise<Db & { drop(): Promise<void> }> {

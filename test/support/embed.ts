@@ -1,4 +1,4 @@
-import type { Db } from '../../shared/db';
+import type { Db } from '../../shared/platform/db/index';
 import { EmbedRepository } from '../../shared/embed/repository';
 import { ToolRepository } from '../../shared/tools/repository';
 import { WorkflowRepository } from '../../shared/workflows/repository';

@@ -1,5 +1,5 @@
-import type { JobDoc } from '../../shared/db/models/job';
-import type { Models } from '../../shared/db';
+import type { JobDoc } from '../../shared/jobs/models/job';
+import type { Models } from '../../shared/platform/db/index';
 import { JobOperations } from '../../shared/jobs/operations';
 import { JobRepository } from '../../shared/jobs/repository';
 import type { JobCreateInput } from '../../shared/jobs/schemas';

@@ -1,10 +1,10 @@
 import Ajv2020 from 'ajv/dist/2020';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import type { AppDeps } from '../../api/deps';
-import { offlineDeps } from '../../api/offline-document';
-import { apiDocument, apiOperations } from '../../api/server';
-import { createServices } from '../../api/services';
-import type { OpenApiDocument } from '../../api/operations/openapi';
+import type { AppDeps } from '../../shared/composition/deps';
+import { offlineDeps } from '../../api/http/offline-document';
+import { apiDocument, apiOperations } from '../../api/http/server';
+import { createServices } from '../../shared/composition/root';
+import type { OpenApiDocument } from '../../api/http/operations/openapi';
 
 let cached: { document: OpenApiDocument; deps: AppDeps } | undefined;
 

@@ -3,10 +3,10 @@ import { x402Client, type PaymentRequired } from '@x402/fetch';
 import type { Address, Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type LocalAccount } from 'viem/accounts';
 import { createPublicClient, createWalletClient, erc20Abi, http, parseEther, parseEventLogs } from 'viem';
-import { devAccount, DEV_ACCOUNT_INDEX } from '../../shared/chain/dev-accounts';
-import { mintTokens, tokenBalance } from '../../shared/chain/deploy-token';
-import { viemChain } from '../../shared/x402/networks';
-import { encodePaymentPayload } from '../../shared/x402/challenge';
+import { devAccount, DEV_ACCOUNT_INDEX } from '../../shared/payments/chain/dev-accounts';
+import { mintTokens, tokenBalance } from '../../shared/payments/chain/deploy-token';
+import { viemChain } from '../../shared/payments/x402/networks';
+import { encodePaymentPayload } from '../../shared/payments/x402/challenge';
 
 const CHAIN_ID = 84532;
 

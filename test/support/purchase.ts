@@ -1,5 +1,5 @@
 import { LedgerStore } from '../../shared/credits/ledger-store';
-import type { X402PaymentDoc } from '../../shared/db/models/x402-payment';
+import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
 import { rpc } from './chain-control';
 import { http } from './http';
 import { TestPayer } from './payer';

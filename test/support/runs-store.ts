@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../../shared/db';
-import type { WebhookRunDoc } from '../../shared/db/models/webhook-run';
-import { RunRepository } from '../../shared/runs/repository';
+import type { Db } from '../../shared/platform/db/index';
+import type { WebhookRunDoc } from '../../shared/webhook-runs/models/webhook-run';
+import { RunRepository } from '../../shared/webhook-runs/repository';
 import type { GroupSetup } from './webhook-runs';
 
 /** Stores a finished run directly (for callback tests that start the delivery workflow alone). */

@@ -1,4 +1,4 @@
-import type { Db } from '../../shared/db';
+import type { Db } from '../../shared/platform/db/index';
 import { buildSchedule, type NewScheduleInput } from '../../shared/schedules/new-schedule';
 import { ScheduleRepository, type Schedule } from '../../shared/schedules/repository';
 import { WorkflowRepository } from '../../shared/workflows/repository';

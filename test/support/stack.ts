@@ -1,7 +1,7 @@
-import { parseConfig, AppConfig } from '../../shared/config';
-import { createDb, Db } from '../../shared/db';
+import { parseConfig, AppConfig } from '../../shared/platform/config/index';
+import { createDb, Db } from '../../shared/platform/db/index';
 import { createTemporal, ensureSearchAttributes, TemporalHandle } from '../../temporal/connection';
-import { startServer, RunningServer } from '../../api/server';
+import { startServer, RunningServer } from '../../api/http/server';
 import { selectQueues } from '../../workers/queues';
 import { runWorkers, RunningWorkers } from '../../workers/run-workers';
 import { checkAnswersOf } from './http';

@@ -1,6 +1,6 @@
 import { productionBenchEnv, productionChainEnv } from '../../bench/children';
-import { devAccount, devPrivateKey, DEV_ACCOUNT_INDEX } from '../../shared/chain/dev-accounts';
-import { parseConfig } from '../../shared/config';
+import { devAccount, devPrivateKey, DEV_ACCOUNT_INDEX } from '../../shared/payments/chain/dev-accounts';
+import { parseConfig } from '../../shared/platform/config/index';
 
 // `make bench` measures the API as production runs it; a new required setting must not break it unnoticed.
 describe('the benchmark server environment', () => {

@@ -1,6 +1,6 @@
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
-import { devPrivateKey, DEV_MNEMONIC } from '../../shared/chain/dev-accounts';
-import { ConfigError, parseConfig } from '../../shared/config';
+import { devPrivateKey, DEV_MNEMONIC } from '../../shared/payments/chain/dev-accounts';
+import { ConfigError, parseConfig } from '../../shared/platform/config/index';
 
 // Secrets production requires (jobs, tool vendor secrets) are present so each case tests its own refusal.
 const prodBase = { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.com', PUBLIC_API_URL: 'https://bearer.example.com', JOB_WORKFLOW_TOKEN_SECRET: 'production-test-job-workflow-token-secret', TOOL_SECRETS_KEY: '2e'.repeat(32) };

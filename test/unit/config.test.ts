@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { ConfigError, parseConfig } from '../../shared/config';
+import { ConfigError, parseConfig } from '../../shared/platform/config/index';
 
 describe('configuration from the environment', () => {
   it('applies the documented defaults', () => {

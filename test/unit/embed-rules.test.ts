@@ -1,7 +1,7 @@
 import { formFields } from '../../shared/embed/form';
 import { escapeHtml, normalizeOrigin, widgetCsp } from '../../shared/embed/rules';
 import { parseSignIn, signInMessage } from '../../shared/embed/siwe';
-import { isSignatureFrom } from '../../shared/signing/verify';
+import { isSignatureFrom } from '../../shared/identity/verify-signature';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 
 describe('embed rules (pure)', () => {

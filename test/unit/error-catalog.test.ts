@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ERROR_CATALOG, errorsMarkdown } from '../../shared/errors';
-import { SETTLE_FAILURE_CODES } from '../../shared/x402';
+import { ERROR_CATALOG, errorsMarkdown } from '../../shared/platform/errors/index';
+import { SETTLE_FAILURE_CODES } from '../../shared/payments/x402/index';
 
 const ROOT = join(__dirname, '..', '..');
 

@@ -1,5 +1,5 @@
-import { nextVersion, pathToLoc, problemsToIssues } from '../../shared/job-workflows/rules';
-import { nodesSummary, priceEstimate } from '../../shared/public-workflows/summary';
+import { nextVersion, pathToLoc, problemsToIssues } from '../../shared/jobs/job-workflow-rules';
+import { nodesSummary, priceEstimate } from '../../shared/workflow-sessions/public-summary';
 import type { WorkflowNode } from '../../shared/workflows/types';
 
 describe('job workflow versions', () => {

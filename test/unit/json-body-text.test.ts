@@ -1,4 +1,4 @@
-import { unstorableText } from '../../api/middleware/json-body';
+import { unstorableText } from '../../api/http/middleware/json-body';
 
 describe('JSON body text the store cannot hold', () => {
   it('finds NUL and unpaired surrogates in strings and keys, and says where', () => {

@@ -1,4 +1,4 @@
-import { LocalRateLimiter } from '../../api/services/light-limit';
+import { LocalRateLimiter } from '../../shared/platform/limits/light-limit';
 
 describe('LocalRateLimiter (a token bucket per key, in process)', () => {
   it('lets a burst of `limit` through, refuses the next with the seconds until a token, and refills at limit/window', () => {

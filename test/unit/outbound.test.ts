@@ -1,6 +1,6 @@
 import http, { type Server } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { keepAliveAgents, RefusedTarget, ResponseTooLarge, safeRequest, TimedOut } from '../../shared/http/outbound';
+import { keepAliveAgents, RefusedTarget, ResponseTooLarge, safeRequest, TimedOut } from '../../shared/platform/http/outbound';
 
 /** safeRequest (any method, bounded answer) against a real plain-HTTP server on loopback. */
 describe('the shared outbound HTTP module', () => {

@@ -1,7 +1,7 @@
-import { usdToBaseUnits } from '../../shared/money';
+import { usdToBaseUnits } from '../../shared/credits/money';
 import { PURPOSES, purposeAs, purposeWallet } from '../../shared/payments/purposes';
-import { FacilitatorRegistry } from '../../shared/x402/facilitator-registry';
-import type { PaymentFacilitator } from '../../shared/x402/facilitator-types';
+import { FacilitatorRegistry } from '../../shared/payments/x402/facilitator-registry';
+import type { PaymentFacilitator } from '../../shared/payments/x402/facilitator-types';
 
 describe('payment registries (pure)', () => {
   it('picks a facilitator by CAIP-2 network and scheme; register() chains', () => {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { NODE_KINDS, NODE_TYPES } from '../../shared/workflows/kinds';
+import { NODE_KINDS, NODE_TYPES } from '../../shared/workflows/nodes/index';
 import { nodeQueueKey } from '../../workers/node-queues';
 import { QUEUES, selectQueues } from '../../workers/queues';
 

@@ -1,5 +1,5 @@
 import { generateMnemonic, english, generatePrivateKey } from 'viem/accounts';
-import { redact, redactText } from '../../shared/logger';
+import { redact, redactText } from '../../shared/platform/logger/index';
 
 const txHash = '0x' + '5c'.repeat(32);
 

@@ -1,5 +1,5 @@
 import { dueOccurrence, MAX_COUNTED_SKIPS, nextOccurrence, timingProblem, type ScheduleTiming } from '../../shared/schedules/timing';
-import { parseBudgetBearer } from '../../api/services/budget-bearer';
+import { parseBudgetBearer } from '../../shared/workspaces/budget-bearer';
 
 const cron = (expr: string, timezone: string): ScheduleTiming => ({ kind: 'cron', cron: expr, timezone });
 const at = (s: string) => new Date(s);

@@ -1,6 +1,6 @@
 import { BaseError, HttpRequestError, RpcRequestError } from 'viem';
 import { isOurTransfer } from '../../shared/payments/transfer-match';
-import { ChainUnavailableError, describeChainFailure, isChainTransportError, stripUrls } from '../../shared/x402/chain-errors';
+import { ChainUnavailableError, describeChainFailure, isChainTransportError, stripUrls } from '../../shared/payments/x402/chain-errors';
 
 const expected = { asset: '0xAaAa000000000000000000000000000000000001', payer: '0xbbbb000000000000000000000000000000000002', pay_to: '0xCcCc000000000000000000000000000000000003', amount_base_units: '5000000' };
 const ours = { asset: expected.asset.toLowerCase(), from: expected.payer.toUpperCase().replace('0X', '0x'), to: expected.pay_to, value: '5000000' };

@@ -20,7 +20,7 @@ import {
   toolInvokeParts,
   toolInvokePath,
   type SignedAction,
-} from '../../shared/signing';
+} from '../../shared/identity/signing';
 import fixture from '../fixtures/signing-vectors.json';
 
 const REPO_ROOT = path.resolve(__dirname, '../..');

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { judgeAddress } from '../../shared/callbacks/address-policy';
-import { RefusedTarget, safePost } from '../../shared/callbacks/safe-post';
-import { classifyStatus, parseRetryAfter, retryDelayMs } from '../../shared/callbacks/schedule';
+import { judgeAddress } from '../../shared/platform/http/address-policy';
+import { RefusedTarget, safePost } from '../../shared/webhook-runs/callback-post';
+import { classifyStatus, parseRetryAfter, retryDelayMs } from '../../shared/webhook-runs/callback-schedule';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver';
 
 const REFUSED: Array<[string, string]> = [

@@ -1,6 +1,6 @@
 import { returnedPart } from '../../shared/credits/ledger';
 import { evaluateCondition, nextDecisions, topoOrder, validateWorkflowGraph } from '../../shared/workflows/graph';
-import { modelCostCredits, modelHoldCredits, modelMaxTokens } from '../../shared/workflows/model-pricing';
+import { modelCostCredits, modelHoldCredits, modelMaxTokens } from '../../shared/workflows/nodes/model/pricing';
 import { parseWorkflowInput } from '../../shared/workflows/schemas';
 import { compareSemver, isSemver } from '../../shared/workflows/semver';
 import { renderTemplate, renderValue, templateRefs } from '../../shared/workflows/template';

@@ -1,4 +1,4 @@
-import { insertOnceGrouped } from '../../shared/db';
+import { insertOnceGrouped } from '../../shared/platform/db/index';
 
 /** A collection with the store's contract for unordered inserts under a unique `_id`: writeErrors name the refused indexes. */
 function collection() {

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import type { RunOutcome } from '../../shared/runs/types';
+import type { RunOutcome } from '../../shared/webhook-runs/types';
 import type { SessionState } from '../../shared/workflow-sessions/types';
 import type { WorkflowEdge, WorkflowNode } from '../../shared/workflows/types';
 import type { NodeCall } from '../../temporal/webhook-runs/types';

@@ -1,6 +1,6 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { JobService } from '../../api/services/jobs';
+import { JobService } from '../../shared/jobs/service';
 import { temporalTestServer } from '../../scripts/services/paths';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import type { JobCreateInput } from '../../shared/jobs/schemas';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { ScheduleService } from '../../api/services/schedules';
+import { ScheduleService } from '../../shared/schedules/service';
 import { temporalTestServer } from '../../scripts/services/paths';
 import { pauseSchedule, resumeSchedule } from '../../shared/schedules/lifecycle';
 import { buildSchedule } from '../../shared/schedules/new-schedule';

@@ -1,9 +1,9 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { Webhook } from 'standardwebhooks';
-import type { RetrySchedule } from '../../shared/callbacks/schedule';
-import { parseConfig } from '../../shared/config';
-import { RunRepository } from '../../shared/runs/repository';
+import type { RetrySchedule } from '../../shared/webhook-runs/callback-schedule';
+import { parseConfig } from '../../shared/platform/config/index';
+import { RunRepository } from '../../shared/webhook-runs/repository';
 import { createCallbackActivities } from '../../temporal/webhook-callbacks/activities';
 import { CALLBACK_QUEUE } from '../../temporal/webhook-callbacks/config';
 import { callbackWorkflowId } from '../../temporal/webhook-callbacks/ids';

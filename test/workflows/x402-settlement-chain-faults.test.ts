@@ -1,9 +1,9 @@
 import { createPublicClient, createWalletClient, http as viemHttp, type Hex } from 'viem';
-import { devAccount, DEV_ACCOUNT_INDEX } from '../../shared/chain/dev-accounts';
+import { devAccount, DEV_ACCOUNT_INDEX } from '../../shared/payments/chain/dev-accounts';
 import { LedgerStore } from '../../shared/credits/ledger-store';
-import type { X402PaymentDoc } from '../../shared/db/models/x402-payment';
-import { viemChain } from '../../shared/x402/networks';
-import { encodePaymentPayload } from '../../shared/x402/challenge';
+import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
+import { viemChain } from '../../shared/payments/x402/networks';
+import { encodePaymentPayload } from '../../shared/payments/x402/challenge';
 import { startLocalChain, type RunningLocalChain } from '../../scripts/services/local-chain';
 import { settlementWorkflowId } from '../../temporal/x402-settlement/ids';
 import { QUEUES } from '../../workers/queues';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { LedgerStore } from '../../shared/credits/ledger-store';
-import type { X402PaymentDoc } from '../../shared/db/models/x402-payment';
+import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
 import { startLocalChain, type RunningLocalChain } from '../../scripts/services/local-chain';
 import { ROOT } from '../../scripts/services/paths';
 import { settlementWorkflowId } from '../../temporal/x402-settlement/ids';

@@ -1,9 +1,9 @@
 import { createWalletClient, http as viemHttp, type Address, type Hex } from 'viem';
 import { LedgerStore } from '../../shared/credits/ledger-store';
-import type { X402PaymentDoc } from '../../shared/db/models/x402-payment';
-import { loadTokenArtifact } from '../../shared/chain/token-artifact';
-import { viemChain } from '../../shared/x402/networks';
-import { paymentSetup } from '../../shared/x402/setup';
+import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
+import { loadTokenArtifact } from '../../shared/payments/chain/token-artifact';
+import { viemChain } from '../../shared/payments/x402/networks';
+import { paymentSetup } from '../../shared/payments/x402/setup';
 import { settlementWorkflowId } from '../../temporal/x402-settlement/ids';
 import { QUEUES } from '../../workers/queues';
 import { runWorkers } from '../../workers/run-workers';

@@ -14,7 +14,7 @@ import {
   paymentRequirements,
   usdToBaseUnits,
   X402_HEADERS,
-} from '../../shared/x402/challenge';
+} from '../../shared/payments/x402/challenge';
 import {
   caipNetwork,
   chainIdOf,
@@ -23,7 +23,7 @@ import {
   networksForMode,
   SUPPORTED_NETWORKS,
   withTokenOverride,
-} from '../../shared/x402/networks';
+} from '../../shared/payments/x402/networks';
 
 const PAY_TO = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 const baseUsdc = getToken(8453, 'USDC')!;

@@ -16,8 +16,8 @@ import {
   type LocalAccount,
 } from 'viem';
 import { startAnvil, type RunningAnvil } from '../../scripts/services/anvil';
-import { deployToken, mintTokens, tokenBalance } from '../../shared/chain/deploy-token';
-import { devAccount, devPrivateKey } from '../../shared/chain/dev-accounts';
+import { deployToken, mintTokens, tokenBalance } from '../../shared/payments/chain/deploy-token';
+import { devAccount, devPrivateKey } from '../../shared/payments/chain/dev-accounts';
 import {
   buildPaymentRequired,
   creditsToBaseUnits,
@@ -27,8 +27,8 @@ import {
   encodePaymentResponse,
   paymentRequirements,
   X402_HEADERS,
-} from '../../shared/x402/challenge';
-import { facilitatorSigner } from '../../shared/x402/in-process-facilitator';
+} from '../../shared/payments/x402/challenge';
+import { facilitatorSigner } from '../../shared/payments/x402/in-process-facilitator';
 import {
   createInProcessFacilitator,
   createRemoteFacilitator,
@@ -36,8 +36,8 @@ import {
   type InProcessFacilitator,
   type VerifyFailureCode,
   type VerifyResult,
-} from '../../shared/x402';
-import { getToken, SUPPORTED_NETWORKS, viemChain, withTokenOverride, type NetworkTable, type SupportedToken } from '../../shared/x402/networks';
+} from '../../shared/payments/x402/index';
+import { getToken, SUPPORTED_NETWORKS, viemChain, withTokenOverride, type NetworkTable, type SupportedToken } from '../../shared/payments/x402/networks';
 
 const CHAIN_ID = 84532;
 const NETWORK = 'eip155:84532' as const;

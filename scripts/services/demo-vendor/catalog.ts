@@ -2,7 +2,7 @@
  * The demo catalog (what `make dev` seeds): the demo vendor's tools, priced in credits and, for
  * most, in USD for direct x402. Idempotent: running it again updates the same products.
  */
-import { AppError } from '../../../shared/errors';
+import { AppError } from '../../../shared/platform/errors/index';
 import type { ToolRepository } from '../../../shared/tools/repository';
 import type { ActionInput, ProductInput } from '../../../shared/tools/schemas';
 

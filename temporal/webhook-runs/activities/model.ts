@@ -1,9 +1,9 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { ModelConfig } from '../../../shared/config';
+import type { ModelConfig } from '../../../shared/platform/config/index';
 import { LedgerStore } from '../../../shared/credits/ledger-store';
-import type { Models } from '../../../shared/db';
+import type { Models } from '../../../shared/platform/db/index';
 import { WorkflowSessionRepository } from '../../../shared/workflow-sessions/repository';
-import { modelCostCredits, modelHoldCredits, modelMaxTokens, type ModelUsage } from '../../../shared/workflows/model-pricing';
+import { modelCostCredits, modelHoldCredits, modelMaxTokens, type ModelUsage } from '../../../shared/workflows/nodes/model/pricing';
 import { renderTemplate } from '../../../shared/workflows/template';
 import type { ModelNode } from '../../../shared/workflows/types';
 import { BudgetChargeRepository } from '../../../shared/workspaces/budget-charges';

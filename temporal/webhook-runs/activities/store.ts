@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { Models } from '../../../shared/db';
-import { RunRepository } from '../../../shared/runs/repository';
-import type { RunOutcome, RunStatus } from '../../../shared/runs/types';
+import type { Models } from '../../../shared/platform/db/index';
+import { RunRepository } from '../../../shared/webhook-runs/repository';
+import type { RunOutcome, RunStatus } from '../../../shared/webhook-runs/types';
 
 export interface RunStart {
   status: RunStatus;

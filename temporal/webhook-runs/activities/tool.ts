@@ -1,7 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { LedgerStore } from '../../../shared/credits/ledger-store';
-import type { Models } from '../../../shared/db';
-import { AppError } from '../../../shared/errors';
+import type { Models } from '../../../shared/platform/db/index';
+import { AppError } from '../../../shared/platform/errors/index';
 import { OBJECT_ID_PATTERN } from '../../../shared/tools/rules';
 import { createToolInvoker } from '../../../shared/tools/invoke';
 import type { ToolRepository } from '../../../shared/tools/repository';

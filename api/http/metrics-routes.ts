@@ -1,0 +1,36 @@
+import { errors } from '../../shared/platform/errors/index';
+import { metricsText } from '../../shared/platform/metrics/index';
+import { isOperatorToken } from '../../shared/platform/health/service';
+import type { Operation } from './operations/types';
+
+/**
+ * GET /metrics for Prometheus. With METRICS_TOKEN set it wants `Authorization: Bearer <token>`;
+ * without, it is open (keep the bearer host's /metrics off the public internet at the proxy).
+ * Needs neither the store nor Temporal, so it answers through an outage.
+ */
+export function metricsOperations(token: string | undefined): Operation[] {
+  return [
+    {
+      id: 'metrics',
+      method: 'get',
+      path: '/metrics',
+      host: 'bearer',
+      auth: [{ kind: 'operator' }],
+      tag: 'Operations',
+      summary: 'Prometheus metrics (text exposition format)',
+      responses: { 200: { description: 'Metrics', contentType: 'text/plain' } },
+      errorStatuses: [401],
+      errors: 'gateway',
+      examples: [{ name: 'metrics', request: { headers: { authorization: 'Bearer operator-token' } }, response: { status: 200, body: '# HELP http_requests_total ...' } }],
+      handler: async (req, res) => {
+        if (token) {
+          const presented = /^Bearer (.+)$/i.exec(req.header('authorization') ?? '')?.[1];
+          if (!isOperatorToken(presented, token)) throw errors.unauthorized('metrics_token_invalid', 'GET /metrics needs the operator token METRICS_TOKEN');
+        }
+        const { contentType, body } = await metricsText();
+        res.setHeader('Cache-Control', 'no-store');
+        res.type(contentType).send(body);
+      },
+    },
+  ];
+}

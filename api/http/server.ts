@@ -1,0 +1,167 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import express, { Express, Router } from 'express';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { AppDeps } from '../../shared/composition/deps';
+import { errorHandler, notFound } from './middleware/error-handler';
+import { accessLog } from './middleware/access-log';
+import { requestMetrics } from './middleware/metrics';
+import { errorShape } from './middleware/error-shape';
+import { jsonBody, jsonBodyErrors } from './middleware/json-body';
+import { requestContext } from './middleware/request-context';
+import { requireStore } from './middleware/require-store';
+import { authOperations } from '../identity/routes';
+import { bearerCreditOperations } from '../credits/bearer-routes';
+import { creditPurchaseOperations } from '../payments/routes';
+import { creditOperations } from '../credits/routes';
+import { docsOperations } from './docs-routes';
+import { healthOperations } from './health-routes';
+import { metricsOperations } from './metrics-routes';
+import { identityBodyErrors, identityOperations } from '../identity/wallet-routes';
+import { jobOperations } from '../jobs/routes';
+import { jobWorkflowOperations } from '../jobs/job-workflow-routes';
+import { workflowOperations } from '../workflow-sessions/routes';
+import { createServices, Services } from '../../shared/composition/root';
+import { toolOperations, toolRoutes } from '../tools/routes';
+import { bearerToolOperations } from '../tools/bearer-routes';
+import { agentWebhookOperations } from '../webhook-runs/routes';
+import { scheduleDocsOperations, workflowScheduleOperations, workflowScheduleRoutes } from '../schedules/routes';
+import { embedOperations, embedRoutes } from '../embed/routes';
+import { mountOperations } from './operations/mount';
+import { buildOpenApi, type OpenApiDocument } from './operations/openapi';
+import type { Operation } from './operations/types';
+
+const VERSION = (JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string }).version;
+
+/** Every operation of both hosts, by the router that mounts it (each family declares its own). */
+export function apiOperations(deps: AppDeps, services: Services) {
+  const families = {
+    tools: toolOperations(services),
+    external: [
+      ...identityOperations(services),
+      ...authOperations(services),
+      ...creditOperations(services),
+      ...creditPurchaseOperations(services),
+      ...jobOperations(services),
+      ...jobWorkflowOperations(services),
+      ...workflowOperations(services),
+    ],
+    scheduleDocs: scheduleDocsOperations(),
+    schedules: workflowScheduleOperations(services, deps.config.publicBaseUrl),
+    webhooks: agentWebhookOperations(services),
+    embed: embedOperations(services),
+    operator: [...healthOperations(deps), ...metricsOperations(deps.config.metricsToken)],
+    bearer: [...bearerCreditOperations(services), ...bearerToolOperations(services)],
+  };
+  let document: OpenApiDocument | undefined;
+  const docs = docsOperations(() => (document ??= buildOpenApi(all, { mainUrl: deps.config.publicBaseUrl, apiUrl: deps.config.publicApiUrl }, VERSION)));
+  const { embed, ...rest } = families;
+  const all: Operation[] = [...docs, ...Object.values(rest).flat(), ...embed.assets, ...embed.api, ...embed.pages];
+  return { ...families, docs, all };
+}
+
+/** The OpenAPI document of both hosts, built from the declarations. */
+export function apiDocument(deps: AppDeps, services: Services): OpenApiDocument {
+  const { all } = apiOperations(deps, services);
+  return buildOpenApi(all, { mainUrl: deps.config.publicBaseUrl, apiUrl: deps.config.publicApiUrl }, VERSION);
+}
+
+type Operations = ReturnType<typeof apiOperations>;
+
+function baseApp(deps: AppDeps, ops: Operations): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.config.trustProxy);
+  app.use(requestContext, accessLog, requestMetrics(app));
+  // Both hosts serve the page their errors' help_url points at, /openapi.json and /docs.
+  app.use(mountOperations(ops.docs));
+  return app;
+}
+
+function finish(app: Express, helpBaseUrl: string): Express {
+  app.use(notFound());
+  app.use(errorHandler(helpBaseUrl));
+  return app;
+}
+
+/** The main host: /api/external, /api/agent-webhooks, /embed. */
+export function createMainApp(deps: AppDeps, services: Services = createServices(deps)): Express {
+  const ops = apiOperations(deps, services);
+  const app = baseApp(deps, ops);
+  // Tools set their own error shape before parsing, so they are mounted ahead of the generic router.
+  app.use('/api/external/tools', toolRoutes(ops.tools, services, deps.db));
+  const external = Router();
+  external.use(errorShape('gateway'), jsonBody, jsonBodyErrors, requireStore(deps.db));
+  external.use('/agentaddress', identityBodyErrors);
+  external.use(mountOperations(ops.external, '/api/external'));
+  app.use(mountOperations(ops.scheduleDocs));
+  app.use('/api/external/workflow-schedules', workflowScheduleRoutes(ops.schedules, services, deps.db));
+  app.use('/api/external', external);
+
+  const webhooks = Router();
+  webhooks.use(errorShape('webhook'), jsonBody, jsonBodyErrors);
+  webhooks.use(requireStore(deps.db), mountOperations(ops.webhooks, '/api/agent-webhooks'));
+  app.use('/api/agent-webhooks', webhooks);
+  app.use(embedRoutes(ops.embed, deps.db));
+
+  return finish(app, deps.config.publicBaseUrl);
+}
+
+/** The bearer host: /health, /credits, /products, /issues. */
+export function createApiApp(deps: AppDeps, services: Services = createServices(deps)): Express {
+  const ops = apiOperations(deps, services);
+  const app = baseApp(deps, ops);
+  app.use(errorShape('gateway'), mountOperations(ops.operator));
+  app.use(jsonBody, jsonBodyErrors);
+  app.use(requireStore(deps.db), mountOperations(ops.bearer));
+  return finish(app, deps.config.publicApiUrl);
+}
+
+export interface RunningServer {
+  mainUrl: string;
+  apiUrl: string;
+  stop(): Promise<void>;
+}
+
+/** A client that never finishes its headers or body is cut off; idle keep-alive sockets close. */
+function listen(app: Express, port: number, host: string, http: AppDeps['config']['http']): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer(
+      {
+        headersTimeout: http.headersTimeoutMs,
+        requestTimeout: http.requestTimeoutMs,
+        keepAliveTimeout: http.keepAliveTimeoutMs,
+        // How often Node checks those deadlines (its default, 30 s, would let a slow client stay that long).
+        connectionsCheckingInterval: Math.min(1000, Math.ceil(http.headersTimeoutMs / 2)),
+      },
+      app,
+    );
+    server.listen(port, host);
+    server.once('listening', () => resolve(server));
+    server.once('error', reject);
+  });
+}
+
+/** Starts both listeners; port 0 picks free ports (tests). */
+export async function startServer(deps: AppDeps, ports = { main: deps.config.port, api: deps.config.apiPort }): Promise<RunningServer> {
+  const services = createServices(deps);
+  const main = await listen(createMainApp(deps, services), ports.main, deps.config.host, deps.config.http);
+  const api = await listen(createApiApp(deps, services), ports.api, deps.config.host, deps.config.http);
+  const url = (s: Server) => `http://${deps.config.host}:${(s.address() as AddressInfo).port}`;
+  return {
+    mainUrl: url(main),
+    apiUrl: url(api),
+    stop: async () => {
+      await Promise.all(
+        [main, api].map(
+          (s) =>
+            new Promise<void>((resolve) => {
+              s.close(() => resolve());
+              s.closeAllConnections();
+            }),
+        ),
+      );
+    },
+  };
+}

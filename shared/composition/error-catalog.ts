@@ -1,0 +1,76 @@
+/**
+ * Every error code the service answers with, what it means and what the caller should do.
+ * docs/errors.md and GET /docs/errors are rendered from this table; a test keeps the table,
+ * the doc and the codes thrown in the source in step. Entries live in catalog/<area>.ts.
+ */
+import { requestErrors } from '../platform/errors/request-errors';
+import { identityErrors } from '../identity/errors';
+import { signedRequestsErrors } from '../identity/signed-request-errors';
+import { bearerTokensErrors } from '../identity/bearer-token-errors';
+import { paymentsErrors } from '../payments/errors';
+import { x402VerificationErrors } from '../payments/x402/verification-errors';
+import { x402SettlementErrors } from '../payments/x402/settlement-errors';
+import { serviceErrors } from '../platform/errors/service-errors';
+import { toolsErrors } from '../tools/errors';
+import { workspacesAndWorkflowsErrors } from '../workflows/errors';
+import { jobsErrors } from '../jobs/errors';
+import { webhookRunsErrors } from '../webhook-runs/errors';
+import { schedulesErrors } from '../schedules/errors';
+import { embedErrors } from '../embed/errors';
+
+export interface ErrorEntry {
+  status: number;
+  area: ErrorArea;
+  meaning: string;
+  action: string;
+}
+
+export type ErrorArea =
+  | 'request'
+  | 'identity'
+  | 'signed requests'
+  | 'bearer tokens'
+  | 'payments'
+  | 'x402 verification'
+  | 'x402 settlement'
+  | 'service'
+  | 'tools'
+  | 'workspaces and workflows'
+  | 'jobs'
+  | 'webhook runs'
+  | 'schedules'
+  | 'embed';
+
+export const ERROR_AREAS: readonly ErrorArea[] = [
+  'request',
+  'identity',
+  'signed requests',
+  'bearer tokens',
+  'payments',
+  'x402 verification',
+  'x402 settlement',
+  'service',
+  'tools',
+  'workspaces and workflows',
+  'jobs',
+  'webhook runs',
+  'schedules',
+  'embed',
+];
+
+export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
+  ...requestErrors,
+  ...identityErrors,
+  ...signedRequestsErrors,
+  ...bearerTokensErrors,
+  ...paymentsErrors,
+  ...x402VerificationErrors,
+  ...x402SettlementErrors,
+  ...serviceErrors,
+  ...toolsErrors,
+  ...workspacesAndWorkflowsErrors,
+  ...jobsErrors,
+  ...webhookRunsErrors,
+  ...schedulesErrors,
+  ...embedErrors,
+};

@@ -1,8 +1,0 @@
-export type { AppErrorOptions, ValidationIssue } from './app-error';
-export { AppError, ValidationError, errors } from './app-error';
-export type { ErrorShape, RenderContext, RenderedError } from './shapes';
-export { renderError, statusLabel } from './shapes';
-export { fromJoi } from './from-joi';
-export type { ErrorArea, ErrorEntry } from './catalog';
-export { ERROR_CATALOG } from './catalog';
-export { errorsHtml, errorsMarkdown } from './catalog-doc';

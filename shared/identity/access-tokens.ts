@@ -1,0 +1,102 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Models } from '../platform/db/index';
+import type { AccessTokenDoc } from './models/access-token';
+import { errors } from '../platform/errors/index';
+
+const TOKEN_PREFIX = 'act_';
+const TOKEN_SHAPE = /^act_[A-Za-z0-9_-]{43}$/;
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export interface IssuedToken {
+  access_token: string;
+  token_id: string;
+  wallet_address: string;
+  label: string | null;
+  expires_at: string | null;
+}
+
+/** Bearer tokens for {api_url}: shown once, stored only as a sha256, revocable, optionally expiring. */
+export class AccessTokenService {
+  constructor(private readonly models: Pick<Models, 'accessTokens'>) {}
+
+  async issue(input: {
+    wallet: string;
+    label?: string;
+    expiresInDays?: number | null;
+    createdBy: AccessTokenDoc['created_by'];
+    now?: Date;
+  }): Promise<IssuedToken> {
+    const now = input.now ?? new Date();
+    const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+    const doc: AccessTokenDoc = {
+      _id: hashToken(token),
+      token_id: `tok_${randomBytes(8).toString('hex')}`,
+      wallet_address: input.wallet.toLowerCase(),
+      label: input.label,
+      created_at: now,
+      created_by: input.createdBy,
+      expires_at: input.expiresInDays ? new Date(now.getTime() + input.expiresInDays * 86_400_000) : null,
+      revoked_at: null,
+    };
+    await this.models.accessTokens.collection.insertOne(doc as never);
+    return {
+      access_token: token,
+      token_id: doc.token_id,
+      wallet_address: doc.wallet_address,
+      label: doc.label ?? null,
+      expires_at: doc.expires_at?.toISOString() ?? null,
+    };
+  }
+
+  /** The wallet a bearer token speaks for, or a 401. */
+  async authenticate(header: string | undefined, now = new Date()): Promise<{ wallet: string; tokenId: string }> {
+    const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
+    if (!match) throw errors.unauthorized('missing_bearer', 'Authorization: Bearer <token> is required');
+    if (!TOKEN_SHAPE.test(match[1])) throw errors.unauthorized('invalid_bearer', 'bearer token is not valid');
+    const doc = await this.models.accessTokens.findById(hashToken(match[1])).lean<AccessTokenDoc>().exec();
+    if (!doc || doc.revoked_at) throw errors.unauthorized('invalid_bearer', 'bearer token is not valid');
+    if (doc.expires_at && doc.expires_at.getTime() <= now.getTime()) {
+      throw errors.unauthorized('bearer_expired', 'bearer token has expired');
+    }
+    return { wallet: doc.wallet_address, tokenId: doc.token_id };
+  }
+
+  async revoke(tokenId: string, now = new Date()): Promise<boolean> {
+    const res = await this.models.accessTokens.updateOne({ token_id: tokenId, revoked_at: null }, { $set: { revoked_at: now } });
+    return res.modifiedCount > 0;
+  }
+
+  async list(wallet: string) {
+    return this.models.accessTokens
+      .find({ wallet_address: wallet.toLowerCase() }, { _id: 0 })
+      .sort({ created_at: -1 })
+      .lean<Omit<AccessTokenDoc, '_id'>[]>()
+      .exec();
+  }
+
+  /** A wallet's own tokens as it may see them (never the hash), newest first. */
+  async listOwn(wallet: string, now = new Date()) {
+    const docs = await this.list(wallet);
+    return docs.map((d) => ({
+      token_id: d.token_id,
+      label: d.label ?? null,
+      created_at: d.created_at.toISOString(),
+      created_by: d.created_by,
+      expires_at: d.expires_at?.toISOString() ?? null,
+      revoked_at: d.revoked_at?.toISOString() ?? null,
+      status: d.revoked_at ? 'revoked' : d.expires_at && d.expires_at.getTime() <= now.getTime() ? 'expired' : 'active',
+    }));
+  }
+
+  /** Revokes one of the wallet's own tokens; another wallet's token is answered like an unknown one. */
+  async revokeOwn(wallet: string, tokenId: string, now = new Date()): Promise<{ token_id: string; already_revoked: boolean }> {
+    const owner = { token_id: tokenId, wallet_address: wallet.toLowerCase() };
+    const res = await this.models.accessTokens.updateOne({ ...owner, revoked_at: null }, { $set: { revoked_at: now } });
+    if (res.modifiedCount > 0) return { token_id: tokenId, already_revoked: false };
+    if (await this.models.accessTokens.exists(owner)) return { token_id: tokenId, already_revoked: true };
+    throw errors.notFound('token_not_found', `you have no access token ${tokenId}`);
+  }
+}

@@ -1,9 +1,0 @@
-import { Counter } from 'prom-client';
-import { registry } from './registry';
-
-export const callbackAttempts = new Counter({
-  name: 'webhook_callback_attempts_total',
-  help: 'Run callback delivery attempts by outcome (delivered, retry, failed)',
-  labelNames: ['outcome'] as const,
-  registers: [registry],
-});

@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+import type { PaymentPurpose, X402PaymentDoc } from './models/x402-payment';
+import { AppError, errors } from '../platform/errors/index';
+import { usdToBaseUnits } from '../credits/money';
+import { purposeAs } from './purposes';
+import { vendorFailure, type ResolvedCall } from '../tools/invoke';
+import type { PaymentSetup } from './x402/setup';
+import type { Offer, PaidOutcome, PaymentGate } from './service';
+import type { ToolService } from '../tools/service';
+
+/** When a caller whose payment is still settling should ask again. */
+const SETTLING_RETRY_AFTER_S = 2;
+
+export interface DirectResult {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** A stable digest of the parameters a payment is bound to (key order does not matter). */
+function paramsDigest(parameters: unknown): string {
+  const canon = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(canon) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canon((v as Record<string, unknown>)[k])])) : v;
+  return createHash('sha256').update(JSON.stringify(canon(parameters))).digest('hex');
+}
+
+/**
+ * Direct x402 on a tool action: the parameters are checked, then a 402 challenge, then with a
+ * payment: verify → vendor call → settle (settle after the vendor succeeded; docs/decisions.md).
+ * A vendor failure leaves the authorization unsettled, so nothing is charged.
+ */
+export class DirectToolPayments {
+  constructor(
+    private readonly setup: PaymentSetup,
+    private readonly gate: PaymentGate,
+    private readonly tools: ToolService,
+    private readonly baseUrl: string,
+  ) {}
+
+  /** The action's x402 price in every served USD token. */
+  offers(call: ResolvedCall): Offer[] {
+    const usd = call.action.x402_usd!;
+    const out: Offer[] = [];
+    for (const n of this.setup.served) {
+      const token = n.tokens.USDC;
+      if (token) out.push({ chainId: n.chainId, token, amount: usdToBaseUnits(usd, token.decimals) });
+    }
+    if (out.length === 0) throw errors.unavailable('payments_unavailable', 'no USD token is served on this deployment');
+    return out;
+  }
+
+  resource(call: ResolvedCall) {
+    return {
+      url: `${this.baseUrl}/api/external/tools/${encodeURIComponent(call.product.slug)}/actions/${encodeURIComponent(call.action.slug)}/invoke`,
+      description: `${call.product.display_name ?? call.product.name}: ${call.action.name}`,
+      mimeType: 'application/json',
+    };
+  }
+
+  async invoke(call: ResolvedCall, parameters: Record<string, unknown>, header: string | undefined): Promise<DirectResult> {
+    const resource = this.resource(call);
+    const offers = this.offers(call);
+    if (header === undefined) throw this.gate.paymentRequired(resource, offers);
+    const purpose: PaymentPurpose = { kind: 'tool_call', product: call.product.slug, product_id: call.product.id, action: call.action.slug, params_sha256: paramsDigest(parameters) };
+    try {
+      const held = await this.gate.authorize({ header, resource, offers, purpose });
+      if (held.kind !== 'new') return this.answer(this.sameCall(held, purpose));
+      const outcome = await this.tools.runDirect(call, parameters, `x402:${held.record._id}`);
+      if (!outcome.ok) {
+        const failure = vendorFailure(outcome, call);
+        await this.gate.abandon(held.record, failure.code, failure.message);
+        throw failure;
+      }
+      const result = { response: outcome.response, ...(outcome.warnings?.length ? { warnings: outcome.warnings } : {}) };
+      return this.answer(await this.gate.deliver(held.record, JSON.stringify(result)));
+    } catch (err) {
+      // Every 402 carries the challenge, whichever step refused (a failed settlement included).
+      if (err instanceof AppError && err.status === 402 && !err.body) throw this.gate.paymentRequired(resource, offers, err.code, err.message);
+      throw err;
+    }
+  }
+
+  /** A replayed payment answers only for the call it paid for. */
+  private sameCall(outcome: PaidOutcome, purpose: Extract<PaymentPurpose, { kind: 'tool_call' }>): PaidOutcome {
+    const paid = purposeAs(outcome.record.purpose, 'tool_call');
+    if (!paid || paid.product_id !== purpose.product_id || paid.action !== purpose.action || paid.params_sha256 !== purpose.params_sha256) {
+      throw errors.conflict('payment_already_used', 'this payment was already used for another call');
+    }
+    return outcome;
+  }
+
+  private answer(outcome: PaidOutcome): DirectResult {
+    const rec: X402PaymentDoc = outcome.record;
+    const receipt = this.gate.receipt(rec);
+    if (outcome.kind === 'pending') {
+      // Delivered, not yet paid: the result is kept for this payment and answered once it settles.
+      return {
+        status: 202,
+        headers: { 'Retry-After': String(SETTLING_RETRY_AFTER_S) },
+        body: {
+          success: false,
+          status: 'settling',
+          message: 'the payment is settling; send the same payment again for the result once it has settled',
+          x402: { ...receipt.block, settled: false, transaction: null, settlement_status: rec.status },
+        },
+      };
+    }
+    const result = JSON.parse(rec.result_json ?? '{}') as { response?: unknown; warnings?: unknown[] };
+    return { status: 200, headers: receipt.header, body: { success: true, ...result, x402: receipt.block } };
+  }
+}

@@ -1,0 +1,326 @@
+import type { Request } from 'express';
+import type { Address } from 'viem';
+import { insertOnce, type Models } from '../platform/db/index';
+import type { PaymentPurpose, X402PaymentDoc } from './models/x402-payment';
+import { AppError, errors } from '../platform/errors/index';
+import { baseUnitsToUsd } from '../credits/money';
+import { InFlightPayments, payerKey } from './in-flight';
+import { purposeWallet } from './purposes';
+import { paymentId } from './payment-id';
+import {
+  buildPaymentRequired,
+  decodePaymentPayload,
+  encodePaymentRequired,
+  encodePaymentResponse,
+  paymentRequirements,
+  X402_HEADERS,
+  type PaymentRequirements,
+  type ResourceInfo,
+} from './x402/challenge';
+import type { CaipNetwork, SupportedToken } from './x402/networks';
+import type { PaymentSetup } from './x402/setup';
+import type { TemporalHandle } from '../../temporal/connection';
+import { awaitSettlement, startSettlement } from '../../temporal/x402-settlement/client';
+import type { LocalRateLimiter } from '../platform/limits/light-limit';
+import { checkPaymentPayload, type CheckedPaymentPayload } from './payment-payload';
+
+export interface Offer {
+  chainId: number;
+  token: SupportedToken;
+  amount: bigint;
+}
+
+export interface PayInput {
+  header: string;
+  resource: ResourceInfo;
+  offers: Offer[];
+  purpose: PaymentPurpose;
+  purposeKey?: string;
+  expectedPayer?: string;
+}
+
+export type PaidOutcome = { kind: 'completed'; record: X402PaymentDoc } | { kind: 'pending'; record: X402PaymentDoc };
+
+/** The payment header of a request: X-PAYMENT (the spec's name) wins; PAYMENT-SIGNATURE is its alias. */
+export function paymentHeader(req: Request): string | undefined {
+  return req.header(X402_HEADERS.legacyPayment) ?? req.header(X402_HEADERS.paymentSignature) ?? undefined;
+}
+
+/** The currency a token's amount is reported in: USD tokens as `amount_usd`, EURC as `amount_eur`. */
+const TOKEN_CURRENCY: Record<string, 'USD' | 'EUR'> = { USDC: 'USD', EURC: 'EUR' };
+
+export function amountFields(symbol: string, baseUnits: string): { currency: string; amount_usd?: number; amount_eur?: number } {
+  const currency = TOKEN_CURRENCY[symbol] ?? symbol;
+  const amount = baseUnitsToUsd(BigInt(baseUnits), 6);
+  if (currency === 'USD') return { currency, amount_usd: amount };
+  if (currency === 'EUR') return { currency, amount_eur: amount };
+  return { currency };
+}
+
+/**
+ * x402 for any paid endpoint: the 402 challenge, verification, one durable settlement per
+ * payment, and the recorded result for repeats. Endpoints only say what is offered and what
+ * the payment buys.
+ */
+export class PaymentGate {
+  private readonly inFlight: InFlightPayments;
+
+  constructor(
+    private readonly setup: PaymentSetup,
+    private readonly models: Pick<Models, 'x402Payments' | 'x402InFlight'>,
+    private readonly temporal: TemporalHandle,
+    private readonly settleWaitMs: number,
+    /** Verified new payments per payer; a known payment's repeat is not counted. */
+    private readonly perPayer?: LocalRateLimiter,
+  ) {
+    this.inFlight = new InFlightPayments(models);
+  }
+
+  requirements(offers: Offer[]): PaymentRequirements[] {
+    return offers.map((o) => paymentRequirements({ chainId: o.chainId, token: o.token, amount: o.amount, payTo: this.setup.payTo }));
+  }
+
+  /** A 402 carrying the challenge in the body and, base64, in PAYMENT-REQUIRED. */
+  paymentRequired(resource: ResourceInfo, offers: Offer[], error = 'payment_required', message?: string): AppError {
+    const challenge = buildPaymentRequired({ resource, accepts: this.requirements(offers), error });
+    return errors.paymentRequired(error, message ?? 'payment required', {
+      body: { ...challenge, ...(message ? { message } : {}) },
+      headers: { [X402_HEADERS.paymentRequired]: encodePaymentRequired(challenge) },
+    });
+  }
+
+  /** Decodes and shape-checks a payment header; any field of the wrong type is 400 malformed_payment. */
+  decode(header: string): CheckedPaymentPayload {
+    const decoded = decodePaymentPayload(header);
+    if (!decoded.ok) throw errors.badRequest('malformed_payment', decoded.message);
+    const checked = checkPaymentPayload(decoded.value);
+    if (!checked.ok) throw errors.badRequest('malformed_payment', checked.message);
+    return checked.value;
+  }
+
+  /** Whether `header` carries the very payment `record` holds (same authorization and signature). */
+  carries(record: X402PaymentDoc, header: string | undefined): boolean {
+    if (!header) return false;
+    const p = this.decode(header);
+    const id = paymentId({ network: p.accepted.network, asset: p.accepted.asset, payer: p.payload.authorization.from, nonce: p.payload.authorization.nonce });
+    return id === record._id && p.payload.signature.toLowerCase() === record.signature.toLowerCase();
+  }
+
+  async recordFor(purposeKey: string): Promise<X402PaymentDoc | null> {
+    return this.models.x402Payments.findOne({ purpose_key: purposeKey }).lean<X402PaymentDoc>().exec();
+  }
+
+  /** The payment a transaction carried (hashes are stored lowercase); a failed one paid for nothing. */
+  async recordForTransaction(txHash: string): Promise<X402PaymentDoc | null> {
+    return this.models.x402Payments.findOne({ tx_hash: txHash.toLowerCase(), status: { $ne: 'failed' } }).lean<X402PaymentDoc>().exec();
+  }
+
+  /**
+   * Verifies the payment, starts (or finds) its settlement, and waits a bounded time for it.
+   * Every refusal that asks for a payment (402) carries the challenge, whatever step refused.
+   */
+  async pay(input: PayInput): Promise<PaidOutcome> {
+    try {
+      return await this.payOnce(input);
+    } catch (err) {
+      if (err instanceof AppError && err.status === 402 && !err.body) throw this.paymentRequired(input.resource, input.offers, err.code, err.message);
+      throw err;
+    }
+  }
+
+  private async payOnce(input: PayInput): Promise<PaidOutcome> {
+    const held = await this.record(input, 'verified');
+    if (held.kind !== 'new') return held;
+    // If Temporal is unreachable this throws (503); the record stays, and a retry of the same
+    // payment starts the settlement then.
+    await this.start(held.record);
+    return this.settle(held.record);
+  }
+
+  /**
+   * Verifies the payment and records it as `delivering` without settling: for a purpose that
+   * is delivered first and settled only once delivered (a paid tool call). A repeat of a known
+   * payment answers as pay() does (recorded result, 409 while in flight, its failure).
+   */
+  async authorize(input: PayInput): Promise<PaidOutcome | { kind: 'new'; record: X402PaymentDoc }> {
+    try {
+      const held = await this.record(input, 'delivering');
+      if (held.kind === 'new') await this.admit(held.record);
+      return held;
+    } catch (err) {
+      if (err instanceof AppError && err.status === 402 && !err.body) throw this.paymentRequired(input.resource, input.offers, err.code, err.message);
+      throw err;
+    }
+  }
+
+  /**
+   * Counts an authorized payment against its payer's balance until it settles: refused (and
+   * recorded failed, so a replay answers the same) when the payer's other unsettled payments
+   * already claim the balance. Without a chain to read, the balance is taken as this payment's
+   * amount (verified to be there), so at most one payment per payer is in flight.
+   */
+  private async admit(record: X402PaymentDoc): Promise<void> {
+    const network = record.network as CaipNetwork;
+    const asset = record.asset as Address;
+    const chain = this.setup.chain?.serves(network) ? this.setup.chain : undefined;
+    const admitted = await this.inFlight
+      .admit(
+        payerKey(network, asset, record.payer),
+        { payment_id: record._id, amount_base_units: record.amount_base_units, valid_before: record.authorization.validBefore },
+        async () => (chain ? chain.tokenBalance(network, asset, record.payer as Address) : BigInt(record.amount_base_units)),
+      )
+      .catch(async (err: unknown) => {
+        // Not admitted, so never delivered: the same payment may be sent again.
+        await this.models.x402Payments.deleteOne({ _id: record._id, status: 'delivering' });
+        throw err;
+      });
+    if (admitted.ok) return;
+    const message = `the payer's unsettled payments (${admitted.in_flight} base units) leave too little of its balance (${admitted.balance}) for this one; retry once they settle`;
+    await this.abandon(record, 'insufficient_balance', message);
+    throw errors.paymentRequired('insufficient_balance', message);
+  }
+
+  /** The authorized payment's delivery succeeded: keep its result, then settle it durably. */
+  async deliver(record: X402PaymentDoc, resultJson: string): Promise<PaidOutcome> {
+    const next: X402PaymentDoc = { ...record, status: 'verified', result_json: resultJson, updated_at: new Date() };
+    await this.models.x402Payments.updateOne({ _id: record._id, status: 'delivering' }, { $set: { status: 'verified', result_json: resultJson, updated_at: next.updated_at } });
+    await this.start(next);
+    return this.settle(next);
+  }
+
+  /** The delivery failed: the authorization is never settled, so nothing is charged; a replay answers this failure. */
+  async abandon(record: X402PaymentDoc, code: string, message: string): Promise<void> {
+    await this.models.x402Payments.updateOne(
+      { _id: record._id, status: 'delivering' },
+      { $set: { status: 'failed', error_code: code, error_message: message, purpose_key: `failed:${record._id}`, updated_at: new Date() } },
+    );
+  }
+
+  private async record(input: PayInput, initial: 'verified' | 'delivering'): Promise<PaidOutcome | { kind: 'new'; record: X402PaymentDoc }> {
+    const payload = this.decode(input.header);
+    const auth = payload.payload.authorization;
+    const accepts = this.requirements(input.offers);
+    const chosen =
+      accepts.find((r) => r.network === payload.accepted.network && r.asset.toLowerCase() === payload.accepted.asset.toLowerCase()) ?? accepts[0];
+    const id = paymentId({ network: payload.accepted.network, asset: payload.accepted.asset, payer: auth.from, nonce: auth.nonce });
+
+    const seen = await this.models.x402Payments.findById(id).lean<X402PaymentDoc>().exec();
+    if (seen) return this.repeat(seen, payload.payload.signature, input);
+
+    const facilitator = this.setup.facilitators.get(chosen.network, chosen.scheme);
+    if (!facilitator) throw this.paymentRequired(input.resource, input.offers, 'unsupported_network', `no facilitator for ${chosen.scheme} on ${chosen.network}`);
+    const verified = await facilitator.verifyPayment(payload, chosen);
+    if (!verified.ok) {
+      throw this.paymentRequired(input.resource, input.offers, verified.code, verified.message);
+    }
+    if (input.expectedPayer && verified.payer.toLowerCase() !== input.expectedPayer.toLowerCase()) {
+      throw errors.badRequest('payer_mismatch', 'payer_wallet_address does not match the wallet that signed the payment');
+    }
+    // Unrecorded when refused, so the same payment may be sent again once the payer has tokens.
+    this.perPayer?.enforce(`x402:payer:${verified.payer.toLowerCase()}`, 'new x402 payments from one payer');
+    const now = new Date();
+    const record: X402PaymentDoc = {
+      _id: id,
+      purpose_key: input.purposeKey ?? `${input.purpose.kind}:${id}`,
+      purpose: input.purpose,
+      status: initial,
+      network: verified.network,
+      chain_id: verified.chainId,
+      asset: verified.asset,
+      token_symbol: input.offers.find((o) => o.token.address.toLowerCase() === verified.asset.toLowerCase())?.token.symbol ?? 'USDC',
+      payer: verified.payer.toLowerCase(),
+      pay_to: chosen.payTo,
+      amount_base_units: chosen.amount,
+      amount_usd: baseUnitsToUsd(BigInt(chosen.amount), 6),
+      resource_url: input.resource.url,
+      authorization: verified.authorization,
+      signature: verified.signature,
+      payload_json: JSON.stringify(payload),
+      requirements_json: JSON.stringify(chosen),
+      ...(verified.blockNumber ? { verified_block: verified.blockNumber } : {}),
+      created_at: now,
+      updated_at: now,
+    };
+    if (!(await insertOnce(this.models.x402Payments, record))) {
+      const again = await this.models.x402Payments.findById(id).lean<X402PaymentDoc>().exec();
+      if (again) return this.repeat(again, verified.signature, input);
+      // The purchase request is already being paid by another payment.
+      const other = input.purposeKey ? await this.recordFor(input.purposeKey) : null;
+      if (other) return this.outcomeOf(other);
+      throw new Error(`payment ${id} was refused by a unique index but no record holds it`);
+    }
+    return { kind: 'new', record };
+  }
+
+  /** The same payment again: its recorded result, or 409 while it is still being settled. */
+  private async repeat(seen: X402PaymentDoc, signature: string, input: Pick<PayInput, 'purpose' | 'purposeKey'>): Promise<PaidOutcome> {
+    const purposeKey = input.purposeKey;
+    if (seen.signature.toLowerCase() !== signature.toLowerCase()) {
+      throw errors.conflict('payment_already_used', 'this authorization nonce was already used by another payment');
+    }
+    if (seen.purpose.kind !== input.purpose.kind) {
+      throw errors.conflict('payment_already_used', `this payment was already used for a ${seen.purpose.kind}`);
+    }
+    if (purposeKey && seen.purpose_key !== purposeKey && seen.status !== 'failed') {
+      throw errors.conflict('payment_already_used', 'this payment was already used for another purchase');
+    }
+    if (seen.status === 'completed') return { kind: 'completed', record: seen };
+    if (seen.status === 'failed') throw this.failure(seen);
+    if (seen.status === 'delivering') throw errors.conflict('payment_in_progress', 'a verified x402 payment already in progress; retry shortly for its result');
+    // Idempotent: finds the running settlement, or starts the one a Temporal outage prevented.
+    await this.start(seen);
+    throw errors.conflict('payment_in_progress', 'a verified x402 payment already in progress; retry shortly for its result');
+  }
+
+  private start(record: X402PaymentDoc) {
+    return startSettlement(this.temporal, {
+      paymentId: record._id,
+      payer: record.payer,
+      network: record.network,
+      amountBaseUnits: record.amount_base_units,
+      wallet: purposeWallet(record.purpose),
+    });
+  }
+
+  /** What a recorded payment answers with: its result once completed, its failure (a 402 to pay again), else still settling. */
+  outcomeOf(record: X402PaymentDoc): PaidOutcome {
+    if (record.status === 'failed') throw this.failure(record);
+    return record.status === 'completed' ? { kind: 'completed', record } : { kind: 'pending', record };
+  }
+
+  /** A failed payment's refusal; pay() and the purchase service add the challenge. */
+  failure(record: X402PaymentDoc): AppError {
+    return errors.paymentRequired(record.error_code ?? 'settlement_failed', record.error_message ?? 'settlement failed; nothing was charged');
+  }
+
+  private async settle(record: X402PaymentDoc): Promise<PaidOutcome> {
+    const outcome = await awaitSettlement(this.temporal, record._id, this.settleWaitMs);
+    const latest = (await this.models.x402Payments.findById(record._id).lean<X402PaymentDoc>().exec()) ?? record;
+    if (!outcome) return { kind: 'pending', record: latest };
+    if (outcome.status === 'failed') throw errors.paymentRequired(outcome.code, `${outcome.message}; nothing was charged`);
+    return { kind: 'completed', record: latest };
+  }
+
+  /** The body's `x402` block and the PAYMENT-RESPONSE header for a settled payment. */
+  receipt(record: X402PaymentDoc) {
+    const header = encodePaymentResponse({ success: true, transaction: record.tx_hash ?? '', network: record.network as `${string}:${string}`, payer: record.payer });
+    return {
+      header: { [X402_HEADERS.paymentResponse]: header },
+      block: {
+        settled: true as const,
+        transaction: record.tx_hash,
+        network: record.network,
+        resource_url: record.resource_url,
+        settlement_recorded: true,
+        payment: {
+          token: record.token_symbol,
+          asset: record.asset,
+          amount_base_units: record.amount_base_units,
+          ...amountFields(record.token_symbol, record.amount_base_units),
+          payer_wallet_address: record.payer,
+          pay_to: record.pay_to as Address,
+        },
+      },
+    };
+  }
+}

@@ -1,0 +1,8 @@
+export type { AppErrorOptions, ValidationIssue } from './app-error';
+export { AppError, ValidationError, errors } from './app-error';
+export type { ErrorShape, RenderContext, RenderedError } from './shapes';
+export { renderError, statusLabel } from './shapes';
+export { fromJoi } from './from-joi';
+export type { ErrorArea, ErrorEntry } from '../../composition/error-catalog';
+export { ERROR_CATALOG } from '../../composition/error-catalog';
+export { errorsHtml, errorsMarkdown } from '../../composition/error-catalog-doc';

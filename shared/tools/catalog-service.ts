@@ -1,0 +1,170 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { errors, ValidationError } from '../platform/errors/index';
+import { catalogEntry, type ToolProduct } from './rules';
+import type { IssueReportBody, PurchaseBody } from './schemas';
+import type { ToolService } from './service';
+
+export type Source = 'query' | 'header';
+
+export interface PageRequest {
+  page: number;
+  pageSize: number;
+  pageSource: Source;
+  pageSizeSource: Source;
+}
+
+const INSTANCE_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+export const CATALOG_DEFAULT_SIZE = 20;
+
+export const PAGE_MAX = 1_000_000;
+export const PAGE_SIZE_MAX = 100;
+
+/**
+ * Page and size from the query, else X-Page / X-Page-Size; `details` reports which one was used.
+ * The headers come checked (the mount validates the declared X-Page / X-Page-Size, an empty one included).
+ */
+export function pageRequest(query: Record<string, unknown>, headers: { 'x-page'?: number; 'x-page-size'?: number }): PageRequest {
+  const valid = (raw: unknown, name: string, max: number): number => {
+    const n = Number(raw);
+    if (!Number.isSafeInteger(n) || n < 1 || n > max) throw new ValidationError([{ loc: ['query', name], msg: `must be a whole number from 1 to ${max}`, type: 'value_error', input: raw }]);
+    return n;
+  };
+  // The query wins when both are sent.
+  const pick = (q: unknown, h: number | undefined, name: string, max: number, dflt: number): [number, Source] => {
+    if (q !== undefined && q !== '') return [valid(q, name, max), 'query'];
+    return h === undefined ? [dflt, 'query'] : [h, 'header'];
+  };
+  const [page, pageSource] = pick(query.page, headers['x-page'], 'page', PAGE_MAX, 1);
+  const [pageSize, pageSizeSource] = pick(query.page_size ?? query.size, headers['x-page-size'], 'page_size', PAGE_SIZE_MAX, CATALOG_DEFAULT_SIZE);
+  return { page, pageSize, pageSource, pageSizeSource };
+}
+
+/** x-instance-id kept as sent (a sane one), or a new id the client echoes on later calls. */
+export function instanceId(header: string | undefined): string {
+  if (header !== undefined && header !== '') {
+    if (!INSTANCE_ID.test(header)) throw errors.badRequest('invalid_instance_id', 'x-instance-id must be 1-128 of A-Z a-z 0-9 _ . : -');
+    return header;
+  }
+  return `inst_${randomBytes(12).toString('hex')}`;
+}
+
+/** x-instance-metadata is a JSON string; anything else is refused clearly instead of ignored. */
+export function instanceMetadata(header: string | undefined): string | undefined {
+  if (header === undefined || header === '') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(header);
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+  } catch {
+    throw errors.badRequest('invalid_instance_metadata', 'x-instance-metadata must be a JSON object encoded as a string, for example {"agent":"my-agent"}');
+  }
+  return header;
+}
+
+function preprompt(apiUrl: string): string {
+  return [
+    'You can call the paid tools listed in `tools`. Each call is charged in credits to the wallet of your bearer token (100 credits = 1 USD); a failed call costs nothing.',
+    `To call one: POST ${apiUrl}/products/purchase with JSON {"product_id": "<product_id>", "parameters": {"action": "<action name>", ...the action's parameters}}.`,
+    'The `action` may be left out when the tool has a single action. Parameters must match the action\'s `parameters` JSON Schema.',
+    `Check your balance with GET ${apiUrl}/credits/balance. Report a broken tool with POST ${apiUrl}/issues/report {"product_id", "error_message"}.`,
+    'Send the same x-instance-id header on every call to keep one context.',
+  ].join(' ');
+}
+
+/** A call of the first tool on the page that has an action; a template when none has. */
+function exampleCall(apiUrl: string, page: ToolProduct[]): string {
+  const p = page.find((x) => x.actions.length > 0);
+  const a = p?.actions[0];
+  if (!p || !a) return `POST ${apiUrl}/products/purchase {"product_id":"<product_id>","parameters":{"action":"<action name>"}}`;
+  const props = (a.parameters_schema.properties ?? {}) as Record<string, { type?: string }>;
+  const sample = Object.fromEntries(Object.entries(props).slice(0, 3).map(([k, v]) => [k, v.type === 'integer' || v.type === 'number' ? 1 : v.type === 'boolean' ? true : `<${k}>`]));
+  return `POST ${apiUrl}/products/purchase ${JSON.stringify({ product_id: p.id, parameters: { action: a.slug, ...sample } })}`;
+}
+
+/** The bearer catalog on {api_url}: what a token's wallet can buy, buying it, and reporting problems. */
+export class ToolCatalogService {
+  constructor(
+    private readonly tools: ToolService,
+    private readonly apiUrl: string,
+  ) {}
+
+  async fetch(req: PageRequest, instance: string) {
+    const { items, pagination } = await this.tools.catalogPage(req.page, req.pageSize);
+    return {
+      success: true,
+      instance_id: instance,
+      details: {
+        tools_on_this_page: items.length,
+        total_qualified_tools: pagination.total_count,
+        page_returned: pagination.page,
+        page_size_requested: req.pageSize,
+        page_source: req.pageSource,
+        page_size_source: req.pageSizeSource,
+        total_pages: pagination.total_pages,
+        has_next_page: pagination.has_next,
+        has_previous_page: pagination.has_prev,
+      },
+      preprompt: preprompt(this.apiUrl),
+      tools: items.map(catalogEntry),
+      pagination,
+      example_tool_call: exampleCall(this.apiUrl, items),
+    };
+  }
+
+  async purchase(wallet: string, body: PurchaseBody, ctx: { instance: string; metadata?: string; idempotencyKey?: string }) {
+    const product = await this.tools.findProduct(body.product_id);
+    if (!product) throw errors.notFound('product_not_found', `no active product ${body.product_id}`);
+    const { action: named, ...rest } = body.parameters ?? {};
+    if (named !== undefined && typeof named !== 'string') throw errors.badRequest('invalid_request', 'parameters.action must be the action name (a string)');
+    const target = named === undefined ? undefined : product.actions.find((a) => a.slug === named || a.name.toLowerCase() === named.toLowerCase());
+    // An action that declares its own `action` parameter keeps it.
+    const declares = target && typeof target.parameters_schema.properties === 'object' && target.parameters_schema.properties !== null && 'action' in target.parameters_schema.properties;
+    const parameters = declares ? (body.parameters ?? {}) : rest;
+    // One order per charge: a retry under the same Idempotency-Key is the same charge, so it names
+    // the same order (derived from wallet and key), which the ledger entry records too.
+    const requestId = ctx.idempotencyKey ? `idem:${ctx.idempotencyKey}` : undefined;
+    const orderId = requestId ? `ord_${createHash('sha256').update(`${wallet}|${requestId}`).digest('hex').slice(0, 24)}` : `ord_${randomBytes(12).toString('hex')}`;
+    const out = await this.tools.invokeWithCredits({ wallet, product: product.id, actionSlug: named, parameters, requestId: requestId ?? orderId, meta: { order_id: orderId, instance_id: ctx.instance } });
+    const order = await this.tools.repository.createOrder({
+      _id: orderId,
+      wallet,
+      product_id: out.product_id,
+      action_slug: out.action_slug,
+      instance_id: ctx.instance,
+      ...(ctx.metadata ? { instance_metadata_json: ctx.metadata } : {}),
+      credits: out.credits_charged,
+      transaction_id: out.transaction_id,
+      created_at: new Date(),
+    });
+    return { success: true, data: out.response, order_id: order._id, instance_id: ctx.instance, ...(out.warnings ? { warnings: out.warnings } : {}) };
+  }
+
+  async report(wallet: string, body: IssueReportBody, instance: string | undefined) {
+    const { product, method } = await this.tools.repository.lookupProduct(body.product_id);
+    const issue = await this.tools.repository.createIssue({
+      wallet,
+      product_id: body.product_id,
+      product_found: product !== null,
+      lookup_method: method,
+      ...(product ? { resolved_product_id: product.id, product_name: product.display_name } : {}),
+      error_message: body.error_message,
+      ...(body.recommended_improvements ? { recommended_improvements: body.recommended_improvements } : {}),
+      ...(instance ? { instance_id: instance } : {}),
+      created_at: new Date(),
+    });
+    // Operators see what the reference resolved to; the reporter learns only about public products,
+    // so a private or inactive one is answered exactly like an unknown one.
+    const shown = product && product.active && !product.private ? issue : undefined;
+    return {
+      success: true,
+      message: shown ? 'issue reported' : 'issue reported; no product matched product_id, it was stored anyway',
+      data: {
+        issue_id: issue._id,
+        product_found: shown !== undefined,
+        lookup_method: shown ? issue.lookup_method : 'not_found',
+        product_id: body.product_id,
+        ...(shown?.product_name ? { product_name: shown.product_name } : {}),
+        status: issue.status,
+      },
+    };
+  }
+}

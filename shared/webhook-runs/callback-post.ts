@@ -1,0 +1,37 @@
+import type { LookupAddress } from 'node:dns';
+import { headerOf, RefusedTarget, safeRequest } from '../platform/http/outbound';
+
+export { RefusedTarget };
+
+export interface SafePostOptions {
+  body: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  allowLoopback?: boolean;
+  /** Extra trusted CAs (tests' self-signed receiver). */
+  ca?: string | Buffer;
+  signal?: AbortSignal;
+  /** Resolves a host name to all its addresses (tests inject one); default: the system resolver. */
+  resolve?: (host: string) => Promise<LookupAddress[]>;
+}
+
+export interface PostResult {
+  status: number;
+  retryAfter: string | null;
+  location: string | null;
+}
+
+/** A callback POST of JSON through the shared outbound module (shared/http/outbound.ts); the receiver's body is not read. */
+export async function safePost(url: string, o: SafePostOptions): Promise<PostResult> {
+  const res = await safeRequest(url, {
+    method: 'POST',
+    body: o.body,
+    headers: { 'content-type': 'application/json', 'user-agent': 'agent-commerce-callbacks/1', ...o.headers },
+    timeoutMs: o.timeoutMs,
+    allowLoopback: o.allowLoopback,
+    ca: o.ca,
+    signal: o.signal,
+    resolve: o.resolve,
+  });
+  return { status: res.status, retryAfter: headerOf(res.headers['retry-after']), location: headerOf(res.headers.location) };
+}

@@ -1,0 +1,106 @@
+import { insertOnce, type Models } from '../platform/db/index';
+import type { WebhookRunDoc } from './models/webhook-run';
+import type { WebhookRunCancelDoc } from './models/webhook-run-cancel';
+import type { WebhookRunRequestDoc } from './models/webhook-run-request';
+import { runsFinished, runsStarted } from './metrics';
+import { type RunOutcome, type RunRecord, type RunStatus } from './types';
+
+const OPEN_STATUSES: RunStatus[] = ['queued', 'running'];
+
+type RunModels = Pick<Models, 'webhookRuns' | 'webhookRunRequests' | 'webhookRunCancels'>;
+
+export interface CallbackUpdate {
+  callback_status: WebhookRunDoc['callback_status'];
+  callback_last_status: number | null;
+  callback_last_error: string | null;
+  callback_attempted_at: Date | null;
+  callback_delivered_at?: Date | null;
+  callback_attempts: number;
+}
+
+/**
+ * Webhook runs on the store. Decisions that must happen once (which run a request id made,
+ * which cancel request counts) are inserts under a unique key; the run document itself has
+ * one writer at a time (see the model), so its plain updates cannot lose each other.
+ */
+export class RunRepository {
+  constructor(private readonly models: RunModels) {}
+
+  findRequest(groupId: string, requestId: string): Promise<WebhookRunRequestDoc | null> {
+    return this.models.webhookRunRequests.findById(`${groupId}:${requestId}`).lean<WebhookRunRequestDoc>().exec();
+  }
+
+  /** The run a request id stands for: ours when this call inserted the key, else the first caller's. */
+  async claimRequest(i: { groupId: string; requestId: string; runId: string; requestHash: string; now: Date }): Promise<{ created: boolean; request: WebhookRunRequestDoc }> {
+    const doc: WebhookRunRequestDoc = { _id: `${i.groupId}:${i.requestId}`, run_id: i.runId, request_hash: i.requestHash, created_at: i.now };
+    if (await insertOnce(this.models.webhookRunRequests, doc)) return { created: true, request: doc };
+    const existing = await this.findRequest(i.groupId, i.requestId);
+    if (!existing) throw new Error('request key vanished');
+    return { created: false, request: existing };
+  }
+
+  /** Inserts the run unless it exists (a racing twin of the same request may have done it). */
+  insertRun(doc: WebhookRunDoc): Promise<boolean> {
+    return insertOnce(this.models.webhookRuns, doc);
+  }
+
+  async get(runId: string): Promise<RunRecord | null> {
+    const [run, cancel] = await Promise.all([
+      this.models.webhookRuns.findById(runId).lean<WebhookRunDoc>().exec(),
+      this.models.webhookRunCancels.findById(runId).lean<WebhookRunCancelDoc>().exec(),
+    ]);
+    return run ? { run, cancel } : null;
+  }
+
+  /** Records the first cancel request of a run; a later one gets the recorded one back. */
+  async recordCancel(doc: WebhookRunCancelDoc): Promise<WebhookRunCancelDoc> {
+    if (await insertOnce(this.models.webhookRunCancels, doc)) return doc;
+    return (await this.models.webhookRunCancels.findById(doc._id).lean<WebhookRunCancelDoc>().exec())!;
+  }
+
+  /** queued → running (the run workflow's first step); a replayed call changes nothing. One round trip when it moves. */
+  async markRunning(runId: string, now: Date): Promise<WebhookRunDoc | null> {
+    const moved = await this.models.webhookRuns
+      .findOneAndUpdate({ _id: runId, status: 'queued' }, { $set: { status: 'running', started_at: now, updated_at: now } }, { returnDocument: 'after' })
+      .lean<WebhookRunDoc>()
+      .exec();
+    if (moved) runsStarted.inc();
+    return moved ?? this.models.webhookRuns.findById(runId).lean<WebhookRunDoc>().exec();
+  }
+
+  /**
+   * Writes the terminal state once (a run already terminal keeps what it has): one conditional
+   * update. `callback_status` needs no write: a run without callback_url is inserted `skipped`.
+   */
+  async finish(runId: string, outcome: RunOutcome, now: Date): Promise<RunStatus | null> {
+    const at: Partial<WebhookRunDoc> = { completed_at: now };
+    if (outcome.status === 'failed') at.failed_at = now;
+    if (outcome.status === 'setup_required') at.setup_required_at = now;
+    if (outcome.status === 'cancelled') at.cancelled_at = now;
+    const res = await this.models.webhookRuns.updateOne(
+      { _id: runId, status: { $in: OPEN_STATUSES } },
+      {
+        $set: {
+          status: outcome.status,
+          response_text: outcome.response_text,
+          model: outcome.model,
+          error_code: outcome.error_code,
+          error_message: outcome.error_message,
+          'run_metadata.nodes': outcome.nodes,
+          updated_at: now,
+          ...at,
+        },
+      },
+    );
+    if (res.matchedCount === 1) {
+      runsFinished.inc({ status: outcome.status });
+      return outcome.status;
+    }
+    const current = await this.models.webhookRuns.findById(runId, { status: 1 }).lean<Pick<WebhookRunDoc, 'status'>>().exec();
+    return current?.status ?? null;
+  }
+
+  async updateCallback(runId: string, u: CallbackUpdate, now: Date): Promise<void> {
+    await this.models.webhookRuns.updateOne({ _id: runId }, { $set: { ...u, updated_at: now } });
+  }
+}

@@ -1,0 +1,298 @@
+import { createHash, randomBytes } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
+import { judgeAddress } from '../platform/http/address-policy';
+import type { AppConfig } from '../platform/config/index';
+import type { Models } from '../platform/db/index';
+import type { WebhookRunDoc } from './models/webhook-run';
+import { errors } from '../platform/errors/index';
+import { logger } from '../platform/logger/index';
+import { RunRepository } from './repository';
+import { MAX_CANCEL_REASON, MAX_METADATA_BYTES, type TriggerBody } from './schemas';
+import { isTerminal, type RunRecord } from './types';
+import { canonicalJson } from '../identity/canonical-json';
+import type { RunnableWorkflow } from '../workflows/repository';
+import { WorkflowRepository } from '../workflows/repository';
+import { compareSemver } from '../workflows/semver';
+import { modelStartCredits } from '../workflows/nodes/model/pricing';
+import { LedgerStore } from '../credits/ledger-store';
+import { workspaceAccount } from '../workspaces/types';
+import type { GroupAccess } from '../workspaces/repository';
+import { WorkspaceRepository } from '../workspaces/repository';
+import type { TemporalHandle } from '../../temporal/connection';
+import { cancelWebhookRun, startWebhookRun } from '../../temporal/webhook-runs/client';
+
+export interface TriggerResult {
+  /** 200: this call created the run, or found it finished; 202: a replay of a run still in flight. */
+  httpStatus: 200 | 202;
+  record: RunRecord;
+  statusUrl: string;
+  replayed: boolean;
+}
+
+const CANCEL_WAIT_MS = 10_000;
+
+/** Who a run belongs to: a group's bearer, or our own widget acting for a bundle's group. */
+export type RunOwner = Omit<GroupAccess, 'tokenId'>;
+
+/**
+ * Webhook runs for agent groups: trigger (idempotent per group and request_id, decided by one
+ * insert), read (owner only), cancel (through Temporal). The stored run follows its Temporal
+ * workflow (docs/webhook-runs.md, "Source of truth").
+ */
+export class WebhookRunService {
+  private readonly runs: RunRepository;
+  private readonly workflows: WorkflowRepository;
+  private readonly workspaces: WorkspaceRepository;
+
+  constructor(
+    models: Models,
+    private readonly temporal: TemporalHandle,
+    private readonly config: Pick<AppConfig, 'publicBaseUrl' | 'model' | 'callbacks' | 'credentialsKey' | 'runNodeStartTimeoutMs'>,
+    /** The process's one ledger (its head hints and caches are per instance). */
+    private readonly ledger: Pick<LedgerStore, 'balance'>,
+  ) {
+    this.runs = new RunRepository(models);
+    this.workflows = new WorkflowRepository(models);
+    this.workspaces = new WorkspaceRepository(models, config.credentialsKey);
+  }
+
+  /** The group an `Authorization: Bearer agt_…` header speaks for, or 401. */
+  async authenticate(header: string | undefined): Promise<GroupAccess> {
+    const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
+    if (!match) throw errors.unauthorized('missing_bearer', 'Authorization: Bearer <agent group token> is required');
+    const access = await this.workspaces.resolveGroupToken(match[1]);
+    if (!access) throw errors.unauthorized('invalid_bearer', 'bearer token is not valid');
+    return access;
+  }
+
+  statusUrl(runId: string): string {
+    return `${this.config.publicBaseUrl}/api/agent-webhooks/runs/${runId}`;
+  }
+
+  async trigger(access: RunOwner, workflowId: string, body: TriggerBody, now = new Date()): Promise<TriggerResult> {
+    if (body.request_metadata && Buffer.byteLength(JSON.stringify(body.request_metadata)) > MAX_METADATA_BYTES) {
+      throw errors.badRequest('invalid_request', `request_metadata must be at most ${MAX_METADATA_BYTES} bytes of JSON`);
+    }
+    if (body.callback_url) this.checkCallbackHost(body.callback_url);
+    const latest = await this.workflows.runnable(workflowId);
+    if (!latest || (latest.workspace_id !== null && latest.workspace_id !== access.workspace._id)) throw errors.notFound('workflow_not_found', `no workflow ${workflowId}`);
+    // Only the workspace's own workflows run unpublished: a third party's draft is never run.
+    if (latest.version === null && latest.workspace_id !== access.workspace._id) throw errors.notFound('workflow_not_found', `workflow ${workflowId} has no published version`);
+    const wf = await this.approvedVersion(access, latest);
+    const requestHash = createHash('sha256')
+      .update(canonicalJson({ workflow_id: workflowId, prompt: body.prompt, callback_url: body.callback_url ?? null, request_metadata: body.request_metadata ?? null }))
+      .digest('hex');
+
+    if (body.request_id) {
+      const seen = await this.runs.findRequest(access.group._id, body.request_id);
+      if (seen) return this.replay(access, wf, body, seen, requestHash);
+    }
+    await this.refuseIfBlocked(access, wf);
+    await this.refuseIfUnfunded(access, wf);
+
+    const runId = `run_${randomBytes(12).toString('hex')}`;
+    if (body.request_id) {
+      const { created, request } = await this.runs.claimRequest({ groupId: access.group._id, requestId: body.request_id, runId, requestHash, now });
+      if (!created) return this.replay(access, wf, body, request, requestHash);
+    }
+    const doc = this.newRun(runId, access, wf, body, now);
+    await this.runs.insertRun(doc);
+    try {
+      await this.start(doc, wf);
+    } catch (err) {
+      // Without a request id nobody can retry this run: record that it never started.
+      if (!body.request_id) await this.runs.finish(runId, { status: 'failed', response_text: null, model: null, error_code: 'workflow_engine_unavailable', error_message: 'the workflow engine was unavailable when the run was triggered', nodes: [] }, new Date());
+      throw err;
+    }
+    return { httpStatus: 200, record: { run: doc, cancel: null }, statusUrl: this.statusUrl(runId), replayed: false };
+  }
+
+  /**
+   * The graph the group's budget approved: its pinned version (a link made before pinning pins
+   * the latest published now). A newer published version opens an approval request for it and
+   * the approved one runs meanwhile; an unlisted workflow is refused later (refuseIfBlocked).
+   */
+  private async approvedVersion(access: RunOwner, latest: RunnableWorkflow): Promise<RunnableWorkflow> {
+    const id = latest.workflow_id;
+    if (latest.version === null || !access.budget.workflow_ids.includes(id)) return latest;
+    const pinned = access.budget.workflow_versions[id] ?? (await this.workspaces.pinBudgetWorkflow(access.budget._id, id, latest.version));
+    if (pinned === latest.version) return latest;
+    const approved = await this.workflows.runnableVersion(latest, pinned);
+    if (!approved) {
+      throw errors.conflict('workflow_version_unavailable', `budget ${access.budget._id} approved version ${pinned} of workflow ${id}, which is not published; approve a published version`);
+    }
+    if (compareSemver(latest.version, pinned) > 0) {
+      await this.workspaces.openApproval({
+        kind: 'add_workflow',
+        workspaceId: access.workspace._id,
+        budgetId: access.budget._id,
+        workflowId: id,
+        workflowVersion: latest.version,
+        groupId: access.group._id,
+        reason: `workflow ${id} published version ${latest.version}; budget ${access.budget._id} runs its approved version ${pinned} until this is approved`,
+      });
+    }
+    return approved;
+  }
+
+  /** The same request id again: same body → the existing run; another body → 409. */
+  private async replay(access: RunOwner, wf: RunnableWorkflow, body: TriggerBody, request: { run_id: string; request_hash: string; created_at: Date }, requestHash: string): Promise<TriggerResult> {
+    if (request.request_hash !== requestHash) throw errors.conflict('request_id_conflict', `request_id ${body.request_id} was used for a different request`);
+    let record = await this.runs.get(request.run_id);
+    if (!record) {
+      // The first caller claimed the key but has not (or never) written the run: finish its work.
+      await this.runs.insertRun(this.newRun(request.run_id, access, wf, body, request.created_at));
+      record = (await this.runs.get(request.run_id))!;
+    }
+    if (record.run.status === 'queued') await this.start(record.run, wf);
+    return { httpStatus: isTerminal(record.run.status) ? 200 : 202, record, statusUrl: this.statusUrl(request.run_id), replayed: true };
+  }
+
+  private start(run: WebhookRunDoc, wf: RunnableWorkflow): Promise<void> {
+    return startWebhookRun(this.temporal, {
+      runId: run._id,
+      workflowId: run.workflow_id,
+      groupId: run.group_id,
+      nodes: wf.nodes,
+      edges: wf.edges,
+      callback: run.callback_url ? this.config.callbacks : null,
+      nodeStartTimeoutMs: this.config.runNodeStartTimeoutMs,
+      untrusted: wf.workspace_id === null,
+    });
+  }
+
+  private newRun(runId: string, access: RunOwner, wf: RunnableWorkflow, body: TriggerBody, now: Date): WebhookRunDoc {
+    return {
+      _id: runId,
+      workflow_id: wf.workflow_id,
+      workflow_version: wf.version,
+      group_id: access.group._id,
+      budget_id: access.budget._id,
+      workspace_id: access.workspace._id,
+      request_id: body.request_id ?? null,
+      status: 'queued',
+      prompt: body.prompt,
+      response_text: null,
+      session_id: null,
+      model: null,
+      error_code: null,
+      error_message: null,
+      callback_url: body.callback_url ?? null,
+      callback_status: body.callback_url ? 'pending' : 'skipped',
+      callback_last_status: null,
+      callback_last_error: null,
+      callback_attempted_at: null,
+      callback_delivered_at: null,
+      callback_attempts: 0,
+      request_metadata_json: body.request_metadata ? JSON.stringify(body.request_metadata) : null,
+      run_metadata: { workflow_version: wf.version, nodes: [] },
+      created_at: now,
+      updated_at: now,
+      queued_at: now,
+      started_at: null,
+      completed_at: null,
+      failed_at: null,
+      setup_required_at: null,
+      cancelled_at: null,
+    };
+  }
+
+  /**
+   * 409 when the group's budget does not list the workflow, the workspace lacks a credential the
+   * workflow needs, or the deployment lacks something a node needs (a model endpoint). Each opens
+   * (or finds) an approval request; `data` names them all.
+   */
+  private async refuseIfBlocked(access: RunOwner, wf: RunnableWorkflow): Promise<void> {
+    const addWorkflow = !access.budget.workflow_ids.includes(wf.workflow_id);
+    const missing = await this.workspaces.missingCredentials(access.workspace._id, wf.credentials);
+    const needsModel = !this.config.model && wf.nodes.some((n) => n.type === 'model');
+    if (!addWorkflow && missing.length === 0 && !needsModel) return;
+
+    const ws = access.workspace._id;
+    const workflowRequest = addWorkflow
+      ? await this.workspaces.openApproval({ kind: 'add_workflow', workspaceId: ws, budgetId: access.budget._id, workflowId: wf.workflow_id, workflowVersion: wf.version, groupId: access.group._id, reason: `agent group ${access.group._id} triggered workflow ${wf.workflow_id}, which budget ${access.budget._id} does not list` })
+      : null;
+    const credentialRequests = await Promise.all(
+      missing.map((name) => this.workspaces.openApproval({ kind: 'credential', workspaceId: ws, workflowId: wf.workflow_id, groupId: access.group._id, credentialName: name, reason: `workflow ${wf.workflow_id} needs credential ${name}` })),
+    );
+    const setupRequest = needsModel
+      ? await this.workspaces.openApproval({ kind: 'model_endpoint', workspaceId: ws, workflowId: wf.workflow_id, groupId: access.group._id, reason: `workflow ${wf.workflow_id} has a model node and this deployment has no MODEL_API_URL` })
+      : null;
+    const data = {
+      workflow_request_id: workflowRequest?._id ?? null,
+      credential_request_ids: credentialRequests.map((r) => r._id),
+      add_workflow: addWorkflow,
+      missing_credentials: missing.map((name, i) => ({ name, approval_request_id: credentialRequests[i]._id })),
+      setup_request_ids: setupRequest ? [setupRequest._id] : [],
+      missing_setup: needsModel ? [{ kind: 'model_endpoint', message: 'no OpenAI-compatible chat-completions endpoint is configured (MODEL_API_URL)', approval_request_id: setupRequest!._id }] : [],
+    };
+    if (addWorkflow) throw errors.conflict('workflow_not_on_budget', `workflow ${wf.workflow_id} is not on this group's budget; an approval request was opened`, { extra: { data } });
+    if (missing.length) throw errors.conflict('missing_credentials', `workflow ${wf.workflow_id} needs credentials the workspace has not set: ${missing.join(', ')}`, { extra: { data } });
+    throw errors.conflict('setup_required', `workflow ${wf.workflow_id} needs a model endpoint this deployment has not configured`, { extra: { data } });
+  }
+
+  /**
+   * A run that can reach a model node starts only when the workspace's balance covers the least
+   * its largest model node holds; each node still holds (and may fail) on its own when it runs.
+   */
+  private async refuseIfUnfunded(access: RunOwner, wf: RunnableWorkflow): Promise<void> {
+    const model = this.config.model;
+    const required = model ? modelStartCredits(wf.nodes, model.creditsPer1kTokens) : 0;
+    if (required === 0) return;
+    const { balance } = await this.ledger.balance(workspaceAccount(access.workspace._id));
+    if (balance >= required) return;
+    throw errors.paymentRequired('insufficient_credits', `workflow ${wf.workflow_id} calls a model, paid from the workspace's credits: a run needs at least ${required} credits; the balance is ${balance}; no run was started`, {
+      details: { balance, credits_required: required },
+    });
+  }
+
+  /** Literal addresses are judged now; host names when the callback is delivered (they may move). */
+  private checkCallbackHost(url: string): void {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    if (host === 'localhost' || host.endsWith('.localhost')) {
+      if (!this.config.callbacks.allowLoopback) throw errors.badRequest('invalid_callback_url', 'callback_url must be a public https URL (localhost is refused)');
+      return;
+    }
+    if (!ipaddr.isValid(host)) return;
+    const verdict = judgeAddress(host, { allowLoopback: this.config.callbacks.allowLoopback });
+    if (!verdict.ok) throw errors.badRequest('invalid_callback_url', `callback_url must be a public https URL: ${verdict.reason}`);
+  }
+
+  async get(access: RunOwner, runId: string): Promise<RunRecord> {
+    const record = await this.runs.get(runId);
+    if (!record || record.run.group_id !== access.group._id) throw errors.notFound('run_not_found', `no run ${runId} for this agent group`);
+    return record;
+  }
+
+  /**
+   * Waits for the record to reach a terminal state (point reads, 20 ms doubling to 200 ms). Not
+   * the workflow's close: the run's workflow stays open while it delivers the callback.
+   */
+  private async waitForEnd(runId: string, waitMs: number): Promise<RunRecord> {
+    const deadline = Date.now() + waitMs;
+    for (let pause = 20; ; pause = Math.min(pause * 2, 200)) {
+      const record = (await this.runs.get(runId))!;
+      if (isTerminal(record.run.status) || Date.now() >= deadline) return record;
+      await new Promise((r) => setTimeout(r, pause));
+    }
+  }
+
+  /** Records the cancel request (first one wins), cancels the workflow and waits briefly for the run to end. */
+  async cancel(access: GroupAccess, runId: string, body: { reason?: string; cancel_request_id?: string }, now = new Date()): Promise<RunRecord> {
+    const record = await this.get(access, runId);
+    if (record.run.status === 'cancelled') return record;
+    if (isTerminal(record.run.status)) throw errors.conflict('run_already_terminal', `run ${runId} already ended as ${record.run.status}`);
+    await this.runs.recordCancel({
+      _id: runId,
+      cancel_request_id: body.cancel_request_id ?? `cr_${randomBytes(8).toString('hex')}`,
+      cancel_requested_at: now,
+      cancel_requested_by_user_id: access.tokenId,
+      cancel_reason: body.reason ? body.reason.slice(0, MAX_CANCEL_REASON) : null,
+    });
+    await cancelWebhookRun(this.temporal, runId);
+    const after = await this.waitForEnd(runId, CANCEL_WAIT_MS);
+    if (!isTerminal(after.run.status)) logger.warn('run did not end within the cancel wait', { run_id: runId });
+    if (isTerminal(after.run.status) && after.run.status !== 'cancelled') throw errors.conflict('run_already_terminal', `run ${runId} ended as ${after.run.status} before the cancel took effect`);
+    return after;
+  }
+}

@@ -1,0 +1,32 @@
+import { conditionKind } from './condition/kind';
+import type { NodeKind } from './kind';
+import { modelKind } from './model/kind';
+import { templateKind } from './template/kind';
+import { toolKind } from './tool/kind';
+
+/**
+ * Every node kind, one entry each (their order is the order error messages list them in). Graph
+ * validation, the node queues, the worker queue list and the engine's node dispatch derive from
+ * it; adding a kind: docs/adding-a-worker.md.
+ */
+export const NODE_KINDS = {
+  template: templateKind,
+  condition: conditionKind,
+  model: modelKind,
+  tool: toolKind,
+} as const;
+
+export type NodeType = keyof typeof NODE_KINDS;
+export const NODE_TYPES = Object.keys(NODE_KINDS) as NodeType[];
+
+type NodeOf<K> = K extends NodeKind<infer N> ? N : never;
+export type WorkflowNode = { [T in NodeType]: NodeOf<(typeof NODE_KINDS)[T]> }[NodeType];
+
+export function isNodeType(type: unknown): type is NodeType {
+  return typeof type === 'string' && Object.prototype.hasOwnProperty.call(NODE_KINDS, type);
+}
+
+/** The registry entry of a node's kind, typed loosely enough to call with any node. */
+export function kindOf(type: NodeType): NodeKind<WorkflowNode> {
+  return NODE_KINDS[type] as unknown as NodeKind<WorkflowNode>;
+}

@@ -1,0 +1,47 @@
+import { modelMaxTokens } from './pricing';
+import { defineKind, WAIT_CANCELLATION, type BaseNode } from '../kind';
+
+export interface ModelNode extends BaseNode {
+  type: 'model';
+  /** The user message, templated. */
+  prompt: string;
+  /** An optional system message, templated. */
+  system?: string;
+  temperature?: number;
+  max_tokens?: number;
+}
+
+/** `model`: one chat completion, paid by the run's workspace or the session's wallet (temporal/webhook-runs/activities/model.ts). */
+export const modelKind = defineKind<ModelNode>()({
+  type: 'model',
+  fields: [
+    { name: 'prompt', type: 'string', required: true },
+    { name: 'system', type: 'string', required: false },
+    { name: 'temperature', type: 'number', required: false },
+    { name: 'max_tokens', type: 'number', required: false },
+  ],
+  check(node) {
+    if (typeof node.max_tokens !== 'number') return [];
+    const limit = modelMaxTokens(node.max_tokens);
+    return limit.ok ? [] : [{ field: 'max_tokens', message: limit.message }];
+  },
+  templates: (node) => [
+    { path: '.prompt', text: node.prompt, credentialsAllowed: false },
+    ...(node.system === undefined ? [] : [{ path: '.system', text: node.system, credentialsAllowed: false }]),
+  ],
+  finalErrors: ['setup_required', 'model_error'],
+  retriedErrors: ['model_unavailable'],
+  queue: 'node-model-v1',
+  untrustedQueue: 'untrusted-node-model-v1',
+  activity: 'runModelNode',
+  /**
+   * Model calls are slow: they heartbeat while waiting, so a dead worker is noticed in 10 s and
+   * a cancel reaches the HTTP call; retried with backoff on 429/5xx/timeouts only.
+   */
+  options: {
+    cancellationType: WAIT_CANCELLATION,
+    startToCloseTimeout: '11 minutes',
+    heartbeatTimeout: '10 seconds',
+    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 4, nonRetryableErrorTypes: ['setup_required', 'model_error'] },
+  },
+});

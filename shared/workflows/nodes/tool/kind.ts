@@ -1,0 +1,44 @@
+import { stringsIn } from '../../template';
+import { defineKind, WAIT_CANCELLATION, type BaseNode } from '../kind';
+
+export interface ToolNode extends BaseNode {
+  type: 'tool';
+  /** Catalog product id or slug. */
+  product: string;
+  /** Action slug; absent: the product's only action. */
+  action?: string;
+  /** Action parameters; every string inside is templated (also {{credentials.<name>}}). */
+  parameters: Record<string, unknown>;
+}
+
+const TOOL_FINAL_ERRORS = ['budget_exceeded', 'insufficient_credits', 'invalid_parameters', 'product_not_found', 'action_not_found', 'action_ambiguous', 'missing_credentials', 'node_output_too_large'];
+
+/**
+ * `tool`: one catalog action through the tool invoker (shared/tools/invoke.ts), paid from the
+ * run's workspace account (temporal/webhook-runs/activities/tool.ts) or, in a wallet session,
+ * from the wallet (temporal/workflow-session/tool-node.ts, its own activity on the same queue).
+ */
+export const toolKind = defineKind<ToolNode>()({
+  type: 'tool',
+  fields: [
+    { name: 'product', type: 'string', required: true },
+    { name: 'action', type: 'string', required: false },
+    { name: 'parameters', type: 'object', required: true },
+  ],
+  templates: (node) => stringsIn(node.parameters, '.parameters').map((s) => ({ ...s, credentialsAllowed: true })),
+  finalErrors: TOOL_FINAL_ERRORS,
+  retriedErrors: ['vendor_error', 'vendor_timeout'],
+  queue: 'node-tool-v1',
+  untrustedQueue: 'untrusted-node-tool-v1',
+  activity: 'runToolNode',
+  /**
+   * Paid tool calls: charged at most once per (account, `<run>:<node>`) by the invoker, so a
+   * retry after a lost worker never pays twice; refusals (budget, credits, parameters) are final.
+   */
+  options: {
+    cancellationType: WAIT_CANCELLATION,
+    startToCloseTimeout: '5 minutes',
+    heartbeatTimeout: '10 seconds',
+    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3, nonRetryableErrorTypes: TOOL_FINAL_ERRORS },
+  },
+});
