@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { ids } from '../platform/ids/index';
 import { insertOnceGrouped, isDuplicateKey, type Models } from '../platform/db/index';
 import { errors } from '../platform/errors/index';
 import type { CreditHeadDoc } from './models/credit-head';
@@ -186,7 +186,7 @@ export class LedgerStore {
 
   async grant(input: GrantInput): Promise<GrantResult> {
     if (!Number.isSafeInteger(input.credits) || input.credits <= 0) throw new RangeError('grant must be a positive whole number of credits');
-    const grantId = input.grantId ?? `grant_${randomBytes(12).toString('hex')}`;
+    const grantId = input.grantId ?? ids.grant();
     const now = input.now ?? new Date();
     if (input.expiresAt) {
       // Queued before the entry lands, so a crash in between can only leave a harmless extra queue row.

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { ids } from '../platform/ids/index';
 import { insertOnceGrouped, type Models } from '../platform/db/index';
 import type { AuthSessionDoc } from './models/auth-session';
 import { errors } from '../platform/errors/index';
@@ -45,7 +45,7 @@ export class SessionService {
 
   async issue(walletAddress: string, now = new Date()): Promise<AuthSessionDoc> {
     const doc: AuthSessionDoc = {
-      _id: `sn_${randomBytes(24).toString('base64url')}`,
+      _id: ids.session(),
       wallet_address: walletAddress.toLowerCase(),
       created_at: now,
       expires_at: new Date(now.getTime() + this.ttlSeconds * 1000),

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { ids } from '../ids/index';
 import { isIPv6 } from 'node:net';
 import { insertOnce, type Models } from '../db/index';
 import { errors } from '../errors/index';
@@ -67,7 +67,7 @@ export class CountingRateLimiter {
     const windowMs = this.windowSeconds * 1000;
     const slot = Math.floor(now.getTime() / windowMs);
     const bucket = `${key}|${slot}`;
-    await this.models.rateLimits.collection.insertOne({ _id: `${bucket}|${randomBytes(8).toString('hex')}`, bucket, last_at: now } as never);
+    await this.models.rateLimits.collection.insertOne({ _id: ids.row(bucket), bucket, last_at: now } as never);
     const count = await this.models.rateLimits.countDocuments({ bucket }).exec();
     if (count <= this.limit) return { allowed: true };
     return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(((slot + 1) * windowMs - now.getTime()) / 1000)) };
