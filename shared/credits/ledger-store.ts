@@ -1,3 +1,4 @@
+import { BoundedCache } from '../platform/cache/bounded-cache';
 import { ids } from '../platform/ids/index';
 import { insertOnceGrouped, isDuplicateKey, type Models } from '../platform/db/index';
 import { errors } from '../platform/errors/index';
@@ -89,18 +90,18 @@ export class LedgerStore {
    * Heads this process has seen. Entries never change, so any head once seen is a valid lower
    * bound: the probe of the next position still proves it current. Bounded; oldest out first.
    */
-  private readonly seen = new Map<string, Head>();
+  private readonly seen: BoundedCache<Head>;
 
   constructor(
     private readonly models: LedgerModels,
-    private readonly maxCachedHeads = 10_000,
-  ) {}
+    maxCachedHeads = 10_000,
+  ) {
+    this.seen = new BoundedCache<Head>(maxCachedHeads);
+  }
 
   private remember(wallet: string, head: Head): void {
     const known = this.seen.get(wallet);
     if (known && known.seq >= head.seq) return;
-    this.seen.delete(wallet);
-    if (this.seen.size >= this.maxCachedHeads) this.seen.delete(this.seen.keys().next().value!);
     this.seen.set(wallet, head);
   }
 
