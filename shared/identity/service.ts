@@ -3,7 +3,7 @@ import { ids } from '../platform/ids/index';
 import { insertOnceGrouped, type Models } from '../platform/db/index';
 import type { AuthSessionDoc } from './models/auth-session';
 import { errors } from '../platform/errors/index';
-import type { LocalRateLimiter } from '../platform/limits/light-limit';
+import type { LocalLimiter } from '../platform/limits/local';
 import { buildSignedMessage, isSignatureFrom, SignedAction, signedActionParts, signedPayload, toolInvokeByIdParts, toolInvokeParts } from './signing';
 
 export interface Envelope {
@@ -29,7 +29,7 @@ export class SessionService {
     private readonly models: Pick<Models, 'authSessions' | 'usedRequests'>,
     private readonly ttlSeconds: number,
     /** Signed tool invokes per wallet, counted once the signature holds and before the request id is spent. */
-    private readonly invokePerWallet?: LocalRateLimiter,
+    private readonly invokePerWallet?: LocalLimiter,
   ) {}
 
   async issue(walletAddress: string, now = new Date()): Promise<AuthSessionDoc> {
