@@ -14,7 +14,8 @@ import { randomBytes } from 'node:crypto';
 import { startFerretDb } from '../scripts/services/ferretdb';
 import { createDb, insertOnce, type Db } from '../shared/platform/db/index';
 import { JobOperations } from '../shared/jobs/operations';
-import { JobRepository, newId } from '../shared/jobs/repository';
+import { JobRepository } from '../shared/jobs/repository';
+import { ids } from '../shared/platform/ids/index';
 import { takeFreeSlot } from '../shared/jobs/slots';
 import { envNumber } from './common';
 import { writeResult } from './result-file';
@@ -49,7 +50,7 @@ async function measure(op: (i: number) => Promise<unknown>, ops = OPS) {
 
 async function reserveOnce(repo: JobRepository, job: { _id: string; slots: number }, wallet: string) {
   const now = new Date();
-  const id = newId('res');
+  const id = ids.reservation();
   const slot = await takeFreeSlot(repo, job, id, now);
   if (slot === null) return false;
   const claim = await repo.claimReservation({ _id: id, job_id: job._id, wallet, generation: 1, slot, expires_at: new Date(now.getTime() + 3600_000), created_at: now });

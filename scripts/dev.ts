@@ -2,9 +2,9 @@
  * `make dev`: the whole service on embedded defaults: MongoDB-wire store, Temporal with its
  * Web UI, the API (both hosts), a worker serving every queue, and demo data. Ctrl-C stops all.
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { processSecret } from '../shared/platform/ids/index';
 import { startFerretDb } from './services/ferretdb';
 import { startLocalChain } from './services/local-chain';
 import { CACHE, ROOT } from './services/paths';
@@ -81,7 +81,7 @@ async function main(): Promise<void> {
     const vendorEnv: NodeJS.ProcessEnv = {};
     if (vendorRpc) {
       const vendorPort = Number(process.env.DEMO_VENDOR_PORT ?? 8090);
-      vendorEnv.DEMO_VENDOR_SECRET = process.env.DEMO_VENDOR_SECRET ?? randomBytes(24).toString('hex');
+      vendorEnv.DEMO_VENDOR_SECRET = process.env.DEMO_VENDOR_SECRET ?? processSecret();
       const vendor = await startProcess({
         name: 'demo-vendor',
         command: path.join(ROOT, 'node_modules/.bin/tsx'),

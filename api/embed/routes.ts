@@ -9,7 +9,7 @@ import { errors } from '../../shared/platform/errors/index';
 import { errorShape } from '../http/middleware/error-shape';
 import { jsonBody, jsonBodyErrors } from '../http/middleware/json-body';
 import { requireStore } from '../http/middleware/require-store';
-import { requestClient } from '../../shared/platform/limits/rate-limit';
+import { requestClient } from '../../shared/platform/limits/index';
 import type { Services } from '../../shared/composition/root';
 import { mountOperations } from '../http/operations/mount';
 import { EXAMPLE, ok } from '../http/operations/shapes';

@@ -1,8 +1,8 @@
-import type { RequestHandler } from 'express';
 import Joi from 'joi';
 import { envelopeFields, walletAddress } from '../../shared/identity/schemas';
 import { signed } from '../http/middleware/signed';
-import { requestClient } from '../../shared/platform/limits/rate-limit';
+import { requestClient } from '../../shared/platform/limits/index';
+import { perClientLimit } from '../http/middleware/limits';
 import { EXAMPLE, ok } from '../http/operations/shapes';
 import type { Operation } from '../http/operations/types';
 import type { Services } from '../../shared/composition/root';
@@ -39,8 +39,7 @@ export function authOperations(services: Services): Operation[] {
 
   // The client is counted before the signature is checked; the wallet only once it proved it signed,
   // so nobody can use up another wallet's allowance.
-  const tokenPerClient: RequestHandler = (req, _res, next) =>
-    limits.accessTokenPerClient.enforce(`token:ip:${requestClient(req)}`, 'access tokens from one address').then(() => next(), next);
+  const tokenPerClient = perClientLimit(limits.accessTokenPerClient, 'token', { what: 'access tokens' });
 
   return [
     {

@@ -3,7 +3,7 @@ import Joi from 'joi';
 import { errors, ValidationError } from '../../shared/platform/errors/index';
 import { createAgentWallet, WalletDerivationError } from '../../shared/identity/derive-wallet';
 import { walletAddress } from '../../shared/identity/schemas';
-import { requestClient } from '../../shared/platform/limits/rate-limit';
+import { requestClient } from '../../shared/platform/limits/index';
 import { gatewayExample, ok } from '../http/operations/shapes';
 import type { Operation } from '../http/operations/types';
 import type { Services } from '../../shared/composition/root';
@@ -44,18 +44,11 @@ export function identityOperations(services: Services): Operation[] {
             },
           },
         },
-        { name: 'rate limited', request: {}, response: { status: 429, body: { ...gatewayExample(429, 'Too Many Requests', 'rate_limited', 'at most 1 agent address per 60 s from one address'), rate_limit: { limit: 1, window_seconds: 60, retry_after_seconds: 42 } } } },
+        { name: 'rate limited', request: {}, response: { status: 429, body: { ...gatewayExample(429, 'Too Many Requests', 'rate_limited', 'at most 1 agent address from one address per 60 s; retry after 42 s'), rate_limit: { limit: 1, window_seconds: 60, retry_after_seconds: 42 } } } },
       ],
       handler: async (req, res) => {
-        const limiter = services.identityLimiter;
         // Counted in the store and failing closed: a store outage is a 503, never an unlimited minting.
-        const decision = await limiter.hit(`agentaddress:${requestClient(req)}`);
-        if (!decision.allowed) {
-          throw errors.tooMany('rate_limited', `at most ${limiter.limit} agent address per ${limiter.windowSeconds} s from one address`, {
-            extra: { rate_limit: { limit: limiter.limit, window_seconds: limiter.windowSeconds, retry_after_seconds: decision.retryAfterSeconds } },
-            headers: { 'Retry-After': String(decision.retryAfterSeconds) },
-          });
-        }
+        await services.identityLimiter.enforce(`agentaddress:${requestClient(req)}`, 'agent address from one address');
         let wallet;
         try {
           wallet = createAgentWallet();

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { errors } from '../../shared/platform/errors/index';
 import { walletAddress } from '../../shared/identity/schemas';
-import { perClientLimit } from '../http/middleware/hot-limits';
+import { perClientLimit } from '../http/middleware/limits';
 import { singlePaymentMode } from '../http/middleware/single-payment-mode';
 import { purchaseCompletedBody, purchasePendingBody, purchaseStatusBody } from './presenters';
 import { paymentHeader } from '../../shared/payments/service';

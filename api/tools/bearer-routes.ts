@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { issueReportBody, purchaseBody } from '../../shared/tools/schemas';
-import { perClientLimit, perWalletLimit } from '../http/middleware/hot-limits';
+import { perClientLimit, perWalletLimit } from '../http/middleware/limits';
 import { bearer } from '../http/middleware/bearer';
 import { instanceId, instanceMetadata, PAGE_MAX, PAGE_SIZE_MAX, pageRequest } from '../../shared/tools/catalog-service';
 import { anyObject } from '../http/operations/shapes';

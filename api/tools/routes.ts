@@ -2,7 +2,7 @@ import { Router, type Request, type RequestHandler } from 'express';
 import type { Db } from '../../shared/platform/db/index';
 import { errors } from '../../shared/platform/errors/index';
 import { budgetBody as budgetSchema, creditInvokeBody, listToolsQuery, type CreditInvokeBody } from '../../shared/tools/schemas';
-import { isInvoke, perClientLimit } from '../http/middleware/hot-limits';
+import { isInvoke, perClientLimit } from '../http/middleware/limits';
 import { jsonBody, jsonBodyErrors } from '../http/middleware/json-body';
 import { requireStore } from '../http/middleware/require-store';
 import { signed } from '../http/middleware/signed';
@@ -95,7 +95,7 @@ const invoked = { success: true, response: { temperature_c: 18 }, credits_charge
 /** Mounted at /api/external/tools, ahead of the generic external router (it sets its own error shape first). */
 export function toolRoutes(operations: Operation[], services: Services, db: Db): Router {
   const router = Router();
-  router.use(shapeByPath, perClientLimit(services.hotLimits.invokePerClient, 'invoke', isInvoke), jsonBody, jsonBodyErrors, requireStore(db));
+  router.use(shapeByPath, perClientLimit(services.hotLimits.invokePerClient, 'invoke', { only: isInvoke }), jsonBody, jsonBodyErrors, requireStore(db));
   router.use(mountOperations(operations, '/api/external/tools'));
   return router;
 }

@@ -1,9 +1,8 @@
-import type { RequestHandler } from 'express';
 import Joi from 'joi';
 import { publishedWorkflowDetailSchema, publishedWorkflowSummarySchema, workflowListQuerySchema } from '../../shared/workflow-sessions/public-schemas';
 import { sessionActiveBodySchema, sessionEndBodySchema, sessionFetchBodySchema, sessionStartBodySchema, sessionViewSchema } from '../../shared/workflow-sessions/schemas';
 import { signed } from '../http/middleware/signed';
-import { requestClient, type CountingRateLimiter } from '../../shared/platform/limits/rate-limit';
+import { perClientLimit, perWalletLimit } from '../http/middleware/limits';
 import { EXAMPLE, ok } from '../http/operations/shapes';
 import type { Link, Operation } from '../http/operations/types';
 import type { Services } from '../../shared/composition/root';
@@ -51,10 +50,6 @@ export function workflowOperations(services: Services): Operation[] {
 
   // Sessions run wallet-authored graphs on shared workers: the client is counted before the
   // signature is checked, the wallet only once it proved it signed (nobody uses up another's).
-  const perClient = (limiter: () => CountingRateLimiter, what: string): RequestHandler => (req, _res, next) =>
-    limiter().enforce(`${what}:ip:${requestClient(req)}`, `workflow ${what}s from one address`).then(() => next(), next);
-  const perWallet = (limiter: () => CountingRateLimiter, what: string): RequestHandler => (_req, res, next) =>
-    limiter().enforce(`${what}:wallet:${res.locals.wallet}`, `workflow ${what}s for one wallet`).then(() => next(), next);
   const common = { host: 'main', tag: 'Workflows', errors: 'gateway' } as const;
 
   // Fetch and end name the session the start answered (a signed body: clients sign it as usual).
@@ -129,8 +124,8 @@ export function workflowOperations(services: Services): Operation[] {
       responses: { 200: { description: 'The session', body: ok(sessionViewSchema.keys({ resumed: Joi.boolean().required() })), links: sessionLinks } },
       errorStatuses: [401, 402, 404, 409, 429, 503],
       examples: [{ name: 'started', request: { params: { workflowId: WORKFLOW }, body: EXAMPLE.envelope }, response: { status: 200, body: { success: true, data: { ...exampleSession, resumed: false } } } }],
-      before: [perClient(() => limits.startPerClient, 'start')],
-      middleware: [signed(services, 'workflow_start'), perWallet(() => limits.startPerWallet, 'start')],
+      before: [perClientLimit(limits.startPerClient, 'start', { what: 'workflow starts' })],
+      middleware: [signed(services, 'workflow_start'), perWalletLimit(limits.startPerWallet, 'start', { what: 'workflow starts' })],
       handler: async (req, res) => {
         const { session, resumed } = await sessions.start(res.locals.wallet, String(req.params.workflowId), res.locals.body.instance_id);
         res.json({ success: true, data: { ...session, resumed } });
@@ -147,8 +142,8 @@ export function workflowOperations(services: Services): Operation[] {
       responses: { 200: { description: 'The session', body: ok(sessionViewSchema) } },
       errorStatuses: [401, 404, 429, 503],
       examples: [{ name: 'running', request: { params: { workflowId: WORKFLOW }, body: EXAMPLE.envelope }, response: { status: 200, body: { success: true, data: exampleSession } } }],
-      before: [perClient(() => limits.fetchPerClient, 'fetch')],
-      middleware: [signed(services, 'workflow_fetch'), perWallet(() => limits.fetchPerWallet, 'fetch')],
+      before: [perClientLimit(limits.fetchPerClient, 'fetch', { what: 'workflow fetches' })],
+      middleware: [signed(services, 'workflow_fetch'), perWalletLimit(limits.fetchPerWallet, 'fetch', { what: 'workflow fetches' })],
       handler: async (req, res) => {
         res.json({ success: true, data: await sessions.fetch(res.locals.wallet, String(req.params.workflowId), res.locals.body) });
       },

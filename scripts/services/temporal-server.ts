@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
+import { ids } from '../../shared/platform/ids/index';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
@@ -128,7 +128,7 @@ async function registerDefaultNamespace(address: string): Promise<void> {
           workflowType: { name: 'probe' },
           taskQueue: { name: 'namespace-probe' },
           workflowExecutionTimeout: msToTs('1s'),
-          requestId: randomUUID(),
+          requestId: ids.request(),
         });
         return;
       } catch (err) {

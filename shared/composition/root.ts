@@ -5,8 +5,8 @@ import { logger } from '../platform/logger/index';
 import { AccessTokenService } from '../identity/access-tokens';
 import { CreditPurchaseService } from '../payments/credit-purchase';
 import { PaymentGate } from '../payments/service';
-import { hotLimiters } from '../platform/limits/light-limit';
-import { CountingRateLimiter, RateLimiter } from '../platform/limits/rate-limit';
+import { localLimits } from '../platform/limits/local';
+import { CountingLimiter, OncePerWindowLimiter } from '../platform/limits/store';
 import { SessionService } from '../identity/service';
 import { ToolService } from '../tools/service';
 import { ToolCatalogService } from '../tools/catalog-service';
@@ -39,7 +39,7 @@ export function createServices(deps: AppDeps) {
   const tools = new ToolService(models, ledger, deps.config.tools.secretsKey, deps.config.publicBaseUrl);
   const setup = paymentSetup(deps.config.x402);
   if ('disabled' in setup) logger.warn('x402 payments disabled', { reason: setup.disabled });
-  const hotLimits = hotLimiters(deps.config.hotRateLimits);
+  const hotLimits = localLimits(deps.config.hotRateLimits);
   const payments = 'disabled' in setup ? undefined : new PaymentGate(setup, models, deps.temporal, deps.config.x402.settleWaitMs, hotLimits.x402PerPayer);
   const webhookRuns = new WebhookRunService(models, deps.temporal, deps.config, ledger);
   const tokens = new AccessTokenService(models);
@@ -54,7 +54,7 @@ export function createServices(deps: AppDeps) {
         ? new CreditPurchaseService(setup, payments, ledger, `${deps.config.publicBaseUrl}/api/external/credits/purchase`)
         : undefined,
     tokens,
-    identityLimiter: new RateLimiter(models, 1, 60),
+    identityLimiter: new OncePerWindowLimiter(models, 60),
     webhookRuns,
     schedules: new ScheduleService(new ScheduleRepository(models), deps.config.scheduleLease),
     scheduleAuth: new BudgetBearerAuth(new WorkspaceRepository(models), SCHEDULE_BEARER_CACHE),
@@ -72,8 +72,8 @@ export function createServices(deps: AppDeps) {
 }
 
 /** One counting limiter per named limit of a config block, all over the block's window. */
-function countingLimiters<K extends string>(deps: AppDeps, limits: Record<K, number> & { windowSeconds: number }, names: K[]): Record<K, CountingRateLimiter> {
-  return Object.fromEntries(names.map((n) => [n, new CountingRateLimiter(deps.db.models, limits[n], limits.windowSeconds)])) as Record<K, CountingRateLimiter>;
+function countingLimiters<K extends string>(deps: AppDeps, limits: Record<K, number> & { windowSeconds: number }, names: K[]): Record<K, CountingLimiter> {
+  return Object.fromEntries(names.map((n) => [n, new CountingLimiter(deps.db.models, limits[n], limits.windowSeconds)])) as Record<K, CountingLimiter>;
 }
 
 export type Services = ReturnType<typeof createServices>;

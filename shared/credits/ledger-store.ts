@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { BoundedCache } from '../platform/cache/bounded-cache';
+import { ids } from '../platform/ids/index';
 import { insertOnceGrouped, isDuplicateKey, type Models } from '../platform/db/index';
 import { errors } from '../platform/errors/index';
 import type { CreditHeadDoc } from './models/credit-head';
@@ -89,18 +90,18 @@ export class LedgerStore {
    * Heads this process has seen. Entries never change, so any head once seen is a valid lower
    * bound: the probe of the next position still proves it current. Bounded; oldest out first.
    */
-  private readonly seen = new Map<string, Head>();
+  private readonly seen: BoundedCache<Head>;
 
   constructor(
     private readonly models: LedgerModels,
-    private readonly maxCachedHeads = 10_000,
-  ) {}
+    maxCachedHeads = 10_000,
+  ) {
+    this.seen = new BoundedCache<Head>(maxCachedHeads);
+  }
 
   private remember(wallet: string, head: Head): void {
     const known = this.seen.get(wallet);
     if (known && known.seq >= head.seq) return;
-    this.seen.delete(wallet);
-    if (this.seen.size >= this.maxCachedHeads) this.seen.delete(this.seen.keys().next().value!);
     this.seen.set(wallet, head);
   }
 
@@ -186,7 +187,7 @@ export class LedgerStore {
 
   async grant(input: GrantInput): Promise<GrantResult> {
     if (!Number.isSafeInteger(input.credits) || input.credits <= 0) throw new RangeError('grant must be a positive whole number of credits');
-    const grantId = input.grantId ?? `grant_${randomBytes(12).toString('hex')}`;
+    const grantId = input.grantId ?? ids.grant();
     const now = input.now ?? new Date();
     if (input.expiresAt) {
       // Queued before the entry lands, so a crash in between can only leave a harmless extra queue row.

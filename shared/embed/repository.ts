@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { ids, secret } from '../platform/ids/index';
 import { insertOnce, type Models } from '../platform/db/index';
 import type { EmbedBundleDoc, EmbedItem, EmbedNonceDoc, EmbedTokenDoc } from './model';
 import { NONCE_TTL_MS, TOKEN_TTL_MS } from './rules';
@@ -16,7 +17,7 @@ export class EmbedRepository {
   async createBundle(i: { workspaceId: string; groupId: string; name: string; origins: string[]; now?: Date }): Promise<EmbedBundle> {
     const now = i.now ?? new Date();
     const doc: EmbedBundleDoc = {
-      _id: `bnd_${randomBytes(8).toString('hex')}`,
+      _id: ids.bundle(),
       workspace_id: i.workspaceId,
       group_id: i.groupId,
       name: i.name,
@@ -59,7 +60,7 @@ export class EmbedRepository {
 
   /** A new nonce (EIP-4361: alphanumeric, at least 8 characters) and its expiry; `save` stores it with the message written for it. */
   newNonce(now: Date): { nonce: string; expiresAt: Date } {
-    return { nonce: randomBytes(16).toString('hex'), expiresAt: new Date(now.getTime() + NONCE_TTL_MS) };
+    return { nonce: ids.signInNonce(), expiresAt: new Date(now.getTime() + NONCE_TTL_MS) };
   }
 
   async saveNonce(i: { nonce: string; expiresAt: Date; bundleId: string; origin: string; wallet: string; message: string; now: Date }): Promise<void> {
@@ -95,7 +96,7 @@ export class EmbedRepository {
    * insert a successful sign-in makes), so it can never be exchanged for a token afterwards.
    */
   async recordFailure(nonce: string, limit: number, now: Date): Promise<void> {
-    await this.models.embedNonceFailures.collection.insertOne({ _id: `${nonce}|${randomBytes(8).toString('hex')}`, nonce, at: now } as never);
+    await this.models.embedNonceFailures.collection.insertOne({ _id: ids.row(nonce), nonce, at: now } as never);
     if ((await this.models.embedNonceFailures.countDocuments({ nonce }).exec()) >= limit) await this.useNonce(nonce, now);
   }
 
@@ -105,7 +106,7 @@ export class EmbedRepository {
   }
 
   async issueToken(i: { wallet: string; bundleId: string; origin: string; via: EmbedTokenDoc['via']; now: Date }): Promise<{ token: string; expiresAt: Date }> {
-    const token = `emb_${randomBytes(32).toString('base64url')}`;
+    const token = secret('emb_');
     const expiresAt = new Date(i.now.getTime() + TOKEN_TTL_MS);
     const doc: EmbedTokenDoc = { _id: sha256(token), wallet: i.wallet, bundle_id: i.bundleId, origin: i.origin, via: i.via, created_at: i.now, expires_at: expiresAt };
     await this.models.embedTokens.collection.insertOne(doc as never);

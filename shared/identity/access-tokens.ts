@@ -1,10 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { ids, secret, SECRET_SHAPES } from '../platform/ids/index';
 import type { Models } from '../platform/db/index';
 import type { AccessTokenDoc } from './models/access-token';
 import { errors } from '../platform/errors/index';
 
-const TOKEN_PREFIX = 'act_';
-const TOKEN_SHAPE = /^act_[A-Za-z0-9_-]{43}$/;
 
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
@@ -30,10 +29,10 @@ export class AccessTokenService {
     now?: Date;
   }): Promise<IssuedToken> {
     const now = input.now ?? new Date();
-    const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+    const token = secret('act_');
     const doc: AccessTokenDoc = {
       _id: hashToken(token),
-      token_id: `tok_${randomBytes(8).toString('hex')}`,
+      token_id: ids.accessToken(),
       wallet_address: input.wallet.toLowerCase(),
       label: input.label,
       created_at: now,
@@ -55,7 +54,7 @@ export class AccessTokenService {
   async authenticate(header: string | undefined, now = new Date()): Promise<{ wallet: string; tokenId: string }> {
     const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
     if (!match) throw errors.unauthorized('missing_bearer', 'Authorization: Bearer <token> is required');
-    if (!TOKEN_SHAPE.test(match[1])) throw errors.unauthorized('invalid_bearer', 'bearer token is not valid');
+    if (!SECRET_SHAPES.act_.test(match[1])) throw errors.unauthorized('invalid_bearer', 'bearer token is not valid');
     const doc = await this.models.accessTokens.findById(hashToken(match[1])).lean<AccessTokenDoc>().exec();
     if (!doc || doc.revoked_at) throw errors.unauthorized('invalid_bearer', 'bearer token is not valid');
     if (doc.expires_at && doc.expires_at.getTime() <= now.getTime()) {

@@ -1,22 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { BoundedCache } from '../platform/cache/bounded-cache';
+import { ids } from '../platform/ids/index';
 import { insertOnceGrouped, type Models } from '../platform/db/index';
 import type { AuthSessionDoc } from './models/auth-session';
 import { errors } from '../platform/errors/index';
-import type { LocalRateLimiter } from '../platform/limits/light-limit';
+import type { LocalLimiter } from '../platform/limits/local';
 import { buildSignedMessage, isSignatureFrom, SignedAction, signedActionParts, signedPayload, toolInvokeByIdParts, toolInvokeParts } from './signing';
-
-/** Sessions never change once issued, so a bounded in-process cache is safe and spares a read per call. */
-class SessionCache {
-  private readonly entries = new Map<string, AuthSessionDoc>();
-  constructor(private readonly max = 10_000) {}
-  get(nonce: string): AuthSessionDoc | undefined {
-    return this.entries.get(nonce);
-  }
-  set(doc: AuthSessionDoc): void {
-    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(doc._id, doc);
-  }
-}
 
 export interface Envelope {
   wallet_address: string;
@@ -34,24 +22,25 @@ export type SignedTarget =
   | { kind: 'tool_paths'; paths: string[] };
 
 export class SessionService {
-  private readonly cache = new SessionCache();
+  /** Sessions never change once issued, so a bounded in-process cache is safe and spares a read per call. */
+  private readonly cache = new BoundedCache<AuthSessionDoc>(10_000);
 
   constructor(
     private readonly models: Pick<Models, 'authSessions' | 'usedRequests'>,
     private readonly ttlSeconds: number,
     /** Signed tool invokes per wallet, counted once the signature holds and before the request id is spent. */
-    private readonly invokePerWallet?: LocalRateLimiter,
+    private readonly invokePerWallet?: LocalLimiter,
   ) {}
 
   async issue(walletAddress: string, now = new Date()): Promise<AuthSessionDoc> {
     const doc: AuthSessionDoc = {
-      _id: `sn_${randomBytes(24).toString('base64url')}`,
+      _id: ids.session(),
       wallet_address: walletAddress.toLowerCase(),
       created_at: now,
       expires_at: new Date(now.getTime() + this.ttlSeconds * 1000),
     };
     await this.models.authSessions.collection.insertOne(doc as never);
-    this.cache.set(doc);
+    this.cache.set(doc._id, doc);
     return doc;
   }
 
@@ -59,7 +48,7 @@ export class SessionService {
     const cached = this.cache.get(nonce);
     if (cached) return cached;
     const doc = await this.models.authSessions.findById(nonce).lean<AuthSessionDoc>().exec();
-    if (doc) this.cache.set(doc);
+    if (doc) this.cache.set(doc._id, doc);
     return doc;
   }
 

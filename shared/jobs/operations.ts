@@ -1,6 +1,7 @@
 import { fromJoi, errors } from '../platform/errors/index';
 import type { JobDoc } from './models/job';
-import { JobRepository, newId } from './repository';
+import { ids } from '../platform/ids/index';
+import { JobRepository } from './repository';
 import { defaultReview, transition, type JobAction } from './rules';
 import { jobCreateSchema, type JobCreateInput } from './schemas';
 
@@ -13,7 +14,7 @@ export class JobOperations {
     const { value, error } = jobCreateSchema.validate(input, { abortEarly: false, convert: true });
     if (error) throw fromJoi(error, 'body');
     const job: JobDoc = {
-      _id: id ?? newId('job'),
+      _id: id ?? ids.job(),
       kind: value.kind,
       title: value.title,
       description: value.description,

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { insertOnce, insertOnceGrouped, type Models } from '../platform/db/index';
 import type { JobDoc, JobState } from './models/job';
 import type { CompletionStatus, JobCompletionDoc } from './models/job-completion';
@@ -7,8 +6,6 @@ import { CounterGroup } from './counter-group';
 import type { JobFreeSlotDoc, JobSlotCounterDoc, JobSlotDoc } from './models/job-slot';
 
 type JobModels = Pick<Models, 'jobs' | 'jobSlots' | 'jobSlotCounters' | 'jobFreeSlots' | 'jobReservations' | 'jobReservationOutcomes' | 'jobCompletions'>;
-
-export const newId = (prefix: 'job' | 'res' | 'cmp') => `${prefix}_${randomBytes(12).toString('hex')}`;
 
 /** A reservation with its decided outcome applied (the outcome row wins over a stale status). */
 export type Reservation = JobReservationDoc;

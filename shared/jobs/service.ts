@@ -1,7 +1,8 @@
 import { errors, ValidationError, type ValidationIssue } from '../platform/errors/index';
 import type { JobDoc } from './models/job';
 import type { JobCompletionDoc } from './models/job-completion';
-import { JobRepository, newId, type Reservation } from './repository';
+import { ids } from '../platform/ids/index';
+import { JobRepository, type Reservation } from './repository';
 import { reserveRefusal, sameTarget } from './rules';
 import type { CompleteBody } from './schemas';
 import { endUncompleted, expireDue, takeFreeSlot } from './slots';
@@ -59,7 +60,7 @@ export class JobService {
     const latest = await this.latest(jobId, wallet, now);
     if (latest?.status === 'active') throw this.activeConflict(latest);
     // The slot first, under the new reservation's id: a claim refused to a twin gives it back.
-    const reservationId = newId('res');
+    const reservationId = ids.reservation();
     const slot = await this.takeSlot(job, reservationId, now);
     if (slot === null) {
       throw errors.conflict('job_full', `every slot of job ${jobId} is taken; try again when a reservation expires`, { details: { slots: job.slots } });
@@ -148,7 +149,7 @@ export class JobService {
     }
 
     // Completion and expiry race on the reservation's outcome; the first insert decides.
-    let completionId = newId('cmp');
+    let completionId = ids.completion();
     if (!(await this.repo.decideOutcome(reservation._id, 'completed', completionId, now))) {
       const outcome = await this.repo.outcome(reservation._id);
       if (outcome?.outcome !== 'completed' || !outcome.completion_id) throw this.expired(reservation);

@@ -1,4 +1,5 @@
 import { probeLast } from '../credits/head-probe';
+import { BoundedCache } from '../platform/cache/bounded-cache';
 import { insertOnce, type Models } from '../platform/db/index';
 import type { InFlightPayment, X402InFlightDoc } from './models/x402-in-flight';
 import type { PaymentStatus, X402PaymentDoc } from './models/x402-payment';
@@ -36,17 +37,14 @@ export function payerKey(network: string, asset: string, payer: string): string 
  * authorization can no longer execute.
  */
 export class InFlightPayments {
-  private readonly seen = new Map<string, X402InFlightDoc>();
+  /** The latest head seen per payer, a lower bound for the next probe (heads never change). */
+  private readonly seen = new BoundedCache<X402InFlightDoc>(10_000);
 
   constructor(private readonly models: Pick<Models, 'x402InFlight' | 'x402Payments'>) {}
 
   private async head(key: string): Promise<X402InFlightDoc | null> {
     const head = await probeLast(this.seen.get(key) ?? null, (seq) => this.models.x402InFlight.findById(`${key}:${seq}`).lean<X402InFlightDoc>().exec());
-    if (head) {
-      this.seen.delete(key);
-      if (this.seen.size >= 10_000) this.seen.delete(this.seen.keys().next().value!);
-      this.seen.set(key, head);
-    }
+    if (head) this.seen.set(key, head);
     return head;
   }
 

@@ -21,7 +21,7 @@ import type { CaipNetwork, SupportedToken } from './x402/networks';
 import type { PaymentSetup } from './x402/setup';
 import type { TemporalHandle } from '../../temporal/connection';
 import { awaitSettlement, startSettlement } from '../../temporal/x402-settlement/client';
-import type { LocalRateLimiter } from '../platform/limits/light-limit';
+import type { LocalLimiter } from '../platform/limits/local';
 import { checkPaymentPayload, type CheckedPaymentPayload } from './payment-payload';
 
 export interface Offer {
@@ -71,7 +71,7 @@ export class PaymentGate {
     private readonly temporal: TemporalHandle,
     private readonly settleWaitMs: number,
     /** Verified new payments per payer; a known payment's repeat is not counted. */
-    private readonly perPayer?: LocalRateLimiter,
+    private readonly perPayer?: LocalLimiter,
   ) {
     this.inFlight = new InFlightPayments(models);
   }

@@ -1,5 +1,5 @@
 import type { Schedule } from './repository';
-import { newScheduleId } from './repository';
+import { ids } from '../platform/ids/index';
 import { nextOccurrence, timingProblem, type ScheduleTiming } from './timing';
 
 export interface NewScheduleInput {
@@ -28,7 +28,7 @@ export function buildSchedule(i: NewScheduleInput, now: Date): { schedule: Sched
   if (!first) return { problem: 'the cron expression never fires' };
   return {
     schedule: {
-      _id: newScheduleId(),
+      _id: ids.schedule(),
       budget_id: i.budgetId,
       workspace_id: i.workspaceId,
       workflow_id: i.workflowId,

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { insertOnceGrouped, type Models } from '../platform/db/index';
 import type { ScheduleAdvanceDoc } from './models/schedule-advance';
 import type { ScheduleClaimDoc } from './models/schedule-claim';
@@ -19,13 +18,10 @@ export interface ClaimState {
 
 export const claimId = (scheduleId: string, base: Date, attempt: number) => `${scheduleId}:${base.toISOString()}:${attempt}`;
 export const occurrenceKey = (scheduleId: string, base: Date) => `${scheduleId}:${base.toISOString()}`;
-export const newScheduleId = () => `sch_${randomBytes(12).toString('hex')}`;
 /**
- * A claim token names its claim (`clm_<base64url claim id>.<random>`), so the claim is read by
- * `_id`; the random part is what makes it a secret. Tokens without the id part (issued before)
- * are looked up by value.
+ * A claim token (ids.claimToken) names its claim, so the claim is read by `_id`. Tokens without
+ * the id part (issued before) are looked up by value.
  */
-export const newClaimToken = (id: string) => `clm_${Buffer.from(id).toString('base64url')}.${randomBytes(18).toString('base64url')}`;
 export function claimIdOfToken(token: string): string | null {
   const m = /^clm_([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+$/.exec(token);
   return m ? Buffer.from(m[1], 'base64url').toString('utf8') : null;

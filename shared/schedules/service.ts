@@ -1,9 +1,9 @@
 import { AppError, errors } from '../platform/errors/index';
+import { ids } from '../platform/ids/index';
 import { claimStatus, type LeaseBounds } from './claim-rules';
 import {
   appliedTo,
   claimId,
-  newClaimToken,
   occurrenceKey,
   timingOf,
   type ClaimState,
@@ -213,7 +213,7 @@ export class ScheduleService {
         attempt,
         due_at: occ.due_at,
         skipped: occ.skipped,
-        claim_token: newClaimToken(id),
+        claim_token: ids.claimToken(id),
         claimed_at: now,
         lease_expires_at: new Date(now.getTime() + leaseSeconds * 1000),
         held_entry: false,

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { ids } from '../platform/ids/index';
 import { errors, ValidationError } from '../platform/errors/index';
 import { catalogEntry, type ToolProduct } from './rules';
 import type { IssueReportBody, PurchaseBody } from './schemas';
@@ -45,7 +45,7 @@ export function instanceId(header: string | undefined): string {
     if (!INSTANCE_ID.test(header)) throw errors.badRequest('invalid_instance_id', 'x-instance-id must be 1-128 of A-Z a-z 0-9 _ . : -');
     return header;
   }
-  return `inst_${randomBytes(12).toString('hex')}`;
+  return ids.instance();
 }
 
 /** x-instance-metadata is a JSON string; anything else is refused clearly instead of ignored. */
@@ -122,7 +122,7 @@ export class ToolCatalogService {
     // One order per charge: a retry under the same Idempotency-Key is the same charge, so it names
     // the same order (derived from wallet and key), which the ledger entry records too.
     const requestId = ctx.idempotencyKey ? `idem:${ctx.idempotencyKey}` : undefined;
-    const orderId = requestId ? `ord_${createHash('sha256').update(`${wallet}|${requestId}`).digest('hex').slice(0, 24)}` : `ord_${randomBytes(12).toString('hex')}`;
+    const orderId = ids.order(requestId ? `${wallet}|${requestId}` : undefined);
     const out = await this.tools.invokeWithCredits({ wallet, product: product.id, actionSlug: named, parameters, requestId: requestId ?? orderId, meta: { order_id: orderId, instance_id: ctx.instance } });
     const order = await this.tools.repository.createOrder({
       _id: orderId,

@@ -1,4 +1,5 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import { BoundedCache } from '../platform/cache/bounded-cache';
 
 /**
  * JSON Schema validation of action parameters (draft-07 via ajv). Schemas are compiled once per
@@ -9,7 +10,7 @@ const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true, allo
 
 const MAX_PARAMETERS_BYTES = 64 * 1024;
 const MAX_DEPTH = 16;
-const cache = new Map<string, ValidateFunction>();
+const cache = new BoundedCache<ValidateFunction>(2000);
 
 export interface ParameterProblem {
   path: string;
@@ -23,13 +24,7 @@ export function checkSchema(schema: unknown): void {
 }
 
 function compiled(key: string, schema: Record<string, unknown>): ValidateFunction {
-  let fn = cache.get(key);
-  if (!fn) {
-    fn = ajv.compile(schema);
-    if (cache.size >= 2000) cache.delete(cache.keys().next().value!);
-    cache.set(key, fn);
-  }
-  return fn;
+  return cache.get(key) ?? cache.set(key, ajv.compile(schema));
 }
 
 function depth(value: unknown, level = 0): number {

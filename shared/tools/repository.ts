@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { Types } from 'mongoose';
+import { ids } from '../platform/ids/index';
 import { insertOnce, type Models } from '../platform/db/index';
 import type { IssueReportDoc, LookupMethod } from './models/issue-report';
 import { invocationKey, type ToolInvocationDoc, type ToolInvocationOutcomeDoc } from './models/tool-invocation';
@@ -158,7 +157,7 @@ export class ToolRepository {
 
   /** Every catalog write changes the version; listers rebuild their index when they see a new one. */
   private async bumpVersion(now: Date): Promise<void> {
-    await this.models.toolCatalogVersions.updateOne({ _id: 'catalog' }, { $set: { version: randomBytes(8).toString('hex'), updated_at: now } }, { upsert: true });
+    await this.models.toolCatalogVersions.updateOne({ _id: 'catalog' }, { $set: { version: ids.catalogVersion(), updated_at: now } }, { upsert: true });
   }
 
   /** The listed catalog (active, public) from the in-memory index: one version read per call. */
@@ -251,7 +250,7 @@ export class ToolRepository {
   }
 
   async createIssue(doc: Omit<IssueReportDoc, '_id' | 'status'>): Promise<IssueReportDoc> {
-    const issue: IssueReportDoc = { ...doc, _id: `iss_${randomBytes(12).toString('hex')}`, status: 'open' };
+    const issue: IssueReportDoc = { ...doc, _id: ids.issue(), status: 'open' };
     await this.models.issueReports.collection.insertOne(issue as never);
     return issue;
   }
@@ -295,7 +294,7 @@ export class ToolRepository {
 /** A new product's document, its search terms derived from its names and description. */
 function productDoc(input: ProductInput, actions: ToolActionDoc[], now: Date): ToolProductDoc {
   const doc: ToolProductDoc = {
-    _id: new Types.ObjectId().toHexString(),
+    _id: ids.product(),
     slug: input.slug,
     name: input.name,
     display_name: input.display_name ?? input.name,

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { ids } from '../platform/ids/index';
 import ipaddr from 'ipaddr.js';
 import { judgeAddress } from '../platform/http/address-policy';
 import type { AppConfig } from '../platform/config/index';
@@ -90,7 +91,7 @@ export class WebhookRunService {
     await this.refuseIfBlocked(access, wf);
     await this.refuseIfUnfunded(access, wf);
 
-    const runId = `run_${randomBytes(12).toString('hex')}`;
+    const runId = ids.run();
     if (body.request_id) {
       const { created, request } = await this.runs.claimRequest({ groupId: access.group._id, requestId: body.request_id, runId, requestHash, now });
       if (!created) return this.replay(access, wf, body, request, requestHash);
@@ -284,7 +285,7 @@ export class WebhookRunService {
     if (isTerminal(record.run.status)) throw errors.conflict('run_already_terminal', `run ${runId} already ended as ${record.run.status}`);
     await this.runs.recordCancel({
       _id: runId,
-      cancel_request_id: body.cancel_request_id ?? `cr_${randomBytes(8).toString('hex')}`,
+      cancel_request_id: body.cancel_request_id ?? ids.cancelRequest(),
       cancel_requested_at: now,
       cancel_requested_by_user_id: access.tokenId,
       cancel_reason: body.reason ? body.reason.slice(0, MAX_CANCEL_REASON) : null,

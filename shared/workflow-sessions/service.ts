@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { ids } from '../platform/ids/index';
 import type { ModelConfig } from '../platform/config/index';
 import type { LedgerStore } from '../credits/ledger-store';
 import type { WorkflowSessionDoc } from './model';
@@ -15,7 +15,6 @@ import { endSession, querySession, startSessionWorkflow, touchSession } from '..
 
 export type SessionView = Omit<SessionState, 'wallet'>;
 
-const newSessionId = () => `wss_${randomBytes(12).toString('hex')}`;
 
 /** What the store knows of a session whose workflow cannot be asked (ended, or Temporal unreachable). */
 function storedView(doc: WorkflowSessionDoc, idleTimeoutSeconds: number): SessionView {
@@ -63,7 +62,7 @@ export class WorkflowSessionService {
     await this.refuseIfUnfunded(wallet, latest.nodes);
     const key = activeSessionKey(wallet, workflowId, instanceId);
     for (let attempt = 0; attempt < 3; attempt++) {
-      const id = newSessionId();
+      const id = ids.workflowSession();
       const doc: WorkflowSessionDoc = { _id: id, workflow_id: workflowId, wallet, instance_id: instanceId, version: latest.version, status: 'active', end_reason: null, state_json: null, created_at: now, updated_at: now, ended_at: null };
       // The record first, then the key: whoever finds the key also finds its record.
       await this.repo.create(doc);

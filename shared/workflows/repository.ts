@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { ids } from '../platform/ids/index';
 import { BoundedCache } from '../platform/cache/bounded-cache';
 import { insertOnce, type Models } from '../platform/db/index';
 import type { WorkflowDefinitionDoc } from './models/workflow-definition';
@@ -53,7 +53,7 @@ export class WorkflowRepository {
     const v = parsed.value;
     const now = o.now ?? new Date();
     const doc: WorkflowDefinitionDoc = {
-      _id: v.id ?? `wf_${randomBytes(8).toString('hex')}`,
+      _id: v.id ?? ids.workflow(),
       workspace_id: o.workspaceId ?? null,
       name: v.name,
       description: v.description,
@@ -154,7 +154,7 @@ export class WorkflowRepository {
   /** Stores a draft without graph validation beyond its shape: a wallet's draft may still be empty; publish validates. */
   async createDraft(d: { name: string; description: string; nodes: unknown[]; edges: unknown[]; now: Date }): Promise<WorkflowDefinition> {
     const doc: WorkflowDefinitionDoc = {
-      _id: `wf_${randomBytes(8).toString('hex')}`,
+      _id: ids.workflow(),
       workspace_id: null,
       name: d.name,
       description: d.description,

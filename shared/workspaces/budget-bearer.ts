@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { BoundedCache } from '../platform/cache/bounded-cache';
 import { errors } from '../platform/errors/index';
 
 /** What the schedule endpoints need from the accounts area (runs' WorkspaceRepository has it). */
@@ -40,31 +41,31 @@ export interface BearerCacheOptions {
  * on FerretDB), so revoking its API key takes effect within that time; refusals are never cached.
  */
 export class BudgetBearerAuth {
-  private readonly cache = new Map<string, { value: Resolved; until: number }>();
+  /** Resolved bearers by sha256 of the header; null when caching is off (no TTL or no entries). */
+  private readonly cache: BoundedCache<Resolved> | null;
 
   constructor(
     private readonly accounts: BudgetBearerResolver,
-    private readonly opts: BearerCacheOptions = { ttlMs: 0, maxEntries: 0 },
-    private readonly now: () => number = Date.now,
-  ) {}
+    opts: BearerCacheOptions = { ttlMs: 0, maxEntries: 0 },
+    now: () => number = Date.now,
+  ) {
+    this.cache = opts.ttlMs > 0 && opts.maxEntries > 0 ? new BoundedCache<Resolved>(opts.maxEntries, opts.ttlMs, now) : null;
+  }
 
   async authenticate(header: string | undefined): Promise<Resolved> {
     const keys = parseBudgetBearer(header);
     const invalid = () => errors.unauthorized('budget_bearer_invalid', 'Authorization: Bearer base64("<api_key>:<budget_key>") with valid keys is required');
     if (!keys) throw invalid();
-    const key = this.opts.ttlMs > 0 ? createHash('sha256').update(header!).digest('base64url') : '';
-    const hit = key ? this.cache.get(key) : undefined;
-    if (hit && hit.until > this.now()) return hit.value;
+    const key = this.cache ? createHash('sha256').update(header!).digest('base64url') : '';
+    const hit = this.cache?.get(key);
+    if (hit) return hit;
     const found = await this.accounts.resolveBudgetBearer(keys.apiKey, keys.budgetKey);
     if (!found) {
-      if (key) this.cache.delete(key);
+      this.cache?.delete(key);
       throw invalid();
     }
     const value = { budgetId: found.budget._id, workspaceId: found.workspace._id };
-    if (key) {
-      if (this.cache.size >= this.opts.maxEntries) this.cache.delete(this.cache.keys().next().value!);
-      this.cache.set(key, { value, until: this.now() + this.opts.ttlMs });
-    }
+    this.cache?.set(key, value);
     return value;
   }
 }

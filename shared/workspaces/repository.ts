@@ -7,7 +7,7 @@ import type { CredentialDoc } from './models/credential';
 import type { WorkspaceApiKeyDoc } from './models/workspace-api-key';
 import { errors } from '../platform/errors/index';
 import { compareSemver } from '../workflows/semver';
-import { newId, newSecret, newWebhookSecret, SECRET_SHAPES, sha256Hex } from '../platform/ids/index';
+import { ids, secret, SECRET_SHAPES, sha256Hex, webhookSecret } from '../platform/ids/index';
 import { SecretBox } from './secret-box';
 import type { AgentGroup, ApprovalRequest, Budget, Workspace } from './types';
 
@@ -62,7 +62,7 @@ export class WorkspaceRepository {
   // ── workspaces ──────────────────────────────────────────────────────────────
 
   async createWorkspace(i: { name: string; now?: Date }): Promise<Workspace> {
-    const doc: Workspace = { _id: newId('ws_'), name: i.name, created_at: i.now ?? new Date() };
+    const doc: Workspace = { _id: ids.workspace(), name: i.name, created_at: i.now ?? new Date() };
     await this.models.workspaces.collection.insertOne(doc as never);
     return doc;
   }
@@ -85,9 +85,9 @@ export class WorkspaceRepository {
 
   async createBudget(i: { workspaceId: string; name: string; dailyCredits?: number | null; totalCredits?: number | null; now?: Date }): Promise<{ budget: Budget; budgetKey: string }> {
     await this.needWorkspace(i.workspaceId);
-    const budgetKey = newSecret('bk_');
+    const budgetKey = secret('bk_');
     const doc: BudgetDoc = {
-      _id: newId('bud_'),
+      _id: ids.budget(),
       workspace_id: i.workspaceId,
       name: i.name,
       daily_credits: i.dailyCredits ?? null,
@@ -150,10 +150,10 @@ export class WorkspaceRepository {
 
   async createApiKey(i: { workspaceId: string; label?: string; now?: Date }): Promise<{ apiKey: string; apiKeyId: string }> {
     await this.needWorkspace(i.workspaceId);
-    const apiKey = newSecret('wak_');
+    const apiKey = secret('wak_');
     const doc: WorkspaceApiKeyDoc = {
       _id: sha256Hex(apiKey),
-      key_id: newId('wakid_'),
+      key_id: ids.workspaceKey(),
       workspace_id: i.workspaceId,
       label: i.label ?? null,
       created_at: i.now ?? new Date(),
@@ -186,19 +186,19 @@ export class WorkspaceRepository {
   async createGroup(i: { budgetId: string; name: string; now?: Date }): Promise<{ group: AgentGroup; token: string; tokenId: string; webhookSecret: string }> {
     const budget = await this.getBudget(i.budgetId);
     if (!budget) throw errors.notFound('budget_not_found', `no budget ${i.budgetId}`);
-    const id = newId('grp_');
-    const webhookSecret = newWebhookSecret();
+    const id = ids.agentGroup();
+    const signingSecret = webhookSecret();
     const doc: AgentGroupDoc = {
       _id: id,
       workspace_id: budget.workspace_id,
       budget_id: budget._id,
       name: i.name,
-      webhook_secret_enc: this.sealer().seal(webhookSecret, `group:${id}`),
+      webhook_secret_enc: this.sealer().seal(signingSecret, `group:${id}`),
       created_at: i.now ?? new Date(),
     };
     await this.models.agentGroups.collection.insertOne(doc as never);
     const { token, tokenId } = await this.issueGroupToken(id, { now: i.now });
-    return { group: publicGroup(doc), token, tokenId, webhookSecret };
+    return { group: publicGroup(doc), token, tokenId, webhookSecret: signingSecret };
   }
 
   /** Each process keeps the groups it read (groupCache). */
@@ -211,8 +211,8 @@ export class WorkspaceRepository {
 
   async issueGroupToken(groupId: string, o: { label?: string; now?: Date } = {}): Promise<{ token: string; tokenId: string }> {
     if (!(await this.models.agentGroups.exists({ _id: groupId }))) throw errors.notFound('group_not_found', `no agent group ${groupId}`);
-    const token = newSecret('agt_');
-    const tokenId = newId('agtid_');
+    const token = secret('agt_');
+    const tokenId = ids.agentToken();
     await this.models.agentGroupTokens.collection.insertOne({ _id: sha256Hex(token), token_id: tokenId, group_id: groupId, label: o.label ?? null, created_at: o.now ?? new Date(), revoked_at: null } as never);
     return { token, tokenId };
   }
@@ -299,7 +299,7 @@ export class WorkspaceRepository {
   }): Promise<ApprovalRequest> {
     const openKey = [i.kind, i.workspaceId, i.budgetId ?? '-', i.workflowId ?? '-', i.credentialName ?? '-', ...(i.workflowVersion ? [i.workflowVersion] : [])].join('|');
     const doc: ApprovalRequestDoc = {
-      _id: newId('apr_'),
+      _id: ids.approval(),
       open_key: openKey,
       kind: i.kind,
       status: 'open',

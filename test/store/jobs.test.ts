@@ -1,6 +1,7 @@
 import type { JobDoc } from '../../shared/jobs/models/job';
 import { JobOperations } from '../../shared/jobs/operations';
-import { JobRepository, newId } from '../../shared/jobs/repository';
+import { JobRepository } from '../../shared/jobs/repository';
+import { ids } from '../../shared/platform/ids/index';
 import { endUncompleted, expireDue, takeFreeSlot } from '../../shared/jobs/slots';
 import { openTestDb } from '../support/db';
 
@@ -22,7 +23,7 @@ describe('job store rules on the real MongoDB-wire server', () => {
 
   /** What the reserve does in the store: a slot under the new reservation's id, then the claim carrying it. */
   async function reserve(job: Pick<JobDoc, '_id' | 'slots'>, expiresAt: Date, now = new Date()) {
-    const id = newId('res');
+    const id = ids.reservation();
     const slot = await takeFreeSlot(repo, job, id, now);
     if (slot === null) return null;
     return (await repo.claimReservation({ _id: id, job_id: job._id, wallet: wallet(), generation: 1, slot, expires_at: expiresAt, created_at: now }))!;
@@ -64,7 +65,7 @@ describe('job store rules on the real MongoDB-wire server', () => {
   it('gives 50 racing reservers exactly the free slots, each slot once', async () => {
     const job = await ops.create({ kind: 'proof', title: 'race', reward_credits: 1, slots: 8, state: 'open' });
     const now = new Date();
-    const got = await Promise.all(Array.from({ length: 50 }, () => takeFreeSlot(repo, job, newId('res'), now)));
+    const got = await Promise.all(Array.from({ length: 50 }, () => takeFreeSlot(repo, job, ids.reservation(), now)));
     const won = got.filter((n): n is number => n !== null);
     expect(won.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     expect(await repo.takenSlotCount(job._id)).toBe(8);
@@ -76,8 +77,8 @@ describe('job store rules on the real MongoDB-wire server', () => {
     await fill(small, 3);
     await fill(big, 1000);
     const now = new Date();
-    const a = await commands(() => takeFreeSlot(repo, small, newId('res'), now));
-    const b = await commands(() => takeFreeSlot(repo, big, newId('res'), now));
+    const a = await commands(() => takeFreeSlot(repo, small, ids.reservation(), now));
+    const b = await commands(() => takeFreeSlot(repo, big, ids.reservation(), now));
     expect(a.result).toBe(3);
     expect(b.result).toBe(1000);
     // One counter step and one insert of the slot's key: no read of the taken slots.
@@ -103,11 +104,11 @@ describe('job store rules on the real MongoDB-wire server', () => {
     const past = new Date(Date.now() - 1000);
     const held = await Promise.all(Array.from({ length: 5 }, () => reserve(job, past)));
     expect(held.every(Boolean)).toBe(true);
-    expect(await takeFreeSlot(repo, job, newId('res'), new Date())).toBeNull();
+    expect(await takeFreeSlot(repo, job, ids.reservation(), new Date())).toBeNull();
 
     // Three of five expire (the sweep's work); two were completed meanwhile and keep their slots.
-    await repo.decideOutcome(held[0]!._id, 'completed', newId('cmp'), new Date());
-    await repo.decideOutcome(held[1]!._id, 'completed', newId('cmp'), new Date());
+    await repo.decideOutcome(held[0]!._id, 'completed', ids.completion(), new Date());
+    await repo.decideOutcome(held[1]!._id, 'completed', ids.completion(), new Date());
     expect(await expireDue(repo, new Date(), 50, job._id)).toEqual({ seen: 5, expired: 3 });
     expect(await repo.takenSlotCount(job._id)).toBe(2);
     expect((await repo.getReservation(held[0]!._id))!.status).toBe('completed');
@@ -121,7 +122,7 @@ describe('job store rules on the real MongoDB-wire server', () => {
 
     // One more release and reuse, counted: the counter says "used up", one read of the free rows, the slot's insert, the row's delete.
     await endUncompleted(repo, got.find(Boolean)!, 'expired', new Date());
-    const again = await commands(() => takeFreeSlot(repo, job, newId('res'), new Date()));
+    const again = await commands(() => takeFreeSlot(repo, job, ids.reservation(), new Date()));
     expect(again.result).toBe(got.find(Boolean)!.slot);
     expect(again.methods).toEqual([
       'job_slot_counters.findOneAndUpdate', 'job_slot_counters.insertOne', 'job_slot_counters.findOneAndUpdate',
@@ -132,7 +133,7 @@ describe('job store rules on the real MongoDB-wire server', () => {
   it('a job whose slots were taken before counters (at random numbers) still fills exactly, never twice', async () => {
     const job = await bigJob(6);
     for (const n of [0, 2, 3, 5]) await repo.takeSlot(job._id, n, `res_legacy${n}`, new Date());
-    const got = await Promise.all(Array.from({ length: 6 }, () => takeFreeSlot(repo, job, newId('res'), new Date())));
+    const got = await Promise.all(Array.from({ length: 6 }, () => takeFreeSlot(repo, job, ids.reservation(), new Date())));
     expect(got.filter((n) => n !== null).sort()).toEqual([1, 4]);
     expect(await repo.takenSlotCount(job._id)).toBe(6);
   });
@@ -142,7 +143,7 @@ describe('job store rules on the real MongoDB-wire server', () => {
     for (let i = 0; i < 10; i++) {
       const now = new Date();
       const r = (await reserve(job, now, now))!;
-      const [expired, completed] = await Promise.all([endUncompleted(repo, r, 'expired', now), repo.decideOutcome(r._id, 'completed', newId('cmp'), now)]);
+      const [expired, completed] = await Promise.all([endUncompleted(repo, r, 'expired', now), repo.decideOutcome(r._id, 'completed', ids.completion(), now)]);
       expect(expired !== completed).toBe(true);
       const outcome = await repo.outcome(r._id);
       expect(outcome!.outcome).toBe(expired ? 'expired' : 'completed');
@@ -155,7 +156,7 @@ describe('job store rules on the real MongoDB-wire server', () => {
   it("a wallet's twin reserves claim one reservation", async () => {
     const job = await ops.create({ kind: 'proof', title: 'twins', reward_credits: 1, state: 'open' });
     const now = new Date();
-    const claims = await Promise.all(Array.from({ length: 10 }, (_, n) => repo.claimReservation({ _id: newId('res'), job_id: job._id, wallet: '0xabc', generation: 1, slot: n, expires_at: now, created_at: now })));
+    const claims = await Promise.all(Array.from({ length: 10 }, (_, n) => repo.claimReservation({ _id: ids.reservation(), job_id: job._id, wallet: '0xabc', generation: 1, slot: n, expires_at: now, created_at: now })));
     expect(claims.filter(Boolean)).toHaveLength(1);
   });
 });

@@ -1,7 +1,8 @@
 import { ScheduleService } from '../../shared/schedules/service';
 import { buildSchedule } from '../../shared/schedules/new-schedule';
 import { pauseSchedule } from '../../shared/schedules/lifecycle';
-import { claimId, newClaimToken, ScheduleRepository, type Schedule } from '../../shared/schedules/repository';
+import { claimId, ScheduleRepository, type Schedule } from '../../shared/schedules/repository';
+import { ids } from '../../shared/platform/ids/index';
 import { openTestDb } from '../support/db';
 
 const BOUNDS = { minSeconds: 1, maxSeconds: 3600, defaultSeconds: 300 };
@@ -198,7 +199,7 @@ describe('schedule claims and advances against the real store', () => {
   it('data from before (claims with a held entry, advances recorded apart from their end) is still handled: advance, release, takeover, repeat, history', async () => {
     const legacy = async (b: string, s: Schedule, now: Date, leaseMs: number) => {
       const id = claimId(s._id, s.next_due_at, 0);
-      const claim = { _id: id, schedule_id: s._id, budget_id: b, base_due_at: s.next_due_at, attempt: 0, due_at: s.next_due_at, skipped: 0, claim_token: newClaimToken(id), claimed_at: now, lease_expires_at: new Date(now.getTime() + leaseMs) };
+      const claim = { _id: id, schedule_id: s._id, budget_id: b, base_due_at: s.next_due_at, attempt: 0, due_at: s.next_due_at, skipped: 0, claim_token: ids.claimToken(id), claimed_at: now, lease_expires_at: new Date(now.getTime() + leaseMs) };
       expect(await repo.insertClaim(claim)).toBe(true);
       // Its held entry in the old queue collection, which nothing reads any more.
       await db.connection.collection('schedule_due').insertOne({ _id: `${b}:${claim.lease_expires_at.toISOString()}:${s._id}:x` as never, budget_id: b, schedule_id: s._id, base_due_at: s.next_due_at, reason: 'expired' });

@@ -6,7 +6,8 @@ import { ScheduleService } from '../../shared/schedules/service';
 import { temporalTestServer } from '../../scripts/services/paths';
 import { pauseSchedule, resumeSchedule } from '../../shared/schedules/lifecycle';
 import { buildSchedule } from '../../shared/schedules/new-schedule';
-import { claimId, newClaimToken, ScheduleRepository } from '../../shared/schedules/repository';
+import { claimId, ScheduleRepository } from '../../shared/schedules/repository';
+import { ids } from '../../shared/platform/ids/index';
 import { temporal as proto } from '@temporalio/proto';
 import { TYPE_BY_NAME, type TemporalHandle } from '../../temporal/connection';
 import { ALL_SEARCH_ATTRIBUTES } from '../../temporal/search-attributes';
@@ -181,7 +182,7 @@ describe('schedule leases against the real store; the legacy lease workflow on t
     const now = serverClock();
     const id = claimId(s._id, s.next_due_at, 0);
     // A claim as the API made them then (without held_entry), a lease workflow started.
-    const claim = { _id: id, schedule_id: s._id, budget_id: budget, base_due_at: s.next_due_at, attempt: 0, due_at: s.next_due_at, skipped: 0, claim_token: newClaimToken(id), claimed_at: now, lease_expires_at: new Date(now.getTime() + 600_000) };
+    const claim = { _id: id, schedule_id: s._id, budget_id: budget, base_due_at: s.next_due_at, attempt: 0, due_at: s.next_due_at, skipped: 0, claim_token: ids.claimToken(id), claimed_at: now, lease_expires_at: new Date(now.getTime() + 600_000) };
     expect(await repo.insertClaim(claim)).toBe(true);
     await startLease(temporal, { claimId: id, scheduleId: s._id, budgetId: budget, dueAt: claim.due_at.toISOString(), leaseExpiresAt: claim.lease_expires_at.toISOString() });
 

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { ids } from '../../../shared/platform/ids/index';
 import type { RequestHandler } from 'express';
 import { withLogContext } from '../../../shared/platform/logger/index';
 
@@ -19,7 +19,7 @@ declare module 'express-serve-static-core' {
 
 /** Echoes the caller's x-request-id (made safe) or makes one when there is none; every log line of the request carries it. */
 export const requestContext: RequestHandler = (req, res, next) => {
-  const requestId = safeRequestId(req.header('x-request-id')) ?? randomUUID();
+  const requestId = safeRequestId(req.header('x-request-id')) ?? ids.request();
   res.locals.requestId = requestId;
   res.setHeader('x-request-id', requestId);
   withLogContext({ requestId }, next);
