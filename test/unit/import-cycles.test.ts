@@ -116,7 +116,8 @@ describe('import graph', () => {
 
   it('has no import cycles, type-only imports included', () => {
     const listed = cycles(graph).map(
-      (component) => `${loopThrough(component, graph).join(' -> ')} (${component.length} files tied: ${component.join(', ')})`,
+      (component) =>
+        `${loopThrough(component, graph).join(' -> ')} (${component.length} files tied: ${component.join(', ')})`,
     );
     expect(listed).toEqual([]);
   });
@@ -128,7 +129,8 @@ describe('import graph', () => {
     for (const [from, edges] of graph) {
       if (!from.startsWith('shared/platform/')) continue;
       for (const to of edges) {
-        if (to.startsWith('shared/') && !to.startsWith('shared/platform/') && !allowed(from, to)) offending.push(`${from} -> ${to}`);
+        if (to.startsWith('shared/') && !to.startsWith('shared/platform/') && !allowed(from, to))
+          offending.push(`${from} -> ${to}`);
       }
     }
     expect(offending).toEqual([]);
