@@ -10,6 +10,7 @@ dev: bootstrap
 test: bootstrap
 	@node_modules/.bin/tsc --noEmit -p .
 	@node_modules/.bin/eslint . --max-warnings 0
+	@node_modules/.bin/prettier --check .
 	@node_modules/.bin/jest --ci
 
 # The SDK's request and answer types from the OpenAPI document (sdk/src/generated/api-types.ts).

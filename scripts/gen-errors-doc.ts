@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { errorsMarkdown } from '../shared/platform/errors/index';
+import { errorsMarkdown } from '../shared/composition/error-catalog-doc';
 
 const target = join(__dirname, '..', 'docs', 'errors.md');
 writeFileSync(target, errorsMarkdown());

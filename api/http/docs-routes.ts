@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Joi from 'joi';
-import { ERROR_CATALOG, errorsHtml } from '../../shared/platform/errors/index';
+import { ERROR_CATALOG } from '../../shared/composition/error-catalog';
+import { errorsHtml } from '../../shared/composition/error-catalog-doc';
 import type { OpenApiDocument } from './operations/openapi';
 import type { Operation } from './operations/types';
 

@@ -1,4 +1,5 @@
-import { ERROR_AREAS, ERROR_CATALOG, ErrorEntry } from './error-catalog';
+import { ERROR_AREAS, type ErrorEntry } from '../platform/errors/catalog-entry';
+import { ERROR_CATALOG } from './error-catalog';
 
 type Row = [code: string, entry: ErrorEntry];
 
@@ -12,7 +13,7 @@ export function errorsMarkdown(): string {
   const out = [
     '# Error codes',
     '',
-    '<!-- Generated from shared/errors/catalog.ts by `npm run docs:errors`; edit the catalog, not this file. -->',
+    '<!-- Generated from shared/composition/error-catalog.ts by `npm run docs:errors`; edit the catalog, not this file. -->',
     '',
     'Every error body carries a stable code: `error_code` in gateway errors (with `help_url` and',
     '`help_doc` pointing here), `code` in tool errors, `error` in webhook errors and in the x402',

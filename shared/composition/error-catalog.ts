@@ -1,7 +1,8 @@
 /**
  * Every error code the service answers with, what it means and what the caller should do.
  * docs/errors.md and GET /docs/errors are rendered from this table; a test keeps the table,
- * the doc and the codes thrown in the source in step. Entries live in catalog/<area>.ts.
+ * the doc and the codes thrown in the source in step. Each capability declares its own codes in
+ * its errors.ts, typed by shared/platform/errors/catalog-entry.ts; this file only gathers them.
  */
 import { requestErrors } from '../platform/errors/request-errors';
 import { identityErrors } from '../identity/errors';
@@ -17,46 +18,7 @@ import { jobsErrors } from '../jobs/errors';
 import { webhookRunsErrors } from '../webhook-runs/errors';
 import { schedulesErrors } from '../schedules/errors';
 import { embedErrors } from '../embed/errors';
-
-export interface ErrorEntry {
-  status: number;
-  area: ErrorArea;
-  meaning: string;
-  action: string;
-}
-
-export type ErrorArea =
-  | 'request'
-  | 'identity'
-  | 'signed requests'
-  | 'bearer tokens'
-  | 'payments'
-  | 'x402 verification'
-  | 'x402 settlement'
-  | 'service'
-  | 'tools'
-  | 'workspaces and workflows'
-  | 'jobs'
-  | 'webhook runs'
-  | 'schedules'
-  | 'embed';
-
-export const ERROR_AREAS: readonly ErrorArea[] = [
-  'request',
-  'identity',
-  'signed requests',
-  'bearer tokens',
-  'payments',
-  'x402 verification',
-  'x402 settlement',
-  'service',
-  'tools',
-  'workspaces and workflows',
-  'jobs',
-  'webhook runs',
-  'schedules',
-  'embed',
-];
+import type { ErrorEntry } from '../platform/errors/catalog-entry';
 
 export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
   ...requestErrors,

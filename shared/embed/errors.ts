@@ -1,6 +1,9 @@
-import type { ErrorEntry } from '../composition/error-catalog';
+import type { ErrorEntry } from '../platform/errors/catalog-entry';
 
-/** Error codes of the embeddable widget (see ../catalog.ts, docs/embed.md). Its pages answer these as HTML. */
+/**
+ * Error codes of the embeddable widget (gathered in shared/composition/error-catalog.ts,
+ * docs/embed.md). Its pages answer these as HTML.
+ */
 export const embedErrors: Readonly<Record<string, ErrorEntry & { area: 'embed' }>> = {
   invalid_embed_id: {
     status: 400,

@@ -1,6 +1,6 @@
-import type { ErrorEntry } from '../composition/error-catalog';
+import type { ErrorEntry } from '../platform/errors/catalog-entry';
 
-/** Error codes of the bearer tokens area (see ../catalog.ts). */
+/** Error codes of the bearer tokens area (gathered in shared/composition/error-catalog.ts). */
 export const bearerTokensErrors: Readonly<Record<string, ErrorEntry & { area: 'bearer tokens' }>> = {
   missing_bearer: {
     status: 401,

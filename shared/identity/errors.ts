@@ -1,6 +1,6 @@
-import type { ErrorEntry } from '../composition/error-catalog';
+import type { ErrorEntry } from '../platform/errors/catalog-entry';
 
-/** Error codes of the identity area (see ../catalog.ts). */
+/** Error codes of the identity area (gathered in shared/composition/error-catalog.ts). */
 export const identityErrors: Readonly<Record<string, ErrorEntry & { area: 'identity' }>> = {
   rate_limited: {
     status: 429,

@@ -1,6 +1,6 @@
-import type { ErrorEntry } from '../composition/error-catalog';
+import type { ErrorEntry } from '../platform/errors/catalog-entry';
 
-/** Error codes of the signed requests area (see ../catalog.ts). */
+/** Error codes of the signed requests area (gathered in shared/composition/error-catalog.ts). */
 export const signedRequestsErrors: Readonly<Record<string, ErrorEntry & { area: 'signed requests' }>> = {
   session_unknown: {
     status: 401,

@@ -1,6 +1,6 @@
-import type { ErrorEntry } from '../composition/error-catalog';
+import type { ErrorEntry } from '../platform/errors/catalog-entry';
 
-/** Error codes of the jobs area (see ../catalog.ts). */
+/** Error codes of the jobs area (gathered in shared/composition/error-catalog.ts). */
 export const jobsErrors: Readonly<Record<string, ErrorEntry & { area: 'jobs' }>> = {
   job_not_found: {
     status: 404,

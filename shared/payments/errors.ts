@@ -1,6 +1,6 @@
-import type { ErrorEntry } from '../composition/error-catalog';
+import type { ErrorEntry } from '../platform/errors/catalog-entry';
 
-/** Error codes of the payments area (see ../catalog.ts). */
+/** Error codes of the payments area (gathered in shared/composition/error-catalog.ts). */
 export const paymentsErrors: Readonly<Record<string, ErrorEntry & { area: 'payments' }>> = {
   payment_required: {
     status: 402,

@@ -1,6 +1,6 @@
-import type { ErrorEntry } from '../composition/error-catalog';
+import type { ErrorEntry } from '../platform/errors/catalog-entry';
 
-/** Error codes of the schedules area (see ../catalog.ts). */
+/** Error codes of the schedules area (gathered in shared/composition/error-catalog.ts). */
 export const schedulesErrors: Readonly<Record<string, ErrorEntry & { area: 'schedules' }>> = {
   budget_bearer_invalid: {
     status: 401,

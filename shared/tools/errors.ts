@@ -1,6 +1,6 @@
-import type { ErrorEntry } from '../composition/error-catalog';
+import type { ErrorEntry } from '../platform/errors/catalog-entry';
 
-/** Error codes of the tools area (see ../catalog.ts). */
+/** Error codes of the tools area (gathered in shared/composition/error-catalog.ts). */
 export const toolsErrors: Readonly<Record<string, ErrorEntry & { area: 'tools' }>> = {
   product_not_found: {
     status: 404,

@@ -1,6 +1,6 @@
-import type { ErrorEntry } from '../composition/error-catalog';
+import type { ErrorEntry } from '../platform/errors/catalog-entry';
 
-/** Error codes of the webhook runs area (see ../catalog.ts). */
+/** Error codes of the webhook runs area (gathered in shared/composition/error-catalog.ts). */
 export const webhookRunsErrors: Readonly<Record<string, ErrorEntry & { area: 'webhook runs' }>> = {
   run_not_found: {
     status: 404,

@@ -1,6 +1,6 @@
-import type { ErrorEntry } from '../composition/error-catalog';
+import type { ErrorEntry } from '../platform/errors/catalog-entry';
 
-/** Error codes of the workspaces and workflows area (see ../catalog.ts). */
+/** Error codes of the workspaces and workflows area (gathered in shared/composition/error-catalog.ts). */
 export const workspacesAndWorkflowsErrors: Readonly<Record<string, ErrorEntry & { area: 'workspaces and workflows' }>> = {
   workspace_not_found: {
     status: 404,

@@ -24,6 +24,7 @@ import {
   SUPPORTED_NETWORKS,
   withTokenOverride,
 } from '../../shared/payments/x402/networks';
+import { TESTNET_CHAIN_IDS } from '../../shared/platform/config/chains';
 
 const PAY_TO = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 const baseUsdc = getToken(8453, 'USDC')!;
@@ -66,6 +67,8 @@ describe('the network table', () => {
     expect(networksForMode('testnet').map((n) => n.chainId)).toEqual([84532]);
     expect(networksForMode('mainnet').map((n) => n.chainId).sort((a, b) => a - b)).toEqual([10, 137, 8453, 42161, 43114]);
     expect(SUPPORTED_NETWORKS[8453]!.network).toBe('eip155:8453');
+    // The configuration refuses a local token outside TESTNET_CHAIN_IDS; the table must agree with it.
+    expect(Object.values(SUPPORTED_NETWORKS).filter((n) => n.testnet).map((n) => n.chainId)).toEqual([...TESTNET_CHAIN_IDS]);
   });
 
   it('agrees with @x402/evm default assets for every USDC it also lists', () => {

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import type { ErrorStyle } from './types';
 
-/** The spec's error bodies (shared/errors/shapes.ts renders them); extra fields (rate_limit, data) are allowed. */
+/** The spec's error bodies (shared/platform/errors/shapes.ts renders them); extra fields (rate_limit, data) are allowed. */
 export const validationError = Joi.object({
   detail: Joi.array()
     .items(Joi.object({ loc: Joi.array().items(Joi.alternatives(Joi.string(), Joi.number())).required(), msg: Joi.string().required(), type: Joi.string().required(), input: Joi.any(), ctx: Joi.object().unknown() }).unknown())

@@ -1,8 +1,9 @@
 import { bytesToHex, type Hex } from 'viem';
 import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
+import { DEV_MNEMONIC } from '../../platform/config/chains';
 
-/** The well-known public development mnemonic (anvil/hardhat default). Its keys hold nothing real. */
-export const DEV_MNEMONIC = 'test test test test test test test test test test test junk';
+// Scripts and tests take the dev accounts and their mnemonic from this one module.
+export { DEV_MNEMONIC };
 
 /** Roles for the first few dev accounts, so tests and scripts agree on who is who. */
 export const DEV_ACCOUNT_INDEX = {

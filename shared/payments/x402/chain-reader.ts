@@ -17,8 +17,25 @@ import {
   type Transport,
 } from 'viem';
 import { ChainUnavailableError, isChainTransportError } from './chain-errors';
-import type { AuthorizationRef, AuthorizationUse, ReceiptResult } from './facilitator-types';
 import { chainIdOf, viemChain, type CaipNetwork } from './networks';
+
+// What a chain read answers. They live with the reader, which the facilitator types import, so
+// the two files depend in one direction only.
+export type ReceiptResult =
+  | { status: 'confirmed'; txHash: Hex; blockNumber: string }
+  | { status: 'reverted'; txHash: Hex; blockNumber: string; blockTimestamp?: string }
+  | { status: 'pending'; txHash: Hex };
+
+export type AuthorizationUse =
+  | { kind: 'used'; txHash: Hex; blockNumber: string }
+  | { kind: 'canceled'; txHash: Hex; blockNumber: string };
+
+export interface AuthorizationRef {
+  network: CaipNetwork;
+  asset: Address;
+  from: Address;
+  nonce: Hex;
+}
 
 export interface ChainReaderConfig {
   chains: Array<{ chainId: number; rpcUrl: string }>;

@@ -1,6 +1,6 @@
 import type { PaymentRequirements } from '@x402/core/types';
 import { type Address, type Hex } from 'viem';
-import type { ChainReader } from './chain-reader';
+import type { AuthorizationRef, AuthorizationUse, ChainReader, ReceiptResult } from './chain-reader';
 import { type CaipNetwork } from './networks';
 
 /** Stable codes for a payment we refuse. Callers switch on these; never on messages. */
@@ -76,22 +76,6 @@ export interface PreparedSettlement {
   from: Address;
   /** viem's prepared request (gas, fees, type, chain id), without a nonce. In memory only. */
   tx: Record<string, unknown>;
-}
-
-export type ReceiptResult =
-  | { status: 'confirmed'; txHash: Hex; blockNumber: string }
-  | { status: 'reverted'; txHash: Hex; blockNumber: string; blockTimestamp?: string }
-  | { status: 'pending'; txHash: Hex };
-
-export type AuthorizationUse =
-  | { kind: 'used'; txHash: Hex; blockNumber: string }
-  | { kind: 'canceled'; txHash: Hex; blockNumber: string };
-
-export interface AuthorizationRef {
-  network: CaipNetwork;
-  asset: Address;
-  from: Address;
-  nonce: Hex;
 }
 
 /**

@@ -20,12 +20,11 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ChainUnavailableError, isChainTransportError, stripUrls } from './chain-errors';
-import { chainTransport, createChainReader } from './chain-reader';
+import { chainTransport, createChainReader, type ReceiptResult } from './chain-reader';
 import { chainIdOf, SUPPORTED_NETWORKS, viemChain, type CaipNetwork, type NetworkTable } from './networks';
 import {
   type InProcessFacilitator,
   type PreparedSettlement,
-  type ReceiptResult,
   type SettleResult,
   type Failure,
   type SettleFailureCode,

@@ -50,13 +50,10 @@ export {
 } from './challenge';
 
 export type {
-  AuthorizationRef,
-  AuthorizationUse,
   Eip3009Authorization,
   Failure,
   InProcessFacilitator,
   PaymentFacilitator,
-  ReceiptResult,
   SettleFailureCode,
   SettleResult,
   SettlementRequest,
@@ -65,6 +62,7 @@ export type {
   VerifyResult,
 } from './facilitator-types';
 export { SETTLE_FAILURE_CODES, VERIFY_FAILURE_CODES } from './facilitator-types';
+export type { AuthorizationRef, AuthorizationUse, ReceiptResult } from './chain-reader';
 export { checkPaymentAgainstRequirements, codeForPackageReason } from './payment-checks';
 export type { ChainSettlementConfig, InProcessFacilitatorConfig } from './in-process-facilitator';
 export { createInProcessFacilitator } from './in-process-facilitator';

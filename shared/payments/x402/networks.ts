@@ -1,4 +1,5 @@
 import { defineChain, getAddress, type Address, type Chain } from 'viem';
+import { TESTNET_CHAIN_IDS } from '../../platform/config/chains';
 
 export type NetworkMode = 'mainnet' | 'testnet';
 export type CaipNetwork = `eip155:${number}`;
@@ -71,8 +72,6 @@ export const SUPPORTED_NETWORKS: NetworkTable = Object.freeze({
     token('EURC', '0x808456652fdb597867f38412077A9182bf77359F', 'EURC', '2'),
   ]),
 });
-
-const TESTNET_CHAIN_IDS: readonly number[] = [84532];
 
 export function caipNetwork(chainId: number): CaipNetwork {
   return `eip155:${chainId}`;

@@ -1,6 +1,6 @@
-import type { ErrorEntry } from '../../composition/error-catalog';
+import type { ErrorEntry } from '../../platform/errors/catalog-entry';
 
-/** Error codes of the x402 settlement area (see ../catalog.ts). */
+/** Error codes of the x402 settlement area (gathered in shared/composition/error-catalog.ts). */
 export const x402SettlementErrors: Readonly<Record<string, ErrorEntry & { area: 'x402 settlement' }>> = {
   settlement_reverted: {
     status: 402,

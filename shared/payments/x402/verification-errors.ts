@@ -1,6 +1,6 @@
-import type { ErrorEntry } from '../../composition/error-catalog';
+import type { ErrorEntry } from '../../platform/errors/catalog-entry';
 
-/** Error codes of the x402 verification area (see ../catalog.ts). */
+/** Error codes of the x402 verification area (gathered in shared/composition/error-catalog.ts). */
 export const x402VerificationErrors: Readonly<Record<string, ErrorEntry & { area: 'x402 verification' }>> = {
   malformed_payload: {
     status: 402,

@@ -1,7 +1,6 @@
 import { bytesToHex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
-import { DEV_MNEMONIC } from '../../payments/chain/dev-accounts';
-import { SUPPORTED_NETWORKS } from '../../payments/x402/networks';
+import { DEV_MNEMONIC, TESTNET_CHAIN_IDS } from './chains';
 
 /** How many accounts of the public dev mnemonic are refused (anvil prints 10; tools derive more). */
 const DEV_ACCOUNTS_CHECKED = 20;
@@ -36,8 +35,7 @@ export function productionProblems(env: Record<string, unknown>, resolved: { pub
     }
   }
   if (resolved.localTokenChainId !== undefined) {
-    const network = SUPPORTED_NETWORKS[resolved.localTokenChainId];
-    if (resolved.mode === 'mainnet' || !network || !network.testnet) {
+    if (resolved.mode === 'mainnet' || !TESTNET_CHAIN_IDS.includes(resolved.localTokenChainId)) {
       problems.push(`X402_LOCAL_TOKEN_ADDRESS: a local token override is for local chains and tests, never on a mainnet network (chain ${resolved.localTokenChainId}, mode ${resolved.mode})`);
     }
   }

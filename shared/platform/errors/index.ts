@@ -3,6 +3,5 @@ export { AppError, ValidationError, errors } from './app-error';
 export type { ErrorShape, RenderContext, RenderedError } from './shapes';
 export { renderError, statusLabel } from './shapes';
 export { fromJoi } from './from-joi';
-export type { ErrorArea, ErrorEntry } from '../../composition/error-catalog';
-export { ERROR_CATALOG } from '../../composition/error-catalog';
-export { errorsHtml, errorsMarkdown } from '../../composition/error-catalog-doc';
+export type { ErrorArea, ErrorEntry } from './catalog-entry';
+export { ERROR_AREAS } from './catalog-entry';

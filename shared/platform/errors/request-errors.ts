@@ -1,6 +1,6 @@
-import type { ErrorEntry } from '../../composition/error-catalog';
+import type { ErrorEntry } from './catalog-entry';
 
-/** Error codes of the request area (see ../catalog.ts). */
+/** Error codes of the request area (gathered in shared/composition/error-catalog.ts). */
 export const requestErrors: Readonly<Record<string, ErrorEntry & { area: 'request' }>> = {
   validation_error: {
     status: 422,

@@ -1,6 +1,6 @@
-import type { ErrorEntry } from '../../composition/error-catalog';
+import type { ErrorEntry } from './catalog-entry';
 
-/** Error codes of the service area (see ../catalog.ts). */
+/** Error codes of the service area (gathered in shared/composition/error-catalog.ts). */
 export const serviceErrors: Readonly<Record<string, ErrorEntry & { area: 'service' }>> = {
   store_unavailable: {
     status: 503,

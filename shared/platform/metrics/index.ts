@@ -1,7 +1,5 @@
+// Only the plumbing's own metrics. A capability's metrics live in its folder and register on the
+// shared registry when the code that records them loads, so a process exposes what it runs.
 export { metricsText, registry } from './registry';
 export { httpRequestDuration } from './http';
-export { runsFinished, runsStarted } from '../../webhook-runs/metrics';
-export { callbackAttempts } from '../../webhook-runs/callback-metrics';
-export { recordLedgerEntry } from '../../credits/metrics';
-export { settlements } from '../../payments/metrics';
 export { recordDependencyError } from './dependencies';
