@@ -1,9 +1,9 @@
 import { NODE_KINDS, NODE_TYPES, type NodeType } from '../shared/workflows/nodes/index';
-import { createConditionNodeActivities } from '../temporal/webhook-runs/activities/condition';
-import { createModelNodeActivities } from '../temporal/webhook-runs/activities/model';
-import { createTemplateNodeActivities } from '../temporal/webhook-runs/activities/template';
-import { createToolNodeActivities } from '../temporal/webhook-runs/activities/tool';
-import { createSessionToolActivities } from '../temporal/workflow-session/tool-node';
+import { createConditionNodeActivities } from '../shared/workflows/nodes/condition/activity';
+import { createModelNodeActivities } from '../shared/workflows/nodes/model/activity';
+import { createTemplateNodeActivities } from '../shared/workflows/nodes/template/activity';
+import { createToolNodeActivities } from '../shared/workflows/nodes/tool/activity';
+import { createSessionToolActivities } from '../shared/workflows/nodes/tool/session-activity';
 import { domainOf, type WorkerDeps } from './deps';
 import type { QueueDefinition } from './queue';
 

@@ -1,5 +1,6 @@
 import type { ActivityOptions } from '@temporalio/common';
 import type { TemplateScope } from '../template';
+import type { WorkflowNode } from './index';
 
 /** What every node has besides its kind's own fields. */
 export interface BaseNode {
@@ -54,6 +55,27 @@ export interface NodeKind<N extends BaseNode & { type: string } = BaseNode & { t
   /** The activity's name (a key of what its factory returns) and options. */
   activity: A;
   options: ActivityOptions;
+}
+
+/** What every node activity gets: the node, and what its templates may read. */
+export interface NodeCall<N extends WorkflowNode = WorkflowNode> {
+  /** The run id, or in a wallet session the session id (then `workspaceId` and `budgetId` are empty). */
+  runId: string;
+  node: N;
+  prompt: string;
+  outputs: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  workspaceId: string;
+  budgetId: string;
+}
+
+/** What every node activity answers; the run or session records it as the node's result. */
+export interface NodeResult {
+  output: unknown;
+  worker: string;
+  model?: string;
+  credits_charged?: number;
+  transaction_id?: string;
 }
 
 /** Types `kind` against its node interface, keeping its activity's name (the worker entry is checked against it). */
