@@ -27,8 +27,9 @@ export interface TemplatedString {
 /**
  * One node kind, everything about it that is pure (workflow code, the API and workers all read
  * it): its fields and their validation, its templated strings, the error codes it ends with, and
- * how it is dispatched (queues, the activity's name and options). Its worker half (the activity
- * factory) is its entry in workers/node-queues.ts. Registered in ./index.ts.
+ * how it is dispatched (queues, the activity's name and options). Its worker half is the
+ * `nodeWorker` of ./<kind>/activity.ts (./runtime.ts), found by the kind's folder, so this half
+ * never imports it. Registered in ./index.ts.
  */
 export interface NodeKind<N extends BaseNode & { type: string } = BaseNode & { type: string }, A extends string = string> {
   type: N['type'];
@@ -78,7 +79,7 @@ export interface NodeResult {
   transaction_id?: string;
 }
 
-/** Types `kind` against its node interface, keeping its activity's name (the worker entry is checked against it). */
+/** Types `kind` against its node interface, keeping its activity's name (its `nodeWorker` is checked against it). */
 export function defineKind<N extends BaseNode & { type: string }>() {
   return <A extends string>(kind: NodeKind<N, A>): NodeKind<N, A> => kind;
 }

@@ -1,5 +1,11 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { WorkerOptions } from '@temporalio/worker';
+import type { LedgerStore } from '../../credits/ledger-store';
+import type { AppConfig } from '../../platform/config/index';
+import type { Models } from '../../platform/db/index';
+import type { ToolRepository } from '../../tools/repository';
 import { capOutput, NodeError } from '../node-output';
+import type { NodeKind } from './kind';
 
 /**
  * What node activities share at run time (worker side only: it needs the activity context, so
@@ -37,4 +43,34 @@ export function capped<T>(output: T): T {
   } catch (err) {
     throw finalFailure(err);
   }
+}
+
+/**
+ * What a node kind's activities are built from: the worker process's domain objects and
+ * settings, built once per process (workers/node-queues.ts hands them over).
+ */
+export interface NodeWorkerDeps {
+  models: Models;
+  ledger: LedgerStore;
+  tools: ToolRepository;
+  /** This worker (`host:pid`), recorded on each node it ran. */
+  identity: string;
+  config: AppConfig;
+}
+
+type Activity = (...args: any[]) => Promise<unknown>;
+
+/**
+ * A node kind's worker half, exported as `nodeWorker` by its `./<kind>/activity.ts`: the
+ * activities its queues serve and the worker settings they need.
+ */
+export interface NodeWorker<A extends string = string> {
+  activities(deps: NodeWorkerDeps): Record<A, Activity> & Record<string, Activity>;
+  workerOptions?: Pick<WorkerOptions, 'maxHeartbeatThrottleInterval' | 'maxConcurrentActivityTaskExecutions'>;
+}
+
+/** Types `worker` against its kind: its activities must include the one the registry entry names. */
+export function defineNodeWorker<A extends string>(kind: NodeKind<any, A>, worker: NodeWorker<A>): NodeWorker<A> {
+  void kind;
+  return worker;
 }

@@ -8,8 +8,8 @@ import { WorkspaceRepository } from '../../../workspaces/repository';
 import { workspaceAccount } from '../../../workspaces/types';
 import { renderTemplate } from '../../template';
 import type { NodeCall, NodeResult } from '../kind';
-import { capped, withHeartbeats } from '../runtime';
-import type { ModelNode } from './kind';
+import { capped, defineNodeWorker, withHeartbeats } from '../runtime';
+import { modelKind, type ModelNode } from './kind';
 import { modelCostCredits, modelHoldCredits, modelMaxTokens, type ModelUsage } from './pricing';
 
 export interface ModelNodeDeps {
@@ -169,5 +169,12 @@ export function createModelNodeActivities(deps: ModelNodeDeps) {
     },
   };
 }
+
+/** Without MODEL_API_URL its activity ends runs as setup_required (the queue is still served). */
+export const nodeWorker = defineNodeWorker(modelKind, {
+  // Heartbeats reach the server at least every second, so a cancel reaches the HTTP call within about a second.
+  workerOptions: { maxHeartbeatThrottleInterval: '1 second' },
+  activities: (deps) => createModelNodeActivities({ models: deps.models, ledger: deps.ledger, identity: deps.identity, model: deps.config.model }),
+});
 
 export type ModelNodeActivities = ReturnType<typeof createModelNodeActivities>;

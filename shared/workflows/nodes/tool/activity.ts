@@ -10,8 +10,9 @@ import { WorkspaceRepository } from '../../../workspaces/repository';
 import { workspaceAccount } from '../../../workspaces/types';
 import { renderValue, stringsIn, templateRefs } from '../../template';
 import type { NodeCall, NodeResult } from '../kind';
-import { capped, withHeartbeats } from '../runtime';
-import type { ToolNode } from './kind';
+import { capped, defineNodeWorker, withHeartbeats } from '../runtime';
+import { toolKind, type ToolNode } from './kind';
+import { createSessionToolActivities } from './session-activity';
 
 export interface ToolNodeDeps {
   models: Models;
@@ -86,5 +87,14 @@ export function createToolNodeActivities(deps: ToolNodeDeps) {
     },
   };
 }
+
+/** Its queues serve the tool nodes of runs (the workspace pays) and of wallet sessions (the wallet pays). */
+export const nodeWorker = defineNodeWorker(toolKind, {
+  workerOptions: { maxHeartbeatThrottleInterval: '1 second' },
+  activities: (deps) => ({
+    ...createToolNodeActivities({ ...deps, toolSecretsKey: deps.config.tools.secretsKey, credentialsKey: deps.config.credentialsKey }),
+    ...createSessionToolActivities({ ...deps, toolSecretsKey: deps.config.tools.secretsKey }),
+  }),
+});
 
 export type ToolNodeActivities = ReturnType<typeof createToolNodeActivities>;
