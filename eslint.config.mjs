@@ -61,6 +61,22 @@ export default tseslint.config(
     },
   },
   {
+    // A node kind's pure half (its fields, checks and evaluation, and the registry) is read by workflow
+    // code, so it never reaches its worker half: the activity, the runtime helpers, server libraries.
+    files: ['shared/workflows/nodes/**/*.ts'],
+    ignores: ['shared/workflows/nodes/runtime.ts', 'shared/workflows/nodes/activities.ts', 'shared/workflows/nodes/*/activity.ts', 'shared/workflows/nodes/*/session-activity.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: serverSideModules.filter((m) => !m.includes('*')).map((name) => ({ name, message: 'a node kind\'s pure half runs in workflow code' })),
+        patterns: [
+          { group: ['**/api/**', '**/workers/**', '**/temporal/**'], message: 'shared/ must not depend on api/, workers/ or temporal/' },
+          { group: ['node:*', 'viem/*', '**/shared/platform/db', '**/shared/platform/db/**', '**/platform/db/**', '**/platform/logger/**', '**/platform/config/**'], message: 'a node kind\'s pure half runs in workflow code' },
+          { group: ['./activity', './session-activity', '../runtime', './runtime', '../activities', './activities', '*/activity', '../*/activity'], allowTypeImports: true, message: 'the pure half imports its activity with `import type` only' },
+        ],
+      }],
+    },
+  },
+  {
     // Workflow code is replayed deterministically in a sandbox: no I/O, no clocks, no server libraries.
     files: ['temporal/**/workflows.ts', 'temporal/**/workflows/*.ts', 'temporal/graph-engine/*.ts'],
     rules: {
@@ -70,6 +86,7 @@ export default tseslint.config(
           { group: ['node:*', 'viem/*'], message: 'not allowed in workflow code' },
           { group: ['**/shared/platform/db', '**/shared/platform/db/**', '**/shared/platform/logger', '**/shared/platform/logger/**', '**/shared/platform/config', '**/shared/platform/config/**', '**/api/**', '**/workers/**'], message: 'workflows import only pure shared code' },
           { group: ['./activities', '../*/activities', './*/activities'], allowTypeImports: true, message: 'import activities with `import type` only' },
+          { group: ['**/shared/workflows/nodes/runtime', '**/shared/workflows/nodes/*/activity', '**/shared/workflows/nodes/*/session-activity', '**/shared/workflows/nodes/activities'], allowTypeImports: true, message: 'node activities run on workers: import them with `import type` only' },
         ],
       }],
     },

@@ -1,6 +1,8 @@
 /**
  * `make dev`: the whole service on embedded defaults: MongoDB-wire store, Temporal with its
- * Web UI, the API (both hosts), a worker serving every queue, and demo data. Ctrl-C stops all.
+ * Web UI, the API (both hosts), the two worker groups (`trusted` and `untrusted`, each its own
+ * process; docker-compose.yml starts the same two, test/unit/node-registry.test.ts checks), and
+ * demo data. Ctrl-C stops all.
  */
 import fs from 'node:fs';
 import path from 'node:path';

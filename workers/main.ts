@@ -10,7 +10,7 @@ import { ensureSettlementSweepSchedule } from '../temporal/x402-sweep/client';
 import { workerIdentity } from './deps';
 import { sdkLogger } from './logging';
 import { startWorkerMetrics } from './metrics';
-import { selectQueues } from './queues';
+import { queuesToServe } from './queues';
 import { queueActivities, runWorkers } from './run-workers';
 
 function parseQueues(argv: string[]): string[] | 'all' {
@@ -36,9 +36,10 @@ async function main(): Promise<void> {
   let queues;
   let deps;
   let activities;
+  let leftOut;
   try {
     config = getConfig();
-    queues = selectQueues(parseQueues(process.argv.slice(2)));
+    ({ queues, leftOut } = queuesToServe(parseQueues(process.argv.slice(2)), config));
     deps = { config, db: createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName }), temporal: createTemporal(config), identity: workerIdentity() };
     // A queue's missing settings are not something waiting fixes: they stop the start like a bad variable.
     activities = queueActivities(deps, queues);
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
     process.exit(78);
   }
   const { db, temporal } = deps;
+  for (const { key, reason } of leftOut) logger.warn(`not serving queue ${key}`, { reason });
   const metrics = config.workerMetricsPort ? await startWorkerMetrics(config.host, config.workerMetricsPort) : undefined;
   Runtime.install({ logger: sdkLogger, shutdownSignals: ['SIGINT', 'SIGTERM'], telemetryOptions: metrics?.telemetryOptions });
   await waitFor('mongodb', () => db.ready(5000));

@@ -1,55 +1,34 @@
+import { nodeWorkerOf } from '../shared/workflows/nodes/activities';
 import { NODE_KINDS, NODE_TYPES, type NodeType } from '../shared/workflows/nodes/index';
-import { createConditionNodeActivities } from '../temporal/webhook-runs/activities/condition';
-import { createModelNodeActivities } from '../temporal/webhook-runs/activities/model';
-import { createTemplateNodeActivities } from '../temporal/webhook-runs/activities/template';
-import { createToolNodeActivities } from '../temporal/webhook-runs/activities/tool';
-import { createSessionToolActivities } from '../temporal/workflow-session/tool-node';
 import { domainOf, type WorkerDeps } from './deps';
 import type { QueueDefinition } from './queue';
-
-/** The worker half of a node kind: what serves its queue (the registry's entry holds the rest). */
-interface NodeWorker<T extends NodeType> {
-  /** The activities of its queue; the kind's `activity` is among them (the compiler checks). */
-  activities(deps: WorkerDeps): Record<(typeof NODE_KINDS)[T]['activity'], (...args: any[]) => Promise<unknown>>;
-  workerOptions?: QueueDefinition['workerOptions'];
-}
-
-/** One entry per node kind (a missing kind does not compile). */
-const NODE_WORKERS: { [T in NodeType]: NodeWorker<T> } = {
-  template: { activities: (deps) => createTemplateNodeActivities({ identity: deps.identity }) },
-  condition: { activities: (deps) => createConditionNodeActivities({ identity: deps.identity }) },
-  /** Paid from the run's workspace or the session's wallet; without MODEL_API_URL they end runs as setup_required (the queue still serves). */
-  model: {
-    // Heartbeats reach the server at least every second, so a cancel reaches the HTTP call within ~1 s.
-    workerOptions: { maxHeartbeatThrottleInterval: '1 second' },
-    activities: (deps) => createModelNodeActivities({ models: deps.db.models, ledger: domainOf(deps).ledger, identity: deps.identity, model: deps.config.model }),
-  },
-  /** Paid tool nodes of runs (workspace account) and of wallet sessions (the wallet), through the tool invoker (shared/tools/invoke.ts). */
-  tool: {
-    workerOptions: { maxHeartbeatThrottleInterval: '1 second' },
-    activities: (deps) => ({
-      ...createToolNodeActivities({ models: deps.db.models, ...domainOf(deps), identity: deps.identity, toolSecretsKey: deps.config.tools.secretsKey, credentialsKey: deps.config.credentialsKey }),
-      ...createSessionToolActivities({ models: deps.db.models, ...domainOf(deps), identity: deps.identity, toolSecretsKey: deps.config.tools.secretsKey }),
-    }),
-  },
-};
 
 /** The command-line key of a kind's queue: `node-<kind>`, `_` written `-` (`--queues node-http-get`). */
 export const nodeQueueKey = (type: NodeType): string => `node-${type.replaceAll('_', '-')}`;
 
-/** Each kind's queue, in the registry's order. */
-export const NODE_QUEUE_DEFINITIONS: readonly QueueDefinition[] = NODE_TYPES.map((type) => ({
-  key: nodeQueueKey(type),
-  taskQueue: NODE_KINDS[type].queue,
-  activities: NODE_WORKERS[type].activities,
-  activitiesOnly: true,
-  ...(NODE_WORKERS[type].workerOptions ? { workerOptions: NODE_WORKERS[type].workerOptions } : {}),
-}));
+/**
+ * Each registered kind's two queues, in the registry's order: `node-<kind>` (workspace graphs)
+ * and `untrusted-node-<kind>` (wallet-authored graphs, a process of their own), both serving the
+ * activities of the kind's folder. Nothing here names a kind.
+ */
+const KIND_QUEUES = NODE_TYPES.map((type): [QueueDefinition, QueueDefinition] => {
+  const kind = NODE_KINDS[type];
+  const worker = nodeWorkerOf(type);
+  const served: Omit<QueueDefinition, 'key' | 'taskQueue'> = {
+    activities: (deps: WorkerDeps) => {
+      const activities = worker.activities({ models: deps.db.models, ...domainOf(deps), identity: deps.identity, config: deps.config });
+      // The registry names the activity the workflows schedule: a worker without it would leave nodes waiting.
+      if (typeof activities[kind.activity] !== 'function') throw new Error(`node kind ${type}: its activities lack ${kind.activity}`);
+      return activities;
+    },
+    activitiesOnly: true,
+    ...(worker.workerOptions ? { workerOptions: worker.workerOptions } : {}),
+  };
+  return [
+    { ...served, key: nodeQueueKey(type), taskQueue: kind.queue },
+    { ...served, key: `untrusted-${nodeQueueKey(type)}`, taskQueue: kind.untrustedQueue, untrusted: true },
+  ];
+});
 
-/** The same activities on each kind's untrusted queue (`untrusted-node-<kind>`: wallet-authored graphs, a process of their own). */
-export const UNTRUSTED_NODE_QUEUE_DEFINITIONS: readonly QueueDefinition[] = NODE_TYPES.map((type, i) => ({
-  ...NODE_QUEUE_DEFINITIONS[i],
-  key: `untrusted-${nodeQueueKey(type)}`,
-  taskQueue: NODE_KINDS[type].untrustedQueue,
-  untrusted: true,
-}));
+export const NODE_QUEUE_DEFINITIONS: readonly QueueDefinition[] = KIND_QUEUES.map(([trusted]) => trusted);
+export const UNTRUSTED_NODE_QUEUE_DEFINITIONS: readonly QueueDefinition[] = KIND_QUEUES.map(([, untrusted]) => untrusted);

@@ -8,6 +8,10 @@ import type { QueueDefinition } from './queue';
 export const settlementsQueue: QueueDefinition = {
   key: 'settlements',
   taskQueue: SETTLEMENT_QUEUE,
+  unavailable: (config) => {
+    const setup = paymentSetup(config.x402);
+    return 'disabled' in setup ? `the settlements queue needs x402 configured: ${setup.disabled}` : undefined;
+  },
   activities: (deps) => {
     const setup = paymentSetup(deps.config.x402);
     if ('disabled' in setup) throw new Error(`the settlements queue needs x402 configured: ${setup.disabled}`);

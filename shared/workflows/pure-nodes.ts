@@ -1,10 +1,11 @@
 import { kindOf } from './nodes/index';
 import { runCondition } from './nodes/condition/kind';
+import { runTemplate } from './nodes/template/kind';
 import type { TemplateScope } from './template';
 import type { ConditionNode, TemplateNode, WorkflowNode } from './types';
 
 export { capOutput, MAX_NODE_OUTPUT_BYTES, NodeError, utf8Length } from './node-output';
-export { runCondition };
+export { runCondition, runTemplate };
 
 /**
  * The node kinds that are pure and bounded (their registry entry has `evaluate`): a template
@@ -17,10 +18,6 @@ export type PureNode = TemplateNode | ConditionNode;
 
 export function isPureNode(node: WorkflowNode): node is PureNode {
   return kindOf(node.type).evaluate !== undefined;
-}
-
-export function runTemplate(node: TemplateNode, scope: TemplateScope): string {
-  return kindOf('template').evaluate!(node, scope) as string;
 }
 
 /** How much of a run's inline budget evaluating `node` here would spend, in characters a regex scans. */

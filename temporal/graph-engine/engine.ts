@@ -1,10 +1,10 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
 import { nextDecisions, topoOrder, type NodeState } from '../../shared/workflows/graph';
 import { kindOf, NODE_TYPES, type NodeType } from '../../shared/workflows/nodes/index';
+import type { NodeResult } from '../../shared/workflows/nodes/kind';
 import { NodeError } from '../../shared/workflows/node-output';
 import { RenderTooLarge } from '../../shared/workflows/template';
 import type { WorkflowEdge, WorkflowNode } from '../../shared/workflows/types';
-import type { NodeResult } from '../webhook-runs/types';
 
 /**
  * The one interpreter of a workflow graph, used by the webhook run workflows and the wallet

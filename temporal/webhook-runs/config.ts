@@ -3,7 +3,7 @@ import { NODE_KINDS, NODE_TYPES, type NodeType } from '../../shared/workflows/no
 
 /**
  * Every task queue of webhook runs, in one place. The run workflow and its store activities
- * live on RUN_QUEUE; each node kind has its own queue (its registry entry, shared/workflows/kinds,
+ * live on RUN_QUEUE; each node kind has its own queue (its registry entry, shared/workflows/nodes/<kind>/kind.ts,
  * holds its name, activity and options), so a deployment can scale (or isolate) model calls and
  * paid tool calls apart from cheap template/condition nodes.
  */
@@ -19,7 +19,7 @@ export const NODE_QUEUES = nodeQueues('queue');
  */
 export const UNTRUSTED_NODE_QUEUES = nodeQueues('untrustedQueue');
 
-/** Node kind → its task queue, from the kinds' registry (shared/workflows/kinds). */
+/** Node kind → its task queue, from the kinds' registry (shared/workflows/nodes/index.ts). */
 function nodeQueues(which: 'queue' | 'untrustedQueue'): Readonly<Record<NodeType, string>> {
   return Object.freeze(Object.fromEntries(NODE_TYPES.map((type) => [type, NODE_KINDS[type][which]])) as Record<NodeType, string>);
 }

@@ -24,23 +24,3 @@ export interface WebhookRunInput {
   /** Schedule-to-start bound of each node activity (RUN_NODE_START_TIMEOUT_MS); absent in runs started before it. */
   nodeStartTimeoutMs?: number;
 }
-
-/** What every node activity gets: the node, and what its templates may read. */
-export interface NodeCall<N extends WorkflowNode = WorkflowNode> {
-  runId: string;
-  node: N;
-  prompt: string;
-  outputs: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-  workspaceId: string;
-  budgetId: string;
-}
-
-export interface NodeResult {
-  output: unknown;
-  worker: string;
-  model?: string;
-  credits_charged?: number;
-  transaction_id?: string;
-}
-

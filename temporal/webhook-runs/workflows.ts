@@ -1,6 +1,7 @@
 import { ApplicationFailure, CancellationScope, isCancellation, ParentClosePolicy, proxyActivities, proxyLocalActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
 import type { RunNodeRecord, RunOutcome } from '../../shared/webhook-runs/types';
 import { INLINE_MATCH_BUDGET, inlineCost, isPureNode, runPureNode, type PureNode } from '../../shared/workflows/pure-nodes';
+import type { NodeResult } from '../../shared/workflows/nodes/kind';
 import type { WorkflowNode } from '../../shared/workflows/types';
 import { asText, NodeFailed, nodeActivities, nodeFailure, runGraph as runGraphEngine } from '../graph-engine/engine';
 import { callbackProgressQuery, type CallbackProgress } from '../webhook-callbacks/definitions';
@@ -10,7 +11,7 @@ import { SA } from '../search-attributes';
 import type { RunStoreActivities } from './activities/store';
 import { DEFAULT_NODE_START_TIMEOUT_MS, STORE_OPTIONS } from './config';
 import { runProgressQuery, type RunProgress } from './definitions';
-import type { NodeResult, WebhookRunInput } from './types';
+import type { WebhookRunInput } from './types';
 
 export type { WebhookRunInput };
 

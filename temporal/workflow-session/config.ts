@@ -1,4 +1,5 @@
 import { ActivityCancellationType, type ActivityOptions } from '@temporalio/common';
+import { SESSION_TOOL_FINAL_CODES } from '../../shared/workflows/nodes/tool/kind';
 
 /** Wallet workflow sessions run on this queue. */
 export const SESSIONS_QUEUE = 'workflow-sessions-v1';
@@ -12,17 +13,6 @@ export const SESSION_STORE_ACTIVITY_OPTIONS = {
 /** How long a client call to a session (start, query, update) may take before the API answers 503. */
 export const SESSION_CALL_DEADLINE_MS = 5000;
 
-/** A session tool node's refusals that no retry changes (recorded as the node's error_code). */
-export const SESSION_TOOL_FINAL_CODES = [
-  'product_not_found',
-  'action_not_found',
-  'action_ambiguous',
-  'invalid_parameters',
-  'insufficient_credits',
-  'budget_exceeded',
-  'setup_required',
-  'node_output_too_large',
-];
 
 /**
  * Paid tool nodes of a session (node-tool queue): charged at most once per session and node by

@@ -1,12 +1,12 @@
 import { allHandlersFinished, CancellationScope, condition, makeContinueAsNewFunc, patched, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { kindOf } from '../../shared/workflows/nodes/index';
+import type { NodeResult } from '../../shared/workflows/nodes/kind';
+import type { SessionToolActivities } from '../../shared/workflows/nodes/tool/session-activity';
 import type { ToolNode } from '../../shared/workflows/types';
 import type { SessionEndReason, SessionInput, SessionNodeResult, SessionState } from '../../shared/workflow-sessions/types';
 import { asText, nodeActivities, runGraph as runGraphEngine } from '../graph-engine/engine';
-import type { NodeResult } from '../webhook-runs/types';
 import { SA } from '../search-attributes';
 import type { WorkflowSessionActivities } from './activities';
-import type { SessionToolActivities } from './tool-node';
 import { SESSION_STORE_ACTIVITY_OPTIONS, SESSION_TOOL_NODE_OPTIONS } from './config';
 import { endSessionUpdate, sessionStateQuery, sessionTouchSignal } from './definitions';
 import { workflowNow } from '../workflow-clock';

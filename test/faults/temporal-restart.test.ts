@@ -4,7 +4,7 @@ import path from 'node:path';
 import { freePort } from '../../scripts/services/process';
 import { startTemporalDev } from '../../scripts/services/temporal';
 import { LedgerStore } from '../../shared/credits/ledger-store';
-import { modelHoldId } from '../../temporal/webhook-runs/activities/model';
+import { modelHoldId } from '../../shared/workflows/nodes/model/activity';
 import { startLocalChain, type RunningLocalChain } from '../../scripts/services/local-chain';
 import { settlementWorkflowId } from '../../temporal/x402-settlement/ids';
 import { rpc } from '../support/chain-control';

@@ -1,15 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { NODE_KINDS, NODE_TYPES } from '../../shared/workflows/nodes/index';
-import { nodeQueueKey } from '../../workers/node-queues';
-import { QUEUES, selectQueues } from '../../workers/queues';
+import type { AppConfig } from '../../shared/platform/config/index';
+import { NODE_TYPES } from '../../shared/workflows/nodes/index';
+import { QUEUES, queuesToServe, selectQueues } from '../../workers/queues';
+import { composeWorkers, devWorkers, queueArg, tableRows } from '../support/worker-groups';
 
 /**
  * Every task queue the code starts workflows or activities on is served by a worker queue
- * definition, started by docker compose's default worker, and named in docs/operations.md; a
+ * definition, started by compose's worker groups, and listed in docs/operations.md; a
  * queue nobody serves leaves its work waiting forever (a run's node fails node_queue_unserved).
  */
 const ROOT = path.resolve(__dirname, '../..');
+const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
 
 /** Every `*_QUEUE` constant and every value of a `*_QUEUES` object exported by temporal/<flow>/config.ts. */
 function queuesInCode(): Map<string, string> {
@@ -42,84 +44,40 @@ describe('the worker queue registry', () => {
     expect(served.size).toBe(QUEUES.length);
   });
 
-  it('is started by the compose worker (settlements once payments are configured) and documented', () => {
-    const compose = fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
-    const trusted = /\{WORKER_QUEUES:-([a-z,-]+)\}/.exec(compose)![1].split(',');
-    const untrusted = /\{UNTRUSTED_WORKER_QUEUES:-([a-z,-]+)\}/.exec(compose)![1].split(',');
-    const defaults = [...trusted, ...untrusted];
-    const optIn = QUEUES.filter((q) => !defaults.includes(q.key)).map((q) => q.key);
-    for (const key of optIn) expect(compose).toContain(`add \`${key}\` to WORKER_QUEUES`);
-    expect(defaults.filter((k) => !QUEUES.some((q) => q.key === k))).toEqual([]);
+  it('is started by compose\'s worker groups (settlements once payments are configured) and listed in the queue table of docs/operations.md', () => {
+    const compose = composeWorkers();
+    const started = new Set(compose.flatMap((p) => selectQueues(queueArg(p.queues)).map((q) => q.key)));
+    expect(QUEUES.filter((q) => !started.has(q.key)).map((q) => q.key)).toEqual([]);
+    // A group leaves out what this deployment cannot serve, and only that.
+    const left = QUEUES.filter((q) => q.unavailable).map((q) => q.key);
+    expect(left).toEqual(['settlements']);
+    expect(read('docker-compose.yml')).toContain('the trusted worker then serves `settlements`');
 
-    const ops = fs.readFileSync(path.join(ROOT, 'docs/operations.md'), 'utf8');
-    const table = ops.slice(ops.indexOf('| flow | workflow id | task queue |'));
-    const rows = table.slice(0, table.search(/\n(?!\|)/));
-    for (const q of QUEUES) expect({ queue: q.taskQueue, inFlowTable: rows.includes(`\`${q.taskQueue}\``) }).toEqual({ queue: q.taskQueue, inFlowTable: true });
+    const rows = tableRows(read('docs/operations.md'), '| queue key (`--queues`) | task queue | group |');
+    expect(rows.length).toBe(QUEUES.length);
+    for (const q of QUEUES) {
+      const row = rows.find((r) => r.startsWith(`| \`${q.key}\` |`))?.split(' | ');
+      expect({ key: q.key, taskQueue: row?.[1], group: row?.[2].split(' ')[0] }).toEqual({ key: q.key, taskQueue: `\`${q.taskQueue}\``, group: q.untrusted ? 'untrusted' : 'trusted' });
+    }
   });
 
   it('serves untrusted (wallet-authored) graphs\' nodes only in a process of their own: compose, make dev and the groups agree', () => {
-    const compose = fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
-    const trusted = /\{WORKER_QUEUES:-([a-z,-]+)\}/.exec(compose)![1].split(',');
-    const untrusted = /\{UNTRUSTED_WORKER_QUEUES:-([a-z,-]+)\}/.exec(compose)![1].split(',');
     const untrustedKeys = QUEUES.filter((q) => q.untrusted).map((q) => q.key);
     expect(untrustedKeys.length).toBe(NODE_TYPES.length);
-    expect([...untrusted].sort()).toEqual([...untrustedKeys].sort());
-    expect(trusted.filter((k) => untrustedKeys.includes(k))).toEqual([]);
     expect(selectQueues(['untrusted']).map((q) => q.key).sort()).toEqual([...untrustedKeys].sort());
     expect(selectQueues(['trusted']).some((q) => q.untrusted)).toBe(false);
     expect(selectQueues(['trusted']).length + untrustedKeys.length).toBe(QUEUES.length);
-    const dev = fs.readFileSync(path.join(ROOT, 'scripts/dev.ts'), 'utf8');
-    expect(dev).toContain("'--queues', 'trusted'");
-    expect(dev).toContain("'--queues', 'untrusted'");
-  });
-});
-
-/**
- * The node kinds' registry (shared/workflows/kinds) is the one list of kinds: what cannot derive
- * from it at runtime (compose, the docs) must agree with it, so adding a kind without its compose
- * and docs lines fails here.
- */
-describe('the node kinds registry', () => {
-  const compose = fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
-  const trusted = /\{WORKER_QUEUES:-([a-z,-]+)\}/.exec(compose)![1].split(',');
-  const untrusted = /\{UNTRUSTED_WORKER_QUEUES:-([a-z,-]+)\}/.exec(compose)![1].split(',');
-  const docs = fs.readFileSync(path.join(ROOT, 'docs/workflows.md'), 'utf8');
-  const table = docs.slice(docs.indexOf('| type | fields |'));
-  const rows = table.slice(0, table.search(/\n(?!\|)/)).split('\n').slice(2);
-
-  it('gives every kind a queue and an untrusted twin, each served by a worker queue of that kind', () => {
-    for (const type of NODE_TYPES) {
-      const kind = NODE_KINDS[type];
-      expect(QUEUES.find((q) => q.key === nodeQueueKey(type))?.taskQueue).toBe(kind.queue);
-      expect(QUEUES.find((q) => q.key === `untrusted-${nodeQueueKey(type)}`)?.taskQueue).toBe(kind.untrustedQueue);
-      expect(QUEUES.find((q) => q.key === `untrusted-${nodeQueueKey(type)}`)?.untrusted).toBe(true);
-    }
-    expect(QUEUES.filter((q) => /^(untrusted-)?node-/.test(q.key)).length).toBe(2 * NODE_TYPES.length);
-  });
-
-  it('ends a kind at once on its final error codes, and only on them', () => {
-    for (const type of NODE_TYPES) {
-      const kind = NODE_KINDS[type];
-      expect({ type, final: [...(kind.options.retry?.nonRetryableErrorTypes ?? [])].sort() }).toEqual({ type, final: [...kind.finalErrors].sort() });
-      expect({ type, cancellation: kind.options.cancellationType }).toEqual({ type, cancellation: 'WAIT_CANCELLATION_COMPLETED' });
+    for (const processes of [composeWorkers(), devWorkers()]) {
+      expect(processes.map((p) => p.queues).sort()).toEqual(['trusted', 'untrusted']);
     }
   });
 
-  it('is served by compose: every kind in the trusted worker, its twin in the untrusted one', () => {
-    for (const type of NODE_TYPES) {
-      expect({ type, trusted: trusted.includes(nodeQueueKey(type)) }).toEqual({ type, trusted: true });
-      expect({ type, untrusted: untrusted.includes(`untrusted-${nodeQueueKey(type)}`) }).toEqual({ type, untrusted: true });
-    }
-  });
-
-  it('is the node types table of docs/workflows.md: one row per kind with its fields and queue, and its error codes listed', () => {
-    expect(rows.map((r) => /^\| `([a-z_]+)` \|/.exec(r)?.[1])).toEqual(NODE_TYPES);
-    NODE_TYPES.forEach((type, i) => {
-      const kind = NODE_KINDS[type];
-      const [fields, , dispatch] = rows[i].split(' | ').slice(1);
-      for (const f of kind.fields) expect({ type, field: f.name, documented: fields.includes(`\`${f.name}\``) }).toEqual({ type, field: f.name, documented: true });
-      expect({ type, queue: dispatch.includes(`\`${kind.queue}\``) }).toEqual({ type, queue: true });
-      for (const code of [...kind.finalErrors, ...(kind.retriedErrors ?? [])]) expect({ type, code, documented: docs.includes(`\`${code}\``) }).toEqual({ type, code, documented: true });
-    });
+  it('leaves a queue this deployment cannot serve out of a group, but not out of a list naming it', () => {
+    const config = { x402: { payTo: '' } } as unknown as AppConfig;
+    const group = queuesToServe(['trusted'], config);
+    expect(group.leftOut.map((l) => l.key)).toEqual(['settlements']);
+    expect(group.queues.some((q) => q.key === 'settlements')).toBe(false);
+    expect(group.queues.length).toBe(selectQueues(['trusted']).length - 1);
+    expect(queuesToServe(['settlements', 'system'], config)).toEqual({ queues: selectQueues(['settlements', 'system']), leftOut: [] });
   });
 });

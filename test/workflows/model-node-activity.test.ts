@@ -1,7 +1,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { workspaceAccount } from '../../shared/workspaces/types';
-import { createModelNodeActivities, modelHoldId } from '../../temporal/webhook-runs/activities/model';
+import { createModelNodeActivities, modelHoldId } from '../../shared/workflows/nodes/model/activity';
 import { openTestDb } from '../support/db';
 import { startModelServer, type ModelServer } from '../support/model-server';
 import { setupGroup } from '../support/webhook-runs';

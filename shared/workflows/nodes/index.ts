@@ -5,9 +5,11 @@ import { templateKind } from './template/kind';
 import { toolKind } from './tool/kind';
 
 /**
- * Every node kind, one entry each (their order is the order error messages list them in). Graph
- * validation, the node queues, the worker queue list and the engine's node dispatch derive from
- * it; adding a kind: docs/adding-a-worker.md.
+ * Every node kind, one entry each (their order is the order error messages list them in); the
+ * key is the node's `type` and names its folder (./<type>/, `_` written `-`). Graph validation,
+ * the node queues and the activities the workers serve on them, and the engine's node dispatch
+ * derive from it; test/unit/node-registry.test.ts holds compose, `make dev` and the docs to it.
+ * Adding a kind: docs/adding-a-worker.md.
  */
 export const NODE_KINDS = {
   template: templateKind,

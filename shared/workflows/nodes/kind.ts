@@ -1,5 +1,6 @@
 import type { ActivityOptions } from '@temporalio/common';
 import type { TemplateScope } from '../template';
+import type { WorkflowNode } from './index';
 
 /** What every node has besides its kind's own fields. */
 export interface BaseNode {
@@ -26,8 +27,9 @@ export interface TemplatedString {
 /**
  * One node kind, everything about it that is pure (workflow code, the API and workers all read
  * it): its fields and their validation, its templated strings, the error codes it ends with, and
- * how it is dispatched (queues, the activity's name and options). Its worker half (the activity
- * factory) is its entry in workers/node-queues.ts. Registered in ./index.ts.
+ * how it is dispatched (queues, the activity's name and options). Its worker half is the
+ * `nodeWorker` of ./<kind>/activity.ts (./runtime.ts), found by the kind's folder, so this half
+ * never imports it. Registered in ./index.ts.
  */
 export interface NodeKind<N extends BaseNode & { type: string } = BaseNode & { type: string }, A extends string = string> {
   type: N['type'];
@@ -56,7 +58,28 @@ export interface NodeKind<N extends BaseNode & { type: string } = BaseNode & { t
   options: ActivityOptions;
 }
 
-/** Types `kind` against its node interface, keeping its activity's name (the worker entry is checked against it). */
+/** What every node activity gets: the node, and what its templates may read. */
+export interface NodeCall<N extends WorkflowNode = WorkflowNode> {
+  /** The run id, or in a wallet session the session id (then `workspaceId` and `budgetId` are empty). */
+  runId: string;
+  node: N;
+  prompt: string;
+  outputs: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  workspaceId: string;
+  budgetId: string;
+}
+
+/** What every node activity answers; the run or session records it as the node's result. */
+export interface NodeResult {
+  output: unknown;
+  worker: string;
+  model?: string;
+  credits_charged?: number;
+  transaction_id?: string;
+}
+
+/** Types `kind` against its node interface, keeping its activity's name (its `nodeWorker` is checked against it). */
 export function defineKind<N extends BaseNode & { type: string }>() {
   return <A extends string>(kind: NodeKind<N, A>): NodeKind<N, A> => kind;
 }

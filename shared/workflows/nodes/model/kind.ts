@@ -11,7 +11,7 @@ export interface ModelNode extends BaseNode {
   max_tokens?: number;
 }
 
-/** `model`: one chat completion, paid by the run's workspace or the session's wallet (temporal/webhook-runs/activities/model.ts). */
+/** `model`: one chat completion, paid by the run's workspace or the session's wallet (./activity.ts). */
 export const modelKind = defineKind<ModelNode>()({
   type: 'model',
   fields: [

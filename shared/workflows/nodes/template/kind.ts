@@ -1,5 +1,5 @@
 import { capOutput } from '../../node-output';
-import { renderTemplate } from '../../template';
+import { renderTemplate, type TemplateScope } from '../../template';
 import { defineKind, WAIT_CANCELLATION, type BaseNode } from '../kind';
 
 export interface TemplateNode extends BaseNode {
@@ -8,12 +8,17 @@ export interface TemplateNode extends BaseNode {
   template: string;
 }
 
+/** The template's text rendered, within the render budget and the output cap. */
+export function runTemplate(node: TemplateNode, scope: TemplateScope): string {
+  return capOutput(renderTemplate(node.template, scope));
+}
+
 /** `template`: text from the prompt and earlier outputs; pure, so runs evaluate it in their own task. */
 export const templateKind = defineKind<TemplateNode>()({
   type: 'template',
   fields: [{ name: 'template', type: 'string', required: true }],
   templates: (node) => [{ path: '.template', text: node.template, credentialsAllowed: false }],
-  evaluate: (node, scope) => capOutput(renderTemplate(node.template, scope)),
+  evaluate: runTemplate,
   finalErrors: ['node_output_too_large'],
   queue: 'node-template-v1',
   untrustedQueue: 'untrusted-node-template-v1',

@@ -11,12 +11,29 @@ export interface ToolNode extends BaseNode {
   parameters: Record<string, unknown>;
 }
 
+/** A session tool node's refusals that no retry changes (recorded as the node's error_code). */
+export const SESSION_TOOL_FINAL_CODES = [
+  'product_not_found',
+  'action_not_found',
+  'action_ambiguous',
+  'invalid_parameters',
+  'insufficient_credits',
+  'budget_exceeded',
+  'setup_required',
+  'node_output_too_large',
+];
+
+/** The invoker's request id of a session's tool node: charged at most once per (wallet, session, node). */
+export function sessionToolRequestId(sessionId: string, nodeId: string): string {
+  return `session:${sessionId}:${nodeId}`;
+}
+
 const TOOL_FINAL_ERRORS = ['budget_exceeded', 'insufficient_credits', 'invalid_parameters', 'product_not_found', 'action_not_found', 'action_ambiguous', 'missing_credentials', 'node_output_too_large'];
 
 /**
  * `tool`: one catalog action through the tool invoker (shared/tools/invoke.ts), paid from the
- * run's workspace account (temporal/webhook-runs/activities/tool.ts) or, in a wallet session,
- * from the wallet (temporal/workflow-session/tool-node.ts, its own activity on the same queue).
+ * run's workspace account (./activity.ts) or, in a wallet session, from the wallet
+ * (./session-activity.ts, its own activity on the same queue).
  */
 export const toolKind = defineKind<ToolNode>()({
   type: 'tool',

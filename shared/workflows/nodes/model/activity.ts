@@ -1,17 +1,16 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { ModelConfig } from '../../../shared/platform/config/index';
-import { LedgerStore } from '../../../shared/credits/ledger-store';
-import type { Models } from '../../../shared/platform/db/index';
-import { WorkflowSessionRepository } from '../../../shared/workflow-sessions/repository';
-import { modelCostCredits, modelHoldCredits, modelMaxTokens, type ModelUsage } from '../../../shared/workflows/nodes/model/pricing';
-import { renderTemplate } from '../../../shared/workflows/template';
-import type { ModelNode } from '../../../shared/workflows/types';
-import { BudgetChargeRepository } from '../../../shared/workspaces/budget-charges';
-import { WorkspaceRepository } from '../../../shared/workspaces/repository';
-import { workspaceAccount } from '../../../shared/workspaces/types';
-import type { NodeCall, NodeResult } from '../types';
-import { withHeartbeats } from './heartbeat';
-import { capped } from './output';
+import { LedgerStore } from '../../../credits/ledger-store';
+import type { ModelConfig } from '../../../platform/config/index';
+import type { Models } from '../../../platform/db/index';
+import { WorkflowSessionRepository } from '../../../workflow-sessions/repository';
+import { BudgetChargeRepository } from '../../../workspaces/budget-charges';
+import { WorkspaceRepository } from '../../../workspaces/repository';
+import { workspaceAccount } from '../../../workspaces/types';
+import { renderTemplate } from '../../template';
+import type { NodeCall, NodeResult } from '../kind';
+import { capped, defineNodeWorker, withHeartbeats } from '../runtime';
+import { modelKind, type ModelNode } from './kind';
+import { modelCostCredits, modelHoldCredits, modelMaxTokens, type ModelUsage } from './pricing';
 
 export interface ModelNodeDeps {
   models: Models;
@@ -170,5 +169,12 @@ export function createModelNodeActivities(deps: ModelNodeDeps) {
     },
   };
 }
+
+/** Without MODEL_API_URL its activity ends runs as setup_required (the queue is still served). */
+export const nodeWorker = defineNodeWorker(modelKind, {
+  // Heartbeats reach the server at least every second, so a cancel reaches the HTTP call within about a second.
+  workerOptions: { maxHeartbeatThrottleInterval: '1 second' },
+  activities: (deps) => createModelNodeActivities({ models: deps.models, ledger: deps.ledger, identity: deps.identity, model: deps.config.model }),
+});
 
 export type ModelNodeActivities = ReturnType<typeof createModelNodeActivities>;

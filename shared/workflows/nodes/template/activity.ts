@@ -1,7 +1,6 @@
-import { runTemplate } from '../../../shared/workflows/pure-nodes';
-import type { TemplateNode } from '../../../shared/workflows/types';
-import type { NodeCall, NodeResult } from '../types';
-import { finalFailure } from './output';
+import type { NodeCall, NodeResult } from '../kind';
+import { defineNodeWorker, finalFailure } from '../runtime';
+import { runTemplate, templateKind, type TemplateNode } from './kind';
 
 /** `template` nodes: text from the prompt and earlier outputs (sessions; runs before webhookRunWorkflowV3). */
 export function createTemplateNodeActivities(deps: { identity: string }) {
@@ -15,5 +14,7 @@ export function createTemplateNodeActivities(deps: { identity: string }) {
     },
   };
 }
+
+export const nodeWorker = defineNodeWorker(templateKind, { activities: (deps) => createTemplateNodeActivities({ identity: deps.identity }) });
 
 export type TemplateNodeActivities = ReturnType<typeof createTemplateNodeActivities>;

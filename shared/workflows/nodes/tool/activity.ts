@@ -1,18 +1,18 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { LedgerStore } from '../../../shared/credits/ledger-store';
-import type { Models } from '../../../shared/platform/db/index';
-import { AppError } from '../../../shared/platform/errors/index';
-import { OBJECT_ID_PATTERN } from '../../../shared/tools/rules';
-import { createToolInvoker } from '../../../shared/tools/invoke';
-import type { ToolRepository } from '../../../shared/tools/repository';
-import { renderValue, stringsIn, templateRefs } from '../../../shared/workflows/template';
-import type { ToolNode } from '../../../shared/workflows/types';
-import { BudgetChargeRepository } from '../../../shared/workspaces/budget-charges';
-import { WorkspaceRepository } from '../../../shared/workspaces/repository';
-import { workspaceAccount } from '../../../shared/workspaces/types';
-import type { NodeCall, NodeResult } from '../types';
-import { withHeartbeats } from './heartbeat';
-import { capped } from './output';
+import type { LedgerStore } from '../../../credits/ledger-store';
+import type { Models } from '../../../platform/db/index';
+import { AppError } from '../../../platform/errors/index';
+import { createToolInvoker } from '../../../tools/invoke';
+import type { ToolRepository } from '../../../tools/repository';
+import { OBJECT_ID_PATTERN } from '../../../tools/rules';
+import { BudgetChargeRepository } from '../../../workspaces/budget-charges';
+import { WorkspaceRepository } from '../../../workspaces/repository';
+import { workspaceAccount } from '../../../workspaces/types';
+import { renderValue, stringsIn, templateRefs } from '../../template';
+import type { NodeCall, NodeResult } from '../kind';
+import { capped, defineNodeWorker, withHeartbeats } from '../runtime';
+import { toolKind, type ToolNode } from './kind';
+import { createSessionToolActivities } from './session-activity';
 
 export interface ToolNodeDeps {
   models: Models;
@@ -87,5 +87,14 @@ export function createToolNodeActivities(deps: ToolNodeDeps) {
     },
   };
 }
+
+/** Its queues serve the tool nodes of runs (the workspace pays) and of wallet sessions (the wallet pays). */
+export const nodeWorker = defineNodeWorker(toolKind, {
+  workerOptions: { maxHeartbeatThrottleInterval: '1 second' },
+  activities: (deps) => ({
+    ...createToolNodeActivities({ ...deps, toolSecretsKey: deps.config.tools.secretsKey, credentialsKey: deps.config.credentialsKey }),
+    ...createSessionToolActivities({ ...deps, toolSecretsKey: deps.config.tools.secretsKey }),
+  }),
+});
 
 export type ToolNodeActivities = ReturnType<typeof createToolNodeActivities>;

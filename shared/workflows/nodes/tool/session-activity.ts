@@ -1,18 +1,15 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { LedgerStore } from '../../shared/credits/ledger-store';
-import type { Models } from '../../shared/platform/db/index';
-import { AppError } from '../../shared/platform/errors/index';
-import { createToolInvoker } from '../../shared/tools/invoke';
-import type { ToolRepository } from '../../shared/tools/repository';
-import { OBJECT_ID_PATTERN } from '../../shared/tools/rules';
-import { invokeWithinWalletBudget } from '../../shared/tools/wallet-budget';
-import { renderValue, stringsIn, templateRefs } from '../../shared/workflows/template';
-import type { ToolNode } from '../../shared/workflows/types';
-import { withHeartbeats } from '../webhook-runs/activities/heartbeat';
-import { capped } from '../webhook-runs/activities/output';
-import type { NodeResult } from '../webhook-runs/types';
-import { SESSION_TOOL_FINAL_CODES } from './config';
-import { sessionToolRequestId } from './ids';
+import type { LedgerStore } from '../../../credits/ledger-store';
+import type { Models } from '../../../platform/db/index';
+import { AppError } from '../../../platform/errors/index';
+import { createToolInvoker } from '../../../tools/invoke';
+import type { ToolRepository } from '../../../tools/repository';
+import { OBJECT_ID_PATTERN } from '../../../tools/rules';
+import { invokeWithinWalletBudget } from '../../../tools/wallet-budget';
+import { renderValue, stringsIn, templateRefs } from '../../template';
+import type { NodeResult } from '../kind';
+import { capped, withHeartbeats } from '../runtime';
+import { SESSION_TOOL_FINAL_CODES, sessionToolRequestId, type ToolNode } from './kind';
 
 export interface SessionToolNodeDeps {
   models: Models;

@@ -1,7 +1,6 @@
-import { runCondition } from '../../../shared/workflows/pure-nodes';
-import type { ConditionNode } from '../../../shared/workflows/types';
-import type { NodeCall, NodeResult } from '../types';
-import { finalFailure } from './output';
+import type { NodeCall, NodeResult } from '../kind';
+import { defineNodeWorker, finalFailure } from '../runtime';
+import { conditionKind, runCondition, type ConditionNode } from './kind';
 
 /** `condition` nodes: true or false on an earlier output; edges with `when` pick the branch (sessions; runs before webhookRunWorkflowV3). */
 export function createConditionNodeActivities(deps: { identity: string }) {
@@ -15,5 +14,7 @@ export function createConditionNodeActivities(deps: { identity: string }) {
     },
   };
 }
+
+export const nodeWorker = defineNodeWorker(conditionKind, { activities: (deps) => createConditionNodeActivities({ identity: deps.identity }) });
 
 export type ConditionNodeActivities = ReturnType<typeof createConditionNodeActivities>;

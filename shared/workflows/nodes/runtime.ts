@@ -1,0 +1,76 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { WorkerOptions } from '@temporalio/worker';
+import type { LedgerStore } from '../../credits/ledger-store';
+import type { AppConfig } from '../../platform/config/index';
+import type { Models } from '../../platform/db/index';
+import type { ToolRepository } from '../../tools/repository';
+import { capOutput, NodeError } from '../node-output';
+import type { NodeKind } from './kind';
+
+/**
+ * What node activities share at run time (worker side only: it needs the activity context, so
+ * workflow code and the kinds' pure files never import it).
+ */
+
+/**
+ * Runs a slow call while heartbeating every second, handing it the activity's cancellation
+ * signal: a cancelled run (or a timed-out attempt) aborts the HTTP call, and the activity ends
+ * as cancelled rather than with the abort error.
+ */
+export async function withHeartbeats<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const ctx = Context.current();
+  ctx.heartbeat();
+  const timer = setInterval(() => ctx.heartbeat(), 1000);
+  try {
+    return await fn(ctx.cancellationSignal);
+  } catch (err) {
+    if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason;
+    throw err;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** A final node error as the activity failure Temporal records (its type is the run's error code). */
+export function finalFailure(err: unknown): unknown {
+  return err instanceof NodeError ? ApplicationFailure.nonRetryable(err.message, err.code) : err;
+}
+
+/** Node outputs pass through workflow history: refuse (finally) what is too large. */
+export function capped<T>(output: T): T {
+  try {
+    return capOutput(output);
+  } catch (err) {
+    throw finalFailure(err);
+  }
+}
+
+/**
+ * What a node kind's activities are built from: the worker process's domain objects and
+ * settings, built once per process (workers/node-queues.ts hands them over).
+ */
+export interface NodeWorkerDeps {
+  models: Models;
+  ledger: LedgerStore;
+  tools: ToolRepository;
+  /** This worker (`host:pid`), recorded on each node it ran. */
+  identity: string;
+  config: AppConfig;
+}
+
+type Activity = (...args: any[]) => Promise<unknown>;
+
+/**
+ * A node kind's worker half, exported as `nodeWorker` by its `./<kind>/activity.ts`: the
+ * activities its queues serve and the worker settings they need.
+ */
+export interface NodeWorker<A extends string = string> {
+  activities(deps: NodeWorkerDeps): Record<A, Activity> & Record<string, Activity>;
+  workerOptions?: Pick<WorkerOptions, 'maxHeartbeatThrottleInterval' | 'maxConcurrentActivityTaskExecutions'>;
+}
+
+/** Types `worker` against its kind: its activities must include the one the registry entry names. */
+export function defineNodeWorker<A extends string>(kind: NodeKind<any, A>, worker: NodeWorker<A>): NodeWorker<A> {
+  void kind;
+  return worker;
+}

@@ -1,0 +1,44 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+// js-yaml comes with jest (no container engine here to run `docker compose config`).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const yaml = require('js-yaml') as { load(text: string): unknown };
+
+const ROOT = path.resolve(__dirname, '../..');
+
+/** What a worker process is started with: `--queues` as written, a group (`trusted`) or a list of keys. */
+export interface WorkerProcess {
+  name: string;
+  queues: string;
+}
+
+/** The worker services of docker-compose.yml and their default `--queues` (`${VAR:-default}` read as its default). */
+export function composeWorkers(): WorkerProcess[] {
+  const compose = yaml.load(fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8')) as { services: Record<string, { command?: string[] }> };
+  return Object.entries(compose.services).flatMap(([name, service]) => {
+    const command = service.command ?? [];
+    if (!command.includes('workers/main.ts')) return [];
+    const arg = command[command.indexOf('--queues') + 1] ?? 'all';
+    return [{ name, queues: /^\$\{[A-Z_]+:-(.+)\}$/.exec(arg)?.[1] ?? arg }];
+  });
+}
+
+/** The worker processes `make dev` starts (scripts/dev.ts: `'workers/main.ts', '--queues', '<queues>'`). */
+export function devWorkers(): WorkerProcess[] {
+  const dev = fs.readFileSync(path.join(ROOT, 'scripts/dev.ts'), 'utf8');
+  return [...dev.matchAll(/'workers\/main\.ts',\s*'--queues',\s*'([^']+)'/g)].map((m, i) => ({ name: `dev worker ${i + 1}`, queues: m[1] }));
+}
+
+/** `--queues` as workers/main.ts reads it. */
+export function queueArg(queues: string): string[] | 'all' {
+  return queues === 'all' ? 'all' : queues.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+/** The rows of the markdown table starting with `header` in `text` (header and separator left out). */
+export function tableRows(text: string, header: string): string[] {
+  const start = text.indexOf(header);
+  if (start < 0) return [];
+  const table = text.slice(start);
+  return table.slice(0, table.search(/\n(?!\|)/)).split('\n').slice(2);
+}
