@@ -78,7 +78,7 @@ export default tseslint.config(
   },
   {
     // Workflow code is replayed deterministically in a sandbox: no I/O, no clocks, no server libraries.
-    files: ['temporal/**/workflows.ts', 'temporal/**/workflows/*.ts', 'temporal/graph-engine/*.ts'],
+    files: ['temporal/**/workflows.ts', 'temporal/**/*-workflows.ts', 'temporal/**/workflows/*.ts', 'temporal/graph-engine/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         paths: serverSideModules.filter((m) => !m.includes('*')).map((name) => ({ name, message: 'not allowed in workflow code' })),
@@ -100,7 +100,7 @@ export default tseslint.config(
   {
     // Imports are not the only way out of determinism: these globals read the clock, chance, the
     // network or the process. In workflow code use sleep()/condition(), workflowInfo(), activities.
-    files: ['temporal/**/workflows.ts', 'temporal/**/workflows/*.ts', 'temporal/graph-engine/*.ts'],
+    files: ['temporal/**/workflows.ts', 'temporal/**/*-workflows.ts', 'temporal/**/workflows/*.ts', 'temporal/graph-engine/*.ts'],
     rules: {
       'no-restricted-globals': ['error',
         ...['fetch', 'setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'process', 'require', 'queueMicrotask', 'performance', 'crypto']

@@ -11,7 +11,7 @@ export { runCondition, runTemplate };
  * The node kinds that are pure and bounded (their registry entry has `evaluate`): a template
  * renders within a running budget, a condition compares or matches with a linear-time engine
  * (re2js). The run workflow evaluates them inside its own task; the node activities (sessions,
- * runs started before webhookRunWorkflowV3) call the same functions, so both give the same output
+ * runs started as the legacy types without in-task pure nodes) call the same functions, so both give the same output
  * or the same error.
  */
 export type PureNode = TemplateNode | ConditionNode;

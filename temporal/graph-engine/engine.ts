@@ -1,7 +1,7 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
 import { nextDecisions, topoOrder, type NodeState } from '../../shared/workflows/graph';
 import { kindOf, NODE_TYPES, type NodeType } from '../../shared/workflows/nodes/index';
-import type { NodeResult } from '../../shared/workflows/nodes/kind';
+import type { NodeResult } from '../../shared/workflows/nodes/call';
 import { NodeError } from '../../shared/workflows/node-output';
 import { RenderTooLarge } from '../../shared/workflows/template';
 import type { WorkflowEdge, WorkflowNode } from '../../shared/workflows/types';

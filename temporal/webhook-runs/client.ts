@@ -9,7 +9,7 @@ import { callbackProgressQuery, type CallbackProgress } from '../webhook-callbac
 import { NODE_QUEUES, RUN_QUEUE, UNTRUSTED_NODE_QUEUES } from './config';
 import { runProgressQuery, type RunProgress } from './definitions';
 import type { RunQueues } from './types';
-import { webhookRunWorkflowV3 } from './workflows';
+import { webhookRun } from './workflows';
 
 /** A request must not hang on an unreachable Temporal: fail within this, and the caller answers 503. */
 const START_DEADLINE_MS = 5000;
@@ -42,7 +42,7 @@ export interface RunStart {
 export async function startWebhookRun(temporal: TemporalHandle, s: RunStart): Promise<void> {
   try {
     await temporal.client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-      temporal.client.workflow.start(webhookRunWorkflowV3, {
+      temporal.client.workflow.start(webhookRun, {
         taskQueue: temporal.queue(RUN_QUEUE),
         workflowId: s.runId,
         args: [

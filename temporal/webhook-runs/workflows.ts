@@ -1,7 +1,7 @@
 import { ApplicationFailure, CancellationScope, isCancellation, ParentClosePolicy, proxyActivities, proxyLocalActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
 import type { RunNodeRecord, RunOutcome } from '../../shared/webhook-runs/types';
 import { INLINE_MATCH_BUDGET, inlineCost, isPureNode, runPureNode, type PureNode } from '../../shared/workflows/pure-nodes';
-import type { NodeResult } from '../../shared/workflows/nodes/kind';
+import type { NodeResult } from '../../shared/workflows/nodes/call';
 import type { WorkflowNode } from '../../shared/workflows/types';
 import { asText, NodeFailed, nodeActivities, nodeFailure, runGraph as runGraphEngine } from '../graph-engine/engine';
 import { callbackProgressQuery, type CallbackProgress } from '../webhook-callbacks/definitions';
@@ -16,47 +16,40 @@ import type { WebhookRunInput } from './types';
 export type { WebhookRunInput };
 
 /**
- * One webhook run (workflow id = run id). Marks the record running, runs the graph wave by wave
- * (each node an activity on its kind's queue; conditions pick branches), writes the terminal
- * state, delivers the callback when there is a callback_url, and closes the execution to match:
- * Completed, Failed (failed, setup_required; the failure type is the error code) or Canceled.
- * FlowStatus always equals the stored run status.
- *
- * The record writes are local activities (no task dispatch of their own) and the callback is
- * delivered by this workflow, its first attempt scheduled in the task that records the end, so
- * a one-node run costs what a bare one-activity workflow does. A new workflow type rather than
- * `patched()`, which would add a marker and a search-attribute upsert to every run.
+ * What tells the run workflow types apart. A type's shape is fixed once it is registered (its
+ * executions and recorded histories replay against it); a change to the commands a run emits is
+ * a new shape under a new type (docs/architecture.md, "Workflow versions").
  */
-export function webhookRunWorkflowV2(input: WebhookRunInput): Promise<RunOutcome> {
-  return runGraph(input, 2);
+export interface RunShape {
+  /** The run record's writes as local activities (no task dispatch of their own), or as activities on the runs queue. */
+  storeWrites: 'local' | 'runs-queue';
+  /** The callback delivered by the run itself, its first attempt in the task that records the end, or by a child workflow. */
+  callback: 'in-run' | 'child-workflow';
+  /** Template and condition nodes evaluated inside the workflow task (within a regex budget), or as activities on their queues. */
+  pureNodes: 'in-task' | 'activities';
 }
+
+export const CURRENT_RUN_SHAPE: RunShape = { storeWrites: 'local', callback: 'in-run', pureNodes: 'in-task' };
 
 /**
- * webhookRunWorkflowV2, with template and condition nodes (pure, bounded: shared/workflows/pure-nodes)
- * evaluated inside the workflow task instead of as activities: a run dispatches one task per node
- * that does I/O (model, tool) and none for the rest, so a run of pure nodes is one workflow task.
- * A new type so that V2 executions in flight and their histories keep replaying.
+ * One webhook run (workflow id = run id), the type every new run starts as. Marks the record
+ * running, runs the graph wave by wave (pure nodes in the workflow task, model and tool nodes as
+ * activities on their kind's queue; conditions pick branches), writes the terminal state, delivers
+ * the callback when there is a callback_url, and closes the execution to match: Completed, Failed
+ * (failed, setup_required; the failure type is the error code) or Canceled. FlowStatus always
+ * equals the stored run status. A one-node run costs what a bare one-activity workflow does.
+ * The types runs started as before are in legacy-workflows.ts.
  */
-export function webhookRunWorkflowV3(input: WebhookRunInput): Promise<RunOutcome> {
-  return runGraph(input, 3);
+export function webhookRun(input: WebhookRunInput): Promise<RunOutcome> {
+  return runGraph(input, CURRENT_RUN_SHAPE);
 }
 
-/**
- * The first version, for executions started before webhookRunWorkflowV2 and their histories:
- * store writes as activities on the runs queue, the callback as a child workflow.
- */
-export function webhookRunWorkflow(input: WebhookRunInput): Promise<RunOutcome> {
-  return runGraph(input, 1);
-}
-
-async function runGraph(input: WebhookRunInput, version: 1 | 2 | 3): Promise<RunOutcome> {
-  const atTheFloor = version >= 2;
-  const inline = version >= 3;
+export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise<RunOutcome> {
   const progress: RunProgress = { status: 'queued', nodes: Object.fromEntries(input.nodes.map((n) => [n.id, 'pending'])) };
   setHandler(runProgressQuery, () => progress);
   const callbackProgress: CallbackProgress = { attempts: 0, waits: [], status: 'pending' };
-  if (atTheFloor && input.callback) setHandler(callbackProgressQuery, () => callbackProgress);
-  const store = atTheFloor ? proxyLocalActivities<RunStoreActivities>(STORE_OPTIONS) : proxyActivities<RunStoreActivities>({ taskQueue: input.queues.runs, ...STORE_OPTIONS });
+  if (shape.callback === 'in-run' && input.callback) setHandler(callbackProgressQuery, () => callbackProgress);
+  const store = shape.storeWrites === 'local' ? proxyLocalActivities<RunStoreActivities>(STORE_OPTIONS) : proxyActivities<RunStoreActivities>({ taskQueue: input.queues.runs, ...STORE_OPTIONS });
   // Every node's schedule-to-start is bounded: a kind whose queue no worker serves fails `node_queue_unserved`.
   const run = nodeActivities((type) => input.queues[type], { scheduleToStartTimeout: input.nodeStartTimeoutMs ?? DEFAULT_NODE_START_TIMEOUT_MS });
   const records: RunNodeRecord[] = [];
@@ -74,9 +67,9 @@ async function runGraph(input: WebhookRunInput, version: 1 | 2 | 3): Promise<Run
     upsertSearchAttributes([{ key: SA.flowStatus, value: 'running' }]);
 
     let matchBudget = INLINE_MATCH_BUDGET;
-    /** Whether a pure node is evaluated here (V3, within the run's regex budget) or dispatched to its queue. */
+    /** Whether a pure node is evaluated here (within the run's regex budget) or dispatched to its queue. */
     const inlineHere = (node: WorkflowNode, scope: { prompt: string; outputs: Record<string, unknown>; metadata: Record<string, unknown> }): node is PureNode => {
-      if (!inline || !isPureNode(node)) return false;
+      if (shape.pureNodes !== 'in-task' || !isPureNode(node)) return false;
       const cost = inlineCost(node, scope);
       if (cost > matchBudget) return false;
       matchBudget -= cost;
@@ -143,7 +136,7 @@ async function runGraph(input: WebhookRunInput, version: 1 | 2 | 3): Promise<Run
     upsertSearchAttributes([{ key: SA.flowStatus, value: outcome.status }]);
     if (!input.callback) return;
     const delivery = { runId: input.runId, groupId: input.groupId, schedule: input.callback.schedule, timeoutMs: input.callback.timeoutMs };
-    if (atTheFloor) {
+    if (shape.callback === 'in-run') {
       await deliverCallback(delivery, callbackProgress, input.callback.queue);
       return;
     }

@@ -1,6 +1,6 @@
 import { allHandlersFinished, CancellationScope, condition, makeContinueAsNewFunc, patched, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { kindOf } from '../../shared/workflows/nodes/index';
-import type { NodeResult } from '../../shared/workflows/nodes/kind';
+import type { NodeResult } from '../../shared/workflows/nodes/call';
 import type { SessionToolActivities } from '../../shared/workflows/nodes/tool/session-activity';
 import type { ToolNode } from '../../shared/workflows/types';
 import type { SessionEndReason, SessionInput, SessionNodeResult, SessionState } from '../../shared/workflow-sessions/types';

@@ -85,7 +85,7 @@ describe('webhook runs: trigger, poll, cancel on the real API, Temporal and stor
     const { events } = await stack.temporal.client.workflow.getHandle(done.run_id).fetchHistory();
     expect(events!.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
     expect(events!.filter((e) => e.workflowTaskCompletedEventAttributes)).toHaveLength(1);
-    expect(events![0].workflowExecutionStartedEventAttributes!.workflowType!.name).toBe('webhookRunWorkflowV3');
+    expect(events![0].workflowExecutionStartedEventAttributes!.workflowType!.name).toBe('webhookRun');
   });
 
   it('sends a regex match over a large input to the condition queue instead of its workflow task, with the same result', async () => {

@@ -4,7 +4,7 @@ import { Worker } from '@temporalio/worker';
 import type { RunOutcome } from '../../shared/webhook-runs/types';
 import type { SessionState } from '../../shared/workflow-sessions/types';
 import type { WorkflowEdge, WorkflowNode } from '../../shared/workflows/types';
-import type { NodeCall } from '../../shared/workflows/nodes/kind';
+import type { NodeCall } from '../../shared/workflows/nodes/call';
 import { workflowBundle } from '../../workers/workflow-bundle';
 import { timeSkippingEnv } from '../support/time-skipping';
 

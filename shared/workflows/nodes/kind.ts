@@ -1,6 +1,5 @@
 import type { ActivityOptions } from '@temporalio/common';
 import type { TemplateScope } from '../template';
-import type { WorkflowNode } from './index';
 
 /** What every node has besides its kind's own fields. */
 export interface BaseNode {
@@ -41,7 +40,7 @@ export interface NodeKind<N extends BaseNode & { type: string } = BaseNode & { t
   branches?: true;
   /**
    * Pure and bounded (no I/O, linear in its input): evaluated inside the run's workflow task
-   * (webhookRunWorkflowV3) and by its activity alike, so both give the same output or error.
+   * (webhookRun) and by its activity alike, so both give the same output or error.
    */
   evaluate?(node: N, scope: TemplateScope): unknown;
   /** The part of a run's inline regex budget evaluating it here would spend (pure-nodes.ts). */
@@ -56,27 +55,6 @@ export interface NodeKind<N extends BaseNode & { type: string } = BaseNode & { t
   /** The activity's name (a key of what its factory returns) and options. */
   activity: A;
   options: ActivityOptions;
-}
-
-/** What every node activity gets: the node, and what its templates may read. */
-export interface NodeCall<N extends WorkflowNode = WorkflowNode> {
-  /** The run id, or in a wallet session the session id (then `workspaceId` and `budgetId` are empty). */
-  runId: string;
-  node: N;
-  prompt: string;
-  outputs: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-  workspaceId: string;
-  budgetId: string;
-}
-
-/** What every node activity answers; the run or session records it as the node's result. */
-export interface NodeResult {
-  output: unknown;
-  worker: string;
-  model?: string;
-  credits_charged?: number;
-  transaction_id?: string;
 }
 
 /** Types `kind` against its node interface, keeping its activity's name (its `nodeWorker` is checked against it). */

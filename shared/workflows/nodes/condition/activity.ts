@@ -1,8 +1,8 @@
-import type { NodeCall, NodeResult } from '../kind';
+import type { NodeCall, NodeResult } from '../call';
 import { defineNodeWorker, finalFailure } from '../runtime';
 import { conditionKind, runCondition, type ConditionNode } from './kind';
 
-/** `condition` nodes: true or false on an earlier output; edges with `when` pick the branch (sessions; runs before webhookRunWorkflowV3). */
+/** `condition` nodes: true or false on an earlier output; edges with `when` pick the branch (sessions; runs of the legacy types that dispatch every node). */
 export function createConditionNodeActivities(deps: { identity: string }) {
   return {
     async runConditionNode(call: NodeCall<ConditionNode>): Promise<NodeResult> {

@@ -7,7 +7,7 @@ import { BudgetChargeRepository } from '../../../workspaces/budget-charges';
 import { WorkspaceRepository } from '../../../workspaces/repository';
 import { workspaceAccount } from '../../../workspaces/types';
 import { renderTemplate } from '../../template';
-import type { NodeCall, NodeResult } from '../kind';
+import type { NodeCall, NodeResult } from '../call';
 import { capped, defineNodeWorker, withHeartbeats } from '../runtime';
 import { modelKind, type ModelNode } from './kind';
 import { modelCostCredits, modelHoldCredits, modelMaxTokens, type ModelUsage } from './pricing';

@@ -1,8 +1,8 @@
-import type { NodeCall, NodeResult } from '../kind';
+import type { NodeCall, NodeResult } from '../call';
 import { defineNodeWorker, finalFailure } from '../runtime';
 import { runTemplate, templateKind, type TemplateNode } from './kind';
 
-/** `template` nodes: text from the prompt and earlier outputs (sessions; runs before webhookRunWorkflowV3). */
+/** `template` nodes: text from the prompt and earlier outputs (sessions; runs of the legacy types that dispatch every node). */
 export function createTemplateNodeActivities(deps: { identity: string }) {
   return {
     async runTemplateNode(call: NodeCall<TemplateNode>): Promise<NodeResult> {

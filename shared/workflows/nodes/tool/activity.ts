@@ -9,7 +9,7 @@ import { BudgetChargeRepository } from '../../../workspaces/budget-charges';
 import { WorkspaceRepository } from '../../../workspaces/repository';
 import { workspaceAccount } from '../../../workspaces/types';
 import { renderValue, stringsIn, templateRefs } from '../../template';
-import type { NodeCall, NodeResult } from '../kind';
+import type { NodeCall, NodeResult } from '../call';
 import { capped, defineNodeWorker, withHeartbeats } from '../runtime';
 import { toolKind, type ToolNode } from './kind';
 import { createSessionToolActivities } from './session-activity';

@@ -7,7 +7,7 @@ import type { ToolRepository } from '../../../tools/repository';
 import { OBJECT_ID_PATTERN } from '../../../tools/rules';
 import { invokeWithinWalletBudget } from '../../../tools/wallet-budget';
 import { renderValue, stringsIn, templateRefs } from '../../template';
-import type { NodeResult } from '../kind';
+import type { NodeResult } from '../call';
 import { capped, withHeartbeats } from '../runtime';
 import { SESSION_TOOL_FINAL_CODES, sessionToolRequestId, type ToolNode } from './kind';
 
