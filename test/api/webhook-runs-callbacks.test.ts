@@ -125,7 +125,7 @@ describe('webhook runs with callback_url: real workers, the delivery workflow, a
 
     const delivery = await deliveryWorkflow(runId);
     expect(delivery.result).toEqual({ attempts: 2, waits: [300], status: 'delivered' });
-    await saveHistory(stack.temporal.client.workflow.getHandle(runId), 'webhook-run-v3-callback.json');
+    await saveHistory(stack.temporal.client.workflow.getHandle(runId), 'webhook-run-current-callback.json');
   });
 
   it('a cancelled run: its callback says webhook_run.cancelled and carries the cancel request', async () => {

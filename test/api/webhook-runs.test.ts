@@ -58,7 +58,7 @@ describe('webhook runs: trigger, poll, cancel on the real API, Temporal and stor
     expect(desc.status.name).toBe('COMPLETED');
     const sa = Object.fromEntries(desc.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value]));
     expect(sa).toMatchObject({ FlowKind: 'webhook_run', WebhookWorkflowId: wf, AgentGroupId: g.groupId, FlowStatus: 'completed' });
-    await saveHistory(handle, 'webhook-run-v3.json');
+    await saveHistory(handle, 'webhook-run-current.json');
   });
 
   it('evaluates template and condition nodes inside the run workflow: no activity task, one workflow task', async () => {
@@ -140,7 +140,7 @@ describe('webhook runs: trigger, poll, cancel on the real API, Temporal and stor
     const rb = await waitForRun(stack.server.mainUrl, b.body.data.run.run_id, g.token);
     expect(ra.response_text).toBe('Refund desk: I want a REFUND');
     expect(rb.response_text).toBe('General desk: hello');
-    await saveHistory(stack.temporal.client.workflow.getHandle(ra.run_id), 'webhook-run-v3-branches.json');
+    await saveHistory(stack.temporal.client.workflow.getHandle(ra.run_id), 'webhook-run-current-branches.json');
     expect(ra.run_metadata.nodes.map((n: any) => [n.id, n.status])).toEqual([
       ['classify', 'completed'],
       ['is_refund', 'completed'],
@@ -257,7 +257,7 @@ describe('webhook runs: trigger, poll, cancel on the real API, Temporal and stor
     await expect(stack.temporal.client.workflow.getHandle(run.run_id).result()).rejects.toThrow();
     const desc = await stack.temporal.client.workflow.getHandle(run.run_id).describe();
     expect(desc.status.name).toBe('CANCELLED');
-    await saveHistory(stack.temporal.client.workflow.getHandle(run.run_id), 'webhook-run-v3-cancelled.json');
+    await saveHistory(stack.temporal.client.workflow.getHandle(run.run_id), 'webhook-run-current-cancelled.json');
 
     const done = await trigger(stack.server.mainUrl, g.token, await addWorkflow(stack.db, g, templateWorkflow('quick')), { prompt: 'q' });
     await waitForRun(stack.server.mainUrl, done.body.data.run.run_id, g.token);

@@ -17,7 +17,8 @@ const FIXTURES_BY_FLOW: Record<string, string[]> = {
   'webhook-callbacks': ['webhook-callback.json'],
   // webhook-run*.json: webhookRunWorkflow (store activities, callback child workflow);
   // webhook-run-floor*.json: webhookRunWorkflowV2 (local store activities, callback delivered by the run itself);
-  // webhook-run-v3*.json: webhookRunWorkflowV3 (template and condition nodes evaluated in the workflow task).
+  // webhook-run-v3*.json: webhookRunWorkflowV3 (template and condition nodes evaluated in the workflow task);
+  // webhook-run-current*.json: webhookRun, the type new runs start as.
   'webhook-runs': [
     'webhook-run.json',
     'webhook-run-branches.json',
@@ -30,6 +31,10 @@ const FIXTURES_BY_FLOW: Record<string, string[]> = {
     'webhook-run-v3-branches.json',
     'webhook-run-v3-cancelled.json',
     'webhook-run-v3-callback.json',
+    'webhook-run-current.json',
+    'webhook-run-current-branches.json',
+    'webhook-run-current-cancelled.json',
+    'webhook-run-current-callback.json',
   ],
   'workflow-session': ['workflow-session.json', 'workflow-session-continued.json', 'workflow-session-tool.json'],
   'x402-settlement': ['x402-settlement.json'],
