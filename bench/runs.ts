@@ -1,5 +1,5 @@
 /**
- * `make bench` (webhook runs), issue 9:
+ * `make bench` (webhook runs):
  *   (a) trigger endpoint requests/s against a baseline that inserts one document and starts one
  *       workflow (same process, store and Temporal), interleaved rounds A, B, B' per round;
  *   (b) trigger → completed p50/p99 of a one-node (template) workflow, one run at a time;

@@ -1,5 +1,5 @@
 /**
- * The Temporal floor (issue 16): bare workflow throughput and latency of each real Temporal
+ * The Temporal floor: bare workflow throughput and latency of each real Temporal
  * server variant, side by side in one run, with the same in-process SDK worker.
  *
  *   node_modules/.bin/tsx bench/temporal-floor.ts
@@ -7,7 +7,7 @@
  * Per variant: start the server, run a worker on a fresh task queue, then for an empty, a
  * one-activity and a three-activity workflow: BENCH_CONCURRENCY (16) closed-loop clients for
  * TF_DURATION_MS (8000) after TF_WARMUP_MS (1500), then TF_LATENCY_RUNS (40) one at a time
- * (p50/p99). Ratios are against the first variant (the dev server as started before issue 16).
+ * (p50/p99). Ratios are against the first variant (the dev server with its defaults).
  * Output: a table on stdout and .cache/bench/temporal-floor.json.
  *
  * Knobs (env): TF_VARIANTS (comma list of names, default all), TF_WORKFLOWS (comma list),
@@ -64,7 +64,7 @@ const SPEED_FLAGS_BEFORE_16 = [
 ];
 
 const VARIANTS: Variant[] = [
-  { name: 'dev-default', what: 'start-dev as before issue 16 (no pragmas, no dynamic config)', start: () => startTemporalDevWith([]) },
+  { name: 'dev-default', what: 'start-dev with its defaults (no pragmas, no dynamic config)', start: () => startTemporalDevWith([]) },
   { name: 'dev-speed', what: 'start-dev + WAL, synchronous=normal, search-attribute cache', start: () => startTemporalDevWith(SPEED_FLAGS_BEFORE_16) },
   { name: 'dev-try', what: `dev-speed + ${extraDc.join(' ') || '(TF_EXTRA_DC unset)'}`, start: () => startTemporalDevWith([...SPEED_FLAGS_BEFORE_16, ...dynamicConfig(extraDc)]) },
   {

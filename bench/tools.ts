@@ -1,5 +1,5 @@
 /**
- * Tools benchmark (issue 8), `make bench` or `node_modules/.bin/tsx bench/tools.ts`:
+ * Tools benchmark, `make bench` or `node_modules/.bin/tsx bench/tools.ts`:
  *
  * Processes: the API with the baseline route (bench/server.ts), the demo vendor
  * (scripts/demo-vendor.ts) and FerretDB each run in their own process; this one signs envelopes

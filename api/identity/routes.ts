@@ -103,7 +103,7 @@ export function authOperations(services: Services): Operation[] {
       },
     },
     {
-      // Ours (issue 18): a wallet lists and revokes its own tokens by signing, without holding one.
+      // Ours, beyond the spec: a wallet lists and revokes its own tokens by signing, without holding one.
       ...common,
       id: 'listAccessTokens',
       method: 'post',

@@ -13,9 +13,9 @@ import { freePort, portOpen, startProcess } from './process';
 import type { RunningTemporal } from './temporal';
 
 /**
- * Built by hand from tools/temporal-server (docs/decisions.md, issue 16); bootstrap does not build
- * it. Used by bench/temporal-floor.ts (variant `server-pg`) only: it starts, registers `default`
- * and runs the bench's workflows (first run 2026-11-24).
+ * Built by hand from tools/temporal-server (docs/decisions.md); bootstrap does not build it. Used
+ * by bench/temporal-floor.ts (variant `server-pg`) only: it starts, registers `default` and runs
+ * the bench's workflows.
  */
 const SERVER = path.join(CACHE, 'bin/temporal-server');
 const SQL_TOOL = path.join(CACHE, 'bin/temporal-sql-tool');

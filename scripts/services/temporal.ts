@@ -17,7 +17,7 @@ export interface RunningTemporal {
  * main file), search attributes read from the cache instead of the store on every request
  * (they are registered at start, below), and one partition per task queue (the server's default
  * of 4 spreads a queue over matching hosts; with one host it only adds forwarding hops between
- * partitions). Measured in docs/decisions.md (issue 16, bench/temporal-floor.ts).
+ * partitions). Measured in docs/decisions.md (bench/temporal-floor.ts).
  */
 export const DEV_SERVER_SPEED_FLAGS: string[] = [
   '--sqlite-pragma', 'journal_mode=wal',

@@ -22,12 +22,13 @@ function isWellFormedSignature(signature: string): boolean {
 }
 
 /**
- * The signer's address as lower-case hex, or null. libsecp256k1 (the binding prebuilt in the
- * npm tarball, ~80 µs; the package falls back to pure JS if it does not load) instead of
- * @noble/curves, which viem uses (1.8-4.9 ms a recovery here), and bytes all the way: the EIP-191 digest
- * and the address are each one keccak over bytes, with no hex round trips and no checksum (a third
- * keccak) that a comparison does not need. Keccak by js-sha3: 3-4x faster here than
- * @noble/hashes (viem's) for a message of a few hundred bytes. This runs on every signed request.
+ * The signer's address as lower-case hex, or null. This runs on every signed request, so it uses
+ * libsecp256k1 (the binding prebuilt in the npm tarball; the package falls back to pure JS if it
+ * does not load) instead of @noble/curves, which viem uses and which is over an order of magnitude
+ * slower, and bytes all the way: the EIP-191 digest and the address are each one keccak over bytes,
+ * with no hex round trips and no checksum (a third keccak) that a comparison does not need. Keccak
+ * by js-sha3, faster here than @noble/hashes (viem's) for messages of a few hundred bytes. The
+ * figures are in docs/decisions.md.
  */
 const keccak = (bytes: Uint8Array): Buffer => Buffer.from(jsSha3.keccak256.arrayBuffer(bytes));
 

@@ -11,7 +11,7 @@ export const CLAIM_READ_MAX_REUSE_MS = 8000;
  * past that the 8 s bound holds and the share grows with the read. FerretDB reads every due schedule
  * of the budget (no sort or range pushdown), about 1 s for 4000: with a fixed 1 s reuse a large
  * backlog kept it reading without pause, and with 4× the read's getMores were still half of
- * FerretDB's CPU under 20 claiming agents (bench/schedules.ts, issue 17). Newly due occurrences
+ * FerretDB's CPU under 20 claiming agents (bench/schedules.ts; docs/decisions.md). Newly due occurrences
  * sort after a backlog anyway, so a longer reuse delays none that would be claimed sooner.
  */
 export const CLAIM_READ_REUSE_PER_READ_TIME = 12;

@@ -233,8 +233,8 @@ export class ScheduleRepository {
 
   /**
    * applyAdvance on an unpaused schedule only: true when it applied. The advance's common case: a
-   * plain update costs the store less than findOneAndUpdate (measured 587 against 420/s at 20
-   * concurrent), and the caller knows what it leaves (appliedTo of the schedule as claimed).
+   * plain update costs the store less than findOneAndUpdate (measured: docs/decisions.md), and
+   * the caller knows what it leaves (appliedTo of the schedule as claimed).
    */
   async applyAdvanceIfOpen(a: ScheduleAdvance): Promise<boolean> {
     const res = await this.models.workflowSchedules.updateOne({ _id: a.schedule_id, next_due_at: a.base_due_at, paused: false }, { $set: advanceFields(a) });

@@ -350,7 +350,7 @@ export class ScheduleService {
 
   /**
    * The schedule after `advance` when its guarded apply found the schedule elsewhere: still behind
-   * (a claim taken, before issue 17's third part, from the queue entry an earlier advance wrote
+   * (a claim taken by an older release from the queue entry an earlier advance wrote
    * beside an apply that had not landed), so the recorded advances in between are applied first,
    * in order; or moved past it (resumed), then it is answered as it stands.
    */

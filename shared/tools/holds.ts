@@ -42,7 +42,7 @@ export function holdCall(details: string | undefined): { product_id: string; act
 
 /**
  * The call made under (account, request id), from its hold: null when none was held. A call
- * settled before outcomes lived on the ledger (before 2026-11-24) is read from its old
+ * settled by a release before outcomes lived on the ledger is read from its old
  * `tool_invocations` record.
  */
 export async function callRecord(ledger: LedgerStore, repo: ToolRepository, account: string, requestId: string): Promise<CallRecord | null> {

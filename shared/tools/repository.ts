@@ -208,7 +208,7 @@ export class ToolRepository {
   // ------------------------------------------------------------------ invocations
 
   /**
-   * A call recorded before outcomes moved onto the ledger (2026-11-24): its claim in
+   * A call recorded before outcomes moved onto the ledger: its claim in
    * `tool_invocations` merged with its outcome, or null. Read-only, on replay paths; new calls
    * write no such records (the hold is the claim, its settlement the outcome: shared/tools/holds.ts).
    */

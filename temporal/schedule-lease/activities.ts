@@ -11,8 +11,8 @@ export function createScheduleLeaseActivities(deps: ScheduleLeaseDeps) {
     /**
      * Ends the claim as expired unless a release or advance ended it first; idempotent.
      * Returns how the claim ended. Nothing else to do: the occurrence is due again from the
-     * schedule document once no active claim holds it (this workflow only serves leases started
-     * before issue 17; see docs/decisions.md).
+     * schedule document once no active claim holds it (this workflow only drains leases an older
+     * release started; docs/architecture.md).
      */
     async expireClaim(claimId: string, scheduleId: string, nowIso: string): Promise<'released' | 'advanced' | 'expired'> {
       const { end } = await repo.endClaim({ _id: claimId, schedule_id: scheduleId }, 'expired', new Date(nowIso), { reason: 'lease_expired' });

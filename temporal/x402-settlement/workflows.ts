@@ -3,8 +3,8 @@ import type { SettlementActivities, SettlementOutcome } from './activities';
 import { SETTLE_OPTIONS } from './config';
 
 // A local activity: the settlement is short and idempotent against the payment record, so it
-// runs inside the workflow task instead of paying server round trips (about 3x faster end to
-// end, see bench/README.md). A worker dying mid-way only means the task is retried elsewhere.
+// runs inside the workflow task instead of paying server round trips (measured in
+// bench/README.md). A worker dying mid-way only means the task is retried elsewhere.
 const { settlePayment } = proxyLocalActivities<SettlementActivities>(SETTLE_OPTIONS);
 
 export type { SettlementOutcome };

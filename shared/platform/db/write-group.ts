@@ -18,12 +18,11 @@ const MAX_BATCH = 128;
 /**
  * Group commit for one collection: writes asked for while the previous batch is in flight go
  * out together as one command. FerretDB on SQLite commits a batch of inserts about as fast as a
- * single one (measured: 400 concurrent insertOne 1.2-1.6 s, the same rows in batches of 8 0.15-0.3 s),
- * so concurrent paid calls stop queueing behind each other's commits. An idle group sends at the
+ * single one, so concurrent paid calls stop queueing behind each other's commits. An idle group sends at the
  * end of the current event-loop turn (setImmediate, no timer): the writes asked for by everything
  * that turn handled (requests read from several sockets, answers from the store) go out as one
- * command. Sending the first at once made a batch of one of nearly every idle send: at concurrency
- * 8 the tools bench counted 1.40 grouped write commands per paid call, 0.92 with the turn (issue 17).
+ * command. Sending the first at once made a batch of one of nearly every idle send (the tools
+ * bench's counts are in docs/decisions.md).
  */
 class WriteGroup<T> {
   private readonly waiting: Waiting<T>[] = [];

@@ -8,7 +8,7 @@ export type ClaimEndKind = 'released' | 'advanced' | 'expired';
  * the lease's expiry can never all apply to the same claim. An `advanced` end carries the advance
  * record: a later attempt of an occurrence exists only after the earlier one ended otherwise, so
  * at most one claim per occurrence ends `advanced`, and this insert is the advance's decision too.
- * Ends written before (issue 17, third part) have no `advance`; theirs is in `schedule_advances`.
+ * Ends written by older releases have no `advance`; theirs is in `schedule_advances`.
  */
 export interface ScheduleClaimEndDoc {
   _id: string;

@@ -18,7 +18,7 @@ export interface ScheduleClaimDoc {
   claimed_at: Date;
   lease_expires_at: Date;
   /**
-   * false on claims made since issue 17's second part, absent on older ones (whose due-queue entry
+   * false on claims of releases that had a due queue, absent on older ones (whose due-queue entry
    * was swapped for a held entry keyed at expiry). Nothing reads it since the due queue went (the
    * schedule document is its own entry: docs/schedules.md#due-queue); kept so claims stay one shape.
    */

@@ -24,7 +24,7 @@ const OUTCOME_FIELDS = {
 };
 
 /**
- * Written until 2026-11-24; now only read, for calls made before (a paid call's claim is its
+ * Written by releases before outcomes lived on the ledger; now only read, for calls made then (a paid call's claim is its
  * ledger hold and its outcome rides on the capture or release: shared/tools/holds.ts).
  *
  * One paid call, `_id` = `<account>|<request id>`: inserting it is what made a request id
