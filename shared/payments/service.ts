@@ -19,8 +19,7 @@ import {
 } from './x402/challenge';
 import type { CaipNetwork, SupportedToken } from './x402/networks';
 import type { PaymentSetup } from './x402/setup';
-import type { TemporalHandle } from '../../temporal/connection';
-import { awaitSettlement, startSettlement } from '../../temporal/x402-settlement/client';
+import type { SettlementEngine } from './settlement-engine';
 import type { LocalRateLimiter } from '../platform/limits/light-limit';
 import { checkPaymentPayload, type CheckedPaymentPayload } from './payment-payload';
 
@@ -68,7 +67,7 @@ export class PaymentGate {
   constructor(
     private readonly setup: PaymentSetup,
     private readonly models: Pick<Models, 'x402Payments' | 'x402InFlight'>,
-    private readonly temporal: TemporalHandle,
+    private readonly settlements: SettlementEngine,
     private readonly settleWaitMs: number,
     /** Verified new payments per payer; a known payment's repeat is not counted. */
     private readonly perPayer?: LocalRateLimiter,
@@ -273,7 +272,7 @@ export class PaymentGate {
   }
 
   private start(record: X402PaymentDoc) {
-    return startSettlement(this.temporal, {
+    return this.settlements.start({
       paymentId: record._id,
       payer: record.payer,
       network: record.network,
@@ -294,7 +293,7 @@ export class PaymentGate {
   }
 
   private async settle(record: X402PaymentDoc): Promise<PaidOutcome> {
-    const outcome = await awaitSettlement(this.temporal, record._id, this.settleWaitMs);
+    const outcome = await this.settlements.await(record._id, this.settleWaitMs);
     const latest = (await this.models.x402Payments.findById(record._id).lean<X402PaymentDoc>().exec()) ?? record;
     if (!outcome) return { kind: 'pending', record: latest };
     if (outcome.status === 'failed') throw errors.paymentRequired(outcome.code, `${outcome.message}; nothing was charged`);

@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
+import type { SettlementOutcome } from '../../shared/payments/settlement-engine';
 import { ApplicationFailureCategory } from '@temporalio/common';
 import type { Address, Hex } from 'viem';
 import { LedgerStore } from '../../shared/credits/ledger-store';
@@ -28,9 +29,7 @@ export interface SettlementDeps {
   receiptPollMs?: number;
 }
 
-export type SettlementOutcome =
-  | { status: 'completed'; txHash: string; grantId?: string }
-  | { status: 'failed'; code: string; message: string };
+export type { SettlementOutcome };
 
 type Step = { ok: true; rec: X402PaymentDoc } | { ok: false; code: string; message: string };
 
