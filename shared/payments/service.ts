@@ -1,4 +1,3 @@
-import type { Request } from 'express';
 import type { Address } from 'viem';
 import { insertOnce, type Models } from '../platform/db/index';
 import type { PaymentPurpose, X402PaymentDoc } from './models/x402-payment';
@@ -39,11 +38,6 @@ export interface PayInput {
 }
 
 export type PaidOutcome = { kind: 'completed'; record: X402PaymentDoc } | { kind: 'pending'; record: X402PaymentDoc };
-
-/** The payment header of a request: X-PAYMENT (the spec's name) wins; PAYMENT-SIGNATURE is its alias. */
-export function paymentHeader(req: Request): string | undefined {
-  return req.header(X402_HEADERS.legacyPayment) ?? req.header(X402_HEADERS.paymentSignature) ?? undefined;
-}
 
 /** The currency a token's amount is reported in: USD tokens as `amount_usd`, EURC as `amount_eur`. */
 const TOKEN_CURRENCY: Record<string, 'USD' | 'EUR'> = { USDC: 'USD', EURC: 'EUR' };
