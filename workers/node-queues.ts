@@ -4,8 +4,13 @@ import { createModelNodeActivities } from '../temporal/webhook-runs/activities/m
 import { createTemplateNodeActivities } from '../temporal/webhook-runs/activities/template';
 import { createToolNodeActivities } from '../temporal/webhook-runs/activities/tool';
 import { createSessionToolActivities } from '../temporal/workflow-session/tool-node';
-import { domainOf, type WorkerDeps } from './deps';
+import { reposOf, type WorkerDeps } from './deps';
 import type { QueueDefinition } from './queue';
+
+/** Some of the root's repositories, by name (a factory's deps are only what it uses). */
+function pick<T extends object, K extends keyof T>(from: T, ...keys: K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((k) => [k, from[k]])) as Pick<T, K>;
+}
 
 /** The worker half of a node kind: what serves its queue (the registry's entry holds the rest). */
 interface NodeWorker<T extends NodeType> {
@@ -22,14 +27,14 @@ const NODE_WORKERS: { [T in NodeType]: NodeWorker<T> } = {
   model: {
     // Heartbeats reach the server at least every second, so a cancel reaches the HTTP call within ~1 s.
     workerOptions: { maxHeartbeatThrottleInterval: '1 second' },
-    activities: (deps) => createModelNodeActivities({ models: deps.db.models, ledger: domainOf(deps).ledger, identity: deps.identity, model: deps.config.model }),
+    activities: (deps) => createModelNodeActivities({ models: deps.db.models, ...pick(reposOf(deps), 'ledger', 'workspaces', 'sessions', 'budgetCharges'), identity: deps.identity, model: deps.config.model }),
   },
   /** Paid tool nodes of runs (workspace account) and of wallet sessions (the wallet), through the tool invoker (shared/tools/invoke.ts). */
   tool: {
     workerOptions: { maxHeartbeatThrottleInterval: '1 second' },
     activities: (deps) => ({
-      ...createToolNodeActivities({ models: deps.db.models, ...domainOf(deps), identity: deps.identity, toolSecretsKey: deps.config.tools.secretsKey, credentialsKey: deps.config.credentialsKey }),
-      ...createSessionToolActivities({ models: deps.db.models, ...domainOf(deps), identity: deps.identity, toolSecretsKey: deps.config.tools.secretsKey }),
+      ...createToolNodeActivities({ models: deps.db.models, ...pick(reposOf(deps), 'ledger', 'tools', 'workspaces', 'budgetCharges'), identity: deps.identity, toolSecretsKey: deps.config.tools.secretsKey, credentialsKey: deps.config.credentialsKey }),
+      ...createSessionToolActivities({ models: deps.db.models, ...pick(reposOf(deps), 'ledger', 'tools'), identity: deps.identity, toolSecretsKey: deps.config.tools.secretsKey }),
     }),
   },
 };

@@ -32,6 +32,7 @@ import { EmbedService, signInSite } from '../embed/service';
 import { EmbedRepository } from '../embed/repository';
 import { RunRepository } from '../webhook-runs/repository';
 import { ToolRepository } from '../tools/repository';
+import { BudgetChargeRepository } from '../workspaces/budget-charges';
 
 /**
  * The process's repositories: each built once here, so every service and activity shares one
@@ -50,6 +51,7 @@ export function createRepositories(deps: Pick<AppDeps, 'config' | 'db'>) {
     schedules: new ScheduleRepository(models),
     sessions: new WorkflowSessionRepository(models),
     embed: new EmbedRepository(models),
+    budgetCharges: new BudgetChargeRepository(models),
   };
 }
 
@@ -108,7 +110,16 @@ export interface Root extends AppDeps {
  */
 export function buildRoot(deps: AppDeps): Root {
   const repos = createRepositories(deps);
-  return { ...deps, repos, services: createServicesOver(deps, repos) };
+  // Built on first use: a worker process needs only repositories, and building the services
+  // would set up payments (and warn when they are off) in processes that never take one.
+  let services: Services | undefined;
+  return {
+    ...deps,
+    repos,
+    get services() {
+      return (services ??= createServicesOver(deps, repos));
+    },
+  };
 }
 
 /** The API's services (a new root's); kept for callers that want only the services. */

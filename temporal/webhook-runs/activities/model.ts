@@ -17,6 +17,10 @@ export interface ModelNodeDeps {
   models: Models;
   /** The process's ledger (workers/deps.ts); built here when absent. */
   ledger?: LedgerStore;
+  /** The process's one instance (the composition root's); built here when absent (tests). */
+  workspaces?: WorkspaceRepository;
+  sessions?: WorkflowSessionRepository;
+  budgetCharges?: BudgetChargeRepository;
   identity: string;
   /** The chat-completions endpoint; absent: model nodes end the run as setup_required. */
   model?: ModelConfig;
@@ -44,10 +48,10 @@ export function modelHoldId(runId: string, nodeId: string): string {
  * request and fails as `setup_required`: never an invented answer.
  */
 export function createModelNodeActivities(deps: ModelNodeDeps) {
-  const workspaces = new WorkspaceRepository(deps.models);
+  const workspaces = deps.workspaces ?? new WorkspaceRepository(deps.models);
   const ledger = deps.ledger ?? new LedgerStore(deps.models);
-  const sessions = new WorkflowSessionRepository(deps.models);
-  const charges = new BudgetChargeRepository(deps.models);
+  const sessions = deps.sessions ?? new WorkflowSessionRepository(deps.models);
+  const charges = deps.budgetCharges ?? new BudgetChargeRepository(deps.models);
 
   /** Who pays: the run's workspace, or (a session carries no workspace) the session's wallet. */
   async function accountOf(call: NodeCall<ModelNode>): Promise<string> {
