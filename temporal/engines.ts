@@ -18,3 +18,24 @@ export function createEngines(temporal: TemporalHandle): Engines {
     up: () => temporalUp(temporal),
   };
 }
+
+/**
+ * Engines whose client is made on first use: a process that may never start an execution (the
+ * operator CLI) opens no Temporal connection until a command needs one.
+ */
+export function lazyEngines(temporal: () => TemporalHandle): Engines {
+  let engines: Engines | undefined;
+  const now = () => (engines ??= createEngines(temporal()));
+  return {
+    runs: { start: (run) => now().runs.start(run), cancel: (runId) => now().runs.cancel(runId) },
+    settlements: { start: (s) => now().settlements.start(s), await: (paymentId, waitMs) => now().settlements.await(paymentId, waitMs) },
+    jobs: { ensureReservationSweep: () => now().jobs.ensureReservationSweep(), startVerification: (c) => now().jobs.startVerification(c) },
+    sessions: {
+      start: (input) => now().sessions.start(input),
+      query: (sessionId) => now().sessions.query(sessionId),
+      touch: (sessionId) => now().sessions.touch(sessionId),
+      end: (sessionId, reason) => now().sessions.end(sessionId, reason),
+    },
+    up: () => now().up(),
+  };
+}
