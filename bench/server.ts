@@ -20,7 +20,7 @@ import { createEngines } from '../temporal/engines';
 import { jsonBody } from '../api/http/middleware/json-body';
 import { requestContext } from '../api/http/middleware/request-context';
 import { parseConfig } from '../shared/platform/config/index';
-import { createDb } from '../shared/platform/db/index';
+import { createDb } from '../shared/composition/store';
 import { callVendor as vendorCall } from '../shared/tools/vendor';
 import { createTemporal } from '../temporal/connection';
 import { summarize, type ServerStats, type StageSummary } from './common';

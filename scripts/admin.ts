@@ -6,7 +6,7 @@
  * errors). Uses MONGODB_URI / MONGODB_DB_NAME / TEMPORAL_ADDRESS like the service.
  */
 import { getConfig } from '../shared/platform/config/index';
-import { createDb } from '../shared/platform/db/index';
+import { createDb } from '../shared/composition/store';
 import { buildRoot } from '../shared/composition/root';
 import { createTemporal, type TemporalHandle } from '../temporal/connection';
 import { lazyEngines } from '../temporal/engines';
