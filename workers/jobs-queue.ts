@@ -11,6 +11,6 @@ export const jobsQueue: QueueDefinition = {
   taskQueue: JOBS_QUEUE,
   activities: (deps) => ({
     ...createJobReservationActivities({ models: deps.db.models, jobs: reposOf(deps).jobs }),
-    ...createJobVerificationActivities({ models: deps.db.models, ledger: reposOf(deps).ledger, jobs: reposOf(deps).jobs, creditExpiryDays: deps.config.creditExpiryDays, checkWorkflow: createJobWorkflowCheck(deps.db.models) }),
+    ...createJobVerificationActivities({ models: deps.db.models, ledger: reposOf(deps).ledger, jobs: reposOf(deps).jobs, creditExpiryDays: deps.config.creditExpiryDays, checkWorkflow: createJobWorkflowCheck({ links: reposOf(deps).jobWorkflows, workflows: reposOf(deps).workflows }) }),
   }),
 };

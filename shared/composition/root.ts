@@ -33,6 +33,7 @@ import { EmbedRepository } from '../embed/repository';
 import { RunRepository } from '../webhook-runs/repository';
 import { ToolRepository } from '../tools/repository';
 import { BudgetChargeRepository } from '../workspaces/budget-charges';
+import { NonceClaims } from '../payments/nonce-claims';
 
 /**
  * The process's repositories: each built once here, so every service and activity shares one
@@ -52,6 +53,7 @@ export function createRepositories(deps: Pick<AppDeps, 'config' | 'db'>) {
     sessions: new WorkflowSessionRepository(models),
     embed: new EmbedRepository(models),
     budgetCharges: new BudgetChargeRepository(models),
+    settlementNonces: new NonceClaims(models),
   };
 }
 

@@ -20,6 +20,8 @@ export interface SettlementDeps {
   models: Models;
   /** The process's ledger (workers/deps.ts); built here when absent. */
   ledger?: LedgerStore;
+  /** The process's nonce claims (the composition root's); built here when absent. */
+  nonces?: NonceClaims;
   payments: PaymentSetup;
   creditExpiryDays: number;
   /** A record without `verified_block` (written before it existed): log searches start this far back. */
@@ -60,7 +62,7 @@ class AttemptError extends Error {
 export function createSettlementActivities(deps: SettlementDeps) {
   const records = deps.models.x402Payments;
   const ledger = deps.ledger ?? new LedgerStore(deps.models);
-  const nonces = new NonceClaims(deps.models);
+  const nonces = deps.nonces ?? new NonceClaims(deps.models);
   const receiptWaitMs = deps.receiptWaitMs ?? 20_000;
   const receiptPollMs = deps.receiptPollMs ?? 250;
 
