@@ -16,9 +16,6 @@ import { WebhookRunService } from '../webhook-runs/service';
 import { ScheduleRepository } from '../schedules/repository';
 import { WorkspaceRepository } from '../workspaces/repository';
 import { BudgetBearerAuth } from '../workspaces/budget-bearer';
-
-/** Schedule agents poll and claim often; a resolved bearer is reused for 5 s (docs/schedules.md). */
-const SCHEDULE_BEARER_CACHE = { ttlMs: 5000, maxEntries: 1000 };
 import { ScheduleService } from '../schedules/service';
 import { JobWorkflowRepository } from '../jobs/job-workflow-repository';
 import { WorkflowRepository } from '../workflows/repository';
@@ -34,6 +31,9 @@ import { RunRepository } from '../webhook-runs/repository';
 import { ToolRepository } from '../tools/repository';
 import { BudgetChargeRepository } from '../workspaces/budget-charges';
 import { NonceClaims } from '../payments/nonce-claims';
+
+/** Schedule agents poll and claim often; a resolved bearer is reused for 5 s (docs/schedules.md). */
+const SCHEDULE_BEARER_CACHE = { ttlMs: 5000, maxEntries: 1000 };
 
 /**
  * The process's repositories: each built once here, so every service and activity shares one
