@@ -31,6 +31,7 @@ import { RunRepository } from '../webhook-runs/repository';
 import { ToolRepository } from '../tools/repository';
 import { BudgetChargeRepository } from '../workspaces/budget-charges';
 import { NonceClaims } from '../payments/nonce-claims';
+import { InFlightPayments } from '../payments/in-flight';
 
 /** Schedule agents poll and claim often; a resolved bearer is reused for 5 s (docs/schedules.md). */
 const SCHEDULE_BEARER_CACHE = { ttlMs: 5000, maxEntries: 1000 };
@@ -54,6 +55,7 @@ export function createRepositories(deps: Pick<AppDeps, 'config' | 'db'>) {
     embed: new EmbedRepository(models),
     budgetCharges: new BudgetChargeRepository(models),
     settlementNonces: new NonceClaims(models),
+    inFlightPayments: new InFlightPayments(models),
   };
 }
 
@@ -68,7 +70,7 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
   const setup = paymentSetup(config.x402);
   if ('disabled' in setup) logger.warn('x402 payments disabled', { reason: setup.disabled });
   const hotLimits = hotLimiters(config.hotRateLimits);
-  const payments = 'disabled' in setup ? undefined : new PaymentGate(setup, models, engines.settlements, config.x402.settleWaitMs, hotLimits.x402PerPayer);
+  const payments = 'disabled' in setup ? undefined : new PaymentGate(setup, models, engines.settlements, repos.inFlightPayments, config.x402.settleWaitMs, hotLimits.x402PerPayer);
   const webhookRuns = new WebhookRunService({ runs: repos.runs, workflows: repos.workflows, workspaces, engine: engines.runs, ledger }, config);
   const tokens = new AccessTokenService(models);
   return {

@@ -3,7 +3,7 @@ import { insertOnce, type Models } from '../platform/db/index';
 import type { PaymentPurpose, X402PaymentDoc } from './models/x402-payment';
 import { AppError, errors } from '../platform/errors/index';
 import { baseUnitsToUsd } from '../credits/money';
-import { InFlightPayments, payerKey } from './in-flight';
+import { type InFlightPayments, payerKey } from './in-flight';
 import { purposeWallet } from './purposes';
 import { paymentId } from './payment-id';
 import {
@@ -56,18 +56,16 @@ export function amountFields(symbol: string, baseUnits: string): { currency: str
  * the payment buys.
  */
 export class PaymentGate {
-  private readonly inFlight: InFlightPayments;
-
   constructor(
     private readonly setup: PaymentSetup,
-    private readonly models: Pick<Models, 'x402Payments' | 'x402InFlight'>,
+    private readonly models: Pick<Models, 'x402Payments'>,
     private readonly settlements: SettlementEngine,
+    /** The process's in-flight claims (the composition root's; its cache is per instance). */
+    private readonly inFlight: InFlightPayments,
     private readonly settleWaitMs: number,
     /** Verified new payments per payer; a known payment's repeat is not counted. */
     private readonly perPayer?: LocalRateLimiter,
-  ) {
-    this.inFlight = new InFlightPayments(models);
-  }
+  ) {}
 
   requirements(offers: Offer[]): PaymentRequirements[] {
     return offers.map((o) => paymentRequirements({ chainId: o.chainId, token: o.token, amount: o.amount, payTo: this.setup.payTo }));
