@@ -54,6 +54,27 @@ export default tseslint.config(
     },
   },
   {
+    // api/ is HTTP only: it reaches the store through the capabilities' services, built by the
+    // composition root, never through mongoose, a model or a repository of its own.
+    files: ['api/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: ['mongoose', 'mongodb'].map((name) => ({ name, message: 'api/ is HTTP only: use a service from the composition root' })),
+        patterns: [
+          { group: ['**/workers/**'], message: 'nothing imports workers/' },
+          {
+            group: ['mongodb/*', '**/shared/*/models', '**/shared/*/models/**', '**/shared/*/model', '**/shared/composition/models', '**/shared/*/repository', '**/shared/*/*-repository', '**/shared/credits/ledger-store', '**/shared/platform/db/connection'],
+            message: 'api/ is HTTP only: no models or repositories; import view types from the capability (types.ts) and call its service',
+          },
+        ],
+      }],
+      'no-restricted-syntax': ['error', {
+        selector: 'NewExpression[callee.name=/Repository$|^LedgerStore$/]',
+        message: 'api/ builds no repositories: the composition root (shared/composition/root.ts) builds each once',
+      }],
+    },
+  },
+  {
     // shared/ is imported by everyone and imports nothing of theirs.
     files: ['shared/**/*.ts'],
     rules: {

@@ -12,7 +12,8 @@
 import './silent-logs';
 import { randomBytes } from 'node:crypto';
 import { startFerretDb } from '../scripts/services/ferretdb';
-import { createDb, insertOnce, type Db } from '../shared/platform/db/index';
+import { insertOnce, type Db } from '../shared/platform/db/index';
+import { createDb } from '../shared/composition/store';
 import { JobOperations } from '../shared/jobs/operations';
 import { JobRepository } from '../shared/jobs/repository';
 import { ids } from '../shared/platform/ids/index';

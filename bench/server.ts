@@ -15,11 +15,12 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import express, { type RequestHandler } from 'express';
 import { createMainApp } from '../api/http/server';
-import { createServices } from '../shared/composition/root';
+import { buildRoot } from '../shared/composition/root';
+import { createEngines } from '../temporal/engines';
 import { jsonBody } from '../api/http/middleware/json-body';
 import { requestContext } from '../api/http/middleware/request-context';
 import { parseConfig } from '../shared/platform/config/index';
-import { createDb } from '../shared/platform/db/index';
+import { createDb } from '../shared/composition/store';
 import { callVendor as vendorCall } from '../shared/tools/vendor';
 import { createTemporal } from '../temporal/connection';
 import { summarize, type ServerStats, type StageSummary } from './common';
@@ -66,8 +67,8 @@ async function main(): Promise<void> {
   const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
   await db.ready(30000);
   const temporal = createTemporal(config);
-  const deps = { config, db, temporal };
-  const services = createServices(deps);
+  const deps = buildRoot({ config, db, engines: createEngines(temporal) });
+  const { services } = deps;
   const inserts = db.connection.collection('bench_inserts');
 
   const timer = new StageTimer();

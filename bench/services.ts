@@ -1,6 +1,7 @@
 import { startFerretDb } from '../scripts/services/ferretdb';
 import type { AppConfig } from '../shared/platform/config/index';
-import { createDb, type Db } from '../shared/platform/db/index';
+import { type Db } from '../shared/platform/db/index';
+import { createDb } from '../shared/composition/store';
 import { startTemporalDev } from '../scripts/services/temporal';
 
 /**

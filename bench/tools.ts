@@ -33,7 +33,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { signToolInvoke } from '../sdk/agent-client';
 import { parseConfig } from '../shared/platform/config/index';
 import { LedgerStore } from '../shared/credits/ledger-store';
-import { createDb } from '../shared/platform/db/index';
+import { createDb } from '../shared/composition/store';
 import { ToolRepository } from '../shared/tools/repository';
 import { startFerretDb } from '../scripts/services/ferretdb';
 import { CACHE, ROOT } from '../scripts/services/paths';

@@ -6,8 +6,10 @@
  * errors). Uses MONGODB_URI / MONGODB_DB_NAME / TEMPORAL_ADDRESS like the service.
  */
 import { getConfig } from '../shared/platform/config/index';
-import { createDb } from '../shared/platform/db/index';
+import { createDb } from '../shared/composition/store';
+import { buildRoot } from '../shared/composition/root';
 import { createTemporal, type TemporalHandle } from '../temporal/connection';
+import { lazyEngines } from '../temporal/engines';
 import { Flags, UsageError, type AdminCommand } from './admin/command';
 import { commandHelp, listing } from './admin/help';
 import { COMMANDS } from './admin/registry';
@@ -38,7 +40,9 @@ async function main(): Promise<number> {
   let temporal: TemporalHandle | undefined;
   try {
     await db.ready();
-    const result = await command.run({ config, db, temporal: () => (temporal ??= createTemporal(config)) }, flags);
+    const connect = () => (temporal ??= createTemporal(config));
+    const root = buildRoot({ config, db, engines: lazyEngines(connect) });
+    const result = await command.run({ config, db, temporal: connect, root }, flags);
     console.log(flags.has('json') ? JSON.stringify(result ?? null) : renderForHumans(result, command.view));
     return 0;
   } finally {

@@ -10,7 +10,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startServer } from '../api/http/server';
 import { parseConfig } from '../shared/platform/config/index';
 import { LedgerStore } from '../shared/credits/ledger-store';
-import { createDb } from '../shared/platform/db/index';
+import { createDb } from '../shared/composition/store';
 import { createTemporal, ensureSearchAttributes } from '../temporal/connection';
 import { seedEmbedDemo } from './seed-embed-demo';
 import { injectWallet, launchChromium } from './services/chromium';

@@ -7,7 +7,7 @@ import { devAccount, DEV_ACCOUNT_INDEX } from '../shared/payments/chain/dev-acco
 import { mintTokens } from '../shared/payments/chain/deploy-token';
 import { getConfig } from '../shared/platform/config/index';
 import { LedgerStore } from '../shared/credits/ledger-store';
-import { createDb } from '../shared/platform/db/index';
+import { createDb } from '../shared/composition/store';
 import { createTemporal } from '../temporal/connection';
 import { runPing } from '../temporal/ping/client';
 import { ToolRepository } from '../shared/tools/repository';

@@ -12,7 +12,7 @@ import { WorkflowRepository } from '../shared/workflows/repository';
 import { WorkspaceRepository } from '../shared/workspaces/repository';
 import { workspaceAccount } from '../shared/workspaces/types';
 import type { TemporalHandle } from '../temporal/connection';
-import { waitForRunClose } from '../temporal/webhook-runs/client';
+import { runEngine, waitForRunClose } from '../temporal/webhook-runs/client';
 import { WebhookRunService } from '../shared/webhook-runs/service';
 
 const GREETER = {
@@ -66,7 +66,7 @@ export async function seedWebhookRuns(config: AppConfig, db: Db, temporal: Tempo
     await workspaces.addWorkflowToBudget(budget._id, def.id);
   }
   const { group, token } = await workspaces.createGroup({ budgetId: budget._id, name: `Demo agents ${new Date().toISOString()}` });
-  const service = new WebhookRunService(db.models, temporal, config, ledger);
+  const service = new WebhookRunService({ runs: new RunRepository(db.models), workflows, workspaces, engine: runEngine(temporal), ledger }, config);
   const access = (await workspaces.resolveGroupToken(token))!;
   for (const [def, prompt] of [[GREETER, 'Can I get a demo?'], [TEXT_STATS, 'Temporal runs each node as an activity.']] as const) {
     if (!defs.includes(def)) continue;

@@ -29,6 +29,17 @@ export function createTemporal(config: Pick<AppConfig, 'temporalAddress' | 'temp
   };
 }
 
+/** Whether the frontend answers a health check within 2 s; asked afresh each time. */
+export function temporalUp(handle: TemporalHandle): Promise<boolean> {
+  // Not ensureConnected(): it memoizes its first failure, so Temporal would stay "down" forever.
+  return handle.connection
+    .withDeadline(Date.now() + 2000, () => handle.connection.healthService.check({}))
+    .then(
+      () => true,
+      () => false,
+    );
+}
+
 export const TYPE_BY_NAME: Record<string, temporal.api.enums.v1.IndexedValueType> = {
   KEYWORD: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
   TEXT: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_TEXT,

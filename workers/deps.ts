@@ -1,9 +1,9 @@
 import os from 'node:os';
 import type { AppConfig } from '../shared/platform/config/index';
-import { LedgerStore } from '../shared/credits/ledger-store';
 import type { Db } from '../shared/platform/db/index';
-import { ToolRepository } from '../shared/tools/repository';
+import { buildRoot, type Root } from '../shared/composition/root';
 import type { TemporalHandle } from '../temporal/connection';
+import { createEngines } from '../temporal/engines';
 
 /** What activity factories are built from; one set per worker process. */
 export interface WorkerDeps {
@@ -13,23 +13,23 @@ export interface WorkerDeps {
   identity: string;
 }
 
-/** Domain objects shared by every queue a process serves (one ledger cache, not one per activity factory). */
-export interface WorkerDomain {
-  ledger: LedgerStore;
-  tools: ToolRepository;
-}
+const roots = new WeakMap<Db, Root>();
 
-const domains = new WeakMap<Db, WorkerDomain>();
-
-/** The process's domain objects over `deps.db`, built on first use. */
-export function domainOf(deps: Pick<WorkerDeps, 'db'>): WorkerDomain {
-  let domain = domains.get(deps.db);
-  if (!domain) {
-    domain = { ledger: new LedgerStore(deps.db.models), tools: new ToolRepository(deps.db.models) };
-    domains.set(deps.db, domain);
+/**
+ * The process's composition root over `deps.db`, built on first use: every queue the process
+ * serves shares its repositories (one ledger head cache, one tool repository), not one per factory.
+ */
+export function rootOf(deps: WorkerDeps): Root {
+  let root = roots.get(deps.db);
+  if (!root) {
+    root = buildRoot({ config: deps.config, db: deps.db, engines: createEngines(deps.temporal) });
+    roots.set(deps.db, root);
   }
-  return domain;
+  return root;
 }
+
+/** The repositories of the process's root (what activity factories take). */
+export const reposOf = (deps: WorkerDeps) => rootOf(deps).repos;
 
 export function workerIdentity(): string {
   return `${os.hostname()}:${process.pid}`;

@@ -1,7 +1,7 @@
 import { createJobReservationActivities } from '../temporal/job-reservation/activities';
 import { createJobVerificationActivities } from '../temporal/job-verification/activities';
 import { JOBS_QUEUE } from '../temporal/job-verification/config';
-import { domainOf } from './deps';
+import { reposOf } from './deps';
 import type { QueueDefinition } from './queue';
 import { createJobWorkflowCheck } from '../shared/jobs/job-workflow-check';
 
@@ -10,7 +10,7 @@ export const jobsQueue: QueueDefinition = {
   key: 'jobs',
   taskQueue: JOBS_QUEUE,
   activities: (deps) => ({
-    ...createJobReservationActivities({ models: deps.db.models }),
-    ...createJobVerificationActivities({ models: deps.db.models, ledger: domainOf(deps).ledger, creditExpiryDays: deps.config.creditExpiryDays, checkWorkflow: createJobWorkflowCheck(deps.db.models) }),
+    ...createJobReservationActivities({ models: deps.db.models, jobs: reposOf(deps).jobs }),
+    ...createJobVerificationActivities({ models: deps.db.models, ledger: reposOf(deps).ledger, jobs: reposOf(deps).jobs, creditExpiryDays: deps.config.creditExpiryDays, checkWorkflow: createJobWorkflowCheck({ links: reposOf(deps).jobWorkflows, workflows: reposOf(deps).workflows }) }),
   }),
 };

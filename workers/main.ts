@@ -1,6 +1,6 @@
 import { Runtime } from '@temporalio/worker';
 import { getConfig } from '../shared/platform/config/index';
-import { createDb } from '../shared/platform/db/index';
+import { createDb } from '../shared/composition/store';
 import { describeError, logger } from '../shared/platform/logger/index';
 import { ensureExpirySchedule } from '../temporal/credit-expiry/client';
 import { startReservationSweep } from '../temporal/job-reservation/client';

@@ -1,6 +1,6 @@
 import { nodeWorkerOf } from '../shared/workflows/nodes/activities';
 import { NODE_KINDS, NODE_TYPES, type NodeType } from '../shared/workflows/nodes/index';
-import { domainOf, type WorkerDeps } from './deps';
+import { reposOf, type WorkerDeps } from './deps';
 import type { QueueDefinition } from './queue';
 
 /** The command-line key of a kind's queue: `node-<kind>`, `_` written `-` (`--queues node-http-get`). */
@@ -16,7 +16,7 @@ const KIND_QUEUES = NODE_TYPES.map((type): [QueueDefinition, QueueDefinition] =>
   const worker = nodeWorkerOf(type);
   const served: Omit<QueueDefinition, 'key' | 'taskQueue'> = {
     activities: (deps: WorkerDeps) => {
-      const activities = worker.activities({ models: deps.db.models, ...domainOf(deps), identity: deps.identity, config: deps.config });
+      const activities = worker.activities({ models: deps.db.models, ...reposOf(deps), identity: deps.identity, config: deps.config });
       // The registry names the activity the workflows schedule: a worker without it would leave nodes waiting.
       if (typeof activities[kind.activity] !== 'function') throw new Error(`node kind ${type}: its activities lack ${kind.activity}`);
       return activities;

@@ -2,7 +2,7 @@ import { paymentSetup } from '../shared/payments/x402/setup';
 import { createSettlementActivities } from '../temporal/x402-settlement/activities';
 import { SETTLEMENT_QUEUE } from '../temporal/x402-settlement/config';
 import { createSweepActivities } from '../temporal/x402-sweep/activities';
-import { domainOf } from './deps';
+import { reposOf } from './deps';
 import type { QueueDefinition } from './queue';
 
 export const settlementsQueue: QueueDefinition = {
@@ -16,7 +16,7 @@ export const settlementsQueue: QueueDefinition = {
     const setup = paymentSetup(deps.config.x402);
     if ('disabled' in setup) throw new Error(`the settlements queue needs x402 configured: ${setup.disabled}`);
     return {
-      ...createSettlementActivities({ models: deps.db.models, ledger: domainOf(deps).ledger, payments: setup, creditExpiryDays: deps.config.creditExpiryDays }),
+      ...createSettlementActivities({ models: deps.db.models, ledger: reposOf(deps).ledger, nonces: reposOf(deps).settlementNonces, payments: setup, creditExpiryDays: deps.config.creditExpiryDays }),
       ...createSweepActivities({ models: deps.db.models, temporal: deps.temporal }),
     };
   },

@@ -1,4 +1,4 @@
-import type { BalanceView } from '../../shared/credits/ledger-store';
+import type { BalanceView, LedgerHistory } from '../../shared/credits/types';
 
 /** The spec's Credit balance resource, as both balance endpoints answer it. */
 export function balanceBody(view: BalanceView) {
@@ -15,7 +15,7 @@ export function balanceBody(view: BalanceView) {
 
 const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : undefined);
 
-export function historyBody(history: Awaited<ReturnType<import('../../shared/credits/ledger-store').LedgerStore['history']>>) {
+export function historyBody(history: LedgerHistory) {
   return {
     success: true,
     message: 'ok',

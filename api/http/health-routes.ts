@@ -52,7 +52,7 @@ export function healthOperations(deps: AppDeps): Operation[] {
         // A token that does not match is refused, so an operator's typo is not mistaken for a healthy summary.
         if (presented && !full) throw errors.unauthorized('health_token_invalid', 'the operator token for /health/details is not valid');
         res.setHeader('Cache-Control', 'no-store');
-        res.json(await healthDetails(deps, full));
+        res.json(await healthDetails({ db: deps.db, temporalUp: deps.engines.up }, full));
       },
     },
   ];

@@ -22,7 +22,9 @@ import { identityBodyErrors, identityOperations } from '../identity/wallet-route
 import { jobOperations } from '../jobs/routes';
 import { jobWorkflowOperations } from '../jobs/job-workflow-routes';
 import { workflowOperations } from '../workflow-sessions/routes';
-import { createServices, Services } from '../../shared/composition/root';
+import { buildRoot, createServices, type Services } from '../../shared/composition/root';
+import type { TemporalHandle } from '../../temporal/connection';
+import { createEngines } from '../../temporal/engines';
 import { toolOperations, toolRoutes } from '../tools/routes';
 import { bearerToolOperations } from '../tools/bearer-routes';
 import { agentWebhookOperations } from '../webhook-runs/routes';
@@ -143,9 +145,13 @@ function listen(app: Express, port: number, host: string, http: AppDeps['config'
   });
 }
 
-/** Starts both listeners; port 0 picks free ports (tests). */
-export async function startServer(deps: AppDeps, ports = { main: deps.config.port, api: deps.config.apiPort }): Promise<RunningServer> {
-  const services = createServices(deps);
+/** What the API process starts from: its config, its store and its Temporal client. */
+export type ServerDeps = Omit<AppDeps, 'engines'> & { temporal: TemporalHandle };
+
+/** Starts both listeners over one composition root; port 0 picks free ports (tests). */
+export async function startServer(server: ServerDeps, ports = { main: server.config.port, api: server.config.apiPort }): Promise<RunningServer> {
+  const deps = buildRoot({ config: server.config, db: server.db, engines: createEngines(server.temporal) });
+  const { services } = deps;
   const main = await listen(createMainApp(deps, services), ports.main, deps.config.host, deps.config.http);
   const api = await listen(createApiApp(deps, services), ports.api, deps.config.host, deps.config.http);
   const url = (s: Server) => `http://${deps.config.host}:${(s.address() as AddressInfo).port}`;

@@ -1,6 +1,4 @@
-import type { JobDoc } from '../../shared/jobs/models/job';
-import type { JobCompletionDoc } from '../../shared/jobs/models/job-completion';
-import type { Reservation } from '../../shared/jobs/repository';
+import type { JobCompletionDoc, JobDoc, Reservation } from '../../shared/jobs/types';
 
 /** Views matching the record schemas in shared/jobs/schemas.ts (documented in docs/jobs.md). */
 export function jobView(job: JobDoc, slotsTaken: number) {

@@ -1,5 +1,5 @@
 import { purposeAs } from '../../shared/payments/purposes';
-import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
+import type { X402PaymentDoc } from '../../shared/payments/types';
 import type { PurchaseResult } from '../../shared/payments/credit-purchase';
 import type { PaymentGate } from '../../shared/payments/service';
 

@@ -4,7 +4,7 @@ import { walletAddress } from '../../shared/identity/schemas';
 import { perClientLimit } from '../http/middleware/limits';
 import { singlePaymentMode } from '../http/middleware/single-payment-mode';
 import { purchaseCompletedBody, purchasePendingBody, purchaseStatusBody } from './presenters';
-import { paymentHeader } from '../../shared/payments/service';
+import { paymentHeader } from '../http/middleware/single-payment-mode';
 import { EXAMPLE, anyObject, x402Receipt } from '../http/operations/shapes';
 import type { Operation } from '../http/operations/types';
 import type { Services } from '../../shared/composition/root';

@@ -1,4 +1,4 @@
-import type { Schedule, ScheduleClaim } from '../../shared/schedules/repository';
+import type { Schedule, ScheduleClaim } from '../../shared/schedules/types';
 import type { DueItem } from '../../shared/schedules/service';
 
 const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);

@@ -8,7 +8,7 @@ import { requireStore } from '../http/middleware/require-store';
 import { signed } from '../http/middleware/signed';
 import { singlePaymentMode } from '../http/middleware/single-payment-mode';
 import { budgetBody, invokeSuccessBody } from './presenters';
-import { paymentHeader } from '../../shared/payments/service';
+import { paymentHeader } from '../http/middleware/single-payment-mode';
 import type { Services } from '../../shared/composition/root';
 import { mountOperations } from '../http/operations/mount';
 import { EXAMPLE, anyObject, ok, toolError, x402Receipt } from '../http/operations/shapes';

@@ -1,5 +1,6 @@
 import type { AppConfig } from '../../shared/platform/config/index';
 import type { Db } from '../../shared/platform/db/index';
+import type { Root } from '../../shared/composition/root';
 import type { TemporalHandle } from '../../temporal/connection';
 import type { View } from './render';
 
@@ -8,6 +9,8 @@ export interface AdminContext {
   config: AppConfig;
   db: Db;
   temporal(): TemporalHandle;
+  /** The process's composition root: its repositories and services, each built once. */
+  root: Root;
 }
 
 /**

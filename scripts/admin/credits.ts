@@ -1,17 +1,15 @@
-import { LedgerStore } from '../../shared/credits/ledger-store';
 import { runExpirySweep } from '../../temporal/credit-expiry/client';
-import type { Models } from '../../shared/platform/db/index';
-import { WorkspaceRepository } from '../../shared/workspaces/repository';
+import type { Repositories } from '../../shared/composition/root';
 import { workspaceAccount } from '../../shared/workspaces/types';
 import { type AdminCommand, type Flags, POSITIVE, WALLET } from './command';
 
 const WORKSPACE = /^ws_[A-Za-z0-9_-]{1,64}$/;
 
 /** The ledger account a grant goes to: a wallet address, or an existing workspace's `ws:<id>`. */
-async function grantAccount(models: Models, f: Flags): Promise<string> {
+async function grantAccount(repos: Repositories, f: Flags): Promise<string> {
   const wallet = f.optional('wallet');
   if (wallet) return wallet.toLowerCase();
-  const ws = await new WorkspaceRepository(models).getWorkspace(f.need('workspace'));
+  const ws = await repos.workspaces.getWorkspace(f.need('workspace'));
   if (!ws) throw new Error('no such workspace');
   return workspaceAccount(ws._id);
 }
@@ -28,10 +26,10 @@ export const creditCommands: AdminCommand[] = [
       { name: 'expires-days', arg: 'D', pattern: POSITIVE, description: 'days until the grant expires (default: the configured expiry)' },
       { name: 'id', arg: 'GRANT_ID', description: 'the grant id; granting the same id again changes nothing' },
     ],
-    run: async ({ config, db }, f) => {
+    run: async ({ config, root }, f) => {
       const days = f.has('expires-days') ? Number(f.need('expires-days')) : config.creditExpiryDays;
-      return new LedgerStore(db.models).grant({
-        wallet: await grantAccount(db.models, f),
+      return root.repos.ledger.grant({
+        wallet: await grantAccount(root.repos, f),
         grantId: f.optional('id'),
         credits: Number(f.need('credits')),
         creditType: f.optional('type') ?? 'admin_grant',
@@ -48,8 +46,8 @@ export const creditCommands: AdminCommand[] = [
       { name: 'grant', arg: 'GRANT_ID', required: true, description: 'the grant to take back' },
       { name: 'reason', arg: 'TEXT', description: 'recorded with the revocation' },
     ],
-    run: async ({ db }, f) => {
-      const result = await new LedgerStore(db.models).revokeGrant({ wallet: f.need('wallet').toLowerCase(), grantId: f.need('grant'), reason: f.optional('reason') });
+    run: async ({ root }, f) => {
+      const result = await root.repos.ledger.revokeGrant({ wallet: f.need('wallet').toLowerCase(), grantId: f.need('grant'), reason: f.optional('reason') });
       if (result === null) throw new Error('no such grant for that wallet');
       return result;
     },
@@ -58,7 +56,7 @@ export const creditCommands: AdminCommand[] = [
     name: 'credits:balance',
     summary: "a wallet's balance and next expiration",
     flags: [{ name: 'wallet', arg: '0x..', required: true, pattern: WALLET, description: 'whose balance' }],
-    run: ({ db }, f) => new LedgerStore(db.models).balance(f.need('wallet').toLowerCase()),
+    run: ({ root }, f) => root.repos.ledger.balance(f.need('wallet').toLowerCase()),
   },
   {
     name: 'credits:expire-now',

@@ -1,9 +1,5 @@
-import { EmbedRepository } from '../../shared/embed/repository';
 import { normalizeOrigin, PRODUCT_ID } from '../../shared/embed/rules';
 import type { EmbedItem } from '../../shared/embed/model';
-import { ToolRepository } from '../../shared/tools/repository';
-import { WorkflowRepository } from '../../shared/workflows/repository';
-import { WorkspaceRepository } from '../../shared/workspaces/repository';
 import { type AdminCommand, type AdminContext, UsageError } from './command';
 import type { View } from './render';
 
@@ -14,7 +10,7 @@ const WORKFLOW = /^wf_[A-Za-z0-9_-]{1,64}$/;
 
 const BUNDLE_VIEW: View = { tables: { items: ['kind', 'ref'] } };
 
-const repo = ({ db }: AdminContext) => new EmbedRepository(db.models);
+const repo = ({ root }: AdminContext) => root.repos.embed;
 
 /** `--origins a,b` / `--origin a`: each must be a bare http(s) origin. */
 function origins(list: string | undefined): string[] {
@@ -44,7 +40,7 @@ export const embedCommands: AdminCommand[] = [
     run: async (ctx, f) => {
       const workspaceId = f.need('workspace');
       const groupId = f.need('group');
-      const group = await new WorkspaceRepository(ctx.db.models, ctx.config.credentialsKey).getGroup(groupId);
+      const group = await ctx.root.repos.workspaces.getGroup(groupId);
       if (!group || group.workspace_id !== workspaceId) throw new UsageError(`agent group ${groupId} is not in workspace ${workspaceId}`);
       return repo(ctx).createBundle({ workspaceId, groupId, name: f.need('name'), origins: origins(f.optional('origins')) });
     },
@@ -67,14 +63,14 @@ export const embedCommands: AdminCommand[] = [
       const items: EmbedItem[] = [];
       const wf = f.optional('workflow');
       if (wf) {
-        const def = await new WorkflowRepository(ctx.db.models).get(wf);
+        const def = await ctx.root.repos.workflows.get(wf);
         if (!def || (def.workspace_id !== null && def.workspace_id !== bundle.workspace_id)) throw new UsageError(`no workflow ${wf} in workspace ${bundle.workspace_id}`);
         if (def.versions.length === 0) throw new UsageError(`workflow ${wf} has no published version (workflow:publish)`);
         items.push({ kind: 'workflow', ref: wf });
       }
       const product = f.optional('product');
       if (product) {
-        const p = await new ToolRepository(ctx.db.models).getProduct({ id: product });
+        const p = await ctx.root.repos.tools.getProduct({ id: product });
         if (!p || !p.active) throw new UsageError(`no active product ${product}`);
         items.push({ kind: 'product', ref: product });
       }

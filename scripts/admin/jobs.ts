@@ -1,7 +1,5 @@
-import { LedgerStore } from '../../shared/credits/ledger-store';
 import type { JobCompletionDoc } from '../../shared/jobs/models/job-completion';
 import { JobOperations } from '../../shared/jobs/operations';
-import { JobRepository } from '../../shared/jobs/repository';
 import { PLATFORM_ACCOUNT, type JobAction } from '../../shared/jobs/rules';
 import { signalFundsAdded, signalReview } from '../../temporal/job-verification/client';
 import { POSITIVE, type AdminCommand, type AdminContext, type FlagSpec, type Flags } from './command';
@@ -9,7 +7,7 @@ import { POSITIVE, type AdminCommand, type AdminContext, type FlagSpec, type Fla
 const JOB = /^job_[A-Za-z0-9]{8,40}$/;
 const COMPLETION = /^cmp_[A-Za-z0-9]{8,40}$/;
 
-const repo = (ctx: AdminContext) => new JobRepository(ctx.db.models);
+const repo = (ctx: AdminContext) => ctx.root.repos.jobs;
 
 function stateCommand(action: JobAction, summary: string): AdminCommand {
   return {
@@ -94,7 +92,7 @@ export const jobCommands: AdminCommand[] = [
       { name: 'id', arg: 'FUND_ID', description: 'the grant id; funding the same id again changes nothing' },
     ],
     run: async (ctx, f) => {
-      const result = await new LedgerStore(ctx.db.models).grant({
+      const result = await ctx.root.repos.ledger.grant({
         wallet: PLATFORM_ACCOUNT,
         grantId: f.optional('id'),
         credits: Number(f.need('credits')),
@@ -123,7 +121,7 @@ export const jobCommands: AdminCommand[] = [
       const jobs = repo(ctx);
       const list = await jobs.listJobs({ state }, f.int('limit') ?? 100);
       const rows = await Promise.all(list.map(async (j) => ({ job_id: j._id, kind: j.kind, title: j.title, state: j.state, reward_credits: j.reward_credits, slots: j.slots, slots_taken: await jobs.takenSlotCount(j._id), review: j.review, target_url: j.target_url, expires_at: j.expires_at })));
-      const { balance } = await new LedgerStore(ctx.db.models).balance(PLATFORM_ACCOUNT);
+      const { balance } = await ctx.root.repos.ledger.balance(PLATFORM_ACCOUNT);
       return { platform_account: PLATFORM_ACCOUNT, platform_balance: balance, jobs: rows };
     },
   },

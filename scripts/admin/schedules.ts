@@ -2,10 +2,8 @@ import { scheduleView } from '../../api/schedules/presenters';
 import { claimStatus } from '../../shared/schedules/claim-rules';
 import { pauseSchedule, resumeSchedule } from '../../shared/schedules/lifecycle';
 import { buildSchedule } from '../../shared/schedules/new-schedule';
-import { ScheduleRepository, type Schedule } from '../../shared/schedules/repository';
+import type { Schedule } from '../../shared/schedules/repository';
 import { SCHEDULE_ID } from '../../shared/schedules/schemas';
-import { WorkflowRepository } from '../../shared/workflows/repository';
-import { WorkspaceRepository } from '../../shared/workspaces/repository';
 import { type AdminCommand, type AdminContext, type FlagSpec, type Flags, UsageError } from './command';
 
 const BUDGET = /^bud_[A-Za-z0-9_-]{1,64}$/;
@@ -14,7 +12,7 @@ const WS = /^ws_[A-Za-z0-9_-]{1,64}$/;
 const EVERY = /^([1-9]\d*)([smhd]?)$/;
 const UNIT: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86_400 };
 
-const repo = ({ db }: AdminContext) => new ScheduleRepository(db.models);
+const repo = ({ root }: AdminContext) => root.repos.schedules;
 
 /** Schedules as operators see them, each with the claim that holds it now (if any). */
 async function views(ctx: AdminContext, schedules: Schedule[]) {
@@ -54,9 +52,9 @@ export const scheduleCommands: AdminCommand[] = [
       const start = f.optional('start');
       const startAt = start === undefined ? undefined : new Date(start);
       if (startAt && Number.isNaN(startAt.getTime())) throw new UsageError('--start is not an ISO date');
-      const budget = await new WorkspaceRepository(ctx.db.models, ctx.config.credentialsKey).getBudget(budgetId);
+      const budget = await ctx.root.repos.workspaces.getBudget(budgetId);
       if (!budget) throw new Error(`no budget ${budgetId}`);
-      const workflow = await new WorkflowRepository(ctx.db.models).get(workflowId);
+      const workflow = await ctx.root.repos.workflows.get(workflowId);
       if (!workflow) throw new Error(`no workflow ${workflowId}`);
       if (!budget.workflow_ids.includes(workflowId)) throw new Error(`workflow ${workflowId} is not on budget ${budgetId}; add it with budget:add-workflow`);
       const m = every ? EVERY.exec(every)! : null;

@@ -1,4 +1,3 @@
-import { AccessTokenService } from '../../shared/identity/access-tokens';
 import { POSITIVE, WALLET, type AdminCommand } from './command';
 
 export const tokenCommands: AdminCommand[] = [
@@ -10,8 +9,8 @@ export const tokenCommands: AdminCommand[] = [
       { name: 'label', arg: 'TEXT', description: 'a name to recognise the token by' },
       { name: 'expires-days', arg: 'D', pattern: POSITIVE, description: 'days until it expires (default: never)' },
     ],
-    run: ({ db }, f) =>
-      new AccessTokenService(db.models).issue({
+    run: ({ root }, f) =>
+      root.services.tokens.issue({
         wallet: f.need('wallet'),
         label: f.optional('label'),
         expiresInDays: f.has('expires-days') ? Number(f.need('expires-days')) : null,
@@ -23,12 +22,12 @@ export const tokenCommands: AdminCommand[] = [
     summary: "a wallet's bearer tokens (never the secret)",
     flags: [{ name: 'wallet', arg: '0x..', required: true, pattern: WALLET, description: 'whose tokens' }],
     view: { columns: ['token_id', 'label', 'created_at', 'created_by', 'expires_at', 'revoked_at'] },
-    run: ({ db }, f) => new AccessTokenService(db.models).list(f.need('wallet')),
+    run: ({ root }, f) => root.services.tokens.list(f.need('wallet')),
   },
   {
     name: 'token:revoke',
     summary: 'revokes a bearer token',
     flags: [{ name: 'token-id', arg: 'tok_..', required: true, description: 'the token to revoke (token:list shows them)' }],
-    run: async ({ db }, f) => ({ revoked: await new AccessTokenService(db.models).revoke(f.need('token-id')) }),
+    run: async ({ root }, f) => ({ revoked: await root.services.tokens.revoke(f.need('token-id')) }),
   },
 ];

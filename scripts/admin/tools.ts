@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type Joi from 'joi';
-import { ToolRepository } from '../../shared/tools/repository';
 import { parseCategories, queryTerms, type ToolProduct } from '../../shared/tools/rules';
 import { actionInput, budgetOperatorInput, productInput, productPatch } from '../../shared/tools/schemas';
 import { runHoldHeal } from '../../temporal/tool-holds/client';
+import type { ToolRepository } from '../../shared/tools/repository';
 import { UsageError, WALLET, type AdminCommand, type FlagSpec, type Flags } from './command';
 import type { Column, View } from './render';
 
@@ -99,7 +99,7 @@ export const toolCommands: AdminCommand[] = [
       ...PRODUCT_FIELDS,
     ],
     view: PRODUCT_VIEW,
-    run: async ({ db }, f) => {
+    run: async ({ root }, f) => {
       const input = valid<Parameters<ToolRepository['createProduct']>[0]>(productInput, {
         slug: f.need('slug'),
         name: f.need('name'),
@@ -110,7 +110,7 @@ export const toolCommands: AdminCommand[] = [
         private: bool(f, 'private'),
         extra: json(f, 'extra'),
       });
-      return shown(await new ToolRepository(db.models).createProduct(input));
+      return shown(await root.repos.tools.createProduct(input));
     },
   },
   {
@@ -122,7 +122,7 @@ export const toolCommands: AdminCommand[] = [
       ...PRODUCT_FIELDS,
     ],
     view: PRODUCT_VIEW,
-    run: async ({ db }, f) => {
+    run: async ({ root }, f) => {
       const patch = Object.fromEntries(
         Object.entries({
           name: f.optional('name'),
@@ -134,7 +134,7 @@ export const toolCommands: AdminCommand[] = [
           extra: json(f, 'extra'),
         }).filter(([, v]) => v !== undefined),
       );
-      return shown(await new ToolRepository(db.models).updateProduct(f.need('product'), valid(productPatch, patch)));
+      return shown(await root.repos.tools.updateProduct(f.need('product'), valid(productPatch, patch)));
     },
   },
   {
@@ -159,7 +159,7 @@ export const toolCommands: AdminCommand[] = [
       { name: 'replace', description: 'replace the action with this slug instead of refusing' },
     ],
     view: PRODUCT_VIEW,
-    run: async ({ db }, f) => {
+    run: async ({ root }, f) => {
       const schemaFile = f.optional('schema-file');
       const schema = schemaFile ? (JSON.parse(readFileSync(schemaFile, 'utf8')) as Record<string, unknown>) : json(f, 'schema');
       const builtin = f.optional('builtin');
@@ -185,7 +185,7 @@ export const toolCommands: AdminCommand[] = [
         x402_usd: f.optional('x402-usd') ?? null,
         runner: JSON.parse(JSON.stringify(runner)),
       });
-      return shown(await new ToolRepository(db.models).addAction(f.need('product'), input, { replace: f.has('replace') }));
+      return shown(await root.repos.tools.addAction(f.need('product'), input, { replace: f.has('replace') }));
     },
   },
   {
@@ -211,10 +211,10 @@ export const toolCommands: AdminCommand[] = [
         ],
       },
     },
-    run: async ({ db }, f) => {
+    run: async ({ root }, f) => {
       const page = f.int('page') ?? 1;
       const pageSize = f.int('page-size') ?? 100;
-      const { items, total } = await new ToolRepository(db.models).listProducts(
+      const { items, total } = await root.repos.tools.listProducts(
         { terms: queryTerms(f.optional('query')), categories: parseCategories(f.optional('categories')), page, pageSize },
         { includeHidden: f.has('all') },
       );
@@ -229,20 +229,20 @@ export const toolCommands: AdminCommand[] = [
       { name: 'from-env', arg: 'VAR', description: 'read the value from this environment variable (default: stdin)' },
     ],
     note: 'The value is read from $VAR or stdin, never from the command line.',
-    run: async ({ config, db }, f) => {
+    run: async ({ config, root }, f) => {
       const name = f.need('name');
       const fromEnv = f.optional('from-env');
       const value = fromEnv ? process.env[fromEnv] : readStdin();
       if (!value) throw new UsageError(fromEnv ? `$${fromEnv} is empty` : 'no secret on stdin');
       if (config.nodeEnv === 'production' && config.tools.secretsKeyIsDevDefault) throw new Error('TOOL_SECRETS_KEY is not set');
-      return new ToolRepository(db.models).setSecret(name, value, config.tools.secretsKey);
+      return root.repos.tools.setSecret(name, value, config.tools.secretsKey);
     },
   },
   {
     name: 'secret:list',
     summary: 'names of the stored vendor credentials (never their values)',
     flags: [],
-    run: async ({ db }) => ({ secrets: await new ToolRepository(db.models).listSecretNames() }),
+    run: async ({ root }) => ({ secrets: await root.repos.tools.listSecretNames() }),
   },
   {
     name: 'wallet-budget:set',
@@ -252,13 +252,13 @@ export const toolCommands: AdminCommand[] = [
       { name: 'per-call', arg: 'N|none', pattern: CAP, description: 'the most credits one call may cost (default none)' },
       { name: 'daily', arg: 'N|none', pattern: CAP, description: 'the most credits per UTC day (default none)' },
     ],
-    run: async ({ db }, f) => {
+    run: async ({ root }, f) => {
       const input = valid<{ wallet: string; per_call_credits: number | null; daily_credits: number | null }>(budgetOperatorInput, {
         wallet: f.need('wallet'),
         per_call_credits: capFlag(f, 'per-call'),
         daily_credits: capFlag(f, 'daily'),
       });
-      return new ToolRepository(db.models).setBudget(input.wallet.toLowerCase(), { per_call_credits: input.per_call_credits, daily_credits: input.daily_credits }, 'operator');
+      return root.repos.tools.setBudget(input.wallet.toLowerCase(), { per_call_credits: input.per_call_credits, daily_credits: input.daily_credits }, 'operator');
     },
   },
   {

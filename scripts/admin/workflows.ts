@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { WorkflowRepository } from '../../shared/workflows/repository';
 import { type AdminCommand, UsageError } from './command';
 import type { View } from './render';
 
@@ -24,7 +23,7 @@ export const workflowCommands: AdminCommand[] = [
       { name: 'workspace', arg: 'ws_..', pattern: WS, description: 'the workspace that owns it (default: none, a platform workflow)' },
     ],
     view: WORKFLOW_VIEW,
-    run: async ({ db }, f) => {
+    run: async ({ root }, f) => {
       const file = f.need('file');
       let input: unknown;
       try {
@@ -32,7 +31,7 @@ export const workflowCommands: AdminCommand[] = [
       } catch (err) {
         throw new UsageError(`--file ${file} is not readable JSON: ${(err as Error).message}`);
       }
-      return new WorkflowRepository(db.models).create(input, { workspaceId: f.optional('workspace') ?? null });
+      return root.repos.workflows.create(input, { workspaceId: f.optional('workspace') ?? null });
     },
   },
   {
@@ -40,15 +39,15 @@ export const workflowCommands: AdminCommand[] = [
     summary: 'stored workflows (without their graphs)',
     flags: [{ name: 'workspace', arg: 'ws_..', pattern: WS, description: "only this workspace's workflows" }],
     view: { columns: ['_id', 'workspace_id', { key: 'name', max: 30 }, 'status', { key: 'latest_version', header: 'VERSION' }, { key: 'node_count', header: 'NODES' }, 'updated_at'] },
-    run: ({ db }, f) => new WorkflowRepository(db.models).list({ workspaceId: f.optional('workspace') }),
+    run: ({ root }, f) => root.repos.workflows.list({ workspaceId: f.optional('workspace') }),
   },
   {
     name: 'workflow:show',
     summary: 'one workflow with its nodes, edges and published versions',
     flags: [{ name: 'id', arg: 'wf_..', required: true, pattern: WORKFLOW, description: 'the workflow' }],
     view: WORKFLOW_VIEW,
-    run: async ({ db }, f) => {
-      const wf = await new WorkflowRepository(db.models).get(f.need('id'));
+    run: async ({ root }, f) => {
+      const wf = await root.repos.workflows.get(f.need('id'));
       if (!wf) throw new Error('no such workflow');
       return wf;
     },
@@ -61,6 +60,6 @@ export const workflowCommands: AdminCommand[] = [
       { name: 'version', arg: 'X.Y.Z', required: true, pattern: /^\d+\.\d+\.\d+$/, description: 'higher than its latest version' },
     ],
     view: WORKFLOW_VIEW,
-    run: ({ db }, f) => new WorkflowRepository(db.models).publish(f.need('id'), f.need('version')),
+    run: ({ root }, f) => root.repos.workflows.publish(f.need('id'), f.need('version')),
   },
 ];

@@ -1,4 +1,4 @@
-import { WorkspaceRepository } from '../../shared/workspaces/repository';
+import type { WorkspaceRepository } from '../../shared/workspaces/repository';
 import { type AdminCommand, type AdminContext } from './command';
 
 const WS = /^ws_[A-Za-z0-9_-]{1,64}$/;
@@ -8,8 +8,8 @@ const WORKFLOW = /^wf_[A-Za-z0-9_-]{1,64}$/;
 const APPROVAL = /^apr_[A-Za-z0-9_-]{1,64}$/;
 const CREDITS = /^(0|[1-9]\d*)$/;
 
-function repo({ config, db }: AdminContext): WorkspaceRepository {
-  return new WorkspaceRepository(db.models, config.credentialsKey);
+function repo({ root }: AdminContext): WorkspaceRepository {
+  return root.repos.workspaces;
 }
 
 export const workspaceCommands: AdminCommand[] = [

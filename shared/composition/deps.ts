@@ -1,10 +1,13 @@
 import type { AppConfig } from '../platform/config/index';
 import type { Db } from '../platform/db/index';
-import type { TemporalHandle } from '../../temporal/connection';
+import type { Engines } from './engines';
 
-/** What the API process is built from; tests build one against their own database. */
+/**
+ * What a process's composition root is built from; tests build one against their own database.
+ * The engines are ports, so nothing here names the workflow engine (temporal/engines.ts builds them).
+ */
 export interface AppDeps {
   config: AppConfig;
   db: Db;
-  temporal: TemporalHandle;
+  engines: Engines;
 }

@@ -16,9 +16,6 @@ import { WebhookRunService } from '../webhook-runs/service';
 import { ScheduleRepository } from '../schedules/repository';
 import { WorkspaceRepository } from '../workspaces/repository';
 import { BudgetBearerAuth } from '../workspaces/budget-bearer';
-
-/** Schedule agents poll and claim often; a resolved bearer is reused for 5 s (docs/schedules.md). */
-const SCHEDULE_BEARER_CACHE = { ttlMs: 5000, maxEntries: 1000 };
 import { ScheduleService } from '../schedules/service';
 import { JobWorkflowRepository } from '../jobs/job-workflow-repository';
 import { WorkflowRepository } from '../workflows/repository';
@@ -31,44 +28,107 @@ import { DirectToolPayments } from '../payments/direct-tool-payments';
 import { EmbedService, signInSite } from '../embed/service';
 import { EmbedRepository } from '../embed/repository';
 import { RunRepository } from '../webhook-runs/repository';
+import { ToolRepository } from '../tools/repository';
+import { BudgetChargeRepository } from '../workspaces/budget-charges';
+import { NonceClaims } from '../payments/nonce-claims';
+import { InFlightPayments } from '../payments/in-flight';
 
-/** The use-case objects routes call; built once per app from its dependencies. */
-export function createServices(deps: AppDeps) {
+/** Schedule agents poll and claim often; a resolved bearer is reused for 5 s (docs/schedules.md). */
+const SCHEDULE_BEARER_CACHE = { ttlMs: 5000, maxEntries: 1000 };
+
+/**
+ * The process's repositories: each built once here, so every service and activity shares one
+ * instance (one ledger head cache, one workspace repository with the credentials key).
+ */
+export function createRepositories(deps: Pick<AppDeps, 'config' | 'db'>) {
   const { models } = deps.db;
-  const ledger = new LedgerStore(models);
-  const tools = new ToolService(models, ledger, deps.config.tools.secretsKey, deps.config.publicBaseUrl);
-  const setup = paymentSetup(deps.config.x402);
-  if ('disabled' in setup) logger.warn('x402 payments disabled', { reason: setup.disabled });
-  const hotLimits = localLimits(deps.config.hotRateLimits);
-  const payments = 'disabled' in setup ? undefined : new PaymentGate(setup, models, deps.temporal, deps.config.x402.settleWaitMs, hotLimits.x402PerPayer);
-  const webhookRuns = new WebhookRunService(models, deps.temporal, deps.config, ledger);
-  const tokens = new AccessTokenService(models);
-  const workspaces = new WorkspaceRepository(models, deps.config.credentialsKey);
   return {
-    sessions: new SessionService(models, deps.config.sessionNonceTtlSeconds, hotLimits.invokePerWallet),
+    ledger: new LedgerStore(models),
+    tools: new ToolRepository(models),
+    workspaces: new WorkspaceRepository(models, deps.config.credentialsKey),
+    workflows: new WorkflowRepository(models),
+    runs: new RunRepository(models),
+    jobs: new JobRepository(models),
+    jobWorkflows: new JobWorkflowRepository(models),
+    schedules: new ScheduleRepository(models),
+    sessions: new WorkflowSessionRepository(models),
+    embed: new EmbedRepository(models),
+    budgetCharges: new BudgetChargeRepository(models),
+    settlementNonces: new NonceClaims(models),
+    inFlightPayments: new InFlightPayments(models),
+  };
+}
+
+export type Repositories = ReturnType<typeof createRepositories>;
+
+/** The use-case objects routes and commands call, built over one set of repositories. */
+function createServicesOver(deps: AppDeps, repos: Repositories) {
+  const { models } = deps.db;
+  const { config, engines } = deps;
+  const { ledger, workspaces } = repos;
+  const tools = new ToolService(models, ledger, config.tools.secretsKey, config.publicBaseUrl, repos.tools);
+  const setup = paymentSetup(config.x402);
+  if ('disabled' in setup) logger.warn('x402 payments disabled', { reason: setup.disabled });
+  const hotLimits = localLimits(config.hotRateLimits);
+  const payments = 'disabled' in setup ? undefined : new PaymentGate(setup, models, engines.settlements, repos.inFlightPayments, config.x402.settleWaitMs, hotLimits.x402PerPayer);
+  const webhookRuns = new WebhookRunService({ runs: repos.runs, workflows: repos.workflows, workspaces, engine: engines.runs, ledger }, config);
+  const tokens = new AccessTokenService(models);
+  return {
+    sessions: new SessionService(models, config.sessionNonceTtlSeconds, hotLimits.invokePerWallet),
     hotLimits,
     ledger,
     payments,
     purchases:
       payments && !('disabled' in setup)
-        ? new CreditPurchaseService(setup, payments, ledger, `${deps.config.publicBaseUrl}/api/external/credits/purchase`)
+        ? new CreditPurchaseService(setup, payments, ledger, `${config.publicBaseUrl}/api/external/credits/purchase`)
         : undefined,
     tokens,
     identityLimiter: new OncePerWindowLimiter(models, 60),
     webhookRuns,
-    schedules: new ScheduleService(new ScheduleRepository(models), deps.config.scheduleLease),
-    scheduleAuth: new BudgetBearerAuth(new WorkspaceRepository(models), SCHEDULE_BEARER_CACHE),
-    jobs: new JobService(new JobRepository(models), deps.temporal, deps.config.jobWorkflowTokenSecret, deps.config.jobMaxActiveReservationsPerWallet),
+    schedules: new ScheduleService(repos.schedules, config.scheduleLease),
+    scheduleAuth: new BudgetBearerAuth(workspaces, SCHEDULE_BEARER_CACHE),
+    jobs: new JobService(repos.jobs, engines.jobs, config.jobWorkflowTokenSecret, config.jobMaxActiveReservationsPerWallet),
     tools,
-    toolCatalog: new ToolCatalogService(tools, deps.config.publicApiUrl),
-    authLimits: countingLimiters(deps, deps.config.authRateLimits, ['sessionPerClient', 'sessionPerWallet', 'accessTokenPerClient', 'accessTokenPerWallet']),
-    workflowLimits: countingLimiters(deps, deps.config.workflowRateLimits, ['startPerClient', 'startPerWallet', 'fetchPerClient', 'fetchPerWallet']),
-    jobWorkflows: new JobWorkflowService(new JobRepository(models), new WorkflowRepository(models), new JobWorkflowRepository(models), deps.config.jobWorkflowTokenSecret),
-    publicWorkflows: new PublicWorkflowService(new WorkflowRepository(models), new JobWorkflowRepository(models), catalogPriceLookup(tools.repository)),
-    workflowSessions: new WorkflowSessionService(new WorkflowSessionRepository(models), new WorkflowRepository(models), deps.temporal, deps.config.sessionIdleTimeoutSeconds, deps.config.model, ledger),
-    embed: new EmbedService(new EmbedRepository(models), new WorkflowRepository(models), workspaces, tools, webhookRuns, new RunRepository(models), ledger, tokens, signInSite(deps.config.publicBaseUrl)),
-    directTools: payments && !('disabled' in setup) ? new DirectToolPayments(setup, payments, tools, deps.config.publicBaseUrl) : undefined,
+    toolCatalog: new ToolCatalogService(tools, config.publicApiUrl),
+    authLimits: countingLimiters(deps, config.authRateLimits, ['sessionPerClient', 'sessionPerWallet', 'accessTokenPerClient', 'accessTokenPerWallet']),
+    workflowLimits: countingLimiters(deps, config.workflowRateLimits, ['startPerClient', 'startPerWallet', 'fetchPerClient', 'fetchPerWallet']),
+    jobWorkflows: new JobWorkflowService(repos.jobs, repos.workflows, repos.jobWorkflows, config.jobWorkflowTokenSecret),
+    publicWorkflows: new PublicWorkflowService(repos.workflows, repos.jobWorkflows, catalogPriceLookup(repos.tools)),
+    workflowSessions: new WorkflowSessionService(repos.sessions, repos.workflows, engines.sessions, config.sessionIdleTimeoutSeconds, config.model, ledger),
+    embed: new EmbedService(repos.embed, repos.workflows, workspaces, tools, webhookRuns, repos.runs, ledger, tokens, signInSite(config.publicBaseUrl)),
+    directTools: payments && !('disabled' in setup) ? new DirectToolPayments(setup, payments, tools, config.publicBaseUrl) : undefined,
   };
+}
+
+export type Services = ReturnType<typeof createServicesOver>;
+
+/** One process's objects: its inputs, each repository once, and the services over them. */
+export interface Root extends AppDeps {
+  repos: Repositories;
+  services: Services;
+}
+
+/**
+ * The composition root: builds every repository and service of a process from its config, its
+ * store and its engines. The API, the workers and the operator CLI all start here.
+ */
+export function buildRoot(deps: AppDeps): Root {
+  const repos = createRepositories(deps);
+  // Built on first use: a worker process needs only repositories, and building the services
+  // would set up payments (and warn when they are off) in processes that never take one.
+  let services: Services | undefined;
+  return {
+    ...deps,
+    repos,
+    get services() {
+      return (services ??= createServicesOver(deps, repos));
+    },
+  };
+}
+
+/** The API's services (a new root's); kept for callers that want only the services. */
+export function createServices(deps: AppDeps): Services {
+  return buildRoot(deps).services;
 }
 
 /** One counting limiter per named limit of a config block, all over the block's window. */
@@ -76,4 +136,3 @@ function countingLimiters<K extends string>(deps: AppDeps, limits: Record<K, num
   return Object.fromEntries(names.map((n) => [n, new CountingLimiter(deps.db.models, limits[n], limits.windowSeconds)])) as Record<K, CountingLimiter>;
 }
 
-export type Services = ReturnType<typeof createServices>;

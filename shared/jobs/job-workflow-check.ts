@@ -1,9 +1,8 @@
-import type { Models } from '../platform/db/index';
 import type { CheckResult } from './rules';
 import type { WorkflowCheck } from './workflow-check';
 import { validateWorkflowGraph } from '../workflows/graph';
-import { WorkflowRepository } from '../workflows/repository';
-import { JobWorkflowRepository } from './job-workflow-repository';
+import type { WorkflowRepository } from '../workflows/repository';
+import type { JobWorkflowRepository } from './job-workflow-repository';
 
 const NAME = 'workflow_published_and_valid';
 
@@ -12,9 +11,7 @@ const NAME = 'workflow_published_and_valid';
  * the workflow was made for this job by this wallet under the completed reservation, has a published version, and that
  * version's graph passes validateWorkflowGraph. Anything else fails the check.
  */
-export function createJobWorkflowCheck(models: Pick<Models, 'jobWorkflows' | 'workflowDefinitions' | 'workflowVersions'>): WorkflowCheck {
-  const links = new JobWorkflowRepository(models);
-  const workflows = new WorkflowRepository(models);
+export function createJobWorkflowCheck({ links, workflows }: { links: JobWorkflowRepository; workflows: WorkflowRepository }): WorkflowCheck {
   return async (workflowId, ctx): Promise<CheckResult> => {
     const fail = (detail: string): CheckResult => ({ name: NAME, status: 'failed', detail });
     const link = await links.get(workflowId);

@@ -7,9 +7,7 @@ import { reserveRefusal, sameTarget } from './rules';
 import type { CompleteBody } from './schemas';
 import { endUncompleted, expireDue, takeFreeSlot } from './slots';
 import { signJobWorkflowToken } from './workflow-token';
-import type { TemporalHandle } from '../../temporal/connection';
-import { ensureReservationSweep } from '../../temporal/job-reservation/client';
-import { startVerification } from '../../temporal/job-verification/client';
+import type { JobEngine } from './engine';
 
 /** Expired reservations a full job ends itself before answering job_full. */
 const RECLAIM_BATCH = 20;
@@ -18,7 +16,7 @@ const RECLAIM_BATCH = 20;
 export class JobService {
   constructor(
     readonly repo: JobRepository,
-    private readonly temporal: TemporalHandle,
+    private readonly engine: JobEngine,
     private readonly tokenSecret: string,
     /** Active reservations one wallet may hold across all jobs (JOB_MAX_ACTIVE_RESERVATIONS_PER_WALLET), so no wallet squats every job's slots. */
     private readonly maxActivePerWallet: number,
@@ -89,7 +87,7 @@ export class JobService {
       });
     }
     try {
-      await ensureReservationSweep(this.temporal);
+      await this.engine.ensureReservationSweep();
     } catch (err) {
       // No expiry sweep, no reservation: give the slot back before answering 503.
       await endUncompleted(this.repo, reservation, 'cancelled', new Date());
@@ -136,7 +134,7 @@ export class JobService {
       const earlier = await this.repo.completionOfReservation(reservation._id);
       if (earlier) {
         // A retry after a lost answer or a 503 still gets its verification started.
-        await startVerification(this.temporal, { completionId: earlier._id, jobId, wallet });
+        await this.engine.startVerification({ completionId: earlier._id, jobId, wallet });
         throw errors.conflict('already_completed', `reservation ${reservation._id} was completed as ${earlier._id}`, { details: { completion_id: earlier._id } });
       }
     } else if (reservation.status !== 'active') {
@@ -174,7 +172,7 @@ export class JobService {
     };
     await this.repo.createCompletion(completion);
     await this.repo.endReservation(reservation._id, 'completed', completionId, now);
-    await startVerification(this.temporal, { completionId, jobId, wallet });
+    await this.engine.startVerification({ completionId, jobId, wallet });
     return (await this.repo.getCompletion(completionId)) ?? completion;
   }
 

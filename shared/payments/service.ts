@@ -1,10 +1,9 @@
-import type { Request } from 'express';
 import type { Address } from 'viem';
 import { insertOnce, type Models } from '../platform/db/index';
 import type { PaymentPurpose, X402PaymentDoc } from './models/x402-payment';
 import { AppError, errors } from '../platform/errors/index';
 import { baseUnitsToUsd } from '../credits/money';
-import { InFlightPayments, payerKey } from './in-flight';
+import { type InFlightPayments, payerKey } from './in-flight';
 import { purposeWallet } from './purposes';
 import { paymentId } from './payment-id';
 import {
@@ -19,8 +18,7 @@ import {
 } from './x402/challenge';
 import type { CaipNetwork, SupportedToken } from './x402/networks';
 import type { PaymentSetup } from './x402/setup';
-import type { TemporalHandle } from '../../temporal/connection';
-import { awaitSettlement, startSettlement } from '../../temporal/x402-settlement/client';
+import type { SettlementEngine } from './settlement-engine';
 import type { LocalLimiter } from '../platform/limits/local';
 import { checkPaymentPayload, type CheckedPaymentPayload } from './payment-payload';
 
@@ -41,11 +39,6 @@ export interface PayInput {
 
 export type PaidOutcome = { kind: 'completed'; record: X402PaymentDoc } | { kind: 'pending'; record: X402PaymentDoc };
 
-/** The payment header of a request: X-PAYMENT (the spec's name) wins; PAYMENT-SIGNATURE is its alias. */
-export function paymentHeader(req: Request): string | undefined {
-  return req.header(X402_HEADERS.legacyPayment) ?? req.header(X402_HEADERS.paymentSignature) ?? undefined;
-}
-
 /** The currency a token's amount is reported in: USD tokens as `amount_usd`, EURC as `amount_eur`. */
 const TOKEN_CURRENCY: Record<string, 'USD' | 'EUR'> = { USDC: 'USD', EURC: 'EUR' };
 
@@ -63,18 +56,16 @@ export function amountFields(symbol: string, baseUnits: string): { currency: str
  * the payment buys.
  */
 export class PaymentGate {
-  private readonly inFlight: InFlightPayments;
-
   constructor(
     private readonly setup: PaymentSetup,
-    private readonly models: Pick<Models, 'x402Payments' | 'x402InFlight'>,
-    private readonly temporal: TemporalHandle,
+    private readonly models: Pick<Models, 'x402Payments'>,
+    private readonly settlements: SettlementEngine,
+    /** The process's in-flight claims (the composition root's; its cache is per instance). */
+    private readonly inFlight: InFlightPayments,
     private readonly settleWaitMs: number,
     /** Verified new payments per payer; a known payment's repeat is not counted. */
     private readonly perPayer?: LocalLimiter,
-  ) {
-    this.inFlight = new InFlightPayments(models);
-  }
+  ) {}
 
   requirements(offers: Offer[]): PaymentRequirements[] {
     return offers.map((o) => paymentRequirements({ chainId: o.chainId, token: o.token, amount: o.amount, payTo: this.setup.payTo }));
@@ -273,7 +264,7 @@ export class PaymentGate {
   }
 
   private start(record: X402PaymentDoc) {
-    return startSettlement(this.temporal, {
+    return this.settlements.start({
       paymentId: record._id,
       payer: record.payer,
       network: record.network,
@@ -294,7 +285,7 @@ export class PaymentGate {
   }
 
   private async settle(record: X402PaymentDoc): Promise<PaidOutcome> {
-    const outcome = await awaitSettlement(this.temporal, record._id, this.settleWaitMs);
+    const outcome = await this.settlements.await(record._id, this.settleWaitMs);
     const latest = (await this.models.x402Payments.findById(record._id).lean<X402PaymentDoc>().exec()) ?? record;
     if (!outcome) return { kind: 'pending', record: latest };
     if (outcome.status === 'failed') throw errors.paymentRequired(outcome.code, `${outcome.message}; nothing was charged`);

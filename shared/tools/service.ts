@@ -29,8 +29,10 @@ export class ToolService {
     ledger: LedgerStore,
     private readonly secretKey: Buffer,
     private readonly baseUrl: string,
+    /** The process's one tool repository (the composition root passes it); built here only for callers without a root. */
+    repository: ToolRepository = new ToolRepository(models),
   ) {
-    this.repository = new ToolRepository(models);
+    this.repository = repository;
     this.invoker = createToolInvoker({ models, secretKey, ledger, repository: this.repository });
   }
 

@@ -3,24 +3,20 @@ import { ids } from '../platform/ids/index';
 import ipaddr from 'ipaddr.js';
 import { judgeAddress } from '../platform/http/address-policy';
 import type { AppConfig } from '../platform/config/index';
-import type { Models } from '../platform/db/index';
 import type { WebhookRunDoc } from './models/webhook-run';
 import { errors } from '../platform/errors/index';
 import { logger } from '../platform/logger/index';
-import { RunRepository } from './repository';
+import type { RunRepository } from './repository';
 import { MAX_CANCEL_REASON, MAX_METADATA_BYTES, type TriggerBody } from './schemas';
 import { isTerminal, type RunRecord } from './types';
 import { canonicalJson } from '../identity/canonical-json';
-import type { RunnableWorkflow } from '../workflows/repository';
-import { WorkflowRepository } from '../workflows/repository';
+import type { RunnableWorkflow, WorkflowRepository } from '../workflows/repository';
 import { compareSemver } from '../workflows/semver';
 import { modelStartCredits } from '../workflows/nodes/model/pricing';
-import { LedgerStore } from '../credits/ledger-store';
+import type { LedgerStore } from '../credits/ledger-store';
 import { workspaceAccount } from '../workspaces/types';
-import type { GroupAccess } from '../workspaces/repository';
-import { WorkspaceRepository } from '../workspaces/repository';
-import type { TemporalHandle } from '../../temporal/connection';
-import { cancelWebhookRun, startWebhookRun } from '../../temporal/webhook-runs/client';
+import type { GroupAccess, WorkspaceRepository } from '../workspaces/repository';
+import type { RunEngine } from './engine';
 
 export interface TriggerResult {
   /** 200: this call created the run, or found it finished; 202: a replay of a run still in flight. */
@@ -44,17 +40,15 @@ export class WebhookRunService {
   private readonly runs: RunRepository;
   private readonly workflows: WorkflowRepository;
   private readonly workspaces: WorkspaceRepository;
+  private readonly engine: RunEngine;
+  /** The process's one ledger (its head hints and caches are per instance). */
+  private readonly ledger: Pick<LedgerStore, 'balance'>;
 
   constructor(
-    models: Models,
-    private readonly temporal: TemporalHandle,
-    private readonly config: Pick<AppConfig, 'publicBaseUrl' | 'model' | 'callbacks' | 'credentialsKey' | 'runNodeStartTimeoutMs'>,
-    /** The process's one ledger (its head hints and caches are per instance). */
-    private readonly ledger: Pick<LedgerStore, 'balance'>,
+    ports: { runs: RunRepository; workflows: WorkflowRepository; workspaces: WorkspaceRepository; engine: RunEngine; ledger: Pick<LedgerStore, 'balance'> },
+    private readonly config: Pick<AppConfig, 'publicBaseUrl' | 'model' | 'callbacks' | 'runNodeStartTimeoutMs'>,
   ) {
-    this.runs = new RunRepository(models);
-    this.workflows = new WorkflowRepository(models);
-    this.workspaces = new WorkspaceRepository(models, config.credentialsKey);
+    ({ runs: this.runs, workflows: this.workflows, workspaces: this.workspaces, engine: this.engine, ledger: this.ledger } = ports);
   }
 
   /** The group an `Authorization: Bearer agt_…` header speaks for, or 401. */
@@ -150,7 +144,7 @@ export class WebhookRunService {
   }
 
   private start(run: WebhookRunDoc, wf: RunnableWorkflow): Promise<void> {
-    return startWebhookRun(this.temporal, {
+    return this.engine.start({
       runId: run._id,
       workflowId: run.workflow_id,
       groupId: run.group_id,
@@ -290,7 +284,7 @@ export class WebhookRunService {
       cancel_requested_by_user_id: access.tokenId,
       cancel_reason: body.reason ? body.reason.slice(0, MAX_CANCEL_REASON) : null,
     });
-    await cancelWebhookRun(this.temporal, runId);
+    await this.engine.cancel(runId);
     const after = await this.waitForEnd(runId, CANCEL_WAIT_MS);
     if (!isTerminal(after.run.status)) logger.warn('run did not end within the cancel wait', { run_id: runId });
     if (isTerminal(after.run.status) && after.run.status !== 'cancelled') throw errors.conflict('run_already_terminal', `run ${runId} ended as ${after.run.status} before the cancel took effect`);

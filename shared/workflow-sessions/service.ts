@@ -10,8 +10,7 @@ import type { SessionState } from './types';
 import { modelStartCredits } from '../workflows/nodes/model/pricing';
 import type { WorkflowRepository } from '../workflows/repository';
 import type { WorkflowNode } from '../workflows/types';
-import type { TemporalHandle } from '../../temporal/connection';
-import { endSession, querySession, startSessionWorkflow, touchSession } from '../../temporal/workflow-session/client';
+import type { SessionEngine } from './engine';
 
 export type SessionView = Omit<SessionState, 'wallet'>;
 
@@ -44,7 +43,7 @@ export class WorkflowSessionService {
   constructor(
     private readonly repo: WorkflowSessionRepository,
     private readonly workflows: WorkflowRepository,
-    private readonly temporal: TemporalHandle,
+    private readonly engine: SessionEngine,
     private readonly idleTimeoutSeconds: number,
     /** The deployment's model endpoint (MODEL_API_URL) and its price; without one a workflow with a model node cannot start. */
     private readonly model: Pick<ModelConfig, 'creditsPer1kTokens'> | undefined,
@@ -68,7 +67,7 @@ export class WorkflowSessionService {
       await this.repo.create(doc);
       if (await this.repo.claimActive(key, id, now)) {
         try {
-          await startSessionWorkflow(this.temporal, {
+          await this.engine.start({
             sessionId: id,
             workflowId,
             version: latest.version,
@@ -95,7 +94,7 @@ export class WorkflowSessionService {
         await this.repo.releaseActive(key, existing._id); // its end freed nothing yet: free it and try again
         continue;
       }
-      await touchSession(this.temporal, existing._id).catch(() => undefined);
+      await this.engine.touch(existing._id).catch(() => undefined);
       return { session: await this.view(existing), resumed: true };
     }
     throw errors.unavailable('session_unavailable', 'the session is changing hands; retry shortly');
@@ -133,7 +132,7 @@ export class WorkflowSessionService {
   /** State and results so far of the selected session; an active one's idle timer restarts. */
   async fetch(wallet: string, workflowId: string, sel: { workflow_session_id?: string; instance_id?: string }): Promise<SessionView> {
     const doc = await this.select(wallet, workflowId, sel, true);
-    if (doc.status === 'active') await touchSession(this.temporal, doc._id).catch(() => undefined);
+    if (doc.status === 'active') await this.engine.touch(doc._id).catch(() => undefined);
     return this.view(doc);
   }
 
@@ -142,7 +141,7 @@ export class WorkflowSessionService {
     const doc = await this.select(wallet, workflowId, { workflow_session_id: sessionId }, false);
     if (doc.status === 'ended') return { session: storedView(doc, this.idleTimeoutSeconds), alreadyEnded: true };
     try {
-      return { session: withoutWallet(await endSession(this.temporal, doc._id)), alreadyEnded: false };
+      return { session: withoutWallet(await this.engine.end(doc._id)), alreadyEnded: false };
     } catch (err) {
       // It may have ended on its own (idle timeout) a moment ago: the store has the final state.
       const again = await this.repo.get(doc._id);
@@ -178,7 +177,7 @@ export class WorkflowSessionService {
   private async view(doc: WorkflowSessionDoc): Promise<SessionView> {
     if (doc.status === 'active') {
       try {
-        return withoutWallet(await querySession(this.temporal, doc._id));
+        return withoutWallet(await this.engine.query(doc._id));
       } catch (err) {
         if (err instanceof AppError) throw err;
         const again = await this.repo.get(doc._id);

@@ -49,3 +49,4 @@ export interface ApprovalRequest {
 export function workspaceAccount(workspaceId: string): string {
   return `ws:${workspaceId}`;
 }
+export type { GroupAccess } from './repository';

@@ -2,8 +2,8 @@ import type { Models } from '../../shared/platform/db/index';
 import { JobRepository } from '../../shared/jobs/repository';
 import { endUncompleted, expireDue } from '../../shared/jobs/slots';
 
-export function createJobReservationActivities(deps: { models: Models }) {
-  const jobs = new JobRepository(deps.models);
+export function createJobReservationActivities(deps: { models: Models; jobs?: JobRepository }) {
+  const jobs = deps.jobs ?? new JobRepository(deps.models);
   return {
     /** The sweep's round: ends reservations past their window at `now` (the workflow's clock). */
     async expireDueReservations(now: string, limit: number): Promise<{ seen: number; expired: number }> {

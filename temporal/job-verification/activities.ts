@@ -10,6 +10,8 @@ export interface JobVerificationDeps {
   models: Models;
   /** The process's ledger (workers/deps.ts); built here when absent. */
   ledger?: LedgerStore;
+  /** The process's one instance (the composition root's); built here when absent (tests). */
+  jobs?: JobRepository;
   creditExpiryDays: number;
   /** The workflow_creation check (default: against the stored workflow definitions). */
   checkWorkflow?: WorkflowCheck;
@@ -36,7 +38,7 @@ function waitingReason(job: { kind: string; review: string }): string {
 }
 
 export function createJobVerificationActivities(deps: JobVerificationDeps) {
-  const jobs = new JobRepository(deps.models);
+  const jobs = deps.jobs ?? new JobRepository(deps.models);
   const ledger = deps.ledger ?? new LedgerStore(deps.models);
   const checkWorkflow = deps.checkWorkflow ?? createWorkflowCheck(deps.models);
 

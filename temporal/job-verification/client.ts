@@ -1,5 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { TemporalHandle } from '../connection';
+import type { JobEngine, VerificationStart } from '../../shared/jobs/engine';
+import { ensureReservationSweep } from '../job-reservation/client';
 import { SA } from '../search-attributes';
 import { JOBS_QUEUE } from './config';
 import { verificationWorkflowId } from './ids';
@@ -9,7 +11,7 @@ import { jobVerificationWorkflow } from './workflows';
 const DEADLINE_MS = 5000;
 
 /** Starts a completion's verification once (a second start finds the first). */
-export async function startVerification(temporal: TemporalHandle, c: { completionId: string; jobId: string; wallet: string }): Promise<void> {
+export async function startVerification(temporal: TemporalHandle, c: VerificationStart): Promise<void> {
   try {
     await temporal.client.withDeadline(Date.now() + DEADLINE_MS, () =>
       temporal.client.workflow.start(jobVerificationWorkflow, {
@@ -47,4 +49,12 @@ export async function verificationStage(temporal: TemporalHandle, completionId: 
 
 export async function verificationResult(temporal: TemporalHandle, completionId: string) {
   return temporal.client.workflow.getHandle<typeof jobVerificationWorkflow>(verificationWorkflowId(completionId)).result();
+}
+
+/** The job service's port onto this process's Temporal client (the reservation sweep and verifications). */
+export function jobEngine(temporal: TemporalHandle): JobEngine {
+  return {
+    ensureReservationSweep: () => ensureReservationSweep(temporal),
+    startVerification: (c) => startVerification(temporal, c),
+  };
 }

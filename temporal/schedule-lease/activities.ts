@@ -3,10 +3,12 @@ import { ScheduleRepository } from '../../shared/schedules/repository';
 
 export interface ScheduleLeaseDeps {
   models: Models;
+  /** The process's one instance (the composition root's); built here when absent (tests). */
+  schedules?: ScheduleRepository;
 }
 
 export function createScheduleLeaseActivities(deps: ScheduleLeaseDeps) {
-  const repo = new ScheduleRepository(deps.models);
+  const repo = deps.schedules ?? new ScheduleRepository(deps.models);
   return {
     /**
      * Ends the claim as expired unless a release or advance ended it first; idempotent.

@@ -14,6 +14,9 @@ import { callbackMessageId } from './ids';
 export interface CallbackDeps {
   models: Models;
   credentialsKey?: Buffer;
+  /** The process's one instance (the composition root's); built here when absent (tests). */
+  runs?: RunRepository;
+  workspaces?: WorkspaceRepository;
   callbacks: Pick<CallbackConfig, 'allowLoopback' | 'caFile'>;
   /** Tests inject a resolver to prove the address rules; default: the system resolver. */
   resolve?: Parameters<typeof safePost>[1]['resolve'];
@@ -41,8 +44,8 @@ export interface AttemptResult {
  * redirects). Records callback_* on the run after every attempt (pending until final).
  */
 export function createCallbackActivities(deps: CallbackDeps) {
-  const runs = new RunRepository(deps.models);
-  const workspaces = new WorkspaceRepository(deps.models, deps.credentialsKey);
+  const runs = deps.runs ?? new RunRepository(deps.models);
+  const workspaces = deps.workspaces ?? new WorkspaceRepository(deps.models, deps.credentialsKey);
   const ca = deps.callbacks.caFile ? readFileSync(deps.callbacks.caFile) : undefined;
 
   return {

@@ -1,7 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
-import type { CallbackConfig } from '../../shared/platform/config/index';
 import { NODE_TYPES, type NodeType } from '../../shared/workflows/nodes/index';
-import type { WorkflowEdge, WorkflowNode } from '../../shared/workflows/types';
+import type { RunEngine, RunStart } from '../../shared/webhook-runs/engine';
 import type { TemporalHandle } from '../connection';
 import { SA } from '../search-attributes';
 import { CALLBACK_QUEUE } from '../webhook-callbacks/config';
@@ -14,6 +13,8 @@ import { webhookRun } from './workflows';
 /** A request must not hang on an unreachable Temporal: fail within this, and the caller answers 503. */
 const START_DEADLINE_MS = 5000;
 
+export type { RunStart };
+
 /** Each node kind's queue as this process names it (tests and deployments prefix them). */
 export function nodeQueuesOf(temporal: TemporalHandle, nodes: Readonly<Record<NodeType, string>>): Record<NodeType, string> {
   return Object.fromEntries(NODE_TYPES.map((type) => [type, temporal.queue(nodes[type])])) as Record<NodeType, string>;
@@ -23,19 +24,6 @@ export function nodeQueuesOf(temporal: TemporalHandle, nodes: Readonly<Record<No
 export function runQueues(temporal: TemporalHandle, untrusted = false): RunQueues {
   const nodes = untrusted ? UNTRUSTED_NODE_QUEUES : NODE_QUEUES;
   return { runs: temporal.queue(RUN_QUEUE), ...nodeQueuesOf(temporal, nodes) };
-}
-
-export interface RunStart {
-  runId: string;
-  workflowId: string;
-  groupId: string;
-  nodes: WorkflowNode[];
-  edges: WorkflowEdge[];
-  /** The callback schedule from config, when the run has a callback_url. */
-  callback: CallbackConfig | null;
-  nodeStartTimeoutMs: number;
-  /** A wallet-authored graph (no workspace owns it): its nodes run on the untrusted queues. */
-  untrusted: boolean;
 }
 
 /** Starts a run's workflow (id = run id) once; a second start of the same run finds the first. */
@@ -115,4 +103,12 @@ export function runCallbackProgress(temporal: TemporalHandle, runId: string): Pr
 
 export function runProgress(temporal: TemporalHandle, runId: string): Promise<RunProgress> {
   return temporal.client.workflow.getHandle(runId).query(runProgressQuery);
+}
+
+/** The run service's port onto this process's Temporal client. */
+export function runEngine(temporal: TemporalHandle): RunEngine {
+  return {
+    start: (run) => startWebhookRun(temporal, run),
+    cancel: (runId) => cancelWebhookRun(temporal, runId),
+  };
 }

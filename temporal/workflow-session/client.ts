@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { SessionEndReason, SessionInput, SessionState } from '../../shared/workflow-sessions/types';
+import type { SessionEngine } from '../../shared/workflow-sessions/engine';
 import type { TemporalHandle } from '../connection';
 import { SA } from '../search-attributes';
 import { nodeQueuesOf } from '../webhook-runs/client';
@@ -51,4 +52,14 @@ export async function touchSession(temporal: TemporalHandle, sessionId: string):
 /** Ends the session and answers with its final state (written to the store before the answer). */
 export function endSession(temporal: TemporalHandle, sessionId: string, reason: SessionEndReason = 'ended_by_wallet'): Promise<SessionState> {
   return temporal.client.workflow.getHandle(sessionWorkflowId(sessionId)).executeUpdate(endSessionUpdate, { args: [{ reason }] });
+}
+
+/** The session service's port onto this process's Temporal client. */
+export function sessionEngine(temporal: TemporalHandle): SessionEngine {
+  return {
+    start: (input) => startSessionWorkflow(temporal, input),
+    query: (sessionId) => querySession(temporal, sessionId),
+    touch: (sessionId) => touchSession(temporal, sessionId),
+    end: (sessionId, reason) => endSession(temporal, sessionId, reason),
+  };
 }

@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
+import type { SettlementOutcome } from '../../shared/payments/settlement-engine';
 import { ApplicationFailureCategory } from '@temporalio/common';
 import type { Address, Hex } from 'viem';
 import { LedgerStore } from '../../shared/credits/ledger-store';
@@ -19,6 +20,8 @@ export interface SettlementDeps {
   models: Models;
   /** The process's ledger (workers/deps.ts); built here when absent. */
   ledger?: LedgerStore;
+  /** The process's nonce claims (the composition root's); built here when absent. */
+  nonces?: NonceClaims;
   payments: PaymentSetup;
   creditExpiryDays: number;
   /** A record without `verified_block` (written before it existed): log searches start this far back. */
@@ -28,9 +31,7 @@ export interface SettlementDeps {
   receiptPollMs?: number;
 }
 
-export type SettlementOutcome =
-  | { status: 'completed'; txHash: string; grantId?: string }
-  | { status: 'failed'; code: string; message: string };
+export type { SettlementOutcome };
 
 type Step = { ok: true; rec: X402PaymentDoc } | { ok: false; code: string; message: string };
 
@@ -61,7 +62,7 @@ class AttemptError extends Error {
 export function createSettlementActivities(deps: SettlementDeps) {
   const records = deps.models.x402Payments;
   const ledger = deps.ledger ?? new LedgerStore(deps.models);
-  const nonces = new NonceClaims(deps.models);
+  const nonces = deps.nonces ?? new NonceClaims(deps.models);
   const receiptWaitMs = deps.receiptWaitMs ?? 20_000;
   const receiptPollMs = deps.receiptPollMs ?? 250;
 

@@ -3,15 +3,9 @@ import type { TemporalHandle } from '../connection';
 import { SA } from '../search-attributes';
 import { SETTLEMENT_QUEUE } from './config';
 import { settlementWorkflowId } from './ids';
-import type { SettlementOutcome } from './activities';
+import type { SettlementEngine, SettlementOutcome, SettlementStart } from '../../shared/payments/settlement-engine';
 
-export interface SettlementStart {
-  paymentId: string;
-  payer: string;
-  network: string;
-  amountBaseUnits: string;
-  wallet?: string;
-}
+export type { SettlementStart };
 
 /** A request must not hang on an unreachable Temporal: fail within this, and the caller answers 503. */
 const START_DEADLINE_MS = 5000;
@@ -61,4 +55,14 @@ export async function awaitSettlement(temporal: TemporalHandle, paymentId: strin
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The payment gate's port onto this process's Temporal client. */
+export function settlementEngine(temporal: TemporalHandle): SettlementEngine {
+  return {
+    start: async (s) => {
+      await ensureSettlementStarted(temporal, s);
+    },
+    await: (paymentId, waitMs) => awaitSettlement(temporal, paymentId, waitMs),
+  };
 }

@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startServer } from '../../api/http/server';
 import { parseConfig } from '../../shared/platform/config/index';
-import { createDb } from '../../shared/platform/db/index';
+import { createDb } from '../../shared/composition/store';
 import { buildSignedMessage, signedActionParts, signedPayload } from '../../shared/identity/signing';
 import { Runtime } from '@temporalio/worker';
 import { createTemporal, ensureSearchAttributes } from '../../temporal/connection';

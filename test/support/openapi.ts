@@ -3,7 +3,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { AppDeps } from '../../shared/composition/deps';
 import { offlineDeps } from '../../api/http/offline-document';
 import { apiDocument, apiOperations } from '../../api/http/server';
-import { createServices } from '../../shared/composition/root';
+import { buildRoot } from '../../shared/composition/root';
 import type { OpenApiDocument } from '../../api/http/operations/openapi';
 
 let cached: { document: OpenApiDocument; deps: AppDeps } | undefined;
@@ -11,15 +11,15 @@ let cached: { document: OpenApiDocument; deps: AppDeps } | undefined;
 /** The document built in-process from the declarations, once per test file. */
 export function localDocument(): OpenApiDocument {
   if (!cached) {
-    const deps = offlineDeps();
-    cached = { deps, document: apiDocument(deps, createServices(deps)) };
+    const deps = buildRoot(offlineDeps());
+    cached = { deps, document: apiDocument(deps, deps.services) };
   }
   return cached.document;
 }
 
 export function localOperations() {
-  const deps = offlineDeps();
-  return { deps, services: createServices(deps), ...apiOperations(deps, createServices(deps)) };
+  const deps = buildRoot(offlineDeps());
+  return { deps, services: deps.services, ...apiOperations(deps, deps.services) };
 }
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;

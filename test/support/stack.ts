@@ -1,5 +1,6 @@
 import { parseConfig, AppConfig } from '../../shared/platform/config/index';
-import { createDb, Db } from '../../shared/platform/db/index';
+import { Db } from '../../shared/platform/db/index';
+import { createDb } from '../../shared/composition/store';
 import { createTemporal, ensureSearchAttributes, TemporalHandle } from '../../temporal/connection';
 import { startServer, RunningServer } from '../../api/http/server';
 import { selectQueues } from '../../workers/queues';

@@ -12,7 +12,7 @@ import { createJobReservationActivities } from '../../temporal/job-reservation/a
 import { startReservationSweep } from '../../temporal/job-reservation/client';
 import { reservationSweepWorkflowId } from '../../temporal/job-reservation/ids';
 import { createJobVerificationActivities } from '../../temporal/job-verification/activities';
-import { signalReview, verificationResult } from '../../temporal/job-verification/client';
+import { jobEngine, signalReview, verificationResult } from '../../temporal/job-verification/client';
 import { JOBS_QUEUE } from '../../temporal/job-verification/config';
 import { verificationWorkflowId } from '../../temporal/job-verification/ids';
 import { workflowBundle } from '../../workers/workflow-bundle';
@@ -48,7 +48,7 @@ describe('job verification and reservation workflows with time skipping', () => 
       searchAttributes: Object.fromEntries(ALL_SEARCH_ATTRIBUTES.map((k) => [k.name, 2 /* KEYWORD */])),
     });
     repo = new JobRepository(db.models);
-    service = new JobService(repo, temporal, 'time-skipping-test-secret-of-32-characters!', 5);
+    service = new JobService(repo, jobEngine(temporal), 'time-skipping-test-secret-of-32-characters!', 5);
     ledger = new LedgerStore(db.models);
     await ledger.grant({ wallet: PLATFORM_ACCOUNT, grantId: 'ts-fund', credits: 100_000, creditType: 'admin_grant' });
     worker = await Worker.create({

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { GroupAccess } from '../../../shared/workspaces/repository';
+import type { GroupAccess } from '../../../shared/workspaces/types';
 import type { Services } from '../../../shared/composition/root';
 
 declare module 'express-serve-static-core' {

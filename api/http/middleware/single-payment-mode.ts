@@ -1,6 +1,11 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { errors } from '../../../shared/platform/errors/index';
-import { paymentHeader } from '../../../shared/payments/service';
+import { X402_HEADERS } from '../../../shared/payments/x402/challenge';
+
+/** The payment header of a request: X-PAYMENT (the spec's name) wins; PAYMENT-SIGNATURE is its alias. */
+export function paymentHeader(req: Request): string | undefined {
+  return req.header(X402_HEADERS.legacyPayment) ?? req.header(X402_HEADERS.paymentSignature) ?? undefined;
+}
 
 /** Fields only a signed request envelope has (wallet_address and request_id are shared). */
 const SIGNED_ONLY_FIELDS = ['signature', 'session_nonce'] as const;

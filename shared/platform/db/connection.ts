@@ -1,6 +1,11 @@
 import mongoose, { Connection, Model } from 'mongoose';
 import { logger } from '../logger/index';
-import { Models, registerModels } from '../../composition/models';
+// Only the type: the models themselves are registered by whoever opens the store (the
+// composition root passes registerModels), so the plumbing loads no capability's schemas.
+import type { Models } from '../../composition/models';
+
+/** Registers every model on a connection and returns them by name. */
+export type ModelRegistry = (connection: Connection) => Models;
 
 export interface DbOptions {
   uri: string;
@@ -33,7 +38,7 @@ export interface Db {
  * serving without the unique indexes would let "exactly once" decisions happen twice.
  * Once up, the driver itself rides out later outages. Commands never buffer.
  */
-export function createDb(options: DbOptions): Db {
+export function openDb(options: DbOptions, registerModels: ModelRegistry): Db {
   const connection = mongoose.createConnection();
   connection.set('bufferCommands', false);
   // Indexes are built explicitly below, in order, so their failure is seen and decides the state.

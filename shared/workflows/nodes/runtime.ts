@@ -4,6 +4,9 @@ import type { LedgerStore } from '../../credits/ledger-store';
 import type { AppConfig } from '../../platform/config/index';
 import type { Models } from '../../platform/db/index';
 import type { ToolRepository } from '../../tools/repository';
+import type { WorkflowSessionRepository } from '../../workflow-sessions/repository';
+import type { BudgetChargeRepository } from '../../workspaces/budget-charges';
+import type { WorkspaceRepository } from '../../workspaces/repository';
 import { capOutput, NodeError } from '../node-output';
 import type { NodeKind } from './kind';
 
@@ -53,6 +56,9 @@ export interface NodeWorkerDeps {
   models: Models;
   ledger: LedgerStore;
   tools: ToolRepository;
+  workspaces: WorkspaceRepository;
+  sessions: WorkflowSessionRepository;
+  budgetCharges: BudgetChargeRepository;
   /** This worker (`host:pid`), recorded on each node it ran. */
   identity: string;
   config: AppConfig;

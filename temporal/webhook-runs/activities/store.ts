@@ -17,8 +17,8 @@ export interface RunStart {
  * The run workflow's writes to its record: queued → running, then the terminal state. Run as
  * local activities of the run workflow (one point write each, no task dispatch of their own).
  */
-export function createRunStoreActivities(deps: { models: Models; identity: string }) {
-  const runs = new RunRepository(deps.models);
+export function createRunStoreActivities(deps: { models: Models; identity: string; runs?: RunRepository }) {
+  const runs = deps.runs ?? new RunRepository(deps.models);
   return {
     async startRun(runId: string): Promise<RunStart> {
       const run = await runs.markRunning(runId, new Date());

@@ -16,6 +16,10 @@ export interface ModelNodeDeps {
   models: Models;
   /** The process's ledger (workers/deps.ts); built here when absent. */
   ledger?: LedgerStore;
+  /** The process's one instance (the composition root's); built here when absent (tests). */
+  workspaces?: WorkspaceRepository;
+  sessions?: WorkflowSessionRepository;
+  budgetCharges?: BudgetChargeRepository;
   identity: string;
   /** The chat-completions endpoint; absent: model nodes end the run as setup_required. */
   model?: ModelConfig;
@@ -43,10 +47,10 @@ export function modelHoldId(runId: string, nodeId: string): string {
  * request and fails as `setup_required`: never an invented answer.
  */
 export function createModelNodeActivities(deps: ModelNodeDeps) {
-  const workspaces = new WorkspaceRepository(deps.models);
+  const workspaces = deps.workspaces ?? new WorkspaceRepository(deps.models);
   const ledger = deps.ledger ?? new LedgerStore(deps.models);
-  const sessions = new WorkflowSessionRepository(deps.models);
-  const charges = new BudgetChargeRepository(deps.models);
+  const sessions = deps.sessions ?? new WorkflowSessionRepository(deps.models);
+  const charges = deps.budgetCharges ?? new BudgetChargeRepository(deps.models);
 
   /** Who pays: the run's workspace, or (a session carries no workspace) the session's wallet. */
   async function accountOf(call: NodeCall<ModelNode>): Promise<string> {
@@ -174,7 +178,7 @@ export function createModelNodeActivities(deps: ModelNodeDeps) {
 export const nodeWorker = defineNodeWorker(modelKind, {
   // Heartbeats reach the server at least every second, so a cancel reaches the HTTP call within about a second.
   workerOptions: { maxHeartbeatThrottleInterval: '1 second' },
-  activities: (deps) => createModelNodeActivities({ models: deps.models, ledger: deps.ledger, identity: deps.identity, model: deps.config.model }),
+  activities: (deps) => createModelNodeActivities({ models: deps.models, ledger: deps.ledger, workspaces: deps.workspaces, sessions: deps.sessions, budgetCharges: deps.budgetCharges, identity: deps.identity, model: deps.config.model }),
 });
 
 export type ModelNodeActivities = ReturnType<typeof createModelNodeActivities>;

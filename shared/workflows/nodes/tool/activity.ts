@@ -19,6 +19,9 @@ export interface ToolNodeDeps {
   /** The process's ledger and tool repository (workers/deps.ts); built here when absent. */
   ledger?: LedgerStore;
   tools?: ToolRepository;
+  /** The process's one instance (the composition root's); built here when absent (tests). */
+  workspaces?: WorkspaceRepository;
+  budgetCharges?: BudgetChargeRepository;
   identity: string;
   /** The tools' vendor-secret key (config.tools.secretsKey). */
   toolSecretsKey: Buffer;
@@ -39,8 +42,8 @@ const FINAL = new Set(['product_not_found', 'action_not_found', 'action_ambiguou
  */
 export function createToolNodeActivities(deps: ToolNodeDeps) {
   const invoker = createToolInvoker({ models: deps.models, secretKey: deps.toolSecretsKey, ledger: deps.ledger, repository: deps.tools });
-  const workspaces = new WorkspaceRepository(deps.models, deps.credentialsKey);
-  const charges = new BudgetChargeRepository(deps.models);
+  const workspaces = deps.workspaces ?? new WorkspaceRepository(deps.models, deps.credentialsKey);
+  const charges = deps.budgetCharges ?? new BudgetChargeRepository(deps.models);
 
   return {
     async runToolNode(call: NodeCall<ToolNode>): Promise<NodeResult> {

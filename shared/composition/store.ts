@@ -1,0 +1,7 @@
+import { openDb, type Db, type DbOptions } from '../platform/db/index';
+import { registerModels } from './models';
+
+/** Opens the store with every capability's models registered (the platform's openDb names none). */
+export function createDb(options: DbOptions): Db {
+  return openDb(options, registerModels);
+}

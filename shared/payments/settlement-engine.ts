@@ -1,0 +1,23 @@
+/** What a settlement is started with (its search attributes name payer, network and amount). */
+export interface SettlementStart {
+  paymentId: string;
+  payer: string;
+  network: string;
+  amountBaseUnits: string;
+  wallet?: string;
+}
+
+export type SettlementOutcome =
+  | { status: 'completed'; txHash: string; grantId?: string }
+  | { status: 'failed'; code: string; message: string };
+
+/**
+ * The durable settlement of a verified payment, as the payment gate sees it. A port, so the
+ * gate needs no workflow engine; temporal/x402-settlement/client.ts implements it.
+ */
+export interface SettlementEngine {
+  /** Starts the payment's settlement once (a second start finds the first). */
+  start(s: SettlementStart): Promise<void>;
+  /** The outcome if it arrives within waitMs, else undefined (the settlement carries on regardless). */
+  await(paymentId: string, waitMs: number): Promise<SettlementOutcome | undefined>;
+}

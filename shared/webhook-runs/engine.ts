@@ -1,0 +1,27 @@
+import type { CallbackConfig } from '../platform/config/index';
+import type { WorkflowEdge, WorkflowNode } from '../workflows/types';
+
+/** What starting a run needs: the graph, where its callback goes, and whether its nodes are trusted. */
+export interface RunStart {
+  runId: string;
+  workflowId: string;
+  groupId: string;
+  nodes: WorkflowNode[];
+  edges: WorkflowEdge[];
+  /** The callback schedule from config, when the run has a callback_url. */
+  callback: CallbackConfig | null;
+  nodeStartTimeoutMs: number;
+  /** A wallet-authored graph (no workspace owns it): its nodes run on the untrusted queues. */
+  untrusted: boolean;
+}
+
+/**
+ * Where runs execute, as the run service sees it. A port, so the service needs no workflow
+ * engine to be built or tested; temporal/webhook-runs/client.ts implements it.
+ */
+export interface RunEngine {
+  /** Starts the run's execution once; a second start of the same run finds the first. */
+  start(run: RunStart): Promise<void>;
+  /** Requests cancellation; false when there is no open execution. */
+  cancel(runId: string): Promise<boolean>;
+}

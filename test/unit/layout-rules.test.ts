@@ -1,0 +1,90 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+
+// The layout rules are executed, not only written down: snippets are linted as if they were files
+// in api/ or shared/, with the project's own config (eslint.config.mjs) through ESLint's Node API.
+// ESLint loads that config with a dynamic import, which jest's module sandbox refuses, so the
+// linting runs in a plain node child; one child lints every case.
+const ROOT = path.resolve(__dirname, '../..');
+
+const LINT = `
+import { ESLint } from 'eslint';
+const cases = JSON.parse(process.argv[1]);
+const eslint = new ESLint({ cwd: process.cwd() });
+const out = [];
+for (const c of cases) {
+  const [result] = await eslint.lintText(c.code, { filePath: c.filePath });
+  out.push(result.messages.map((m) => m.ruleId));
+}
+process.stdout.write(JSON.stringify(out));
+`;
+
+const CASES = {
+  modelInApi: { filePath: 'api/tools/x.ts', code: "import type { ToolProductDoc } from '../../shared/tools/models/tool-product';\nexport type M = ToolProductDoc;\n" },
+  mongooseInApi: { filePath: 'api/tools/x.ts', code: "import mongoose from 'mongoose';\nexport const m = mongoose;\n" },
+  mongodbInApi: { filePath: 'api/tools/x.ts', code: "import { MongoClient } from 'mongodb';\nexport const m = MongoClient;\n" },
+  repositoryInApi: { filePath: 'api/tools/x.ts', code: "import { ToolRepository } from '../../shared/tools/repository';\nexport const r = new ToolRepository({} as never);\n" },
+  newWithoutImportInApi: {
+    filePath: 'api/tools/x.ts',
+    code: 'declare const ToolRepository: any;\ndeclare const LedgerStore: any;\nexport const r = [new ToolRepository({}), new LedgerStore({})];\n',
+  },
+  viewTypesInApi: {
+    filePath: 'api/jobs/x.ts',
+    code: "import type { JobDoc } from '../../shared/jobs/types';\nimport type { Db } from '../../shared/platform/db/index';\nexport type T = [JobDoc, Db];\n",
+  },
+  sameInShared: {
+    filePath: 'shared/tools/x.ts',
+    code: [
+      "import mongoose from 'mongoose';",
+      "import { ToolRepository } from './repository';",
+      "import type { ToolProductDoc } from './models/tool-product';",
+      'export const r: [typeof mongoose, ToolRepository, ToolProductDoc?] = [mongoose, new ToolRepository({} as never)];',
+      '',
+    ].join('\n'),
+  },
+  temporalInShared: { filePath: 'shared/tools/x.ts', code: "import { createEngines } from '../../temporal/engines';\nexport const e = createEngines;\n" },
+};
+
+type Name = keyof typeof CASES;
+let rules: Record<Name, (string | null)[]>;
+
+beforeAll(() => {
+  const names = Object.keys(CASES) as Name[];
+  const stdout = execFileSync(process.execPath, ['--input-type=module', '-e', LINT, JSON.stringify(names.map((n) => CASES[n]))], { cwd: ROOT, encoding: 'utf8' });
+  const found = JSON.parse(stdout) as (string | null)[][];
+  rules = Object.fromEntries(names.map((n, i) => [n, found[i]])) as typeof rules;
+}, 60_000);
+
+describe('api/ is HTTP only', () => {
+  it('refuses a model import, even type-only', () => {
+    expect(rules.modelInApi).toContain('no-restricted-imports');
+  });
+
+  it('refuses mongoose and mongodb', () => {
+    expect(rules.mongooseInApi).toContain('no-restricted-imports');
+    expect(rules.mongodbInApi).toContain('no-restricted-imports');
+  });
+
+  it('refuses a repository import and building one', () => {
+    expect(rules.repositoryInApi).toContain('no-restricted-imports');
+    expect(rules.repositoryInApi).toContain('no-restricted-syntax');
+  });
+
+  it('refuses building a repository or the ledger store even without an import', () => {
+    expect(rules.newWithoutImportInApi.filter((r) => r === 'no-restricted-syntax')).toHaveLength(2);
+  });
+
+  it('allows view types from the capability and the store handle type', () => {
+    expect(rules.viewTypesInApi).toEqual([]);
+  });
+});
+
+describe('shared/', () => {
+  it('may import its model, its repository and mongoose, and build a repository', () => {
+    expect(rules.sameInShared).toEqual([]);
+  });
+
+  it('still may not import temporal/', () => {
+    expect(rules.temporalInShared).toContain('no-restricted-imports');
+  });
+});
