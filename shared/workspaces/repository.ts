@@ -9,19 +9,14 @@ import { errors } from '../platform/errors/index';
 import { compareSemver } from '../workflows/semver';
 import { ids, secret, SECRET_SHAPES, sha256Hex, webhookSecret } from '../platform/ids/index';
 import { SecretBox } from './secret-box';
-import type { AgentGroup, ApprovalRequest, Budget, Workspace } from './types';
+import type { AgentGroup, ApprovalRequest, Budget, GroupAccess, Workspace } from './types';
+
+export type { GroupAccess };
 
 type WorkspaceModels = Pick<
   Models,
   'workspaces' | 'budgets' | 'budgetWorkflows' | 'workspaceApiKeys' | 'agentGroups' | 'agentGroupTokens' | 'credentials' | 'approvalRequests'
 >;
-
-export interface GroupAccess {
-  group: AgentGroup;
-  budget: Budget;
-  workspace: Workspace;
-  tokenId: string;
-}
 
 const CREDENTIAL_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 

@@ -49,4 +49,10 @@ export interface ApprovalRequest {
 export function workspaceAccount(workspaceId: string): string {
   return `ws:${workspaceId}`;
 }
-export type { GroupAccess } from './repository';
+/** What an agent group's bearer token resolves to: the group, its budget and workspace, the token's id. */
+export interface GroupAccess {
+  group: AgentGroup;
+  budget: Budget;
+  workspace: Workspace;
+  tokenId: string;
+}
