@@ -3,8 +3,27 @@ import js from '@eslint/js';
 import simpleImportSort from 'eslint-plugin-simple-import-sort';
 import tseslint from 'typescript-eslint';
 
-const serverSideModules = ['mongoose', 'mongodb', 'viem', 'viem/*', 'joi', 'winston', 'express', '@temporalio/client',
-  '@temporalio/worker', '@temporalio/activity', 'node:*', 'fs', 'net', 'http', 'https', 'crypto', 'path', 'os', 'child_process'];
+const serverSideModules = [
+  'mongoose',
+  'mongodb',
+  'viem',
+  'viem/*',
+  'joi',
+  'winston',
+  'express',
+  '@temporalio/client',
+  '@temporalio/worker',
+  '@temporalio/activity',
+  'node:*',
+  'fs',
+  'net',
+  'http',
+  'https',
+  'crypto',
+  'path',
+  'os',
+  'child_process',
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '.cache/**', 'coverage/**', 'jest.config.js', 'contracts/**'] },
@@ -16,14 +35,20 @@ export default tseslint.config(
     // packages, then our own files by relative path.
     plugins: { 'simple-import-sort': simpleImportSort },
     rules: {
-      'simple-import-sort/imports': ['error', { groups: [['^\\u0000', '^node:', `^(${builtinModules.join('|')})(/|$)`, '^@?\\w', '^', '^\\.']] }],
+      'simple-import-sort/imports': [
+        'error',
+        { groups: [['^\\u0000', '^node:', `^(${builtinModules.join('|')})(/|$)`, '^@?\\w', '^', '^\\.']] },
+      ],
       'simple-import-sort/exports': 'error',
     },
   },
   {
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
     },
   },
   {
@@ -31,26 +56,65 @@ export default tseslint.config(
     files: ['api/embed/assets/*.js'],
     languageOptions: {
       sourceType: 'script',
-      globals: Object.fromEntries(['window', 'document', 'sessionStorage', 'fetch', 'URL', 'URLSearchParams', 'TextEncoder', 'crypto', 'setTimeout', 'btoa'].map((n) => [n, 'readonly'])),
+      globals: Object.fromEntries(
+        [
+          'window',
+          'document',
+          'sessionStorage',
+          'fetch',
+          'URL',
+          'URLSearchParams',
+          'TextEncoder',
+          'crypto',
+          'setTimeout',
+          'btoa',
+        ].map((n) => [n, 'readonly']),
+      ),
     },
   },
   {
     // The SDK's bin: a CommonJS shim node runs directly (it registers tsx and loads the TypeScript CLI).
     files: ['sdk/bin/*.cjs'],
-    languageOptions: { sourceType: 'commonjs', globals: Object.fromEntries(['require', 'process', 'console'].map((n) => [n, 'readonly'])) },
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: Object.fromEntries(['require', 'process', 'console'].map((n) => [n, 'readonly'])),
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     // The SDK runs on an agent's machine: it may use pure shared code (signing, the error catalog), never the server's.
     files: ['sdk/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/api/**', '**/workers/**', '**/temporal/**', '**/shared/platform/db', '**/shared/platform/db/**', '**/shared/platform/config', '**/shared/platform/config/**', '**/shared/platform/logger', '**/shared/platform/logger/**'], message: 'the SDK imports only pure shared code' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '**/api/**',
+                '**/workers/**',
+                '**/temporal/**',
+                '**/shared/platform/db',
+                '**/shared/platform/db/**',
+                '**/shared/platform/config',
+                '**/shared/platform/config/**',
+                '**/shared/platform/logger',
+                '**/shared/platform/logger/**',
+              ],
+              message: 'the SDK imports only pure shared code',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['api/**/*.ts', 'temporal/**/*.ts', 'shared/**/*.ts', 'scripts/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/workers/**'], message: 'nothing imports workers/' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/workers/**'], message: 'nothing imports workers/' }] },
+      ],
     },
   },
   {
@@ -58,80 +122,222 @@ export default tseslint.config(
     // composition root, never through mongoose, a model or a repository of its own.
     files: ['api/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: ['mongoose', 'mongodb'].map((name) => ({ name, message: 'api/ is HTTP only: use a service from the composition root' })),
-        patterns: [
-          { group: ['**/workers/**'], message: 'nothing imports workers/' },
-          {
-            group: ['mongodb/*', '**/shared/*/models', '**/shared/*/models/**', '**/shared/*/model', '**/shared/composition/models', '**/shared/*/repository', '**/shared/*/*-repository', '**/shared/credits/ledger-store', '**/shared/platform/db/connection'],
-            message: 'api/ is HTTP only: no models or repositories; import view types from the capability (types.ts) and call its service',
-          },
-        ],
-      }],
-      'no-restricted-syntax': ['error', {
-        selector: 'NewExpression[callee.name=/Repository$|^LedgerStore$/]',
-        message: 'api/ builds no repositories: the composition root (shared/composition/root.ts) builds each once',
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['mongoose', 'mongodb'].map((name) => ({
+            name,
+            message: 'api/ is HTTP only: use a service from the composition root',
+          })),
+          patterns: [
+            { group: ['**/workers/**'], message: 'nothing imports workers/' },
+            {
+              group: [
+                'mongodb/*',
+                '**/shared/*/models',
+                '**/shared/*/models/**',
+                '**/shared/*/model',
+                '**/shared/composition/models',
+                '**/shared/*/repository',
+                '**/shared/*/*-repository',
+                '**/shared/credits/ledger-store',
+                '**/shared/platform/db/connection',
+              ],
+              message:
+                'api/ is HTTP only: no models or repositories; import view types from the capability (types.ts) and call its service',
+            },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'NewExpression[callee.name=/Repository$|^LedgerStore$/]',
+          message: 'api/ builds no repositories: the composition root (shared/composition/root.ts) builds each once',
+        },
+      ],
     },
   },
   {
     // shared/ is imported by everyone and imports nothing of theirs.
     files: ['shared/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/api/**', '**/workers/**', '**/temporal/**'], message: 'shared/ must not depend on api/, workers/ or temporal/' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/api/**', '**/workers/**', '**/temporal/**'],
+              message: 'shared/ must not depend on api/, workers/ or temporal/',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     // A node kind's pure half (its fields, checks and evaluation, and the registry) is read by workflow
     // code, so it never reaches its worker half: the activity, the runtime helpers, server libraries.
     files: ['shared/workflows/nodes/**/*.ts'],
-    ignores: ['shared/workflows/nodes/runtime.ts', 'shared/workflows/nodes/activities.ts', 'shared/workflows/nodes/*/activity.ts', 'shared/workflows/nodes/*/session-activity.ts'],
+    ignores: [
+      'shared/workflows/nodes/runtime.ts',
+      'shared/workflows/nodes/activities.ts',
+      'shared/workflows/nodes/*/activity.ts',
+      'shared/workflows/nodes/*/session-activity.ts',
+    ],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: serverSideModules.filter((m) => !m.includes('*')).map((name) => ({ name, message: 'a node kind\'s pure half runs in workflow code' })),
-        patterns: [
-          { group: ['**/api/**', '**/workers/**', '**/temporal/**'], message: 'shared/ must not depend on api/, workers/ or temporal/' },
-          { group: ['node:*', 'viem/*', '**/shared/platform/db', '**/shared/platform/db/**', '**/platform/db/**', '**/platform/logger/**', '**/platform/config/**'], message: 'a node kind\'s pure half runs in workflow code' },
-          { group: ['./activity', './session-activity', '../runtime', './runtime', '../activities', './activities', '*/activity', '../*/activity'], allowTypeImports: true, message: 'the pure half imports its activity with `import type` only' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: serverSideModules
+            .filter((m) => !m.includes('*'))
+            .map((name) => ({ name, message: "a node kind's pure half runs in workflow code" })),
+          patterns: [
+            {
+              group: ['**/api/**', '**/workers/**', '**/temporal/**'],
+              message: 'shared/ must not depend on api/, workers/ or temporal/',
+            },
+            {
+              group: [
+                'node:*',
+                'viem/*',
+                '**/shared/platform/db',
+                '**/shared/platform/db/**',
+                '**/platform/db/**',
+                '**/platform/logger/**',
+                '**/platform/config/**',
+              ],
+              message: "a node kind's pure half runs in workflow code",
+            },
+            {
+              group: [
+                './activity',
+                './session-activity',
+                '../runtime',
+                './runtime',
+                '../activities',
+                './activities',
+                '*/activity',
+                '../*/activity',
+              ],
+              allowTypeImports: true,
+              message: 'the pure half imports its activity with `import type` only',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     // Workflow code is replayed deterministically in a sandbox: no I/O, no clocks, no server libraries.
-    files: ['temporal/**/workflows.ts', 'temporal/**/*-workflows.ts', 'temporal/**/workflows/*.ts', 'temporal/graph-engine/*.ts'],
+    files: [
+      'temporal/**/workflows.ts',
+      'temporal/**/*-workflows.ts',
+      'temporal/**/workflows/*.ts',
+      'temporal/graph-engine/*.ts',
+    ],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: serverSideModules.filter((m) => !m.includes('*')).map((name) => ({ name, message: 'not allowed in workflow code' })),
-        patterns: [
-          { group: ['node:*', 'viem/*'], message: 'not allowed in workflow code' },
-          { group: ['**/shared/platform/db', '**/shared/platform/db/**', '**/shared/platform/logger', '**/shared/platform/logger/**', '**/shared/platform/config', '**/shared/platform/config/**', '**/api/**', '**/workers/**'], message: 'workflows import only pure shared code' },
-          { group: ['./activities', '../*/activities', './*/activities'], allowTypeImports: true, message: 'import activities with `import type` only' },
-          { group: ['**/shared/workflows/nodes/runtime', '**/shared/workflows/nodes/*/activity', '**/shared/workflows/nodes/*/session-activity', '**/shared/workflows/nodes/activities'], allowTypeImports: true, message: 'node activities run on workers: import them with `import type` only' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: serverSideModules
+            .filter((m) => !m.includes('*'))
+            .map((name) => ({ name, message: 'not allowed in workflow code' })),
+          patterns: [
+            { group: ['node:*', 'viem/*'], message: 'not allowed in workflow code' },
+            {
+              group: [
+                '**/shared/platform/db',
+                '**/shared/platform/db/**',
+                '**/shared/platform/logger',
+                '**/shared/platform/logger/**',
+                '**/shared/platform/config',
+                '**/shared/platform/config/**',
+                '**/api/**',
+                '**/workers/**',
+              ],
+              message: 'workflows import only pure shared code',
+            },
+            {
+              group: ['./activities', '../*/activities', './*/activities'],
+              allowTypeImports: true,
+              message: 'import activities with `import type` only',
+            },
+            {
+              group: [
+                '**/shared/workflows/nodes/runtime',
+                '**/shared/workflows/nodes/*/activity',
+                '**/shared/workflows/nodes/*/session-activity',
+                '**/shared/workflows/nodes/activities',
+              ],
+              allowTypeImports: true,
+              message: 'node activities run on workers: import them with `import type` only',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['temporal/**/activities.ts', 'temporal/**/activities/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/api/**', '**/workers/**'], message: 'activities never import api/ or workers/' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/api/**', '**/workers/**'], message: 'activities never import api/ or workers/' }] },
+      ],
     },
   },
   {
     // Imports are not the only way out of determinism: these globals read the clock, chance, the
     // network or the process. In workflow code use sleep()/condition(), workflowInfo(), activities.
-    files: ['temporal/**/workflows.ts', 'temporal/**/*-workflows.ts', 'temporal/**/workflows/*.ts', 'temporal/graph-engine/*.ts'],
+    files: [
+      'temporal/**/workflows.ts',
+      'temporal/**/*-workflows.ts',
+      'temporal/**/workflows/*.ts',
+      'temporal/graph-engine/*.ts',
+    ],
     rules: {
-      'no-restricted-globals': ['error',
-        ...['fetch', 'setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'process', 'require', 'queueMicrotask', 'performance', 'crypto']
-          .map((name) => ({ name, message: 'not deterministic (or not available) in workflow code: use @temporalio/workflow (sleep, condition, workflowInfo) or an activity' }))],
-      'no-restricted-properties': ['error',
-        { object: 'Date', property: 'now', message: 'workflow code gets time from the workflow (workflowInfo().runStartTime, or an activity result)' },
-        { object: 'Math', property: 'random', message: 'randomness belongs in an activity (its result is recorded in history)' },
-        { object: 'crypto', property: 'randomUUID', message: 'use uuid4() from @temporalio/workflow' }],
-      'no-restricted-syntax': ['error',
-        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'new Date() reads the clock: not in workflow code' }],
+      'no-restricted-globals': [
+        'error',
+        ...[
+          'fetch',
+          'setTimeout',
+          'setInterval',
+          'setImmediate',
+          'clearTimeout',
+          'clearInterval',
+          'process',
+          'require',
+          'queueMicrotask',
+          'performance',
+          'crypto',
+        ].map((name) => ({
+          name,
+          message:
+            'not deterministic (or not available) in workflow code: use @temporalio/workflow (sleep, condition, workflowInfo) or an activity',
+        })),
+      ],
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'Date',
+          property: 'now',
+          message: 'workflow code gets time from the workflow (workflowInfo().runStartTime, or an activity result)',
+        },
+        {
+          object: 'Math',
+          property: 'random',
+          message: 'randomness belongs in an activity (its result is recorded in history)',
+        },
+        { object: 'crypto', property: 'randomUUID', message: 'use uuid4() from @temporalio/workflow' },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'new Date() reads the clock: not in workflow code',
+        },
+      ],
     },
   },
 );

@@ -1,5 +1,5 @@
-import { getConfig } from '../shared/platform/config/index';
 import { createDb } from '../shared/composition/store';
+import { getConfig } from '../shared/platform/config/index';
 import { logger } from '../shared/platform/logger/index';
 import { createTemporal } from '../temporal/connection';
 import { startServer } from './http/server';

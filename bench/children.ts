@@ -2,7 +2,7 @@
  * The benchmarks' child processes: a TypeScript entry in a process (group) of its own, and the
  * benchmark server (bench/server.ts), which prints {"port": N} once it listens.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { generatePrivateKey } from 'viem/accounts';
 import { ROOT } from '../scripts/services/paths';

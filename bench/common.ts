@@ -62,7 +62,13 @@ export interface ScenarioResult {
   measuredMs: number;
   latency: LatencySummary;
   /** Every request of the scenario, warm-up included. */
-  total: { requests: number; errors: number; mismatches: number; statuses: Record<string, number>; errorSamples: string[] };
+  total: {
+    requests: number;
+    errors: number;
+    mismatches: number;
+    statuses: Record<string, number>;
+    errorSamples: string[];
+  };
   /** Ran out of pre-signed envelopes before the window closed: the figures are not valid. */
   exhausted: boolean;
   envelopesUsed: number;
@@ -88,7 +94,14 @@ export function summarize(values: ArrayLike<number>): LatencySummary {
   const at = (q: number) => (n === 0 ? NaN : sorted[Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1))]);
   let sum = 0;
   for (let i = 0; i < n; i++) sum += sorted[i];
-  return { count: n, meanMs: n ? sum / n : NaN, p50Ms: at(0.5), p95Ms: at(0.95), p99Ms: at(0.99), maxMs: n ? sorted[n - 1] : NaN };
+  return {
+    count: n,
+    meanMs: n ? sum / n : NaN,
+    p50Ms: at(0.5),
+    p95Ms: at(0.95),
+    p99Ms: at(0.99),
+    maxMs: n ? sorted[n - 1] : NaN,
+  };
 }
 
 /** A positive number from the environment (a benchmark knob), or `fallback`. */

@@ -9,7 +9,10 @@ import path from 'node:path';
 export async function startCpuProfile(): Promise<{ stop(file: string): Promise<string> }> {
   const session = new Session();
   session.connect();
-  const post = (method: string, params?: object) => new Promise<any>((resolve, reject) => session.post(method, params ?? {}, (err, out) => (err ? reject(err) : resolve(out))));
+  const post = (method: string, params?: object) =>
+    new Promise<any>((resolve, reject) =>
+      session.post(method, params ?? {}, (err, out) => (err ? reject(err) : resolve(out))),
+    );
   await post('Profiler.enable');
   await post('Profiler.setSamplingInterval', { interval: 200 });
   await post('Profiler.start');

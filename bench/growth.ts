@@ -18,17 +18,17 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { startFerretDb } from '../scripts/services/ferretdb';
 import { analyzePostgres } from '../scripts/services/postgres';
-import { LedgerStore } from '../shared/credits/ledger-store';
-import { type Db } from '../shared/platform/db/index';
 import { createDb } from '../shared/composition/store';
-import { ledgerEntryId, type CreditTransactionDoc } from '../shared/credits/models/credit-transaction';
-import type { WebhookRunDoc } from '../shared/webhook-runs/models/webhook-run';
-import type { ScheduleClaimDoc } from '../shared/schedules/models/schedule-claim';
-import type { WorkflowScheduleDoc } from '../shared/schedules/models/workflow-schedule';
+import { LedgerStore } from '../shared/credits/ledger-store';
+import { type CreditTransactionDoc, ledgerEntryId } from '../shared/credits/models/credit-transaction';
 import type { JobReservationDoc } from '../shared/jobs/models/job-reservation';
 import { JobRepository } from '../shared/jobs/repository';
-import { RunRepository } from '../shared/webhook-runs/repository';
+import { type Db } from '../shared/platform/db/index';
+import type { ScheduleClaimDoc } from '../shared/schedules/models/schedule-claim';
+import type { WorkflowScheduleDoc } from '../shared/schedules/models/workflow-schedule';
 import { claimId, ScheduleRepository } from '../shared/schedules/repository';
+import type { WebhookRunDoc } from '../shared/webhook-runs/models/webhook-run';
+import { RunRepository } from '../shared/webhook-runs/repository';
 import { envNumber } from './common';
 import { writeResult } from './result-file';
 
@@ -64,12 +64,40 @@ function subjects(db: Db): Subject[] {
   };
 
   const run = (id: string, i: number): WebhookRunDoc => ({
-    _id: id, workflow_id: `wf_${i % 50}`, workflow_version: 'v1', group_id: `grp_${i % 20}`, budget_id: 'bud_bench', workspace_id: 'ws_bench',
-    request_id: null, status: 'completed', prompt: `growth ${i}`, response_text: `Hello, growth ${i}!`, session_id: null, model: null,
-    error_code: null, error_message: null, callback_url: null, callback_status: 'skipped', callback_last_status: null, callback_last_error: null,
-    callback_attempted_at: null, callback_delivered_at: null, callback_attempts: 0, request_metadata_json: null,
-    run_metadata: { workflow_version: 'v1', nodes: [{ id: 'greet', type: 'template', status: 'completed', worker: 'bench' }] },
-    created_at: T0, updated_at: T0, queued_at: T0, started_at: T0, completed_at: T0, failed_at: null, setup_required_at: null, cancelled_at: null,
+    _id: id,
+    workflow_id: `wf_${i % 50}`,
+    workflow_version: 'v1',
+    group_id: `grp_${i % 20}`,
+    budget_id: 'bud_bench',
+    workspace_id: 'ws_bench',
+    request_id: null,
+    status: 'completed',
+    prompt: `growth ${i}`,
+    response_text: `Hello, growth ${i}!`,
+    session_id: null,
+    model: null,
+    error_code: null,
+    error_message: null,
+    callback_url: null,
+    callback_status: 'skipped',
+    callback_last_status: null,
+    callback_last_error: null,
+    callback_attempted_at: null,
+    callback_delivered_at: null,
+    callback_attempts: 0,
+    request_metadata_json: null,
+    run_metadata: {
+      workflow_version: 'v1',
+      nodes: [{ id: 'greet', type: 'template', status: 'completed', worker: 'bench' }],
+    },
+    created_at: T0,
+    updated_at: T0,
+    queued_at: T0,
+    started_at: T0,
+    completed_at: T0,
+    failed_at: null,
+    setup_required_at: null,
+    cancelled_at: null,
   });
   const runId = (i: number) => `run_${i.toString(16).padStart(24, '0')}`;
 
@@ -79,12 +107,43 @@ function subjects(db: Db): Subject[] {
   const entry = (i: number): CreditTransactionDoc => {
     const w = wallet(Math.floor(i / PER_WALLET));
     const seq = (i % PER_WALLET) + 1;
-    const grant = { _id: `grant_g${Math.floor(i / PER_WALLET)}`, amount_credits: 100, remaining_credits: 100, amount_usd: 1, credit_type: 'admin_grant', date_created: T0 };
+    const grant = {
+      _id: `grant_g${Math.floor(i / PER_WALLET)}`,
+      amount_credits: 100,
+      remaining_credits: 100,
+      amount_usd: 1,
+      credit_type: 'admin_grant',
+      date_created: T0,
+    };
     const left = 100 - 10 * (seq - 1);
-    const common = { _id: ledgerEntryId(w, seq), user_id: w, seq, balance_after_credits: left, balance_after_usd: left / 100, date_created: T0, live_grants: [{ ...grant, remaining_credits: left }] };
+    const common = {
+      _id: ledgerEntryId(w, seq),
+      user_id: w,
+      seq,
+      balance_after_credits: left,
+      balance_after_usd: left / 100,
+      date_created: T0,
+      live_grants: [{ ...grant, remaining_credits: left }],
+    };
     return seq === 1
-      ? { ...common, op_id: `grant:${grant._id}`, transaction_type: 'grant', amount_credits: 100, amount_usd: 1, grant_id: grant._id, grant }
-      : { ...common, op_id: `purchase:${w}:req_${seq}`, transaction_type: 'purchase', amount_credits: -10, amount_usd: -0.1, request_id: `req_${seq}`, details: 'growth' };
+      ? {
+          ...common,
+          op_id: `grant:${grant._id}`,
+          transaction_type: 'grant',
+          amount_credits: 100,
+          amount_usd: 1,
+          grant_id: grant._id,
+          grant,
+        }
+      : {
+          ...common,
+          op_id: `purchase:${w}:req_${seq}`,
+          transaction_type: 'purchase',
+          amount_credits: -10,
+          amount_usd: -0.1,
+          request_id: `req_${seq}`,
+          details: 'growth',
+        };
   };
 
   // A paid tool call lives in the ledger (its hold is the claim, its capture the outcome): here the
@@ -93,28 +152,79 @@ function subjects(db: Db): Subject[] {
   const settledCall = (i: number): CreditTransactionDoc => {
     const w = callAccount(i);
     return {
-      _id: ledgerEntryId(w, 1), op_id: `purchase:${w}:req_${i}`, user_id: w, seq: 1, transaction_type: 'purchase', amount_credits: -1, amount_usd: -0.01,
-      balance_after_credits: 0, balance_after_usd: 0, date_created: T0, request_id: `req_${i}`, live_grants: [],
-      outcome: JSON.stringify({ status: 'succeeded', product_id: `prod_${i % 100}`, action_slug: 'stats', response_json: '{"words":36}' }),
+      _id: ledgerEntryId(w, 1),
+      op_id: `purchase:${w}:req_${i}`,
+      user_id: w,
+      seq: 1,
+      transaction_type: 'purchase',
+      amount_credits: -1,
+      amount_usd: -0.01,
+      balance_after_credits: 0,
+      balance_after_usd: 0,
+      date_created: T0,
+      request_id: `req_${i}`,
+      live_grants: [],
+      outcome: JSON.stringify({
+        status: 'succeeded',
+        product_id: `prod_${i % 100}`,
+        action_slug: 'stats',
+        response_json: '{"words":36}',
+      }),
     };
   };
 
   const base = (i: number) => new Date(T0.getTime() + (i % 1000) * 60_000);
   const claim = (scheduleId: string, i: number): ScheduleClaimDoc => ({
-    _id: claimId(scheduleId, base(i), 0), schedule_id: scheduleId, budget_id: 'bud_bench', base_due_at: base(i), attempt: 0, due_at: base(i),
-    skipped: 0, claim_token: `${claimId(scheduleId, base(i), 0)}.${hex(8)}`, claimed_at: T0, lease_expires_at: new Date(T0.getTime() + 300_000),
+    _id: claimId(scheduleId, base(i), 0),
+    schedule_id: scheduleId,
+    budget_id: 'bud_bench',
+    base_due_at: base(i),
+    attempt: 0,
+    due_at: base(i),
+    skipped: 0,
+    claim_token: `${claimId(scheduleId, base(i), 0)}.${hex(8)}`,
+    claimed_at: T0,
+    lease_expires_at: new Date(T0.getTime() + 300_000),
   });
   const scheduleOf = (i: number) => `sch_${Math.floor(i / 1000)}`;
   // The due read's subject: schedules 0–19 are one budget's (all due at T0), the rest spread over 1000 other budgets.
   const PROBE_SCHEDULES = 20;
   const schedule = (id: string, i: number): WorkflowScheduleDoc => ({
-    _id: id, budget_id: i < PROBE_SCHEDULES ? 'bud_probe' : `bud_g${i % 1000}`, workspace_id: 'ws_bench', workflow_id: 'wf_bench', kind: 'interval', cron: null,
-    every_seconds: 3600, anchor_at: T0, timezone: 'UTC', next_due_at: new Date(T0.getTime() - (i % 60) * 60_000), paused: false, paused_at: null,
-    last_run_at: null, last_outcome: null, last_due_at: null, last_external_run_id: null, last_note: null, advance_count: 0, created_at: T0, updated_at: T0,
+    _id: id,
+    budget_id: i < PROBE_SCHEDULES ? 'bud_probe' : `bud_g${i % 1000}`,
+    workspace_id: 'ws_bench',
+    workflow_id: 'wf_bench',
+    kind: 'interval',
+    cron: null,
+    every_seconds: 3600,
+    anchor_at: T0,
+    timezone: 'UTC',
+    next_due_at: new Date(T0.getTime() - (i % 60) * 60_000),
+    paused: false,
+    paused_at: null,
+    last_run_at: null,
+    last_outcome: null,
+    last_due_at: null,
+    last_external_run_id: null,
+    last_note: null,
+    advance_count: 0,
+    created_at: T0,
+    updated_at: T0,
   });
 
-  const reservation = (id: string, jobId: string, w: string, slot: number): Omit<JobReservationDoc, 'active_key' | 'status' | 'ended_at' | 'completion_id'> => ({
-    _id: id, job_id: jobId, wallet: w, generation: 1, slot, expires_at: new Date(T0.getTime() + 3600_000), created_at: T0,
+  const reservation = (
+    id: string,
+    jobId: string,
+    w: string,
+    slot: number,
+  ): Omit<JobReservationDoc, 'active_key' | 'status' | 'ended_at' | 'completion_id'> => ({
+    _id: id,
+    job_id: jobId,
+    wallet: w,
+    generation: 1,
+    slot,
+    expires_at: new Date(T0.getTime() + 3600_000),
+    created_at: T0,
   });
   const resId = (i: number) => `res_${i.toString(16).padStart(24, '0')}`;
 
@@ -131,7 +241,14 @@ function subjects(db: Db): Subject[] {
       collection: () => m.creditTransactions.collection,
       docs: (from, to) => Array.from({ length: to - from }, (_, k) => entry(from + k)),
       // The head probe's read: an entry by its `<wallet>:<seq>` _id.
-      read: async (i) => expected('ledger entry', await m.creditTransactions.findById(ledgerEntryId(wallet(Math.floor(i / PER_WALLET)), (i % PER_WALLET) + 1)).lean().exec()),
+      read: async (i) =>
+        expected(
+          'ledger entry',
+          await m.creditTransactions
+            .findById(ledgerEntryId(wallet(Math.floor(i / PER_WALLET)), (i % PER_WALLET) + 1))
+            .lean()
+            .exec(),
+        ),
       write: (k) => ledger.grant({ wallet: `0xw${k}`, credits: 1, creditType: 'admin_grant', grantId: `growth-${k}` }),
     },
     {
@@ -141,7 +258,8 @@ function subjects(db: Db): Subject[] {
       collection: () => m.creditTransactions.collection,
       docs: (from, to) => Array.from({ length: to - from }, (_, k) => settledCall(from + k)),
       // A replayed request id: the settlement by its op id, with the outcome it answers.
-      read: async (i) => expected('tool call', (await ledger.holdState(callAccount(i), `req_${i}`)).state === 'captured'),
+      read: async (i) =>
+        expected('tool call', (await ledger.holdState(callAccount(i), `req_${i}`)).state === 'captured'),
       // The call's ledger writes on a funded account: hold (the claim), then the capture with its outcome.
       write: async (k) => {
         const w = `0xtw${k}`;
@@ -162,7 +280,8 @@ function subjects(db: Db): Subject[] {
       collection: () => m.workflowSchedules.collection,
       docs: (from, to) => Array.from({ length: to - from }, (_, k) => schedule(`sch_g${from + k}`, from + k)),
       // `due` and "next due" claims: one budget's due schedules (budget_id and paused are pushed down).
-      read: async () => expected('due schedules', (await schedules.dueSchedules('bud_probe', T0)).length === PROBE_SCHEDULES),
+      read: async () =>
+        expected('due schedules', (await schedules.dueSchedules('bud_probe', T0)).length === PROBE_SCHEDULES),
       write: (k) => schedules.create(schedule(`sch_w${k}`, PROBE_SCHEDULES + 1)),
     },
     {
@@ -172,7 +291,13 @@ function subjects(db: Db): Subject[] {
         Array.from({ length: to - from }, (_, k) => {
           const i = from + k;
           const r = reservation(resId(i), `job_${i % 100}`, wallet(i), i % 1000);
-          return { ...r, active_key: `${r.job_id}:${r.wallet}:1`, status: 'active', ended_at: null, completion_id: null };
+          return {
+            ...r,
+            active_key: `${r.job_id}:${r.wallet}:1`,
+            status: 'active',
+            ended_at: null,
+            completion_id: null,
+          };
         }),
       read: async (i) => expected('reservation', await jobs.getReservation(resId(i))),
       write: (k) => jobs.claimReservation(reservation(`res_w${k}`, 'job_w', `0xw${k}`, 0)),
@@ -222,7 +347,8 @@ async function main(): Promise<number> {
         for (let from = have; from < size; from += BATCH) batches.push([from, Math.min(size, from + BATCH)]);
         await Promise.all(
           [0, 1].map(async (lane) => {
-            for (let b = lane; b < batches.length; b += 2) await s.collection(db).insertMany(s.docs(...batches[b]), { ordered: false });
+            for (let b = lane; b < batches.length; b += 2)
+              await s.collection(db).insertMany(s.docs(...batches[b]), { ordered: false });
           }),
         );
         seeding[s.name] = (seeding[s.name] ?? 0) + (Date.now() - t0);
@@ -235,21 +361,38 @@ async function main(): Promise<number> {
         const label = sizeLabel(size);
         table[s.name].read[label] = await opsPerSecond(() => s.read(Math.floor(Math.random() * size)));
         table[s.name].write[label] = await opsPerSecond(() => s.write(`${size}-${writes++}`));
-        log(`${s.name} at ${label}: read ${table[s.name].read[label].toFixed(0)}/s, write ${table[s.name].write[label].toFixed(0)}/s`);
+        log(
+          `${s.name} at ${label}: read ${table[s.name].read[label].toFixed(0)}/s, write ${table[s.name].write[label].toFixed(0)}/s`,
+        );
       }
     }
     const labels = SIZES.map(sizeLabel);
-    const lines = ['', `growth: point reads and writes, ops/s at concurrency ${CONCURRENCY}, ${MEASURE_MS} ms each (${os.cpus().length} cores)`, `| collection | op | ${labels.join(' | ')} | ${labels.at(-1)}/${labels[0]} |`];
+    const lines = [
+      '',
+      `growth: point reads and writes, ops/s at concurrency ${CONCURRENCY}, ${MEASURE_MS} ms each (${os.cpus().length} cores)`,
+      `| collection | op | ${labels.join(' | ')} | ${labels.at(-1)}/${labels[0]} |`,
+    ];
     for (const [name, ops] of Object.entries(table)) {
       for (const op of ['read', 'write'] as const) {
         const v = labels.map((l) => ops[op][l]);
-        lines.push(`| ${name} | ${op} | ${v.map((x) => x.toFixed(0)).join(' | ')} | ${(v.at(-1)! / v[0]).toFixed(2)} |`);
+        lines.push(
+          `| ${name} | ${op} | ${v.map((x) => x.toFixed(0)).join(' | ')} | ${(v.at(-1)! / v[0]).toFixed(2)} |`,
+        );
       }
     }
     lines.push(`seeding ms per collection (all sizes): ${JSON.stringify(seeding)}`);
     console.log(lines.join('\n'));
-    const figures = Object.fromEntries(Object.entries(table).flatMap(([name, ops]) => (['read', 'write'] as const).flatMap((op) => labels.map((l) => [`${name}.${op}.${l}`, ops[op][l]]))));
-    writeResult('growth', figures, { concurrency: CONCURRENCY, measure_ms: MEASURE_MS, sizes: SIZES, seeding_ms: seeding });
+    const figures = Object.fromEntries(
+      Object.entries(table).flatMap(([name, ops]) =>
+        (['read', 'write'] as const).flatMap((op) => labels.map((l) => [`${name}.${op}.${l}`, ops[op][l]])),
+      ),
+    );
+    writeResult('growth', figures, {
+      concurrency: CONCURRENCY,
+      measure_ms: MEASURE_MS,
+      sizes: SIZES,
+      seeding_ms: seeding,
+    });
     return 0;
   } finally {
     await db.connection.dropDatabase().catch(() => undefined);

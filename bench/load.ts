@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { EnvelopeFile, LoadPlan, LoadResult, ScenarioPlan, ScenarioResult, ServerStats } from './common';
 import { summarize } from './common';
-import { request as loopbackRequest, type Reply } from './http';
+import { type Reply, request as loopbackRequest } from './http';
 
 const REQUEST_TIMEOUT_MS = 10_000;
 const PATHS = { insert: '/bench/insert', balance: '/api/external/credits/balance' } as const;
@@ -40,8 +40,15 @@ interface Snapshot {
 
 async function main(): Promise<void> {
   const plan = JSON.parse(fs.readFileSync(process.argv[2], 'utf8')) as LoadPlan;
-  const envelopes: EnvelopeFile | undefined = plan.envelopesFile ? JSON.parse(fs.readFileSync(plan.envelopesFile, 'utf8')) : undefined;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: plan.concurrency, maxFreeSockets: plan.concurrency, scheduling: 'fifo' });
+  const envelopes: EnvelopeFile | undefined = plan.envelopesFile
+    ? JSON.parse(fs.readFileSync(plan.envelopesFile, 'utf8'))
+    : undefined;
+  const agent = new http.Agent({
+    keepAlive: true,
+    maxSockets: plan.concurrency,
+    maxFreeSockets: plan.concurrency,
+    scheduling: 'fifo',
+  });
   // Control calls (stats, profiling) on their own connection, so they never queue behind load.
   const control = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const controlCall = async (method: string, path: string) => {
@@ -115,7 +122,10 @@ async function main(): Promise<void> {
       setTimeout(async () => {
         try {
           last = await snapshot();
-          if (s.profile) profileFile = (await controlCall('POST', `/bench/profile/stop?name=${encodeURIComponent(s.name.replace(/\W+/g, '_'))}`)).file;
+          if (s.profile)
+            profileFile = (
+              await controlCall('POST', `/bench/profile/stop?name=${encodeURIComponent(s.name.replace(/\W+/g, '_'))}`)
+            ).file;
         } catch (err) {
           noteError(`control: ${(err as Error).message}`);
         }
@@ -161,7 +171,8 @@ async function main(): Promise<void> {
             }
             if (balance !== envelopes!.expected[walletIndex]) {
               mismatches++;
-              if (errorSamples.length < 5) errorSamples.push(`mismatch for wallet ${walletIndex}: ${reply.text.slice(0, 200)}`);
+              if (errorSamples.length < 5)
+                errorSamples.push(`mismatch for wallet ${walletIndex}: ${reply.text.slice(0, 200)}`);
             }
           }
         }

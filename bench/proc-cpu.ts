@@ -6,7 +6,10 @@ const TICKS_PER_SECOND = 100;
 /** User + system CPU ms of a /proc stat line, and the command name in it. */
 function parseStat(stat: string): { name: string; ms: number } {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND };
+  return {
+    name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+    ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND,
+  };
 }
 
 /** CPU ms a process (or with `thread`, one of its threads) has used so far; NaN when it is gone or unknown. */

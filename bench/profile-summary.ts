@@ -117,7 +117,10 @@ export function summarizeProfile(file: string, top = 20): ProfileSummary {
 
 export function formatProfile(s: ProfileSummary): string {
   const table = (title: string, list: ProfileRow[]) =>
-    [`  ${title}`, ...list.map((r) => `    ${r.pct.toFixed(1).padStart(5)}%  ${r.ms.toFixed(0).padStart(6)} ms  ${r.name}`)].join('\n');
+    [
+      `  ${title}`,
+      ...list.map((r) => `    ${r.pct.toFixed(1).padStart(5)}%  ${r.ms.toFixed(0).padStart(6)} ms  ${r.name}`),
+    ].join('\n');
   return [
     `CPU profile of the server over B's measured window (${(s.totalMs / 1000).toFixed(1)} s): ${s.file}`,
     table('self time by owner', s.selfByOwner.slice(0, 15)),

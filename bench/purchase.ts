@@ -13,18 +13,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import { x402Client, type PaymentRequired } from '@x402/fetch';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { type PaymentRequired, x402Client } from '@x402/fetch';
 import type { Address, Hex } from 'viem';
-import { mintTokens } from '../shared/payments/chain/deploy-token';
-import { parseConfig } from '../shared/platform/config/index';
-import { encodePaymentPayload } from '../shared/payments/x402/challenge';
-import { paymentSetup } from '../shared/payments/x402/setup';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startFerretDb } from '../scripts/services/ferretdb';
 import { startLocalChain } from '../scripts/services/local-chain';
 import { CACHE, ROOT } from '../scripts/services/paths';
 import { freePort, portOpen, startProcess } from '../scripts/services/process';
 import { startTemporalDev } from '../scripts/services/temporal';
+import { mintTokens } from '../shared/payments/chain/deploy-token';
+import { encodePaymentPayload } from '../shared/payments/x402/challenge';
+import { paymentSetup } from '../shared/payments/x402/setup';
+import { parseConfig } from '../shared/platform/config/index';
 import { createTemporal } from '../temporal/connection';
 import { runPing } from '../temporal/ping/client';
 import { productionBenchEnv, productionChainEnv } from './children';
@@ -44,7 +44,12 @@ async function fundWithEth(rpcUrl: string, address: Address): Promise<void> {
   const res = await fetch(rpcUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setBalance', params: [address, `0x${(100n * 10n ** 18n).toString(16)}`] }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'anvil_setBalance',
+      params: [address, `0x${(100n * 10n ** 18n).toString(16)}`],
+    }),
   });
   const out = (await res.json()) as { error?: { message: string } };
   if (out.error) throw new Error(`anvil_setBalance: ${out.error.message}`);
@@ -80,9 +85,24 @@ async function main(): Promise<void> {
       API_PORT: String(apiPort),
     });
     const tsx = path.join(ROOT, 'node_modules/.bin/tsx');
-    const worker = await startProcess({ name: 'worker', command: tsx, args: ['workers/main.ts', '--queues', 'all'], cwd: ROOT, env, ready: async () => true });
+    const worker = await startProcess({
+      name: 'worker',
+      command: tsx,
+      args: ['workers/main.ts', '--queues', 'all'],
+      cwd: ROOT,
+      env,
+      ready: async () => true,
+    });
     stops.unshift(worker.stop);
-    const api = await startProcess({ name: 'api', command: tsx, args: ['api/main.ts'], cwd: ROOT, env, ready: () => portOpen(port), timeoutMs: 60000 });
+    const api = await startProcess({
+      name: 'api',
+      command: tsx,
+      args: ['api/main.ts'],
+      cwd: ROOT,
+      env,
+      ready: () => portOpen(port),
+      timeoutMs: 60000,
+    });
     stops.unshift(api.stop);
     const url = `http://127.0.0.1:${port}/api/external/credits/purchase`;
 
@@ -101,7 +121,11 @@ async function main(): Promise<void> {
       return { account, client };
     };
     const post = (body: unknown, headers: Record<string, string> = {}) =>
-      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
 
     const full: number[] = [];
     const sign: number[] = [];
@@ -114,11 +138,18 @@ async function main(): Promise<void> {
     const direct = await newPayer();
 
     // The API listens before its store indexes are built (503 meanwhile): wait for a first challenge.
-    for (const until = Date.now() + 120_000; ; ) {
-      const probe = { wallet_address: privateKeyToAccount(generatePrivateKey()).address, credits: 500, payment_method: 'x402', chain_id: 84532, token: 'USDC' };
+    for (const until = Date.now() + 120_000; ;) {
+      const probe = {
+        wallet_address: privateKeyToAccount(generatePrivateKey()).address,
+        credits: 500,
+        payment_method: 'x402',
+        chain_id: 84532,
+        token: 'USDC',
+      };
       const res = await post(probe);
       if (res.status === 402) break;
-      if (res.status !== 503 || Date.now() > until) throw new Error(`the API is not ready: ${res.status} ${(await res.text()).slice(0, 300)}`);
+      if (res.status !== 503 || Date.now() > until)
+        throw new Error(`the API is not ready: ${res.status} ${(await res.text()).slice(0, 300)}`);
       await new Promise((r) => setTimeout(r, 500));
     }
 
@@ -129,7 +160,10 @@ async function main(): Promise<void> {
       const t0 = process.hrtime.bigint();
       const first = await post(body);
       const challenge = (await first.json()) as PaymentRequired;
-      if (first.status !== 402) throw new Error(`round ${i}: expected a 402 challenge, got ${first.status} ${JSON.stringify(challenge).slice(0, 300)}`);
+      if (first.status !== 402)
+        throw new Error(
+          `round ${i}: expected a 402 challenge, got ${first.status} ${JSON.stringify(challenge).slice(0, 300)}`,
+        );
       const payload = await payer.client.createPaymentPayload(challenge);
       const pay = () => post(body, { 'x-payment': encodePaymentPayload(payload) });
       let res = await pay();
@@ -137,7 +171,7 @@ async function main(): Promise<void> {
       // 202 (verified, still settling) or 409 payment_in_progress (a retry while it settles) on a slow
       // machine: a client retries the same payment for the result.
       const settling = () => res.status === 202 || (res.status === 409 && out.error_code === 'payment_in_progress');
-      for (const until = Date.now() + 60_000; settling() && Date.now() < until; ) {
+      for (const until = Date.now() + 60_000; settling() && Date.now() < until;) {
         settlingRetries++;
         await new Promise((r) => setTimeout(r, 200));
         res = await pay();
@@ -176,9 +210,19 @@ async function main(): Promise<void> {
       }
     }
 
-    const row = (name: string, v: number[]) => ({ name, p50: pct(v, 50), p99: pct(v, 99), mean: v.reduce((a, b) => a + b, 0) / v.length });
+    const row = (name: string, v: number[]) => ({
+      name,
+      p50: pct(v, 50),
+      p99: pct(v, 99),
+      mean: v.reduce((a, b) => a + b, 0) / v.length,
+    });
     await temporalHandle.close();
-    const rows = [row('full handshake', full), row('client signing', sign), row('chain only', chainOnly), row('temporal floor', temporalFloor)];
+    const rows = [
+      row('full handshake', full),
+      row('client signing', sign),
+      row('chain only', chainOnly),
+      row('temporal floor', temporalFloor),
+    ];
     const overhead = rows[0].p50 - rows[1].p50 - rows[2].p50;
     const result = {
       rounds: ROUNDS,
@@ -191,15 +235,35 @@ async function main(): Promise<void> {
       temporal_floor_share_of_overhead_p50: rows[3].p50 / overhead,
       machine: '2 cores; API, worker, FerretDB, Temporal dev server, anvil and this client on one machine',
     };
-    console.log(`\npurchase handshake, ${ROUNDS} rounds (after ${WARMUP} warm-up), errors ${errors}, retries while settling (202 / 409 payment_in_progress) ${settlingRetries}`);
+    console.log(
+      `\npurchase handshake, ${ROUNDS} rounds (after ${WARMUP} warm-up), errors ${errors}, retries while settling (202 / 409 payment_in_progress) ${settlingRetries}`,
+    );
     console.log('scenario            p50 ms   p99 ms   mean ms');
-    for (const r of rows) console.log(`${r.name.padEnd(18)} ${r.p50.toFixed(1).padStart(7)}  ${r.p99.toFixed(1).padStart(7)}  ${r.mean.toFixed(1).padStart(7)}`);
-    console.log(`our overhead (p50 full − sign − chain): ${overhead.toFixed(1)} ms; chain share ${(result.chain_share_p50 * 100).toFixed(0)}%, ours ${(result.ours_share_p50 * 100).toFixed(0)}%`);
-    console.log(`of our overhead, one workflow round trip (temporal floor) is ${(result.temporal_floor_share_of_overhead_p50 * 100).toFixed(0)}%`);
+    for (const r of rows)
+      console.log(
+        `${r.name.padEnd(18)} ${r.p50.toFixed(1).padStart(7)}  ${r.p99.toFixed(1).padStart(7)}  ${r.mean.toFixed(1).padStart(7)}`,
+      );
+    console.log(
+      `our overhead (p50 full − sign − chain): ${overhead.toFixed(1)} ms; chain share ${(result.chain_share_p50 * 100).toFixed(0)}%, ours ${(result.ours_share_p50 * 100).toFixed(0)}%`,
+    );
+    console.log(
+      `of our overhead, one workflow round trip (temporal floor) is ${(result.temporal_floor_share_of_overhead_p50 * 100).toFixed(0)}%`,
+    );
     fs.mkdirSync(path.join(CACHE, 'bench'), { recursive: true });
     fs.writeFileSync(path.join(CACHE, 'bench', 'purchase.json'), JSON.stringify(result, null, 2));
     if (errors > 0) process.exitCode = 1;
-    else writeResult('purchase', { purchase_overhead_p50_ms: overhead, purchase_full_p50_ms: rows[0].p50, purchase_sign_p50_ms: rows[1].p50, purchase_chain_p50_ms: rows[2].p50, purchase_temporal_floor_p50_ms: rows[3].p50 }, result);
+    else
+      writeResult(
+        'purchase',
+        {
+          purchase_overhead_p50_ms: overhead,
+          purchase_full_p50_ms: rows[0].p50,
+          purchase_sign_p50_ms: rows[1].p50,
+          purchase_chain_p50_ms: rows[2].p50,
+          purchase_temporal_floor_p50_ms: rows[3].p50,
+        },
+        result,
+      );
   } finally {
     for (const stop of stops) await stop().catch(() => undefined);
   }

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../scripts/services/paths';
-import { readResult, resultDir, type Figures } from './result-file';
+import { type Figures, readResult, resultDir } from './result-file';
 
 /** The issue's keys, in its order, and the script that measures each. */
 export const KEYS = {
@@ -32,7 +32,13 @@ export const KEYS = {
   worker_peak_rss_mb: 'runs',
 } as const;
 type Key = keyof typeof KEYS;
-const GROWTH_COLLECTIONS = ['runs', 'ledger_entries', 'tool_invocations', 'schedule_claims', 'job_reservations'] as const;
+const GROWTH_COLLECTIONS = [
+  'runs',
+  'ledger_entries',
+  'tool_invocations',
+  'schedule_claims',
+  'job_reservations',
+] as const;
 const GROWTH_SIZES = ['1k', '10k', '100k'] as const;
 /** A store that scans falls 100× from 1k to 100k documents; flat or logarithmic keeps well above this. */
 const GROWTH_FLAT = 0.5;
@@ -48,12 +54,16 @@ interface Row {
 }
 
 export interface Latest extends Record<Key, number> {
-  growth: Record<(typeof GROWTH_COLLECTIONS)[number], { read: Record<(typeof GROWTH_SIZES)[number], number>; write: Record<(typeof GROWTH_SIZES)[number], number> }>;
+  growth: Record<
+    (typeof GROWTH_COLLECTIONS)[number],
+    { read: Record<(typeof GROWTH_SIZES)[number], number>; write: Record<(typeof GROWTH_SIZES)[number], number> }
+  >;
 }
 
 const need = (figures: Figures, key: string, script: string): number => {
   const v = figures[key];
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new Error(`bench report: ${key} was not measured (${script}.result.json)`);
+  if (typeof v !== 'number' || !Number.isFinite(v))
+    throw new Error(`bench report: ${key} was not measured (${script}.result.json)`);
   return v;
 };
 
@@ -61,33 +71,112 @@ export function collect(): { latest: Latest; extra: Figures } {
   const scripts = [...new Set([...Object.values(KEYS), 'growth'])];
   const figures: Record<string, Figures> = Object.fromEntries(scripts.map((s) => [s, readResult(s).figures]));
   const extra: Figures = Object.assign({}, ...scripts.filter((s) => s !== 'growth').map((s) => figures[s]));
-  const top = Object.fromEntries(Object.entries(KEYS).map(([k, s]) => [k, need(figures[s], k, s)])) as Record<Key, number>;
+  const top = Object.fromEntries(Object.entries(KEYS).map(([k, s]) => [k, need(figures[s], k, s)])) as Record<
+    Key,
+    number
+  >;
   const growth = Object.fromEntries(
     GROWTH_COLLECTIONS.map((c) => [
       c,
-      Object.fromEntries((['read', 'write'] as const).map((op) => [op, Object.fromEntries(GROWTH_SIZES.map((n) => [n, need(figures.growth, `${c}.${op}.${n}`, 'growth')]))])),
+      Object.fromEntries(
+        (['read', 'write'] as const).map((op) => [
+          op,
+          Object.fromEntries(GROWTH_SIZES.map((n) => [n, need(figures.growth, `${c}.${op}.${n}`, 'growth')])),
+        ]),
+      ),
     ]),
   ) as Latest['growth'];
   return { latest: { ...top, growth }, extra };
 }
 
-const num = (v: number | undefined, unit = '') => (v === undefined || !Number.isFinite(v) ? '–' : `${v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)}${unit}`);
+const num = (v: number | undefined, unit = '') =>
+  v === undefined || !Number.isFinite(v)
+    ? '–'
+    : `${v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)}${unit}`;
 const atLeast = (v: number, t: number) => ({ target: `≥ ${t}`, met: v >= t });
 const atMost = (v: number, t: number) => ({ target: `≤ ${t}`, met: v <= t });
 
 function rows(l: Latest, x: Figures): Row[] {
   return [
-    { figure: 'runs/s, 16 clients trigger and wait (one worker)', value: num(l.runs_per_s, '/s'), baseline: `bare one-activity workflow ${num(l.bare_workflow_per_s, '/s')}`, ratio: num(l.runs_vs_bare_workflow), ...atLeast(l.runs_vs_bare_workflow, 0.5) },
-    { figure: 'one run trigger → completed, p50', value: num(l.run_p50_ms, ' ms'), baseline: `bare one-activity workflow ${num(l.bare_workflow_p50_ms, ' ms')}`, ratio: num(l.run_p50_vs_bare_workflow), ...atMost(l.run_p50_vs_bare_workflow, 1.5) },
-    { figure: 'trigger endpoint req/s', value: num(x.trigger_rps, '/s'), baseline: `insert + workflow start ${num(x.trigger_baseline_rps, '/s')}`, ratio: num(l.trigger_vs_baseline), target: '≥ 0.5', met: l.trigger_vs_baseline >= 0.5 },
-    { figure: 'signed credit balance req/s', value: num(x.signed_balance_rps, '/s'), baseline: `one-insert endpoint ${num(x.signed_balance_baseline_rps, '/s')}`, ratio: num(l.signed_balance_vs_baseline), ...atLeast(l.signed_balance_vs_baseline, 0.5) },
-    { figure: 'signed credit tool invoke req/s', value: num(x.signed_invoke_rps, '/s'), baseline: `insert + vendor call ${num(x.signed_invoke_baseline_rps, '/s')}`, ratio: num(l.signed_invoke_vs_baseline), ...atLeast(l.signed_invoke_vs_baseline, 0.5) },
-    { figure: 'schedule claim + advance round trips/s', value: num(x.schedules_claim_advance_per_s, '/s'), baseline: `two one-insert requests ${num(x.schedules_claim_advance_baseline_per_s, '/s')}`, ratio: num(l.schedules_claim_advance_vs_baseline), ...atLeast(l.schedules_claim_advance_vs_baseline, 0.5) },
-    { figure: 'job reservation (store work) ops/s', value: num(x.jobs_reserve_rps, '/s'), baseline: `one insert-once ${num(x.jobs_reserve_baseline_rps, '/s')}`, ratio: num(l.jobs_reserve_vs_baseline), ...atLeast(l.jobs_reserve_vs_baseline, 0.5) },
-    { figure: 'purchase: our overhead, p50 (full − signing − chain)', value: num(l.purchase_overhead_p50_ms, ' ms'), baseline: `one ping workflow ${num(x.purchase_temporal_floor_p50_ms, ' ms')} (full handshake ${num(x.purchase_full_p50_ms, ' ms')})`, ratio: num(l.purchase_overhead_p50_ms / x.purchase_temporal_floor_p50_ms), target: '< 50 ms', met: l.purchase_overhead_p50_ms < 50 },
-    { figure: 'callback received after completed_at, p50', value: num(l.callback_after_completion_p50_ms, ' ms'), baseline: `bare one-activity workflow ${num(l.bare_workflow_p50_ms, ' ms')}`, ratio: num(l.callback_after_completion_p50_ms / l.bare_workflow_p50_ms), target: '' },
-    { figure: 'API process peak RSS (runs bench; shares its process with the load clients)', value: num(l.api_peak_rss_mb, ' MB'), baseline: '', ratio: '', target: '' },
-    { figure: 'worker process peak RSS (runs bench)', value: num(l.worker_peak_rss_mb, ' MB'), baseline: '', ratio: '', target: '' },
+    {
+      figure: 'runs/s, 16 clients trigger and wait (one worker)',
+      value: num(l.runs_per_s, '/s'),
+      baseline: `bare one-activity workflow ${num(l.bare_workflow_per_s, '/s')}`,
+      ratio: num(l.runs_vs_bare_workflow),
+      ...atLeast(l.runs_vs_bare_workflow, 0.5),
+    },
+    {
+      figure: 'one run trigger → completed, p50',
+      value: num(l.run_p50_ms, ' ms'),
+      baseline: `bare one-activity workflow ${num(l.bare_workflow_p50_ms, ' ms')}`,
+      ratio: num(l.run_p50_vs_bare_workflow),
+      ...atMost(l.run_p50_vs_bare_workflow, 1.5),
+    },
+    {
+      figure: 'trigger endpoint req/s',
+      value: num(x.trigger_rps, '/s'),
+      baseline: `insert + workflow start ${num(x.trigger_baseline_rps, '/s')}`,
+      ratio: num(l.trigger_vs_baseline),
+      target: '≥ 0.5',
+      met: l.trigger_vs_baseline >= 0.5,
+    },
+    {
+      figure: 'signed credit balance req/s',
+      value: num(x.signed_balance_rps, '/s'),
+      baseline: `one-insert endpoint ${num(x.signed_balance_baseline_rps, '/s')}`,
+      ratio: num(l.signed_balance_vs_baseline),
+      ...atLeast(l.signed_balance_vs_baseline, 0.5),
+    },
+    {
+      figure: 'signed credit tool invoke req/s',
+      value: num(x.signed_invoke_rps, '/s'),
+      baseline: `insert + vendor call ${num(x.signed_invoke_baseline_rps, '/s')}`,
+      ratio: num(l.signed_invoke_vs_baseline),
+      ...atLeast(l.signed_invoke_vs_baseline, 0.5),
+    },
+    {
+      figure: 'schedule claim + advance round trips/s',
+      value: num(x.schedules_claim_advance_per_s, '/s'),
+      baseline: `two one-insert requests ${num(x.schedules_claim_advance_baseline_per_s, '/s')}`,
+      ratio: num(l.schedules_claim_advance_vs_baseline),
+      ...atLeast(l.schedules_claim_advance_vs_baseline, 0.5),
+    },
+    {
+      figure: 'job reservation (store work) ops/s',
+      value: num(x.jobs_reserve_rps, '/s'),
+      baseline: `one insert-once ${num(x.jobs_reserve_baseline_rps, '/s')}`,
+      ratio: num(l.jobs_reserve_vs_baseline),
+      ...atLeast(l.jobs_reserve_vs_baseline, 0.5),
+    },
+    {
+      figure: 'purchase: our overhead, p50 (full − signing − chain)',
+      value: num(l.purchase_overhead_p50_ms, ' ms'),
+      baseline: `one ping workflow ${num(x.purchase_temporal_floor_p50_ms, ' ms')} (full handshake ${num(x.purchase_full_p50_ms, ' ms')})`,
+      ratio: num(l.purchase_overhead_p50_ms / x.purchase_temporal_floor_p50_ms),
+      target: '< 50 ms',
+      met: l.purchase_overhead_p50_ms < 50,
+    },
+    {
+      figure: 'callback received after completed_at, p50',
+      value: num(l.callback_after_completion_p50_ms, ' ms'),
+      baseline: `bare one-activity workflow ${num(l.bare_workflow_p50_ms, ' ms')}`,
+      ratio: num(l.callback_after_completion_p50_ms / l.bare_workflow_p50_ms),
+      target: '',
+    },
+    {
+      figure: 'API process peak RSS (runs bench; shares its process with the load clients)',
+      value: num(l.api_peak_rss_mb, ' MB'),
+      baseline: '',
+      ratio: '',
+      target: '',
+    },
+    {
+      figure: 'worker process peak RSS (runs bench)',
+      value: num(l.worker_peak_rss_mb, ' MB'),
+      baseline: '',
+      ratio: '',
+      target: '',
+    },
   ];
 }
 
@@ -100,7 +189,10 @@ function runMinutes(): number | undefined {
 }
 
 function markdown(l: Latest, x: Figures, when: string): { doc: string; table: string; machine: string } {
-  const main = rows(l, x).map((r) => `| ${r.figure} | ${r.value} | ${r.baseline} | ${r.ratio} | ${r.target}${r.met === undefined || r.target === '' ? '' : r.met ? ' ✓' : ' ✗'} |`);
+  const main = rows(l, x).map(
+    (r) =>
+      `| ${r.figure} | ${r.value} | ${r.baseline} | ${r.ratio} | ${r.target}${r.met === undefined || r.target === '' ? '' : r.met ? ' ✓' : ' ✗'} |`,
+  );
   const growth = GROWTH_COLLECTIONS.flatMap((c) =>
     (['read', 'write'] as const).map((op) => {
       const v = GROWTH_SIZES.map((n) => l.growth[c][op][n]);
@@ -108,7 +200,10 @@ function markdown(l: Latest, x: Figures, when: string): { doc: string; table: st
       return `| ${c} | ${op} | ${v.map((n) => num(n)).join(' | ')} | ${num(ratio)} ${ratio >= GROWTH_FLAT ? '✓' : '✗'} |`;
     }),
   );
-  const machine = `${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? '?'}), ${Math.round(os.totalmem() / 2 ** 30)} GB, Node ${process.version}, ${os.type()} ${os.release()}; FerretDB 1.24 on PostgreSQL and the Temporal dev server on the same machine; load average at the end ${os.loadavg().map((n) => n.toFixed(1)).join(' ')}`;
+  const machine = `${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? '?'}), ${Math.round(os.totalmem() / 2 ** 30)} GB, Node ${process.version}, ${os.type()} ${os.release()}; FerretDB 1.24 on PostgreSQL and the Temporal dev server on the same machine; load average at the end ${os
+    .loadavg()
+    .map((n) => n.toFixed(1))
+    .join(' ')}`;
   const table = [
     '| figure | value | baseline (same run) | ratio | target |',
     '|---|---|---|---|---|',
@@ -121,7 +216,16 @@ function markdown(l: Latest, x: Figures, when: string): { doc: string; table: st
     ...growth,
   ].join('\n');
   const took = runMinutes();
-  const doc = ['# Benchmark results (`make bench`)', '', `Run: ${when}${took === undefined ? '' : `, the whole suite took ${took.toFixed(1)} min`}. Machine: ${machine}.`, '', 'Reproduce: `make bench` (quicker, rougher: `make bench BENCH_QUICK=1`). Every ratio is against a baseline measured in the same run; see bench/README.md.', '', table, ''].join('\n');
+  const doc = [
+    '# Benchmark results (`make bench`)',
+    '',
+    `Run: ${when}${took === undefined ? '' : `, the whole suite took ${took.toFixed(1)} min`}. Machine: ${machine}.`,
+    '',
+    'Reproduce: `make bench` (quicker, rougher: `make bench BENCH_QUICK=1`). Every ratio is against a baseline measured in the same run; see bench/README.md.',
+    '',
+    table,
+    '',
+  ].join('\n');
   return { doc, table, machine };
 }
 
@@ -147,7 +251,9 @@ function main(): void {
   fs.writeFileSync(path.join(out, 'latest.json'), `${JSON.stringify(latest, null, 2)}\n`);
   fs.writeFileSync(path.join(out, 'latest.md'), doc);
   if (process.env.BENCH_README !== '0') updateReadme(table, machine, when);
-  console.log(`\n${doc}\nfrom ${path.relative(ROOT, resultDir())}; written: bench/results/latest.json, bench/results/latest.md${process.env.BENCH_README !== '0' ? ', README.md (performance)' : ''}`);
+  console.log(
+    `\n${doc}\nfrom ${path.relative(ROOT, resultDir())}; written: bench/results/latest.json, bench/results/latest.md${process.env.BENCH_README !== '0' ? ', README.md (performance)' : ''}`,
+  );
 }
 
 if (require.main === module) main();

@@ -18,7 +18,9 @@ export interface ResultFile {
 }
 
 export function resultDir(): string {
-  return process.env.BENCH_RESULT_DIR ? path.resolve(process.env.BENCH_RESULT_DIR) : path.join(CACHE, 'bench', 'results');
+  return process.env.BENCH_RESULT_DIR
+    ? path.resolve(process.env.BENCH_RESULT_DIR)
+    : path.join(CACHE, 'bench', 'results');
 }
 
 export function resultPath(script: string): string {
@@ -28,7 +30,8 @@ export function resultPath(script: string): string {
 /** Writes `figures`; refuses a figure that is not a finite number, so no run reports a fake one. */
 export function writeResult(script: string, figures: Figures, detail?: unknown): string {
   const bad = Object.entries(figures).filter(([, v]) => typeof v !== 'number' || !Number.isFinite(v));
-  if (bad.length > 0) throw new Error(`bench ${script}: not measured: ${bad.map(([k, v]) => `${k}=${String(v)}`).join(', ')}`);
+  if (bad.length > 0)
+    throw new Error(`bench ${script}: not measured: ${bad.map(([k, v]) => `${k}=${String(v)}`).join(', ')}`);
   const file = resultPath(script);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const out: ResultFile = { script, when: new Date().toISOString(), figures, detail };

@@ -19,12 +19,21 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startFerretDb } from '../scripts/services/ferretdb';
 import { CACHE, ROOT } from '../scripts/services/paths';
 import { startTemporalDev } from '../scripts/services/temporal';
+import { createDb } from '../shared/composition/store';
 import { LedgerStore } from '../shared/credits/ledger-store';
 import { type Db } from '../shared/platform/db/index';
-import { createDb } from '../shared/composition/store';
 import { type Child, productionBenchEnv, spawnTs, startBenchServer } from './children';
-import { summarize, type EnvelopeFile, type LatencySummary, type LoadPlan, type LoadResult, type ScenarioPlan, type ScenarioResult, envNumber } from './common';
-import { formatProfile, summarizeProfile, type ProfileSummary } from './profile-summary';
+import {
+  type EnvelopeFile,
+  envNumber,
+  type LatencySummary,
+  type LoadPlan,
+  type LoadResult,
+  type ScenarioPlan,
+  type ScenarioResult,
+  summarize,
+} from './common';
+import { formatProfile, type ProfileSummary, summarizeProfile } from './profile-summary';
 import { writeResult } from './result-file';
 import type { SignJob } from './sign-worker';
 
@@ -72,7 +81,10 @@ process.once('SIGTERM', () => abort('terminated', 143));
 const watchdog = setTimeout(() => abort(`gave up after ${OPTS.timeoutMs} ms (BENCH_TIMEOUT_MS)`, 124), OPTS.timeoutMs);
 
 async function startServer(env: NodeJS.ProcessEnv, profileDir?: string): Promise<{ child: Child; port: number }> {
-  const started = await startBenchServer({ ...env, ...(profileDir ? { BENCH_STAGES: '1', BENCH_PROFILE_DIR: profileDir } : {}) });
+  const started = await startBenchServer({
+    ...env,
+    ...(profileDir ? { BENCH_STAGES: '1', BENCH_PROFILE_DIR: profileDir } : {}),
+  });
   cleanups.push({ name: 'server', fn: started.child.stop });
   return started;
 }
@@ -111,10 +123,16 @@ async function makeAgents(baseUrl: string, db: Db): Promise<Agent[]> {
         body: JSON.stringify({ wallet_address: account.address }),
       });
       const body = (await res.json()) as { data?: { session_nonce: string } };
-      if (res.status !== 200 || !body.data) throw new Error(`session for agent ${i}: ${res.status} ${JSON.stringify(body)}`);
+      if (res.status !== 200 || !body.data)
+        throw new Error(`session for agent ${i}: ${res.status} ${JSON.stringify(body)}`);
       const wallet = account.address.toLowerCase();
       // Distinct balances per wallet, so a response for the wrong wallet counts as a mismatch.
-      const granted = await ledger.grant({ wallet, credits: 1000 + 37 * i, creditType: 'admin_grant', grantId: `bench-${STAMP}-${i}` });
+      const granted = await ledger.grant({
+        wallet,
+        credits: 1000 + 37 * i,
+        creditType: 'admin_grant',
+        grantId: `bench-${STAMP}-${i}`,
+      });
       return { key, wallet, session: body.data.session_nonce, balance: granted.balance_after };
     }),
   );
@@ -136,7 +154,10 @@ async function sign(agents: Agent[], from: number, to: number): Promise<Array<[n
       };
       return new Promise<Array<[number, string]>>((resolve, reject) => {
         // tsx does not hook worker threads started from a .ts path; register it inside the worker.
-        const worker = new Worker(`require('tsx/cjs'); require(${JSON.stringify(entry)});`, { eval: true, workerData: job });
+        const worker = new Worker(`require('tsx/cjs'); require(${JSON.stringify(entry)});`, {
+          eval: true,
+          workerData: job,
+        });
         worker.once('message', (m: { items?: Array<[number, string]>; error?: string }) => {
           void worker.terminate();
           if (m.items) resolve(m.items);
@@ -174,7 +195,20 @@ interface Report {
 const f = (n: number | undefined, d = 1) => (n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(d));
 
 function table(r: Report): string {
-  const head = ['scenario', 'rps', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'requests', 'errors', 'mismatch', 'srv cpu%', 'load cpu%', 'machine%'];
+  const head = [
+    'scenario',
+    'rps',
+    'p50 ms',
+    'p95 ms',
+    'p99 ms',
+    'max ms',
+    'requests',
+    'errors',
+    'mismatch',
+    'srv cpu%',
+    'load cpu%',
+    'machine%',
+  ];
   const row = (name: string, rps: number, l: LatencySummary, extra: Array<string | number | undefined>) => [
     name,
     f(rps, 0),
@@ -185,11 +219,19 @@ function table(r: Report): string {
     ...extra.map((x) => (typeof x === 'number' ? f(x, 0) : (x ?? '-'))),
   ];
   const rows = r.scenarios.map((s) =>
-    row(s.name, s.rps, s.latency, [String(s.total.requests), String(s.total.errors), s.kind === 'balance' ? String(s.total.mismatches) : '-', s.serverCpuPct, s.loadCpuPct, s.machineBusyPct]),
+    row(s.name, s.rps, s.latency, [
+      String(s.total.requests),
+      String(s.total.errors),
+      s.kind === 'balance' ? String(s.total.mismatches) : '-',
+      s.serverCpuPct,
+      s.loadCpuPct,
+      s.machineBusyPct,
+    ]),
   );
   rows.push(row('A (mean of A runs)', r.A.rps, r.A.latency, ['', '', '', undefined, undefined, undefined]));
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((x) => String(x[i]).length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   const ok = (b: boolean) => (b ? 'met' : 'MISSED');
   return [
     '',
@@ -230,20 +272,33 @@ async function main(): Promise<number> {
   }
   const mongodbUri = process.env.MONGODB_URI ?? mongo!.uri;
   const temporalAddress = process.env.TEMPORAL_ADDRESS ?? temporal!.address;
-  log(`stores up in ${Date.now() - t0} ms (mongo ${mongodbUri}${mongo ? ' FerretDB' : ''}, temporal ${temporalAddress}), database ${DB_NAME}`);
+  log(
+    `stores up in ${Date.now() - t0} ms (mongo ${mongodbUri}${mongo ? ' FerretDB' : ''}, temporal ${temporalAddress}), database ${DB_NAME}`,
+  );
 
   const db = createDb({ uri: mongodbUri, dbName: DB_NAME });
-  cleanups.push({ name: 'database', fn: async () => {
-    await db.connection.dropDatabase().catch((err: Error) => log(`drop ${DB_NAME}: ${err.message}`));
-    await db.close();
-  } });
+  cleanups.push({
+    name: 'database',
+    fn: async () => {
+      await db.connection.dropDatabase().catch((err: Error) => log(`drop ${DB_NAME}: ${err.message}`));
+      await db.close();
+    },
+  });
   await db.ready(30_000);
 
-  const serverEnv = productionBenchEnv({ ...process.env, LOG_LEVEL: 'silent', MONGODB_URI: mongodbUri, MONGODB_DB_NAME: DB_NAME, TEMPORAL_ADDRESS: temporalAddress });
+  const serverEnv = productionBenchEnv({
+    ...process.env,
+    LOG_LEVEL: 'silent',
+    MONGODB_URI: mongodbUri,
+    MONGODB_DB_NAME: DB_NAME,
+    TEMPORAL_ADDRESS: temporalAddress,
+  });
   const profileDir = OPTS.profile ? path.join(OUT_DIR, `profile-${STAMP}`) : undefined;
   const { port } = await startServer(serverEnv, profileDir);
   const baseUrl = `http://127.0.0.1:${port}`;
-  log(`server on ${baseUrl}${OPTS.profile ? ' (stage timing + CPU profile of B: figures are NOT the reference ones)' : ''}`);
+  log(
+    `server on ${baseUrl}${OPTS.profile ? ' (stage timing + CPU profile of B: figures are NOT the reference ones)' : ''}`,
+  );
 
   const agents = await makeAgents(baseUrl, db);
   log(`${agents.length} agents with sessions and credits (${agents[0].balance}..${agents[agents.length - 1].balance})`);
@@ -259,7 +314,13 @@ async function main(): Promise<number> {
   const insertBody = probeItems[0][1].replace(/"request_id":"[^"]*"/, '"request_id":"bench-baseline"');
   const probe = await runLoad(
     'probe',
-    { port, concurrency: OPTS.concurrency, insertBody, envelopesFile: probeFile, scenarios: [{ name: 'probe B', kind: 'balance', warmupMs: 500, durationMs: 1500 }] },
+    {
+      port,
+      concurrency: OPTS.concurrency,
+      insertBody,
+      envelopesFile: probeFile,
+      scenarios: [{ name: 'probe B', kind: 'balance', warmupMs: 500, durationMs: 1500 }],
+    },
     tmp,
   );
   const probeRps = probe.scenarios[0].rps;
@@ -268,7 +329,9 @@ async function main(): Promise<number> {
   ts = Date.now();
   const items = await sign(agents, PROBE_ENVELOPES, PROBE_ENVELOPES + count);
   signMs += Date.now() - ts;
-  log(`probe: B ~${probeRps.toFixed(0)} rps; signed ${count} envelopes in ${Date.now() - ts} ms (about ${needed} needed)`);
+  log(
+    `probe: B ~${probeRps.toFixed(0)} rps; signed ${count} envelopes in ${Date.now() - ts} ms (about ${needed} needed)`,
+  );
   const envelopesFile = path.join(tmp, 'envelopes.json');
   writeEnvelopes(envelopesFile, agents, items);
 
@@ -288,7 +351,11 @@ async function main(): Promise<number> {
       concurrency: OPTS.concurrency,
       insertBody,
       envelopesFile,
-      scenarios: [scenario('A1 bare insert', 'insert'), scenario('B signed balance', 'balance'), scenario('A2 bare insert', 'insert')],
+      scenarios: [
+        scenario('A1 bare insert', 'insert'),
+        scenario('B signed balance', 'balance'),
+        scenario('A2 bare insert', 'insert'),
+      ],
     },
     tmp,
   );
@@ -302,11 +369,27 @@ async function main(): Promise<number> {
   const ratio = b.rps / aRps;
   const report: Report = {
     when: new Date().toISOString(),
-    machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model ?? '?', node: process.version, loadavgAtStart, loadavgAtEnd: os.loadavg() },
-    settings: { ...OPTS, envelopesSigned: PROBE_ENVELOPES + count, signMs, database: DB_NAME, order: 'A1, B, A2 (A = mean of A1 and A2)' },
+    machine: {
+      cores: os.cpus().length,
+      cpu: os.cpus()[0]?.model ?? '?',
+      node: process.version,
+      loadavgAtStart,
+      loadavgAtEnd: os.loadavg(),
+    },
+    settings: {
+      ...OPTS,
+      envelopesSigned: PROBE_ENVELOPES + count,
+      signMs,
+      database: DB_NAME,
+      order: 'A1, B, A2 (A = mean of A1 and A2)',
+    },
     probe: { rps: probe.scenarios[0].rps, latency: probe.scenarios[0].latency, total: probe.scenarios[0].total },
     scenarios: main.scenarios,
-    A: { rps: aRps, rpsRuns: aRuns.map((s) => s.rps), latency: summarize(aRuns.flatMap((s) => main.latencies[s.name])) },
+    A: {
+      rps: aRps,
+      rpsRuns: aRuns.map((s) => s.rps),
+      latency: summarize(aRuns.flatMap((s) => main.latencies[s.name])),
+    },
     B: { rps: b.rps, latency: b.latency },
     ratio,
     errors,
@@ -317,11 +400,15 @@ async function main(): Promise<number> {
 
   if (b.stages) {
     const stageLines = Object.entries(b.stages).map(
-      ([k, v]) => `  ${k.padEnd(62)} n=${String(v.count).padStart(6)}  mean ${f(v.meanMs, 3).padStart(7)} ms  p50 ${f(v.p50Ms, 3).padStart(7)}  p99 ${f(v.p99Ms, 3).padStart(7)}`,
+      ([k, v]) =>
+        `  ${k.padEnd(62)} n=${String(v.count).padStart(6)}  mean ${f(v.meanMs, 3).padStart(7)} ms  p50 ${f(v.p50Ms, 3).padStart(7)}  p99 ${f(v.p99Ms, 3).padStart(7)}`,
     );
     const verify = Object.entries(b.stages).find(([k]) => k.startsWith('B verify'))?.[1];
     const insert = Object.entries(b.stages).find(([k]) => k.startsWith('B request-id insert'))?.[1];
-    if (verify && insert) stageLines.push(`  ${'=> session lookup + message + signature recovery (verify - insert)'.padEnd(62)} mean ${f(verify.meanMs - insert.meanMs, 3).padStart(7)} ms`);
+    if (verify && insert)
+      stageLines.push(
+        `  ${'=> session lookup + message + signature recovery (verify - insert)'.padEnd(62)} mean ${f(verify.meanMs - insert.meanMs, 3).padStart(7)} ms`,
+      );
     log(`stage timings in the server over B's measured window:\n${stageLines.join('\n')}`);
   }
   if (b.profileFile) {
@@ -333,11 +420,18 @@ async function main(): Promise<number> {
   if (all.some((s) => s.exhausted)) console.log('ran out of pre-signed envelopes: raise BENCH_MAX_ENVELOPES');
   for (const s of all) for (const e of s.total.errorSamples) console.log(`  ${s.name}: ${e}`);
   fs.writeFileSync(path.join(OUT_DIR, 'latest.json'), JSON.stringify(report, null, 2));
-  fs.writeFileSync(path.join(OUT_DIR, `run-${STAMP}${OPTS.profile ? '-profile' : ''}.json`), JSON.stringify(report, null, 2));
+  fs.writeFileSync(
+    path.join(OUT_DIR, `run-${STAMP}${OPTS.profile ? '-profile' : ''}.json`),
+    JSON.stringify(report, null, 2),
+  );
   console.log(`\nresults: ${path.relative(ROOT, path.join(OUT_DIR, 'latest.json'))}`);
 
   if (!report.valid) return 1;
-  writeResult('run', { signed_balance_vs_baseline: ratio, signed_balance_rps: b.rps, signed_balance_baseline_rps: aRps }, { A_rps: aRps, B_rps: b.rps, A_latency: report.A.latency, B_latency: b.latency });
+  writeResult(
+    'run',
+    { signed_balance_vs_baseline: ratio, signed_balance_rps: b.rps, signed_balance_baseline_rps: aRps },
+    { A_rps: aRps, B_rps: b.rps, A_latency: report.A.latency, B_latency: b.latency },
+  );
   if (OPTS.strict && !(report.targets.ratioMet && report.targets.p99Met)) return 3;
   return 0;
 }

@@ -20,7 +20,7 @@
  * (a) measures the endpoint alone, like the baseline, whose workflow no worker runs either.
  */
 import './silent-logs';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -30,9 +30,9 @@ import path from 'node:path';
 import express from 'express';
 import { jsonBody } from '../api/http/middleware/json-body';
 import { requestContext } from '../api/http/middleware/request-context';
-import { startServer, type RunningServer } from '../api/http/server';
+import { type RunningServer, startServer } from '../api/http/server';
 import { CACHE } from '../scripts/services/paths';
-import { parseConfig, type AppConfig } from '../shared/platform/config/index';
+import { type AppConfig, parseConfig } from '../shared/platform/config/index';
 import type { Db } from '../shared/platform/db/index';
 import { WorkflowRepository } from '../shared/workflows/repository';
 import { WorkspaceRepository } from '../shared/workspaces/repository';
@@ -41,10 +41,10 @@ import { runPing } from '../temporal/ping/client';
 import { pingWorkflowId } from '../temporal/ping/ids';
 import { pingWorkflow } from '../temporal/ping/workflows';
 import { startHttpsReceiver } from '../test/support/https-receiver';
-import { summarize, type LatencySummary, envNumber } from './common';
+import { envNumber, type LatencySummary, summarize } from './common';
 import { writeResult } from './result-file';
-import { formatTimeline, medianTimeline, timelineOf, type Timeline } from './timeline';
 import { benchDb, storeAndTemporal } from './services';
+import { formatTimeline, medianTimeline, type Timeline, timelineOf } from './timeline';
 
 const CONCURRENCY = envNumber('BENCH_CONCURRENCY', 16);
 const ROUNDS = envNumber('BENCH_ROUNDS', 3);
@@ -60,7 +60,11 @@ const log = (m: string) => process.stderr.write(`[bench:runs] ${m}\n`);
 const fmt = (l: LatencySummary) => `p50 ${l.p50Ms.toFixed(1)} / p99 ${l.p99Ms.toFixed(1)} ms (n=${l.count})`;
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -122,7 +126,9 @@ function cpuSeconds(pick: (cmd: string, pgrp: number, pid: number) => boolean): 
 
 /** Peak resident set (VmHWM) in MB of a process, from /proc (Linux). */
 function peakRssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmHWM:'));
   if (!line) throw new Error(`no VmHWM for process ${pid}`);
   return Number(line.split(/\s+/)[1]) / 1024;
 }
@@ -133,7 +139,8 @@ function groupPeakRssMb(pgrp: number): number {
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === pgrp) peak = Math.max(peak, peakRssMb(Number(pid)));
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === pgrp)
+        peak = Math.max(peak, peakRssMb(Number(pid)));
     } catch {
       // the process ended meanwhile
     }
@@ -143,8 +150,17 @@ function groupPeakRssMb(pgrp: number): number {
 
 /** Whole-machine jiffies from /proc/stat: busy (user+nice+system+irq+softirq), iowait, total. */
 function machineTicks(): { busy: number; iowait: number; total: number } {
-  const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  return { busy: user + nice + system + irq + softirq, iowait, total: user + nice + system + idle + iowait + irq + softirq + steal };
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  return {
+    busy: user + nice + system + irq + softirq,
+    iowait,
+    total: user + nice + system + idle + iowait + irq + softirq + steal,
+  };
 }
 
 async function baselineServer(db: Db, temporal: TemporalHandle): Promise<{ url: string; close: () => Promise<void> }> {
@@ -160,7 +176,10 @@ async function baselineServer(db: Db, temporal: TemporalHandle): Promise<{ url: 
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/bench/insert-start`, close: () => new Promise((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/bench/insert-start`,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
 }
 
 const stops: Array<() => Promise<unknown>> = [];
@@ -171,7 +190,9 @@ function teardown(): Promise<void> {
   tornDown ??= (async () => {
     children.forEach((c) => signal(c, 'SIGKILL'));
     for (const stop of stops) {
-      const limit = new Promise((_, reject) => setTimeout(() => reject(new Error('stop took over 10 s')), 10_000).unref());
+      const limit = new Promise((_, reject) =>
+        setTimeout(() => reject(new Error('stop took over 10 s')), 10_000).unref(),
+      );
       await Promise.race([stop(), limit]).catch((err) => log(`teardown: ${(err as Error).message}`));
     }
   })();
@@ -202,9 +223,15 @@ async function main(): Promise<number> {
     const db = await benchDb(config, stops);
     const temporal = createTemporal(config);
     const idleTemporal = createTemporal(idleConfig);
-    stops.unshift(() => temporal.close(), () => idleTemporal.close());
+    stops.unshift(
+      () => temporal.close(),
+      () => idleTemporal.close(),
+    );
     await ensureSearchAttributes(temporal);
-    const servers: RunningServer[] = [await startServer({ config, db, temporal }, { main: 0, api: 0 }), await startServer({ config: idleConfig, db, temporal: idleTemporal }, { main: 0, api: 0 })];
+    const servers: RunningServer[] = [
+      await startServer({ config, db, temporal }, { main: 0, api: 0 }),
+      await startServer({ config: idleConfig, db, temporal: idleTemporal }, { main: 0, api: 0 }),
+    ];
     stops.unshift(...servers.map((s) => () => s.stop()));
     const [served, idle] = servers;
     const baseline = await baselineServer(db, idleTemporal);
@@ -214,10 +241,14 @@ async function main(): Promise<number> {
     const ws = await accounts.createWorkspace({ name: 'bench' });
     const { budget } = await accounts.createBudget({ workspaceId: ws._id, name: 'bench' });
     const group = await accounts.createGroup({ budgetId: budget._id, name: 'bench agents' });
-    const wf = await new WorkflowRepository(db.models).create({ name: 'greeter', nodes: [{ id: 'greet', type: 'template', template: 'Hello, {{prompt}}!' }], edges: [] }, { workspaceId: ws._id });
+    const wf = await new WorkflowRepository(db.models).create(
+      { name: 'greeter', nodes: [{ id: 'greet', type: 'template', template: 'Hello, {{prompt}}!' }], edges: [] },
+      { workspaceId: ws._id },
+    );
     await accounts.addWorkflowToBudget(budget._id, wf._id);
     const auth = { authorization: `Bearer ${group.token}` };
-    const triggerOn = (server: RunningServer, body: Record<string, unknown>) => post(`${server.mainUrl}/api/agent-webhooks/${wf._id}/trigger`, body, auth);
+    const triggerOn = (server: RunningServer, body: Record<string, unknown>) =>
+      post(`${server.mainUrl}/api/agent-webhooks/${wf._id}/trigger`, body, auth);
 
     // (a) Endpoint throughput, interleaved A / B / B' rounds after a warm-up of each.
     let trig: Record<string, any> | null = null;
@@ -244,7 +275,11 @@ async function main(): Promise<number> {
       let errorsB = 0;
       for (let r = 0; r < ROUNDS; r++) {
         const round = { A: 0, B: 0, Bkey: 0 };
-        for (const [name, f] of [['A', A], ['B', B], ['Bkey', Bkey]] as const) {
+        for (const [name, f] of [
+          ['A', A],
+          ['B', B],
+          ['Bkey', Bkey],
+        ] as const) {
           const res = await closedLoop(CONCURRENCY, ROUND_MS, f);
           round[name] = res.perSecond;
           lat[name].push(res.latency.p50Ms);
@@ -255,7 +290,15 @@ async function main(): Promise<number> {
         log(`  round ${r + 1}: A ${round.A.toFixed(1)}/s  B ${round.B.toFixed(1)}/s  B' ${round.Bkey.toFixed(1)}/s`);
       }
       const mean = (k: 'A' | 'B' | 'Bkey') => rounds.reduce((s, r) => s + r[k], 0) / rounds.length;
-      trig = { baseline_rps: mean('A'), trigger_rps: mean('B'), trigger_with_request_id_rps: mean('Bkey'), ratio: mean('B') / mean('A'), ratio_with_request_id: mean('Bkey') / mean('A'), rounds, errors: { baseline: errorsA, trigger: errorsB } };
+      trig = {
+        baseline_rps: mean('A'),
+        trigger_rps: mean('B'),
+        trigger_with_request_id_rps: mean('Bkey'),
+        ratio: mean('B') / mean('A'),
+        ratio_with_request_id: mean('Bkey') / mean('A'),
+        rounds,
+        errors: { baseline: errorsA, trigger: errorsB },
+      };
       errors += errorsA + errorsB;
     }
 
@@ -302,9 +345,13 @@ async function main(): Promise<number> {
     const bareLatency = summarize(bare);
     log(`  trigger → completed ${fmt(latency)}; bare one-activity workflow ${fmt(bareLatency)}`);
     const timelines = { run: [] as Timeline[], bare: [] as Timeline[] };
-    for (const x of timed) (x.run ? timelines.run : timelines.bare).push(await timelineOf(temporal.client, x.id, x.sent, x.done));
+    for (const x of timed)
+      (x.run ? timelines.run : timelines.bare).push(await timelineOf(temporal.client, x.id, x.sent, x.done));
     const where = { run: medianTimeline(timelines.run), bare: medianTimeline(timelines.bare) };
-    if (timed.length) log(`  where the time goes (medians, ms): run: ${formatTimeline(where.run)}\n                                     bare: ${formatTimeline(where.bare)}`);
+    if (timed.length)
+      log(
+        `  where the time goes (medians, ms): run: ${formatTimeline(where.run)}\n                                     bare: ${formatTimeline(where.bare)}`,
+      );
 
     // (d) callback delivered after completion, one at a time.
     const afterCompletion: number[] = [];
@@ -315,7 +362,10 @@ async function main(): Promise<number> {
       const runId = await startRun({ prompt: `callback ${i}`, callback_url: `${receiver.origin}/hook` });
       await receiver.waitFor(before + 1, 60_000);
       const got = receiver.received[before];
-      const completedAt = (await db.models.webhookRuns.findById(runId, { completed_at: 1 }).lean<{ completed_at: Date }>().exec())!.completed_at;
+      const completedAt = (await db.models.webhookRuns
+        .findById(runId, { completed_at: 1 })
+        .lean<{ completed_at: Date }>()
+        .exec())!.completed_at;
       afterCompletion.push(got.at - completedAt.getTime());
       afterTrigger.push(got.at - t0);
     }
@@ -347,22 +397,39 @@ async function main(): Promise<number> {
       const seconds = (performance.now() - t0) / 1000;
       const cpu1 = cpuNow();
       const m1 = machineTicks();
-      const machine = { busy_pct: Math.round((100 * (m1.busy - m0.busy)) / (m1.total - m0.total)), iowait_pct: Math.round((100 * (m1.iowait - m0.iowait)) / (m1.total - m0.total)) };
-      const cpu_pct_of_one_core = Object.fromEntries(Object.keys(cpu0).map((k) => [k, Math.round((100 * (cpu1[k] - cpu0[k])) / seconds)]));
-      const docs = await db.models.webhookRuns.find({ _id: { $in: ids }, status: 'completed' }, { run_metadata: 1 }).lean<Array<{ run_metadata: { nodes: Array<{ worker?: string }> } }>>().exec();
+      const machine = {
+        busy_pct: Math.round((100 * (m1.busy - m0.busy)) / (m1.total - m0.total)),
+        iowait_pct: Math.round((100 * (m1.iowait - m0.iowait)) / (m1.total - m0.total)),
+      };
+      const cpu_pct_of_one_core = Object.fromEntries(
+        Object.keys(cpu0).map((k) => [k, Math.round((100 * (cpu1[k] - cpu0[k])) / seconds)]),
+      );
+      const docs = await db.models.webhookRuns
+        .find({ _id: { $in: ids }, status: 'completed' }, { run_metadata: 1 })
+        .lean<Array<{ run_metadata: { nodes: Array<{ worker?: string }> } }>>()
+        .exec();
       const byWorker: Record<string, number> = {};
       for (const d of docs) {
         const w = d.run_metadata.nodes[0]?.worker ?? '?';
         byWorker[w] = (byWorker[w] ?? 0) + 1;
       }
       errors += r.errors;
-      return { runs_per_s: r.perSecond, trigger_to_completed: r.latency, errors: r.errors, template_nodes_by_worker: byWorker, cpu_pct_of_one_core, machine };
+      return {
+        runs_per_s: r.perSecond,
+        trigger_to_completed: r.latency,
+        errors: r.errors,
+        template_nodes_by_worker: byWorker,
+        cpu_pct_of_one_core,
+        machine,
+      };
     };
     let one: Awaited<ReturnType<typeof throughput>> | null = null;
     let two: Awaited<ReturnType<typeof throughput>> | null = null;
     const bareRuns: Array<{ per_s: number; p50_ms: number; errors: number }> = [];
     if (PHASES.has('c')) {
-      log(`(c) runs/s: ${CONCURRENCY} clients, trigger and wait, ${THROUGHPUT_MS} ms per worker count; bare workflows half that before and after`);
+      log(
+        `(c) runs/s: ${CONCURRENCY} clients, trigger and wait, ${THROUGHPUT_MS} ms per worker count; bare workflows half that before and after`,
+      );
       const bareThroughput = async () => {
         const r = await closedLoop(CONCURRENCY, THROUGHPUT_MS / 2, async () => void (await ping()));
         errors += r.errors;
@@ -372,7 +439,9 @@ async function main(): Promise<number> {
       one = await throughput();
       bareRuns.push(await bareThroughput());
       log(`  bare one-activity workflows/s before and after: ${bareRuns.map((b) => b.per_s.toFixed(1)).join(', ')}`);
-      log(`  one worker: ${one.runs_per_s.toFixed(1)} runs/s; cpu % of one core ${JSON.stringify(one.cpu_pct_of_one_core)}; machine ${JSON.stringify(one.machine)}`);
+      log(
+        `  one worker: ${one.runs_per_s.toFixed(1)} runs/s; cpu % of one core ${JSON.stringify(one.cpu_pct_of_one_core)}; machine ${JSON.stringify(one.machine)}`,
+      );
       children.push(startWorker(workerEnv, workerLog));
       // Both processes polling: warm until the new one has taken a node.
       const firstWorker = Object.keys(one.template_nodes_by_worker)[0];
@@ -380,7 +449,10 @@ async function main(): Promise<number> {
       for (let i = 0; i < 100; i++) {
         const runId = await startRun({ prompt: 'warm-up 2' });
         await result(runId);
-        const doc = await db.models.webhookRuns.findById(runId, { run_metadata: 1 }).lean<{ run_metadata: { nodes: Array<{ worker?: string }> } }>().exec();
+        const doc = await db.models.webhookRuns
+          .findById(runId, { run_metadata: 1 })
+          .lean<{ run_metadata: { nodes: Array<{ worker?: string }> } }>()
+          .exec();
         const worker = doc!.run_metadata.nodes[0]?.worker;
         if (i >= 5 && worker && worker !== firstWorker) {
           shared = true;
@@ -389,25 +461,36 @@ async function main(): Promise<number> {
       }
       if (!shared) log('  the second worker took no run in 100 warm-up runs');
       two = await throughput();
-      log(`  two workers: ${two.runs_per_s.toFixed(1)} runs/s; cpu % of one core ${JSON.stringify(two.cpu_pct_of_one_core)}; machine ${JSON.stringify(two.machine)}`);
+      log(
+        `  two workers: ${two.runs_per_s.toFixed(1)} runs/s; cpu % of one core ${JSON.stringify(two.cpu_pct_of_one_core)}; machine ${JSON.stringify(two.machine)}`,
+      );
     }
 
     // Peak RSS so far: the API shares this process with the load clients (an upper bound for it).
     const rss = { api_and_clients_mb: peakRssMb(process.pid), workers_mb: children.map((c) => groupPeakRssMb(c.pid!)) };
     const barePerS = bareRuns.length ? bareRuns.reduce((a, b) => a + b.per_s, 0) / bareRuns.length : NaN;
     const out = {
-      machine: { cores: os.cpus().length, node: process.version, loadavg_at_start: loadStart, loadavg_at_end: os.loadavg() },
+      machine: {
+        cores: os.cpus().length,
+        node: process.version,
+        loadavg_at_start: loadStart,
+        loadavg_at_end: os.loadavg(),
+      },
       concurrency: CONCURRENCY,
       trigger: trig,
       trigger_to_completed: latency.count ? latency : null,
       where_the_time_goes: timed.length ? where : null,
-      runs_per_second: one && two ? { one_worker: one, two_workers: two, ratio_two_to_one: two.runs_per_s / one.runs_per_s } : null,
+      runs_per_second:
+        one && two ? { one_worker: one, two_workers: two, ratio_two_to_one: two.runs_per_s / one.runs_per_s } : null,
       callback: callback.after_completion.count ? callback : null,
       bare_workflow: { latency_one_at_a_time: bareLatency, throughput: bareRuns, per_s: barePerS },
       peak_rss: rss,
     };
     const l = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(' ');
-    const lines = ['', `webhook runs bench: ${os.cpus().length} cores, load average at start ${l(loadStart)}, at end ${l(os.loadavg())}`];
+    const lines = [
+      '',
+      `webhook runs bench: ${os.cpus().length} cores, load average at start ${l(loadStart)}, at end ${l(os.loadavg())}`,
+    ];
     if (trig) {
       lines.push(
         `(a) baseline insert+start      ${trig.baseline_rps.toFixed(1)} req/s (concurrency ${CONCURRENCY}, ${ROUNDS} interleaved rounds)`,
@@ -416,12 +499,27 @@ async function main(): Promise<number> {
         `    errors: baseline ${trig.errors.baseline}, trigger ${trig.errors.trigger}`,
       );
     }
-    if (out.trigger_to_completed) lines.push(`(b) trigger → completed (one template node, one run at a time): ${fmt(latency)}`);
-    if (one && two) lines.push(`(c) runs/s, ${CONCURRENCY} clients triggering and waiting: one worker ${one.runs_per_s.toFixed(1)}, two workers ${two.runs_per_s.toFixed(1)} (×${(two.runs_per_s / one.runs_per_s).toFixed(2)}); p50 trigger → completed ${one.trigger_to_completed.p50Ms.toFixed(0)} / ${two.trigger_to_completed.p50Ms.toFixed(0)} ms; nodes by worker ${JSON.stringify(two.template_nodes_by_worker)}`);
-    if (bareRuns.length) lines.push(`    bare one-activity workflow: ${barePerS.toFixed(1)}/s with ${CONCURRENCY} clients (before / after: ${bareRuns.map((b) => b.per_s.toFixed(1)).join(' / ')}); runs/s ÷ bare = ${((one?.runs_per_s ?? NaN) / barePerS).toFixed(2)} (target ≥ 0.5)`);
-    if (bareLatency.count) lines.push(`    bare one-activity workflow one at a time: ${fmt(bareLatency)}; run p50 ÷ bare p50 = ${(latency.p50Ms / bareLatency.p50Ms).toFixed(2)} (target ≤ 1.5)`);
-    lines.push(`peak RSS: API process (with the load clients) ${rss.api_and_clients_mb.toFixed(0)} MB; workers ${rss.workers_mb.map((m) => m.toFixed(0)).join(', ')} MB`);
-    if (out.callback) lines.push(`(d) callback received after completed_at: ${fmt(callback.after_completion)}; after the trigger: ${fmt(callback.after_trigger)}`);
+    if (out.trigger_to_completed)
+      lines.push(`(b) trigger → completed (one template node, one run at a time): ${fmt(latency)}`);
+    if (one && two)
+      lines.push(
+        `(c) runs/s, ${CONCURRENCY} clients triggering and waiting: one worker ${one.runs_per_s.toFixed(1)}, two workers ${two.runs_per_s.toFixed(1)} (×${(two.runs_per_s / one.runs_per_s).toFixed(2)}); p50 trigger → completed ${one.trigger_to_completed.p50Ms.toFixed(0)} / ${two.trigger_to_completed.p50Ms.toFixed(0)} ms; nodes by worker ${JSON.stringify(two.template_nodes_by_worker)}`,
+      );
+    if (bareRuns.length)
+      lines.push(
+        `    bare one-activity workflow: ${barePerS.toFixed(1)}/s with ${CONCURRENCY} clients (before / after: ${bareRuns.map((b) => b.per_s.toFixed(1)).join(' / ')}); runs/s ÷ bare = ${((one?.runs_per_s ?? NaN) / barePerS).toFixed(2)} (target ≥ 0.5)`,
+      );
+    if (bareLatency.count)
+      lines.push(
+        `    bare one-activity workflow one at a time: ${fmt(bareLatency)}; run p50 ÷ bare p50 = ${(latency.p50Ms / bareLatency.p50Ms).toFixed(2)} (target ≤ 1.5)`,
+      );
+    lines.push(
+      `peak RSS: API process (with the load clients) ${rss.api_and_clients_mb.toFixed(0)} MB; workers ${rss.workers_mb.map((m) => m.toFixed(0)).join(', ')} MB`,
+    );
+    if (out.callback)
+      lines.push(
+        `(d) callback received after completed_at: ${fmt(callback.after_completion)}; after the trigger: ${fmt(callback.after_trigger)}`,
+      );
     lines.push(JSON.stringify(out));
     console.log(lines.join('\n'));
     if (errors !== 0) return 1;
@@ -451,7 +549,8 @@ async function main(): Promise<number> {
 }
 
 // Ctrl-C or a timeout: still stop the workers, servers and child services.
-for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => void teardown().then(() => process.exit(130)));
+for (const sig of ['SIGINT', 'SIGTERM'] as const)
+  process.once(sig, () => void teardown().then(() => process.exit(130)));
 
 main().then(
   (code) => process.exit(code),

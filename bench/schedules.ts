@@ -20,29 +20,29 @@
  */
 import './silent-logs';
 import fs from 'node:fs';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { Server } from 'node:http';
 import express from 'express';
 import { jsonBody } from '../api/http/middleware/json-body';
 import { requestContext } from '../api/http/middleware/request-context';
 import { startServer } from '../api/http/server';
+import { CACHE } from '../scripts/services/paths';
+import { freePort } from '../scripts/services/process';
 import { parseConfig } from '../shared/platform/config/index';
 import { buildSchedule } from '../shared/schedules/new-schedule';
-import { ScheduleRepository, type Schedule } from '../shared/schedules/repository';
+import { type Schedule, ScheduleRepository } from '../shared/schedules/repository';
 import { WorkflowRepository } from '../shared/workflows/repository';
 import { WorkspaceRepository } from '../shared/workspaces/repository';
 import { createTemporal, ensureSearchAttributes } from '../temporal/connection';
-import { schedulesQueue } from '../workers/schedules-queue';
 import { runWorkers } from '../workers/run-workers';
-import { summarize, type LatencySummary, envNumber } from './common';
+import { schedulesQueue } from '../workers/schedules-queue';
+import { envNumber, type LatencySummary, summarize } from './common';
+import { startCpuProfile } from './cpu-profiler';
+import { cpuMsByName } from './proc-cpu';
+import { formatProfile, summarizeProfile } from './profile-summary';
 import { writeResult } from './result-file';
 import { benchDb, storeAndTemporal } from './services';
-import { cpuMsByName } from './proc-cpu';
-import { startCpuProfile } from './cpu-profiler';
-import { formatProfile, summarizeProfile } from './profile-summary';
-import { CACHE } from '../scripts/services/paths';
-import { freePort } from '../scripts/services/process';
 
 const AGENTS = envNumber('BENCH_AGENTS', 20);
 const DURATION_MS = envNumber('BENCH_DURATION_MS', 10_000);
@@ -54,12 +54,23 @@ const PROFILE = process.env.BENCH_SCHEDULES_PROFILE === '1';
 const log = (m: string) => process.stderr.write(`[bench:schedules] ${m}\n`);
 
 /** Profiles `run` with the inspector when BENCH_SCHEDULES_PROFILE=1; prints where this process's CPU went and its store commands. */
-async function profiled<T extends Slice>(name: string, db: { connection: { set(key: 'debug', value: unknown): unknown } }, storeDebug: string | undefined, run: () => Promise<T>): Promise<T> {
+async function profiled<T extends Slice>(
+  name: string,
+  db: { connection: { set(key: 'debug', value: unknown): unknown } },
+  storeDebug: string | undefined,
+  run: () => Promise<T>,
+): Promise<T> {
   if (!PROFILE) return run();
   // The store's own profile over the same window (Go pprof, read with `go tool pprof -top <file>`).
-  const storeProfile = storeDebug ? fetch(`http://${storeDebug}/debug/pprof/profile?seconds=${Math.floor(DURATION_MS / 2000)}`).then(async (r) => Buffer.from(await r.arrayBuffer())) : undefined;
+  const storeProfile = storeDebug
+    ? fetch(`http://${storeDebug}/debug/pprof/profile?seconds=${Math.floor(DURATION_MS / 2000)}`).then(async (r) =>
+        Buffer.from(await r.arrayBuffer()),
+      )
+    : undefined;
   const commands = new Map<string, number>();
-  db.connection.set('debug', (collection: string, method: string) => commands.set(`${collection}.${method}`, (commands.get(`${collection}.${method}`) ?? 0) + 1));
+  db.connection.set('debug', (collection: string, method: string) =>
+    commands.set(`${collection}.${method}`, (commands.get(`${collection}.${method}`) ?? 0) + 1),
+  );
   const profiler = await startCpuProfile();
   const before = cpuMsByName();
   const out = await run();
@@ -67,9 +78,19 @@ async function profiled<T extends Slice>(name: string, db: { connection: { set(k
   const file = await profiler.stop(path.join(CACHE, 'bench', `schedules-${name}.cpuprofile`));
   db.connection.set('debug', false);
   const trips = out.latencies.length;
-  const spent = [...after].map(([p, ms]) => [p, (ms - (before.get(p) ?? 0)) / trips] as const).filter(([, ms]) => ms >= 0.05).sort((x, y) => y[1] - x[1]);
-  console.log(`${name}: ${trips} round trips; CPU ms per round trip by process: ${spent.map(([p, ms]) => `${p} ${ms.toFixed(2)}`).join(', ')}`);
-  console.log(`store commands per round trip (mongoose's view): ${[...commands].sort((x, y) => y[1] - x[1]).map(([k, n]) => `${k} ${(n / trips).toFixed(2)}`).join(', ')}`);
+  const spent = [...after]
+    .map(([p, ms]) => [p, (ms - (before.get(p) ?? 0)) / trips] as const)
+    .filter(([, ms]) => ms >= 0.05)
+    .sort((x, y) => y[1] - x[1]);
+  console.log(
+    `${name}: ${trips} round trips; CPU ms per round trip by process: ${spent.map(([p, ms]) => `${p} ${ms.toFixed(2)}`).join(', ')}`,
+  );
+  console.log(
+    `store commands per round trip (mongoose's view): ${[...commands]
+      .sort((x, y) => y[1] - x[1])
+      .map(([k, n]) => `${k} ${(n / trips).toFixed(2)}`)
+      .join(', ')}`,
+  );
   console.log(formatProfile(summarizeProfile(file)));
   if (storeProfile) {
     const storeFile = path.join(CACHE, 'bench', `schedules-${name}-store.pprof`);
@@ -80,7 +101,11 @@ async function profiled<T extends Slice>(name: string, db: { connection: { set(k
 }
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -149,7 +174,11 @@ async function main(): Promise<number> {
     const temporal = createTemporal(config);
     stops.unshift(() => temporal.close());
     await ensureSearchAttributes(temporal);
-    const workers = await runWorkers({ config, db, temporal, identity: 'bench' }, [schedulesQueue], config.temporalAddress);
+    const workers = await runWorkers(
+      { config, db, temporal, identity: 'bench' },
+      [schedulesQueue],
+      config.temporalAddress,
+    );
     stops.unshift(() => workers.shutdown());
     const server = await startServer({ config, db, temporal }, { main: 0, api: 0 });
     stops.unshift(() => server.stop());
@@ -173,12 +202,25 @@ async function main(): Promise<number> {
     const ws = await accounts.createWorkspace({ name: 'bench' });
     const { budget, budgetKey } = await accounts.createBudget({ workspaceId: ws._id, name: 'bench' });
     const { apiKey } = await accounts.createApiKey({ workspaceId: ws._id });
-    const wf = await new WorkflowRepository(db.models).create({ name: 'bench', nodes: [{ id: 'a', type: 'template', template: 'x' }], edges: [] }, { workspaceId: ws._id });
+    const wf = await new WorkflowRepository(db.models).create(
+      { name: 'bench', nodes: [{ id: 'a', type: 'template', template: 'x' }], edges: [] },
+      { workspaceId: ws._id },
+    );
     await accounts.addWorkflowToBudget(budget._id, wf._id);
     const now = new Date();
     const dueSchedules = (budgetId: string, n: number): Schedule[] =>
       Array.from({ length: n }, (_, i) => {
-        const built = buildSchedule({ budgetId, workspaceId: ws._id, workflowId: wf._id, everySeconds: 3600, timezone: 'UTC', startAt: new Date(now.getTime() - 60_000 - i) }, now);
+        const built = buildSchedule(
+          {
+            budgetId,
+            workspaceId: ws._id,
+            workflowId: wf._id,
+            everySeconds: 3600,
+            timezone: 'UTC',
+            startAt: new Date(now.getTime() - 60_000 - i),
+          },
+          now,
+        );
         if ('problem' in built) throw new Error(built.problem);
         return built.schedule;
       });
@@ -193,10 +235,30 @@ async function main(): Promise<number> {
       const rows = Array.from({ length: n }, (_, j) => {
         const base = new Date(now.getTime() - 86_400_000 - (i + j) * 1000);
         const id = `sch_old${String((i + j) % 997).padStart(17, '0')}:${base.toISOString()}:0`;
-        return { _id: id, schedule_id: id.slice(0, 24), budget_id: budget._id, base_due_at: base, attempt: 0, due_at: base, skipped: 0, claim_token: `clm_old.${i + j}`, claimed_at: base, lease_expires_at: new Date(base.getTime() + 300_000) };
+        return {
+          _id: id,
+          schedule_id: id.slice(0, 24),
+          budget_id: budget._id,
+          base_due_at: base,
+          attempt: 0,
+          due_at: base,
+          skipped: 0,
+          claim_token: `clm_old.${i + j}`,
+          claimed_at: base,
+          lease_expires_at: new Date(base.getTime() + 300_000),
+        };
       });
       await db.models.scheduleClaims.collection.insertMany(rows as never[]);
-      await db.models.scheduleClaimEnds.collection.insertMany(rows.map((r) => ({ _id: r._id, schedule_id: r.schedule_id, kind: 'advanced', at: r.base_due_at, reason: null, note: null })) as never[]);
+      await db.models.scheduleClaimEnds.collection.insertMany(
+        rows.map((r) => ({
+          _id: r._id,
+          schedule_id: r.schedule_id,
+          kind: 'advanced',
+          at: r.base_due_at,
+          reason: null,
+          note: null,
+        })) as never[],
+      );
     }
     if (EXISTING_CLAIMS > 0) log(`${EXISTING_CLAIMS} handled claims of other schedules seeded`);
     const bearer = (key: string) => ({ authorization: `Bearer ${Buffer.from(`${apiKey}:${key}`).toString('base64')}` });
@@ -209,7 +271,11 @@ async function main(): Promise<number> {
     await closedLoop(AGENTS, 1500, async () => {
       const c = await post(`${base}/claim`, {}, bearer(warm.budgetKey));
       if (c.status !== 200) return false;
-      await post(`${base}/${c.body.data.schedule_id}/advance`, { due_at: c.body.data.due_at, claim_token: c.body.data.claim_token }, bearer(warm.budgetKey));
+      await post(
+        `${base}/${c.body.data.schedule_id}/advance`,
+        { due_at: c.body.data.due_at, claim_token: c.body.data.claim_token },
+        bearer(warm.budgetKey),
+      );
       return true;
     });
 
@@ -232,7 +298,11 @@ async function main(): Promise<number> {
       }
       const key = `${c.body.data.schedule_id}@${c.body.data.due_at}`;
       claimed.set(key, (claimed.get(key) ?? 0) + 1);
-      const a = await post(`${base}/${c.body.data.schedule_id}/advance`, { due_at: c.body.data.due_at, claim_token: c.body.data.claim_token, outcome: 'success' }, auth);
+      const a = await post(
+        `${base}/${c.body.data.schedule_id}/advance`,
+        { due_at: c.body.data.due_at, claim_token: c.body.data.claim_token, outcome: 'success' },
+        auth,
+      );
       if (a.status !== 200 || a.body.data.already_advanced) throw new Error(`advance ${a.status} ${a.body.error_code}`);
       advancedOk += 1;
       return true;
@@ -249,18 +319,47 @@ async function main(): Promise<number> {
     // Integrity: no occurrence handed out twice, every claimed occurrence advanced exactly once.
     const doubles = [...claimed.values()].filter((n) => n > 1).length;
     // Advance records ride on the claims' `advanced` ends (docs/schedules.md#due-queue).
-    const advances = await db.models.scheduleClaimEnds.countDocuments({ kind: 'advanced', 'advance.budget_id': budget._id });
-    const advancedSchedules = await db.models.workflowSchedules.countDocuments({ budget_id: budget._id, advance_count: 1 });
-    const overAdvanced = await db.models.workflowSchedules.countDocuments({ budget_id: budget._id, advance_count: { $gt: 1 } });
+    const advances = await db.models.scheduleClaimEnds.countDocuments({
+      kind: 'advanced',
+      'advance.budget_id': budget._id,
+    });
+    const advancedSchedules = await db.models.workflowSchedules.countDocuments({
+      budget_id: budget._id,
+      advance_count: 1,
+    });
+    const overAdvanced = await db.models.workflowSchedules.countDocuments({
+      budget_id: budget._id,
+      advance_count: { $gt: 1 },
+    });
     const lost = claimed.size - advances;
-    const fmt = (l: LatencySummary) => `p50 ${l.p50Ms.toFixed(1)} / p95 ${l.p95Ms.toFixed(1)} / p99 ${l.p99Ms.toFixed(1)} ms`;
+    const fmt = (l: LatencySummary) =>
+      `p50 ${l.p50Ms.toFixed(1)} / p95 ${l.p95Ms.toFixed(1)} / p99 ${l.p99Ms.toFixed(1)} ms`;
     const result = {
       agents: AGENTS,
       duration_ms: DURATION_MS,
-      baseline: { round_trips_per_s: baseline.perSecond, slices_per_s: baseline.slices_per_s, latency: baseline.latency, errors: baseline.errors },
-      claim_advance: { round_trips_per_s: real.perSecond, slices_per_s: real.slices_per_s, latency: real.latency, errors: real.errors, conflicts },
+      baseline: {
+        round_trips_per_s: baseline.perSecond,
+        slices_per_s: baseline.slices_per_s,
+        latency: baseline.latency,
+        errors: baseline.errors,
+      },
+      claim_advance: {
+        round_trips_per_s: real.perSecond,
+        slices_per_s: real.slices_per_s,
+        latency: real.latency,
+        errors: real.errors,
+        conflicts,
+      },
       ratio: real.perSecond / baseline.perSecond,
-      integrity: { claimed_occurrences: claimed.size, claimed_twice: doubles, advances_recorded: advances, advance_responses: advancedOk, schedules_advanced_once: advancedSchedules, schedules_advanced_more_than_once: overAdvanced, lost },
+      integrity: {
+        claimed_occurrences: claimed.size,
+        claimed_twice: doubles,
+        advances_recorded: advances,
+        advance_responses: advancedOk,
+        schedules_advanced_once: advancedSchedules,
+        schedules_advanced_more_than_once: overAdvanced,
+        lost,
+      },
     };
     console.log(
       [
@@ -279,7 +378,15 @@ async function main(): Promise<number> {
       return 1;
     }
     if (!(doubles === 0 && lost === 0 && overAdvanced === 0 && advances === advancedOk && real.errors === 0)) return 1;
-    writeResult('schedules', { schedules_claim_advance_vs_baseline: result.ratio, schedules_claim_advance_per_s: real.perSecond, schedules_claim_advance_baseline_per_s: baseline.perSecond }, result);
+    writeResult(
+      'schedules',
+      {
+        schedules_claim_advance_vs_baseline: result.ratio,
+        schedules_claim_advance_per_s: real.perSecond,
+        schedules_claim_advance_baseline_per_s: baseline.perSecond,
+      },
+      result,
+    );
     return 0;
   } finally {
     for (const stop of stops) await stop().catch((err) => log(`teardown: ${(err as Error).message}`));

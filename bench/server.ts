@@ -14,16 +14,16 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import express, { type RequestHandler } from 'express';
-import { createMainApp } from '../api/http/server';
-import { buildRoot } from '../shared/composition/root';
-import { createEngines } from '../temporal/engines';
 import { jsonBody } from '../api/http/middleware/json-body';
 import { requestContext } from '../api/http/middleware/request-context';
-import { parseConfig } from '../shared/platform/config/index';
+import { createMainApp } from '../api/http/server';
+import { buildRoot } from '../shared/composition/root';
 import { createDb } from '../shared/composition/store';
+import { parseConfig } from '../shared/platform/config/index';
 import { callVendor as vendorCall } from '../shared/tools/vendor';
 import { createTemporal } from '../temporal/connection';
-import { summarize, type ServerStats, type StageSummary } from './common';
+import { createEngines } from '../temporal/engines';
+import { type ServerStats, type StageSummary, summarize } from './common';
 import { startCpuProfile } from './cpu-profiler';
 
 const STAGES = process.env.BENCH_STAGES === '1';
@@ -73,7 +73,11 @@ async function main(): Promise<void> {
 
   const timer = new StageTimer();
   if (STAGES) {
-    timer.wrap(services.sessions, 'verifyOwnGuard', 'B verify (session + message + signature; the hold is the replay guard)');
+    timer.wrap(
+      services.sessions,
+      'verifyOwnGuard',
+      'B verify (session + message + signature; the hold is the replay guard)',
+    );
     timer.wrap(services.ledger, 'balance', 'B ledger head read (credit_transactions)');
   }
 
@@ -82,7 +86,12 @@ async function main(): Promise<void> {
   if (STAGES) {
     const total: RequestHandler = (req, res, next) => {
       const t = process.hrtime.bigint();
-      const stage = req.path === '/bench/insert' ? 'A total in server' : req.path.startsWith('/bench/') ? undefined : 'B total in server';
+      const stage =
+        req.path === '/bench/insert'
+          ? 'A total in server'
+          : req.path.startsWith('/bench/')
+            ? undefined
+            : 'B total in server';
       if (stage) res.once('finish', () => timer.record(stage, t));
       next();
     };
@@ -103,7 +112,12 @@ async function main(): Promise<void> {
     // The invoker's own vendor client (shared/tools/vendor.ts), so A, B and C make the same call.
     const runner = { kind: 'http', url: vendorUrl, method: 'POST', timeout_ms: 10_000 } as const;
     const callVendor = async (body: { parameters?: unknown; request_id?: unknown }) => {
-      const out = await vendorCall(runner, { action: 'stats', parameters: (body.parameters ?? {}) as Record<string, unknown>, requestId: String(body.request_id), secret: process.env.BENCH_VENDOR_SECRET });
+      const out = await vendorCall(runner, {
+        action: 'stats',
+        parameters: (body.parameters ?? {}) as Record<string, unknown>,
+        requestId: String(body.request_id),
+        secret: process.env.BENCH_VENDOR_SECRET,
+      });
       if (!out.ok) throw new Error(`vendor: ${out.kind === 'error' ? out.reason : out.kind}`);
       return out.response;
     };
@@ -124,7 +138,10 @@ async function main(): Promise<void> {
       try {
         const body = req.body as { request_id: string; parameters?: unknown };
         const paths = await services.tools.slugPaths('text-tools', 'stats');
-        const wallet = await services.sessions.verifyOwnGuard(body as never, body as Record<string, unknown>, { kind: 'tool_paths', paths });
+        const wallet = await services.sessions.verifyOwnGuard(body as never, body as Record<string, unknown>, {
+          kind: 'tool_paths',
+          paths,
+        });
         const held = await services.ledger.hold({ account: wallet, holdId: body.request_id, credits: 1 });
         if (!held.ok) throw new Error(`hold refused: balance ${held.balance}`);
         if (!held.fresh) throw new Error('request_replayed');
@@ -141,7 +158,9 @@ async function main(): Promise<void> {
   const commands = new Map<string, number>();
   app.post('/bench/commands/start', (_req, res) => {
     commands.clear();
-    db.connection.set('debug', (collection: string, method: string) => commands.set(`${collection}.${method}`, (commands.get(`${collection}.${method}`) ?? 0) + 1));
+    db.connection.set('debug', (collection: string, method: string) =>
+      commands.set(`${collection}.${method}`, (commands.get(`${collection}.${method}`) ?? 0) + 1),
+    );
     res.json({ ok: true });
   });
   app.post('/bench/commands/stop', (_req, res) => {
@@ -150,7 +169,11 @@ async function main(): Promise<void> {
   });
 
   app.get('/bench/stats', (_req, res) => {
-    const body: ServerStats = { cpu: process.cpuUsage(), elu: performance.eventLoopUtilization(), stages: STAGES ? timer.summary() : undefined };
+    const body: ServerStats = {
+      cpu: process.cpuUsage(),
+      elu: performance.eventLoopUtilization(),
+      stages: STAGES ? timer.summary() : undefined,
+    };
     res.json(body);
   });
 

@@ -19,12 +19,19 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkerOptions, type WorkflowBundle } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  NativeConnection,
+  Runtime,
+  Worker,
+  type WorkerOptions,
+  type WorkflowBundle,
+} from '@temporalio/worker';
 import { CACHE } from '../scripts/services/paths';
-import { startTemporalDev, startTemporalDevWith, type RunningTemporal } from '../scripts/services/temporal';
+import { type RunningTemporal, startTemporalDev, startTemporalDevWith } from '../scripts/services/temporal';
 import { startTemporalOnPostgres, temporalServerBuilt } from '../scripts/services/temporal-server';
+import { envNumber, type LatencySummary, summarize } from './common';
 import * as activities from './temporal-floor-activities';
-import { envNumber, summarize, type LatencySummary } from './common';
 
 const WORKFLOWS = ['emptyWorkflow', 'oneActivityWorkflow', 'threeActivitiesWorkflow'] as const;
 type WorkflowName = (typeof WORKFLOWS)[number];
@@ -58,15 +65,29 @@ const extraDc = (process.env.TF_EXTRA_DC ?? '').split(',').filter(Boolean);
 
 /** The flags the lead's commit 3d4385a gave start-dev, before the task queue partitions. */
 const SPEED_FLAGS_BEFORE_16 = [
-  '--sqlite-pragma', 'journal_mode=wal',
-  '--sqlite-pragma', 'synchronous=normal',
+  '--sqlite-pragma',
+  'journal_mode=wal',
+  '--sqlite-pragma',
+  'synchronous=normal',
   ...dynamicConfig(['system.forceSearchAttributesCacheRefreshOnRead=false']),
 ];
 
 const VARIANTS: Variant[] = [
-  { name: 'dev-default', what: 'start-dev with its defaults (no pragmas, no dynamic config)', start: () => startTemporalDevWith([]) },
-  { name: 'dev-speed', what: 'start-dev + WAL, synchronous=normal, search-attribute cache', start: () => startTemporalDevWith(SPEED_FLAGS_BEFORE_16) },
-  { name: 'dev-try', what: `dev-speed + ${extraDc.join(' ') || '(TF_EXTRA_DC unset)'}`, start: () => startTemporalDevWith([...SPEED_FLAGS_BEFORE_16, ...dynamicConfig(extraDc)]) },
+  {
+    name: 'dev-default',
+    what: 'start-dev with its defaults (no pragmas, no dynamic config)',
+    start: () => startTemporalDevWith([]),
+  },
+  {
+    name: 'dev-speed',
+    what: 'start-dev + WAL, synchronous=normal, search-attribute cache',
+    start: () => startTemporalDevWith(SPEED_FLAGS_BEFORE_16),
+  },
+  {
+    name: 'dev-try',
+    what: `dev-speed + ${extraDc.join(' ') || '(TF_EXTRA_DC unset)'}`,
+    start: () => startTemporalDevWith([...SPEED_FLAGS_BEFORE_16, ...dynamicConfig(extraDc)]),
+  },
   {
     name: 'dev-worker-try',
     what: `dev-speed + worker options ${process.env.TF_WORKER_OPTS ?? '(TF_WORKER_OPTS unset)'}`,
@@ -77,7 +98,8 @@ const VARIANTS: Variant[] = [
   {
     name: 'server-pg',
     what: 'go.temporal.io/server on PostgreSQL (tools/temporal-server), one partition per queue',
-    start: () => startTemporalOnPostgres({ 'matching.numTaskqueueReadPartitions': 1, 'matching.numTaskqueueWritePartitions': 1 }),
+    start: () =>
+      startTemporalOnPostgres({ 'matching.numTaskqueueReadPartitions': 1, 'matching.numTaskqueueWritePartitions': 1 }),
   },
 ];
 
@@ -90,8 +112,27 @@ async function main(): Promise<void> {
   const workflows = (process.env.TF_WORKFLOWS?.split(',') ?? WORKFLOWS) as WorkflowName[];
   const variants = VARIANTS.filter((v) => wanted.includes(v.name) && (v.name !== 'server-pg' || temporalServerBuilt()));
 
-  Runtime.install({ logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: (m) => console.error(m) } });
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./temporal-floor-workflows'), logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: (m) => console.error(m) } });
+  Runtime.install({
+    logger: {
+      log: () => undefined,
+      trace: () => undefined,
+      debug: () => undefined,
+      info: () => undefined,
+      warn: () => undefined,
+      error: (m) => console.error(m),
+    },
+  });
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('./temporal-floor-workflows'),
+    logger: {
+      log: () => undefined,
+      trace: () => undefined,
+      debug: () => undefined,
+      info: () => undefined,
+      warn: () => undefined,
+      error: (m) => console.error(m),
+    },
+  });
 
   const rounds = envNumber('TF_ROUNDS', 4);
   const results: Measured[] = [];
@@ -108,7 +149,8 @@ async function main(): Promise<void> {
       for (const v of live) await closedLoop(v.run, workflow, concurrency, warmupMs);
       const completed = new Map<Live, number>(live.map((v) => [v, 0]));
       for (let r = 0; r < rounds; r++) {
-        for (const v of live) completed.set(v, completed.get(v)! + (await closedLoop(v.run, workflow, concurrency, durationMs / rounds)));
+        for (const v of live)
+          completed.set(v, completed.get(v)! + (await closedLoop(v.run, workflow, concurrency, durationMs / rounds)));
       }
       const latencies = new Map<Live, number[]>(live.map((v) => [v, []]));
       const ids = new Map<Live, string[]>(live.map((v) => [v, []]));
@@ -123,7 +165,13 @@ async function main(): Promise<void> {
       }
       for (const v of live) {
         const breakdown = await taskBreakdown(v.client, ids.get(v)!);
-        const m: Measured = { variant: v.variant.name, workflow, perSecond: completed.get(v)! / (durationMs / 1000), latency: summarize(latencies.get(v)!), breakdown };
+        const m: Measured = {
+          variant: v.variant.name,
+          workflow,
+          perSecond: completed.get(v)! / (durationMs / 1000),
+          latency: summarize(latencies.get(v)!),
+          breakdown,
+        };
         results.push(m);
         process.stderr.write(
           `  ${m.variant} ${workflow}: ${m.perSecond.toFixed(1)}/s, p50 ${m.latency.p50Ms.toFixed(1)} ms, p99 ${m.latency.p99Ms.toFixed(1)} ms; ` +
@@ -140,30 +188,56 @@ async function main(): Promise<void> {
   const out = path.join(CACHE, 'bench');
   mkdirSync(out, { recursive: true });
   const file = path.join(out, 'temporal-floor.json');
-  writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), concurrency, durationMs, latencyRuns, variants: variants.map(({ name, what }) => ({ name, what })), results }, null, 2));
+  writeFileSync(
+    file,
+    JSON.stringify(
+      {
+        at: new Date().toISOString(),
+        concurrency,
+        durationMs,
+        latencyRuns,
+        variants: variants.map(({ name, what }) => ({ name, what })),
+        results,
+      },
+      null,
+      2,
+    ),
+  );
   process.stderr.write(`wrote ${file}\n`);
 }
 
 async function taskBreakdown(client: Client, workflowIds: string[]): Promise<Breakdown> {
   const gaps: Record<keyof Breakdown, number[]> = { wftQueue: [], wftWorker: [], actQueue: [], actWorker: [] };
-  const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
+  const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+    Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
   for (const id of workflowIds) {
     const history = await client.workflow.getHandle(id).fetchHistory();
     const at = new Map<number, number>();
     for (const e of history.events ?? []) {
       const t = ms(e.eventTime);
       at.set(Number(e.eventId), t);
-      const from = (attrs: { scheduledEventId?: unknown; startedEventId?: unknown } | null | undefined, key: 'scheduledEventId' | 'startedEventId') =>
-        at.get(Number(attrs?.[key]));
+      const from = (
+        attrs: { scheduledEventId?: unknown; startedEventId?: unknown } | null | undefined,
+        key: 'scheduledEventId' | 'startedEventId',
+      ) => at.get(Number(attrs?.[key]));
       const gap = (k: keyof Breakdown, since: number | undefined) => since !== undefined && gaps[k].push(t - since);
-      if (e.workflowTaskStartedEventAttributes) gap('wftQueue', from(e.workflowTaskStartedEventAttributes, 'scheduledEventId'));
-      if (e.workflowTaskCompletedEventAttributes) gap('wftWorker', from(e.workflowTaskCompletedEventAttributes, 'startedEventId'));
-      if (e.activityTaskStartedEventAttributes) gap('actQueue', from(e.activityTaskStartedEventAttributes, 'scheduledEventId'));
-      if (e.activityTaskCompletedEventAttributes) gap('actWorker', from(e.activityTaskCompletedEventAttributes, 'startedEventId'));
+      if (e.workflowTaskStartedEventAttributes)
+        gap('wftQueue', from(e.workflowTaskStartedEventAttributes, 'scheduledEventId'));
+      if (e.workflowTaskCompletedEventAttributes)
+        gap('wftWorker', from(e.workflowTaskCompletedEventAttributes, 'startedEventId'));
+      if (e.activityTaskStartedEventAttributes)
+        gap('actQueue', from(e.activityTaskStartedEventAttributes, 'scheduledEventId'));
+      if (e.activityTaskCompletedEventAttributes)
+        gap('actWorker', from(e.activityTaskCompletedEventAttributes, 'startedEventId'));
     }
   }
   const median = (v: number[]) => (v.length ? summarize(v).p50Ms : NaN);
-  return { wftQueue: median(gaps.wftQueue), wftWorker: median(gaps.wftWorker), actQueue: median(gaps.actQueue), actWorker: median(gaps.actWorker) };
+  return {
+    wftQueue: median(gaps.wftQueue),
+    wftWorker: median(gaps.wftWorker),
+    actQueue: median(gaps.actQueue),
+    actWorker: median(gaps.actWorker),
+  };
 }
 
 interface Live {
@@ -173,7 +247,11 @@ interface Live {
 }
 
 /** The variant's server, a client and a worker on a fresh task queue; their stops go onto `stops` in start order. */
-async function startVariant(variant: Variant, workflowBundle: WorkflowBundle, stops: Array<() => Promise<unknown>>): Promise<Live> {
+async function startVariant(
+  variant: Variant,
+  workflowBundle: WorkflowBundle,
+  stops: Array<() => Promise<unknown>>,
+): Promise<Live> {
   const server = await variant.start();
   stops.push(server.stop);
   const connection = await Connection.connect({ address: server.address });
@@ -181,7 +259,14 @@ async function startVariant(variant: Variant, workflowBundle: WorkflowBundle, st
   const client = new Client({ connection, namespace: 'default' });
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   const taskQueue = `floor-${randomUUID()}`;
-  const worker = await Worker.create({ connection: nativeConnection, namespace: 'default', taskQueue, workflowBundle, activities, ...variant.worker });
+  const worker = await Worker.create({
+    connection: nativeConnection,
+    namespace: 'default',
+    taskQueue,
+    workflowBundle,
+    activities,
+    ...variant.worker,
+  });
   const running = worker.run();
   stops.push(async () => {
     worker.shutdown();
@@ -216,7 +301,14 @@ function printTable(results: Measured[], variants: Variant[]): void {
   const base = new Map(results.filter((r) => r.variant === variants[0]?.name).map((r) => [r.workflow, r]));
   const rows = results.map((r) => {
     const b = base.get(r.workflow);
-    return [r.variant, r.workflow, r.perSecond.toFixed(1), b && b.perSecond > 0 ? `${(r.perSecond / b.perSecond).toFixed(2)}x` : '-', r.latency.p50Ms.toFixed(1), r.latency.p99Ms.toFixed(1)];
+    return [
+      r.variant,
+      r.workflow,
+      r.perSecond.toFixed(1),
+      b && b.perSecond > 0 ? `${(r.perSecond / b.perSecond).toFixed(2)}x` : '-',
+      r.latency.p50Ms.toFixed(1),
+      r.latency.p99Ms.toFixed(1),
+    ];
   });
   const head = ['variant', 'workflow', 'wf/s', 'vs first', 'p50 ms', 'p99 ms'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

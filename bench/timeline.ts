@@ -23,15 +23,39 @@ export interface Timeline {
   tasks: number;
 }
 
-const KEYS: Array<keyof Timeline> = ['before_start', 'wft_queue', 'wft_worker', 'act_queue', 'act_worker', 'between', 'after_close', 'tasks'];
+const KEYS: Array<keyof Timeline> = [
+  'before_start',
+  'wft_queue',
+  'wft_worker',
+  'act_queue',
+  'act_worker',
+  'between',
+  'after_close',
+  'tasks',
+];
 
-const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
+const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+  Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
 
-export async function timelineOf(client: Client, workflowId: string, sentAt: number, resultAt: number): Promise<Timeline> {
+export async function timelineOf(
+  client: Client,
+  workflowId: string,
+  sentAt: number,
+  resultAt: number,
+): Promise<Timeline> {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   const events = history.events ?? [];
   const at = new Map<number, number>();
-  const t: Timeline = { before_start: 0, wft_queue: 0, wft_worker: 0, act_queue: 0, act_worker: 0, between: 0, after_close: 0, tasks: 0 };
+  const t: Timeline = {
+    before_start: 0,
+    wft_queue: 0,
+    wft_worker: 0,
+    act_queue: 0,
+    act_worker: 0,
+    between: 0,
+    after_close: 0,
+    tasks: 0,
+  };
   for (const e of events) {
     const now = ms(e.eventTime);
     at.set(Number(e.eventId), now);
@@ -40,12 +64,14 @@ export async function timelineOf(client: Client, workflowId: string, sentAt: num
       t.wft_queue += since(e.workflowTaskStartedEventAttributes.scheduledEventId);
       t.tasks++;
     }
-    if (e.workflowTaskCompletedEventAttributes) t.wft_worker += since(e.workflowTaskCompletedEventAttributes.startedEventId);
+    if (e.workflowTaskCompletedEventAttributes)
+      t.wft_worker += since(e.workflowTaskCompletedEventAttributes.startedEventId);
     if (e.activityTaskStartedEventAttributes) {
       t.act_queue += since(e.activityTaskStartedEventAttributes.scheduledEventId);
       t.tasks++;
     }
-    if (e.activityTaskCompletedEventAttributes) t.act_worker += since(e.activityTaskCompletedEventAttributes.startedEventId);
+    if (e.activityTaskCompletedEventAttributes)
+      t.act_worker += since(e.activityTaskCompletedEventAttributes.startedEventId);
   }
   const started = ms(events[0]?.eventTime);
   const closed = ms(events[events.length - 1]?.eventTime);
@@ -57,7 +83,9 @@ export async function timelineOf(client: Client, workflowId: string, sentAt: num
 
 /** Each part's median over many executions. */
 export function medianTimeline(all: Timeline[]): Timeline {
-  return Object.fromEntries(KEYS.map((k) => [k, all.length ? Math.round(summarize(all.map((t) => t[k])).p50Ms * 10) / 10 : NaN])) as unknown as Timeline;
+  return Object.fromEntries(
+    KEYS.map((k) => [k, all.length ? Math.round(summarize(all.map((t) => t[k])).p50Ms * 10) / 10 : NaN]),
+  ) as unknown as Timeline;
 }
 
 export function formatTimeline(t: Timeline): string {

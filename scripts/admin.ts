@@ -5,12 +5,12 @@
  * readable rendering (tables for lists). Errors go to stderr with exit code 1 (2 for usage
  * errors). Uses MONGODB_URI / MONGODB_DB_NAME / TEMPORAL_ADDRESS like the service.
  */
-import { getConfig } from '../shared/platform/config/index';
-import { createDb } from '../shared/composition/store';
 import { buildRoot } from '../shared/composition/root';
+import { createDb } from '../shared/composition/store';
+import { getConfig } from '../shared/platform/config/index';
 import { createTemporal, type TemporalHandle } from '../temporal/connection';
 import { lazyEngines } from '../temporal/engines';
-import { Flags, UsageError, type AdminCommand } from './admin/command';
+import { type AdminCommand, Flags, UsageError } from './admin/command';
 import { commandHelp, listing } from './admin/help';
 import { COMMANDS } from './admin/registry';
 import { renderForHumans } from './admin/render';

@@ -7,12 +7,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { processSecret } from '../shared/platform/ids/index';
+import { hostPageHtml, startEmbedHostPage } from './services/embed-host';
 import { startFerretDb } from './services/ferretdb';
 import { startLocalChain } from './services/local-chain';
 import { CACHE, ROOT } from './services/paths';
 import { ManagedProcess, portOpen, startProcess } from './services/process';
 import { startTemporalDev } from './services/temporal';
-import { hostPageHtml, startEmbedHostPage } from './services/embed-host';
 
 const PIDS = path.join(CACHE, 'dev.pids');
 /** The running dev stack's addresses, for local tools in another terminal (scripts/dev-env.ts reads it). */
@@ -64,7 +64,11 @@ async function main(): Promise<void> {
     }
     let uiUrl = process.env.TEMPORAL_UI_URL ?? '(external Temporal: see its own UI)';
     if (!env.TEMPORAL_ADDRESS) {
-      const temporal = await startTemporalDev({ port: 7233, uiPort: 8233, dbFile: path.join(CACHE, 'dev-temporal.db') });
+      const temporal = await startTemporalDev({
+        port: 7233,
+        uiPort: 8233,
+        dbFile: path.join(CACHE, 'dev-temporal.db'),
+      });
       stops.push(temporal.stop);
       env.TEMPORAL_ADDRESS = temporal.address;
       uiUrl = temporal.uiUrl.replace('127.0.0.1', 'localhost');
@@ -101,7 +105,12 @@ async function main(): Promise<void> {
     const shared = Object.fromEntries(
       Object.entries(env).filter(([k]) => /^(MONGODB_URI|TEMPORAL_ADDRESS|X402_(?!SETTLEMENT_PRIVATE_KEY))/.test(k)),
     );
-    fs.writeFileSync(DEV_ENV, Object.entries(shared).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+    fs.writeFileSync(
+      DEV_ENV,
+      Object.entries(shared)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('\n') + '\n',
+    );
     stops.push(async () => fs.rmSync(DEV_ENV, { force: true }));
 
     const tsx = path.join(ROOT, 'node_modules/.bin/tsx');
@@ -156,17 +165,27 @@ async function main(): Promise<void> {
     await new Promise<void>((resolve, reject) =>
       seeded.child.exitCode !== null
         ? resolve()
-        : seeded.child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`demo seed failed (${code})`)))),
+        : seeded.child.once('exit', (code) =>
+            code === 0 ? resolve() : reject(new Error(`demo seed failed (${code})`)),
+          ),
     );
 
     const mainUrl = `http://localhost:${PORT}`;
-    const demo = JSON.parse(fs.readFileSync(EMBED_DEMO_FILE, 'utf8')) as { bundleId: string; workflowId: string; productId: string };
+    const demo = JSON.parse(fs.readFileSync(EMBED_DEMO_FILE, 'utf8')) as {
+      bundleId: string;
+      workflowId: string;
+      productId: string;
+    };
     hostPage.setPage(
-      hostPageHtml(mainUrl, [
-        { workflow: demo.workflowId, bundle: demo.bundleId, label: 'Help desk' },
-        { product: demo.productId, bundle: demo.bundleId, label: 'Echo tool' },
-        { bundle: demo.bundleId, label: 'All tools' },
-      ], 'Embed demo page'),
+      hostPageHtml(
+        mainUrl,
+        [
+          { workflow: demo.workflowId, bundle: demo.bundleId, label: 'Help desk' },
+          { product: demo.productId, bundle: demo.bundleId, label: 'Echo tool' },
+          { bundle: demo.bundleId, label: 'All tools' },
+        ],
+        'Embed demo page',
+      ),
     );
 
     console.log(`

@@ -8,9 +8,9 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startServer } from '../api/http/server';
-import { parseConfig } from '../shared/platform/config/index';
-import { LedgerStore } from '../shared/credits/ledger-store';
 import { createDb } from '../shared/composition/store';
+import { LedgerStore } from '../shared/credits/ledger-store';
+import { parseConfig } from '../shared/platform/config/index';
 import { createTemporal, ensureSearchAttributes } from '../temporal/connection';
 import { seedEmbedDemo } from './seed-embed-demo';
 import { injectWallet, launchChromium } from './services/chromium';
@@ -27,7 +27,14 @@ async function main(): Promise<void> {
   try {
     const [mongo, temporalDev] = await Promise.all([startFerretDb(), startTemporalDev()]);
     stops.push(mongo.stop, temporalDev.stop);
-    const env = { ...process.env, MONGODB_URI: mongo.uri, TEMPORAL_ADDRESS: temporalDev.address, MONGODB_DB_NAME: 'embed_screenshots', TEMPORAL_TASK_QUEUE_PREFIX: 'shots-', LOG_LEVEL: 'warn' };
+    const env = {
+      ...process.env,
+      MONGODB_URI: mongo.uri,
+      TEMPORAL_ADDRESS: temporalDev.address,
+      MONGODB_DB_NAME: 'embed_screenshots',
+      TEMPORAL_TASK_QUEUE_PREFIX: 'shots-',
+      LOG_LEVEL: 'warn',
+    };
     const config = parseConfig(env);
     const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
     await db.ready(20_000);
@@ -37,7 +44,14 @@ async function main(): Promise<void> {
       await temporal.close();
     });
     await ensureSearchAttributes(temporal);
-    const worker = await startProcess({ name: 'worker', command: path.join(ROOT, 'node_modules/.bin/tsx'), args: ['workers/main.ts', '--queues', 'runs,node-template,node-condition'], cwd: ROOT, env, ready: async () => true });
+    const worker = await startProcess({
+      name: 'worker',
+      command: path.join(ROOT, 'node_modules/.bin/tsx'),
+      args: ['workers/main.ts', '--queues', 'runs,node-template,node-condition'],
+      cwd: ROOT,
+      env,
+      ready: async () => true,
+    });
     stops.unshift(worker.stop);
     const server = await startServer({ config, db, temporal }, { main: 0, api: 0 });
     stops.unshift(server.stop);
@@ -46,7 +60,11 @@ async function main(): Promise<void> {
     stops.unshift(host.stop);
     const account = privateKeyToAccount(generatePrivateKey());
     const demo = await seedEmbedDemo(config, db, { origins: [host.origin], wallet: account.address.toLowerCase() });
-    await new LedgerStore(db.models).grant({ wallet: account.address.toLowerCase(), credits: 100, creditType: 'admin_grant' });
+    await new LedgerStore(db.models).grant({
+      wallet: account.address.toLowerCase(),
+      credits: 100,
+      creditType: 'admin_grant',
+    });
     host.setPage(
       hostPageHtml(
         server.mainUrl,
@@ -83,9 +101,14 @@ async function main(): Promise<void> {
     for (const text of ['Can I get a demo?', 'Great widget, thanks']) {
       await chat.locator('#message').fill(text);
       await chat.locator('#send').click();
-      await chat.locator('#log li.bot[data-status="completed"]', { hasText: text }).waitFor({ timeout: 60_000 }).catch(async (err) => {
-        throw new Error(`no reply to "${text}": the chat shows ${JSON.stringify(await chat.locator('#log').textContent())} (${(err as Error).message})`);
-      });
+      await chat
+        .locator('#log li.bot[data-status="completed"]', { hasText: text })
+        .waitFor({ timeout: 60_000 })
+        .catch(async (err) => {
+          throw new Error(
+            `no reply to "${text}": the chat shows ${JSON.stringify(await chat.locator('#log').textContent())} (${(err as Error).message})`,
+          );
+        });
     }
     await page.screenshot({ path: path.join(OUT, 'workflow.png') });
     await launcher(demo.workflowId).click();

@@ -10,25 +10,60 @@ import {
   buildSignedMessage,
   canonicalJson,
   productPathParams,
+  type SignedAction,
   signedActionParts,
   signedPayload,
   toolInvokeByIdParts,
   toolInvokeParts,
-  type SignedAction,
 } from '../shared/identity/signing';
 
 const ROOT = join(__dirname, '..');
-const SIGNER = { private_key: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80', address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266' } as const;
+const SIGNER = {
+  private_key: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
+  address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+} as const;
 const SESSION_NONCE = 'sess_9f2c41d07a6b4e3c';
 
 type Input =
-  | { name: string; title: string; kind: 'action'; action: SignedAction; product_id: string | null; request: number; body_json: string }
-  | { name: string; title: string; kind: 'path'; product_slug: string; action_slug: string; request: number; body_json: string }
+  | {
+      name: string;
+      title: string;
+      kind: 'action';
+      action: SignedAction;
+      product_id: string | null;
+      request: number;
+      body_json: string;
+    }
+  | {
+      name: string;
+      title: string;
+      kind: 'path';
+      product_slug: string;
+      action_slug: string;
+      request: number;
+      body_json: string;
+    }
   | { name: string; title: string; kind: 'path_id'; product_id: string; request: number; body_json: string };
 
 const INPUTS: Input[] = [
-  { name: 'balance', title: 'balance (empty payload)', kind: 'action', action: 'balance', product_id: null, request: 1, body_json: '{}' },
-  { name: 'job_list', title: 'job_list (POST body) with limit and skip', kind: 'action', action: 'job_list', product_id: null, request: 2, body_json: '{"limit":10,"skip":0}' },
+  {
+    name: 'balance',
+    title: 'balance (empty payload)',
+    kind: 'action',
+    action: 'balance',
+    product_id: null,
+    request: 1,
+    body_json: '{}',
+  },
+  {
+    name: 'job_list',
+    title: 'job_list (POST body) with limit and skip',
+    kind: 'action',
+    action: 'job_list',
+    product_id: null,
+    request: 2,
+    body_json: '{"limit":10,"skip":0}',
+  },
   {
     name: 'job_complete',
     title: 'job_complete with social_posts as the spec defines them, escapes and unicode',
@@ -52,7 +87,15 @@ const INPUTS: Input[] = [
       '{"parameters":{"query":"m\\u00fcnchen caf\\u00e9","options":{"\\u20ac":"Euro Sign","\\r":"Carriage Return","\\ufb33":"Hebrew Letter Dalet With Dagesh","1":"One","\\ud83d\\ude00":"Emoji: Grinning Face","\\u0080":"Control","\\u00f6":"Latin Small Letter O With Diaeresis"},"max_results":5,"alpha":[3,2,1],"Zeta":true,' +
       '"numbers":{"views":1e21,"ratio":0.1,"delta":-0,"likes":12,"share":1.50,"tiny":1E-7}}}',
   },
-  { name: 'workflow_active_no_instance', title: 'workflow_active without instance_id (digest of {})', kind: 'action', action: 'workflow_active', product_id: null, request: 5, body_json: '{}' },
+  {
+    name: 'workflow_active_no_instance',
+    title: 'workflow_active without instance_id (digest of {})',
+    kind: 'action',
+    action: 'workflow_active',
+    product_id: null,
+    request: 5,
+    body_json: '{}',
+  },
   {
     name: 'job_workflow_create',
     title: 'job_workflow_create (whole body minus envelope fields)',
@@ -71,7 +114,14 @@ const INPUTS: Input[] = [
     request: 7,
     body_json: '{"parameters":{"query":"agents","limit":3}}',
   },
-  { name: 'tool_invoke_by_id_no_parameters', title: 'tool invoke by product id without parameters (digest of {})', kind: 'path_id', product_id: 'prod_5Fj2aQ', request: 8, body_json: '{}' },
+  {
+    name: 'tool_invoke_by_id_no_parameters',
+    title: 'tool invoke by product id without parameters (digest of {})',
+    kind: 'path_id',
+    product_id: 'prod_5Fj2aQ',
+    request: 8,
+    body_json: '{}',
+  },
   {
     name: 'job_workflow_update',
     title: 'job_workflow_update: the product line binds the job and the draft (<jobId>/<workflowId>)',
@@ -79,7 +129,8 @@ const INPUTS: Input[] = [
     action: 'job_workflow_update',
     product_id: 'job_7Hq2mX/wf_3kP9tZ',
     request: 9,
-    body_json: '{"name":"Launch thread v2","edges":[],"nodes":[{"id":"post","type":"tool","config":{"product":"x-post"}}]}',
+    body_json:
+      '{"name":"Launch thread v2","edges":[],"nodes":[{"id":"post","type":"tool","config":{"product":"x-post"}}]}',
   },
   {
     name: 'job_workflow_publish',
@@ -103,13 +154,32 @@ async function main(): Promise<void> {
     let payloadObject: object | '';
     let message: string;
     if (input.kind === 'action') {
-      const parts = signedActionParts(input.action, body, productPathParams(input.action, input.product_id ?? undefined));
+      const parts = signedActionParts(
+        input.action,
+        body,
+        productPathParams(input.action, input.product_id ?? undefined),
+      );
       payloadObject = parts.payloadObject;
-      message = buildSignedMessage({ ...context, kind: 'action', action: input.action, product: parts.product, payload: signedPayload(payloadObject) });
+      message = buildSignedMessage({
+        ...context,
+        kind: 'action',
+        action: input.action,
+        product: parts.product,
+        payload: signedPayload(payloadObject),
+      });
     } else {
-      const parts = input.kind === 'path' ? toolInvokeParts(input.product_slug, input.action_slug, body) : toolInvokeByIdParts(input.product_id, body);
+      const parts =
+        input.kind === 'path'
+          ? toolInvokeParts(input.product_slug, input.action_slug, body)
+          : toolInvokeByIdParts(input.product_id, body);
       payloadObject = parts.payloadObject;
-      message = buildSignedMessage({ ...context, kind: 'path', method: parts.method, path: parts.path, payload: signedPayload(payloadObject) });
+      message = buildSignedMessage({
+        ...context,
+        kind: 'path',
+        method: parts.method,
+        path: parts.path,
+        payload: signedPayload(payloadObject),
+      });
     }
     const { request, ...rest } = input;
     vectors.push({
@@ -146,7 +216,9 @@ async function main(): Promise<void> {
       '',
       block('json', v.body_json),
       '',
-      v.canonical_json === null ? 'Canonical JSON: none (payload line is empty).' : `Canonical JSON:\n\n${block('json', v.canonical_json)}`,
+      v.canonical_json === null
+        ? 'Canonical JSON: none (payload line is empty).'
+        : `Canonical JSON:\n\n${block('json', v.canonical_json)}`,
       '',
       v.digest ? `Digest:\n\n${block('text', v.digest)}` : 'Digest: empty string.',
       '',

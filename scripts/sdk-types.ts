@@ -52,7 +52,12 @@ function namedSchemas(document: OpenApiDocument): { schemas: Named[]; unions: st
       const where = `${method.toUpperCase()} ${path}`;
       const described = (schema: JsonSchema, what: string): JsonSchema => ({
         ...schema,
-        description: [`${what} of ${op.operationId} (${where}${op.summary ? `: ${op.summary}` : ''}).`, schema.description].filter(Boolean).join('\n\n'),
+        description: [
+          `${what} of ${op.operationId} (${where}${op.summary ? `: ${op.summary}` : ''}).`,
+          schema.description,
+        ]
+          .filter(Boolean)
+          .join('\n\n'),
       });
       const body = op.requestBody?.content?.['application/json']?.schema;
       if (body) schemas.push({ name: `${name}Body`, schema: described(body, 'The request body') });
@@ -69,10 +74,14 @@ function namedSchemas(document: OpenApiDocument): { schemas: Named[]; unions: st
       const ok = Object.entries(op.responses)
         .filter(([status, r]) => /^2\d\d$/.test(status) && r.content?.['application/json']?.schema)
         .map(([status, r]) => [status, r.content!['application/json']!.schema!] as const);
-      if (ok.length === 1) schemas.push({ name: `${name}Response`, schema: described(ok[0]![1], `The ${ok[0]![0]} answer`) });
+      if (ok.length === 1)
+        schemas.push({ name: `${name}Response`, schema: described(ok[0]![1], `The ${ok[0]![0]} answer`) });
       else if (ok.length > 1) {
-        for (const [status, schema] of ok) schemas.push({ name: `${name}Response${status}`, schema: described(schema, `The ${status} answer`) });
-        unions.push(`/** Any success answer of ${op.operationId}. */\nexport type ${name}Response = ${ok.map(([status]) => `${name}Response${status}`).join(' | ')};`);
+        for (const [status, schema] of ok)
+          schemas.push({ name: `${name}Response${status}`, schema: described(schema, `The ${status} answer`) });
+        unions.push(
+          `/** Any success answer of ${op.operationId}. */\nexport type ${name}Response = ${ok.map(([status]) => `${name}Response${status}`).join(' | ')};`,
+        );
       }
     }
   }
@@ -93,13 +102,19 @@ function forTypes(node: unknown): unknown {
   const entries = Object.entries(node)
     .filter(([k]) => k !== 'title' && k !== 'examples')
     // Under these keywords the keys are names (a property may be called `title`), the values schemas.
-    .map(([k, v]) => [k, NAMED.has(k) && v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([name, s]) => [name, forTypes(s)])) : forTypes(v)]);
+    .map(([k, v]) => [
+      k,
+      NAMED.has(k) && v && typeof v === 'object'
+        ? Object.fromEntries(Object.entries(v).map(([name, s]) => [name, forTypes(s)]))
+        : forTypes(v),
+    ]);
   const out = Object.fromEntries(entries) as JsonSchema;
   if (Array.isArray(out.type) && ANY.every((t) => (out.type as string[]).includes(t))) {
     delete out.type;
     out.tsType = 'unknown';
   }
-  if (out.type === 'object' && !out.properties && !out.patternProperties && out.additionalProperties === undefined) out.additionalProperties = true;
+  if (out.type === 'object' && !out.properties && !out.patternProperties && out.additionalProperties === undefined)
+    out.additionalProperties = true;
   return out;
 }
 
@@ -108,7 +123,15 @@ export async function sdkTypesSource(document: OpenApiDocument): Promise<string>
   const { schemas, unions } = namedSchemas(document);
   const parts: string[] = [];
   for (const { name, schema } of schemas) {
-    const ts = await compile(forTypes(schema) as JSONSchema, name, { bannerComment: '', additionalProperties: false, unknownAny: true, ignoreMinAndMaxItems: true, strictIndexSignatures: false, format: true, customName: () => undefined });
+    const ts = await compile(forTypes(schema) as JSONSchema, name, {
+      bannerComment: '',
+      additionalProperties: false,
+      unknownAny: true,
+      ignoreMinAndMaxItems: true,
+      strictIndexSignatures: false,
+      format: true,
+      customName: () => undefined,
+    });
     parts.push(ts.trim());
   }
   return `${BANNER}\n\n${[...parts, ...unions].join('\n\n')}\n`;
@@ -120,7 +143,8 @@ export async function sdkTypesSource(document: OpenApiDocument): Promise<string>
  */
 async function main(argv: string[]): Promise<void> {
   const from = argv.indexOf('--document');
-  const document = from >= 0 ? (JSON.parse(readFileSync(argv[from + 1]!, 'utf8')) as OpenApiDocument) : offlineDocument();
+  const document =
+    from >= 0 ? (JSON.parse(readFileSync(argv[from + 1]!, 'utf8')) as OpenApiDocument) : offlineDocument();
   const text = await sdkTypesSource(document);
   if (argv.includes('--stdout')) {
     process.stdout.write(text);

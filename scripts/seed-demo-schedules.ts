@@ -11,7 +11,10 @@ import { WorkspaceRepository } from '../shared/workspaces/repository';
  */
 export async function seedDemoSchedule(db: Db, mainUrl: string): Promise<string> {
   const schedules = new ScheduleRepository(db.models);
-  const existing = await db.models.workflowSchedules.findOne({ workflow_id: { $exists: true } }).lean().exec();
+  const existing = await db.models.workflowSchedules
+    .findOne({ workflow_id: { $exists: true } })
+    .lean()
+    .exec();
   if (existing) {
     return `schedule ${existing._id} (kept; its keys were shown on the first run)`;
   }
@@ -20,11 +23,18 @@ export async function seedDemoSchedule(db: Db, mainUrl: string): Promise<string>
   const { budget, budgetKey } = await accounts.createBudget({ workspaceId: ws._id, name: 'demo', dailyCredits: 1000 });
   const { apiKey } = await accounts.createApiKey({ workspaceId: ws._id, label: 'demo scheduler' });
   const wf = await new WorkflowRepository(db.models).create(
-    { name: 'demo nightly report', nodes: [{ id: 'report', type: 'template', template: 'Report for {{prompt}}' }], edges: [] },
+    {
+      name: 'demo nightly report',
+      nodes: [{ id: 'report', type: 'template', template: 'Report for {{prompt}}' }],
+      edges: [],
+    },
     { workspaceId: ws._id },
   );
   await accounts.addWorkflowToBudget(budget._id, wf._id);
-  const built = buildSchedule({ budgetId: budget._id, workspaceId: ws._id, workflowId: wf._id, everySeconds: 900, timezone: 'Europe/Berlin' }, new Date());
+  const built = buildSchedule(
+    { budgetId: budget._id, workspaceId: ws._id, workflowId: wf._id, everySeconds: 900, timezone: 'Europe/Berlin' },
+    new Date(),
+  );
   if ('problem' in built) throw new Error(built.problem);
   const s = await schedules.create(built.schedule);
   const bearer = Buffer.from(`${apiKey}:${budgetKey}`).toString('base64');

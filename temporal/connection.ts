@@ -16,7 +16,9 @@ export interface TemporalHandle {
 }
 
 /** A lazily connecting client: the API starts and serves while Temporal is still down. */
-export function createTemporal(config: Pick<AppConfig, 'temporalAddress' | 'temporalNamespace' | 'temporalTaskQueuePrefix'>): TemporalHandle {
+export function createTemporal(
+  config: Pick<AppConfig, 'temporalAddress' | 'temporalNamespace' | 'temporalTaskQueuePrefix'>,
+): TemporalHandle {
   const connection = Connection.lazy({ address: config.temporalAddress, connectTimeout: '3s' });
   const client = new Client({ connection, namespace: config.temporalNamespace });
   return {

@@ -1,5 +1,5 @@
 import type { Engines } from '../shared/composition/engines';
-import { temporalUp, type TemporalHandle } from './connection';
+import { type TemporalHandle, temporalUp } from './connection';
 import { jobEngine } from './job-verification/client';
 import { runEngine } from './webhook-runs/client';
 import { sessionEngine } from './workflow-session/client';
@@ -28,8 +28,14 @@ export function lazyEngines(temporal: () => TemporalHandle): Engines {
   const now = () => (engines ??= createEngines(temporal()));
   return {
     runs: { start: (run) => now().runs.start(run), cancel: (runId) => now().runs.cancel(runId) },
-    settlements: { start: (s) => now().settlements.start(s), await: (paymentId, waitMs) => now().settlements.await(paymentId, waitMs) },
-    jobs: { ensureReservationSweep: () => now().jobs.ensureReservationSweep(), startVerification: (c) => now().jobs.startVerification(c) },
+    settlements: {
+      start: (s) => now().settlements.start(s),
+      await: (paymentId, waitMs) => now().settlements.await(paymentId, waitMs),
+    },
+    jobs: {
+      ensureReservationSweep: () => now().jobs.ensureReservationSweep(),
+      startVerification: (c) => now().jobs.startVerification(c),
+    },
     sessions: {
       start: (input) => now().sessions.start(input),
       query: (sessionId) => now().sessions.query(sessionId),

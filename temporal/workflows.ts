@@ -1,13 +1,13 @@
 // The single workflowsPath every worker bundles.
-export { pingWorkflow } from './ping/workflows';
 export { creditExpirySweepWorkflow } from './credit-expiry/workflows';
-export { x402SettlementWorkflow } from './x402-settlement/workflows';
-export { x402SettlementSweepWorkflow } from './x402-sweep/workflows';
-export { toolHoldHealWorkflow } from './tool-holds/workflows';
 export { jobReservationSweepWorkflow, jobReservationWorkflow } from './job-reservation/workflows';
 export { jobVerificationWorkflow } from './job-verification/workflows';
+export { pingWorkflow } from './ping/workflows';
+export { scheduleLeaseWorkflow } from './schedule-lease/workflows';
+export { toolHoldHealWorkflow } from './tool-holds/workflows';
+export { callbackDeliveryWorkflow } from './webhook-callbacks/workflows';
 export { webhookRunWorkflow, webhookRunWorkflowV2, webhookRunWorkflowV3 } from './webhook-runs/legacy-workflows';
 export { webhookRun } from './webhook-runs/workflows';
-export { callbackDeliveryWorkflow } from './webhook-callbacks/workflows';
-export { scheduleLeaseWorkflow } from './schedule-lease/workflows';
 export { workflowSessionWorkflow } from './workflow-session/workflows';
+export { x402SettlementWorkflow } from './x402-settlement/workflows';
+export { x402SettlementSweepWorkflow } from './x402-sweep/workflows';

@@ -7,5 +7,12 @@ import type { QueueDefinition } from './queue';
 export const callbacksQueue: QueueDefinition = {
   key: 'callbacks',
   taskQueue: CALLBACK_QUEUE,
-  activities: (deps) => createCallbackActivities({ models: deps.db.models, runs: reposOf(deps).runs, workspaces: reposOf(deps).workspaces, credentialsKey: deps.config.credentialsKey, callbacks: deps.config.callbacks }),
+  activities: (deps) =>
+    createCallbackActivities({
+      models: deps.db.models,
+      runs: reposOf(deps).runs,
+      workspaces: reposOf(deps).workspaces,
+      credentialsKey: deps.config.credentialsKey,
+      callbacks: deps.config.callbacks,
+    }),
 };

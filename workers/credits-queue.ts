@@ -6,5 +6,10 @@ import type { QueueDefinition } from './queue';
 export const creditsQueue: QueueDefinition = {
   key: 'credits',
   taskQueue: CREDITS_QUEUE,
-  activities: (deps) => createCreditExpiryActivities({ models: deps.db.models, ledger: reposOf(deps).ledger, sessionTtlSeconds: deps.config.sessionNonceTtlSeconds }),
+  activities: (deps) =>
+    createCreditExpiryActivities({
+      models: deps.db.models,
+      ledger: reposOf(deps).ledger,
+      sessionTtlSeconds: deps.config.sessionNonceTtlSeconds,
+    }),
 };

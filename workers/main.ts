@@ -1,11 +1,11 @@
 import { Runtime } from '@temporalio/worker';
-import { getConfig } from '../shared/platform/config/index';
 import { createDb } from '../shared/composition/store';
+import { getConfig } from '../shared/platform/config/index';
 import { describeError, logger } from '../shared/platform/logger/index';
+import { createTemporal, ensureSearchAttributes } from '../temporal/connection';
 import { ensureExpirySchedule } from '../temporal/credit-expiry/client';
 import { startReservationSweep } from '../temporal/job-reservation/client';
 import { ensureHoldHealSchedule } from '../temporal/tool-holds/client';
-import { createTemporal, ensureSearchAttributes } from '../temporal/connection';
 import { ensureSettlementSweepSchedule } from '../temporal/x402-sweep/client';
 import { workerIdentity } from './deps';
 import { sdkLogger } from './logging';
@@ -17,7 +17,10 @@ function parseQueues(argv: string[]): string[] | 'all' {
   const i = argv.indexOf('--queues');
   const value = i >= 0 ? argv[i + 1] : argv.find((a) => a.startsWith('--queues='))?.slice('--queues='.length);
   if (!value || value === 'all') return 'all';
-  return value.split(',').map((s) => s.trim()).filter(Boolean);
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 async function waitFor<T>(what: string, fn: () => Promise<T>): Promise<T> {
@@ -40,7 +43,12 @@ async function main(): Promise<void> {
   try {
     config = getConfig();
     ({ queues, leftOut } = queuesToServe(parseQueues(process.argv.slice(2)), config));
-    deps = { config, db: createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName }), temporal: createTemporal(config), identity: workerIdentity() };
+    deps = {
+      config,
+      db: createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName }),
+      temporal: createTemporal(config),
+      identity: workerIdentity(),
+    };
     // A queue's missing settings are not something waiting fixes: they stop the start like a bad variable.
     activities = queueActivities(deps, queues);
   } catch (err) {
@@ -49,14 +57,25 @@ async function main(): Promise<void> {
   }
   const { db, temporal } = deps;
   for (const { key, reason } of leftOut) logger.warn(`not serving queue ${key}`, { reason });
-  const metrics = config.workerMetricsPort ? await startWorkerMetrics(config.host, config.workerMetricsPort) : undefined;
-  Runtime.install({ logger: sdkLogger, shutdownSignals: ['SIGINT', 'SIGTERM'], telemetryOptions: metrics?.telemetryOptions });
+  const metrics = config.workerMetricsPort
+    ? await startWorkerMetrics(config.host, config.workerMetricsPort)
+    : undefined;
+  Runtime.install({
+    logger: sdkLogger,
+    shutdownSignals: ['SIGINT', 'SIGTERM'],
+    telemetryOptions: metrics?.telemetryOptions,
+  });
   await waitFor('mongodb', () => db.ready(5000));
   await waitFor('temporal', () => ensureSearchAttributes(temporal));
   if (queues.some((q) => q.key === 'credits')) await waitFor('expiry schedule', () => ensureExpirySchedule(temporal));
-  if (queues.some((q) => q.key === 'settlements')) await waitFor('settlement sweep schedule', () => ensureSettlementSweepSchedule(temporal, config.x402.sweepStaleSeconds));
-  if (queues.some((q) => q.key === 'tools')) await waitFor('hold healer schedule', () => ensureHoldHealSchedule(temporal, config.tools.holdStaleMinutes));
-  if (queues.some((q) => q.key === 'jobs')) await waitFor('job reservation sweep', () => startReservationSweep(temporal));
+  if (queues.some((q) => q.key === 'settlements'))
+    await waitFor('settlement sweep schedule', () =>
+      ensureSettlementSweepSchedule(temporal, config.x402.sweepStaleSeconds),
+    );
+  if (queues.some((q) => q.key === 'tools'))
+    await waitFor('hold healer schedule', () => ensureHoldHealSchedule(temporal, config.tools.holdStaleMinutes));
+  if (queues.some((q) => q.key === 'jobs'))
+    await waitFor('job reservation sweep', () => startReservationSweep(temporal));
   const running = await waitFor('temporal worker', () => runWorkers(deps, queues, config.temporalAddress, activities));
   await running.done;
   await Promise.allSettled([db.close(), temporal.close(), metrics?.close()]);

@@ -16,9 +16,15 @@ const KIND_QUEUES = NODE_TYPES.map((type): [QueueDefinition, QueueDefinition] =>
   const worker = nodeWorkerOf(type);
   const served: Omit<QueueDefinition, 'key' | 'taskQueue'> = {
     activities: (deps: WorkerDeps) => {
-      const activities = worker.activities({ models: deps.db.models, ...reposOf(deps), identity: deps.identity, config: deps.config });
+      const activities = worker.activities({
+        models: deps.db.models,
+        ...reposOf(deps),
+        identity: deps.identity,
+        config: deps.config,
+      });
       // The registry names the activity the workflows schedule: a worker without it would leave nodes waiting.
-      if (typeof activities[kind.activity] !== 'function') throw new Error(`node kind ${type}: its activities lack ${kind.activity}`);
+      if (typeof activities[kind.activity] !== 'function')
+        throw new Error(`node kind ${type}: its activities lack ${kind.activity}`);
       return activities;
     },
     activitiesOnly: true,
@@ -31,4 +37,6 @@ const KIND_QUEUES = NODE_TYPES.map((type): [QueueDefinition, QueueDefinition] =>
 });
 
 export const NODE_QUEUE_DEFINITIONS: readonly QueueDefinition[] = KIND_QUEUES.map(([trusted]) => trusted);
-export const UNTRUSTED_NODE_QUEUE_DEFINITIONS: readonly QueueDefinition[] = KIND_QUEUES.map(([, untrusted]) => untrusted);
+export const UNTRUSTED_NODE_QUEUE_DEFINITIONS: readonly QueueDefinition[] = KIND_QUEUES.map(
+  ([, untrusted]) => untrusted,
+);

@@ -1,15 +1,15 @@
 import type { AppConfig } from '../shared/platform/config/index';
-import type { QueueDefinition } from './queue';
+import { callbacksQueue } from './callbacks-queue';
 import { creditsQueue } from './credits-queue';
+import { jobsQueue } from './jobs-queue';
+import { NODE_QUEUE_DEFINITIONS, UNTRUSTED_NODE_QUEUE_DEFINITIONS } from './node-queues';
+import type { QueueDefinition } from './queue';
+import { runsQueue } from './runs-queue';
+import { schedulesQueue } from './schedules-queue';
+import { sessionsQueue } from './sessions-queue';
 import { settlementsQueue } from './settlements-queue';
 import { systemQueue } from './system-queue';
 import { toolsQueue } from './tools-queue';
-import { jobsQueue } from './jobs-queue';
-import { runsQueue } from './runs-queue';
-import { NODE_QUEUE_DEFINITIONS, UNTRUSTED_NODE_QUEUE_DEFINITIONS } from './node-queues';
-import { callbacksQueue } from './callbacks-queue';
-import { schedulesQueue } from './schedules-queue';
-import { sessionsQueue } from './sessions-queue';
 
 /** Every queue a worker can serve. Adding a worker: see docs/adding-a-worker.md. */
 export const QUEUES: readonly QueueDefinition[] = [
@@ -41,7 +41,9 @@ export type WorkerGroup = keyof typeof WORKER_GROUPS;
 
 const isGroup = (keys: string[] | 'all'): WorkerGroup | undefined => {
   const key = keys === 'all' ? 'all' : keys.length === 1 ? keys[0] : undefined;
-  return key !== undefined && Object.prototype.hasOwnProperty.call(WORKER_GROUPS, key) ? (key as WorkerGroup) : undefined;
+  return key !== undefined && Object.prototype.hasOwnProperty.call(WORKER_GROUPS, key)
+    ? (key as WorkerGroup)
+    : undefined;
 };
 
 /** Queue keys, or one group (`all`, `trusted`, `untrusted`). */
@@ -60,7 +62,10 @@ export function selectQueues(keys: string[] | 'all'): QueueDefinition[] {
  * deployment cannot serve (settlements without x402 configured) and says so; queues named one by
  * one are all served, and one that cannot be stops the start (its `activities` throws).
  */
-export function queuesToServe(keys: string[] | 'all', config: AppConfig): { queues: QueueDefinition[]; leftOut: Array<{ key: string; reason: string }> } {
+export function queuesToServe(
+  keys: string[] | 'all',
+  config: AppConfig,
+): { queues: QueueDefinition[]; leftOut: Array<{ key: string; reason: string }> } {
   const selected = selectQueues(keys);
   if (!isGroup(keys)) return { queues: selected, leftOut: [] };
   const leftOut = selected.flatMap((q) => {

@@ -25,7 +25,12 @@ export function queueActivities(deps: WorkerDeps, queues: QueueDefinition[]): ob
  * cannot be created, those that were are stopped and the connection closed before it throws, so
  * a caller retrying (the server not up yet) leaks nothing.
  */
-export async function runWorkers(deps: WorkerDeps, queues: QueueDefinition[], address: string, activities = queueActivities(deps, queues)): Promise<RunningWorkers> {
+export async function runWorkers(
+  deps: WorkerDeps,
+  queues: QueueDefinition[],
+  address: string,
+  activities = queueActivities(deps, queues),
+): Promise<RunningWorkers> {
   const connection = await NativeConnection.connect({ address });
   let workers: Worker[];
   try {
@@ -48,11 +53,13 @@ export async function runWorkers(deps: WorkerDeps, queues: QueueDefinition[], ad
     workers = created.flatMap((c) => (c.status === 'fulfilled' ? [c.value] : []));
     if (failed) {
       // A created worker holds native resources until it has run and shut down.
-      await Promise.all(workers.map(async (w) => {
-        const ran = w.run();
-        if (w.getState() === 'RUNNING') w.shutdown();
-        await ran;
-      }));
+      await Promise.all(
+        workers.map(async (w) => {
+          const ran = w.run();
+          if (w.getState() === 'RUNNING') w.shutdown();
+          await ran;
+        }),
+      );
       throw failed.reason;
     }
   } catch (err) {

@@ -7,5 +7,6 @@ import type { QueueDefinition } from './queue';
 export const runsQueue: QueueDefinition = {
   key: 'runs',
   taskQueue: RUN_QUEUE,
-  activities: (deps) => createRunStoreActivities({ models: deps.db.models, runs: reposOf(deps).runs, identity: deps.identity }),
+  activities: (deps) =>
+    createRunStoreActivities({ models: deps.db.models, runs: reposOf(deps).runs, identity: deps.identity }),
 };

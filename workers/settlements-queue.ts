@@ -16,7 +16,13 @@ export const settlementsQueue: QueueDefinition = {
     const setup = paymentSetup(deps.config.x402);
     if ('disabled' in setup) throw new Error(`the settlements queue needs x402 configured: ${setup.disabled}`);
     return {
-      ...createSettlementActivities({ models: deps.db.models, ledger: reposOf(deps).ledger, nonces: reposOf(deps).settlementNonces, payments: setup, creditExpiryDays: deps.config.creditExpiryDays }),
+      ...createSettlementActivities({
+        models: deps.db.models,
+        ledger: reposOf(deps).ledger,
+        nonces: reposOf(deps).settlementNonces,
+        payments: setup,
+        creditExpiryDays: deps.config.creditExpiryDays,
+      }),
       ...createSweepActivities({ models: deps.db.models, temporal: deps.temporal }),
     };
   },

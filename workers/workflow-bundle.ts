@@ -28,7 +28,11 @@ export function bundleKey(root = ROOT): string {
   };
   for (const dir of BUNDLE_SOURCE_DIRS) walk(dir);
   const hash = createHash('sha256');
-  for (const rel of files.sort()) hash.update(`${rel}\0`).update(fs.readFileSync(path.join(root, rel))).update('\0');
+  for (const rel of files.sort())
+    hash
+      .update(`${rel}\0`)
+      .update(fs.readFileSync(path.join(root, rel)))
+      .update('\0');
   return hash.digest('hex').slice(0, 32);
 }
 
@@ -37,7 +41,11 @@ export function bundleKey(root = ROOT): string {
  * (webpack, about 2 s of CPU and 130 MB at its peak) and written there for the next process. A
  * folder that cannot be written (a read-only image) only means every process bundles for itself.
  */
-export async function cachedWorkflowBundle(dir: string, build: () => Promise<WorkflowBundle>, root = ROOT): Promise<WorkflowBundle> {
+export async function cachedWorkflowBundle(
+  dir: string,
+  build: () => Promise<WorkflowBundle>,
+  root = ROOT,
+): Promise<WorkflowBundle> {
   const file = path.join(dir, `${bundleKey(root)}.js`);
   try {
     return { code: fs.readFileSync(file, 'utf8') };
@@ -49,7 +57,10 @@ export async function cachedWorkflowBundle(dir: string, build: () => Promise<Wor
     writeCacheFile(file, code);
     prune(dir);
   } catch (err) {
-    logger.warn('workflow bundle cache not writable; this process bundled for itself', { dir, error: (err as Error).message });
+    logger.warn('workflow bundle cache not writable; this process bundled for itself', {
+      dir,
+      error: (err as Error).message,
+    });
   }
   return { code };
 }

@@ -1,18 +1,26 @@
 import Joi from 'joi';
+import type { Services } from '../../shared/composition/root';
 import { bearer } from '../http/middleware/bearer';
-import { balanceBody, historyBody } from './presenters';
 import { EXAMPLE, ok } from '../http/operations/shapes';
 import type { Operation } from '../http/operations/types';
-import type { Services } from '../../shared/composition/root';
+import { balanceBody, historyBody } from './presenters';
 
 const historyQuery = Joi.object({ limit: Joi.number().integer().min(1).max(500).default(50) });
 
 /** The spec's Credit balance resource, as both balance endpoints answer it. */
 export const balanceAnswer = ok(
-  Joi.object({ balance: Joi.number().required(), expiration: Joi.string().isoDate().allow(null).required(), expires_in_days: Joi.number().allow(null).required() }),
+  Joi.object({
+    balance: Joi.number().required(),
+    expiration: Joi.string().isoDate().allow(null).required(),
+    expires_in_days: Joi.number().allow(null).required(),
+  }),
   { message: Joi.string().required() },
 );
-export const balanceExample = { success: true, message: 'ok', data: { balance: 1500, expiration: '2026-12-31T00:00:00.000Z', expires_in_days: 30 } };
+export const balanceExample = {
+  success: true,
+  message: 'ok',
+  data: { balance: 1500, expiration: '2026-12-31T00:00:00.000Z', expires_in_days: 30 },
+};
 
 const iso = Joi.string().isoDate();
 const grant = Joi.object({
@@ -39,7 +47,10 @@ const transaction = Joi.object({
   grant_id: Joi.string(),
   request_id: Joi.string(),
 });
-const historyAnswer = ok(Joi.object({ grants: Joi.array().items(grant).required(), transactions: Joi.array().items(transaction).required() }), { message: Joi.string().required() });
+const historyAnswer = ok(
+  Joi.object({ grants: Joi.array().items(grant).required(), transactions: Joi.array().items(transaction).required() }),
+  { message: Joi.string().required() },
+);
 
 const AUTH = { authorization: 'Bearer act_2c5e8f0a1b3d4c6e7f809a1b2c3d4e5f' };
 
@@ -53,7 +64,7 @@ export function bearerCreditOperations(services: Services): Operation[] {
       method: 'get',
       path: '/credits/balance',
       tag: 'Credits',
-      summary: 'Credit balance of the token\'s wallet',
+      summary: "Credit balance of the token's wallet",
       responses: { 200: { description: 'The credit balance', body: balanceAnswer } },
       errorStatuses: [401],
       examples: [{ name: 'balance', request: { headers: AUTH }, response: { status: 200, body: balanceExample } }],
@@ -81,8 +92,30 @@ export function bearerCreditOperations(services: Services): Operation[] {
               success: true,
               message: 'ok',
               data: {
-                grants: [{ _id: 'grant_1', user_id: EXAMPLE.wallet, amount_credits: 1000, amount_usd: 1, remaining_credits: 1000, credit_type: 'purchase', date_created: EXAMPLE.time }],
-                transactions: [{ _id: 'tx_1', user_id: EXAMPLE.wallet, transaction_type: 'grant', amount_credits: 1000, amount_usd: 1, balance_after_credits: 1000, balance_after_usd: 1, date_created: EXAMPLE.time, grant_id: 'grant_1' }],
+                grants: [
+                  {
+                    _id: 'grant_1',
+                    user_id: EXAMPLE.wallet,
+                    amount_credits: 1000,
+                    amount_usd: 1,
+                    remaining_credits: 1000,
+                    credit_type: 'purchase',
+                    date_created: EXAMPLE.time,
+                  },
+                ],
+                transactions: [
+                  {
+                    _id: 'tx_1',
+                    user_id: EXAMPLE.wallet,
+                    transaction_type: 'grant',
+                    amount_credits: 1000,
+                    amount_usd: 1,
+                    balance_after_credits: 1000,
+                    balance_after_usd: 1,
+                    date_created: EXAMPLE.time,
+                    grant_id: 'grant_1',
+                  },
+                ],
               },
             },
           },
@@ -100,9 +133,23 @@ export function bearerCreditOperations(services: Services): Operation[] {
       path: '/auth/token',
       tag: 'Identity and sessions',
       summary: 'Revoke the access token presented',
-      responses: { 200: { description: 'Revoked', body: ok(Joi.object({ token_id: Joi.string().required() }), { message: Joi.string().required() }) } },
+      responses: {
+        200: {
+          description: 'Revoked',
+          body: ok(Joi.object({ token_id: Joi.string().required() }), { message: Joi.string().required() }),
+        },
+      },
       errorStatuses: [401],
-      examples: [{ name: 'revoked', request: { headers: AUTH }, response: { status: 200, body: { success: true, message: 'token revoked', data: { token_id: 'tok_8d1f0c2b9a7e4d3c' } } } }],
+      examples: [
+        {
+          name: 'revoked',
+          request: { headers: AUTH },
+          response: {
+            status: 200,
+            body: { success: true, message: 'token revoked', data: { token_id: 'tok_8d1f0c2b9a7e4d3c' } },
+          },
+        },
+      ],
       handler: async (_req, res) => {
         await services.tokens.revoke(res.locals.tokenId!);
         res.json({ success: true, message: 'token revoked', data: { token_id: res.locals.tokenId } });

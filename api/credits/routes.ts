@@ -1,10 +1,10 @@
+import type { Services } from '../../shared/composition/root';
 import { envelopeSchema } from '../../shared/identity/schemas';
 import { signed } from '../http/middleware/signed';
-import { balanceBody } from './presenters';
 import { EXAMPLE } from '../http/operations/shapes';
 import type { Operation } from '../http/operations/types';
-import type { Services } from '../../shared/composition/root';
 import { balanceAnswer, balanceExample } from './bearer-routes';
+import { balanceBody } from './presenters';
 
 export function creditOperations(services: Services): Operation[] {
   return [
@@ -21,7 +21,9 @@ export function creditOperations(services: Services): Operation[] {
       responses: { 200: { description: 'The credit balance', body: balanceAnswer } },
       errorStatuses: [401, 422],
       errors: 'gateway',
-      examples: [{ name: 'balance', request: { body: EXAMPLE.envelope }, response: { status: 200, body: balanceExample } }],
+      examples: [
+        { name: 'balance', request: { body: EXAMPLE.envelope }, response: { status: 200, body: balanceExample } },
+      ],
       // Read-only: the balance read overlaps the request-id claim; a replay still answers 401.
       middleware: [signed(services, 'balance', { readOnly: true })],
       handler: async (_req, res) => {

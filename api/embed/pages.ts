@@ -100,8 +100,14 @@ ${signIn}
 function bundleBody(model: Extract<PageModel, { kind: 'bundle' }>): string {
   const entries = model.items
     .map((i) => {
-      const href = i.kind === 'workflow' ? `/embed/${i.id}?bundle=${model.bundle._id}` : `/embed/product/${i.id}?bundle=${model.bundle._id}`;
-      const price = i.kind === 'product' && i.actions.length ? `<span class="tag">${Math.min(...i.actions.map((a) => a.credits))}+ credits</span>` : '<span class="tag">chat</span>';
+      const href =
+        i.kind === 'workflow'
+          ? `/embed/${i.id}?bundle=${model.bundle._id}`
+          : `/embed/product/${i.id}?bundle=${model.bundle._id}`;
+      const price =
+        i.kind === 'product' && i.actions.length
+          ? `<span class="tag">${Math.min(...i.actions.map((a) => a.credits))}+ credits</span>`
+          : '<span class="tag">chat</span>';
       return `<li><a class="pick" href="${e(href)}"><span class="name">${e(i.name)}</span> ${price}</a>${i.description ? `<p class="desc">${e(i.description)}</p>` : ''}</li>`;
     })
     .join('\n');
@@ -114,15 +120,27 @@ export function renderPage(model: PageModel): string {
   const data = { kind: model.kind, bundle: model.bundle._id };
   switch (model.kind) {
     case 'workflow':
-      return layout(model.item.name, `${bundleLink(model.bundle._id)}${workflowBody(model.item)}`, { ...data, item: model.item.id });
+      return layout(model.item.name, `${bundleLink(model.bundle._id)}${workflowBody(model.item)}`, {
+        ...data,
+        item: model.item.id,
+      });
     case 'product':
-      return layout(model.item.name, `${bundleLink(model.bundle._id)}${productBody(model.item)}`, { ...data, item: model.item.id });
+      return layout(model.item.name, `${bundleLink(model.bundle._id)}${productBody(model.item)}`, {
+        ...data,
+        item: model.item.id,
+      });
     case 'bundle':
       return layout(model.bundle.name, bundleBody(model), data);
   }
 }
 
-const TITLES: Record<number, string> = { 400: 'Bad request', 401: 'Sign-in required', 403: 'Not allowed', 404: 'Not found', 503: 'Unavailable' };
+const TITLES: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Sign-in required',
+  403: 'Not allowed',
+  404: 'Not found',
+  503: 'Unavailable',
+};
 
 /** The widget's error page: status and the error's own message (never a stack). */
 export function renderErrorPage(status: number, message: string): string {

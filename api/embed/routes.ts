@@ -1,16 +1,22 @@
 import { readFileSync } from 'node:fs';
-import Joi from 'joi';
 import { join } from 'node:path';
-import { Router, type Request, type RequestHandler } from 'express';
+import { type Request, type RequestHandler, Router } from 'express';
+import Joi from 'joi';
+import type { Services } from '../../shared/composition/root';
+import { type EmbedTarget, LOADER_CSP, widgetCsp } from '../../shared/embed/rules';
+import {
+  accessTokenBodySchema,
+  messageBodySchema,
+  nonceBodySchema,
+  productInvokeBodySchema,
+  signInBodySchema,
+} from '../../shared/embed/schemas';
 import type { Db } from '../../shared/platform/db/index';
-import { LOADER_CSP, widgetCsp, type EmbedTarget } from '../../shared/embed/rules';
-import { accessTokenBodySchema, messageBodySchema, nonceBodySchema, productInvokeBodySchema, signInBodySchema } from '../../shared/embed/schemas';
 import { errors } from '../../shared/platform/errors/index';
+import { requestClient } from '../../shared/platform/limits/index';
 import { errorShape } from '../http/middleware/error-shape';
 import { jsonBody, jsonBodyErrors } from '../http/middleware/json-body';
 import { requireStore } from '../http/middleware/require-store';
-import { requestClient } from '../../shared/platform/limits/index';
-import type { Services } from '../../shared/composition/root';
 import { mountOperations } from '../http/operations/mount';
 import { EXAMPLE, ok } from '../http/operations/shapes';
 import type { Operation } from '../http/operations/types';
@@ -32,25 +38,71 @@ const ASSETS: Record<string, { type: string; body: Buffer }> = Object.fromEntrie
   ].map(([name, type]) => [name, { type, body: readFileSync(join(__dirname, 'assets', name)) }]),
 );
 
-const PAGE_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'Cache-Control': 'no-store' };
+const PAGE_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store',
+};
 
 /** Errors of the widget's pages are HTML pages too; framing one reveals nothing, so any host may. */
 const htmlErrors: RequestHandler = (_req, res, next) => {
-  res.locals.errorPage = (status, message) => ({ html: renderErrorPage(status, message), headers: { ...PAGE_HEADERS, 'Content-Security-Policy': widgetCsp(['*']) } });
+  res.locals.errorPage = (status, message) => ({
+    html: renderErrorPage(status, message),
+    headers: { ...PAGE_HEADERS, 'Content-Security-Policy': widgetCsp(['*']) },
+  });
   next();
 };
 
 const iso = Joi.string().isoDate();
-const nonceAnswer = ok(Joi.object({ message: Joi.string().required(), nonce: Joi.string().required(), expires_at: iso.required() }));
+const nonceAnswer = ok(
+  Joi.object({ message: Joi.string().required(), nonce: Joi.string().required(), expires_at: iso.required() }),
+);
 const tokenAnswer = ok(
-  Joi.object({ token: Joi.string().required(), wallet: Joi.string().required(), via: Joi.string().valid('siwe', 'access_token').required(), bundle_id: Joi.string().required(), origin: Joi.string().required(), expires_at: iso.required(), balance: Joi.number().required() }),
+  Joi.object({
+    token: Joi.string().required(),
+    wallet: Joi.string().required(),
+    via: Joi.string().valid('siwe', 'access_token').required(),
+    bundle_id: Joi.string().required(),
+    origin: Joi.string().required(),
+    expires_at: iso.required(),
+    balance: Joi.number().required(),
+  }),
 );
 const runAnswer = ok(
-  Joi.object({ run_id: Joi.string().required(), status: Joi.string().required(), done: Joi.boolean().required(), response_text: Joi.string().allow(null).required(), error_code: Joi.string().allow(null).required(), error_message: Joi.string().allow(null).required() }),
+  Joi.object({
+    run_id: Joi.string().required(),
+    status: Joi.string().required(),
+    done: Joi.boolean().required(),
+    response_text: Joi.string().allow(null).required(),
+    error_code: Joi.string().allow(null).required(),
+    error_message: Joi.string().allow(null).required(),
+  }),
 );
-const invokeAnswer = ok(Joi.object({ response: Joi.any().required(), credits_charged: Joi.number().required(), transaction_id: Joi.string().allow(null), balance: Joi.number().required() }));
-const signedInExample = { token: 'emb_example', wallet: EXAMPLE.wallet, via: 'siwe', bundle_id: 'bnd_docs_demo', origin: 'https://shop.example', expires_at: EXAMPLE.time, balance: 1500 };
-const runExample = { run_id: 'run_65f0c3a2b1d4e5f60718293a', status: 'queued', done: false, response_text: null, error_code: null, error_message: null };
+const invokeAnswer = ok(
+  Joi.object({
+    response: Joi.any().required(),
+    credits_charged: Joi.number().required(),
+    transaction_id: Joi.string().allow(null),
+    balance: Joi.number().required(),
+  }),
+);
+const signedInExample = {
+  token: 'emb_example',
+  wallet: EXAMPLE.wallet,
+  via: 'siwe',
+  bundle_id: 'bnd_docs_demo',
+  origin: 'https://shop.example',
+  expires_at: EXAMPLE.time,
+  balance: 1500,
+};
+const runExample = {
+  run_id: 'run_65f0c3a2b1d4e5f60718293a',
+  status: 'queued',
+  done: false,
+  response_text: null,
+  error_code: null,
+  error_message: null,
+};
 const BUNDLE = 'bnd_docs_demo';
 const bundleParam = { bundleId: Joi.string().required() };
 const AUTH = { authorization: 'Bearer emb_example' };
@@ -63,11 +115,19 @@ const AUTH = { authorization: 'Bearer emb_example' };
 export function embedOperations(services: Services): { assets: Operation[]; api: Operation[]; pages: Operation[] } {
   const embed = services.embed;
 
-  const asset = (name: string): RequestHandler => (_req, res) => {
-    const a = ASSETS[name]!;
-    res.set({ 'Content-Type': a.type, 'Cache-Control': 'public, max-age=300', 'X-Content-Type-Options': 'nosniff', 'Cross-Origin-Resource-Policy': 'cross-origin', 'Content-Security-Policy': LOADER_CSP });
-    res.send(a.body);
-  };
+  const asset =
+    (name: string): RequestHandler =>
+    (_req, res) => {
+      const a = ASSETS[name]!;
+      res.set({
+        'Content-Type': a.type,
+        'Cache-Control': 'public, max-age=300',
+        'X-Content-Type-Options': 'nosniff',
+        'Cross-Origin-Resource-Policy': 'cross-origin',
+        'Content-Security-Policy': LOADER_CSP,
+      });
+      res.send(a.body);
+    };
   const assetOp = (name: string, path: string, summary: string): Operation => ({
     id: `embedAsset_${name.replace(/[^A-Za-z]/g, '_')}`,
     method: 'get',
@@ -84,7 +144,9 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
   });
   const assets = [
     assetOp('embed.js', '/embed.js', 'The loader: a script tag that appends the chat widget'),
-    ...['widget.js', 'widget.css', 'launcher.css'].map((name) => assetOp(name, `/embed/assets/${name}`, `The widget's ${name}`)),
+    ...['widget.js', 'widget.css', 'launcher.css'].map((name) =>
+      assetOp(name, `/embed/assets/${name}`, `The widget's ${name}`),
+    ),
   ];
 
   const signedIn: RequestHandler = (req, res, next) =>
@@ -106,11 +168,33 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
       summary: 'The sign-in message a wallet signs (EIP-4361 style) for a bundle and origin',
       request: { body: nonceBodySchema },
       errorStatuses: [403, 404, 429],
-      examples: [{ name: 'nonce', request: { body: { bundle_id: BUNDLE, origin: 'https://shop.example', address: EXAMPLE.wallet, chain_id: 1 } }, response: { status: 200, body: { success: true, data: { message: '…', nonce: 'n1', expires_at: EXAMPLE.time } } } }],
+      examples: [
+        {
+          name: 'nonce',
+          request: {
+            body: { bundle_id: BUNDLE, origin: 'https://shop.example', address: EXAMPLE.wallet, chain_id: 1 },
+          },
+          response: {
+            status: 200,
+            body: { success: true, data: { message: '…', nonce: 'n1', expires_at: EXAMPLE.time } },
+          },
+        },
+      ],
       handler: async (req, res) => {
-        await services.authLimits.sessionPerClient.enforce(`embed-nonce:ip:${requestClient(req)}`, 'widget sign-ins from one address');
+        await services.authLimits.sessionPerClient.enforce(
+          `embed-nonce:ip:${requestClient(req)}`,
+          'widget sign-ins from one address',
+        );
         const b = res.locals.body;
-        res.json({ success: true, data: await embed.signInNonce({ bundleId: b.bundle_id, origin: b.origin, address: b.address, chainId: b.chain_id }) });
+        res.json({
+          success: true,
+          data: await embed.signInNonce({
+            bundleId: b.bundle_id,
+            origin: b.origin,
+            address: b.address,
+            chainId: b.chain_id,
+          }),
+        });
       },
     },
     {
@@ -123,9 +207,18 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
       summary: 'Exchange the signed sign-in message for a widget token',
       request: { body: signInBodySchema },
       errorStatuses: [400, 401, 429],
-      examples: [{ name: 'signed in', request: { body: { message: '…', signature: `0x${'1b'.repeat(65)}` } }, response: { status: 200, body: { success: true, data: signedInExample } } }],
+      examples: [
+        {
+          name: 'signed in',
+          request: { body: { message: '…', signature: `0x${'1b'.repeat(65)}` } },
+          response: { status: 200, body: { success: true, data: signedInExample } },
+        },
+      ],
       handler: async (req, res) => {
-        await services.authLimits.sessionPerClient.enforce(`embed-sign-in:ip:${requestClient(req)}`, 'widget sign-ins from one address');
+        await services.authLimits.sessionPerClient.enforce(
+          `embed-sign-in:ip:${requestClient(req)}`,
+          'widget sign-ins from one address',
+        );
         res.json({ success: true, data: await embed.signIn(res.locals.body) });
       },
     },
@@ -139,11 +232,33 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
       summary: 'Exchange an act_ access token for a widget token',
       request: { body: accessTokenBodySchema },
       errorStatuses: [401, 403, 404, 429],
-      examples: [{ name: 'signed in', request: { body: { bundle_id: BUNDLE, origin: 'https://shop.example', access_token: 'act_2c5e8f0a1b3d4c6e7f809a1b2c3d4e5f' } }, response: { status: 200, body: { success: true, data: { ...signedInExample, via: 'access_token' } } } }],
+      examples: [
+        {
+          name: 'signed in',
+          request: {
+            body: {
+              bundle_id: BUNDLE,
+              origin: 'https://shop.example',
+              access_token: 'act_2c5e8f0a1b3d4c6e7f809a1b2c3d4e5f',
+            },
+          },
+          response: { status: 200, body: { success: true, data: { ...signedInExample, via: 'access_token' } } },
+        },
+      ],
       handler: async (req, res) => {
-        await services.authLimits.sessionPerClient.enforce(`embed-token:ip:${requestClient(req)}`, 'widget sign-ins from one address');
+        await services.authLimits.sessionPerClient.enforce(
+          `embed-token:ip:${requestClient(req)}`,
+          'widget sign-ins from one address',
+        );
         const b = res.locals.body;
-        res.json({ success: true, data: await embed.signInWithAccessToken({ bundleId: b.bundle_id, origin: b.origin, accessToken: b.access_token }) });
+        res.json({
+          success: true,
+          data: await embed.signInWithAccessToken({
+            bundleId: b.bundle_id,
+            origin: b.origin,
+            accessToken: b.access_token,
+          }),
+        });
       },
     },
     {
@@ -153,8 +268,19 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
       path: '/embed/api/bundles/{bundleId}/me',
       summary: 'The signed-in wallet and its balance',
       request: { params: Joi.object(bundleParam) },
-      responses: { 200: { description: 'Wallet and balance', body: ok(Joi.object({ wallet: Joi.string().required(), balance: Joi.number().required() })) } },
-      examples: [{ name: 'me', request: { params: { bundleId: BUNDLE }, headers: AUTH }, response: { status: 200, body: { success: true, data: { wallet: EXAMPLE.wallet, balance: 1500 } } } }],
+      responses: {
+        200: {
+          description: 'Wallet and balance',
+          body: ok(Joi.object({ wallet: Joi.string().required(), balance: Joi.number().required() })),
+        },
+      },
+      examples: [
+        {
+          name: 'me',
+          request: { params: { bundleId: BUNDLE }, headers: AUTH },
+          response: { status: 200, body: { success: true, data: { wallet: EXAMPLE.wallet, balance: 1500 } } },
+        },
+      ],
       handler: async (_req, res) => {
         const { wallet } = res.locals.embedAuth!;
         res.json({ success: true, data: { wallet, balance: (await embed.balance(wallet)).balance } });
@@ -170,12 +296,31 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
       summary: 'Send a message: starts a run of the workflow',
       request: { params: Joi.object({ ...bundleParam, workflowId: Joi.string().required() }), body: messageBodySchema },
       errorStatuses: [401, 404, 409, 429],
-      examples: [{ name: 'sent', request: { params: { bundleId: BUNDLE, workflowId: 'wf_daily_digest' }, headers: AUTH, body: { text: 'Hello', request_id: 'msg_0001' } }, response: { status: 200, body: { success: true, data: runExample } } }],
+      examples: [
+        {
+          name: 'sent',
+          request: {
+            params: { bundleId: BUNDLE, workflowId: 'wf_daily_digest' },
+            headers: AUTH,
+            body: { text: 'Hello', request_id: 'msg_0001' },
+          },
+          response: { status: 200, body: { success: true, data: runExample } },
+        },
+      ],
       handler: async (req, res) => {
         const { wallet, bundle } = res.locals.embedAuth!;
-        await services.workflowLimits.startPerClient.enforce(`embed-message:ip:${requestClient(req)}`, 'widget messages from one address');
-        await services.workflowLimits.startPerWallet.enforce(`embed-message:wallet:${wallet}`, 'widget messages for one wallet');
-        res.json({ success: true, data: await embed.sendMessage(bundle, wallet, String(req.params.workflowId), res.locals.body) });
+        await services.workflowLimits.startPerClient.enforce(
+          `embed-message:ip:${requestClient(req)}`,
+          'widget messages from one address',
+        );
+        await services.workflowLimits.startPerWallet.enforce(
+          `embed-message:wallet:${wallet}`,
+          'widget messages for one wallet',
+        );
+        res.json({
+          success: true,
+          data: await embed.sendMessage(bundle, wallet, String(req.params.workflowId), res.locals.body),
+        });
       },
     },
     {
@@ -186,7 +331,13 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
       responses: { 200: { description: 'The run', body: runAnswer } },
       summary: 'Poll a run the wallet started in this widget',
       request: { params: Joi.object({ ...bundleParam, runId: Joi.string().required() }) },
-      examples: [{ name: 'running', request: { params: { bundleId: BUNDLE, runId: 'run_65f0c3a2b1d4e5f60718293a' }, headers: AUTH }, response: { status: 200, body: { success: true, data: { ...runExample, status: 'running' } } } }],
+      examples: [
+        {
+          name: 'running',
+          request: { params: { bundleId: BUNDLE, runId: 'run_65f0c3a2b1d4e5f60718293a' }, headers: AUTH },
+          response: { status: 200, body: { success: true, data: { ...runExample, status: 'running' } } },
+        },
+      ],
       handler: async (req, res) => {
         const { wallet, bundle } = res.locals.embedAuth!;
         res.json({ success: true, data: await embed.readRun(bundle, wallet, String(req.params.runId)) });
@@ -198,23 +349,56 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
       method: 'post',
       path: '/embed/api/bundles/{bundleId}/products/{productId}/invoke',
       responses: { 200: { description: 'The tool result and the new balance', body: invokeAnswer } },
-      summary: 'Invoke a product of the bundle, paid with the wallet\'s credits',
-      request: { params: Joi.object({ ...bundleParam, productId: Joi.string().required() }), body: productInvokeBodySchema },
+      summary: "Invoke a product of the bundle, paid with the wallet's credits",
+      request: {
+        params: Joi.object({ ...bundleParam, productId: Joi.string().required() }),
+        body: productInvokeBodySchema,
+      },
       errorStatuses: [400, 401, 402, 404, 409, 502, 504],
-      examples: [{ name: 'invoked', request: { params: { bundleId: BUNDLE, productId: '65f0c3a2b1d4e5f60718293a' }, headers: AUTH, body: { action: 'forecast', parameters: { city: 'Lisbon' }, request_id: 'inv_0001' } }, response: { status: 200, body: { success: true, data: { response: { temperature_c: 18 }, credits_charged: 5, transaction_id: 'tx_1', balance: 1495 } } } }],
+      examples: [
+        {
+          name: 'invoked',
+          request: {
+            params: { bundleId: BUNDLE, productId: '65f0c3a2b1d4e5f60718293a' },
+            headers: AUTH,
+            body: { action: 'forecast', parameters: { city: 'Lisbon' }, request_id: 'inv_0001' },
+          },
+          response: {
+            status: 200,
+            body: {
+              success: true,
+              data: { response: { temperature_c: 18 }, credits_charged: 5, transaction_id: 'tx_1', balance: 1495 },
+            },
+          },
+        },
+      ],
       handler: async (req, res) => {
         const { wallet, bundle } = res.locals.embedAuth!;
-        res.json({ success: true, data: await embed.invokeProduct(bundle, wallet, String(req.params.productId), res.locals.body) });
+        res.json({
+          success: true,
+          data: await embed.invokeProduct(bundle, wallet, String(req.params.productId), res.locals.body),
+        });
       },
     },
   ];
 
-  const page = (target: (req: Request) => EmbedTarget): RequestHandler => async (req, res) => {
-    const bundleParam = typeof req.query.bundle === 'string' ? req.query.bundle : undefined;
-    const model = await embed.page(target(req), bundleParam);
-    res.set({ ...PAGE_HEADERS, 'Content-Security-Policy': widgetCsp(model.bundle.allowed_origins) }).type('html').send(renderPage(model));
-  };
-  const pageOp = (id: string, path: string, summary: string, target: (req: Request) => EmbedTarget, params: Record<string, string>): Operation => ({
+  const page =
+    (target: (req: Request) => EmbedTarget): RequestHandler =>
+    async (req, res) => {
+      const bundleParam = typeof req.query.bundle === 'string' ? req.query.bundle : undefined;
+      const model = await embed.page(target(req), bundleParam);
+      res
+        .set({ ...PAGE_HEADERS, 'Content-Security-Policy': widgetCsp(model.bundle.allowed_origins) })
+        .type('html')
+        .send(renderPage(model));
+    };
+  const pageOp = (
+    id: string,
+    path: string,
+    summary: string,
+    target: (req: Request) => EmbedTarget,
+    params: Record<string, string>,
+  ): Operation => ({
     id,
     method: 'get',
     path,
@@ -222,7 +406,9 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
     auth: [{ kind: 'none' }],
     tag: 'Embedding',
     summary,
-    request: { query: Joi.object({ bundle: Joi.string().description('the bundle whose settings (origins, theme) apply') }) },
+    request: {
+      query: Joi.object({ bundle: Joi.string().description('the bundle whose settings (origins, theme) apply') }),
+    },
     // The page reads ?bundle itself; any other query is ignored, as before.
     validation: 'handler',
     responses: { 200: { description: 'The widget page', contentType: 'text/html' } },
@@ -232,9 +418,27 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
     handler: page(target),
   });
   const pages = [
-    pageOp('embedBundlePage', '/embed/bundle/{bundleId}', 'The widget scoped to a bundle of tools and workflows (HTML)', (req) => ({ kind: 'bundle', ref: String(req.params.bundleId) }), { bundleId: BUNDLE }),
-    pageOp('embedProductPage', '/embed/product/{productId}', 'The widget scoped to one product (HTML)', (req) => ({ kind: 'product', ref: String(req.params.productId) }), { productId: '65f0c3a2b1d4e5f60718293a' }),
-    pageOp('embedWorkflowPage', '/embed/{workflowId}', 'The widget scoped to a workflow (HTML)', (req) => ({ kind: 'workflow', ref: String(req.params.workflowId) }), { workflowId: 'wf_daily_digest' }),
+    pageOp(
+      'embedBundlePage',
+      '/embed/bundle/{bundleId}',
+      'The widget scoped to a bundle of tools and workflows (HTML)',
+      (req) => ({ kind: 'bundle', ref: String(req.params.bundleId) }),
+      { bundleId: BUNDLE },
+    ),
+    pageOp(
+      'embedProductPage',
+      '/embed/product/{productId}',
+      'The widget scoped to one product (HTML)',
+      (req) => ({ kind: 'product', ref: String(req.params.productId) }),
+      { productId: '65f0c3a2b1d4e5f60718293a' },
+    ),
+    pageOp(
+      'embedWorkflowPage',
+      '/embed/{workflowId}',
+      'The widget scoped to a workflow (HTML)',
+      (req) => ({ kind: 'workflow', ref: String(req.params.workflowId) }),
+      { workflowId: 'wf_daily_digest' },
+    ),
   ];
   return { assets, api: apiOps, pages };
 }
@@ -246,14 +450,22 @@ export function embedRoutes(operations: ReturnType<typeof embedOperations>, db: 
   const api = Router();
   api.use(errorShape('gateway'), jsonBody, jsonBodyErrors, requireStore(db));
   api.use(mountOperations(operations.api, '/embed/api'));
-  api.use((req, _res, next) => next(errors.notFound('route_not_found', `no route for ${req.method} ${req.baseUrl}${req.path}`)));
+  api.use((req, _res, next) =>
+    next(errors.notFound('route_not_found', `no route for ${req.method} ${req.baseUrl}${req.path}`)),
+  );
   router.use('/embed/api', api);
 
   const pages = Router();
   pages.use(htmlErrors, requireStore(db));
   pages.use(mountOperations(operations.pages, '/embed'));
   // Any other GET under /embed is a missing widget page (HTML 404); other methods fall through to the app's 404.
-  pages.use((req, _res, next) => next(req.method === 'GET' || req.method === 'HEAD' ? errors.notFound('embed_not_found', `no widget page at ${req.baseUrl}${req.path}`) : undefined));
+  pages.use((req, _res, next) =>
+    next(
+      req.method === 'GET' || req.method === 'HEAD'
+        ? errors.notFound('embed_not_found', `no widget page at ${req.baseUrl}${req.path}`)
+        : undefined,
+    ),
+  );
   router.use('/embed', pages);
   return router;
 }

@@ -45,7 +45,13 @@ const errorEntry = Joi.object({ code: Joi.string().required() }).unknown();
  */
 export function docsOperations(document: () => OpenApiDocument): Operation[] {
   const html = errorsHtml();
-  const common = { host: 'both', auth: [{ kind: 'none' }], tag: 'Documentation', errors: 'gateway', errorStatuses: [] } as const;
+  const common = {
+    host: 'both',
+    auth: [{ kind: 'none' }],
+    tag: 'Documentation',
+    errors: 'gateway',
+    errorStatuses: [],
+  } as const;
   return [
     {
       ...common,
@@ -53,8 +59,20 @@ export function docsOperations(document: () => OpenApiDocument): Operation[] {
       method: 'get',
       path: '/docs/errors',
       summary: 'The error catalog: HTML, or JSON with Accept: application/json',
-      responses: { 200: { description: 'Every error code (an HTML page unless the client asks for JSON)', body: Joi.object({ errors: Joi.array().items(errorEntry).required() }), alsoAs: ['text/html'] } },
-      examples: [{ name: 'json', request: { headers: { accept: 'application/json' } }, response: { status: 200, body: { errors: [{ code: 'rate_limited', status: 429 }] } } }],
+      responses: {
+        200: {
+          description: 'Every error code (an HTML page unless the client asks for JSON)',
+          body: Joi.object({ errors: Joi.array().items(errorEntry).required() }),
+          alsoAs: ['text/html'],
+        },
+      },
+      examples: [
+        {
+          name: 'json',
+          request: { headers: { accept: 'application/json' } },
+          response: { status: 200, body: { errors: [{ code: 'rate_limited', status: 429 }] } },
+        },
+      ],
       handler: (req, res) => {
         if (req.accepts(['html', 'json']) === 'json') {
           res.json({ errors: Object.entries(ERROR_CATALOG).map(([code, e]) => ({ code, ...e })) });
@@ -69,8 +87,26 @@ export function docsOperations(document: () => OpenApiDocument): Operation[] {
       method: 'get',
       path: '/openapi.json',
       summary: 'This document (OpenAPI 3.1)',
-      responses: { 200: { description: 'The OpenAPI document', body: Joi.object({ openapi: Joi.string().required(), paths: Joi.object().unknown().required() }).unknown() } },
-      examples: [{ name: 'document', request: {}, response: { status: 200, body: { openapi: '3.1.0', info: { title: 'Wallet-authenticated agent commerce service', version: '0.1.0' }, paths: {} } } }],
+      responses: {
+        200: {
+          description: 'The OpenAPI document',
+          body: Joi.object({ openapi: Joi.string().required(), paths: Joi.object().unknown().required() }).unknown(),
+        },
+      },
+      examples: [
+        {
+          name: 'document',
+          request: {},
+          response: {
+            status: 200,
+            body: {
+              openapi: '3.1.0',
+              info: { title: 'Wallet-authenticated agent commerce service', version: '0.1.0' },
+              paths: {},
+            },
+          },
+        },
+      ],
       handler: (_req, res) => {
         res.json(document());
       },
@@ -92,9 +128,21 @@ export function docsOperations(document: () => OpenApiDocument): Operation[] {
       id: 'apiReferenceAsset',
       method: 'get',
       path: '/docs/assets/{file}',
-      summary: 'The reference page\'s script, styles and icon',
-      request: { params: Joi.object({ file: Joi.string().valid('init.js', ...Object.keys(UI_FILES)).required() }) },
-      responses: { 200: { description: 'The file', contentType: 'text/javascript', alsoAs: [...new Set(Object.values(UI_FILES).map((t) => t.split(';')[0]))] } },
+      summary: "The reference page's script, styles and icon",
+      request: {
+        params: Joi.object({
+          file: Joi.string()
+            .valid('init.js', ...Object.keys(UI_FILES))
+            .required(),
+        }),
+      },
+      responses: {
+        200: {
+          description: 'The file',
+          contentType: 'text/javascript',
+          alsoAs: [...new Set(Object.values(UI_FILES).map((t) => t.split(';')[0]))],
+        },
+      },
       examples: [{ name: 'init', request: { params: { file: 'init.js' } }, response: { status: 200, body: INIT_JS } }],
       handler: (req, res) => {
         const file = String(req.params.file);

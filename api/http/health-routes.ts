@@ -1,8 +1,7 @@
 import Joi from 'joi';
-import { errors } from '../../shared/platform/errors/index';
 import type { AppDeps } from '../../shared/composition/deps';
+import { errors } from '../../shared/platform/errors/index';
 import { healthDetails, isOperatorToken } from '../../shared/platform/health/service';
-
 import type { Operation } from './operations/types';
 
 const detailsAnswer = Joi.object({
@@ -12,7 +11,13 @@ const detailsAnswer = Joi.object({
   detail: Joi.string().valid('full'),
   store_state: Joi.string(),
   store_error: Joi.string(),
-  last_ping: Joi.object({ workflow_id: Joi.string(), recorded_at: Joi.string().isoDate().required(), worker: Joi.string().allow(null) }).allow(null).required(),
+  last_ping: Joi.object({
+    workflow_id: Joi.string(),
+    recorded_at: Joi.string().isoDate().required(),
+    worker: Joi.string().allow(null),
+  })
+    .allow(null)
+    .required(),
 });
 
 /** Mounted before any body parser: /health answers whatever body or content type comes with it. */
@@ -42,19 +47,34 @@ export function healthOperations(deps: AppDeps): Operation[] {
       path: '/health/details',
       auth: [{ kind: 'none' }, { kind: 'operator' }],
       summary: 'Dependency states; full details with the operator token',
-      request: { headers: Joi.object({ 'x-health-token': Joi.string().allow('').description('The operator token (or Authorization: Bearer)') }) },
-      responses: { 200: { description: 'Dependency states (the full form with the operator token)', body: detailsAnswer } },
+      request: {
+        headers: Joi.object({
+          'x-health-token': Joi.string().allow('').description('The operator token (or Authorization: Bearer)'),
+        }),
+      },
+      responses: {
+        200: { description: 'Dependency states (the full form with the operator token)', body: detailsAnswer },
+      },
       errorStatuses: [401],
-      examples: [{ name: 'summary', request: {}, response: { status: 200, body: { status: 'ok', store: 'up', temporal: 'up', last_ping: { recorded_at: '2026-01-01T12:00:00.000Z' } } } }],
+      examples: [
+        {
+          name: 'summary',
+          request: {},
+          response: {
+            status: 200,
+            body: { status: 'ok', store: 'up', temporal: 'up', last_ping: { recorded_at: '2026-01-01T12:00:00.000Z' } },
+          },
+        },
+      ],
       handler: async (req, res) => {
         const presented = /^Bearer (.+)$/i.exec(req.header('authorization') ?? '')?.[1] ?? req.header('x-health-token');
         const full = isOperatorToken(presented, deps.config.healthDetailsToken);
         // A token that does not match is refused, so an operator's typo is not mistaken for a healthy summary.
-        if (presented && !full) throw errors.unauthorized('health_token_invalid', 'the operator token for /health/details is not valid');
+        if (presented && !full)
+          throw errors.unauthorized('health_token_invalid', 'the operator token for /health/details is not valid');
         res.setHeader('Cache-Control', 'no-store');
         res.json(await healthDetails({ db: deps.db, temporalUp: deps.engines.up }, full));
       },
     },
   ];
 }
-

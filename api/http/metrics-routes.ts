@@ -1,6 +1,6 @@
 import { errors } from '../../shared/platform/errors/index';
-import { metricsText } from '../../shared/platform/metrics/index';
 import { isOperatorToken } from '../../shared/platform/health/service';
+import { metricsText } from '../../shared/platform/metrics/index';
 import type { Operation } from './operations/types';
 
 /**
@@ -21,11 +21,18 @@ export function metricsOperations(token: string | undefined): Operation[] {
       responses: { 200: { description: 'Metrics', contentType: 'text/plain' } },
       errorStatuses: [401],
       errors: 'gateway',
-      examples: [{ name: 'metrics', request: { headers: { authorization: 'Bearer operator-token' } }, response: { status: 200, body: '# HELP http_requests_total ...' } }],
+      examples: [
+        {
+          name: 'metrics',
+          request: { headers: { authorization: 'Bearer operator-token' } },
+          response: { status: 200, body: '# HELP http_requests_total ...' },
+        },
+      ],
       handler: async (req, res) => {
         if (token) {
           const presented = /^Bearer (.+)$/i.exec(req.header('authorization') ?? '')?.[1];
-          if (!isOperatorToken(presented, token)) throw errors.unauthorized('metrics_token_invalid', 'GET /metrics needs the operator token METRICS_TOKEN');
+          if (!isOperatorToken(presented, token))
+            throw errors.unauthorized('metrics_token_invalid', 'GET /metrics needs the operator token METRICS_TOKEN');
         }
         const { contentType, body } = await metricsText();
         res.setHeader('Cache-Control', 'no-store');

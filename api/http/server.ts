@@ -1,40 +1,41 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import express, { Express, Router } from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import express, { Express, Router } from 'express';
 import type { AppDeps } from '../../shared/composition/deps';
-import { errorHandler, notFound } from './middleware/error-handler';
-import { accessLog } from './middleware/access-log';
-import { requestMetrics } from './middleware/metrics';
-import { errorShape } from './middleware/error-shape';
-import { jsonBody, jsonBodyErrors } from './middleware/json-body';
-import { requestContext } from './middleware/request-context';
-import { requireStore } from './middleware/require-store';
-import { authOperations } from '../identity/routes';
-import { bearerCreditOperations } from '../credits/bearer-routes';
-import { creditPurchaseOperations } from '../payments/routes';
-import { creditOperations } from '../credits/routes';
-import { docsOperations } from './docs-routes';
-import { healthOperations } from './health-routes';
-import { metricsOperations } from './metrics-routes';
-import { identityBodyErrors, identityOperations } from '../identity/wallet-routes';
-import { jobOperations } from '../jobs/routes';
-import { jobWorkflowOperations } from '../jobs/job-workflow-routes';
-import { workflowOperations } from '../workflow-sessions/routes';
 import { buildRoot, createServices, type Services } from '../../shared/composition/root';
 import type { TemporalHandle } from '../../temporal/connection';
 import { createEngines } from '../../temporal/engines';
-import { toolOperations, toolRoutes } from '../tools/routes';
-import { bearerToolOperations } from '../tools/bearer-routes';
-import { agentWebhookOperations } from '../webhook-runs/routes';
-import { scheduleDocsOperations, workflowScheduleOperations, workflowScheduleRoutes } from '../schedules/routes';
+import { bearerCreditOperations } from '../credits/bearer-routes';
+import { creditOperations } from '../credits/routes';
 import { embedOperations, embedRoutes } from '../embed/routes';
+import { authOperations } from '../identity/routes';
+import { identityBodyErrors, identityOperations } from '../identity/wallet-routes';
+import { jobWorkflowOperations } from '../jobs/job-workflow-routes';
+import { jobOperations } from '../jobs/routes';
+import { creditPurchaseOperations } from '../payments/routes';
+import { scheduleDocsOperations, workflowScheduleOperations, workflowScheduleRoutes } from '../schedules/routes';
+import { bearerToolOperations } from '../tools/bearer-routes';
+import { toolOperations, toolRoutes } from '../tools/routes';
+import { agentWebhookOperations } from '../webhook-runs/routes';
+import { workflowOperations } from '../workflow-sessions/routes';
+import { docsOperations } from './docs-routes';
+import { healthOperations } from './health-routes';
+import { metricsOperations } from './metrics-routes';
+import { accessLog } from './middleware/access-log';
+import { errorHandler, notFound } from './middleware/error-handler';
+import { errorShape } from './middleware/error-shape';
+import { jsonBody, jsonBodyErrors } from './middleware/json-body';
+import { requestMetrics } from './middleware/metrics';
+import { requestContext } from './middleware/request-context';
+import { requireStore } from './middleware/require-store';
 import { mountOperations } from './operations/mount';
 import { buildOpenApi, type OpenApiDocument } from './operations/openapi';
 import type { Operation } from './operations/types';
 
-const VERSION = (JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string }).version;
+const VERSION = (JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string })
+  .version;
 
 /** Every operation of both hosts, by the router that mounts it (each family declares its own). */
 export function apiOperations(deps: AppDeps, services: Services) {
@@ -57,7 +58,14 @@ export function apiOperations(deps: AppDeps, services: Services) {
     bearer: [...bearerCreditOperations(services), ...bearerToolOperations(services)],
   };
   let document: OpenApiDocument | undefined;
-  const docs = docsOperations(() => (document ??= buildOpenApi(all, { mainUrl: deps.config.publicBaseUrl, apiUrl: deps.config.publicApiUrl }, VERSION)));
+  const docs = docsOperations(
+    () =>
+      (document ??= buildOpenApi(
+        all,
+        { mainUrl: deps.config.publicBaseUrl, apiUrl: deps.config.publicApiUrl },
+        VERSION,
+      )),
+  );
   const { embed, ...rest } = families;
   const all: Operation[] = [...docs, ...Object.values(rest).flat(), ...embed.assets, ...embed.api, ...embed.pages];
   return { ...families, docs, all };
@@ -149,7 +157,10 @@ function listen(app: Express, port: number, host: string, http: AppDeps['config'
 export type ServerDeps = Omit<AppDeps, 'engines'> & { temporal: TemporalHandle };
 
 /** Starts both listeners over one composition root; port 0 picks free ports (tests). */
-export async function startServer(server: ServerDeps, ports = { main: server.config.port, api: server.config.apiPort }): Promise<RunningServer> {
+export async function startServer(
+  server: ServerDeps,
+  ports = { main: server.config.port, api: server.config.apiPort },
+): Promise<RunningServer> {
   const deps = buildRoot({ config: server.config, db: server.db, engines: createEngines(server.temporal) });
   const { services } = deps;
   const main = await listen(createMainApp(deps, services), ports.main, deps.config.host, deps.config.http);

@@ -1,11 +1,11 @@
 import Joi from 'joi';
+import type { Services } from '../../shared/composition/root';
 import { envelopeFields, walletAddress } from '../../shared/identity/schemas';
-import { signed } from '../http/middleware/signed';
 import { requestClient } from '../../shared/platform/limits/index';
 import { perClientLimit } from '../http/middleware/limits';
+import { signed } from '../http/middleware/signed';
 import { EXAMPLE, ok } from '../http/operations/shapes';
 import type { Operation } from '../http/operations/types';
-import type { Services } from '../../shared/composition/root';
 
 const sessionBody = Joi.object({ wallet_address: walletAddress.required() });
 const accessTokenBody = Joi.object({
@@ -17,8 +17,22 @@ const accessTokenBody = Joi.object({
 const tokenOwnBody = Joi.object({ ...envelopeFields });
 
 const iso = Joi.string().isoDate();
-const sessionAnswer = ok(Joi.object({ session_nonce: Joi.string().required(), wallet_address: walletAddress.required(), expires_at: iso.required() }));
-const issuedAnswer = ok(Joi.object({ access_token: Joi.string().required(), token_id: Joi.string().required(), wallet_address: walletAddress.required(), label: Joi.string().allow(null).required(), expires_at: iso.allow(null).required() }));
+const sessionAnswer = ok(
+  Joi.object({
+    session_nonce: Joi.string().required(),
+    wallet_address: walletAddress.required(),
+    expires_at: iso.required(),
+  }),
+);
+const issuedAnswer = ok(
+  Joi.object({
+    access_token: Joi.string().required(),
+    token_id: Joi.string().required(),
+    wallet_address: walletAddress.required(),
+    label: Joi.string().allow(null).required(),
+    expires_at: iso.allow(null).required(),
+  }),
+);
 const tokenView = Joi.object({
   token_id: Joi.string().required(),
   label: Joi.string().allow(null).required(),
@@ -29,7 +43,9 @@ const tokenView = Joi.object({
   status: Joi.string().valid('active', 'expired', 'revoked').required(),
 });
 const listAnswer = ok(Joi.object({ tokens: Joi.array().items(tokenView).required() }));
-const revokeAnswer = ok(Joi.object({ token_id: Joi.string().required(), already_revoked: Joi.boolean().required() }), { message: Joi.string().required() });
+const revokeAnswer = ok(Joi.object({ token_id: Joi.string().required(), already_revoked: Joi.boolean().required() }), {
+  message: Joi.string().required(),
+});
 
 const TOKEN_ID = 'tok_8d1f0c2b9a7e4d3c';
 
@@ -56,17 +72,34 @@ export function authOperations(services: Services): Operation[] {
         {
           name: 'session',
           request: { body: { wallet_address: EXAMPLE.wallet } },
-          response: { status: 200, body: { success: true, data: { session_nonce: EXAMPLE.envelope.session_nonce, wallet_address: EXAMPLE.wallet, expires_at: EXAMPLE.time } } },
+          response: {
+            status: 200,
+            body: {
+              success: true,
+              data: {
+                session_nonce: EXAMPLE.envelope.session_nonce,
+                wallet_address: EXAMPLE.wallet,
+                expires_at: EXAMPLE.time,
+              },
+            },
+          },
         },
       ],
       // Per client first (the real brake); per wallet too, so one wallet's sessions cannot pile up from many addresses.
       handler: async (req, res) => {
         await limits.sessionPerClient.enforce(`session:ip:${requestClient(req)}`, 'sessions from one address');
-        await limits.sessionPerWallet.enforce(`session:wallet:${res.locals.body.wallet_address.toLowerCase()}`, 'sessions for one wallet');
+        await limits.sessionPerWallet.enforce(
+          `session:wallet:${res.locals.body.wallet_address.toLowerCase()}`,
+          'sessions for one wallet',
+        );
         const session = await services.sessions.issue(res.locals.body.wallet_address);
         res.json({
           success: true,
-          data: { session_nonce: session._id, wallet_address: session.wallet_address, expires_at: session.expires_at.toISOString() },
+          data: {
+            session_nonce: session._id,
+            wallet_address: session.wallet_address,
+            expires_at: session.expires_at.toISOString(),
+          },
         });
       },
     },
@@ -85,7 +118,19 @@ export function authOperations(services: Services): Operation[] {
         {
           name: 'issued',
           request: { body: { ...EXAMPLE.envelope, label: 'laptop', expires_in_days: 30 } },
-          response: { status: 200, body: { success: true, data: { access_token: 'act_2c5e8f0a1b3d4c6e7f809a1b2c3d4e5f', token_id: TOKEN_ID, wallet_address: EXAMPLE.wallet, label: 'laptop', expires_at: EXAMPLE.time } } },
+          response: {
+            status: 200,
+            body: {
+              success: true,
+              data: {
+                access_token: 'act_2c5e8f0a1b3d4c6e7f809a1b2c3d4e5f',
+                token_id: TOKEN_ID,
+                wallet_address: EXAMPLE.wallet,
+                label: 'laptop',
+                expires_at: EXAMPLE.time,
+              },
+            },
+          },
         },
       ],
       before: [tokenPerClient],
@@ -109,7 +154,7 @@ export function authOperations(services: Services): Operation[] {
       method: 'post',
       path: '/api/external/auth/access-tokens/list',
       auth: [{ kind: 'signed', action: 'access_token_list', productLine: '-' }],
-      summary: 'List the wallet\'s own access tokens',
+      summary: "List the wallet's own access tokens",
       request: { body: tokenOwnBody },
       responses: { 200: { description: 'The tokens (never their secrets)', body: listAnswer } },
       errorStatuses: [401],
@@ -117,7 +162,25 @@ export function authOperations(services: Services): Operation[] {
         {
           name: 'one token',
           request: { body: EXAMPLE.envelope },
-          response: { status: 200, body: { success: true, data: { tokens: [{ token_id: TOKEN_ID, label: 'laptop', created_at: EXAMPLE.time, created_by: 'wallet_signature', expires_at: null, revoked_at: null, status: 'active' }] } } },
+          response: {
+            status: 200,
+            body: {
+              success: true,
+              data: {
+                tokens: [
+                  {
+                    token_id: TOKEN_ID,
+                    label: 'laptop',
+                    created_at: EXAMPLE.time,
+                    created_by: 'wallet_signature',
+                    expires_at: null,
+                    revoked_at: null,
+                    status: 'active',
+                  },
+                ],
+              },
+            },
+          },
         },
       ],
       middleware: [signed(services, 'access_token_list', { readOnly: true })],
@@ -133,7 +196,7 @@ export function authOperations(services: Services): Operation[] {
       method: 'post',
       path: '/api/external/auth/access-tokens/{tokenId}/revoke',
       auth: [{ kind: 'signed', action: 'access_token_revoke', productLine: '{tokenId}' }],
-      summary: 'Revoke one of the wallet\'s own access tokens',
+      summary: "Revoke one of the wallet's own access tokens",
       request: { params: Joi.object({ tokenId: Joi.string().required() }), body: tokenOwnBody },
       responses: { 200: { description: 'Revoked (or already revoked)', body: revokeAnswer } },
       errorStatuses: [401, 404],
@@ -141,13 +204,20 @@ export function authOperations(services: Services): Operation[] {
         {
           name: 'revoked',
           request: { params: { tokenId: TOKEN_ID }, body: EXAMPLE.envelope },
-          response: { status: 200, body: { success: true, message: 'token revoked', data: { token_id: TOKEN_ID, already_revoked: false } } },
+          response: {
+            status: 200,
+            body: { success: true, message: 'token revoked', data: { token_id: TOKEN_ID, already_revoked: false } },
+          },
         },
       ],
       middleware: [signed(services, 'access_token_revoke')],
       handler: async (req, res) => {
         const revoked = await services.tokens.revokeOwn(res.locals.wallet, String(req.params.tokenId));
-        res.json({ success: true, message: revoked.already_revoked ? 'token was already revoked' : 'token revoked', data: revoked });
+        res.json({
+          success: true,
+          message: revoked.already_revoked ? 'token was already revoked' : 'token revoked',
+          data: revoked,
+        });
       },
     },
   ];

@@ -1,19 +1,31 @@
 import type { ErrorRequestHandler } from 'express';
 import Joi from 'joi';
-import { errors, ValidationError } from '../../shared/platform/errors/index';
+import type { Services } from '../../shared/composition/root';
 import { createAgentWallet, WalletDerivationError } from '../../shared/identity/derive-wallet';
 import { walletAddress } from '../../shared/identity/schemas';
+import { errors, ValidationError } from '../../shared/platform/errors/index';
 import { requestClient } from '../../shared/platform/limits/index';
 import { gatewayExample, ok } from '../http/operations/shapes';
 import type { Operation } from '../http/operations/types';
-import type { Services } from '../../shared/composition/root';
 
 /** The spec's identity errors are gateway 400s: a broken body is not the 422 `detail[]` of signed endpoints. */
 export const identityBodyErrors: ErrorRequestHandler = (err, _req, _res, next) => {
-  next(err instanceof ValidationError ? errors.badRequest('invalid_request', 'the request body is not valid JSON; send no body or a JSON object') : err);
+  next(
+    err instanceof ValidationError
+      ? errors.badRequest('invalid_request', 'the request body is not valid JSON; send no body or a JSON object')
+      : err,
+  );
 };
 
-const walletAnswer = ok(Joi.object({ evmAddress: walletAddress.required(), evmPrivateKey: Joi.string().pattern(/^0x[0-9a-fA-F]{64}$/).required(), mnemonic: Joi.string().required() }));
+const walletAnswer = ok(
+  Joi.object({
+    evmAddress: walletAddress.required(),
+    evmPrivateKey: Joi.string()
+      .pattern(/^0x[0-9a-fA-F]{64}$/)
+      .required(),
+    mnemonic: Joi.string().required(),
+  }),
+);
 
 export function identityOperations(services: Services): Operation[] {
   return [
@@ -44,7 +56,22 @@ export function identityOperations(services: Services): Operation[] {
             },
           },
         },
-        { name: 'rate limited', request: {}, response: { status: 429, body: { ...gatewayExample(429, 'Too Many Requests', 'rate_limited', 'at most 1 agent address from one address per 60 s; retry after 42 s'), rate_limit: { limit: 1, window_seconds: 60, retry_after_seconds: 42 } } } },
+        {
+          name: 'rate limited',
+          request: {},
+          response: {
+            status: 429,
+            body: {
+              ...gatewayExample(
+                429,
+                'Too Many Requests',
+                'rate_limited',
+                'at most 1 agent address from one address per 60 s; retry after 42 s',
+              ),
+              rate_limit: { limit: 1, window_seconds: 60, retry_after_seconds: 42 },
+            },
+          },
+        },
       ],
       handler: async (req, res) => {
         // Counted in the store and failing closed: a store outage is a 503, never an unlimited minting.
@@ -54,7 +81,9 @@ export function identityOperations(services: Services): Operation[] {
           wallet = createAgentWallet();
         } catch (err) {
           if (err instanceof WalletDerivationError) {
-            throw errors.internal('wallet_derivation_failed', 'wallet derivation failed', { details: { reason: err.reason } });
+            throw errors.internal('wallet_derivation_failed', 'wallet derivation failed', {
+              details: { reason: err.reason },
+            });
           }
           throw err;
         }

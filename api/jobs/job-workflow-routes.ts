@@ -1,12 +1,17 @@
 import type { RequestHandler } from 'express';
 import Joi from 'joi';
-import { jobWorkflowCreateSchema, jobWorkflowPublishSchema, jobWorkflowUpdateSchema, jobWorkflowViewSchema } from '../../shared/jobs/job-workflow-schemas';
+import type { Services } from '../../shared/composition/root';
 import type { SignedAction } from '../../shared/identity/signing';
+import {
+  jobWorkflowCreateSchema,
+  jobWorkflowPublishSchema,
+  jobWorkflowUpdateSchema,
+  jobWorkflowViewSchema,
+} from '../../shared/jobs/job-workflow-schemas';
 import { signed } from '../http/middleware/signed';
-import { jobWorkflowView } from './job-workflow-presenters';
 import { EXAMPLE, ok } from '../http/operations/shapes';
 import type { Auth, Operation } from '../http/operations/types';
-import type { Services } from '../../shared/composition/root';
+import { jobWorkflowView } from './job-workflow-presenters';
 import { JOB_WORKFLOW_TOKEN_HEADER } from './routes';
 
 declare module 'express-serve-static-core' {
@@ -61,14 +66,27 @@ const exampleView = {
 };
 const TOKEN = { 'x-job-workflow-token': 'jwt.example.token' };
 const viewAnswer = ok(jobWorkflowViewSchema);
-const auth = (action: string, productLine: string): Auth[] => [{ kind: 'signed', action, productLine }, { kind: 'job_workflow_token' }];
-const tokenHeader = Joi.object({ 'x-job-workflow-token': Joi.string().allow('').description('From the reserve answer; instead of the signed envelope') });
+const auth = (action: string, productLine: string): Auth[] => [
+  { kind: 'signed', action, productLine },
+  { kind: 'job_workflow_token' },
+];
+const tokenHeader = Joi.object({
+  'x-job-workflow-token': Joi.string().allow('').description('From the reserve answer; instead of the signed envelope'),
+});
 
 /** POST /jobs/{jobId}/workflow/create, PUT /jobs/{jobId}/workflow/{workflowId}, POST .../{workflowId}/publish. */
 export function jobWorkflowOperations(services: Services): Operation[] {
   const service = services.jobWorkflows;
-  const who = (res: { locals: { wallet: string; jobWorkflowReservationId?: string } }) => ({ wallet: res.locals.wallet, reservationId: res.locals.jobWorkflowReservationId });
-  const common = { host: 'main', tag: 'Job workflows', errors: 'gateway', errorStatuses: [401, 403, 404, 409] } as const;
+  const who = (res: { locals: { wallet: string; jobWorkflowReservationId?: string } }) => ({
+    wallet: res.locals.wallet,
+    reservationId: res.locals.jobWorkflowReservationId,
+  });
+  const common = {
+    host: 'main',
+    tag: 'Job workflows',
+    errors: 'gateway',
+    errorStatuses: [401, 403, 404, 409],
+  } as const;
 
   return [
     {
@@ -78,9 +96,19 @@ export function jobWorkflowOperations(services: Services): Operation[] {
       path: '/api/external/jobs/{jobId}/workflow/create',
       auth: auth('job_workflow_create', '{jobId}'),
       summary: 'Create the workflow of a reserved workflow-creation job',
-      request: { params: Joi.object({ jobId: Joi.string().required() }), headers: tokenHeader, body: jobWorkflowCreateSchema },
+      request: {
+        params: Joi.object({ jobId: Joi.string().required() }),
+        headers: tokenHeader,
+        body: jobWorkflowCreateSchema,
+      },
       responses: { 200: { description: 'The draft', body: viewAnswer } },
-      examples: [{ name: 'created', request: { params: { jobId: JOB }, headers: TOKEN, body: { name: 'Daily digest' } }, response: { status: 200, body: { success: true, data: exampleView } } }],
+      examples: [
+        {
+          name: 'created',
+          request: { params: { jobId: JOB }, headers: TOKEN, body: { name: 'Daily digest' } },
+          response: { status: 200, body: { success: true, data: exampleView } },
+        },
+      ],
       middleware: [envelopeOrToken(services, 'job_workflow_create')],
       handler: async (req, res) => {
         const view = await service.create(who(res), String(req.params.jobId), res.locals.body);
@@ -94,12 +122,27 @@ export function jobWorkflowOperations(services: Services): Operation[] {
       path: '/api/external/jobs/{jobId}/workflow/{workflowId}',
       auth: auth('job_workflow_update', '{jobId}/{workflowId}'),
       summary: 'Update the draft',
-      request: { params: Joi.object({ jobId: Joi.string().required(), workflowId: Joi.string().required() }), headers: tokenHeader, body: jobWorkflowUpdateSchema },
+      request: {
+        params: Joi.object({ jobId: Joi.string().required(), workflowId: Joi.string().required() }),
+        headers: tokenHeader,
+        body: jobWorkflowUpdateSchema,
+      },
       responses: { 200: { description: 'The draft', body: viewAnswer } },
-      examples: [{ name: 'renamed', request: { params: { jobId: JOB, workflowId: WORKFLOW }, headers: TOKEN, body: { name: 'Morning digest' } }, response: { status: 200, body: { success: true, data: { ...exampleView, name: 'Morning digest' } } } }],
+      examples: [
+        {
+          name: 'renamed',
+          request: { params: { jobId: JOB, workflowId: WORKFLOW }, headers: TOKEN, body: { name: 'Morning digest' } },
+          response: { status: 200, body: { success: true, data: { ...exampleView, name: 'Morning digest' } } },
+        },
+      ],
       middleware: [envelopeOrToken(services, 'job_workflow_update')],
       handler: async (req, res) => {
-        const view = await service.update(who(res), String(req.params.jobId), String(req.params.workflowId), res.locals.body);
+        const view = await service.update(
+          who(res),
+          String(req.params.jobId),
+          String(req.params.workflowId),
+          res.locals.body,
+        );
         res.json({ success: true, data: jobWorkflowView(view) });
       },
     },
@@ -110,18 +153,39 @@ export function jobWorkflowOperations(services: Services): Operation[] {
       path: '/api/external/jobs/{jobId}/workflow/{workflowId}/publish',
       auth: auth('job_workflow_publish', '{jobId}/{workflowId}'),
       summary: 'Publish the draft as a new version',
-      request: { params: Joi.object({ jobId: Joi.string().required(), workflowId: Joi.string().required() }), headers: tokenHeader, body: jobWorkflowPublishSchema },
+      request: {
+        params: Joi.object({ jobId: Joi.string().required(), workflowId: Joi.string().required() }),
+        headers: tokenHeader,
+        body: jobWorkflowPublishSchema,
+      },
       responses: { 200: { description: 'The workflow with published_version', body: viewAnswer } },
       examples: [
         {
           name: 'published',
           request: { params: { jobId: JOB, workflowId: WORKFLOW }, headers: TOKEN, body: { bump: 'minor' } },
-          response: { status: 200, body: { success: true, data: { ...exampleView, status: 'published', latest_version: '1.0.0', versions: [{ version: '1.0.0', published_at: EXAMPLE.time }], published_version: '1.0.0' } } },
+          response: {
+            status: 200,
+            body: {
+              success: true,
+              data: {
+                ...exampleView,
+                status: 'published',
+                latest_version: '1.0.0',
+                versions: [{ version: '1.0.0', published_at: EXAMPLE.time }],
+                published_version: '1.0.0',
+              },
+            },
+          },
         },
       ],
       middleware: [envelopeOrToken(services, 'job_workflow_publish')],
       handler: async (req, res) => {
-        const view = await service.publish(who(res), String(req.params.jobId), String(req.params.workflowId), res.locals.body);
+        const view = await service.publish(
+          who(res),
+          String(req.params.jobId),
+          String(req.params.workflowId),
+          res.locals.body,
+        );
         res.json({ success: true, data: jobWorkflowView(view) });
       },
     },

@@ -42,18 +42,44 @@ const WAITING_NAMES: Record<string, string> = { verifying: 'automated_checks', a
 export function completionView(c: JobCompletionDoc) {
   const steps = c.steps.map((s) => ({ name: s.name, status: s.status as string, detail: s.detail, at: s.at }));
   if (WAITING_NAMES[c.status]) {
-    const detail = c.status === 'awaiting_review' ? `an operator approves or rejects; without one by ${c.review_deadline_at?.toISOString() ?? 'the deadline'} the job's review_default applies` : 'running';
+    const detail =
+      c.status === 'awaiting_review'
+        ? `an operator approves or rejects; without one by ${c.review_deadline_at?.toISOString() ?? 'the deadline'} the job's review_default applies`
+        : 'running';
     steps.push({ name: WAITING_NAMES[c.status], status: 'waiting', detail, at: null as never });
   }
-  if (c.decision) steps.push({ name: 'decision', status: 'done', detail: `${c.decision.outcome} by ${c.decision.by}${c.decision.reason ? `: ${c.decision.reason}` : ''}`, at: c.decision.at });
-  if (c.payment.status === 'awaiting_funds') steps.push({ name: 'payment', status: 'waiting', detail: 'approved; the platform account cannot pay yet and retries once funded', at: null as never });
-  if (c.payment.status === 'paid') steps.push({ name: 'payment', status: 'done', detail: `${c.payment.credits} credits granted (${c.payment.grant_id})`, at: c.payment.paid_at as Date });
+  if (c.decision)
+    steps.push({
+      name: 'decision',
+      status: 'done',
+      detail: `${c.decision.outcome} by ${c.decision.by}${c.decision.reason ? `: ${c.decision.reason}` : ''}`,
+      at: c.decision.at,
+    });
+  if (c.payment.status === 'awaiting_funds')
+    steps.push({
+      name: 'payment',
+      status: 'waiting',
+      detail: 'approved; the platform account cannot pay yet and retries once funded',
+      at: null as never,
+    });
+  if (c.payment.status === 'paid')
+    steps.push({
+      name: 'payment',
+      status: 'done',
+      detail: `${c.payment.credits} credits granted (${c.payment.grant_id})`,
+      at: c.payment.paid_at as Date,
+    });
   return {
     completion_id: c._id,
     reservation_id: c.reservation_id,
     status: c.status,
     verification: { steps, decision: c.decision, review_deadline_at: c.review_deadline_at },
-    payment: { status: c.payment.status, credits: c.payment.credits, grant_id: c.payment.grant_id, paid_at: c.payment.paid_at },
+    payment: {
+      status: c.payment.status,
+      credits: c.payment.credits,
+      grant_id: c.payment.grant_id,
+      paid_at: c.payment.paid_at,
+    },
     created_at: c.created_at,
   };
 }

@@ -1,7 +1,7 @@
-import { purposeAs } from '../../shared/payments/purposes';
-import type { X402PaymentDoc } from '../../shared/payments/types';
 import type { PurchaseResult } from '../../shared/payments/credit-purchase';
+import { purposeAs } from '../../shared/payments/purposes';
 import type { PaymentGate } from '../../shared/payments/service';
+import type { X402PaymentDoc } from '../../shared/payments/types';
 
 type X402Block = ReturnType<PaymentGate['receipt']>['block'];
 

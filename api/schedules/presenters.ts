@@ -1,5 +1,5 @@
-import type { Schedule, ScheduleClaim } from '../../shared/schedules/types';
 import type { DueItem } from '../../shared/schedules/service';
+import type { Schedule, ScheduleClaim } from '../../shared/schedules/types';
 
 const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
 
@@ -20,7 +20,14 @@ export function scheduleView(s: Schedule, claim: ScheduleClaim | null) {
     last_external_run_id: s.last_external_run_id,
     last_note: s.last_note,
     advance_count: s.advance_count,
-    claim: claim ? { claim_token: claim.claim_token, due_at: iso(claim.due_at), claimed_at: iso(claim.claimed_at), lease_expires_at: iso(claim.lease_expires_at) } : null,
+    claim: claim
+      ? {
+          claim_token: claim.claim_token,
+          due_at: iso(claim.due_at),
+          claimed_at: iso(claim.claimed_at),
+          lease_expires_at: iso(claim.lease_expires_at),
+        }
+      : null,
     created_at: iso(s.created_at),
     updated_at: iso(s.updated_at),
   };

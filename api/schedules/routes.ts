@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ErrorRequestHandler, Router } from 'express';
 import Joi from 'joi';
+import type { Services } from '../../shared/composition/root';
 import type { Db } from '../../shared/platform/db/index';
 import { errors, fromJoi, ValidationError } from '../../shared/platform/errors/index';
 import { advanceBody, claimBodySchema, dueQuery, releaseBody, scheduleIdParam } from '../../shared/schedules/schemas';
@@ -9,16 +10,18 @@ import { budgetBearer } from '../http/middleware/budget-bearer';
 import { errorShape } from '../http/middleware/error-shape';
 import { jsonBody, jsonBodyErrors } from '../http/middleware/json-body';
 import { requireStore } from '../http/middleware/require-store';
-import { claimView, dueItemView, scheduleView } from './presenters';
-import type { Services } from '../../shared/composition/root';
 import { mountOperations } from '../http/operations/mount';
 import { EXAMPLE, ok } from '../http/operations/shapes';
 import type { Link, Operation } from '../http/operations/types';
+import { claimView, dueItemView, scheduleView } from './presenters';
 
 /** The spec answers a bad id or body on these endpoints with 400 (not the family's 422). */
 function check<T>(schema: Joi.ObjectSchema, value: unknown, root: 'body' | 'query' | 'path'): T {
   // No body reads as {}; a body of JSON null is a body of the wrong type.
-  const { value: clean, error } = schema.validate(value === undefined ? {} : value, { abortEarly: false, convert: true });
+  const { value: clean, error } = schema.validate(value === undefined ? {} : value, {
+    abortEarly: false,
+    convert: true,
+  });
   if (error) throw asBadRequest(fromJoi(error, root));
   return clean as T;
 }
@@ -27,7 +30,8 @@ function asBadRequest(err: ValidationError) {
   return errors.badRequest('invalid_request_body', err.message, { details: { issues: err.issues } });
 }
 
-const badJsonAs400: ErrorRequestHandler = (err, _req, _res, next) => next(err instanceof ValidationError ? asBadRequest(err) : err);
+const badJsonAs400: ErrorRequestHandler = (err, _req, _res, next) =>
+  next(err instanceof ValidationError ? asBadRequest(err) : err);
 
 const iso = Joi.string().isoDate();
 const scheduleSchema = Joi.object({
@@ -45,7 +49,14 @@ const scheduleSchema = Joi.object({
   last_external_run_id: Joi.string().allow(null),
   last_note: Joi.string().allow(null, ''),
   advance_count: Joi.number().integer(),
-  claim: Joi.object({ claim_token: Joi.string().required(), due_at: iso.allow(null).required(), claimed_at: iso.allow(null).required(), lease_expires_at: iso.allow(null).required() }).allow(null).required(),
+  claim: Joi.object({
+    claim_token: Joi.string().required(),
+    due_at: iso.allow(null).required(),
+    claimed_at: iso.allow(null).required(),
+    lease_expires_at: iso.allow(null).required(),
+  })
+    .allow(null)
+    .required(),
   created_at: iso.allow(null),
   updated_at: iso.allow(null),
 });
@@ -72,7 +83,11 @@ const claimSchema = Joi.object({
   lease_seconds: Joi.number().integer().required(),
   schedule: scheduleSchema.required(),
 });
-const helpFields = { request_id: Joi.string().required(), help_url: Joi.string().required(), help_doc: Joi.string().required() };
+const helpFields = {
+  request_id: Joi.string().required(),
+  help_url: Joi.string().required(),
+  help_doc: Joi.string().required(),
+};
 const answer = (data: Joi.Schema) => ok(data, helpFields);
 const SCHEDULE = 'sch_0123456789abcdef01234567';
 const exampleSchedule = {
@@ -94,14 +109,25 @@ const exampleSchedule = {
   created_at: EXAMPLE.time,
   updated_at: EXAMPLE.time,
 };
-const help = (section: string) => ({ request_id: EXAMPLE.requestId, help_url: `https://agents.example.com/docs/schedules#${section}`, help_doc: `docs/schedules.md#${section}` });
+const help = (section: string) => ({
+  request_id: EXAMPLE.requestId,
+  help_url: `https://agents.example.com/docs/schedules#${section}`,
+  help_doc: `docs/schedules.md#${section}`,
+});
 const AUTH = { authorization: 'Bearer YXBpX2tleTpidWRnZXRfa2V5' };
 const TOKEN = 'clm_8a7b6c5d4e3f2a1b';
 
 /** /api/external/workflow-schedules: due, claim, release, advance (bearer: docs/schedules.md). */
 export function workflowScheduleRoutes(operations: Operation[], services: Services, db: Db): Router {
   const router = Router();
-  router.use(errorShape('gateway'), jsonBody, jsonBodyErrors, badJsonAs400, requireStore(db), budgetBearer(services.scheduleAuth));
+  router.use(
+    errorShape('gateway'),
+    jsonBody,
+    jsonBodyErrors,
+    badJsonAs400,
+    requireStore(db),
+    budgetBearer(services.scheduleAuth),
+  );
   router.use(mountOperations(operations, '/api/external/workflow-schedules'));
   return router;
 }
@@ -115,14 +141,30 @@ export function workflowScheduleOperations(services: Services, publicBaseUrl: st
     help_doc: `docs/schedules.md#${section}`,
   });
   // The handlers check ids and bodies themselves: the spec answers them with 400, not the family's 422.
-  const common = { host: 'main', auth: [{ kind: 'budget' }], tag: 'Workflow schedules', errors: 'gateway', validation: 'handler' } as const;
+  const common = {
+    host: 'main',
+    auth: [{ kind: 'budget' }],
+    tag: 'Workflow schedules',
+    errors: 'gateway',
+    validation: 'handler',
+  } as const;
 
   // The claim's token and due time are what advance and release must send back.
   const claimed = { due_at: '$response.body#/data/due_at', claim_token: '$response.body#/data/claim_token' };
   const scheduleId = '$response.body#/data/schedule_id';
   const claimLinks: Record<string, Link> = {
-    AdvanceSchedule: { operationId: 'advanceSchedule', description: 'Record the outcome and move the schedule on', parameters: { scheduleId }, requestBody: { ...claimed, outcome: 'success' } },
-    ReleaseOccurrence: { operationId: 'releaseOccurrence', description: 'Give the occurrence back', parameters: { scheduleId }, requestBody: claimed },
+    AdvanceSchedule: {
+      operationId: 'advanceSchedule',
+      description: 'Record the outcome and move the schedule on',
+      parameters: { scheduleId },
+      requestBody: { ...claimed, outcome: 'success' },
+    },
+    ReleaseOccurrence: {
+      operationId: 'releaseOccurrence',
+      description: 'Give the occurrence back',
+      parameters: { scheduleId },
+      requestBody: claimed,
+    },
   };
 
   return [
@@ -133,19 +175,60 @@ export function workflowScheduleOperations(services: Services, publicBaseUrl: st
       path: '/api/external/workflow-schedules/due',
       summary: 'Occurrences due now on the budget',
       request: { query: dueQuery },
-      responses: { 200: { description: 'Due occurrences, oldest first', body: answer(Joi.object({ occurrences: Joi.array().items(dueItemSchema).required(), next_cursor: Joi.string().allow(null).required(), as_of: iso.required() })) } },
+      responses: {
+        200: {
+          description: 'Due occurrences, oldest first',
+          body: answer(
+            Joi.object({
+              occurrences: Joi.array().items(dueItemSchema).required(),
+              next_cursor: Joi.string().allow(null).required(),
+              as_of: iso.required(),
+            }),
+          ),
+        },
+      },
       errorStatuses: [400, 401],
       examples: [
         {
           name: 'one due',
           request: { headers: AUTH, query: { limit: 20 } },
-          response: { status: 200, body: { success: true, data: { occurrences: [{ schedule_id: SCHEDULE, workflow_id: 'wf_2b9d4e1a7c3f', due_at: EXAMPLE.time, late_seconds: 3, skipped_occurrences: 0, cron: '0 9 * * *', every_seconds: null, timezone: 'UTC' }], next_cursor: null, as_of: EXAMPLE.time }, ...help('due') } },
+          response: {
+            status: 200,
+            body: {
+              success: true,
+              data: {
+                occurrences: [
+                  {
+                    schedule_id: SCHEDULE,
+                    workflow_id: 'wf_2b9d4e1a7c3f',
+                    due_at: EXAMPLE.time,
+                    late_seconds: 3,
+                    skipped_occurrences: 0,
+                    cron: '0 9 * * *',
+                    every_seconds: null,
+                    timezone: 'UTC',
+                  },
+                ],
+                next_cursor: null,
+                as_of: EXAMPLE.time,
+              },
+              ...help('due'),
+            },
+          },
         },
       ],
       handler: async (req, res) => {
         const q = check<{ limit: number; cursor?: string }>(dueQuery, req.query, 'query');
         const { items, nextCursor, now } = await schedules.due(res.locals.budgetId!, q);
-        res.json({ success: true, data: { occurrences: items.map((i) => dueItemView(i, now)), next_cursor: nextCursor, as_of: now.toISOString() }, ...meta(res, 'due') });
+        res.json({
+          success: true,
+          data: {
+            occurrences: items.map((i) => dueItemView(i, now)),
+            next_cursor: nextCursor,
+            as_of: now.toISOString(),
+          },
+          ...meta(res, 'due'),
+        });
       },
     },
     {
@@ -165,7 +248,25 @@ export function workflowScheduleOperations(services: Services, publicBaseUrl: st
             status: 200,
             body: {
               success: true,
-              data: { schedule_id: SCHEDULE, workflow_id: 'wf_2b9d4e1a7c3f', claim_token: TOKEN, due_at: EXAMPLE.time, skipped_occurrences: 0, claimed_at: EXAMPLE.time, lease_expires_at: EXAMPLE.time, lease_seconds: 300, schedule: { ...exampleSchedule, claim: { claim_token: TOKEN, due_at: EXAMPLE.time, claimed_at: EXAMPLE.time, lease_expires_at: EXAMPLE.time } } },
+              data: {
+                schedule_id: SCHEDULE,
+                workflow_id: 'wf_2b9d4e1a7c3f',
+                claim_token: TOKEN,
+                due_at: EXAMPLE.time,
+                skipped_occurrences: 0,
+                claimed_at: EXAMPLE.time,
+                lease_expires_at: EXAMPLE.time,
+                lease_seconds: 300,
+                schedule: {
+                  ...exampleSchedule,
+                  claim: {
+                    claim_token: TOKEN,
+                    due_at: EXAMPLE.time,
+                    claimed_at: EXAMPLE.time,
+                    lease_expires_at: EXAMPLE.time,
+                  },
+                },
+              },
               ...help('claim'),
             },
           },
@@ -184,20 +285,38 @@ export function workflowScheduleOperations(services: Services, publicBaseUrl: st
       path: '/api/external/workflow-schedules/{scheduleId}/release',
       summary: 'Give a claimed occurrence back',
       request: { params: scheduleIdParam, body: releaseBody },
-      responses: { 200: { description: 'Released', body: answer(Joi.object({ released: Joi.boolean().valid(true).required(), schedule: scheduleSchema.required() })) } },
+      responses: {
+        200: {
+          description: 'Released',
+          body: answer(
+            Joi.object({ released: Joi.boolean().valid(true).required(), schedule: scheduleSchema.required() }),
+          ),
+        },
+      },
       errorStatuses: [400, 401, 404, 409, 500],
       examples: [
         {
           name: 'released',
-          request: { headers: AUTH, params: { scheduleId: SCHEDULE }, body: { due_at: EXAMPLE.time, claim_token: TOKEN } },
-          response: { status: 200, body: { success: true, data: { released: true, schedule: exampleSchedule }, ...help('release') } },
+          request: {
+            headers: AUTH,
+            params: { scheduleId: SCHEDULE },
+            body: { due_at: EXAMPLE.time, claim_token: TOKEN },
+          },
+          response: {
+            status: 200,
+            body: { success: true, data: { released: true, schedule: exampleSchedule }, ...help('release') },
+          },
         },
       ],
       handler: async (req, res) => {
         const { scheduleId } = check<{ scheduleId: string }>(scheduleIdParam, req.params, 'path');
         const body = check<import('../../shared/schedules/schemas').ReleaseBody>(releaseBody, req.body, 'body');
         const { schedule, active } = await schedules.release(res.locals.budgetId!, scheduleId, body);
-        res.json({ success: true, data: { released: true, schedule: scheduleView(schedule, active) }, ...meta(res, 'release') });
+        res.json({
+          success: true,
+          data: { released: true, schedule: scheduleView(schedule, active) },
+          ...meta(res, 'release'),
+        });
       },
     },
     {
@@ -205,22 +324,45 @@ export function workflowScheduleOperations(services: Services, publicBaseUrl: st
       id: 'advanceSchedule',
       method: 'post',
       path: '/api/external/workflow-schedules/{scheduleId}/advance',
-      summary: 'Record the occurrence\'s outcome and move the schedule on',
+      summary: "Record the occurrence's outcome and move the schedule on",
       request: { params: scheduleIdParam, body: advanceBody },
-      responses: { 200: { description: 'Advanced (or already advanced)', body: answer(Joi.object({ schedule: scheduleSchema.required(), already_advanced: Joi.boolean().required() })) } },
+      responses: {
+        200: {
+          description: 'Advanced (or already advanced)',
+          body: answer(Joi.object({ schedule: scheduleSchema.required(), already_advanced: Joi.boolean().required() })),
+        },
+      },
       errorStatuses: [400, 401, 404, 409, 500],
       examples: [
         {
           name: 'advanced',
-          request: { headers: AUTH, params: { scheduleId: SCHEDULE }, body: { due_at: EXAMPLE.time, claim_token: TOKEN, outcome: 'success' } },
-          response: { status: 200, body: { success: true, data: { schedule: { ...exampleSchedule, last_outcome: 'success', advance_count: 1 }, already_advanced: false }, ...help('advance') } },
+          request: {
+            headers: AUTH,
+            params: { scheduleId: SCHEDULE },
+            body: { due_at: EXAMPLE.time, claim_token: TOKEN, outcome: 'success' },
+          },
+          response: {
+            status: 200,
+            body: {
+              success: true,
+              data: {
+                schedule: { ...exampleSchedule, last_outcome: 'success', advance_count: 1 },
+                already_advanced: false,
+              },
+              ...help('advance'),
+            },
+          },
         },
       ],
       handler: async (req, res) => {
         const { scheduleId } = check<{ scheduleId: string }>(scheduleIdParam, req.params, 'path');
         const body = check<import('../../shared/schedules/schemas').AdvanceBody>(advanceBody, req.body, 'body');
         const { schedule, already_advanced, active } = await schedules.advance(res.locals.budgetId!, scheduleId, body);
-        res.json({ success: true, data: { schedule: scheduleView(schedule, active), already_advanced }, ...meta(res, 'advance') });
+        res.json({
+          success: true,
+          data: { schedule: scheduleView(schedule, active), already_advanced },
+          ...meta(res, 'advance'),
+        });
       },
     },
   ];
@@ -243,7 +385,9 @@ export function scheduleDocsOperations(): Operation[] {
       errors: 'gateway',
       examples: [{ name: 'page', request: {}, response: { status: 200, body: '# Workflow schedules' } }],
       handler: (_req, res) => {
-        res.type('text/markdown; charset=utf-8').send(fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Workflow schedules\n');
+        res
+          .type('text/markdown; charset=utf-8')
+          .send(fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Workflow schedules\n');
       },
     },
   ];

@@ -11,9 +11,21 @@ export function invokeSuccessBody(out: InvokeOutput) {
   };
 }
 
-export function budgetBody(b: { wallet: string; per_call_credits: number | null; daily_credits: number | null; set_by: string; updated_at: Date }) {
+export function budgetBody(b: {
+  wallet: string;
+  per_call_credits: number | null;
+  daily_credits: number | null;
+  set_by: string;
+  updated_at: Date;
+}) {
   return {
     success: true,
-    data: { wallet_address: b.wallet, per_call_credits: b.per_call_credits, daily_credits: b.daily_credits, set_by: b.set_by, updated_at: b.updated_at.toISOString() },
+    data: {
+      wallet_address: b.wallet,
+      per_call_credits: b.per_call_credits,
+      daily_credits: b.daily_credits,
+      set_by: b.set_by,
+      updated_at: b.updated_at.toISOString(),
+    },
   };
 }

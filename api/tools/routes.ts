@@ -1,20 +1,25 @@
-import { Router, type Request, type RequestHandler } from 'express';
+import { type Request, type RequestHandler, Router } from 'express';
+import Joi from 'joi';
+import type { Services } from '../../shared/composition/root';
 import type { Db } from '../../shared/platform/db/index';
 import { errors } from '../../shared/platform/errors/index';
-import { budgetBody as budgetSchema, creditInvokeBody, listToolsQuery, type CreditInvokeBody } from '../../shared/tools/schemas';
-import { isInvoke, perClientLimit } from '../http/middleware/limits';
+import {
+  budgetBody as budgetSchema,
+  type CreditInvokeBody,
+  creditInvokeBody,
+  listToolsQuery,
+} from '../../shared/tools/schemas';
 import { jsonBody, jsonBodyErrors } from '../http/middleware/json-body';
+import { isInvoke, perClientLimit } from '../http/middleware/limits';
 import { requireStore } from '../http/middleware/require-store';
 import { signed } from '../http/middleware/signed';
 import { singlePaymentMode } from '../http/middleware/single-payment-mode';
-import { budgetBody, invokeSuccessBody } from './presenters';
 import { paymentHeader } from '../http/middleware/single-payment-mode';
-import type { Services } from '../../shared/composition/root';
 import { mountOperations } from '../http/operations/mount';
-import { EXAMPLE, anyObject, ok, toolError, x402Receipt } from '../http/operations/shapes';
+import { anyObject, EXAMPLE, ok, toolError, x402Receipt } from '../http/operations/shapes';
 import type { Operation } from '../http/operations/types';
 import { challengeSchema } from '../payments/routes';
-import Joi from 'joi';
+import { budgetBody, invokeSuccessBody } from './presenters';
 
 /** Invokes answer in the tool error shape (400 for validation); list and budget in the 422 shape. */
 const shapeByPath: RequestHandler = (req, res, next) => {
@@ -24,7 +29,12 @@ const shapeByPath: RequestHandler = (req, res, next) => {
 
 /** Only a signed envelope has these; their presence selects the signed-credit mode. */
 function isSignedCredit(body: unknown): boolean {
-  return typeof body === 'object' && body !== null && !Array.isArray(body) && ('signature' in body || 'session_nonce' in body);
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    !Array.isArray(body) &&
+    ('signature' in body || 'session_nonce' in body)
+  );
 }
 
 /** A body that names another action than the path (unless `action` is one of the action's own parameters). */
@@ -41,7 +51,12 @@ const invokeAnswer = Joi.object({
   transaction_id: Joi.string().allow(null),
   x402: x402Receipt,
 });
-const settlingAnswer = Joi.object({ success: Joi.boolean().valid(false).required(), status: Joi.string().valid('settling').required(), message: Joi.string().required(), x402: anyObject }).unknown();
+const settlingAnswer = Joi.object({
+  success: Joi.boolean().valid(false).required(),
+  status: Joi.string().valid('settling').required(),
+  message: Joi.string().required(),
+  x402: anyObject,
+}).unknown();
 const listEntrySchema = Joi.object({
   product_id: Joi.string().required(),
   slug: Joi.string().required(),
@@ -57,7 +72,10 @@ const listEntrySchema = Joi.object({
         description: Joi.string().allow(null, ''),
         parameters_schema: anyObject,
         price_credits: Joi.number().allow(null),
-        x402_price_usd: Joi.string().pattern(/^\d+(\.\d+)?$/).allow(null).description('USD as a decimal string'),
+        x402_price_usd: Joi.string()
+          .pattern(/^\d+(\.\d+)?$/)
+          .allow(null)
+          .description('USD as a decimal string'),
         invoke_url: Joi.string().required(),
       }).unknown(),
     )
@@ -78,7 +96,13 @@ const listAnswer = Joi.object({
   }).required(),
 });
 const budgetAnswer = ok(
-  Joi.object({ wallet_address: Joi.string().required(), per_call_credits: Joi.number().allow(null).required(), daily_credits: Joi.number().allow(null).required(), set_by: Joi.string().required(), updated_at: Joi.string().isoDate().required() }),
+  Joi.object({
+    wallet_address: Joi.string().required(),
+    per_call_credits: Joi.number().allow(null).required(),
+    daily_credits: Joi.number().allow(null).required(),
+    set_by: Joi.string().required(),
+    updated_at: Joi.string().isoDate().required(),
+  }),
 );
 const slugParams = Joi.object({ productSlug: Joi.string().required(), actionSlug: Joi.string().required() });
 const exampleEntry = {
@@ -88,14 +112,30 @@ const exampleEntry = {
   display_name: 'Weather',
   description: 'Forecasts',
   categories: ['data'],
-  actions: [{ slug: 'forecast', name: 'Forecast', description: 'A forecast', parameters_schema: { type: 'object' }, price_credits: 5, x402_price_usd: '0.01', invoke_url: 'https://agents.example.com/api/external/tools/weather/actions/forecast/invoke' }],
+  actions: [
+    {
+      slug: 'forecast',
+      name: 'Forecast',
+      description: 'A forecast',
+      parameters_schema: { type: 'object' },
+      price_credits: 5,
+      x402_price_usd: '0.01',
+      invoke_url: 'https://agents.example.com/api/external/tools/weather/actions/forecast/invoke',
+    },
+  ],
 };
 const invoked = { success: true, response: { temperature_c: 18 }, credits_charged: 5, transaction_id: 'tx_1' };
 
 /** Mounted at /api/external/tools, ahead of the generic external router (it sets its own error shape first). */
 export function toolRoutes(operations: Operation[], services: Services, db: Db): Router {
   const router = Router();
-  router.use(shapeByPath, perClientLimit(services.hotLimits.invokePerClient, 'invoke', { only: isInvoke }), jsonBody, jsonBodyErrors, requireStore(db));
+  router.use(
+    shapeByPath,
+    perClientLimit(services.hotLimits.invokePerClient, 'invoke', { only: isInvoke }),
+    jsonBody,
+    jsonBodyErrors,
+    requireStore(db),
+  );
   router.use(mountOperations(operations, '/api/external/tools'));
   return router;
 }
@@ -105,8 +145,18 @@ export function toolOperations(services: Services): Operation[] {
   const creditInvoke = async (req: Request, product: string, actionSlug: string | undefined, paths: string[]) => {
     const body = req.body as CreditInvokeBody;
     // No request-id claim: the call's hold is unique per (wallet, request_id) and refuses a replay itself.
-    const wallet = await services.sessions.verifyOwnGuard(body, body as unknown as Record<string, unknown>, { kind: 'tool_paths', paths });
-    return tools.invokeWithCredits({ wallet, product, actionSlug, parameters: body.parameters ?? {}, requestId: body.request_id, signed: true });
+    const wallet = await services.sessions.verifyOwnGuard(body, body as unknown as Record<string, unknown>, {
+      kind: 'tool_paths',
+      paths,
+    });
+    return tools.invokeWithCredits({
+      wallet,
+      product,
+      actionSlug,
+      parameters: body.parameters ?? {},
+      requestId: body.request_id,
+      signed: true,
+    });
   };
   const common = { host: 'main', tag: 'Tools' } as const;
 
@@ -126,7 +176,23 @@ export function toolOperations(services: Services): Operation[] {
         {
           name: 'first page',
           request: { query: { query: 'weather', page: 1, page_size: 10 } },
-          response: { status: 200, body: { success: true, tools: [exampleEntry], pagination: { page: 1, page_size: 10, total_count: 1, total_pages: 1, has_more: false, next_page: null, default_page_size: 100, max_page_size: 1000 } } },
+          response: {
+            status: 200,
+            body: {
+              success: true,
+              tools: [exampleEntry],
+              pagination: {
+                page: 1,
+                page_size: 10,
+                total_count: 1,
+                total_pages: 1,
+                has_more: false,
+                next_page: null,
+                default_page_size: 100,
+                max_page_size: 1000,
+              },
+            },
+          },
         },
       ],
       handler: async (_req, res) => {
@@ -148,13 +214,33 @@ export function toolOperations(services: Services): Operation[] {
         {
           name: 'capped',
           request: { body: { ...EXAMPLE.envelope, per_call_credits: 50, daily_credits: 1000 } },
-          response: { status: 200, body: { success: true, data: { wallet_address: EXAMPLE.wallet, per_call_credits: 50, daily_credits: 1000, set_by: 'wallet', updated_at: EXAMPLE.time } } },
+          response: {
+            status: 200,
+            body: {
+              success: true,
+              data: {
+                wallet_address: EXAMPLE.wallet,
+                per_call_credits: 50,
+                daily_credits: 1000,
+                set_by: 'wallet',
+                updated_at: EXAMPLE.time,
+              },
+            },
+          },
         },
       ],
       middleware: [signed(services, 'tool_budget')],
       handler: async (_req, res) => {
         const b = res.locals.body;
-        res.json(budgetBody(await tools.setBudget(res.locals.wallet, { per_call_credits: b.per_call_credits, daily_credits: b.daily_credits }, 'wallet')));
+        res.json(
+          budgetBody(
+            await tools.setBudget(
+              res.locals.wallet,
+              { per_call_credits: b.per_call_credits, daily_credits: b.daily_credits },
+              'wallet',
+            ),
+          ),
+        );
       },
     },
     {
@@ -162,13 +248,21 @@ export function toolOperations(services: Services): Operation[] {
       id: 'invokeToolById',
       method: 'post',
       path: '/api/external/tools/{productId}/invoke',
-      auth: [{ kind: 'signed', action: 'POST /external/tools/{productId}/invoke (path form)', productLine: '(path form)' }],
+      auth: [
+        { kind: 'signed', action: 'POST /external/tools/{productId}/invoke (path form)', productLine: '(path form)' },
+      ],
       summary: 'Invoke a product (its only action, or parameters.action) paid with credits',
       request: { params: Joi.object({ productId: Joi.string().required() }), body: creditInvokeBody },
       responses: { 200: { description: 'The tool invoke success envelope', body: invokeAnswer } },
       errorStatuses: [400, 401, 402, 404, 409, 429, 502, 504],
       errors: 'tool',
-      examples: [{ name: 'forecast', request: { params: { productId: 'weather' }, body: { ...EXAMPLE.envelope, parameters: { city: 'Lisbon' } } }, response: { status: 200, body: invoked } }],
+      examples: [
+        {
+          name: 'forecast',
+          request: { params: { productId: 'weather' }, body: { ...EXAMPLE.envelope, parameters: { city: 'Lisbon' } } },
+          response: { status: 200, body: invoked },
+        },
+      ],
       handler: async (req, res) => {
         const productId = String(req.params.productId);
         const out = await creditInvoke(req, productId, undefined, await tools.idPaths(productId));
@@ -180,33 +274,83 @@ export function toolOperations(services: Services): Operation[] {
       id: 'invokeToolAction',
       method: 'post',
       path: '/api/external/tools/{productSlug}/actions/{actionSlug}/invoke',
-      auth: [{ kind: 'signed', action: 'POST /external/tools/{productSlug}/actions/{actionSlug}/invoke (path form)', productLine: '(path form)' }, { kind: 'x402' }],
+      auth: [
+        {
+          kind: 'signed',
+          action: 'POST /external/tools/{productSlug}/actions/{actionSlug}/invoke (path form)',
+          productLine: '(path form)',
+        },
+        { kind: 'x402' },
+      ],
       summary: 'Invoke an action: signed with credits, or paid directly with x402',
       description:
         'Signed-credit mode: the body is the envelope plus `parameters`. Direct x402 mode: the body is the action parameters themselves; the first call answers 402 with the challenge, the retry of the identical body with X-PAYMENT answers the result with an `x402` block.',
-      request: { params: slugParams, body: Joi.alternatives(creditInvokeBody, Joi.object().unknown().description('x402 mode: the action parameters')), headers: Joi.object({ 'x-payment': Joi.string().allow('').description('base64 x402 payment envelope (x402 mode)') }) },
+      request: {
+        params: slugParams,
+        body: Joi.alternatives(
+          creditInvokeBody,
+          Joi.object().unknown().description('x402 mode: the action parameters'),
+        ),
+        headers: Joi.object({
+          'x-payment': Joi.string().allow('').description('base64 x402 payment envelope (x402 mode)'),
+        }),
+      },
       // Which schema applies depends on the mode; the handler checks (400 in the tool shape).
       validation: 'handler',
       responses: {
         200: { description: 'The tool invoke success envelope', body: invokeAnswer },
-        202: { description: 'x402 mode: the payment is verified and still settling, no result yet; send the same payment again', body: settlingAnswer },
-        402: { description: 'x402 mode: the challenge (retry the same body with X-PAYMENT); credits mode: not enough credits (tool error shape)', body: Joi.alternatives(challengeSchema, toolError) } },
+        202: {
+          description:
+            'x402 mode: the payment is verified and still settling, no result yet; send the same payment again',
+          body: settlingAnswer,
+        },
+        402: {
+          description:
+            'x402 mode: the challenge (retry the same body with X-PAYMENT); credits mode: not enough credits (tool error shape)',
+          body: Joi.alternatives(challengeSchema, toolError),
+        },
+      },
       errorStatuses: [400, 401, 404, 409, 429, 502, 504],
       errors: 'tool',
       examples: [
-        { name: 'credits', request: { params: { productSlug: 'weather', actionSlug: 'forecast' }, body: { ...EXAMPLE.envelope, parameters: { city: 'Lisbon' } } }, response: { status: 200, body: invoked } },
-        { name: 'x402 mismatch', request: { params: { productSlug: 'weather', actionSlug: 'forecast' }, body: { action: 'history' } }, response: { status: 400, body: { success: false, error: 'the body is for action history, the path for forecast', code: 'action_mismatch', details: { path_action: 'forecast', body_action: 'history' } } } },
+        {
+          name: 'credits',
+          request: {
+            params: { productSlug: 'weather', actionSlug: 'forecast' },
+            body: { ...EXAMPLE.envelope, parameters: { city: 'Lisbon' } },
+          },
+          response: { status: 200, body: invoked },
+        },
+        {
+          name: 'x402 mismatch',
+          request: { params: { productSlug: 'weather', actionSlug: 'forecast' }, body: { action: 'history' } },
+          response: {
+            status: 400,
+            body: {
+              success: false,
+              error: 'the body is for action history, the path for forecast',
+              code: 'action_mismatch',
+              details: { path_action: 'forecast', body_action: 'history' },
+            },
+          },
+        },
       ],
       before: [singlePaymentMode],
       handler: async (req, res) => {
         const productSlug = String(req.params.productSlug);
         const actionSlug = String(req.params.actionSlug);
         if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
-          throw errors.badRequest('invalid_request', 'the body must be a JSON object: the signed envelope with `parameters`, or the action parameters for x402');
+          throw errors.badRequest(
+            'invalid_request',
+            'the body must be a JSON object: the signed envelope with `parameters`, or the action parameters for x402',
+          );
         }
         if (isSignedCredit(req.body)) {
           const { value, error } = creditInvokeBody.validate(req.body, { abortEarly: false });
-          if (error) throw errors.badRequest('invalid_request', error.details.map((d) => d.message).join('; '), { details: { fields: error.details.map((d) => d.path.join('.')) } });
+          if (error)
+            throw errors.badRequest('invalid_request', error.details.map((d) => d.message).join('; '), {
+              details: { fields: error.details.map((d) => d.path.join('.')) },
+            });
           await assertSameAction(services, productSlug, actionSlug, value.parameters);
           const out = await creditInvoke(req, productSlug, actionSlug, await tools.slugPaths(productSlug, actionSlug));
           res.json(invokeSuccessBody(out));
@@ -216,10 +360,18 @@ export function toolOperations(services: Services): Operation[] {
         const header = paymentHeader(req);
         const direct = await tools.directOffer(productSlug, actionSlug, req.body as Record<string, unknown>);
         if (!direct) {
-          if (header !== undefined) throw errors.notFound('direct_payment_not_available', `${productSlug}/${actionSlug} has no x402 price; pay with credits (a signed request)`);
-          throw errors.unauthorized('signed_request_required', 'this action is paid with credits: send the signed request envelope with `parameters`');
+          if (header !== undefined)
+            throw errors.notFound(
+              'direct_payment_not_available',
+              `${productSlug}/${actionSlug} has no x402 price; pay with credits (a signed request)`,
+            );
+          throw errors.unauthorized(
+            'signed_request_required',
+            'this action is paid with credits: send the signed request envelope with `parameters`',
+          );
         }
-        if (!services.directTools) throw errors.unavailable('payments_unavailable', 'x402 payments are not configured on this deployment');
+        if (!services.directTools)
+          throw errors.unavailable('payments_unavailable', 'x402 payments are not configured on this deployment');
         const result = await services.directTools.invoke(direct, req.body as Record<string, unknown>, header);
         res.set(result.headers).status(result.status).json(result.body);
       },
@@ -228,13 +380,24 @@ export function toolOperations(services: Services): Operation[] {
 }
 
 /** 400 when the body names another action than the path. */
-async function assertSameAction(services: Services, productSlug: string, actionSlug: string, parameters: Record<string, unknown> | undefined): Promise<void> {
+async function assertSameAction(
+  services: Services,
+  productSlug: string,
+  actionSlug: string,
+  parameters: Record<string, unknown> | undefined,
+): Promise<void> {
   const named = namedAction(parameters);
   if (named === undefined || named === actionSlug) return;
   const product = await services.tools.findProduct(productSlug);
   const action = product?.actions.find((a) => a.slug === actionSlug);
-  const declared = action && typeof action.parameters_schema.properties === 'object' && action.parameters_schema.properties !== null && 'action' in action.parameters_schema.properties;
+  const declared =
+    action &&
+    typeof action.parameters_schema.properties === 'object' &&
+    action.parameters_schema.properties !== null &&
+    'action' in action.parameters_schema.properties;
   if (declared) return;
   if (action && (named === action.name || named.toLowerCase() === action.slug.toLowerCase())) return;
-  throw errors.badRequest('action_mismatch', `the body is for action ${named}, the path for ${actionSlug}`, { details: { path_action: actionSlug, body_action: named } });
+  throw errors.badRequest('action_mismatch', `the body is for action ${named}, the path for ${actionSlug}`, {
+    details: { path_action: actionSlug, body_action: named },
+  });
 }

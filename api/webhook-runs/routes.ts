@@ -1,11 +1,11 @@
 import Joi from 'joi';
+import type { Services } from '../../shared/composition/root';
 import { fullRun, shortRun } from '../../shared/webhook-runs/present';
 import { cancelBodySchema, runIdSchema, triggerBodySchema } from '../../shared/webhook-runs/schemas';
 import { workflowIdSchema } from '../../shared/workflows/schemas';
 import { agentGroup } from '../http/middleware/agent-group';
 import { EXAMPLE, ok } from '../http/operations/shapes';
 import type { Link, Operation } from '../http/operations/types';
-import type { Services } from '../../shared/composition/root';
 
 const workflowParam = Joi.object({ workflowId: workflowIdSchema.required() });
 const runParam = Joi.object({ runId: runIdSchema.required() });
@@ -18,7 +18,14 @@ const cancelFields = {
   cancel_reason: Joi.string().allow(null).required(),
 };
 const RUN_STATUS = Joi.string().valid('queued', 'running', 'completed', 'failed', 'cancelled', 'setup_required');
-const shortRunSchema = Joi.object({ run_id: Joi.string().required(), workflow_id: Joi.string().required(), status: RUN_STATUS.required(), created_at: iso.required(), updated_at: iso.required(), ...cancelFields });
+const shortRunSchema = Joi.object({
+  run_id: Joi.string().required(),
+  workflow_id: Joi.string().required(),
+  status: RUN_STATUS.required(),
+  created_at: iso.required(),
+  updated_at: iso.required(),
+  ...cancelFields,
+});
 const fullRunSchema = shortRunSchema.keys({
   prompt: Joi.string().allow(null).required(),
   response_text: Joi.string().allow(null),
@@ -33,15 +40,38 @@ const fullRunSchema = shortRunSchema.keys({
   callback_attempted_at: iso,
   callback_delivered_at: iso,
   request_metadata: Joi.object().unknown().allow(null),
-  run_metadata: Joi.object({ workflow_version: Joi.any(), request_id: Joi.string().allow(null), callback_attempts: Joi.number().integer().allow(null), queued_at: iso, failed_at: iso, setup_required_at: iso, cancelled_at: iso, nodes: Joi.array().required() }).unknown().required(),
+  run_metadata: Joi.object({
+    workflow_version: Joi.any(),
+    request_id: Joi.string().allow(null),
+    callback_attempts: Joi.number().integer().allow(null),
+    queued_at: iso,
+    failed_at: iso,
+    setup_required_at: iso,
+    cancelled_at: iso,
+    nodes: Joi.array().required(),
+  })
+    .unknown()
+    .required(),
   started_at: iso,
   completed_at: iso,
 });
-const triggerAnswer = ok(Joi.object({ run: shortRunSchema.required(), status_url: Joi.string().uri().required() }), { message: Joi.string().required() });
+const triggerAnswer = ok(Joi.object({ run: shortRunSchema.required(), status_url: Joi.string().uri().required() }), {
+  message: Joi.string().required(),
+});
 const runAnswer = ok(Joi.object({ run: fullRunSchema.required() }));
 
 const RUN_ID = 'run_65f0c3a2b1d4e5f60718293a';
-const exampleShort = { run_id: RUN_ID, workflow_id: 'wf_daily_digest', status: 'queued', created_at: EXAMPLE.time, updated_at: EXAMPLE.time, cancel_requested_at: null, cancel_requested_by_user_id: null, cancel_request_id: null, cancel_reason: null };
+const exampleShort = {
+  run_id: RUN_ID,
+  workflow_id: 'wf_daily_digest',
+  status: 'queued',
+  created_at: EXAMPLE.time,
+  updated_at: EXAMPLE.time,
+  cancel_requested_at: null,
+  cancel_requested_by_user_id: null,
+  cancel_request_id: null,
+  cancel_reason: null,
+};
 const exampleFull = {
   ...exampleShort,
   prompt: 'Summarise today',
@@ -57,7 +87,16 @@ const exampleFull = {
   callback_attempted_at: null,
   callback_delivered_at: null,
   request_metadata: null,
-  run_metadata: { workflow_version: 1, request_id: 'digest-2026-01-01', callback_attempts: 0, queued_at: EXAMPLE.time, failed_at: null, setup_required_at: null, cancelled_at: null, nodes: [] },
+  run_metadata: {
+    workflow_version: 1,
+    request_id: 'digest-2026-01-01',
+    callback_attempts: 0,
+    queued_at: EXAMPLE.time,
+    failed_at: null,
+    setup_required_at: null,
+    cancelled_at: null,
+    nodes: [],
+  },
   started_at: null,
   completed_at: null,
 };
@@ -66,7 +105,13 @@ const AUTH = { authorization: 'Bearer agt_example' };
 /** /api/agent-webhooks: trigger, poll and cancel runs with an agent group's bearer token. */
 export function agentWebhookOperations(services: Services): Operation[] {
   const runs = services.webhookRuns;
-  const common = { host: 'main', auth: [{ kind: 'agt' }], tag: 'Webhook runs', errors: 'webhook', before: [agentGroup(services)] } as const;
+  const common = {
+    host: 'main',
+    auth: [{ kind: 'agt' }],
+    tag: 'Webhook runs',
+    errors: 'webhook',
+    before: [agentGroup(services)],
+  } as const;
 
   const runId = '$response.body#/data/run/run_id';
   const runLinks: Record<string, Link> = {
@@ -80,16 +125,30 @@ export function agentWebhookOperations(services: Services): Operation[] {
       id: 'triggerRun',
       method: 'post',
       path: '/api/agent-webhooks/{workflowId}/trigger',
-      summary: 'Queue a run of a workflow on the group\'s budget',
+      summary: "Queue a run of a workflow on the group's budget",
       description: '200 for a new run or an existing one found by request_id; 202 for an idempotent replay.',
       request: { params: workflowParam, body: triggerBodySchema },
-      responses: { 200: { description: 'Run queued (or found by request_id)', body: triggerAnswer, links: runLinks }, 202: { description: 'Idempotent replay: the existing run', body: triggerAnswer, links: runLinks } },
+      responses: {
+        200: { description: 'Run queued (or found by request_id)', body: triggerAnswer, links: runLinks },
+        202: { description: 'Idempotent replay: the existing run', body: triggerAnswer, links: runLinks },
+      },
       errorStatuses: [400, 401, 404, 409, 500, 503],
       examples: [
         {
           name: 'queued',
-          request: { params: { workflowId: 'wf_daily_digest' }, headers: AUTH, body: { prompt: 'Summarise today', request_id: 'digest-2026-01-01' } },
-          response: { status: 200, body: { success: true, data: { run: exampleShort, status_url: `https://agents.example.com/api/agent-webhooks/runs/${RUN_ID}` }, message: 'run queued' } },
+          request: {
+            params: { workflowId: 'wf_daily_digest' },
+            headers: AUTH,
+            body: { prompt: 'Summarise today', request_id: 'digest-2026-01-01' },
+          },
+          response: {
+            status: 200,
+            body: {
+              success: true,
+              data: { run: exampleShort, status_url: `https://agents.example.com/api/agent-webhooks/runs/${RUN_ID}` },
+              message: 'run queued',
+            },
+          },
         },
       ],
       handler: async (req, res) => {
@@ -110,9 +169,18 @@ export function agentWebhookOperations(services: Services): Operation[] {
       request: { params: runParam },
       responses: { 200: { description: 'The run', body: runAnswer } },
       errorStatuses: [400, 401, 404, 500],
-      examples: [{ name: 'queued', request: { params: { runId: RUN_ID }, headers: AUTH }, response: { status: 200, body: { success: true, data: { run: exampleFull } } } }],
+      examples: [
+        {
+          name: 'queued',
+          request: { params: { runId: RUN_ID }, headers: AUTH },
+          response: { status: 200, body: { success: true, data: { run: exampleFull } } },
+        },
+      ],
       handler: async (req, res) => {
-        res.json({ success: true, data: { run: fullRun(await runs.get(res.locals.group!, req.params.runId as string)) } });
+        res.json({
+          success: true,
+          data: { run: fullRun(await runs.get(res.locals.group!, req.params.runId as string)) },
+        });
       },
     },
     {
@@ -128,7 +196,20 @@ export function agentWebhookOperations(services: Services): Operation[] {
         {
           name: 'cancelled',
           request: { params: { runId: RUN_ID }, headers: AUTH, body: { reason: 'no longer needed' } },
-          response: { status: 200, body: { success: true, data: { run: { ...exampleFull, status: 'cancelled', cancel_requested_at: EXAMPLE.time, cancel_reason: 'no longer needed' } } } },
+          response: {
+            status: 200,
+            body: {
+              success: true,
+              data: {
+                run: {
+                  ...exampleFull,
+                  status: 'cancelled',
+                  cancel_requested_at: EXAMPLE.time,
+                  cancel_reason: 'no longer needed',
+                },
+              },
+            },
+          },
         },
       ],
       handler: async (req, res) => {

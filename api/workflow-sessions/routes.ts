@@ -1,14 +1,31 @@
 import Joi from 'joi';
-import { publishedWorkflowDetailSchema, publishedWorkflowSummarySchema, workflowListQuerySchema } from '../../shared/workflow-sessions/public-schemas';
-import { sessionActiveBodySchema, sessionEndBodySchema, sessionFetchBodySchema, sessionStartBodySchema, sessionViewSchema } from '../../shared/workflow-sessions/schemas';
-import { signed } from '../http/middleware/signed';
+import type { Services } from '../../shared/composition/root';
+import {
+  publishedWorkflowDetailSchema,
+  publishedWorkflowSummarySchema,
+  workflowListQuerySchema,
+} from '../../shared/workflow-sessions/public-schemas';
+import {
+  sessionActiveBodySchema,
+  sessionEndBodySchema,
+  sessionFetchBodySchema,
+  sessionStartBodySchema,
+  sessionViewSchema,
+} from '../../shared/workflow-sessions/schemas';
 import { perClientLimit, perWalletLimit } from '../http/middleware/limits';
+import { signed } from '../http/middleware/signed';
 import { EXAMPLE, ok } from '../http/operations/shapes';
 import type { Link, Operation } from '../http/operations/types';
-import type { Services } from '../../shared/composition/root';
 
 const workflowParam = Joi.object({ workflowId: Joi.string().required() });
-const listAnswer = ok(Joi.object({ workflows: Joi.array().items(publishedWorkflowSummarySchema).required(), limit: Joi.number().integer().required(), skip: Joi.number().integer().required(), has_more: Joi.boolean().required() }));
+const listAnswer = ok(
+  Joi.object({
+    workflows: Joi.array().items(publishedWorkflowSummarySchema).required(),
+    limit: Joi.number().integer().required(),
+    skip: Joi.number().integer().required(),
+    has_more: Joi.boolean().required(),
+  }),
+);
 
 const WORKFLOW = 'wf_2b9d4e1a7c3f';
 const exampleSummary = {
@@ -53,7 +70,10 @@ export function workflowOperations(services: Services): Operation[] {
   const common = { host: 'main', tag: 'Workflows', errors: 'gateway' } as const;
 
   // Fetch and end name the session the start answered (a signed body: clients sign it as usual).
-  const session = { parameters: { workflowId: '$request.path.workflowId' }, requestBody: { workflow_session_id: '$response.body#/data/workflow_session_id' } };
+  const session = {
+    parameters: { workflowId: '$request.path.workflowId' },
+    requestBody: { workflow_session_id: '$response.body#/data/workflow_session_id' },
+  };
   const sessionLinks: Record<string, Link> = {
     FetchSession: { operationId: 'fetchWorkflowSession', description: 'State and results of this session', ...session },
     EndSession: { operationId: 'endWorkflowSession', description: 'End this session', ...session },
@@ -70,7 +90,16 @@ export function workflowOperations(services: Services): Operation[] {
       request: { query: workflowListQuerySchema },
       responses: { 200: { description: 'A page of published workflows', body: listAnswer } },
       errorStatuses: [],
-      examples: [{ name: 'one workflow', request: { query: { query: 'digest', limit: 20 } }, response: { status: 200, body: { success: true, data: { workflows: [exampleSummary], limit: 20, skip: 0, has_more: false } } } }],
+      examples: [
+        {
+          name: 'one workflow',
+          request: { query: { query: 'digest', limit: 20 } },
+          response: {
+            status: 200,
+            body: { success: true, data: { workflows: [exampleSummary], limit: 20, skip: 0, has_more: false } },
+          },
+        },
+      ],
       handler: async (_req, res) => {
         res.json({ success: true, data: await listings.list(res.locals.query) });
       },
@@ -81,14 +110,28 @@ export function workflowOperations(services: Services): Operation[] {
       method: 'post',
       path: '/api/external/workflows/active',
       auth: [{ kind: 'signed', action: 'workflow_active', productLine: '-' }],
-      summary: 'The signing wallet\'s active sessions',
+      summary: "The signing wallet's active sessions",
       request: { body: sessionActiveBodySchema },
-      responses: { 200: { description: 'Active sessions', body: ok(Joi.object({ sessions: Joi.array().items(sessionViewSchema).required() })) } },
+      responses: {
+        200: {
+          description: 'Active sessions',
+          body: ok(Joi.object({ sessions: Joi.array().items(sessionViewSchema).required() })),
+        },
+      },
       errorStatuses: [401],
-      examples: [{ name: 'one session', request: { body: EXAMPLE.envelope }, response: { status: 200, body: { success: true, data: { sessions: [exampleSession] } } } }],
+      examples: [
+        {
+          name: 'one session',
+          request: { body: EXAMPLE.envelope },
+          response: { status: 200, body: { success: true, data: { sessions: [exampleSession] } } },
+        },
+      ],
       middleware: [signed(services, 'workflow_active', { readOnly: true })],
       handler: async (_req, res) => {
-        const [, list] = await Promise.all([res.locals.claim, sessions.active(res.locals.wallet, res.locals.body.instance_id)]);
+        const [, list] = await Promise.all([
+          res.locals.claim,
+          sessions.active(res.locals.wallet, res.locals.body.instance_id),
+        ]);
         res.json({ success: true, data: { sessions: list } });
       },
     },
@@ -106,7 +149,20 @@ export function workflowOperations(services: Services): Operation[] {
         {
           name: 'detail',
           request: { params: { workflowId: WORKFLOW } },
-          response: { status: 200, body: { success: true, data: { ...exampleSummary, versions: [{ version: '1.0.0', published_at: EXAMPLE.time }], mcp_server_name: null, default_export_target: null, nodes: [{ id: 'n1', type: 'model' }], edges: [] } } },
+          response: {
+            status: 200,
+            body: {
+              success: true,
+              data: {
+                ...exampleSummary,
+                versions: [{ version: '1.0.0', published_at: EXAMPLE.time }],
+                mcp_server_name: null,
+                default_export_target: null,
+                nodes: [{ id: 'n1', type: 'model' }],
+                edges: [],
+              },
+            },
+          },
         },
       ],
       handler: async (req, res) => {
@@ -119,15 +175,34 @@ export function workflowOperations(services: Services): Operation[] {
       method: 'post',
       path: '/api/external/workflows/{workflowId}/start',
       auth: [{ kind: 'signed', action: 'workflow_start', productLine: '{workflowId}' }],
-      summary: 'Start (or resume) the wallet\'s session of a workflow',
+      summary: "Start (or resume) the wallet's session of a workflow",
       request: { params: workflowParam, body: sessionStartBodySchema },
-      responses: { 200: { description: 'The session', body: ok(sessionViewSchema.keys({ resumed: Joi.boolean().required() })), links: sessionLinks } },
+      responses: {
+        200: {
+          description: 'The session',
+          body: ok(sessionViewSchema.keys({ resumed: Joi.boolean().required() })),
+          links: sessionLinks,
+        },
+      },
       errorStatuses: [401, 402, 404, 409, 429, 503],
-      examples: [{ name: 'started', request: { params: { workflowId: WORKFLOW }, body: EXAMPLE.envelope }, response: { status: 200, body: { success: true, data: { ...exampleSession, resumed: false } } } }],
+      examples: [
+        {
+          name: 'started',
+          request: { params: { workflowId: WORKFLOW }, body: EXAMPLE.envelope },
+          response: { status: 200, body: { success: true, data: { ...exampleSession, resumed: false } } },
+        },
+      ],
       before: [perClientLimit(limits.startPerClient, 'start', { what: 'workflow starts' })],
-      middleware: [signed(services, 'workflow_start'), perWalletLimit(limits.startPerWallet, 'start', { what: 'workflow starts' })],
+      middleware: [
+        signed(services, 'workflow_start'),
+        perWalletLimit(limits.startPerWallet, 'start', { what: 'workflow starts' }),
+      ],
       handler: async (req, res) => {
-        const { session, resumed } = await sessions.start(res.locals.wallet, String(req.params.workflowId), res.locals.body.instance_id);
+        const { session, resumed } = await sessions.start(
+          res.locals.wallet,
+          String(req.params.workflowId),
+          res.locals.body.instance_id,
+        );
         res.json({ success: true, data: { ...session, resumed } });
       },
     },
@@ -137,15 +212,27 @@ export function workflowOperations(services: Services): Operation[] {
       method: 'post',
       path: '/api/external/workflows/{workflowId}/fetch',
       auth: [{ kind: 'signed', action: 'workflow_fetch', productLine: '{workflowId}' }],
-      summary: 'State and results of the wallet\'s session',
+      summary: "State and results of the wallet's session",
       request: { params: workflowParam, body: sessionFetchBodySchema },
       responses: { 200: { description: 'The session', body: ok(sessionViewSchema) } },
       errorStatuses: [401, 404, 429, 503],
-      examples: [{ name: 'running', request: { params: { workflowId: WORKFLOW }, body: EXAMPLE.envelope }, response: { status: 200, body: { success: true, data: exampleSession } } }],
+      examples: [
+        {
+          name: 'running',
+          request: { params: { workflowId: WORKFLOW }, body: EXAMPLE.envelope },
+          response: { status: 200, body: { success: true, data: exampleSession } },
+        },
+      ],
       before: [perClientLimit(limits.fetchPerClient, 'fetch', { what: 'workflow fetches' })],
-      middleware: [signed(services, 'workflow_fetch'), perWalletLimit(limits.fetchPerWallet, 'fetch', { what: 'workflow fetches' })],
+      middleware: [
+        signed(services, 'workflow_fetch'),
+        perWalletLimit(limits.fetchPerWallet, 'fetch', { what: 'workflow fetches' }),
+      ],
       handler: async (req, res) => {
-        res.json({ success: true, data: await sessions.fetch(res.locals.wallet, String(req.params.workflowId), res.locals.body) });
+        res.json({
+          success: true,
+          data: await sessions.fetch(res.locals.wallet, String(req.params.workflowId), res.locals.body),
+        });
       },
     },
     {
@@ -154,20 +241,41 @@ export function workflowOperations(services: Services): Operation[] {
       method: 'post',
       path: '/api/external/workflows/{workflowId}/end',
       auth: [{ kind: 'signed', action: 'workflow_end', productLine: '{workflowId}' }],
-      summary: 'End the wallet\'s session (the active one unless workflow_session_id says)',
+      summary: "End the wallet's session (the active one unless workflow_session_id says)",
       request: { params: workflowParam, body: sessionEndBodySchema },
-      responses: { 200: { description: 'The ended session', body: ok(sessionViewSchema.keys({ already_ended: Joi.boolean().required() })) } },
+      responses: {
+        200: {
+          description: 'The ended session',
+          body: ok(sessionViewSchema.keys({ already_ended: Joi.boolean().required() })),
+        },
+      },
       errorStatuses: [401, 404, 503],
       examples: [
         {
           name: 'ended',
           request: { params: { workflowId: WORKFLOW }, body: EXAMPLE.envelope },
-          response: { status: 200, body: { success: true, data: { ...exampleSession, status: 'ended', end_reason: 'ended_by_wallet', ended_at: EXAMPLE.time, already_ended: false } } },
+          response: {
+            status: 200,
+            body: {
+              success: true,
+              data: {
+                ...exampleSession,
+                status: 'ended',
+                end_reason: 'ended_by_wallet',
+                ended_at: EXAMPLE.time,
+                already_ended: false,
+              },
+            },
+          },
         },
       ],
       middleware: [signed(services, 'workflow_end')],
       handler: async (req, res) => {
-        const { session, alreadyEnded } = await sessions.end(res.locals.wallet, String(req.params.workflowId), res.locals.body.workflow_session_id);
+        const { session, alreadyEnded } = await sessions.end(
+          res.locals.wallet,
+          String(req.params.workflowId),
+          res.locals.body.workflow_session_id,
+        );
         res.json({ success: true, data: { ...session, already_ended: alreadyEnded } });
       },
     },

@@ -1,6 +1,6 @@
+import type { Root } from '../../shared/composition/root';
 import type { AppConfig } from '../../shared/platform/config/index';
 import type { Db } from '../../shared/platform/db/index';
-import type { Root } from '../../shared/composition/root';
 import type { TemporalHandle } from '../../temporal/connection';
 import type { View } from './render';
 
@@ -70,19 +70,24 @@ export class Flags {
       const m = /^--([a-z][a-z0-9-]*)(?:=(.*))?$/s.exec(argv[i]);
       if (!m) throw new UsageError(`unexpected argument: ${argv[i]}`);
       const spec = this.specs.get(m[1]);
-      if (!spec) throw new UsageError(`${command} has no flag --${m[1]}; its flags: ${all.map((s) => `--${s.name}`).join(', ')}`);
+      if (!spec)
+        throw new UsageError(
+          `${command} has no flag --${m[1]}; its flags: ${all.map((s) => `--${s.name}`).join(', ')}`,
+        );
       if (!spec.arg) {
         if (m[2] !== undefined) throw new UsageError(`--${spec.name} is a switch and takes no value`);
         this.values.set(spec.name, 'true');
       } else if (m[2] !== undefined) this.values.set(spec.name, m[2]);
-      else if (argv[i + 1] === undefined || argv[i + 1].startsWith('--')) throw new UsageError(`--${spec.name} needs a value (${spec.arg})`);
+      else if (argv[i + 1] === undefined || argv[i + 1].startsWith('--'))
+        throw new UsageError(`--${spec.name} needs a value (${spec.arg})`);
       else this.values.set(spec.name, argv[++i]);
     }
     for (const spec of declared) this.check(spec);
     const groups = new Set(declared.flatMap((s) => (s.oneOf ? [s.oneOf] : [])));
     for (const group of groups) {
       const names = declared.filter((s) => s.oneOf === group).map((s) => s.name);
-      if (names.filter((n) => this.values.has(n)).length !== 1) throw new UsageError(`give exactly one of ${names.map((n) => `--${n}`).join(' or ')}`);
+      if (names.filter((n) => this.values.has(n)).length !== 1)
+        throw new UsageError(`give exactly one of ${names.map((n) => `--${n}`).join(' or ')}`);
     }
   }
 
@@ -97,7 +102,8 @@ export class Flags {
       const { min, max } = spec.int;
       if (!/^-?\d+$/.test(v)) throw new UsageError(`--${spec.name} is not valid: ${v}`);
       const n = Number(v);
-      if ((min !== undefined && n < min) || (max !== undefined && n > max)) throw new UsageError(`--${spec.name} must be between ${min ?? '-∞'} and ${max ?? '∞'}`);
+      if ((min !== undefined && n < min) || (max !== undefined && n > max))
+        throw new UsageError(`--${spec.name} must be between ${min ?? '-∞'} and ${max ?? '∞'}`);
     }
   }
 

@@ -1,6 +1,6 @@
-import { runExpirySweep } from '../../temporal/credit-expiry/client';
 import type { Repositories } from '../../shared/composition/root';
 import { workspaceAccount } from '../../shared/workspaces/types';
+import { runExpirySweep } from '../../temporal/credit-expiry/client';
 import { type AdminCommand, type Flags, POSITIVE, WALLET } from './command';
 
 const WORKSPACE = /^ws_[A-Za-z0-9_-]{1,64}$/;
@@ -20,10 +20,21 @@ export const creditCommands: AdminCommand[] = [
     summary: "grants credits to a wallet or a workspace's account ws:<id> (idempotent on --id)",
     flags: [
       { name: 'wallet', arg: '0x..', oneOf: 'account', pattern: WALLET, description: 'the wallet to credit' },
-      { name: 'workspace', arg: 'ws_..', oneOf: 'account', pattern: WORKSPACE, description: "the workspace to credit (its account ws:<id>)" },
+      {
+        name: 'workspace',
+        arg: 'ws_..',
+        oneOf: 'account',
+        pattern: WORKSPACE,
+        description: 'the workspace to credit (its account ws:<id>)',
+      },
       { name: 'credits', arg: 'N', required: true, pattern: POSITIVE, description: 'how many credits' },
       { name: 'type', arg: 'TYPE', description: 'the credit type recorded on the grant (default admin_grant)' },
-      { name: 'expires-days', arg: 'D', pattern: POSITIVE, description: 'days until the grant expires (default: the configured expiry)' },
+      {
+        name: 'expires-days',
+        arg: 'D',
+        pattern: POSITIVE,
+        description: 'days until the grant expires (default: the configured expiry)',
+      },
       { name: 'id', arg: 'GRANT_ID', description: 'the grant id; granting the same id again changes nothing' },
     ],
     run: async ({ config, root }, f) => {
@@ -47,7 +58,11 @@ export const creditCommands: AdminCommand[] = [
       { name: 'reason', arg: 'TEXT', description: 'recorded with the revocation' },
     ],
     run: async ({ root }, f) => {
-      const result = await root.repos.ledger.revokeGrant({ wallet: f.need('wallet').toLowerCase(), grantId: f.need('grant'), reason: f.optional('reason') });
+      const result = await root.repos.ledger.revokeGrant({
+        wallet: f.need('wallet').toLowerCase(),
+        grantId: f.need('grant'),
+        reason: f.optional('reason'),
+      });
       if (result === null) throw new Error('no such grant for that wallet');
       return result;
     },

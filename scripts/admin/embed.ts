@@ -1,5 +1,5 @@
-import { normalizeOrigin, PRODUCT_ID } from '../../shared/embed/rules';
 import type { EmbedItem } from '../../shared/embed/model';
+import { normalizeOrigin, PRODUCT_ID } from '../../shared/embed/rules';
 import { type AdminCommand, type AdminContext, UsageError } from './command';
 import type { View } from './render';
 
@@ -31,26 +31,54 @@ export const embedCommands: AdminCommand[] = [
     name: 'bundle:create',
     summary: "creates a bundle for embedding; its workflows run as the group's webhook runs (on the group's budget)",
     flags: [
-      { name: 'workspace', arg: 'ws_..', required: true, pattern: WS, description: 'the workspace that publishes the bundle' },
-      { name: 'group', arg: 'grp_..', required: true, pattern: GROUP, description: "the workspace's agent group whose budget pays for the runs" },
+      {
+        name: 'workspace',
+        arg: 'ws_..',
+        required: true,
+        pattern: WS,
+        description: 'the workspace that publishes the bundle',
+      },
+      {
+        name: 'group',
+        arg: 'grp_..',
+        required: true,
+        pattern: GROUP,
+        description: "the workspace's agent group whose budget pays for the runs",
+      },
       { name: 'name', arg: 'TEXT', required: true, description: 'shown in the widget' },
-      { name: 'origins', arg: 'https://a.example,..', description: 'host origins allowed to frame the widget, comma-separated' },
+      {
+        name: 'origins',
+        arg: 'https://a.example,..',
+        description: 'host origins allowed to frame the widget, comma-separated',
+      },
     ],
     view: BUNDLE_VIEW,
     run: async (ctx, f) => {
       const workspaceId = f.need('workspace');
       const groupId = f.need('group');
       const group = await ctx.root.repos.workspaces.getGroup(groupId);
-      if (!group || group.workspace_id !== workspaceId) throw new UsageError(`agent group ${groupId} is not in workspace ${workspaceId}`);
-      return repo(ctx).createBundle({ workspaceId, groupId, name: f.need('name'), origins: origins(f.optional('origins')) });
+      if (!group || group.workspace_id !== workspaceId)
+        throw new UsageError(`agent group ${groupId} is not in workspace ${workspaceId}`);
+      return repo(ctx).createBundle({
+        workspaceId,
+        groupId,
+        name: f.need('name'),
+        origins: origins(f.optional('origins')),
+      });
     },
   },
   {
     name: 'bundle:add',
-    summary: 'exposes a published workflow of the workspace or an active product, and/or allows a host origin (idempotent)',
+    summary:
+      'exposes a published workflow of the workspace or an active product, and/or allows a host origin (idempotent)',
     flags: [
       { name: 'bundle', arg: 'bnd_..', required: true, pattern: BUNDLE, description: 'the bundle to extend' },
-      { name: 'workflow', arg: 'wf_..', pattern: WORKFLOW, description: 'a published workflow of the workspace to expose' },
+      {
+        name: 'workflow',
+        arg: 'wf_..',
+        pattern: WORKFLOW,
+        description: 'a published workflow of the workspace to expose',
+      },
       { name: 'product', arg: 'PRODUCT_ID', pattern: PRODUCT_ID, description: 'an active product to expose' },
       { name: 'origin', arg: 'https://..', description: 'a host origin to allow' },
     ],
@@ -64,8 +92,10 @@ export const embedCommands: AdminCommand[] = [
       const wf = f.optional('workflow');
       if (wf) {
         const def = await ctx.root.repos.workflows.get(wf);
-        if (!def || (def.workspace_id !== null && def.workspace_id !== bundle.workspace_id)) throw new UsageError(`no workflow ${wf} in workspace ${bundle.workspace_id}`);
-        if (def.versions.length === 0) throw new UsageError(`workflow ${wf} has no published version (workflow:publish)`);
+        if (!def || (def.workspace_id !== null && def.workspace_id !== bundle.workspace_id))
+          throw new UsageError(`no workflow ${wf} in workspace ${bundle.workspace_id}`);
+        if (def.versions.length === 0)
+          throw new UsageError(`workflow ${wf} has no published version (workflow:publish)`);
         items.push({ kind: 'workflow', ref: wf });
       }
       const product = f.optional('product');
@@ -84,7 +114,14 @@ export const embedCommands: AdminCommand[] = [
     summary: 'lists bundles with their items and allowed origins',
     flags: [{ name: 'workspace', arg: 'ws_..', pattern: WS, description: "only this workspace's bundles" }],
     view: {
-      columns: ['_id', 'workspace_id', 'group_id', { key: 'name', max: 30 }, { key: 'items', value: (b) => (b.items as EmbedItem[]).map((i) => `${i.kind}:${i.ref}`) }, { key: 'allowed_origins', header: 'ORIGINS' }],
+      columns: [
+        '_id',
+        'workspace_id',
+        'group_id',
+        { key: 'name', max: 30 },
+        { key: 'items', value: (b) => (b.items as EmbedItem[]).map((i) => `${i.kind}:${i.ref}`) },
+        { key: 'allowed_origins', header: 'ORIGINS' },
+      ],
     },
     run: (ctx, f) => repo(ctx).listBundles(f.optional('workspace')),
   },

@@ -1,4 +1,4 @@
-import { COMMON_FLAGS, type AdminCommand, type FlagSpec } from './command';
+import { type AdminCommand, COMMON_FLAGS, type FlagSpec } from './command';
 import { table } from './render';
 
 const PROGRAM = 'npm run admin --';
@@ -13,20 +13,33 @@ export function usageLine(command: AdminCommand): string {
     if (s.oneOf) {
       if (groups.has(s.oneOf)) continue;
       groups.add(s.oneOf);
-      parts.push(`(${command.flags.filter((o) => o.oneOf === s.oneOf).map(shown).join(' | ')})`);
+      parts.push(
+        `(${command.flags
+          .filter((o) => o.oneOf === s.oneOf)
+          .map(shown)
+          .join(' | ')})`,
+      );
     } else parts.push(s.required ? shown(s) : `[${shown(s)}]`);
   }
   return parts.join(' ');
 }
 
 function need(s: FlagSpec, command: AdminCommand): string {
-  if (s.oneOf) return `one of ${command.flags.filter((o) => o.oneOf === s.oneOf).map((o) => `--${o.name}`).join('/')}`;
+  if (s.oneOf)
+    return `one of ${command.flags
+      .filter((o) => o.oneOf === s.oneOf)
+      .map((o) => `--${o.name}`)
+      .join('/')}`;
   return s.required ? 'required' : 'optional';
 }
 
 /** `<command> --help` and `help <command>`: usage, summary, and each flag with its meaning. */
 export function commandHelp(command: AdminCommand): string {
-  const rows = [...command.flags, ...COMMON_FLAGS].map((s) => ({ flag: shown(s), need: COMMON_FLAGS.includes(s) ? 'optional' : need(s, command), description: s.description }));
+  const rows = [...command.flags, ...COMMON_FLAGS].map((s) => ({
+    flag: shown(s),
+    need: COMMON_FLAGS.includes(s) ? 'optional' : need(s, command),
+    description: s.description,
+  }));
   return [
     `usage: ${PROGRAM} ${command.name} ${usageLine(command)}`.trimEnd() + ' [--json]',
     '',
@@ -44,6 +57,8 @@ export function listing(commands: readonly AdminCommand[]): string {
     `usage: ${PROGRAM} <command> [--flags] [--json]`,
     `       ${PROGRAM} <command> --help   (or: help <command>) for a command's flags`,
     '',
-    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${usageLine(c)}`.trimEnd() + `\n  ${' '.repeat(width)}  ${c.summary}`),
+    ...commands.map(
+      (c) => `  ${c.name.padEnd(width)}  ${usageLine(c)}`.trimEnd() + `\n  ${' '.repeat(width)}  ${c.summary}`,
+    ),
   ].join('\n');
 }

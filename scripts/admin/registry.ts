@@ -1,13 +1,13 @@
-import type { AdminCommand } from './command';
 import { chainCommands } from './chain';
+import type { AdminCommand } from './command';
 import { creditCommands } from './credits';
-import { tokenCommands } from './tokens';
-import { toolCommands } from './tools';
-import { workspaceCommands } from './workspaces';
-import { workflowCommands } from './workflows';
+import { embedCommands } from './embed';
 import { jobCommands } from './jobs';
 import { scheduleCommands } from './schedules';
-import { embedCommands } from './embed';
+import { tokenCommands } from './tokens';
+import { toolCommands } from './tools';
+import { workflowCommands } from './workflows';
+import { workspaceCommands } from './workspaces';
 
 /** Every operator command. An area adds its own `scripts/admin/<area>.ts` and one line here. */
 export const COMMANDS: readonly AdminCommand[] = [

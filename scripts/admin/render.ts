@@ -18,8 +18,10 @@ export interface View {
   hide?: readonly string[];
 }
 
-const isRecord = (v: unknown): v is Row => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
-const isScalar = (v: unknown): boolean => !isRecord(v) && !(Array.isArray(v) && v.some((x) => typeof x === 'object' && x !== null && !(x instanceof Date)));
+const isRecord = (v: unknown): v is Row =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+const isScalar = (v: unknown): boolean =>
+  !isRecord(v) && !(Array.isArray(v) && v.some((x) => typeof x === 'object' && x !== null && !(x instanceof Date)));
 
 /** One value on one line: dates as ISO, nothing (or empty text) as `-`, lists of scalars joined, objects as compact JSON. */
 export function cell(v: unknown): string {
@@ -38,9 +40,14 @@ function clip(text: string, max: number | undefined): string {
 export function table(rows: readonly Row[], columns: readonly Column[], indent = ''): string {
   if (rows.length === 0) return `${indent}(none)`;
   const cols = columns.map((c) => (typeof c === 'string' ? { key: c } : c));
-  const lines = [cols.map((c) => c.header ?? c.key.replace(/^_/, '').toUpperCase()), ...rows.map((r) => cols.map((c) => clip(cell(c.value ? c.value(r) : r[c.key]), c.max)))];
+  const lines = [
+    cols.map((c) => c.header ?? c.key.replace(/^_/, '').toUpperCase()),
+    ...rows.map((r) => cols.map((c) => clip(cell(c.value ? c.value(r) : r[c.key]), c.max))),
+  ];
   const widths = cols.map((_, i) => Math.max(...lines.map((l) => l[i].length)));
-  return lines.map((l) => indent + l.map((text, i) => (i === l.length - 1 ? text : text.padEnd(widths[i]))).join('  ')).join('\n');
+  return lines
+    .map((l) => indent + l.map((text, i) => (i === l.length - 1 ? text : text.padEnd(widths[i]))).join('  '))
+    .join('\n');
 }
 
 /** The columns the generic rendering picks for a list: every field of its records, in first-seen order. */
@@ -54,13 +61,16 @@ export function fields(record: Row, view: View = {}, indent = ''): string {
   const lines: string[] = [];
   for (const [k, v] of Object.entries(record)) {
     if (hidden.has(k)) continue;
-    if (isRecord(v)) lines.push(Object.keys(v).length ? `${indent}${k}:\n${fields(v, {}, indent + '  ')}` : `${indent}${k}: {}`);
+    if (isRecord(v))
+      lines.push(Object.keys(v).length ? `${indent}${k}:\n${fields(v, {}, indent + '  ')}` : `${indent}${k}: {}`);
     else if (Array.isArray(v) && !isScalar(v)) lines.push(`${indent}${k}:\n${list(v, undefined, indent + '  ')}`);
     else lines.push(`${indent}${k}: ${Array.isArray(v) && v.length ? v.map(cell).join(', ') : cell(v)}`);
   }
   for (const [k, columns] of Object.entries(view.tables ?? {})) {
     const rows = record[k];
-    lines.push(Array.isArray(rows) ? `${indent}${k}:\n${list(rows, columns, indent + '  ')}` : `${indent}${k}: ${cell(rows)}`);
+    lines.push(
+      Array.isArray(rows) ? `${indent}${k}:\n${list(rows, columns, indent + '  ')}` : `${indent}${k}: ${cell(rows)}`,
+    );
   }
   return lines.join('\n');
 }

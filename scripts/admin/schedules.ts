@@ -4,7 +4,7 @@ import { pauseSchedule, resumeSchedule } from '../../shared/schedules/lifecycle'
 import { buildSchedule } from '../../shared/schedules/new-schedule';
 import type { Schedule } from '../../shared/schedules/repository';
 import { SCHEDULE_ID } from '../../shared/schedules/schemas';
-import { type AdminCommand, type AdminContext, type FlagSpec, type Flags, UsageError } from './command';
+import { type AdminCommand, type AdminContext, type Flags, type FlagSpec, UsageError } from './command';
 
 const BUDGET = /^bud_[A-Za-z0-9_-]{1,64}$/;
 const WORKFLOW = /^wf_[A-Za-z0-9_-]{1,64}$/;
@@ -24,7 +24,15 @@ async function views(ctx: AdminContext, schedules: Schedule[]) {
   });
 }
 
-const SCHEDULE_FLAG: FlagSpec[] = [{ name: 'schedule', arg: 'sch_..', required: true, pattern: SCHEDULE_ID, description: 'the schedule (schedule:list shows them)' }];
+const SCHEDULE_FLAG: FlagSpec[] = [
+  {
+    name: 'schedule',
+    arg: 'sch_..',
+    required: true,
+    pattern: SCHEDULE_ID,
+    description: 'the schedule (schedule:list shows them)',
+  },
+];
 
 async function need(ctx: AdminContext, f: Flags): Promise<Schedule> {
   const s = await repo(ctx).get(f.need('schedule'));
@@ -37,10 +45,28 @@ export const scheduleCommands: AdminCommand[] = [
     name: 'schedule:create',
     summary: 'schedules a workflow on a budget (the workflow must be on the budget); cron has five fields, no seconds',
     flags: [
-      { name: 'budget', arg: 'bud_..', required: true, pattern: BUDGET, description: 'the budget that pays for its runs' },
-      { name: 'workflow', arg: 'wf_..', required: true, pattern: WORKFLOW, description: 'the workflow to run (listed on the budget: budget:add-workflow)' },
+      {
+        name: 'budget',
+        arg: 'bud_..',
+        required: true,
+        pattern: BUDGET,
+        description: 'the budget that pays for its runs',
+      },
+      {
+        name: 'workflow',
+        arg: 'wf_..',
+        required: true,
+        pattern: WORKFLOW,
+        description: 'the workflow to run (listed on the budget: budget:add-workflow)',
+      },
       { name: 'cron', arg: '"M H DoM Mon DoW"', oneOf: 'timing', description: 'a five-field cron expression, in --tz' },
-      { name: 'every', arg: 'N[s|m|h|d]', oneOf: 'timing', pattern: EVERY, description: 'a fixed interval (seconds without a unit)' },
+      {
+        name: 'every',
+        arg: 'N[s|m|h|d]',
+        oneOf: 'timing',
+        pattern: EVERY,
+        description: 'a fixed interval (seconds without a unit)',
+      },
       { name: 'tz', arg: 'Area/City', required: true, description: 'the IANA time zone of the timing' },
       { name: 'start', arg: 'ISO', description: 'no occurrence before this time (default: now)' },
     ],
@@ -56,10 +82,19 @@ export const scheduleCommands: AdminCommand[] = [
       if (!budget) throw new Error(`no budget ${budgetId}`);
       const workflow = await ctx.root.repos.workflows.get(workflowId);
       if (!workflow) throw new Error(`no workflow ${workflowId}`);
-      if (!budget.workflow_ids.includes(workflowId)) throw new Error(`workflow ${workflowId} is not on budget ${budgetId}; add it with budget:add-workflow`);
+      if (!budget.workflow_ids.includes(workflowId))
+        throw new Error(`workflow ${workflowId} is not on budget ${budgetId}; add it with budget:add-workflow`);
       const m = every ? EVERY.exec(every)! : null;
       const built = buildSchedule(
-        { budgetId, workspaceId: budget.workspace_id, workflowId, cron: cron ?? null, everySeconds: m ? Number(m[1]) * UNIT[m[2]] : null, timezone: f.need('tz'), startAt },
+        {
+          budgetId,
+          workspaceId: budget.workspace_id,
+          workflowId,
+          cron: cron ?? null,
+          everySeconds: m ? Number(m[1]) * UNIT[m[2]] : null,
+          timezone: f.need('tz'),
+          startAt,
+        },
         new Date(),
       );
       if ('problem' in built) throw new UsageError(built.problem);
@@ -92,7 +127,8 @@ export const scheduleCommands: AdminCommand[] = [
   },
   {
     name: 'schedule:reindex',
-    summary: 'counts the open occurrences (queued) and those an active claim holds (held); nothing to rebuild since schedules are due from their own documents',
+    summary:
+      'counts the open occurrences (queued) and those an active claim holds (held); nothing to rebuild since schedules are due from their own documents',
     flags: [{ name: 'budget', arg: 'bud_..', pattern: BUDGET, description: "only this budget's schedules" }],
     run: async (ctx, f) => repo(ctx).openOccurrences({ budgetId: f.optional('budget') }, new Date()),
   },
@@ -114,9 +150,14 @@ export const scheduleCommands: AdminCommand[] = [
         'next_due_at',
         'last_run_at',
         'last_outcome',
-        { key: 'claim', header: 'CLAIMED_UNTIL', value: (s) => (s.claim as { lease_expires_at?: string } | null)?.lease_expires_at },
+        {
+          key: 'claim',
+          header: 'CLAIMED_UNTIL',
+          value: (s) => (s.claim as { lease_expires_at?: string } | null)?.lease_expires_at,
+        },
       ],
     },
-    run: async (ctx, f) => views(ctx, await repo(ctx).list({ budgetId: f.optional('budget'), workspaceId: f.optional('workspace') })),
+    run: async (ctx, f) =>
+      views(ctx, await repo(ctx).list({ budgetId: f.optional('budget'), workspaceId: f.optional('workspace') })),
   },
 ];

@@ -1,4 +1,4 @@
-import { POSITIVE, WALLET, type AdminCommand } from './command';
+import { type AdminCommand, POSITIVE, WALLET } from './command';
 
 export const tokenCommands: AdminCommand[] = [
   {
@@ -27,7 +27,9 @@ export const tokenCommands: AdminCommand[] = [
   {
     name: 'token:revoke',
     summary: 'revokes a bearer token',
-    flags: [{ name: 'token-id', arg: 'tok_..', required: true, description: 'the token to revoke (token:list shows them)' }],
+    flags: [
+      { name: 'token-id', arg: 'tok_..', required: true, description: 'the token to revoke (token:list shows them)' },
+    ],
     run: async ({ root }, f) => ({ revoked: await root.services.tokens.revoke(f.need('token-id')) }),
   },
 ];

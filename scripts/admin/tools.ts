@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type Joi from 'joi';
+import type { ToolRepository } from '../../shared/tools/repository';
 import { parseCategories, queryTerms, type ToolProduct } from '../../shared/tools/rules';
 import { actionInput, budgetOperatorInput, productInput, productPatch } from '../../shared/tools/schemas';
 import { runHoldHeal } from '../../temporal/tool-holds/client';
-import type { ToolRepository } from '../../shared/tools/repository';
-import { UsageError, WALLET, type AdminCommand, type FlagSpec, type Flags } from './command';
+import { type AdminCommand, type Flags, type FlagSpec, UsageError, WALLET } from './command';
 import type { Column, View } from './render';
 
 function valid<T>(schema: Joi.Schema, value: unknown): T {
@@ -45,7 +45,14 @@ function shown(p: ToolProduct) {
     active: p.active,
     private: p.private,
     extra: p.extra,
-    actions: p.actions.map((a) => ({ slug: a.slug, name: a.name, credits: a.credits, x402_usd: a.x402_usd, runner: a.runner, parameters_schema: a.parameters_schema })),
+    actions: p.actions.map((a) => ({
+      slug: a.slug,
+      name: a.name,
+      credits: a.credits,
+      x402_usd: a.x402_usd,
+      runner: a.runner,
+      parameters_schema: a.parameters_schema,
+    })),
   };
 }
 
@@ -57,7 +64,9 @@ const ACTION_COLUMNS: Column[] = [
 ];
 
 function runnerText(r: Record<string, unknown>): string {
-  return r.kind === 'builtin' ? `builtin ${String(r.handler)}` : `${String(r.method ?? 'POST')} ${String(r.url)}${r.secret ? ` (secret ${String(r.secret)})` : ''}`;
+  return r.kind === 'builtin'
+    ? `builtin ${String(r.handler)}`
+    : `${String(r.method ?? 'POST')} ${String(r.url)}${r.secret ? ` (secret ${String(r.secret)})` : ''}`;
 }
 
 function capFlag(f: Flags, name: string): number | null {
@@ -81,7 +90,12 @@ const PRODUCT_FIELDS: FlagSpec[] = [
   { name: 'display-name', arg: 'TEXT', description: 'the name people see (default: --name)' },
   { name: 'description', arg: 'TEXT', description: 'what the tool does' },
   { name: 'categories', arg: 'a,b', description: 'catalog categories, comma-separated' },
-  { name: 'active', arg: 'true|false', pattern: BOOL, description: 'false hides it from the catalog and refuses calls' },
+  {
+    name: 'active',
+    arg: 'true|false',
+    pattern: BOOL,
+    description: 'false hides it from the catalog and refuses calls',
+  },
   { name: 'private', arg: 'true|false', pattern: BOOL, description: 'true hides it from listings (callable by slug)' },
   { name: 'extra', arg: 'JSON', description: 'extra fields stored with the product, a JSON object' },
 ];
@@ -148,7 +162,11 @@ export const toolCommands: AdminCommand[] = [
       { name: 'builtin', arg: 'NAME', oneOf: 'runner', description: 'a built-in handler that runs it' },
       { name: 'method', arg: 'POST|GET', description: 'with --url: the HTTP method (default POST)' },
       { name: 'timeout-ms', arg: 'N', int: { min: 100, max: 60_000 }, description: 'how long a call may take' },
-      { name: 'secret', arg: 'NAME', description: 'with --url: a stored vendor credential (secret:set) sent with each call' },
+      {
+        name: 'secret',
+        arg: 'NAME',
+        description: 'with --url: a stored vendor credential (secret:set) sent with each call',
+      },
       { name: 'auth-header', arg: 'H', description: 'with --secret: the header that carries it' },
       { name: 'auth-scheme', arg: 'S', description: "with --secret: the scheme before it ('' for none)" },
       { name: 'name', arg: 'TEXT', description: 'a display name' },
@@ -161,7 +179,9 @@ export const toolCommands: AdminCommand[] = [
     view: PRODUCT_VIEW,
     run: async ({ root }, f) => {
       const schemaFile = f.optional('schema-file');
-      const schema = schemaFile ? (JSON.parse(readFileSync(schemaFile, 'utf8')) as Record<string, unknown>) : json(f, 'schema');
+      const schema = schemaFile
+        ? (JSON.parse(readFileSync(schemaFile, 'utf8')) as Record<string, unknown>)
+        : json(f, 'schema');
       const builtin = f.optional('builtin');
       const url = f.optional('url');
       const timeout = f.int('timeout-ms');
@@ -207,7 +227,10 @@ export const toolCommands: AdminCommand[] = [
           'categories',
           'active',
           'private',
-          { key: 'actions', value: (p) => (p.actions as { slug: string; credits: number }[]).map((a) => `${a.slug}:${a.credits}`) },
+          {
+            key: 'actions',
+            value: (p) => (p.actions as { slug: string; credits: number }[]).map((a) => `${a.slug}:${a.credits}`),
+          },
         ],
       },
     },
@@ -215,7 +238,12 @@ export const toolCommands: AdminCommand[] = [
       const page = f.int('page') ?? 1;
       const pageSize = f.int('page-size') ?? 100;
       const { items, total } = await root.repos.tools.listProducts(
-        { terms: queryTerms(f.optional('query')), categories: parseCategories(f.optional('categories')), page, pageSize },
+        {
+          terms: queryTerms(f.optional('query')),
+          categories: parseCategories(f.optional('categories')),
+          page,
+          pageSize,
+        },
         { includeHidden: f.has('all') },
       );
       return { total_count: total, page, page_size: pageSize, products: items.map(shown) };
@@ -225,7 +253,13 @@ export const toolCommands: AdminCommand[] = [
     name: 'secret:set',
     summary: 'stores a vendor credential encrypted (AES-256-GCM, TOOL_SECRETS_KEY); actions use it by --secret NAME',
     flags: [
-      { name: 'name', arg: 'NAME', required: true, pattern: /^[A-Za-z0-9_.:-]{1,64}$/, description: 'the name actions refer to' },
+      {
+        name: 'name',
+        arg: 'NAME',
+        required: true,
+        pattern: /^[A-Za-z0-9_.:-]{1,64}$/,
+        description: 'the name actions refer to',
+      },
       { name: 'from-env', arg: 'VAR', description: 'read the value from this environment variable (default: stdin)' },
     ],
     note: 'The value is read from $VAR or stdin, never from the command line.',
@@ -234,7 +268,8 @@ export const toolCommands: AdminCommand[] = [
       const fromEnv = f.optional('from-env');
       const value = fromEnv ? process.env[fromEnv] : readStdin();
       if (!value) throw new UsageError(fromEnv ? `$${fromEnv} is empty` : 'no secret on stdin');
-      if (config.nodeEnv === 'production' && config.tools.secretsKeyIsDevDefault) throw new Error('TOOL_SECRETS_KEY is not set');
+      if (config.nodeEnv === 'production' && config.tools.secretsKeyIsDevDefault)
+        throw new Error('TOOL_SECRETS_KEY is not set');
       return root.repos.tools.setSecret(name, value, config.tools.secretsKey);
     },
   },
@@ -249,22 +284,42 @@ export const toolCommands: AdminCommand[] = [
     summary: "sets a wallet's tool budget (credits per call and per UTC day; none: no cap)",
     flags: [
       { name: 'wallet', arg: '0x..', required: true, pattern: WALLET, description: 'whose budget' },
-      { name: 'per-call', arg: 'N|none', pattern: CAP, description: 'the most credits one call may cost (default none)' },
+      {
+        name: 'per-call',
+        arg: 'N|none',
+        pattern: CAP,
+        description: 'the most credits one call may cost (default none)',
+      },
       { name: 'daily', arg: 'N|none', pattern: CAP, description: 'the most credits per UTC day (default none)' },
     ],
     run: async ({ root }, f) => {
-      const input = valid<{ wallet: string; per_call_credits: number | null; daily_credits: number | null }>(budgetOperatorInput, {
-        wallet: f.need('wallet'),
-        per_call_credits: capFlag(f, 'per-call'),
-        daily_credits: capFlag(f, 'daily'),
-      });
-      return root.repos.tools.setBudget(input.wallet.toLowerCase(), { per_call_credits: input.per_call_credits, daily_credits: input.daily_credits }, 'operator');
+      const input = valid<{ wallet: string; per_call_credits: number | null; daily_credits: number | null }>(
+        budgetOperatorInput,
+        {
+          wallet: f.need('wallet'),
+          per_call_credits: capFlag(f, 'per-call'),
+          daily_credits: capFlag(f, 'daily'),
+        },
+      );
+      return root.repos.tools.setBudget(
+        input.wallet.toLowerCase(),
+        { per_call_credits: input.per_call_credits, daily_credits: input.daily_credits },
+        'operator',
+      );
     },
   },
   {
     name: 'tools:heal-holds',
     summary: 'runs the stale-hold healer through Temporal now and waits for it',
-    flags: [{ name: 'older-than-minutes', arg: 'N', int: { min: 0 }, description: 'heal holds older than this (default: the configured staleness)' }],
-    run: ({ config, temporal }, f) => runHoldHeal(temporal(), `cli-${Date.now()}`, f.int('older-than-minutes') ?? config.tools.holdStaleMinutes),
+    flags: [
+      {
+        name: 'older-than-minutes',
+        arg: 'N',
+        int: { min: 0 },
+        description: 'heal holds older than this (default: the configured staleness)',
+      },
+    ],
+    run: ({ config, temporal }, f) =>
+      runHoldHeal(temporal(), `cli-${Date.now()}`, f.int('older-than-minutes') ?? config.tools.holdStaleMinutes),
   },
 ];

@@ -19,8 +19,18 @@ export const workflowCommands: AdminCommand[] = [
     name: 'workflow:create',
     summary: 'validates and stores a workflow definition (problems are listed with their paths)',
     flags: [
-      { name: 'file', arg: 'definition.json', required: true, description: 'the definition: name, description, nodes, edges (docs/workflows.md)' },
-      { name: 'workspace', arg: 'ws_..', pattern: WS, description: 'the workspace that owns it (default: none, a platform workflow)' },
+      {
+        name: 'file',
+        arg: 'definition.json',
+        required: true,
+        description: 'the definition: name, description, nodes, edges (docs/workflows.md)',
+      },
+      {
+        name: 'workspace',
+        arg: 'ws_..',
+        pattern: WS,
+        description: 'the workspace that owns it (default: none, a platform workflow)',
+      },
     ],
     view: WORKFLOW_VIEW,
     run: async ({ root }, f) => {
@@ -38,7 +48,17 @@ export const workflowCommands: AdminCommand[] = [
     name: 'workflow:list',
     summary: 'stored workflows (without their graphs)',
     flags: [{ name: 'workspace', arg: 'ws_..', pattern: WS, description: "only this workspace's workflows" }],
-    view: { columns: ['_id', 'workspace_id', { key: 'name', max: 30 }, 'status', { key: 'latest_version', header: 'VERSION' }, { key: 'node_count', header: 'NODES' }, 'updated_at'] },
+    view: {
+      columns: [
+        '_id',
+        'workspace_id',
+        { key: 'name', max: 30 },
+        'status',
+        { key: 'latest_version', header: 'VERSION' },
+        { key: 'node_count', header: 'NODES' },
+        'updated_at',
+      ],
+    },
     run: ({ root }, f) => root.repos.workflows.list({ workspaceId: f.optional('workspace') }),
   },
   {
@@ -57,7 +77,13 @@ export const workflowCommands: AdminCommand[] = [
     summary: 'publishes the current definition as a new (higher) semantic version',
     flags: [
       { name: 'id', arg: 'wf_..', required: true, pattern: WORKFLOW, description: 'the workflow' },
-      { name: 'version', arg: 'X.Y.Z', required: true, pattern: /^\d+\.\d+\.\d+$/, description: 'higher than its latest version' },
+      {
+        name: 'version',
+        arg: 'X.Y.Z',
+        required: true,
+        pattern: /^\d+\.\d+\.\d+$/,
+        description: 'higher than its latest version',
+      },
     ],
     view: WORKFLOW_VIEW,
     run: ({ root }, f) => root.repos.workflows.publish(f.need('id'), f.need('version')),

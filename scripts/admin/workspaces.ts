@@ -40,13 +40,26 @@ export const workspaceCommands: AdminCommand[] = [
   },
   {
     name: 'budget:add-workflow',
-    summary: 'lists a workflow on a budget, approving that published version (without: the latest at first use); idempotent',
+    summary:
+      'lists a workflow on a budget, approving that published version (without: the latest at first use); idempotent',
     flags: [
       { name: 'budget', arg: 'bud_..', required: true, pattern: BUDGET, description: 'the budget' },
-      { name: 'workflow', arg: 'wf_..', required: true, pattern: WORKFLOW, description: 'the workflow its keys may then run' },
-      { name: 'version', arg: 'X.Y.Z', pattern: /^\d+\.\d+\.\d+$/, description: 'the published version approved (default: the latest, pinned at first use)' },
+      {
+        name: 'workflow',
+        arg: 'wf_..',
+        required: true,
+        pattern: WORKFLOW,
+        description: 'the workflow its keys may then run',
+      },
+      {
+        name: 'version',
+        arg: 'X.Y.Z',
+        pattern: /^\d+\.\d+\.\d+$/,
+        description: 'the published version approved (default: the latest, pinned at first use)',
+      },
     ],
-    run: (ctx, f) => repo(ctx).addWorkflowToBudget(f.need('budget'), f.need('workflow'), new Date(), f.optional('version') ?? null),
+    run: (ctx, f) =>
+      repo(ctx).addWorkflowToBudget(f.need('budget'), f.need('workflow'), new Date(), f.optional('version') ?? null),
   },
   {
     name: 'apikey:create',
@@ -56,7 +69,10 @@ export const workspaceCommands: AdminCommand[] = [
       { name: 'label', arg: 'TEXT', description: 'a name to recognise the key by' },
     ],
     run: async (ctx, f) => {
-      const { apiKey, apiKeyId } = await repo(ctx).createApiKey({ workspaceId: f.need('workspace'), label: f.optional('label') });
+      const { apiKey, apiKeyId } = await repo(ctx).createApiKey({
+        workspaceId: f.need('workspace'),
+        label: f.optional('label'),
+      });
       return { api_key: apiKey, api_key_id: apiKeyId };
     },
   },
@@ -110,11 +126,25 @@ export const workspaceCommands: AdminCommand[] = [
     name: 'approval:list',
     summary: 'approval requests opened by blocked triggers',
     flags: [
-      { name: 'status', arg: 'open|approved', pattern: /^(open|approved)$/, description: 'only requests in this status' },
+      {
+        name: 'status',
+        arg: 'open|approved',
+        pattern: /^(open|approved)$/,
+        description: 'only requests in this status',
+      },
       { name: 'workspace', arg: 'ws_..', pattern: WS, description: "only this workspace's requests" },
     ],
     view: {
-      columns: ['_id', 'kind', 'status', 'workspace_id', 'budget_id', { key: 'subject', value: (a) => a.workflow_id ?? a.credential_name }, { key: 'reason', max: 40 }, 'created_at'],
+      columns: [
+        '_id',
+        'kind',
+        'status',
+        'workspace_id',
+        'budget_id',
+        { key: 'subject', value: (a) => a.workflow_id ?? a.credential_name },
+        { key: 'reason', max: 40 },
+        'created_at',
+      ],
     },
     run: (ctx, f) => {
       const status = f.optional('status') as 'open' | 'approved' | undefined;
@@ -125,10 +155,17 @@ export const workspaceCommands: AdminCommand[] = [
     name: 'approval:approve',
     summary: 'resolves a request: lists the workflow on the budget / accepts the credential (optionally setting it)',
     flags: [
-      { name: 'id', arg: 'apr_..', required: true, pattern: APPROVAL, description: 'the request (approval:list shows them)' },
+      {
+        name: 'id',
+        arg: 'apr_..',
+        required: true,
+        pattern: APPROVAL,
+        description: 'the request (approval:list shows them)',
+      },
       { name: 'value', arg: 'TEXT', description: 'for a credential request: the value to store' },
       { name: 'by', arg: 'NAME', description: 'who approved it (default operator_cli)' },
     ],
-    run: (ctx, f) => repo(ctx).approve(f.need('id'), { by: f.optional('by') ?? 'operator_cli', credentialValue: f.optional('value') }),
+    run: (ctx, f) =>
+      repo(ctx).approve(f.need('id'), { by: f.optional('by') ?? 'operator_cli', credentialValue: f.optional('value') }),
   },
 ];

@@ -79,7 +79,17 @@ async function launch(port: number, chainId: number, opts: StartAnvilOptions): P
   const rpcUrl = `http://127.0.0.1:${port}`;
   // Otherwise the readiness poll could be answered by whatever already listens there.
   if (await portOpen(port)) throw new Error(`anvil: 127.0.0.1:${port} is already in use (address already in use)`);
-  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--mnemonic', DEV_MNEMONIC, '--quiet'];
+  const args = [
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--chain-id',
+    String(chainId),
+    '--mnemonic',
+    DEV_MNEMONIC,
+    '--quiet',
+  ];
   if (opts.dataDir) {
     fs.mkdirSync(opts.dataDir, { recursive: true });
     args.push('--state', path.join(opts.dataDir, 'anvil-state.json'));
@@ -92,7 +102,8 @@ async function launch(port: number, chainId: number, opts: StartAnvilOptions): P
     timeoutMs: opts.timeoutMs ?? 20000,
   });
   try {
-    if (proc.child.exitCode !== null) throw new Error(`anvil exited with code ${proc.child.exitCode} right after start`);
+    if (proc.child.exitCode !== null)
+      throw new Error(`anvil exited with code ${proc.child.exitCode} right after start`);
     await installMulticall3(rpcUrl);
   } catch (err) {
     await proc.stop();

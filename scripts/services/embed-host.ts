@@ -11,8 +11,14 @@ export interface EmbedTag {
 
 /** A stand-in for a customer's site: plain HTML with the loader tags, on loopback. */
 export function hostPageHtml(baseUrl: string, tags: EmbedTag[], title = 'Embed test page'): string {
-  const attr = (k: string, v: string | undefined) => (v ? ` data-${k}="${v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)}"` : '');
-  const scripts = tags.map((t) => `<script src="${baseUrl}/embed.js"${attr('workflow', t.workflow)}${attr('product', t.product)}${attr('bundle', t.bundle)}${attr('label', t.label)}></script>`).join('\n');
+  const attr = (k: string, v: string | undefined) =>
+    v ? ` data-${k}="${v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)}"` : '';
+  const scripts = tags
+    .map(
+      (t) =>
+        `<script src="${baseUrl}/embed.js"${attr('workflow', t.workflow)}${attr('product', t.product)}${attr('bundle', t.bundle)}${attr('label', t.label)}></script>`,
+    )
+    .join('\n');
   return `<!doctype html>
 <html><head><meta charset="utf-8"><title>${title}</title>
 <style>body{font:16px Georgia,serif;margin:40px;color:#333;background:#fafaf5} button{font:18px Georgia,serif}</style></head>

@@ -35,11 +35,18 @@ export async function startFerretDb(
 }
 
 /** FerretDB alone, over a PostgreSQL someone else runs (the fault tests stop and restart it underneath). */
-export function startFerretDbOver(pgUrl: string, opts: { port?: number } = {}): Promise<ManagedProcess & { uri: string }> {
+export function startFerretDbOver(
+  pgUrl: string,
+  opts: { port?: number } = {},
+): Promise<ManagedProcess & { uri: string }> {
   return onFreePort(opts.port, (port) => launch(port, pgUrl, undefined));
 }
 
-async function launch(port: number, pgUrl: string, debugAddr: string | undefined): Promise<ManagedProcess & { uri: string }> {
+async function launch(
+  port: number,
+  pgUrl: string,
+  debugAddr: string | undefined,
+): Promise<ManagedProcess & { uri: string }> {
   // Otherwise the readiness poll could be answered by whatever already listens there.
   if (await portOpen(port)) throw new Error(`ferretdb: 127.0.0.1:${port} is already in use (address already in use)`);
   const proc = await startProcess({

@@ -1,5 +1,5 @@
-import { devAccount, devPrivateKey, DEV_ACCOUNT_INDEX } from '../../shared/payments/chain/dev-accounts';
 import { deployToken } from '../../shared/payments/chain/deploy-token';
+import { DEV_ACCOUNT_INDEX, devAccount, devPrivateKey } from '../../shared/payments/chain/dev-accounts';
 import { startAnvil } from './anvil';
 
 export const LOCAL_CHAIN_ID = 84532;

@@ -23,9 +23,17 @@ export function ferretdbBinary(): string {
 export function postgresBin(name: 'postgres' | 'initdb' | 'psql'): string {
   if (process.env.PG_BIN_DIR) return requireFile(path.join(process.env.PG_BIN_DIR, name));
   const root = '/usr/lib/postgresql';
-  const majors = fs.existsSync(root) ? fs.readdirSync(root).filter((d) => /^\d+$/.test(d)).sort((a, b) => Number(b) - Number(a)) : [];
+  const majors = fs.existsSync(root)
+    ? fs
+        .readdirSync(root)
+        .filter((d) => /^\d+$/.test(d))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   const found = majors.map((m) => path.join(root, m, 'bin', name)).find((p) => fs.existsSync(p));
-  if (!found) throw new Error(`PostgreSQL's ${name} is missing (looked in ${root}/*/bin): run scripts/bootstrap.sh (make dev / make test do)`);
+  if (!found)
+    throw new Error(
+      `PostgreSQL's ${name} is missing (looked in ${root}/*/bin): run scripts/bootstrap.sh (make dev / make test do)`,
+    );
   return found;
 }
 

@@ -37,7 +37,11 @@ export async function startPostgres(
   return onFreePort(opts.port, (port) => launch(port, opts.dataDir, profile));
 }
 
-async function launch(port: number, fixedDataDir: string | undefined, profile: PostgresProfile): Promise<RunningPostgres> {
+async function launch(
+  port: number,
+  fixedDataDir: string | undefined,
+  profile: PostgresProfile,
+): Promise<RunningPostgres> {
   if (await portOpen(port)) throw new Error(`postgres: 127.0.0.1:${port} is already in use (address already in use)`);
   const owner = serverUser();
   const tmpRoot = fixedDataDir ? undefined : await mkdtemp(path.join(os.tmpdir(), 'pg-'));
@@ -51,13 +55,20 @@ async function launch(port: number, fixedDataDir: string | undefined, profile: P
       name: 'postgres',
       command: postgresBin('postgres'),
       args: [
-        '-D', dataDir,
-        '-c', 'listen_addresses=127.0.0.1', '-c', `port=${port}`,
+        '-D',
+        dataDir,
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        `port=${port}`,
         // No Unix socket: its default folder (/var/run/postgresql) may not exist or be ours.
-        '-c', 'unix_socket_directories=',
-        '-c', 'max_connections=200',
+        '-c',
+        'unix_socket_directories=',
+        '-c',
+        'max_connections=200',
         // Statistics catch up seconds after a burst of inserts, not a minute (the default).
-        '-c', 'autovacuum_naptime=5s',
+        '-c',
+        'autovacuum_naptime=5s',
         ...PROFILE_SETTINGS[profile].flatMap((s) => ['-c', s]),
       ],
       ...asOwner(owner),
@@ -66,7 +77,12 @@ async function launch(port: number, fixedDataDir: string | undefined, profile: P
       // cluster acknowledged without flushing.
       stopSignal: 'SIGINT',
       // The port opens before the server accepts sessions ("the database system is starting up").
-      ready: async () => (await portOpen(port)) && (await psql(port, ['-c', 'SELECT 1']).then(() => true, () => false)),
+      ready: async () =>
+        (await portOpen(port)) &&
+        (await psql(port, ['-c', 'SELECT 1']).then(
+          () => true,
+          () => false,
+        )),
       timeoutMs: 30000,
     });
   } catch (err) {
@@ -89,8 +105,14 @@ async function launch(port: number, fixedDataDir: string | undefined, profile: P
 /** PostgreSQL refuses to run as root; root hands the cluster to the `postgres` system user. */
 function serverUser(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
-  const line = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
-  if (!line) throw new Error('postgres: running as root, and there is no `postgres` user to run the server as (run scripts/bootstrap.sh)');
+  const line = fs
+    .readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('postgres:'));
+  if (!line)
+    throw new Error(
+      'postgres: running as root, and there is no `postgres` user to run the server as (run scripts/bootstrap.sh)',
+    );
   const [, , uid, gid] = line.split(':');
   return { uid: Number(uid), gid: Number(gid) };
 }
@@ -113,7 +135,11 @@ function psqlFile(port: number, file: string): Promise<void> {
 }
 
 function psql(port: number, args: string[]): Promise<void> {
-  return runToEnd(postgresBin('psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-q', ...args], {});
+  return runToEnd(
+    postgresBin('psql'),
+    ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-q', ...args],
+    {},
+  );
 }
 
 function runToEnd(command: string, args: string[], opts: Pick<SpawnOptions, 'uid' | 'gid'>): Promise<void> {
@@ -122,12 +148,18 @@ function runToEnd(command: string, args: string[], opts: Pick<SpawnOptions, 'uid
     let err = '';
     child.stderr!.on('data', (b: Buffer) => (err = (err + b.toString()).slice(-4000)));
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${path.basename(command)} exited with ${code}:\n${err}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${path.basename(command)} exited with ${code}:\n${err}`)),
+    );
   });
 }
 
 async function initdb(dataDir: string, owner: { uid: number; gid: number } | undefined): Promise<void> {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   if (owner) await chown(dataDir, owner.uid, owner.gid);
-  await runToEnd(postgresBin('initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync'], asOwner(owner));
+  await runToEnd(
+    postgresBin('initdb'),
+    ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync'],
+    asOwner(owner),
+  );
 }

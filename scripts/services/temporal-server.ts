@@ -2,11 +2,11 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
-import { ids } from '../../shared/platform/ids/index';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
+import { ids } from '../../shared/platform/ids/index';
 import { CACHE } from './paths';
 import { startPostgres } from './postgres';
 import { freePort, portOpen, startProcess } from './process';
@@ -38,19 +38,60 @@ export async function startTemporalOnPostgres(dynamicConfig: Record<string, unkn
   };
   try {
     const sql = (db: string, ...args: string[]) =>
-      promisify(execFile)(SQL_TOOL, ['--plugin', 'postgres12', '--ep', '127.0.0.1', '-p', String(pg.port), '-u', 'postgres', '--db', db, ...args]);
-    for (const [db, schema] of [['temporal', 'postgresql/v12/temporal'], ['temporal_visibility', 'postgresql/v12/visibility']]) {
+      promisify(execFile)(SQL_TOOL, [
+        '--plugin',
+        'postgres12',
+        '--ep',
+        '127.0.0.1',
+        '-p',
+        String(pg.port),
+        '-u',
+        'postgres',
+        '--db',
+        db,
+        ...args,
+      ]);
+    for (const [db, schema] of [
+      ['temporal', 'postgresql/v12/temporal'],
+      ['temporal_visibility', 'postgresql/v12/visibility'],
+    ]) {
       await sql(db, 'create-database');
       await sql(db, 'setup-schema', '-v', '0.0');
       await sql(db, 'update-schema', '--schema-name', schema);
     }
-    const ports = { frontend: await freePort(), http: await freePort(), history: await freePort(), matching: await freePort(), worker: await freePort() };
-    const membership = { frontend: await freePort(), history: await freePort(), matching: await freePort(), worker: await freePort() };
+    const ports = {
+      frontend: await freePort(),
+      http: await freePort(),
+      history: await freePort(),
+      matching: await freePort(),
+      worker: await freePort(),
+    };
+    const membership = {
+      frontend: await freePort(),
+      history: await freePort(),
+      matching: await freePort(),
+      worker: await freePort(),
+    };
     const store = (db: string, conns: number) => ({
-      sql: { pluginName: 'postgres12', databaseName: db, connectAddr: `127.0.0.1:${pg.port}`, connectProtocol: 'tcp', user: 'postgres', password: '', maxConns: conns, maxIdleConns: conns, maxConnLifetime: '1h' },
+      sql: {
+        pluginName: 'postgres12',
+        databaseName: db,
+        connectAddr: `127.0.0.1:${pg.port}`,
+        connectProtocol: 'tcp',
+        user: 'postgres',
+        password: '',
+        maxConns: conns,
+        maxIdleConns: conns,
+        maxConnLifetime: '1h',
+      },
     });
     const service = (name: keyof typeof membership) => ({
-      rpc: { grpcPort: ports[name], membershipPort: membership[name], bindOnIP: '127.0.0.1', ...(name === 'frontend' ? { httpPort: ports.http } : {}) },
+      rpc: {
+        grpcPort: ports[name],
+        membershipPort: membership[name],
+        bindOnIP: '127.0.0.1',
+        ...(name === 'frontend' ? { httpPort: ports.http } : {}),
+      },
     });
     const dcFile = path.join(dir, 'dynamic-config.yaml');
     await writeFile(
@@ -61,15 +102,32 @@ export async function startTemporalOnPostgres(dynamicConfig: Record<string, unkn
     );
     const config = {
       log: { stdout: true, level: 'error' },
-      persistence: { defaultStore: 'pg', visibilityStore: 'pg-visibility', numHistoryShards: 1, datastores: { pg: store('temporal', 20), 'pg-visibility': store('temporal_visibility', 2) } },
+      persistence: {
+        defaultStore: 'pg',
+        visibilityStore: 'pg-visibility',
+        numHistoryShards: 1,
+        datastores: { pg: store('temporal', 20), 'pg-visibility': store('temporal_visibility', 2) },
+      },
       global: { membership: { maxJoinDuration: '30s', broadcastAddress: '127.0.0.1' } },
-      services: { frontend: service('frontend'), history: service('history'), matching: service('matching'), worker: service('worker') },
+      services: {
+        frontend: service('frontend'),
+        history: service('history'),
+        matching: service('matching'),
+        worker: service('worker'),
+      },
       clusterMetadata: {
         enableGlobalNamespace: false,
         failoverVersionIncrement: 10,
         masterClusterName: 'active',
         currentClusterName: 'active',
-        clusterInformation: { active: { enabled: true, initialFailoverVersion: 1, rpcName: 'frontend', rpcAddress: `127.0.0.1:${ports.frontend}` } },
+        clusterInformation: {
+          active: {
+            enabled: true,
+            initialFailoverVersion: 1,
+            rpcName: 'frontend',
+            rpcAddress: `127.0.0.1:${ports.frontend}`,
+          },
+        },
       },
       dcRedirectionPolicy: { policy: 'noop' },
       archival: { history: { state: 'disabled' }, visibility: { state: 'disabled' } },
@@ -111,7 +169,10 @@ async function registerDefaultNamespace(address: string): Promise<void> {
     const deadline = Date.now() + 60000;
     for (;;) {
       try {
-        await connection.workflowService.registerNamespace({ namespace: 'default', workflowExecutionRetentionPeriod: msToTs('1 day') });
+        await connection.workflowService.registerNamespace({
+          namespace: 'default',
+          workflowExecutionRetentionPeriod: msToTs('1 day'),
+        });
         break;
       } catch (err) {
         if (/already exists/i.test((err as Error).message)) break;

@@ -20,18 +20,25 @@ export interface RunningTemporal {
  * partitions). Measured in docs/decisions.md (bench/temporal-floor.ts).
  */
 export const DEV_SERVER_SPEED_FLAGS: string[] = [
-  '--sqlite-pragma', 'journal_mode=wal',
-  '--sqlite-pragma', 'synchronous=normal',
-  '--dynamic-config-value', 'system.forceSearchAttributesCacheRefreshOnRead=false',
-  '--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1',
-  '--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1',
+  '--sqlite-pragma',
+  'journal_mode=wal',
+  '--sqlite-pragma',
+  'synchronous=normal',
+  '--dynamic-config-value',
+  'system.forceSearchAttributesCacheRefreshOnRead=false',
+  '--dynamic-config-value',
+  'matching.numTaskqueueReadPartitions=1',
+  '--dynamic-config-value',
+  'matching.numTaskqueueWritePartitions=1',
 ];
 
 /**
  * `temporal server start-dev`: a real Temporal server with its Web UI, state in a SQLite file.
  * Without a `dbFile` the state is throwaway: a temporary folder, removed on stop.
  */
-export async function startTemporalDev(opts: { port?: number; uiPort?: number; dbFile?: string } = {}): Promise<RunningTemporal> {
+export async function startTemporalDev(
+  opts: { port?: number; uiPort?: number; dbFile?: string } = {},
+): Promise<RunningTemporal> {
   return startTemporalDevWith(DEV_SERVER_SPEED_FLAGS, opts);
 }
 
@@ -40,10 +47,17 @@ export async function startTemporalDevWith(
   speedFlags: string[],
   opts: { port?: number; uiPort?: number; dbFile?: string } = {},
 ): Promise<RunningTemporal> {
-  return onFreePort(opts.port, (port) => onFreePort(opts.uiPort, (uiPort) => launch(port, uiPort, opts.dbFile, speedFlags)));
+  return onFreePort(opts.port, (port) =>
+    onFreePort(opts.uiPort, (uiPort) => launch(port, uiPort, opts.dbFile, speedFlags)),
+  );
 }
 
-async function launch(port: number, uiPort: number, fixedDbFile: string | undefined, speedFlags: string[]): Promise<RunningTemporal> {
+async function launch(
+  port: number,
+  uiPort: number,
+  fixedDbFile: string | undefined,
+  speedFlags: string[],
+): Promise<RunningTemporal> {
   for (const p of [port, uiPort]) {
     if (await portOpen(p)) throw new Error(`temporal: 127.0.0.1:${p} is already in use (address already in use)`);
   }
@@ -56,9 +70,18 @@ async function launch(port: number, uiPort: number, fixedDbFile: string | undefi
       name: 'temporal',
       command: temporalCli(),
       args: [
-        'server', 'start-dev',
-        '--ip', '127.0.0.1', '--port', String(port), '--ui-port', String(uiPort),
-        '--db-filename', dbFile, '--log-level', 'error',
+        'server',
+        'start-dev',
+        '--ip',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--ui-port',
+        String(uiPort),
+        '--db-filename',
+        dbFile,
+        '--log-level',
+        'error',
         ...speedFlags,
         ...SEARCH_ATTRIBUTE_FLAGS,
       ],

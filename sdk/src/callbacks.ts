@@ -15,13 +15,25 @@ export interface RunCallback {
 }
 
 /** The verified callback, or an AgentCommerceError (code sdk_callback_invalid) for a bad signature, a stale timestamp or another secret. */
-export function verifyCallback(secret: string, rawBody: string | Buffer, headers: Record<string, string | string[] | undefined> | Headers): RunCallback {
+export function verifyCallback(
+  secret: string,
+  rawBody: string | Buffer,
+  headers: Record<string, string | string[] | undefined> | Headers,
+): RunCallback {
   const flat: Record<string, string> = {};
   const entries = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers);
-  for (const [key, value] of entries) if (value !== undefined) flat[key.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  for (const [key, value] of entries)
+    if (value !== undefined) flat[key.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
   try {
-    return new Webhook(secret).verify(typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8'), flat) as RunCallback;
+    return new Webhook(secret).verify(
+      typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8'),
+      flat,
+    ) as RunCallback;
   } catch (err) {
-    throw new AgentCommerceError({ code: 'sdk_callback_invalid', message: `callback not verified: ${(err as Error).message}`, status: 0 });
+    throw new AgentCommerceError({
+      code: 'sdk_callback_invalid',
+      message: `callback not verified: ${(err as Error).message}`,
+      status: 0,
+    });
   }
 }

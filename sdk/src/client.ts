@@ -1,7 +1,7 @@
-import { Context, type ClientOptions, type SessionInfo } from './context';
+import { type ClientOptions, Context, type SessionInfo } from './context';
 import { Credits } from './credits';
 import type { HealthResponse } from './generated/api-types';
-import { createIdentity, type AgentIdentity } from './identity';
+import { type AgentIdentity, createIdentity } from './identity';
 import { Jobs } from './jobs';
 import { Runs } from './runs';
 import { Schedules } from './schedules';

@@ -9,8 +9,8 @@ import type { DataOf } from './api';
 import { SIGNED_ENDPOINTS, type SignedEndpoint } from './endpoints';
 import { AgentCommerceError, clientError } from './errors';
 import type { OpenSessionBody, OpenSessionResponse } from './generated/api-types';
-import { joinUrl, sendJson, type FetchLike, type HttpRequest, type HttpResponse } from './http';
-import { signEnvelope, toAccount, type AgentSigner, type SignTarget } from './signing';
+import { type FetchLike, type HttpRequest, type HttpResponse, joinUrl, sendJson } from './http';
+import { type AgentSigner, signEnvelope, type SignTarget, toAccount } from './signing';
 import { payingFetch, type X402Options } from './x402';
 
 export interface ClientOptions {
@@ -67,7 +67,11 @@ export class Context {
   }
 
   api(path: string, query?: Record<string, string | number | boolean | undefined>): string {
-    if (!this.options.apiUrl) throw clientError('sdk_bad_input', 'this endpoint lives on the bearer host: give apiUrl (--api-url, AGENT_COMMERCE_API_URL)');
+    if (!this.options.apiUrl)
+      throw clientError(
+        'sdk_bad_input',
+        'this endpoint lives on the bearer host: give apiUrl (--api-url, AGENT_COMMERCE_API_URL)',
+      );
     return joinUrl(this.options.apiUrl, path, query);
   }
 
@@ -76,7 +80,11 @@ export class Context {
   }
 
   account(): LocalAccount {
-    if (!this.options.account) throw clientError('sdk_missing_key', 'this call is signed by a wallet: give a private key (--key-file, AGENT_COMMERCE_KEY_FILE)');
+    if (!this.options.account)
+      throw clientError(
+        'sdk_missing_key',
+        'this call is signed by a wallet: give a private key (--key-file, AGENT_COMMERCE_KEY_FILE)',
+      );
     return toAccount(this.options.account);
   }
 
@@ -85,9 +93,17 @@ export class Context {
     let token: string | undefined;
     if (kind === 'access') token = o.accessToken;
     else if (kind === 'agent') token = o.agentToken;
-    else token = typeof o.scheduleKey === 'string' ? o.scheduleKey : o.scheduleKey && Buffer.from(`${o.scheduleKey.apiKey}:${o.scheduleKey.budgetKey}`).toString('base64');
+    else
+      token =
+        typeof o.scheduleKey === 'string'
+          ? o.scheduleKey
+          : o.scheduleKey && Buffer.from(`${o.scheduleKey.apiKey}:${o.scheduleKey.budgetKey}`).toString('base64');
     if (!token) {
-      const what = { access: 'an access token (act_...)', agent: 'an agent group token (agt_...)', schedule: 'a schedule key (api key and budget key)' }[kind];
+      const what = {
+        access: 'an access token (act_...)',
+        agent: 'an agent group token (agt_...)',
+        schedule: 'a schedule key (api key and budget key)',
+      }[kind];
       throw clientError('sdk_missing_token', `this endpoint needs ${what}`);
     }
     return { authorization: `Bearer ${token}` };
@@ -103,7 +119,11 @@ export class Context {
   /** POST /api/external/auth/session for the account's wallet. */
   async openSession(): Promise<SessionInfo> {
     const body: OpenSessionBody = { wallet_address: this.account().address };
-    const res = await this.send<OpenSessionResponse>({ method: 'POST', url: this.main('/api/external/auth/session'), body });
+    const res = await this.send<OpenSessionResponse>({
+      method: 'POST',
+      url: this.main('/api/external/auth/session'),
+      body,
+    });
     const session = res.body.data;
     this.nonce = { value: session.session_nonce, renewAt: Date.parse(session.expires_at) - NONCE_MARGIN_MS };
     await this.options.sessionStore?.save(session, this.baseUrl);
@@ -124,13 +144,31 @@ export class Context {
    * knows (expired, or from before a restart of its store) is renewed once and the call signed again
    * under the same request id: it was refused before any effect, so the id was not used.
    */
-  async signed<T>(call: { endpoint: SignedEndpoint; target: SignTarget; body?: RequestFields; requestId?: string; headers?: Record<string, string>; productId?: string }): Promise<T> {
+  async signed<T>(call: {
+    endpoint: SignedEndpoint;
+    target: SignTarget;
+    body?: RequestFields;
+    requestId?: string;
+    headers?: Record<string, string>;
+    productId?: string;
+  }): Promise<T> {
     const requestId = call.requestId ?? globalThis.crypto.randomUUID();
     const url = this.main(call.endpoint.path(call.productId));
     for (let attempt = 0; ; attempt++) {
-      const envelope: SignedEnvelope = await signEnvelope({ account: this.account(), sessionNonce: await this.sessionNonce(attempt > 0), target: call.target, body: call.body, requestId });
+      const envelope: SignedEnvelope = await signEnvelope({
+        account: this.account(),
+        sessionNonce: await this.sessionNonce(attempt > 0),
+        target: call.target,
+        body: call.body,
+        requestId,
+      });
       try {
-        const res = await this.send<T>({ method: call.endpoint.method, url, body: { ...call.body, ...envelope }, headers: call.headers });
+        const res = await this.send<T>({
+          method: call.endpoint.method,
+          url,
+          body: { ...call.body, ...envelope },
+          headers: call.headers,
+        });
         return res.body;
       } catch (err) {
         if (attempt === 0 && err instanceof AgentCommerceError && SESSION_CODES.has(err.code)) {
@@ -143,7 +181,18 @@ export class Context {
   }
 
   /** A signed call of a named action (the product id is the route id, if the action has one). */
-  action<T>(action: keyof typeof SIGNED_ENDPOINTS, body?: RequestFields, productId?: string, opts: { requestId?: string; headers?: Record<string, string> } = {}): Promise<T> {
-    return this.signed<T>({ endpoint: SIGNED_ENDPOINTS[action], target: { kind: 'action', action, productId }, body, productId, ...opts });
+  action<T>(
+    action: keyof typeof SIGNED_ENDPOINTS,
+    body?: RequestFields,
+    productId?: string,
+    opts: { requestId?: string; headers?: Record<string, string> } = {},
+  ): Promise<T> {
+    return this.signed<T>({
+      endpoint: SIGNED_ENDPOINTS[action],
+      target: { kind: 'action', action, productId },
+      body,
+      productId,
+      ...opts,
+    });
   }
 }

@@ -6,7 +6,14 @@
 import { ERROR_CATALOG } from '../../shared/composition/error-catalog';
 
 /** Codes the SDK itself raises (no request was answered with them); all start with `sdk_`. */
-export type ClientErrorCode = 'sdk_missing_key' | 'sdk_missing_token' | 'sdk_bad_input' | 'sdk_wait_timeout' | 'sdk_bad_response' | 'sdk_network' | 'sdk_callback_invalid';
+export type ClientErrorCode =
+  | 'sdk_missing_key'
+  | 'sdk_missing_token'
+  | 'sdk_bad_input'
+  | 'sdk_wait_timeout'
+  | 'sdk_bad_response'
+  | 'sdk_network'
+  | 'sdk_callback_invalid';
 
 export interface AgentCommerceErrorInit {
   code: string;
@@ -37,7 +44,13 @@ export class AgentCommerceError extends Error {
   }
 
   toJSON(): Record<string, unknown> {
-    return { code: this.code, message: this.message, status: this.status, hint: this.hint ?? null, ...(this.requestId ? { request_id: this.requestId } : {}) };
+    return {
+      code: this.code,
+      message: this.message,
+      status: this.status,
+      hint: this.hint ?? null,
+      ...(this.requestId ? { request_id: this.requestId } : {}),
+    };
   }
 }
 
@@ -60,7 +73,9 @@ export function fromResponse(status: number, body: unknown, requestId?: string):
   if (Array.isArray(b.detail)) {
     // Validation (422): detail[{loc, msg, type}].
     code = 'validation_error';
-    message = (b.detail as Array<{ loc?: unknown[]; msg?: string }>).map((d) => `${(d.loc ?? []).join('.')}: ${d.msg ?? ''}`).join('; ');
+    message = (b.detail as Array<{ loc?: unknown[]; msg?: string }>)
+      .map((d) => `${(d.loc ?? []).join('.')}: ${d.msg ?? ''}`)
+      .join('; ');
   } else if (str(b.error_code)) {
     code = str(b.error_code);
     message = str(b.message);

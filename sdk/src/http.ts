@@ -40,13 +40,28 @@ export async function sendJson<T>(fetchImpl: FetchLike, req: HttpRequest): Promi
     body = undefined;
   }
   const ok = (res.status >= 200 && res.status < 300) || (req.accept ?? []).includes(res.status);
-  if (!ok) throw fromResponse(res.status, body ?? { message: text.slice(0, 500) }, res.headers.get('x-request-id') ?? undefined);
-  if (body === undefined && text) throw new AgentCommerceError({ code: 'sdk_bad_response', message: `${req.method} ${req.url}: the answer is not JSON`, status: res.status });
+  if (!ok)
+    throw fromResponse(
+      res.status,
+      body ?? { message: text.slice(0, 500) },
+      res.headers.get('x-request-id') ?? undefined,
+    );
+  if (body === undefined && text)
+    throw new AgentCommerceError({
+      code: 'sdk_bad_response',
+      message: `${req.method} ${req.url}: the answer is not JSON`,
+      status: res.status,
+    });
   return { status: res.status, headers: res.headers, body: body as T };
 }
 
-export function joinUrl(base: string, path: string, query?: Record<string, string | number | boolean | undefined>): string {
+export function joinUrl(
+  base: string,
+  path: string,
+  query?: Record<string, string | number | boolean | undefined>,
+): string {
   const url = new URL(base.replace(/\/+$/, '') + path);
-  for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
+  for (const [key, value] of Object.entries(query ?? {}))
+    if (value !== undefined) url.searchParams.set(key, String(value));
   return url.toString();
 }

@@ -5,14 +5,20 @@ import type { DataOf } from './api';
 import type { SessionInfo } from './context';
 import { clientError } from './errors';
 import type { CreateAgentAddressResponse } from './generated/api-types';
-import { sendJson, joinUrl, type FetchLike } from './http';
+import { type FetchLike, joinUrl, sendJson } from './http';
 
 /** The spec's agent wallet identity: the key is returned exactly once. */
 export type AgentIdentity = Omit<DataOf<CreateAgentAddressResponse>, 'evmPrivateKey'> & { evmPrivateKey: Hex };
 
 /** POST /api/external/agentaddress: a new wallet, no credentials (one per minute per source address). */
-export async function createIdentity(baseUrl: string, fetchImpl: FetchLike = (i, o) => globalThis.fetch(i, o)): Promise<AgentIdentity> {
-  const res = await sendJson<CreateAgentAddressResponse & { data: AgentIdentity }>(fetchImpl, { method: 'POST', url: joinUrl(baseUrl, '/api/external/agentaddress') });
+export async function createIdentity(
+  baseUrl: string,
+  fetchImpl: FetchLike = (i, o) => globalThis.fetch(i, o),
+): Promise<AgentIdentity> {
+  const res = await sendJson<CreateAgentAddressResponse & { data: AgentIdentity }>(fetchImpl, {
+    method: 'POST',
+    url: joinUrl(baseUrl, '/api/external/agentaddress'),
+  });
   return res.body.data;
 }
 
@@ -25,13 +31,23 @@ export interface KeyFile {
 }
 
 /** Writes the identity readable by its owner only (0600), refusing to overwrite unless `overwrite`. */
-export async function writeKeyFile(path: string, identity: AgentIdentity, opts: { overwrite?: boolean } = {}): Promise<KeyFile> {
-  const file: KeyFile = { address: identity.evmAddress, private_key: identity.evmPrivateKey, mnemonic: identity.mnemonic, created_at: new Date().toISOString() };
+export async function writeKeyFile(
+  path: string,
+  identity: AgentIdentity,
+  opts: { overwrite?: boolean } = {},
+): Promise<KeyFile> {
+  const file: KeyFile = {
+    address: identity.evmAddress,
+    private_key: identity.evmPrivateKey,
+    mnemonic: identity.mnemonic,
+    created_at: new Date().toISOString(),
+  };
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   try {
     await writeFile(path, JSON.stringify(file, null, 2) + '\n', { mode: 0o600, flag: opts.overwrite ? 'w' : 'wx' });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw clientError('sdk_bad_input', `${path} exists; pass --force to replace it (its key is lost)`);
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST')
+      throw clientError('sdk_bad_input', `${path} exists; pass --force to replace it (its key is lost)`);
     throw err;
   }
   // The mode of open() applies only when the file is created (and through the umask): set it outright.
@@ -45,10 +61,14 @@ export async function readKeyFile(path: string): Promise<Hex> {
   try {
     text = (await readFile(path, 'utf8')).trim();
   } catch (err) {
-    throw clientError('sdk_missing_key', `cannot read the key file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (create one with \`identity new\`)`);
+    throw clientError(
+      'sdk_missing_key',
+      `cannot read the key file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (create one with \`identity new\`)`,
+    );
   }
   const key = text.startsWith('{') ? (JSON.parse(text) as KeyFile).private_key : text;
-  if (!/^0x[0-9a-fA-F]{64}$/.test(key ?? '')) throw clientError('sdk_bad_input', `${path} holds no 0x-prefixed 32-byte private key`);
+  if (!/^0x[0-9a-fA-F]{64}$/.test(key ?? ''))
+    throw clientError('sdk_bad_input', `${path} holds no 0x-prefixed 32-byte private key`);
   return key as Hex;
 }
 

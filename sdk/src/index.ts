@@ -1,18 +1,64 @@
+export type { DataOf, Unsigned } from './api';
+export { type RunCallback, verifyCallback } from './callbacks';
 export { AgentClient } from './client';
 export type { ClientOptions, SessionInfo, SessionStore } from './context';
-export { AgentCommerceError, hintFor, type ClientErrorCode } from './errors';
-export { createIdentity, fileSessionStore, readKeyFile, writeKeyFile, type AgentIdentity, type KeyFile } from './identity';
-export { messageFor, signEnvelope, signRequest, signToolInvoke, signToolInvokeById, toAccount, type AgentSigner, type SignTarget, type SignedAction, type SignedEnvelope } from './signing';
+export type {
+  CreditBalance,
+  CreditGrant,
+  CreditHistory,
+  CreditTransaction,
+  PurchaseInput,
+  PurchaseResult,
+} from './credits';
 export { SIGNED_ENDPOINTS } from './endpoints';
-export { verifyCallback, type RunCallback } from './callbacks';
-export { isTerminal, type Run, type RunStatus, type TriggerInput, type Triggered, type WaitOptions } from './runs';
-export type { CreditBalance, CreditGrant, CreditHistory, CreditTransaction, PurchaseInput, PurchaseResult } from './credits';
-export type { InvokeResult, InvokeSettling, ToolEntry, ToolList, ToolListQuery, CatalogPage, CatalogPurchaseResult, IssueReport, WalletBudget } from './tools';
-export type { Claim, DueOccurrence, Schedule, ScheduleAnswer, AdvanceInput, ReleaseInput } from './schedules';
-export type { Job, JobWorkflow, JobWorkflowCreateInput, JobWorkflowInput, JobWorkflowPublishInput, Reservation, ReserveResult, Completion, CompleteInput, JobStatus } from './jobs';
+export { AgentCommerceError, type ClientErrorCode, hintFor } from './errors';
+export {
+  type AgentIdentity,
+  createIdentity,
+  fileSessionStore,
+  type KeyFile,
+  readKeyFile,
+  writeKeyFile,
+} from './identity';
+export type {
+  CompleteInput,
+  Completion,
+  Job,
+  JobStatus,
+  JobWorkflow,
+  JobWorkflowCreateInput,
+  JobWorkflowInput,
+  JobWorkflowPublishInput,
+  Reservation,
+  ReserveResult,
+} from './jobs';
+export { isTerminal, type Run, type RunStatus, type Triggered, type TriggerInput, type WaitOptions } from './runs';
+export type { AdvanceInput, Claim, DueOccurrence, ReleaseInput, Schedule, ScheduleAnswer } from './schedules';
+export {
+  type AgentSigner,
+  messageFor,
+  type SignedAction,
+  type SignedEnvelope,
+  signEnvelope,
+  signRequest,
+  type SignTarget,
+  signToolInvoke,
+  signToolInvokeById,
+  toAccount,
+} from './signing';
+export type { AccessTokenInfo, IssuedAccessToken } from './tokens';
+export type {
+  CatalogPage,
+  CatalogPurchaseResult,
+  InvokeResult,
+  InvokeSettling,
+  IssueReport,
+  ToolEntry,
+  ToolList,
+  ToolListQuery,
+  WalletBudget,
+} from './tools';
 export type { PublishedWorkflow, WorkflowSession } from './workflows';
-export type { IssuedAccessToken, AccessTokenInfo } from './tokens';
-export type { X402Receipt, X402Options, AllowedAsset } from './x402';
-export type { DataOf, Unsigned } from './api';
+export type { AllowedAsset, X402Options, X402Receipt } from './x402';
 /** Every operation's request and answer types, generated from the service's OpenAPI document. */
 export type * as Api from './generated/api-types';

@@ -55,24 +55,58 @@ export class Jobs {
    * POST /jobs/{jobId}/workflow/create: signed by the wallet, or, given the reservation's
    * `workflowToken` (X-Job-Workflow-Token), sent unsigned with it (no key needed).
    */
-  createWorkflow(jobId: string, input: JobWorkflowCreateInput, opts: { workflowToken?: string } = {}): Promise<JobWorkflow> {
+  createWorkflow(
+    jobId: string,
+    input: JobWorkflowCreateInput,
+    opts: { workflowToken?: string } = {},
+  ): Promise<JobWorkflow> {
     return this.jobWorkflow<CreateJobWorkflowResponse>('job_workflow_create', jobId, { ...input }, opts.workflowToken);
   }
 
   /** PUT /jobs/{jobId}/workflow/{workflowId}: edits the draft. */
-  updateWorkflow(jobId: string, workflowId: string, input: JobWorkflowInput, opts: { workflowToken?: string } = {}): Promise<DataOf<UpdateJobWorkflowResponse>> {
-    return this.jobWorkflow<UpdateJobWorkflowResponse>('job_workflow_update', `${jobId}/${workflowId}`, { ...input }, opts.workflowToken);
+  updateWorkflow(
+    jobId: string,
+    workflowId: string,
+    input: JobWorkflowInput,
+    opts: { workflowToken?: string } = {},
+  ): Promise<DataOf<UpdateJobWorkflowResponse>> {
+    return this.jobWorkflow<UpdateJobWorkflowResponse>(
+      'job_workflow_update',
+      `${jobId}/${workflowId}`,
+      { ...input },
+      opts.workflowToken,
+    );
   }
 
   /** POST /jobs/{jobId}/workflow/{workflowId}/publish: a new version (bump: major, minor or patch; `published_version` says which). */
-  publishWorkflow(jobId: string, workflowId: string, input: JobWorkflowPublishInput = {}, opts: { workflowToken?: string } = {}): Promise<DataOf<PublishJobWorkflowResponse>> {
-    return this.jobWorkflow<PublishJobWorkflowResponse>('job_workflow_publish', `${jobId}/${workflowId}`, { ...input }, opts.workflowToken);
+  publishWorkflow(
+    jobId: string,
+    workflowId: string,
+    input: JobWorkflowPublishInput = {},
+    opts: { workflowToken?: string } = {},
+  ): Promise<DataOf<PublishJobWorkflowResponse>> {
+    return this.jobWorkflow<PublishJobWorkflowResponse>(
+      'job_workflow_publish',
+      `${jobId}/${workflowId}`,
+      { ...input },
+      opts.workflowToken,
+    );
   }
 
-  private async jobWorkflow<A extends { data: unknown }>(action: 'job_workflow_create' | 'job_workflow_update' | 'job_workflow_publish', productId: string, body: Record<string, unknown>, token: string | undefined): Promise<A['data']> {
+  private async jobWorkflow<A extends { data: unknown }>(
+    action: 'job_workflow_create' | 'job_workflow_update' | 'job_workflow_publish',
+    productId: string,
+    body: Record<string, unknown>,
+    token: string | undefined,
+  ): Promise<A['data']> {
     if (!token) return (await this.ctx.action<A>(action, body, productId)).data;
     const endpoint = SIGNED_ENDPOINTS[action];
-    const res = await this.ctx.send<A>({ method: endpoint.method, url: this.ctx.main(endpoint.path(productId)), body, headers: { 'x-job-workflow-token': token } });
+    const res = await this.ctx.send<A>({
+      method: endpoint.method,
+      url: this.ctx.main(endpoint.path(productId)),
+      body,
+      headers: { 'x-job-workflow-token': token },
+    });
     return res.body.data;
   }
 }

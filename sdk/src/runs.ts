@@ -1,7 +1,13 @@
 import type { DataOf } from './api';
 import type { Context } from './context';
 import { clientError } from './errors';
-import type { CancelRunBody, CancelRunResponse, GetRunResponse, TriggerRunBody, TriggerRunResponse } from './generated/api-types';
+import type {
+  CancelRunBody,
+  CancelRunResponse,
+  GetRunResponse,
+  TriggerRunBody,
+  TriggerRunResponse,
+} from './generated/api-types';
 
 /** The spec's Workflow run (full view, as GET, cancel and the callback carry it). */
 export type Run = DataOf<GetRunResponse>['run'];
@@ -48,7 +54,11 @@ export class Runs {
   }
 
   async get(runId: string): Promise<Run> {
-    const res = await this.ctx.send<GetRunResponse>({ method: 'GET', url: this.ctx.main(`/api/agent-webhooks/runs/${encodeURIComponent(runId)}`), headers: this.ctx.bearer('agent') });
+    const res = await this.ctx.send<GetRunResponse>({
+      method: 'GET',
+      url: this.ctx.main(`/api/agent-webhooks/runs/${encodeURIComponent(runId)}`),
+      headers: this.ctx.bearer('agent'),
+    });
     return res.body.data.run;
   }
 
@@ -92,7 +102,11 @@ export class Runs {
       const run = seen(await this.get(runId));
       if (isTerminal(run)) return run;
       const left = deadline - Date.now();
-      if (left <= 0) throw clientError('sdk_wait_timeout', `run ${runId} is still ${run.status} after ${Math.round((Date.now() - started) / 1000)} s`);
+      if (left <= 0)
+        throw clientError(
+          'sdk_wait_timeout',
+          `run ${runId} is still ${run.status} after ${Math.round((Date.now() - started) / 1000)} s`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.min(interval, left));
         wake = () => {

@@ -26,7 +26,12 @@ export type ScheduleAnswer<D> = Omit<ClaimOccurrenceResponse, 'data'> & { data: 
 export class Schedules {
   constructor(private readonly ctx: Context) {}
 
-  private async call<A>(method: 'GET' | 'POST', path: string, body?: unknown, query?: Record<string, string | number | undefined>): Promise<A> {
+  private async call<A>(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    query?: Record<string, string | number | undefined>,
+  ): Promise<A> {
     const url = this.ctx.main(`/api/external/workflow-schedules${path}`, query);
     return (await this.ctx.send<A>({ method, url, body, headers: this.ctx.bearer('schedule') })).body;
   }

@@ -8,17 +8,17 @@
  *   await fetch(url, { method: 'POST', body: JSON.stringify({ ...body, ...envelope }) });
  */
 import type { Hex } from 'viem';
-import { privateKeyToAccount, type LocalAccount } from 'viem/accounts';
+import { type LocalAccount, privateKeyToAccount } from 'viem/accounts';
 import {
   buildSignedMessage,
   productPathParams,
+  type RequestFields,
+  type SignedAction,
   signedActionParts,
+  type SignedEnvelope,
   signedPayload,
   toolInvokeByIdParts,
   toolInvokeParts,
-  type RequestFields,
-  type SignedAction,
-  type SignedEnvelope,
 } from '../../shared/identity/signing';
 
 export type { SignedAction, SignedEnvelope } from '../../shared/identity/signing';
@@ -47,13 +47,30 @@ export interface SignInput {
 
 /** The message text for `input` (what signEnvelope signs); exposed for debugging signatures. */
 export function messageFor(input: SignInput & { requestId: string }): string {
-  const context = { wallet: toAccount(input.account).address, sessionNonce: input.sessionNonce, requestId: input.requestId };
+  const context = {
+    wallet: toAccount(input.account).address,
+    sessionNonce: input.sessionNonce,
+    requestId: input.requestId,
+  };
   const t = input.target;
   if (t.kind === 'action') {
-    const { product, payloadObject } = signedActionParts(t.action, input.body, productPathParams(t.action, t.productId));
-    return buildSignedMessage({ ...context, kind: 'action', action: t.action, product, payload: signedPayload(payloadObject) });
+    const { product, payloadObject } = signedActionParts(
+      t.action,
+      input.body,
+      productPathParams(t.action, t.productId),
+    );
+    return buildSignedMessage({
+      ...context,
+      kind: 'action',
+      action: t.action,
+      product,
+      payload: signedPayload(payloadObject),
+    });
   }
-  const { method, path, payloadObject } = t.kind === 'tool' ? toolInvokeParts(t.productSlug, t.actionSlug, input.body) : toolInvokeByIdParts(t.productId, input.body);
+  const { method, path, payloadObject } =
+    t.kind === 'tool'
+      ? toolInvokeParts(t.productSlug, t.actionSlug, input.body)
+      : toolInvokeByIdParts(t.productId, input.body);
   return buildSignedMessage({ ...context, kind: 'path', method, path, payload: signedPayload(payloadObject) });
 }
 
@@ -91,7 +108,11 @@ export interface SignToolInvokeInput {
 
 /** Credits-mode tool invoke: POST /external/tools/<productSlug>/actions/<actionSlug>/invoke with { parameters }. */
 export function signToolInvoke(input: SignToolInvokeInput): Promise<SignedEnvelope> {
-  return signEnvelope({ ...input, body: { parameters: input.parameters }, target: { kind: 'tool', productSlug: input.productSlug, actionSlug: input.actionSlug } });
+  return signEnvelope({
+    ...input,
+    body: { parameters: input.parameters },
+    target: { kind: 'tool', productSlug: input.productSlug, actionSlug: input.actionSlug },
+  });
 }
 
 export interface SignToolInvokeByIdInput {
@@ -104,5 +125,9 @@ export interface SignToolInvokeByIdInput {
 
 /** Credits-mode invoke by product id: POST /external/tools/<productId>/invoke with { parameters } (path form). */
 export function signToolInvokeById(input: SignToolInvokeByIdInput): Promise<SignedEnvelope> {
-  return signEnvelope({ ...input, body: { parameters: input.parameters }, target: { kind: 'tool_by_id', productId: input.productId } });
+  return signEnvelope({
+    ...input,
+    body: { parameters: input.parameters },
+    target: { kind: 'tool_by_id', productId: input.productId },
+  });
 }

@@ -1,6 +1,12 @@
 import type { DataOf, Unsigned } from './api';
 import type { Context } from './context';
-import type { IssueAccessTokenBody, IssueAccessTokenResponse, ListAccessTokensResponse, RevokeOwnAccessTokenResponse, RevokePresentedTokenResponse } from './generated/api-types';
+import type {
+  IssueAccessTokenBody,
+  IssueAccessTokenResponse,
+  ListAccessTokensResponse,
+  RevokeOwnAccessTokenResponse,
+  RevokePresentedTokenResponse,
+} from './generated/api-types';
 
 /** act_...: `access_token` is shown once. */
 export type IssuedAccessToken = DataOf<IssueAccessTokenResponse>;
@@ -25,6 +31,12 @@ export class AccessTokens {
 
   /** DELETE {api_url}/auth/token: revokes the access token this client holds (whoever holds a leaked token can kill it). */
   async revokeCurrent(): Promise<DataOf<RevokePresentedTokenResponse>> {
-    return (await this.ctx.send<RevokePresentedTokenResponse>({ method: 'DELETE', url: this.ctx.api('/auth/token'), headers: this.ctx.bearer('access') })).body.data;
+    return (
+      await this.ctx.send<RevokePresentedTokenResponse>({
+        method: 'DELETE',
+        url: this.ctx.api('/auth/token'),
+        headers: this.ctx.bearer('access'),
+      })
+    ).body.data;
   }
 }

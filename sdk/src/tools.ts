@@ -36,7 +36,8 @@ export class Tools {
 
   /** GET /api/external/tools (public). */
   async list(query: ToolListQuery = {}): Promise<ToolList> {
-    return (await this.ctx.send<ToolList>({ method: 'GET', url: this.ctx.main('/api/external/tools', { ...query }) })).body;
+    return (await this.ctx.send<ToolList>({ method: 'GET', url: this.ctx.main('/api/external/tools', { ...query }) }))
+      .body;
   }
 
   search(text: string, query: Omit<ToolListQuery, 'query'> = {}): Promise<ToolList> {
@@ -44,9 +45,18 @@ export class Tools {
   }
 
   /** Slug invoke paid with credits: the envelope signs the path and the parameters. */
-  invoke<R = unknown>(productSlug: string, actionSlug: string, parameters: Parameters = {}, opts: { requestId?: string } = {}): Promise<InvokeResult<R>> {
+  invoke<R = unknown>(
+    productSlug: string,
+    actionSlug: string,
+    parameters: Parameters = {},
+    opts: { requestId?: string } = {},
+  ): Promise<InvokeResult<R>> {
     return this.ctx.signed<InvokeResult<R>>({
-      endpoint: { method: 'POST', path: () => `/api/external/tools/${encodeURIComponent(productSlug)}/actions/${encodeURIComponent(actionSlug)}/invoke` },
+      endpoint: {
+        method: 'POST',
+        path: () =>
+          `/api/external/tools/${encodeURIComponent(productSlug)}/actions/${encodeURIComponent(actionSlug)}/invoke`,
+      },
       target: { kind: 'tool', productSlug, actionSlug },
       body: { parameters },
       requestId: opts.requestId,
@@ -54,7 +64,11 @@ export class Tools {
   }
 
   /** Invoke by product id paid with credits (`parameters.action` names the action when there are several). */
-  invokeById<R = unknown>(productId: string, parameters: Parameters = {}, opts: { requestId?: string } = {}): Promise<InvokeResult<R>> {
+  invokeById<R = unknown>(
+    productId: string,
+    parameters: Parameters = {},
+    opts: { requestId?: string } = {},
+  ): Promise<InvokeResult<R>> {
     return this.ctx.signed<InvokeResult<R>>({
       endpoint: { method: 'POST', path: () => `/api/external/tools/${encodeURIComponent(productId)}/invoke` },
       target: { kind: 'tool_by_id', productId },
@@ -64,9 +78,20 @@ export class Tools {
   }
 
   /** Slug invoke paid per call with x402: the body is the parameters themselves; the 402 is answered by paying. */
-  async invokePaid<R = unknown>(productSlug: string, actionSlug: string, parameters: Parameters = {}): Promise<InvokeResult<R> | InvokeSettling> {
-    const url = this.ctx.main(`/api/external/tools/${encodeURIComponent(productSlug)}/actions/${encodeURIComponent(actionSlug)}/invoke`);
-    return (await this.ctx.send<InvokeResult<R> | InvokeSettling>({ method: 'POST', url, body: parameters }, this.ctx.payingFetch())).body;
+  async invokePaid<R = unknown>(
+    productSlug: string,
+    actionSlug: string,
+    parameters: Parameters = {},
+  ): Promise<InvokeResult<R> | InvokeSettling> {
+    const url = this.ctx.main(
+      `/api/external/tools/${encodeURIComponent(productSlug)}/actions/${encodeURIComponent(actionSlug)}/invoke`,
+    );
+    return (
+      await this.ctx.send<InvokeResult<R> | InvokeSettling>(
+        { method: 'POST', url, body: parameters },
+        this.ctx.payingFetch(),
+      )
+    ).body;
   }
 
   /** POST /api/external/tools/budget (signed): caps on what this wallet spends (null removes a cap). */
@@ -77,21 +102,45 @@ export class Tools {
   /** GET {api_url}/products/fetch with the access token. */
   async catalog(opts: FetchProductsQuery & { instanceId?: string } = {}): Promise<CatalogPage> {
     const headers = { ...this.ctx.bearer('access'), ...(opts.instanceId ? { 'x-instance-id': opts.instanceId } : {}) };
-    return (await this.ctx.send<CatalogPage>({ method: 'GET', url: this.ctx.api('/products/fetch', { page: opts.page, page_size: opts.page_size }), headers })).body;
+    return (
+      await this.ctx.send<CatalogPage>({
+        method: 'GET',
+        url: this.ctx.api('/products/fetch', { page: opts.page, page_size: opts.page_size }),
+        headers,
+      })
+    ).body;
   }
 
   /** POST {api_url}/products/purchase: a tool call paid with the token's wallet credits. */
-  async purchase<R = unknown>(productId: string, parameters: Parameters = {}, opts: { instanceId?: string; idempotencyKey?: string } = {}): Promise<CatalogPurchaseResult<R>> {
+  async purchase<R = unknown>(
+    productId: string,
+    parameters: Parameters = {},
+    opts: { instanceId?: string; idempotencyKey?: string } = {},
+  ): Promise<CatalogPurchaseResult<R>> {
     const headers = {
       ...this.ctx.bearer('access'),
       ...(opts.instanceId ? { 'x-instance-id': opts.instanceId } : {}),
       ...(opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : {}),
     };
-    return (await this.ctx.send<CatalogPurchaseResult<R>>({ method: 'POST', url: this.ctx.api('/products/purchase'), body: { product_id: productId, parameters }, headers })).body;
+    return (
+      await this.ctx.send<CatalogPurchaseResult<R>>({
+        method: 'POST',
+        url: this.ctx.api('/products/purchase'),
+        body: { product_id: productId, parameters },
+        headers,
+      })
+    ).body;
   }
 
   /** POST {api_url}/issues/report. */
   async reportIssue(report: IssueReport): Promise<ReportIssueResponse> {
-    return (await this.ctx.send<ReportIssueResponse>({ method: 'POST', url: this.ctx.api('/issues/report'), body: report, headers: this.ctx.bearer('access') })).body;
+    return (
+      await this.ctx.send<ReportIssueResponse>({
+        method: 'POST',
+        url: this.ctx.api('/issues/report'),
+        body: report,
+        headers: this.ctx.bearer('access'),
+      })
+    ).body;
   }
 }

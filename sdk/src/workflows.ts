@@ -24,15 +24,28 @@ export class Workflows {
   constructor(private readonly ctx: Context) {}
 
   async list(query: ListWorkflowsQuery = {}): Promise<DataOf<ListWorkflowsResponse>> {
-    return (await this.ctx.send<ListWorkflowsResponse>({ method: 'GET', url: this.ctx.main('/api/external/workflows', { ...query }) })).body.data;
+    return (
+      await this.ctx.send<ListWorkflowsResponse>({
+        method: 'GET',
+        url: this.ctx.main('/api/external/workflows', { ...query }),
+      })
+    ).body.data;
   }
 
   async get(workflowId: string): Promise<PublishedWorkflow> {
-    return (await this.ctx.send<GetWorkflowResponse>({ method: 'GET', url: this.ctx.main(`/api/external/workflows/${encodeURIComponent(workflowId)}`) })).body.data;
+    return (
+      await this.ctx.send<GetWorkflowResponse>({
+        method: 'GET',
+        url: this.ctx.main(`/api/external/workflows/${encodeURIComponent(workflowId)}`),
+      })
+    ).body.data;
   }
 
   /** Starts (or resumes: `resumed`) the wallet's session of a workflow; instance_id allows several at once. */
-  async start(workflowId: string, input: Unsigned<StartWorkflowSessionBody> = {}): Promise<DataOf<StartWorkflowSessionResponse>> {
+  async start(
+    workflowId: string,
+    input: Unsigned<StartWorkflowSessionBody> = {},
+  ): Promise<DataOf<StartWorkflowSessionResponse>> {
     return (await this.ctx.action<StartWorkflowSessionResponse>('workflow_start', { ...input }, workflowId)).data;
   }
 
@@ -41,7 +54,10 @@ export class Workflows {
     return (await this.ctx.action<FetchWorkflowSessionResponse>('workflow_fetch', { ...select }, workflowId)).data;
   }
 
-  async end(workflowId: string, input: Unsigned<EndWorkflowSessionBody> = {}): Promise<DataOf<EndWorkflowSessionResponse>> {
+  async end(
+    workflowId: string,
+    input: Unsigned<EndWorkflowSessionBody> = {},
+  ): Promise<DataOf<EndWorkflowSessionResponse>> {
     return (await this.ctx.action<EndWorkflowSessionResponse>('workflow_end', { ...input }, workflowId)).data;
   }
 

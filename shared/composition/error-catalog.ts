@@ -4,21 +4,21 @@
  * the doc and the codes thrown in the source in step. Each capability declares its own codes in
  * its errors.ts, typed by shared/platform/errors/catalog-entry.ts; this file only gathers them.
  */
-import { requestErrors } from '../platform/errors/request-errors';
+import { embedErrors } from '../embed/errors';
+import { bearerTokensErrors } from '../identity/bearer-token-errors';
 import { identityErrors } from '../identity/errors';
 import { signedRequestsErrors } from '../identity/signed-request-errors';
-import { bearerTokensErrors } from '../identity/bearer-token-errors';
-import { paymentsErrors } from '../payments/errors';
-import { x402VerificationErrors } from '../payments/x402/verification-errors';
-import { x402SettlementErrors } from '../payments/x402/settlement-errors';
-import { serviceErrors } from '../platform/errors/service-errors';
-import { toolsErrors } from '../tools/errors';
-import { workspacesAndWorkflowsErrors } from '../workflows/errors';
 import { jobsErrors } from '../jobs/errors';
-import { webhookRunsErrors } from '../webhook-runs/errors';
-import { schedulesErrors } from '../schedules/errors';
-import { embedErrors } from '../embed/errors';
+import { paymentsErrors } from '../payments/errors';
+import { x402SettlementErrors } from '../payments/x402/settlement-errors';
+import { x402VerificationErrors } from '../payments/x402/verification-errors';
 import type { ErrorEntry } from '../platform/errors/catalog-entry';
+import { requestErrors } from '../platform/errors/request-errors';
+import { serviceErrors } from '../platform/errors/service-errors';
+import { schedulesErrors } from '../schedules/errors';
+import { toolsErrors } from '../tools/errors';
+import { webhookRunsErrors } from '../webhook-runs/errors';
+import { workspacesAndWorkflowsErrors } from '../workflows/errors';
 
 export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
   ...requestErrors,

@@ -1,49 +1,59 @@
 import { Connection } from 'mongoose';
-import { accessTokenModel } from '../identity/models/access-token';
-import { authSessionModel } from '../identity/models/auth-session';
 import { creditExpiryModel } from '../credits/models/credit-expiry';
 import { creditHeadModel } from '../credits/models/credit-head';
 import { creditTransactionModel } from '../credits/models/credit-transaction';
-import { rateLimitModel } from '../platform/limits/model';
-import { systemPingModel } from '../platform/health/model';
+import { ledgerWatermarkModel } from '../credits/models/ledger-watermark';
+import {
+  embedBundleModel,
+  embedNonceFailureModel,
+  embedNonceModel,
+  embedNonceUseModel,
+  embedTokenModel,
+} from '../embed/model';
+import { accessTokenModel } from '../identity/models/access-token';
+import { authSessionModel } from '../identity/models/auth-session';
 import { usedRequestModel } from '../identity/models/used-request';
-import { x402PaymentModel } from '../payments/models/x402-payment';
+import { jobModel } from '../jobs/models/job';
+import { jobCompletionModel } from '../jobs/models/job-completion';
+import { jobReservationModel, jobReservationOutcomeModel } from '../jobs/models/job-reservation';
+import { jobFreeSlotModel, jobSlotCounterModel, jobSlotModel } from '../jobs/models/job-slot';
+import { jobWorkflowModel } from '../jobs/models/job-workflow';
 import { settlementNonceModel } from '../payments/models/settlement-nonce';
 import { x402InFlightModel } from '../payments/models/x402-in-flight';
-import { ledgerWatermarkModel } from '../credits/models/ledger-watermark';
+import { x402PaymentModel } from '../payments/models/x402-payment';
+import { systemPingModel } from '../platform/health/model';
+import { rateLimitModel } from '../platform/limits/model';
+import { scheduleAdvanceModel } from '../schedules/models/schedule-advance';
+import { scheduleClaimModel } from '../schedules/models/schedule-claim';
+import { scheduleClaimEndModel } from '../schedules/models/schedule-claim-end';
+import { workflowScheduleModel } from '../schedules/models/workflow-schedule';
 import { issueReportModel } from '../tools/models/issue-report';
-import { toolInvocationModel, toolInvocationOutcomeModel, toolInvocationTakeoverModel } from '../tools/models/tool-invocation';
+import { toolCatalogVersionModel } from '../tools/models/tool-catalog-version';
+import {
+  toolInvocationModel,
+  toolInvocationOutcomeModel,
+  toolInvocationTakeoverModel,
+} from '../tools/models/tool-invocation';
 import { toolOrderModel } from '../tools/models/tool-order';
 import { toolProductModel } from '../tools/models/tool-product';
 import { toolSecretModel } from '../tools/models/tool-secret';
 import { walletBudgetModel } from '../tools/models/wallet-budget';
 import { walletSpendModel } from '../tools/models/wallet-spend';
-import { toolCatalogVersionModel } from '../tools/models/tool-catalog-version';
-import { workspaceModel } from '../workspaces/models/workspace';
-import { budgetModel } from '../workspaces/models/budget';
-import { budgetWorkflowModel } from '../workspaces/models/budget-workflow';
-import { workspaceApiKeyModel } from '../workspaces/models/workspace-api-key';
-import { agentGroupModel } from '../workspaces/models/agent-group';
-import { agentGroupTokenModel } from '../workspaces/models/agent-group-token';
-import { credentialModel } from '../workspaces/models/credential';
-import { approvalRequestModel } from '../workspaces/models/approval-request';
+import { webhookRunModel } from '../webhook-runs/models/webhook-run';
+import { webhookRunCancelModel } from '../webhook-runs/models/webhook-run-cancel';
+import { webhookRunRequestModel } from '../webhook-runs/models/webhook-run-request';
+import { workflowSessionActiveModel, workflowSessionModel } from '../workflow-sessions/model';
 import { workflowDefinitionModel } from '../workflows/models/workflow-definition';
 import { workflowVersionModel } from '../workflows/models/workflow-version';
-import { jobModel } from '../jobs/models/job';
-import { jobFreeSlotModel, jobSlotCounterModel, jobSlotModel } from '../jobs/models/job-slot';
-import { jobReservationModel, jobReservationOutcomeModel } from '../jobs/models/job-reservation';
-import { jobCompletionModel } from '../jobs/models/job-completion';
-import { jobWorkflowModel } from '../jobs/models/job-workflow';
-import { workflowSessionActiveModel, workflowSessionModel } from '../workflow-sessions/model';
-import { webhookRunModel } from '../webhook-runs/models/webhook-run';
-import { webhookRunRequestModel } from '../webhook-runs/models/webhook-run-request';
-import { webhookRunCancelModel } from '../webhook-runs/models/webhook-run-cancel';
+import { agentGroupModel } from '../workspaces/models/agent-group';
+import { agentGroupTokenModel } from '../workspaces/models/agent-group-token';
+import { approvalRequestModel } from '../workspaces/models/approval-request';
+import { budgetModel } from '../workspaces/models/budget';
 import { budgetChargeModel } from '../workspaces/models/budget-charge';
-import { workflowScheduleModel } from '../schedules/models/workflow-schedule';
-import { scheduleClaimModel } from '../schedules/models/schedule-claim';
-import { scheduleClaimEndModel } from '../schedules/models/schedule-claim-end';
-import { scheduleAdvanceModel } from '../schedules/models/schedule-advance';
-import { embedBundleModel, embedNonceFailureModel, embedNonceModel, embedNonceUseModel, embedTokenModel } from '../embed/model';
+import { budgetWorkflowModel } from '../workspaces/models/budget-workflow';
+import { credentialModel } from '../workspaces/models/credential';
+import { workspaceModel } from '../workspaces/models/workspace';
+import { workspaceApiKeyModel } from '../workspaces/models/workspace-api-key';
 
 /** Every model bound to one connection; register before connecting so indexes build on connect. */
 export function registerModels(conn: Connection) {

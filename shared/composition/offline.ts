@@ -11,6 +11,10 @@ import { registerModels } from './models';
  */
 export function offlineDeps(): AppDeps {
   const config = parseConfig(process.env);
-  const db = { models: registerModels(mongoose.createConnection()), isUp: () => false, state: () => 'connecting' } as unknown as Db;
+  const db = {
+    models: registerModels(mongoose.createConnection()),
+    isUp: () => false,
+    state: () => 'connecting',
+  } as unknown as Db;
   return { config, db, engines: noEngines() };
 }

@@ -1,37 +1,37 @@
 import { LedgerStore } from '../credits/ledger-store';
-import type { AppDeps } from './deps';
-import { paymentSetup } from '../payments/x402/setup';
-import { logger } from '../platform/logger/index';
+import { EmbedRepository } from '../embed/repository';
+import { EmbedService, signInSite } from '../embed/service';
 import { AccessTokenService } from '../identity/access-tokens';
-import { CreditPurchaseService } from '../payments/credit-purchase';
-import { PaymentGate } from '../payments/service';
-import { localLimits } from '../platform/limits/local';
-import { CountingLimiter, OncePerWindowLimiter } from '../platform/limits/store';
 import { SessionService } from '../identity/service';
-import { ToolService } from '../tools/service';
-import { ToolCatalogService } from '../tools/catalog-service';
+import { JobWorkflowRepository } from '../jobs/job-workflow-repository';
+import { JobWorkflowService } from '../jobs/job-workflow-service';
 import { JobRepository } from '../jobs/repository';
 import { JobService } from '../jobs/service';
-import { WebhookRunService } from '../webhook-runs/service';
-import { ScheduleRepository } from '../schedules/repository';
-import { WorkspaceRepository } from '../workspaces/repository';
-import { BudgetBearerAuth } from '../workspaces/budget-bearer';
-import { ScheduleService } from '../schedules/service';
-import { JobWorkflowRepository } from '../jobs/job-workflow-repository';
-import { WorkflowRepository } from '../workflows/repository';
-import { JobWorkflowService } from '../jobs/job-workflow-service';
-import { PublicWorkflowService } from '../workflow-sessions/public-workflows';
-import { WorkflowSessionService } from '../workflow-sessions/service';
-import { WorkflowSessionRepository } from '../workflow-sessions/repository';
-import { catalogPriceLookup } from '../workflow-sessions/public-catalog-prices';
+import { CreditPurchaseService } from '../payments/credit-purchase';
 import { DirectToolPayments } from '../payments/direct-tool-payments';
-import { EmbedService, signInSite } from '../embed/service';
-import { EmbedRepository } from '../embed/repository';
-import { RunRepository } from '../webhook-runs/repository';
-import { ToolRepository } from '../tools/repository';
-import { BudgetChargeRepository } from '../workspaces/budget-charges';
-import { NonceClaims } from '../payments/nonce-claims';
 import { InFlightPayments } from '../payments/in-flight';
+import { NonceClaims } from '../payments/nonce-claims';
+import { PaymentGate } from '../payments/service';
+import { paymentSetup } from '../payments/x402/setup';
+import { localLimits } from '../platform/limits/local';
+import { CountingLimiter, OncePerWindowLimiter } from '../platform/limits/store';
+import { logger } from '../platform/logger/index';
+import { ScheduleRepository } from '../schedules/repository';
+import { ScheduleService } from '../schedules/service';
+import { ToolCatalogService } from '../tools/catalog-service';
+import { ToolRepository } from '../tools/repository';
+import { ToolService } from '../tools/service';
+import { RunRepository } from '../webhook-runs/repository';
+import { WebhookRunService } from '../webhook-runs/service';
+import { catalogPriceLookup } from '../workflow-sessions/public-catalog-prices';
+import { PublicWorkflowService } from '../workflow-sessions/public-workflows';
+import { WorkflowSessionRepository } from '../workflow-sessions/repository';
+import { WorkflowSessionService } from '../workflow-sessions/service';
+import { WorkflowRepository } from '../workflows/repository';
+import { BudgetBearerAuth } from '../workspaces/budget-bearer';
+import { BudgetChargeRepository } from '../workspaces/budget-charges';
+import { WorkspaceRepository } from '../workspaces/repository';
+import type { AppDeps } from './deps';
 
 /** Schedule agents poll and claim often; a resolved bearer is reused for 5 s (docs/schedules.md). */
 const SCHEDULE_BEARER_CACHE = { ttlMs: 5000, maxEntries: 1000 };
@@ -70,8 +70,21 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
   const setup = paymentSetup(config.x402);
   if ('disabled' in setup) logger.warn('x402 payments disabled', { reason: setup.disabled });
   const hotLimits = localLimits(config.hotRateLimits);
-  const payments = 'disabled' in setup ? undefined : new PaymentGate(setup, models, engines.settlements, repos.inFlightPayments, config.x402.settleWaitMs, hotLimits.x402PerPayer);
-  const webhookRuns = new WebhookRunService({ runs: repos.runs, workflows: repos.workflows, workspaces, engine: engines.runs, ledger }, config);
+  const payments =
+    'disabled' in setup
+      ? undefined
+      : new PaymentGate(
+          setup,
+          models,
+          engines.settlements,
+          repos.inFlightPayments,
+          config.x402.settleWaitMs,
+          hotLimits.x402PerPayer,
+        );
+  const webhookRuns = new WebhookRunService(
+    { runs: repos.runs, workflows: repos.workflows, workspaces, engine: engines.runs, ledger },
+    config,
+  );
   const tokens = new AccessTokenService(models);
   return {
     sessions: new SessionService(models, config.sessionNonceTtlSeconds, hotLimits.invokePerWallet),
@@ -87,16 +100,56 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
     webhookRuns,
     schedules: new ScheduleService(repos.schedules, config.scheduleLease),
     scheduleAuth: new BudgetBearerAuth(workspaces, SCHEDULE_BEARER_CACHE),
-    jobs: new JobService(repos.jobs, engines.jobs, config.jobWorkflowTokenSecret, config.jobMaxActiveReservationsPerWallet),
+    jobs: new JobService(
+      repos.jobs,
+      engines.jobs,
+      config.jobWorkflowTokenSecret,
+      config.jobMaxActiveReservationsPerWallet,
+    ),
     tools,
     toolCatalog: new ToolCatalogService(tools, config.publicApiUrl),
-    authLimits: countingLimiters(deps, config.authRateLimits, ['sessionPerClient', 'sessionPerWallet', 'accessTokenPerClient', 'accessTokenPerWallet']),
-    workflowLimits: countingLimiters(deps, config.workflowRateLimits, ['startPerClient', 'startPerWallet', 'fetchPerClient', 'fetchPerWallet']),
-    jobWorkflows: new JobWorkflowService(repos.jobs, repos.workflows, repos.jobWorkflows, config.jobWorkflowTokenSecret),
+    authLimits: countingLimiters(deps, config.authRateLimits, [
+      'sessionPerClient',
+      'sessionPerWallet',
+      'accessTokenPerClient',
+      'accessTokenPerWallet',
+    ]),
+    workflowLimits: countingLimiters(deps, config.workflowRateLimits, [
+      'startPerClient',
+      'startPerWallet',
+      'fetchPerClient',
+      'fetchPerWallet',
+    ]),
+    jobWorkflows: new JobWorkflowService(
+      repos.jobs,
+      repos.workflows,
+      repos.jobWorkflows,
+      config.jobWorkflowTokenSecret,
+    ),
     publicWorkflows: new PublicWorkflowService(repos.workflows, repos.jobWorkflows, catalogPriceLookup(repos.tools)),
-    workflowSessions: new WorkflowSessionService(repos.sessions, repos.workflows, engines.sessions, config.sessionIdleTimeoutSeconds, config.model, ledger),
-    embed: new EmbedService(repos.embed, repos.workflows, workspaces, tools, webhookRuns, repos.runs, ledger, tokens, signInSite(config.publicBaseUrl)),
-    directTools: payments && !('disabled' in setup) ? new DirectToolPayments(setup, payments, tools, config.publicBaseUrl) : undefined,
+    workflowSessions: new WorkflowSessionService(
+      repos.sessions,
+      repos.workflows,
+      engines.sessions,
+      config.sessionIdleTimeoutSeconds,
+      config.model,
+      ledger,
+    ),
+    embed: new EmbedService(
+      repos.embed,
+      repos.workflows,
+      workspaces,
+      tools,
+      webhookRuns,
+      repos.runs,
+      ledger,
+      tokens,
+      signInSite(config.publicBaseUrl),
+    ),
+    directTools:
+      payments && !('disabled' in setup)
+        ? new DirectToolPayments(setup, payments, tools, config.publicBaseUrl)
+        : undefined,
   };
 }
 
@@ -132,7 +185,12 @@ export function createServices(deps: AppDeps): Services {
 }
 
 /** One counting limiter per named limit of a config block, all over the block's window. */
-function countingLimiters<K extends string>(deps: AppDeps, limits: Record<K, number> & { windowSeconds: number }, names: K[]): Record<K, CountingLimiter> {
-  return Object.fromEntries(names.map((n) => [n, new CountingLimiter(deps.db.models, limits[n], limits.windowSeconds)])) as Record<K, CountingLimiter>;
+function countingLimiters<K extends string>(
+  deps: AppDeps,
+  limits: Record<K, number> & { windowSeconds: number },
+  names: K[],
+): Record<K, CountingLimiter> {
+  return Object.fromEntries(
+    names.map((n) => [n, new CountingLimiter(deps.db.models, limits[n], limits.windowSeconds)]),
+  ) as Record<K, CountingLimiter>;
 }
-

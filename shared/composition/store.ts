@@ -1,4 +1,4 @@
-import { openDb, type Db, type DbOptions } from '../platform/db/index';
+import { type Db, type DbOptions, openDb } from '../platform/db/index';
 import { registerModels } from './models';
 
 /** Opens the store with every capability's models registered (the platform's openDb names none). */

@@ -5,7 +5,10 @@
  * lookups for a head d entries on, 1 when the known entry is still the head, 2 when one more
  * entry landed meanwhile.
  */
-export async function probeLast<T extends { seq: number }>(known: T | null, at: (seq: number) => Promise<T | null>): Promise<T | null> {
+export async function probeLast<T extends { seq: number }>(
+  known: T | null,
+  at: (seq: number) => Promise<T | null>,
+): Promise<T | null> {
   let last = known;
   let lo = known?.seq ?? 0;
   let step = 1;

@@ -1,5 +1,5 @@
-import type { CreditTransactionDoc } from './models/credit-transaction';
 import type { CreditType, Grant, NextExpiration, OpenHold } from './ledger';
+import type { CreditTransactionDoc } from './models/credit-transaction';
 
 /** What LedgerStore's operations answer (ledger-store.ts re-exports these). */
 
@@ -13,7 +13,9 @@ export const PUBLIC_TRANSACTION_TYPES = ['grant', 'expiration', 'revocation', 'p
  * `fresh`: this call wrote the hold. Otherwise the hold id was taken before (the hold is the
  * claim of its request id): open or settled since, which `holdState` tells.
  */
-export type HoldResult = { ok: true; fresh: boolean; hold: { hold_id: string; credits: number; created_at: Date } } | { ok: false; balance: number };
+export type HoldResult =
+  | { ok: true; fresh: boolean; hold: { hold_id: string; credits: number; created_at: Date } }
+  | { ok: false; balance: number };
 
 /** Where a hold stands: never taken, open (with its owner attempt), or settled with the outcome written then. */
 export type HoldState =
@@ -25,7 +27,8 @@ export interface BalanceView extends NextExpiration {
   balance: number;
 }
 
-export type SpendResult = { ok: true; transaction: CreditTransaction; replayed: boolean } | { ok: false; balance: number };
+export type SpendResult =
+  { ok: true; transaction: CreditTransaction; replayed: boolean } | { ok: false; balance: number };
 
 export interface GrantResult {
   grant: Grant;

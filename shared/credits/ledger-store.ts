@@ -1,13 +1,8 @@
 import { BoundedCache } from '../platform/cache/bounded-cache';
-import { ids } from '../platform/ids/index';
 import { insertOnceGrouped, isDuplicateKey, type Models } from '../platform/db/index';
 import { errors } from '../platform/errors/index';
-import type { CreditHeadDoc } from './models/credit-head';
-import { ledgerEntryId, type CreditTransactionDoc } from './models/credit-transaction';
+import { ids } from '../platform/ids/index';
 import { probeLast } from './head-probe';
-import { holdBucket, readOpenHoldsWatermark, scanStaleHolds } from './stale-holds';
-import { recordLedgerEntry } from './metrics';
-import { creditsToUsd } from './money';
 import {
   applyDeductions,
   balanceOf,
@@ -21,12 +16,35 @@ import {
   returnedPart,
   spendable,
 } from './ledger';
+import { recordLedgerEntry } from './metrics';
+import type { CreditHeadDoc } from './models/credit-head';
+import { type CreditTransactionDoc, ledgerEntryId } from './models/credit-transaction';
+import { creditsToUsd } from './money';
+import { holdBucket, readOpenHoldsWatermark, scanStaleHolds } from './stale-holds';
 
 type LedgerModels = Pick<Models, 'creditTransactions' | 'creditExpiries' | 'creditHeads' | 'ledgerWatermarks'>;
 
-import { PUBLIC_TRANSACTION_TYPES, type BalanceView, type CreditTransaction, type GrantInput, type GrantResult, type HoldResult, type HoldState, type SpendResult } from './ledger-results';
+import {
+  type BalanceView,
+  type CreditTransaction,
+  type GrantInput,
+  type GrantResult,
+  type HoldResult,
+  type HoldState,
+  PUBLIC_TRANSACTION_TYPES,
+  type SpendResult,
+} from './ledger-results';
 
-export { PUBLIC_TRANSACTION_TYPES, type BalanceView, type CreditTransaction, type GrantInput, type GrantResult, type HoldResult, type HoldState, type SpendResult };
+export {
+  type BalanceView,
+  type CreditTransaction,
+  type GrantInput,
+  type GrantResult,
+  type HoldResult,
+  type HoldState,
+  PUBLIC_TRANSACTION_TYPES,
+  type SpendResult,
+};
 
 interface Head {
   seq: number;
@@ -112,7 +130,9 @@ export class LedgerStore {
       const hint = await this.models.creditHeads.findById(wallet).lean<CreditHeadDoc>().exec();
       known = hint ? { seq: hint.seq, live_grants: hint.live_grants, open_holds: hint.open_holds ?? [] } : null;
     }
-    const head = await probeLast(known, (seq) => this.models.creditTransactions.findById(ledgerEntryId(wallet, seq), HEAD_FIELDS).lean<Head>().exec());
+    const head = await probeLast(known, (seq) =>
+      this.models.creditTransactions.findById(ledgerEntryId(wallet, seq), HEAD_FIELDS).lean<Head>().exec(),
+    );
     if (head) this.remember(wallet, head);
     return head;
   }
@@ -172,7 +192,8 @@ export class LedgerStore {
       }
       this.remember(wallet, { seq, live_grants: doc.live_grants, open_holds: holds });
       recordLedgerEntry(doc.transaction_type, doc.amount_credits);
-      if (seq === 1 || seq % HEAD_HINT_EVERY === 0) this.writeHint(wallet, { seq, live_grants: doc.live_grants, open_holds: holds });
+      if (seq === 1 || seq % HEAD_HINT_EVERY === 0)
+        this.writeHint(wallet, { seq, live_grants: doc.live_grants, open_holds: holds });
       return decision.result(toPublic(doc));
     }
     throw new Error(`credit ledger for ${wallet} too contended: gave up after ${MAX_ATTEMPTS} attempts`);
@@ -186,13 +207,18 @@ export class LedgerStore {
   }
 
   async grant(input: GrantInput): Promise<GrantResult> {
-    if (!Number.isSafeInteger(input.credits) || input.credits <= 0) throw new RangeError('grant must be a positive whole number of credits');
+    if (!Number.isSafeInteger(input.credits) || input.credits <= 0)
+      throw new RangeError('grant must be a positive whole number of credits');
     const grantId = input.grantId ?? ids.grant();
     const now = input.now ?? new Date();
     if (input.expiresAt) {
       // Queued before the entry lands, so a crash in between can only leave a harmless extra queue row.
       await this.models.creditExpiries
-        .updateOne({ _id: grantId }, { $setOnInsert: { user_id: input.wallet, expires_at: input.expiresAt } }, { upsert: true })
+        .updateOne(
+          { _id: grantId },
+          { $setOnInsert: { user_id: input.wallet, expires_at: input.expiresAt } },
+          { upsert: true },
+        )
         .catch((err) => {
           if (!isDuplicateKey(err)) throw err;
         });
@@ -211,7 +237,13 @@ export class LedgerStore {
       };
       return {
         write: true,
-        entry: { op_id: `grant:${grantId}`, transaction_type: 'grant', amount_credits: input.credits, grant_id: grantId, grant },
+        entry: {
+          op_id: `grant:${grantId}`,
+          transaction_type: 'grant',
+          amount_credits: input.credits,
+          grant_id: grantId,
+          grant,
+        },
         live: [...live, grant],
         result: (t) => ({ grant, balance_after: t.balance_after_credits, replayed: false }),
         replay: (recorded) => ({ grant: recorded.grant ?? grant, balance_after: balanceOf(live, now), replayed: true }),
@@ -220,7 +252,13 @@ export class LedgerStore {
   }
 
   /** Deducts credits for one request, at most once per request id; never below zero. */
-  async spend(input: { wallet: string; requestId: string; credits: number; details?: string; now?: Date }): Promise<SpendResult> {
+  async spend(input: {
+    wallet: string;
+    requestId: string;
+    credits: number;
+    details?: string;
+    now?: Date;
+  }): Promise<SpendResult> {
     const id = `purchase:${input.wallet}:${input.requestId}`;
     const now = input.now ?? new Date();
     return this.append<SpendResult>(input.wallet, now, async (live) => {
@@ -233,7 +271,13 @@ export class LedgerStore {
       }
       return {
         write: true,
-        entry: { op_id: id, transaction_type: 'purchase', amount_credits: -input.credits, request_id: input.requestId, details: input.details },
+        entry: {
+          op_id: id,
+          transaction_type: 'purchase',
+          amount_credits: -input.credits,
+          request_id: input.requestId,
+          details: input.details,
+        },
         live: applyDeductions(live, plan.deductions),
         result: (transaction) => ({ ok: true, transaction, replayed: false }),
         replay: (recorded) => ({ ok: true, transaction: toPublic(recorded), replayed: true }),
@@ -242,7 +286,12 @@ export class LedgerStore {
   }
 
   /** Takes back what is left of a grant (operator action). null when no such grant was ever issued. */
-  async revokeGrant(input: { wallet: string; grantId: string; reason?: string; now?: Date }): Promise<{ revoked_credits: number } | null> {
+  async revokeGrant(input: {
+    wallet: string;
+    grantId: string;
+    reason?: string;
+    now?: Date;
+  }): Promise<{ revoked_credits: number } | null> {
     const now = input.now ?? new Date();
     return this.append<{ revoked_credits: number } | null>(input.wallet, now, async (live) => {
       const grant = live.find((g) => g._id === input.grantId);
@@ -253,7 +302,13 @@ export class LedgerStore {
       }
       return {
         write: true,
-        entry: { op_id: `revocation:${grant._id}`, transaction_type: 'revocation', amount_credits: -left, grant_id: grant._id, details: input.reason },
+        entry: {
+          op_id: `revocation:${grant._id}`,
+          transaction_type: 'revocation',
+          amount_credits: -left,
+          grant_id: grant._id,
+          details: input.reason,
+        },
         live: live.filter((g) => g._id !== grant._id),
         result: () => ({ revoked_credits: left }),
         replay: () => ({ revoked_credits: 0 }),
@@ -303,10 +358,12 @@ export class LedgerStore {
     attempt?: number;
     now?: Date;
   }): Promise<HoldResult> {
-    if (!Number.isSafeInteger(input.credits) || input.credits <= 0) throw new RangeError('hold must be a positive whole number of credits');
+    if (!Number.isSafeInteger(input.credits) || input.credits <= 0)
+      throw new RangeError('hold must be a positive whole number of credits');
     const now = input.now ?? new Date();
     const opId = holdOp(input.account, input.holdId);
-    const details = typeof input.details === 'string' || input.details === undefined ? input.details : JSON.stringify(input.details);
+    const details =
+      typeof input.details === 'string' || input.details === undefined ? input.details : JSON.stringify(input.details);
     const fromRecord = (r: CreditTransactionDoc): HoldResult => ({
       ok: true,
       fresh: false,
@@ -314,7 +371,15 @@ export class LedgerStore {
     });
     return this.append<HoldResult>(input.account, now, async (live, holds) => {
       const open = holds.find((h) => h.hold_id === input.holdId);
-      if (open) return { write: false, result: { ok: true, fresh: false, hold: { hold_id: open.hold_id, credits: open.credits, created_at: open.created_at } } };
+      if (open)
+        return {
+          write: false,
+          result: {
+            ok: true,
+            fresh: false,
+            hold: { hold_id: open.hold_id, credits: open.credits, created_at: open.created_at },
+          },
+        };
       const plan = planSpend(live, input.credits, now);
       if (!plan.ok) {
         const earlier = await this.byOp(opId);
@@ -330,10 +395,21 @@ export class LedgerStore {
       };
       return {
         write: true,
-        entry: { op_id: opId, transaction_type: 'hold', amount_credits: -input.credits, request_id: input.holdId, details, hold_bucket: holdBucket(now) },
+        entry: {
+          op_id: opId,
+          transaction_type: 'hold',
+          amount_credits: -input.credits,
+          request_id: input.holdId,
+          details,
+          hold_bucket: holdBucket(now),
+        },
         live: applyDeductions(live, plan.deductions),
         holds: [...holds, hold],
-        result: () => ({ ok: true, fresh: true, hold: { hold_id: hold.hold_id, credits: hold.credits, created_at: now } }),
+        result: () => ({
+          ok: true,
+          fresh: true,
+          hold: { hold_id: hold.hold_id, credits: hold.credits, created_at: now },
+        }),
         replay: fromRecord,
       };
     });
@@ -355,32 +431,57 @@ export class LedgerStore {
   }): Promise<{ transaction: CreditTransaction; replayed: boolean }> {
     const now = input.now ?? new Date();
     const opId = settleOp(input.account, input.holdId);
-    return this.append<{ transaction: CreditTransaction; replayed: boolean }>(input.account, now, async (live, holds) => {
-      const open = holds.find((h) => h.hold_id === input.holdId);
-      if (!open) {
-        const earlier = await this.byOp(opId);
-        if (earlier?.transaction_type === 'purchase') return { write: false, result: { transaction: toPublic(earlier), replayed: true } };
-        if (earlier) throw errors.conflict('hold_not_open', `hold ${input.holdId} was released; it cannot be captured`);
-        throw errors.notFound('hold_not_found', `no hold ${input.holdId} on this account`);
-      }
-      const details = input.details === undefined ? open.details : typeof input.details === 'string' ? input.details : JSON.stringify(input.details);
-      const credits = input.credits === undefined ? open.credits : Math.min(open.credits, input.credits);
-      return {
-        write: true,
-        entry: { op_id: opId, transaction_type: 'purchase', amount_credits: -credits, request_id: input.holdId, details, ...(input.outcome !== undefined ? { outcome: input.outcome } : {}) },
-        live: credits === open.credits ? live : restoreDeductions(live, returnedPart(open.deductions, credits)),
-        holds: holds.filter((h) => h !== open),
-        result: (transaction) => ({ transaction, replayed: false }),
-        replay: (recorded) => {
-          if (recorded.transaction_type !== 'purchase') throw errors.conflict('hold_not_open', `hold ${input.holdId} was released; it cannot be captured`);
-          return { transaction: toPublic(recorded), replayed: true };
-        },
-      };
-    });
+    return this.append<{ transaction: CreditTransaction; replayed: boolean }>(
+      input.account,
+      now,
+      async (live, holds) => {
+        const open = holds.find((h) => h.hold_id === input.holdId);
+        if (!open) {
+          const earlier = await this.byOp(opId);
+          if (earlier?.transaction_type === 'purchase')
+            return { write: false, result: { transaction: toPublic(earlier), replayed: true } };
+          if (earlier)
+            throw errors.conflict('hold_not_open', `hold ${input.holdId} was released; it cannot be captured`);
+          throw errors.notFound('hold_not_found', `no hold ${input.holdId} on this account`);
+        }
+        const details =
+          input.details === undefined
+            ? open.details
+            : typeof input.details === 'string'
+              ? input.details
+              : JSON.stringify(input.details);
+        const credits = input.credits === undefined ? open.credits : Math.min(open.credits, input.credits);
+        return {
+          write: true,
+          entry: {
+            op_id: opId,
+            transaction_type: 'purchase',
+            amount_credits: -credits,
+            request_id: input.holdId,
+            details,
+            ...(input.outcome !== undefined ? { outcome: input.outcome } : {}),
+          },
+          live: credits === open.credits ? live : restoreDeductions(live, returnedPart(open.deductions, credits)),
+          holds: holds.filter((h) => h !== open),
+          result: (transaction) => ({ transaction, replayed: false }),
+          replay: (recorded) => {
+            if (recorded.transaction_type !== 'purchase')
+              throw errors.conflict('hold_not_open', `hold ${input.holdId} was released; it cannot be captured`);
+            return { transaction: toPublic(recorded), replayed: true };
+          },
+        };
+      },
+    );
   }
 
   /** Gives an open hold's credits back. False when it was captured, released before, or never held. */
-  async release(input: { account: string; holdId: string; reason?: string; outcome?: string; now?: Date }): Promise<{ released: boolean }> {
+  async release(input: {
+    account: string;
+    holdId: string;
+    reason?: string;
+    outcome?: string;
+    now?: Date;
+  }): Promise<{ released: boolean }> {
     const now = input.now ?? new Date();
     return this.append<{ released: boolean }>(input.account, now, (live, holds) => {
       const open = holds.find((h) => h.hold_id === input.holdId);
@@ -412,7 +513,12 @@ export class LedgerStore {
     const settled = async (): Promise<HoldState | null> => {
       const e = await this.byOp(settleOp(account, holdId));
       if (!e) return null;
-      return { state: e.transaction_type === 'purchase' ? 'captured' : 'released', transactionId: e.op_id, credits: Math.abs(e.amount_credits), ...(e.outcome !== undefined ? { outcome: e.outcome } : {}) };
+      return {
+        state: e.transaction_type === 'purchase' ? 'captured' : 'released',
+        transactionId: e.op_id,
+        credits: Math.abs(e.amount_credits),
+        ...(e.outcome !== undefined ? { outcome: e.outcome } : {}),
+      };
     };
     const first = await settled();
     if (first) return first;
@@ -428,7 +534,12 @@ export class LedgerStore {
    * `taken`: this caller owns the hold now; `lost`: another owns it (same or later attempt);
    * `settled`: it is no longer open.
    */
-  async takeOver(input: { account: string; holdId: string; attempt: number; now?: Date }): Promise<'taken' | 'lost' | 'settled'> {
+  async takeOver(input: {
+    account: string;
+    holdId: string;
+    attempt: number;
+    now?: Date;
+  }): Promise<'taken' | 'lost' | 'settled'> {
     const now = input.now ?? new Date();
     return this.append<'taken' | 'lost' | 'settled'>(input.account, now, (live, holds) => {
       const open = holds.find((h) => h.hold_id === input.holdId);
@@ -436,7 +547,13 @@ export class LedgerStore {
       if ((open.attempt ?? 0) >= input.attempt) return { write: false, result: 'lost' };
       return {
         write: true,
-        entry: { op_id: takeoverOp(input.account, input.holdId, input.attempt), transaction_type: 'takeover', amount_credits: 0, request_id: input.holdId, details: `attempt ${open.attempt ?? '-'} → ${input.attempt}` },
+        entry: {
+          op_id: takeoverOp(input.account, input.holdId, input.attempt),
+          transaction_type: 'takeover',
+          amount_credits: 0,
+          request_id: input.holdId,
+          details: `attempt ${open.attempt ?? '-'} → ${input.attempt}`,
+        },
         live,
         holds: holds.map((h) => (h === open ? { ...h, attempt: input.attempt } : h)),
         result: () => 'taken',
@@ -446,8 +563,18 @@ export class LedgerStore {
   }
 
   /** Holds taken before `olderThan` and still open (the healer's work list), oldest first (stale-holds.ts). */
-  staleHolds(olderThan: Date, limit: number, now = new Date()): Promise<Array<{ account: string; holdId: string; created_at: Date }>> {
-    return scanStaleHolds(this.models, async (account) => new Set(((await this.head(account))?.open_holds ?? []).map((h) => h.hold_id)), olderThan, limit, now);
+  staleHolds(
+    olderThan: Date,
+    limit: number,
+    now = new Date(),
+  ): Promise<Array<{ account: string; holdId: string; created_at: Date }>> {
+    return scanStaleHolds(
+      this.models,
+      async (account) => new Set(((await this.head(account))?.open_holds ?? []).map((h) => h.hold_id)),
+      olderThan,
+      limit,
+      now,
+    );
   }
 
   /** Where the healer's next scan starts; null before its first one. */

@@ -38,7 +38,9 @@ export function spendOrder(grants: readonly Grant[], now: Date): Grant[] {
   const key = (g: Grant) => (g.expires_at ? g.expires_at.getTime() : Number.POSITIVE_INFINITY);
   return grants
     .filter((g) => spendable(g, now) > 0)
-    .sort((a, b) => key(a) - key(b) || a.date_created.getTime() - b.date_created.getTime() || a._id.localeCompare(b._id));
+    .sort(
+      (a, b) => key(a) - key(b) || a.date_created.getTime() - b.date_created.getTime() || a._id.localeCompare(b._id),
+    );
 }
 
 export interface NextExpiration {
@@ -50,9 +52,7 @@ const DAY_MS = 86_400_000;
 
 /** The next date on which some of the balance lapses; nulls when nothing is spendable. */
 export function nextExpiration(grants: readonly Grant[], now: Date): NextExpiration {
-  const dates = grants
-    .filter((g) => spendable(g, now) > 0 && g.expires_at)
-    .map((g) => g.expires_at!.getTime());
+  const dates = grants.filter((g) => spendable(g, now) > 0 && g.expires_at).map((g) => g.expires_at!.getTime());
   if (dates.length === 0) return { expiration: null, expires_in_days: null };
   const first = Math.min(...dates);
   return { expiration: new Date(first), expires_in_days: Math.floor((first - now.getTime()) / DAY_MS) };
@@ -66,7 +66,8 @@ export interface Deduction {
 export type SpendPlan = { ok: true; deductions: Deduction[]; balance_after: number } | { ok: false; balance: number };
 
 export function planSpend(grants: readonly Grant[], credits: number, now: Date): SpendPlan {
-  if (!Number.isSafeInteger(credits) || credits <= 0) throw new RangeError('spend must be a positive whole number of credits');
+  if (!Number.isSafeInteger(credits) || credits <= 0)
+    throw new RangeError('spend must be a positive whole number of credits');
   const balance = balanceOf(grants, now);
   if (balance < credits) return { ok: false, balance };
   const deductions: Deduction[] = [];
@@ -112,7 +113,9 @@ export interface OpenHold {
 
 export function applyDeductions(grants: readonly Grant[], deductions: readonly Deduction[]): Grant[] {
   const taken = new Map(deductions.map((d) => [d.grant_id, d.credits]));
-  return grants.map((g) => (taken.has(g._id) ? { ...g, remaining_credits: g.remaining_credits - taken.get(g._id)! } : g));
+  return grants.map((g) =>
+    taken.has(g._id) ? { ...g, remaining_credits: g.remaining_credits - taken.get(g._id)! } : g,
+  );
 }
 
 /** The part of a hold's deductions to give back when only `keep` of its credits are captured: the last taken first. */
@@ -131,5 +134,7 @@ export function returnedPart(deductions: readonly Deduction[], keep: number): De
 /** Gives a released hold's credits back to the grants it took them from; a revoked grant's share is gone. */
 export function restoreDeductions(grants: readonly Grant[], deductions: readonly Deduction[]): Grant[] {
   const given = new Map(deductions.map((d) => [d.grant_id, d.credits]));
-  return grants.map((g) => (given.has(g._id) ? { ...g, remaining_credits: g.remaining_credits + given.get(g._id)! } : g));
+  return grants.map((g) =>
+    given.has(g._id) ? { ...g, remaining_credits: g.remaining_credits + given.get(g._id)! } : g,
+  );
 }

@@ -7,7 +7,8 @@ export function creditsToUsd(credits: number): number {
 
 /** Token base units for a credit amount, for a token with `decimals` (USDC/EURC: 6). Exact, no floats. */
 export function creditsToBaseUnits(credits: number, decimals: number): bigint {
-  if (!Number.isSafeInteger(credits) || credits < 0) throw new RangeError('credits must be a non-negative safe integer');
+  if (!Number.isSafeInteger(credits) || credits < 0)
+    throw new RangeError('credits must be a non-negative safe integer');
   // 1 credit = 1 cent = 10^(decimals-2) base units.
   return BigInt(credits) * 10n ** BigInt(decimals - 2);
 }

@@ -43,9 +43,13 @@ export async function scanStaleHolds(
   now: Date,
 ): Promise<StaleHold[]> {
   const mark = await models.ledgerWatermarks.findById(OPEN_HOLDS_WATERMARK).lean<{ at: Date }>().exec();
-  const start = mark?.at ?? bucketStart(new Date(Math.min(olderThan.getTime(), now.getTime()) - HOLD_SCAN_FIRST_LOOK_BACK_MS));
+  const start =
+    mark?.at ?? bucketStart(new Date(Math.min(olderThan.getTime(), now.getTime()) - HOLD_SCAN_FIRST_LOOK_BACK_MS));
   // Buckets before this one may move behind the watermark (when settled); the last bucket read is olderThan's.
-  const settledBefore = Math.min(bucketStart(olderThan).getTime(), bucketStart(new Date(now.getTime() - HOLD_SCAN_LAG_MS)).getTime());
+  const settledBefore = Math.min(
+    bucketStart(olderThan).getTime(),
+    bucketStart(new Date(now.getTime() - HOLD_SCAN_LAG_MS)).getTime(),
+  );
   const found: StaleHold[] = [];
   let watermark = start.getTime();
   let advancing = true;
@@ -60,11 +64,16 @@ export async function scanStaleHolds(
     open.sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
     found.push(...open);
     // An open hold, or holds after the cut-off in this bucket, keep the watermark here.
-    if (advancing && open.length === 0 && early.length === entries.length && at + MINUTE_MS <= settledBefore) watermark = at + MINUTE_MS;
+    if (advancing && open.length === 0 && early.length === entries.length && at + MINUTE_MS <= settledBefore)
+      watermark = at + MINUTE_MS;
     else advancing = false;
   }
   if (watermark > start.getTime()) {
-    await models.ledgerWatermarks.updateOne({ _id: OPEN_HOLDS_WATERMARK }, { $set: { at: new Date(watermark), updated_at: now } }, { upsert: true });
+    await models.ledgerWatermarks.updateOne(
+      { _id: OPEN_HOLDS_WATERMARK },
+      { $set: { at: new Date(watermark), updated_at: now } },
+      { upsert: true },
+    );
   }
   return found.slice(0, limit);
 }
@@ -75,8 +84,13 @@ export async function readOpenHoldsWatermark(models: ScanModels): Promise<Date |
 }
 
 /** The hold entries whose holds are still open, by their account's current head. */
-async function stillOpen(entries: Array<{ user_id: string; request_id: string; date_created: Date }>, openHoldIds: (account: string) => Promise<Set<string>>): Promise<StaleHold[]> {
+async function stillOpen(
+  entries: Array<{ user_id: string; request_id: string; date_created: Date }>,
+  openHoldIds: (account: string) => Promise<Set<string>>,
+): Promise<StaleHold[]> {
   const accounts = [...new Set(entries.map((e) => e.user_id))];
   const open = new Map(await Promise.all(accounts.map(async (a) => [a, await openHoldIds(a)] as const)));
-  return entries.filter((e) => open.get(e.user_id)?.has(e.request_id)).map((e) => ({ account: e.user_id, holdId: e.request_id, created_at: e.date_created }));
+  return entries
+    .filter((e) => open.get(e.user_id)?.has(e.request_id))
+    .map((e) => ({ account: e.user_id, holdId: e.request_id, created_at: e.date_created }));
 }

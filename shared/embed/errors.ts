@@ -26,7 +26,8 @@ export const embedErrors: Readonly<Record<string, ErrorEntry & { area: 'embed' }
   embed_sign_in_invalid: {
     status: 401,
     area: 'embed',
-    meaning: 'The sign-in message or its signature was refused: unknown, expired or used nonce, another wallet, site or host page, or a signature that does not verify.',
+    meaning:
+      'The sign-in message or its signature was refused: unknown, expired or used nonce, another wallet, site or host page, or a signature that does not verify.',
     action: 'Start the sign-in again (a new nonce) and sign the message as given.',
   },
   embed_sign_in_required: {

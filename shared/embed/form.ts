@@ -28,7 +28,8 @@ export function formFields(schema: Record<string, unknown>): FormField[] {
       input: inputOf(p, options),
       required: required.has(name),
       options,
-      defaultValue: p.default === undefined ? '' : typeof p.default === 'string' ? p.default : JSON.stringify(p.default),
+      defaultValue:
+        p.default === undefined ? '' : typeof p.default === 'string' ? p.default : JSON.stringify(p.default),
     };
   });
 }

@@ -60,7 +60,10 @@ export interface EmbedTokenDoc {
   expires_at: Date;
 }
 
-const itemSchema = new Schema<EmbedItem>({ kind: { type: String, required: true }, ref: { type: String, required: true } }, { _id: false });
+const itemSchema = new Schema<EmbedItem>(
+  { kind: { type: String, required: true }, ref: { type: String, required: true } },
+  { _id: false },
+);
 
 const bundleSchema = new Schema<EmbedBundleDoc>(
   {
@@ -93,7 +96,11 @@ const nonceSchema = new Schema<EmbedNonceDoc>(
 nonceSchema.index({ expires_at: 1 });
 
 const nonceFailureSchema = new Schema<EmbedNonceFailureDoc>(
-  { _id: { type: String, required: true }, nonce: { type: String, required: true }, at: { type: Date, required: true } },
+  {
+    _id: { type: String, required: true },
+    nonce: { type: String, required: true },
+    at: { type: Date, required: true },
+  },
   { collection: 'embed_nonce_failures', versionKey: false },
 );
 nonceFailureSchema.index({ nonce: 1 });

@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
-import { ids, secret } from '../platform/ids/index';
 import { insertOnce, type Models } from '../platform/db/index';
+import { ids, secret } from '../platform/ids/index';
 import type { EmbedBundleDoc, EmbedItem, EmbedNonceDoc, EmbedTokenDoc } from './model';
 import { NONCE_TTL_MS, TOKEN_TTL_MS } from './rules';
 
-type EmbedModels = Pick<Models, 'embedBundles' | 'embedNonces' | 'embedNonceUses' | 'embedNonceFailures' | 'embedTokens'>;
+type EmbedModels = Pick<
+  Models,
+  'embedBundles' | 'embedNonces' | 'embedNonceUses' | 'embedNonceFailures' | 'embedTokens'
+>;
 
 export type EmbedBundle = EmbedBundleDoc;
 
@@ -14,7 +17,13 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 export class EmbedRepository {
   constructor(private readonly models: EmbedModels) {}
 
-  async createBundle(i: { workspaceId: string; groupId: string; name: string; origins: string[]; now?: Date }): Promise<EmbedBundle> {
+  async createBundle(i: {
+    workspaceId: string;
+    groupId: string;
+    name: string;
+    origins: string[];
+    now?: Date;
+  }): Promise<EmbedBundle> {
     const now = i.now ?? new Date();
     const doc: EmbedBundleDoc = {
       _id: ids.bundle(),
@@ -36,16 +45,28 @@ export class EmbedRepository {
 
   /** The oldest bundle exposing this item: the settings of a page opened without `?bundle=`. */
   async firstBundleExposing(item: EmbedItem): Promise<EmbedBundle | null> {
-    const docs = await this.models.embedBundles.find({ 'items.ref': item.ref }).sort({ created_at: 1, _id: 1 }).lean<EmbedBundleDoc[]>().exec();
+    const docs = await this.models.embedBundles
+      .find({ 'items.ref': item.ref })
+      .sort({ created_at: 1, _id: 1 })
+      .lean<EmbedBundleDoc[]>()
+      .exec();
     return docs.find((d) => d.items.some((x) => x.kind === item.kind && x.ref === item.ref)) ?? null;
   }
 
   async listBundles(workspaceId?: string): Promise<EmbedBundle[]> {
-    return this.models.embedBundles.find(workspaceId ? { workspace_id: workspaceId } : {}).sort({ created_at: 1, _id: 1 }).lean<EmbedBundleDoc[]>().exec();
+    return this.models.embedBundles
+      .find(workspaceId ? { workspace_id: workspaceId } : {})
+      .sort({ created_at: 1, _id: 1 })
+      .lean<EmbedBundleDoc[]>()
+      .exec();
   }
 
   /** Adds items and allowed origins (each once); the bundle as it is now, or null when it is missing. */
-  async addToBundle(id: string, add: { items?: EmbedItem[]; origins?: string[] }, now = new Date()): Promise<EmbedBundle | null> {
+  async addToBundle(
+    id: string,
+    add: { items?: EmbedItem[]; origins?: string[] },
+    now = new Date(),
+  ): Promise<EmbedBundle | null> {
     const items = add.items ?? [];
     const origins = add.origins ?? [];
     // One writer per bundle (the operator's CLI): read, merge, write the whole lists.
@@ -54,7 +75,10 @@ export class EmbedRepository {
     const merged = [...doc.items];
     for (const it of items) if (!merged.some((m) => m.kind === it.kind && m.ref === it.ref)) merged.push(it);
     const allowed = [...new Set([...doc.allowed_origins, ...origins])];
-    await this.models.embedBundles.updateOne({ _id: id }, { $set: { items: merged, allowed_origins: allowed, updated_at: now } });
+    await this.models.embedBundles.updateOne(
+      { _id: id },
+      { $set: { items: merged, allowed_origins: allowed, updated_at: now } },
+    );
     return { ...doc, items: merged, allowed_origins: allowed, updated_at: now };
   }
 
@@ -63,7 +87,15 @@ export class EmbedRepository {
     return { nonce: ids.signInNonce(), expiresAt: new Date(now.getTime() + NONCE_TTL_MS) };
   }
 
-  async saveNonce(i: { nonce: string; expiresAt: Date; bundleId: string; origin: string; wallet: string; message: string; now: Date }): Promise<void> {
+  async saveNonce(i: {
+    nonce: string;
+    expiresAt: Date;
+    bundleId: string;
+    origin: string;
+    wallet: string;
+    message: string;
+    now: Date;
+  }): Promise<void> {
     const doc: EmbedNonceDoc = {
       _id: i.nonce,
       bundle_id: i.bundleId,
@@ -97,7 +129,8 @@ export class EmbedRepository {
    */
   async recordFailure(nonce: string, limit: number, now: Date): Promise<void> {
     await this.models.embedNonceFailures.collection.insertOne({ _id: ids.row(nonce), nonce, at: now } as never);
-    if ((await this.models.embedNonceFailures.countDocuments({ nonce }).exec()) >= limit) await this.useNonce(nonce, now);
+    if ((await this.models.embedNonceFailures.countDocuments({ nonce }).exec()) >= limit)
+      await this.useNonce(nonce, now);
   }
 
   /** True for the one caller that uses this nonce; every later caller gets false. */
@@ -105,10 +138,24 @@ export class EmbedRepository {
     return insertOnce(this.models.embedNonceUses, { _id: nonce, used_at: now });
   }
 
-  async issueToken(i: { wallet: string; bundleId: string; origin: string; via: EmbedTokenDoc['via']; now: Date }): Promise<{ token: string; expiresAt: Date }> {
+  async issueToken(i: {
+    wallet: string;
+    bundleId: string;
+    origin: string;
+    via: EmbedTokenDoc['via'];
+    now: Date;
+  }): Promise<{ token: string; expiresAt: Date }> {
     const token = secret('emb_');
     const expiresAt = new Date(i.now.getTime() + TOKEN_TTL_MS);
-    const doc: EmbedTokenDoc = { _id: sha256(token), wallet: i.wallet, bundle_id: i.bundleId, origin: i.origin, via: i.via, created_at: i.now, expires_at: expiresAt };
+    const doc: EmbedTokenDoc = {
+      _id: sha256(token),
+      wallet: i.wallet,
+      bundle_id: i.bundleId,
+      origin: i.origin,
+      via: i.via,
+      created_at: i.now,
+      expires_at: expiresAt,
+    };
     await this.models.embedTokens.collection.insertOne(doc as never);
     return { token, expiresAt };
   }

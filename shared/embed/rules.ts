@@ -12,7 +12,8 @@ export const EMBED_TOKEN = /^emb_[A-Za-z0-9_-]{43}$/;
 export const NONCE_TTL_MS = 5 * 60_000;
 export const TOKEN_TTL_MS = 30 * 60_000;
 
-export type EmbedTarget = { kind: 'workflow'; ref: string } | { kind: 'product'; ref: string } | { kind: 'bundle'; ref: string };
+export type EmbedTarget =
+  { kind: 'workflow'; ref: string } | { kind: 'product'; ref: string } | { kind: 'bundle'; ref: string };
 
 /**
  * An origin as browsers send it (`scheme://host[:port]`, lower case, no path), or null. Only
@@ -26,7 +27,8 @@ export function normalizeOrigin(input: string): string | null {
     return null;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-  if (url.username || url.password || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) return null;
+  if (url.username || url.password || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash)
+    return null;
   return url.origin;
 }
 
@@ -59,6 +61,10 @@ export function escapeHtml(text: unknown): string {
 }
 
 /** The items of a bundle the widget may use, by kind. */
-export function exposes(items: ReadonlyArray<{ kind: string; ref: string }>, kind: 'workflow' | 'product', ref: string): boolean {
+export function exposes(
+  items: ReadonlyArray<{ kind: string; ref: string }>,
+  kind: 'workflow' | 'product',
+  ref: string,
+): boolean {
   return items.some((i) => i.kind === kind && i.ref === ref);
 }

@@ -9,13 +9,20 @@ export const nonceBodySchema = Joi.object({
   bundle_id: Joi.string().pattern(BUNDLE_ID).required(),
   origin: origin.required(),
   address: address.required(),
-  chain_id: Joi.number().integer().min(1).max(2 ** 53 - 1).default(1),
+  chain_id: Joi.number()
+    .integer()
+    .min(1)
+    .max(2 ** 53 - 1)
+    .default(1),
 }).unknown(false);
 
 /** POST /embed/api/sign-in: the signed message, exchanged for a widget token. */
 export const signInBodySchema = Joi.object({
   message: Joi.string().max(4096).required(),
-  signature: Joi.string().pattern(/^0x[0-9a-fA-F]+$/).max(2048).required(),
+  signature: Joi.string()
+    .pattern(/^0x[0-9a-fA-F]+$/)
+    .max(2048)
+    .required(),
 }).unknown(false);
 
 /** POST /embed/api/sign-in/access-token: an `act_` token pasted instead of a wallet signature. */
@@ -25,7 +32,9 @@ export const accessTokenBodySchema = Joi.object({
   access_token: Joi.string().max(256).required(),
 }).unknown(false);
 
-const clientRequestId = Joi.string().pattern(/^[A-Za-z0-9_-]{8,64}$/).required();
+const clientRequestId = Joi.string()
+  .pattern(/^[A-Za-z0-9_-]{8,64}$/)
+  .required();
 
 /** POST /embed/api/bundles/{bundleId}/workflows/{workflowId}/messages */
 export const messageBodySchema = Joi.object({

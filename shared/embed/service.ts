@@ -1,18 +1,18 @@
 import type { LedgerStore } from '../credits/ledger-store';
-import type { EmbedItem } from './model';
-import { formFields, type FormField } from './form';
-import { EmbedRepository, type EmbedBundle } from './repository';
-import { BUNDLE_ID, EMBED_TOKEN, exposes, normalizeOrigin, PRODUCT_ID, WORKFLOW_ID, type EmbedTarget } from './rules';
-import { parseSignIn, signInMessage } from './siwe';
+import type { AccessTokenService } from '../identity/access-tokens';
 import { isSignatureFrom } from '../identity/verify-signature';
 import { errors } from '../platform/errors/index';
+import type { ToolService } from '../tools/service';
 import type { RunRepository } from '../webhook-runs/repository';
+import type { WebhookRunService } from '../webhook-runs/service';
 import { isTerminal } from '../webhook-runs/types';
 import type { WorkflowRepository } from '../workflows/repository';
 import type { WorkspaceRepository } from '../workspaces/repository';
-import type { AccessTokenService } from '../identity/access-tokens';
-import type { ToolService } from '../tools/service';
-import type { WebhookRunService } from '../webhook-runs/service';
+import { type FormField, formFields } from './form';
+import type { EmbedItem } from './model';
+import { type EmbedBundle, EmbedRepository } from './repository';
+import { BUNDLE_ID, EMBED_TOKEN, type EmbedTarget, exposes, normalizeOrigin, PRODUCT_ID, WORKFLOW_ID } from './rules';
+import { parseSignIn, signInMessage } from './siwe';
 
 export interface WorkflowCard {
   kind: 'workflow';
@@ -72,8 +72,10 @@ export class EmbedService {
 
   /** 400 for a malformed id, 404 for anything missing or not exposed; the page's settings otherwise. */
   async page(target: EmbedTarget, bundleParam?: string): Promise<PageModel> {
-    if (!ID_PATTERNS[target.kind].test(target.ref)) throw errors.badRequest('invalid_embed_id', `not a valid ${target.kind} id`);
-    if (bundleParam !== undefined && !BUNDLE_ID.test(bundleParam)) throw errors.badRequest('invalid_embed_id', 'not a valid bundle id');
+    if (!ID_PATTERNS[target.kind].test(target.ref))
+      throw errors.badRequest('invalid_embed_id', `not a valid ${target.kind} id`);
+    if (bundleParam !== undefined && !BUNDLE_ID.test(bundleParam))
+      throw errors.badRequest('invalid_embed_id', 'not a valid bundle id');
     if (target.kind === 'bundle') {
       const bundle = await this.repo.getBundle(target.ref);
       if (!bundle) throw missing('bundle');
@@ -85,14 +87,17 @@ export class EmbedService {
     if (!bundle || !exposes(bundle.items, item.kind, item.ref)) throw missing(target.kind);
     const card = await this.card(bundle, item);
     if (!card) throw missing(target.kind);
-    return card.kind === 'workflow' ? { kind: 'workflow', bundle, item: card } : { kind: 'product', bundle, item: card };
+    return card.kind === 'workflow'
+      ? { kind: 'workflow', bundle, item: card }
+      : { kind: 'product', bundle, item: card };
   }
 
   /** A published workflow of the bundle's workspace, or an active product; null when gone. */
   private async card(bundle: EmbedBundle, item: EmbedItem): Promise<WorkflowCard | ProductCard | null> {
     if (item.kind === 'workflow') {
       const wf = await this.workflows.get(item.ref);
-      if (!wf || wf.versions.length === 0 || (wf.workspace_id !== null && wf.workspace_id !== bundle.workspace_id)) return null;
+      if (!wf || wf.versions.length === 0 || (wf.workspace_id !== null && wf.workspace_id !== bundle.workspace_id))
+        return null;
       return { kind: 'workflow', id: wf._id, name: wf.name, description: wf.description };
     }
     const p = await this.tools.findProduct(item.ref);
@@ -102,7 +107,13 @@ export class EmbedService {
       id: p.id,
       name: p.display_name || p.name,
       description: p.description,
-      actions: p.actions.map((a) => ({ slug: a.slug, name: a.name, description: a.description, credits: a.credits, fields: formFields(a.parameters_schema) })),
+      actions: p.actions.map((a) => ({
+        slug: a.slug,
+        name: a.name,
+        description: a.description,
+        credits: a.credits,
+        fields: formFields(a.parameters_schema),
+      })),
     };
   }
 
@@ -115,7 +126,16 @@ export class EmbedService {
     const { bundle, origin } = await this.allowedOrigin(i.bundleId, i.origin);
     const wallet = i.address.toLowerCase();
     const { nonce, expiresAt } = this.repo.newNonce(now);
-    const message = signInMessage({ domain: this.site.host, uri: `${this.site.baseUrl}/embed/bundle/${bundle._id}`, origin, address: wallet, chainId: i.chainId, nonce, issuedAt: now, expiresAt });
+    const message = signInMessage({
+      domain: this.site.host,
+      uri: `${this.site.baseUrl}/embed/bundle/${bundle._id}`,
+      origin,
+      address: wallet,
+      chainId: i.chainId,
+      nonce,
+      issuedAt: now,
+      expiresAt,
+    });
     await this.repo.saveNonce({ nonce, expiresAt, bundleId: bundle._id, origin, wallet, message, now });
     return { message, nonce, expires_at: expiresAt.toISOString() };
   }
@@ -135,16 +155,21 @@ export class EmbedService {
     }
     const state = nonceId ? await this.repo.nonceState(nonceId) : null;
     const nonce = state?.nonce;
-    if (!state || !nonce || nonce.expires_at.getTime() <= now.getTime()) throw invalidSignIn('the nonce is unknown or expired; ask for a new one');
-    if (state.used || state.failures >= SIGN_IN_FAILURES_PER_NONCE) throw invalidSignIn('this nonce was used already; ask for a new one');
+    if (!state || !nonce || nonce.expires_at.getTime() <= now.getTime())
+      throw invalidSignIn('the nonce is unknown or expired; ask for a new one');
+    if (state.used || state.failures >= SIGN_IN_FAILURES_PER_NONCE)
+      throw invalidSignIn('this nonce was used already; ask for a new one');
     const fail = async (why: string) => {
       await this.repo.recordFailure(nonce._id, SIGN_IN_FAILURES_PER_NONCE, now);
       return invalidSignIn(why);
     };
-    if (!this.repo.isIssuedMessage(nonce, i.message)) throw await fail('the message is not the one issued with this nonce');
-    if (!(await isSignatureFrom(i.message, i.signature, nonce.wallet))) throw await fail('the signature does not verify for this message and wallet');
+    if (!this.repo.isIssuedMessage(nonce, i.message))
+      throw await fail('the message is not the one issued with this nonce');
+    if (!(await isSignatureFrom(i.message, i.signature, nonce.wallet)))
+      throw await fail('the signature does not verify for this message and wallet');
     await this.allowedOrigin(nonce.bundle_id, nonce.origin);
-    if (!(await this.repo.useNonce(nonce._id, now))) throw invalidSignIn('this nonce was used already; ask for a new one');
+    if (!(await this.repo.useNonce(nonce._id, now)))
+      throw invalidSignIn('this nonce was used already; ask for a new one');
     return this.issue(nonce.wallet, nonce.bundle_id, nonce.origin, 'siwe', now);
   }
 
@@ -157,26 +182,43 @@ export class EmbedService {
 
   private async issue(wallet: string, bundleId: string, origin: string, via: 'siwe' | 'access_token', now: Date) {
     const { token, expiresAt } = await this.repo.issueToken({ wallet, bundleId, origin, via, now });
-    return { token, wallet, via, bundle_id: bundleId, origin, expires_at: expiresAt.toISOString(), balance: (await this.ledger.balance(wallet, now)).balance };
+    return {
+      token,
+      wallet,
+      via,
+      bundle_id: bundleId,
+      origin,
+      expires_at: expiresAt.toISOString(),
+      balance: (await this.ledger.balance(wallet, now)).balance,
+    };
   }
 
   private async allowedOrigin(bundleId: string, claimed: string): Promise<{ bundle: EmbedBundle; origin: string }> {
     const bundle = await this.repo.getBundle(bundleId);
     if (!bundle) throw errors.notFound('embed_not_found', `no bundle ${bundleId}`);
     const origin = normalizeOrigin(claimed);
-    if (!origin || !bundle.allowed_origins.includes(origin)) throw errors.forbidden('origin_not_allowed', `this widget may not be used on ${origin ?? 'that page'}`);
+    if (!origin || !bundle.allowed_origins.includes(origin))
+      throw errors.forbidden('origin_not_allowed', `this widget may not be used on ${origin ?? 'that page'}`);
     return { bundle, origin };
   }
 
   /** The wallet a widget token speaks for, on the bundle it was issued for. */
-  async authenticate(header: string | undefined, bundleId: string, now = new Date()): Promise<{ wallet: string; bundle: EmbedBundle }> {
+  async authenticate(
+    header: string | undefined,
+    bundleId: string,
+    now = new Date(),
+  ): Promise<{ wallet: string; bundle: EmbedBundle }> {
     const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
-    if (!match || !EMBED_TOKEN.test(match[1])) throw errors.unauthorized('embed_sign_in_required', 'sign in to the widget first');
+    if (!match || !EMBED_TOKEN.test(match[1]))
+      throw errors.unauthorized('embed_sign_in_required', 'sign in to the widget first');
     const doc = await this.repo.getToken(match[1]);
-    if (!doc || doc.bundle_id !== bundleId) throw errors.unauthorized('embed_sign_in_required', 'sign in to the widget first');
-    if (doc.expires_at.getTime() <= now.getTime()) throw errors.unauthorized('embed_token_expired', 'the widget sign-in has expired; sign in again');
+    if (!doc || doc.bundle_id !== bundleId)
+      throw errors.unauthorized('embed_sign_in_required', 'sign in to the widget first');
+    if (doc.expires_at.getTime() <= now.getTime())
+      throw errors.unauthorized('embed_token_expired', 'the widget sign-in has expired; sign in again');
     const bundle = await this.repo.getBundle(bundleId);
-    if (!bundle || !bundle.allowed_origins.includes(doc.origin)) throw errors.unauthorized('embed_sign_in_required', 'sign in to the widget first');
+    if (!bundle || !bundle.allowed_origins.includes(doc.origin))
+      throw errors.unauthorized('embed_sign_in_required', 'sign in to the widget first');
     return { wallet: doc.wallet, bundle };
   }
 
@@ -185,7 +227,12 @@ export class EmbedService {
   }
 
   /** One chat message: a webhook run of the bundle's agent group, keyed by the widget's request id. */
-  async sendMessage(bundle: EmbedBundle, wallet: string, workflowId: string, body: { text: string; request_id: string }) {
+  async sendMessage(
+    bundle: EmbedBundle,
+    wallet: string,
+    workflowId: string,
+    body: { text: string; request_id: string },
+  ) {
     if (!WORKFLOW_ID.test(workflowId) || !exposes(bundle.items, 'workflow', workflowId)) throw missing('workflow');
     const owner = await this.workspaces.groupAccess(bundle.group_id);
     if (!owner) throw errors.notFound('embed_not_found', 'this widget has no agent group to run its workflows');
@@ -201,14 +248,23 @@ export class EmbedService {
   async readRun(bundle: EmbedBundle, wallet: string, runId: string) {
     // One point read per poll: the run carries its group and, in its metadata, the widget's bundle and wallet.
     const record = /^run_[0-9a-f]{24}$/.test(runId) ? await this.runRecords.get(runId) : null;
-    if (record && record.run.group_id !== bundle.group_id) throw errors.notFound('run_not_found', `no run ${runId} of yours in this widget`);
-    const meta = record?.run.request_metadata_json ? (JSON.parse(record.run.request_metadata_json) as Record<string, unknown>) : {};
-    if (!record || meta.embed_wallet !== wallet || meta.embed_bundle_id !== bundle._id) throw errors.notFound('run_not_found', `no run ${runId} of yours in this widget`);
+    if (record && record.run.group_id !== bundle.group_id)
+      throw errors.notFound('run_not_found', `no run ${runId} of yours in this widget`);
+    const meta = record?.run.request_metadata_json
+      ? (JSON.parse(record.run.request_metadata_json) as Record<string, unknown>)
+      : {};
+    if (!record || meta.embed_wallet !== wallet || meta.embed_bundle_id !== bundle._id)
+      throw errors.notFound('run_not_found', `no run ${runId} of yours in this widget`);
     return runView(record.run);
   }
 
   /** A product call paid with the wallet's credits (hold → vendor → capture, once per request id). */
-  async invokeProduct(bundle: EmbedBundle, wallet: string, productId: string, body: { action: string; parameters: Record<string, unknown>; request_id: string }) {
+  async invokeProduct(
+    bundle: EmbedBundle,
+    wallet: string,
+    productId: string,
+    body: { action: string; parameters: Record<string, unknown>; request_id: string },
+  ) {
     if (!PRODUCT_ID.test(productId) || !exposes(bundle.items, 'product', productId)) throw missing('product');
     const out = await this.tools.invokeWithCredits({
       wallet,
@@ -218,12 +274,30 @@ export class EmbedService {
       requestId: `emb:${body.request_id}`,
       meta: { embed_bundle_id: bundle._id },
     });
-    return { response: out.response, credits_charged: out.credits_charged, transaction_id: out.transaction_id, balance: (await this.ledger.balance(wallet)).balance };
+    return {
+      response: out.response,
+      credits_charged: out.credits_charged,
+      transaction_id: out.transaction_id,
+      balance: (await this.ledger.balance(wallet)).balance,
+    };
   }
 }
 
-function runView(run: { _id: string; status: string; response_text: string | null; error_code: string | null; error_message: string | null }) {
-  return { run_id: run._id, status: run.status, done: isTerminal(run.status as never), response_text: run.response_text, error_code: run.error_code, error_message: run.error_message };
+function runView(run: {
+  _id: string;
+  status: string;
+  response_text: string | null;
+  error_code: string | null;
+  error_message: string | null;
+}) {
+  return {
+    run_id: run._id,
+    status: run.status,
+    done: isTerminal(run.status as never),
+    response_text: run.response_text,
+    error_code: run.error_code,
+    error_message: run.error_message,
+  };
 }
 
 const missing = (what: string) => errors.notFound('embed_not_found', `no ${what} here is published for embedding`);

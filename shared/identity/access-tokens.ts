@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import { ids, secret, SECRET_SHAPES } from '../platform/ids/index';
 import type { Models } from '../platform/db/index';
-import type { AccessTokenDoc } from './models/access-token';
 import { errors } from '../platform/errors/index';
-
+import { ids, secret, SECRET_SHAPES } from '../platform/ids/index';
+import type { AccessTokenDoc } from './models/access-token';
 
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
@@ -64,7 +63,10 @@ export class AccessTokenService {
   }
 
   async revoke(tokenId: string, now = new Date()): Promise<boolean> {
-    const res = await this.models.accessTokens.updateOne({ token_id: tokenId, revoked_at: null }, { $set: { revoked_at: now } });
+    const res = await this.models.accessTokens.updateOne(
+      { token_id: tokenId, revoked_at: null },
+      { $set: { revoked_at: now } },
+    );
     return res.modifiedCount > 0;
   }
 
@@ -91,7 +93,11 @@ export class AccessTokenService {
   }
 
   /** Revokes one of the wallet's own tokens; another wallet's token is answered like an unknown one. */
-  async revokeOwn(wallet: string, tokenId: string, now = new Date()): Promise<{ token_id: string; already_revoked: boolean }> {
+  async revokeOwn(
+    wallet: string,
+    tokenId: string,
+    now = new Date(),
+  ): Promise<{ token_id: string; already_revoked: boolean }> {
     const owner = { token_id: tokenId, wallet_address: wallet.toLowerCase() };
     const res = await this.models.accessTokens.updateOne({ ...owner, revoked_at: null }, { $set: { revoked_at: now } });
     if (res.modifiedCount > 0) return { token_id: tokenId, already_revoked: false };

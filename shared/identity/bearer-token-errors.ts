@@ -23,7 +23,8 @@ export const bearerTokensErrors: Readonly<Record<string, ErrorEntry & { area: 'b
   token_not_found: {
     status: 404,
     area: 'bearer tokens',
-    meaning: 'The signing wallet has no access token with this token id (another wallet\'s tokens are answered the same way).',
+    meaning:
+      "The signing wallet has no access token with this token id (another wallet's tokens are answered the same way).",
     action: 'List your tokens with the signed `access_token_list` action and use one of their `token_id`s.',
   },
 };

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { toHex, type Address, type Hex } from 'viem';
+import { type Address, type Hex, toHex } from 'viem';
 import { english, generateMnemonic, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 
 export interface AgentWallet {
@@ -9,11 +9,7 @@ export interface AgentWallet {
 }
 
 export type WalletDerivationReason =
-  | 'generation_failed'
-  | 'invalid_mnemonic'
-  | 'derivation_failed'
-  | 'missing_private_key'
-  | 'address_mismatch';
+  'generation_failed' | 'invalid_mnemonic' | 'derivation_failed' | 'missing_private_key' | 'address_mismatch';
 
 /** Carries a reason code only; the message never includes the mnemonic or key. */
 export class WalletDerivationError extends Error {

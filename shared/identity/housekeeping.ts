@@ -21,7 +21,10 @@ export async function pruneAuthRecords(
     models.authSessions.deleteMany({ expires_at: { $lt: hourAgo } }),
     models.usedRequests.deleteMany({ expires_at: { $lt: hourAgo } }),
     // Rows written before request ids carried their session's expiry: kept as long as any session could live.
-    models.usedRequests.deleteMany({ expires_at: { $exists: false }, created_at: { $lt: new Date(now.getTime() - LONGEST_SESSION_MS) } }),
+    models.usedRequests.deleteMany({
+      expires_at: { $exists: false },
+      created_at: { $lt: new Date(now.getTime() - LONGEST_SESSION_MS) },
+    }),
     models.rateLimits.deleteMany({ last_at: { $lt: hourAgo } }),
   ]);
   return { sessions: s.deletedCount, requestIds: r.deletedCount + legacy.deletedCount, rateLimits: l.deletedCount };

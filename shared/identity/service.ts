@@ -1,10 +1,18 @@
 import { BoundedCache } from '../platform/cache/bounded-cache';
-import { ids } from '../platform/ids/index';
 import { insertOnceGrouped, type Models } from '../platform/db/index';
-import type { AuthSessionDoc } from './models/auth-session';
 import { errors } from '../platform/errors/index';
+import { ids } from '../platform/ids/index';
 import type { LocalLimiter } from '../platform/limits/local';
-import { buildSignedMessage, isSignatureFrom, SignedAction, signedActionParts, signedPayload, toolInvokeByIdParts, toolInvokeParts } from './signing';
+import type { AuthSessionDoc } from './models/auth-session';
+import {
+  buildSignedMessage,
+  isSignatureFrom,
+  SignedAction,
+  signedActionParts,
+  signedPayload,
+  toolInvokeByIdParts,
+  toolInvokeParts,
+} from './signing';
 
 export interface Envelope {
   wallet_address: string;
@@ -57,7 +65,12 @@ export class SessionService {
    * signature (CPU), and only then the one write that makes the request id single-use.
    * Returns the lower-cased wallet once the request id is claimed.
    */
-  async verify(envelope: Envelope, fields: Record<string, unknown>, target: SignedTarget, now = new Date()): Promise<string> {
+  async verify(
+    envelope: Envelope,
+    fields: Record<string, unknown>,
+    target: SignedTarget,
+    now = new Date(),
+  ): Promise<string> {
     const { wallet, claim } = await this.authenticate(envelope, fields, target, now);
     await claim;
     return wallet;
@@ -74,7 +87,11 @@ export class SessionService {
     now = new Date(),
   ): Promise<{ wallet: string; claim: Promise<void> }> {
     const { wallet, session } = await this.check(envelope, fields, target, now);
-    const claim = insertOnceGrouped(this.models.usedRequests, { _id: `${wallet}:${envelope.request_id}`, created_at: now, expires_at: session.expires_at }).then((inserted) => {
+    const claim = insertOnceGrouped(this.models.usedRequests, {
+      _id: `${wallet}:${envelope.request_id}`,
+      created_at: now,
+      expires_at: session.expires_at,
+    }).then((inserted) => {
       if (!inserted) throw errors.unauthorized('request_replayed', 'request_id was already used by this wallet');
     });
     // Never an unhandled rejection, whoever awaits it later.
@@ -88,15 +105,26 @@ export class SessionService {
    * (docs/decisions.md "The hold is a signed invoke's replay guard"). The caller must refuse a
    * request id that write finds taken with `request_replayed`.
    */
-  async verifyOwnGuard(envelope: Envelope, fields: Record<string, unknown>, target: SignedTarget, now = new Date()): Promise<string> {
+  async verifyOwnGuard(
+    envelope: Envelope,
+    fields: Record<string, unknown>,
+    target: SignedTarget,
+    now = new Date(),
+  ): Promise<string> {
     return (await this.check(envelope, fields, target, now)).wallet;
   }
 
   /** Session, signature and the per-wallet invoke limit, cheapest refusal first. */
-  private async check(envelope: Envelope, fields: Record<string, unknown>, target: SignedTarget, now: Date): Promise<{ wallet: string; session: AuthSessionDoc }> {
+  private async check(
+    envelope: Envelope,
+    fields: Record<string, unknown>,
+    target: SignedTarget,
+    now: Date,
+  ): Promise<{ wallet: string; session: AuthSessionDoc }> {
     const wallet = envelope.wallet_address.toLowerCase();
     const session = await this.lookup(envelope.session_nonce);
-    if (!session) throw errors.unauthorized('session_unknown', 'session_nonce was not issued by this service; request a new one');
+    if (!session)
+      throw errors.unauthorized('session_unknown', 'session_nonce was not issued by this service; request a new one');
     if (session.wallet_address !== wallet) {
       throw errors.unauthorized('session_wallet_mismatch', 'session_nonce belongs to another wallet');
     }
@@ -106,14 +134,18 @@ export class SessionService {
 
     let messages: string[];
     try {
-      messages = target.kind === 'tool_paths' ? pathMessages(envelope, wallet, fields, target.paths) : [buildMessage(envelope, wallet, fields, target)];
+      messages =
+        target.kind === 'tool_paths'
+          ? pathMessages(envelope, wallet, fields, target.paths)
+          : [buildMessage(envelope, wallet, fields, target)];
     } catch (err) {
       throw errors.badRequest('unsignable_request', (err as Error).message);
     }
     if (!(await anySignedBy(messages, envelope.signature, wallet))) {
       throw errors.unauthorized('signature_invalid', 'signature does not match wallet_address for this request');
     }
-    if (target.kind === 'tool_paths') this.invokePerWallet?.enforce(`invoke:wallet:${wallet}`, 'invokes for one wallet');
+    if (target.kind === 'tool_paths')
+      this.invokePerWallet?.enforce(`invoke:wallet:${wallet}`, 'invokes for one wallet');
     return { wallet, session };
   }
 }
@@ -129,12 +161,32 @@ function pathMessages(envelope: Envelope, wallet: string, fields: Record<string,
   return paths.map((path) => buildSignedMessage({ kind: 'path', ...base, method: 'POST', path, payload }));
 }
 
-function buildMessage(envelope: Envelope, wallet: string, fields: Record<string, unknown>, target: Exclude<SignedTarget, { kind: 'tool_paths' }>): string {
+function buildMessage(
+  envelope: Envelope,
+  wallet: string,
+  fields: Record<string, unknown>,
+  target: Exclude<SignedTarget, { kind: 'tool_paths' }>,
+): string {
   const base = { wallet, sessionNonce: envelope.session_nonce, requestId: envelope.request_id };
   if (target.kind === 'tool' || target.kind === 'tool_id') {
-    const parts = target.kind === 'tool' ? toolInvokeParts(target.productSlug, target.actionSlug, fields) : toolInvokeByIdParts(target.productId, fields);
-    return buildSignedMessage({ kind: 'path', ...base, method: parts.method, path: parts.path, payload: signedPayload(parts.payloadObject) });
+    const parts =
+      target.kind === 'tool'
+        ? toolInvokeParts(target.productSlug, target.actionSlug, fields)
+        : toolInvokeByIdParts(target.productId, fields);
+    return buildSignedMessage({
+      kind: 'path',
+      ...base,
+      method: parts.method,
+      path: parts.path,
+      payload: signedPayload(parts.payloadObject),
+    });
   }
   const parts = signedActionParts(target.action, fields, target.pathParams);
-  return buildSignedMessage({ kind: 'action', ...base, action: target.action, product: parts.product, payload: signedPayload(parts.payloadObject) });
+  return buildSignedMessage({
+    kind: 'action',
+    ...base,
+    action: target.action,
+    product: parts.product,
+    payload: signedPayload(parts.payloadObject),
+  });
 }

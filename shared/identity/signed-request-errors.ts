@@ -23,7 +23,8 @@ export const signedRequestsErrors: Readonly<Record<string, ErrorEntry & { area: 
   signature_invalid: {
     status: 401,
     area: 'signed requests',
-    meaning: 'The signature does not recover to `wallet_address` over the message rebuilt from this request (see docs/signing.md).',
+    meaning:
+      'The signature does not recover to `wallet_address` over the message rebuilt from this request (see docs/signing.md).',
     action: 'Check the action, path, payload canonicalisation and the signing key against the published test vectors.',
   },
   request_replayed: {
@@ -36,7 +37,8 @@ export const signedRequestsErrors: Readonly<Record<string, ErrorEntry & { area: 
   unsignable_request: {
     status: 400,
     area: 'signed requests',
-    meaning: 'The payload cannot be canonicalised (for example a number JSON cannot represent exactly), so no signature over it can be checked.',
+    meaning:
+      'The payload cannot be canonicalised (for example a number JSON cannot represent exactly), so no signature over it can be checked.',
     action: 'Send plain JSON values: strings, finite numbers, booleans, null, arrays and objects.',
   },
 };

@@ -1,19 +1,4 @@
 export { canonicalJson, payloadDigest, signedPayload } from './canonical-json';
-export {
-  EMPTY_PAYLOAD,
-  ENVELOPE_FIELDS,
-  NO_PRODUCT,
-  SIGNED_ACTIONS,
-  SIGNING_DOMAIN,
-  buildSignedMessage,
-  isSignedAction,
-  productPathParams,
-  signedActionParts,
-  toolInvokeByIdParts,
-  toolInvokeByIdPath,
-  toolInvokeParts,
-  toolInvokePath,
-} from './signed-message';
 export type {
   EmptyPayload,
   EnvelopeField,
@@ -26,5 +11,20 @@ export type {
   SignedEnvelope,
   SignedMessageInput,
   ToolInvokeParts,
+} from './signed-message';
+export {
+  buildSignedMessage,
+  EMPTY_PAYLOAD,
+  ENVELOPE_FIELDS,
+  isSignedAction,
+  NO_PRODUCT,
+  productPathParams,
+  SIGNED_ACTIONS,
+  signedActionParts,
+  SIGNING_DOMAIN,
+  toolInvokeByIdParts,
+  toolInvokeByIdPath,
+  toolInvokeParts,
+  toolInvokePath,
 } from './signed-message';
 export { isSignatureFrom, recoverSigner } from './verify-signature';

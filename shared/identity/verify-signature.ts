@@ -1,6 +1,6 @@
 import jsSha3 from 'js-sha3';
 import { ecdsaRecover } from 'secp256k1';
-import { getAddress, type Address } from 'viem';
+import { type Address, getAddress } from 'viem';
 
 const SIGNATURE_PATTERN = /^0x[0-9a-fA-F]{130}$/;
 const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;

@@ -29,19 +29,21 @@ export const jobsErrors: Readonly<Record<string, ErrorEntry & { area: 'jobs' }>>
   reservation_limit_reached: {
     status: 409,
     area: 'jobs',
-    meaning: 'This wallet already holds the most active reservations one wallet may hold across all jobs (`details.limit`, JOB_MAX_ACTIVE_RESERVATIONS_PER_WALLET). Nothing was reserved.',
+    meaning:
+      'This wallet already holds the most active reservations one wallet may hold across all jobs (`details.limit`, JOB_MAX_ACTIVE_RESERVATIONS_PER_WALLET). Nothing was reserved.',
     action: 'Complete a reservation you hold, or wait for one to expire; then reserve again.',
   },
   wallet_limit_reached: {
     status: 409,
     area: 'jobs',
-    meaning: "This wallet already has `max_completions_per_wallet` completions of the job that were not rejected.",
+    meaning: 'This wallet already has `max_completions_per_wallet` completions of the job that were not rejected.',
     action: 'Pick another job.',
   },
   reservation_active: {
     status: 409,
     area: 'jobs',
-    meaning: 'This wallet already holds an active reservation of the job (one at a time); `details` names it and its expiry.',
+    meaning:
+      'This wallet already holds an active reservation of the job (one at a time); `details` names it and its expiry.',
     action: 'Complete that reservation (or let it expire) instead of reserving again.',
   },
   no_active_reservation: {
@@ -59,7 +61,8 @@ export const jobsErrors: Readonly<Record<string, ErrorEntry & { area: 'jobs' }>>
   reservation_expired: {
     status: 409,
     area: 'jobs',
-    meaning: 'The reservation ended before the completion arrived (its window passed); its slot went back to the pool and nothing was recorded.',
+    meaning:
+      'The reservation ended before the completion arrived (its window passed); its slot went back to the pool and nothing was recorded.',
     action: 'Reserve the job again and complete within `reservation_window_seconds`.',
   },
   already_completed: {
@@ -71,7 +74,8 @@ export const jobsErrors: Readonly<Record<string, ErrorEntry & { area: 'jobs' }>>
   job_workflow_token_invalid: {
     status: 401,
     area: 'jobs',
-    meaning: 'The X-Job-Workflow-Token is not one this service issued for this job, was altered, or its reservation window has passed.',
+    meaning:
+      'The X-Job-Workflow-Token is not one this service issued for this job, was altered, or its reservation window has passed.',
     action: 'Use the token the reserve call answered for this job, or sign the request with the envelope instead.',
   },
   not_a_workflow_job: {
@@ -83,7 +87,8 @@ export const jobsErrors: Readonly<Record<string, ErrorEntry & { area: 'jobs' }>>
   reservation_required: {
     status: 403,
     area: 'jobs',
-    meaning: 'Only the wallet holding the active reservation of this workflow_creation job may create, edit or publish its workflows (with a token: the reservation the token was issued with). Nothing was changed.',
+    meaning:
+      'Only the wallet holding the active reservation of this workflow_creation job may create, edit or publish its workflows (with a token: the reservation the token was issued with). Nothing was changed.',
     action: 'Reserve the job (POST /api/external/jobs/{jobId}/reserve) and act within the reservation window.',
   },
 };

@@ -1,8 +1,13 @@
 import Joi from 'joi';
-import { BUMPS, type Bump } from './job-workflow-rules';
+import { type Bump, BUMPS } from './job-workflow-rules';
 
 /** The envelope fields are checked by the signed middleware (or absent with X-Job-Workflow-Token). */
-const envelopeKeys = { wallet_address: Joi.any(), session_nonce: Joi.any(), request_id: Joi.any(), signature: Joi.any() };
+const envelopeKeys = {
+  wallet_address: Joi.any(),
+  session_nonce: Joi.any(),
+  request_id: Joi.any(),
+  signature: Joi.any(),
+};
 
 const tagList = Joi.array().items(Joi.string().trim().lowercase().min(1).max(64)).unique().max(20);
 
@@ -14,8 +19,12 @@ const fields = {
   edges: Joi.array().items(Joi.object().unknown(true)).max(1000),
   mcp_server_name: Joi.string().trim().min(1).max(200),
   default_export_target: Joi.string().trim().min(1).max(200),
-  categories: tagList.description('listing categories (an extension of the spec; filtered on by GET /workflows?categories=)'),
-  industry_tags: tagList.description('listing industry tags (an extension of the spec; filtered on by GET /workflows?industry_tags=)'),
+  categories: tagList.description(
+    'listing categories (an extension of the spec; filtered on by GET /workflows?categories=)',
+  ),
+  industry_tags: tagList.description(
+    'listing industry tags (an extension of the spec; filtered on by GET /workflows?industry_tags=)',
+  ),
 };
 
 export const jobWorkflowCreateSchema = Joi.object({ ...envelopeKeys, ...fields, name: fields.name.required() });
@@ -46,7 +55,10 @@ export const jobWorkflowViewSchema = Joi.object({
   owner_wallet: Joi.string().required(),
   name: Joi.string().required(),
   description: Joi.string().allow('').required(),
-  status: Joi.string().valid('draft', 'published').required().description('published once any version is published; the draft may have changed since'),
+  status: Joi.string()
+    .valid('draft', 'published')
+    .required()
+    .description('published once any version is published; the draft may have changed since'),
   nodes: Joi.array().items(Joi.object().unknown(true)).required().description('the draft'),
   edges: Joi.array().items(Joi.object().unknown(true)).required().description('the draft'),
   time_saved_minutes: Joi.number().allow(null).required(),
@@ -55,7 +67,9 @@ export const jobWorkflowViewSchema = Joi.object({
   categories: Joi.array().items(Joi.string()).required(),
   industry_tags: Joi.array().items(Joi.string()).required(),
   latest_version: Joi.string().allow(null).required(),
-  versions: Joi.array().items(Joi.object({ version: Joi.string().required(), published_at: isoDate.required() })).required(),
+  versions: Joi.array()
+    .items(Joi.object({ version: Joi.string().required(), published_at: isoDate.required() }))
+    .required(),
   published_version: Joi.string().description('publish only: the version this call created'),
   created_at: isoDate.required(),
   updated_at: isoDate.required(),

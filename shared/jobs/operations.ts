@@ -1,9 +1,9 @@
-import { fromJoi, errors } from '../platform/errors/index';
-import type { JobDoc } from './models/job';
+import { errors, fromJoi } from '../platform/errors/index';
 import { ids } from '../platform/ids/index';
+import type { JobDoc } from './models/job';
 import { JobRepository } from './repository';
-import { defaultReview, transition, type JobAction } from './rules';
-import { jobCreateSchema, type JobCreateInput } from './schemas';
+import { defaultReview, type JobAction, transition } from './rules';
+import { type JobCreateInput, jobCreateSchema } from './schemas';
 
 /** Operator use cases on jobs (the admin CLI and the demo seed call these). */
 export class JobOperations {
@@ -43,7 +43,10 @@ export class JobOperations {
     const job = await this.repo.getJob(jobId);
     if (!job) throw errors.notFound('job_not_found', `no job ${jobId}`);
     const to = transition(job.state, action);
-    if (!to) throw errors.conflict('job_not_open', `cannot ${action} job ${jobId}: it is ${job.state}`, { details: { state: job.state } });
+    if (!to)
+      throw errors.conflict('job_not_open', `cannot ${action} job ${jobId}: it is ${job.state}`, {
+        details: { state: job.state },
+      });
     await this.repo.setJobState(jobId, to, now);
     return { ...job, state: to, updated_at: now };
   }

@@ -1,11 +1,20 @@
 import { insertOnce, insertOnceGrouped, type Models } from '../platform/db/index';
+import { CounterGroup } from './counter-group';
 import type { JobDoc, JobState } from './models/job';
 import type { CompletionStatus, JobCompletionDoc } from './models/job-completion';
 import type { JobReservationDoc, JobReservationOutcomeDoc, ReservationStatus } from './models/job-reservation';
-import { CounterGroup } from './counter-group';
 import type { JobFreeSlotDoc, JobSlotCounterDoc, JobSlotDoc } from './models/job-slot';
 
-type JobModels = Pick<Models, 'jobs' | 'jobSlots' | 'jobSlotCounters' | 'jobFreeSlots' | 'jobReservations' | 'jobReservationOutcomes' | 'jobCompletions'>;
+type JobModels = Pick<
+  Models,
+  | 'jobs'
+  | 'jobSlots'
+  | 'jobSlotCounters'
+  | 'jobFreeSlots'
+  | 'jobReservations'
+  | 'jobReservationOutcomes'
+  | 'jobCompletions'
+>;
 
 /** A reservation with its decided outcome applied (the outcome row wins over a stale status). */
 export type Reservation = JobReservationDoc;
@@ -39,7 +48,12 @@ export class JobRepository {
   }
 
   listJobs(filter: { state?: JobState }, limit: number): Promise<JobDoc[]> {
-    return this.models.jobs.find(filter.state ? { state: filter.state } : {}).sort({ created_at: -1 }).limit(limit).lean<JobDoc[]>().exec();
+    return this.models.jobs
+      .find(filter.state ? { state: filter.state } : {})
+      .sort({ created_at: -1 })
+      .limit(limit)
+      .lean<JobDoc[]>()
+      .exec();
   }
 
   // ---- slots ----
@@ -58,7 +72,11 @@ export class JobRepository {
   nextNeverUsedSlot(jobId: string, slots: number): Promise<number | null> {
     let group = this.counters.get(jobId);
     if (!group) {
-      group = new CounterGroup((k) => this.advanceCounter(jobId, slots, k), slots, () => this.counters.delete(jobId));
+      group = new CounterGroup(
+        (k) => this.advanceCounter(jobId, slots, k),
+        slots,
+        () => this.counters.delete(jobId),
+      );
       this.counters.set(jobId, group);
     }
     return group.next();
@@ -67,7 +85,11 @@ export class JobRepository {
   /** Advances the job's counter by k: the first of the k numbers, or null when none was below `slots`. */
   private async advanceCounter(jobId: string, slots: number, k: number): Promise<number | null> {
     const step = async () => {
-      const before = await this.models.jobSlotCounters.collection.findOneAndUpdate({ _id: jobId, next: { $lt: slots } } as never, { $inc: { next: k } }, { returnDocument: 'before' });
+      const before = await this.models.jobSlotCounters.collection.findOneAndUpdate(
+        { _id: jobId, next: { $lt: slots } } as never,
+        { $inc: { next: k } },
+        { returnDocument: 'before' },
+      );
       return before ? (before as unknown as JobSlotCounterDoc).next : null;
     };
     const n = await step();
@@ -100,7 +122,12 @@ export class JobRepository {
    */
   async freeSlot(jobId: string, n: number, reservationId: string, now = new Date()): Promise<void> {
     await this.models.jobSlots.deleteOne({ _id: `${jobId}:${n}`, reservation_id: reservationId });
-    await insertOnce(this.models.jobFreeSlots, { _id: `${jobId}:${n}:${reservationId}`, job_id: jobId, n, freed_at: now } satisfies JobFreeSlotDoc);
+    await insertOnce(this.models.jobFreeSlots, {
+      _id: `${jobId}:${n}:${reservationId}`,
+      job_id: jobId,
+      n,
+      freed_at: now,
+    } satisfies JobFreeSlotDoc);
   }
 
   /** Active reservations past their window (of one job, or of all): what the sweep ends. */
@@ -114,7 +141,11 @@ export class JobRepository {
 
   /** The wallet's latest reservation of a job, its status corrected by a decided outcome. */
   async latestReservation(jobId: string, wallet: string): Promise<Reservation | null> {
-    const doc = await this.models.jobReservations.findOne({ job_id: jobId, wallet }).sort({ generation: -1 }).lean<JobReservationDoc>().exec();
+    const doc = await this.models.jobReservations
+      .findOne({ job_id: jobId, wallet })
+      .sort({ generation: -1 })
+      .lean<JobReservationDoc>()
+      .exec();
     return doc ? this.withOutcome(doc) : null;
   }
 
@@ -127,7 +158,12 @@ export class JobRepository {
     if (doc.status !== 'active') return doc;
     const outcome = await this.outcome(doc._id);
     if (!outcome) return doc;
-    return { ...doc, status: outcome.outcome, completion_id: outcome.completion_id, ended_at: doc.ended_at ?? outcome.decided_at };
+    return {
+      ...doc,
+      status: outcome.outcome,
+      completion_id: outcome.completion_id,
+      ended_at: doc.ended_at ?? outcome.decided_at,
+    };
   }
 
   outcome(reservationId: string): Promise<JobReservationOutcomeDoc | null> {
@@ -136,14 +172,25 @@ export class JobRepository {
 
   /** The wallet's reservations still active at `now`, across all jobs (ended ones corrected by their decided outcome). */
   async activeReservationsOf(wallet: string, now: Date): Promise<Reservation[]> {
-    const docs = await this.models.jobReservations.find({ wallet, status: 'active', expires_at: { $gt: now } }).lean<JobReservationDoc[]>().exec();
+    const docs = await this.models.jobReservations
+      .find({ wallet, status: 'active', expires_at: { $gt: now } })
+      .lean<JobReservationDoc[]>()
+      .exec();
     const current = await Promise.all(docs.map((d) => this.withOutcome(d)));
     return current.filter((r) => r.status === 'active');
   }
 
   /** Claims the wallet's `generation`-th reservation of the job: null when another request did. */
-  async claimReservation(r: Omit<JobReservationDoc, 'active_key' | 'status' | 'ended_at' | 'completion_id'>): Promise<Reservation | null> {
-    const doc: JobReservationDoc = { ...r, active_key: `${r.job_id}:${r.wallet}:${r.generation}`, status: 'active', ended_at: null, completion_id: null };
+  async claimReservation(
+    r: Omit<JobReservationDoc, 'active_key' | 'status' | 'ended_at' | 'completion_id'>,
+  ): Promise<Reservation | null> {
+    const doc: JobReservationDoc = {
+      ...r,
+      active_key: `${r.job_id}:${r.wallet}:${r.generation}`,
+      status: 'active',
+      ended_at: null,
+      completion_id: null,
+    };
     return (await insertOnceGrouped(this.models.jobReservations, doc)) ? doc : null;
   }
 
@@ -151,12 +198,25 @@ export class JobRepository {
    * Decides how a reservation ended, once: true when this call decided it. Completion and
    * expiry race here and exactly one wins.
    */
-  decideOutcome(reservationId: string, outcome: JobReservationOutcomeDoc['outcome'], completionId: string | null, now: Date): Promise<boolean> {
-    return insertOnce(this.models.jobReservationOutcomes, { _id: reservationId, outcome, completion_id: completionId, decided_at: now });
+  decideOutcome(
+    reservationId: string,
+    outcome: JobReservationOutcomeDoc['outcome'],
+    completionId: string | null,
+    now: Date,
+  ): Promise<boolean> {
+    return insertOnce(this.models.jobReservationOutcomes, {
+      _id: reservationId,
+      outcome,
+      completion_id: completionId,
+      decided_at: now,
+    });
   }
 
   async endReservation(id: string, status: ReservationStatus, completionId: string | null, now: Date): Promise<void> {
-    await this.models.jobReservations.updateOne({ _id: id }, { $set: { status, completion_id: completionId, ended_at: now } });
+    await this.models.jobReservations.updateOne(
+      { _id: id },
+      { $set: { status, completion_id: completionId, ended_at: now } },
+    );
   }
 
   // ---- completions ----
@@ -174,7 +234,11 @@ export class JobRepository {
   }
 
   latestCompletion(jobId: string, wallet: string): Promise<JobCompletionDoc | null> {
-    return this.models.jobCompletions.findOne({ job_id: jobId, wallet }).sort({ created_at: -1 }).lean<JobCompletionDoc>().exec();
+    return this.models.jobCompletions
+      .findOne({ job_id: jobId, wallet })
+      .sort({ created_at: -1 })
+      .lean<JobCompletionDoc>()
+      .exec();
   }
 
   /** Completions that count against the per-wallet limit: every one not rejected. */
@@ -186,7 +250,10 @@ export class JobRepository {
     await this.models.jobCompletions.updateOne({ _id: id }, { $set: { ...fields, updated_at: now } });
   }
 
-  listCompletions(filter: { jobId?: string; status?: CompletionStatus; awaitingFunds?: boolean }, limit: number): Promise<JobCompletionDoc[]> {
+  listCompletions(
+    filter: { jobId?: string; status?: CompletionStatus; awaitingFunds?: boolean },
+    limit: number,
+  ): Promise<JobCompletionDoc[]> {
     const q: Record<string, unknown> = {};
     if (filter.jobId) q.job_id = filter.jobId;
     if (filter.status) q.status = filter.status;

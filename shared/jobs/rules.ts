@@ -120,13 +120,23 @@ export interface CheckResult {
 }
 
 /** The automated checks of a social_share completion, one per post and property. */
-export function socialPostChecks(posts: readonly SocialPost[], job: Pick<JobDoc, 'target_url' | 'platforms'>): CheckResult[] {
-  if (posts.length === 0) return [{ name: 'social_posts_present', status: 'failed', detail: 'a social_share completion needs at least one post' }];
+export function socialPostChecks(
+  posts: readonly SocialPost[],
+  job: Pick<JobDoc, 'target_url' | 'platforms'>,
+): CheckResult[] {
+  if (posts.length === 0)
+    return [
+      { name: 'social_posts_present', status: 'failed', detail: 'a social_share completion needs at least one post' },
+    ];
   return posts.flatMap((p, i): CheckResult[] => {
     const url = parseHttpUrl(p.post_url);
     const allowed = job.platforms.length === 0 || job.platforms.includes(p.platform.toLowerCase());
     return [
-      { name: `post_${i}_url_well_formed`, status: url ? 'passed' : 'failed', detail: url ? p.post_url : `not an http(s) URL: ${p.post_url}` },
+      {
+        name: `post_${i}_url_well_formed`,
+        status: url ? 'passed' : 'failed',
+        detail: url ? p.post_url : `not an http(s) URL: ${p.post_url}`,
+      },
       {
         name: `post_${i}_on_platform`,
         status: allowed && onPlatform(p.post_url, p.platform) ? 'passed' : 'failed',

@@ -11,22 +11,44 @@ const id = (prefix: string) => Joi.string().pattern(new RegExp(`^${prefix}_[A-Za
 export const jobId = id('job');
 export const reservationId = id('res');
 export const completionId = id('cmp');
-const httpUrl = Joi.string().uri({ scheme: ['http', 'https'] }).max(2048);
+const httpUrl = Joi.string()
+  .uri({ scheme: ['http', 'https'] })
+  .max(2048);
 const isoDate = Joi.date().iso();
 
 /** Operator input of job:create. */
 export const jobCreateSchema = Joi.object({
-  kind: Joi.string().valid(...JOB_KINDS).required(),
+  kind: Joi.string()
+    .valid(...JOB_KINDS)
+    .required(),
   title: Joi.string().trim().min(1).max(200).required(),
   description: Joi.string().max(5000).allow('').default(''),
   reward_credits: Joi.number().integer().min(1).max(10_000_000).required(),
   slots: Joi.number().integer().min(1).max(10_000).default(DEFAULTS.slots),
-  reservation_window_seconds: Joi.number().integer().min(60).max(30 * 86400).default(DEFAULTS.reservationWindowSeconds),
+  reservation_window_seconds: Joi.number()
+    .integer()
+    .min(60)
+    .max(30 * 86400)
+    .default(DEFAULTS.reservationWindowSeconds),
   max_completions_per_wallet: Joi.number().integer().min(1).max(1000).default(DEFAULTS.maxCompletionsPerWallet),
-  target_url: httpUrl.allow(null).default(null).when('kind', { is: 'social_share', then: Joi.required().invalid(null) }),
-  platforms: Joi.array().items(Joi.string().lowercase().valid(...Object.keys(PLATFORM_HOSTS))).unique().default([]),
+  target_url: httpUrl
+    .allow(null)
+    .default(null)
+    .when('kind', { is: 'social_share', then: Joi.required().invalid(null) }),
+  platforms: Joi.array()
+    .items(
+      Joi.string()
+        .lowercase()
+        .valid(...Object.keys(PLATFORM_HOSTS)),
+    )
+    .unique()
+    .default([]),
   review: Joi.string().valid('auto', 'manual'),
-  review_deadline_seconds: Joi.number().integer().min(60).max(90 * 86400).default(DEFAULTS.reviewDeadlineSeconds),
+  review_deadline_seconds: Joi.number()
+    .integer()
+    .min(60)
+    .max(90 * 86400)
+    .default(DEFAULTS.reviewDeadlineSeconds),
   review_default: Joi.string().valid('approve', 'reject').default(DEFAULTS.reviewDefault),
   state: Joi.string().valid('draft', 'open').default('draft'),
   expires_at: isoDate.allow(null).default(null),
@@ -51,20 +73,31 @@ export interface JobCreateInput {
 /** A job as the list and status endpoints show it. */
 export const jobViewSchema = Joi.object({
   job_id: jobId.required(),
-  kind: Joi.string().valid(...JOB_KINDS).required(),
+  kind: Joi.string()
+    .valid(...JOB_KINDS)
+    .required(),
   title: Joi.string().required(),
   description: Joi.string().allow('').required(),
   reward_credits: Joi.number().integer().required(),
   slots: Joi.number().integer().required(),
-  slots_available: Joi.number().integer().min(0).required().description('slots not held by an active reservation or a completion that is not rejected'),
+  slots_available: Joi.number()
+    .integer()
+    .min(0)
+    .required()
+    .description('slots not held by an active reservation or a completion that is not rejected'),
   reservation_window_seconds: Joi.number().integer().required(),
   max_completions_per_wallet: Joi.number().integer().required(),
   target_url: httpUrl.allow(null).required(),
-  platforms: Joi.array().items(Joi.string()).required().description('social_share: accepted platforms; empty means any known platform'),
+  platforms: Joi.array()
+    .items(Joi.string())
+    .required()
+    .description('social_share: accepted platforms; empty means any known platform'),
   review: Joi.string().valid('auto', 'manual').required(),
   review_deadline_seconds: Joi.number().integer().required(),
   review_default: Joi.string().valid('approve', 'reject').required(),
-  state: Joi.string().valid(...JOB_STATES).required(),
+  state: Joi.string()
+    .valid(...JOB_STATES)
+    .required(),
   expires_at: isoDate.allow(null).required(),
   created_at: isoDate.required(),
 });
@@ -97,7 +130,9 @@ export const completionViewSchema = Joi.object({
       by: Joi.string().valid('automated', 'operator', 'deadline_default').required(),
       reason: Joi.string().allow('').required(),
       at: isoDate.required(),
-    }).allow(null).required(),
+    })
+      .allow(null)
+      .required(),
     review_deadline_at: isoDate.allow(null).required(),
   }).required(),
   payment: Joi.object({
@@ -120,7 +155,12 @@ export const jobStatusSchema = Joi.object({
 
 // ---- request bodies (the envelope fields are checked by the signed middleware) ----
 
-const envelopeKeys = { wallet_address: Joi.any(), session_nonce: Joi.any(), request_id: Joi.any(), signature: Joi.any() };
+const envelopeKeys = {
+  wallet_address: Joi.any(),
+  session_nonce: Joi.any(),
+  request_id: Joi.any(),
+  signature: Joi.any(),
+};
 
 export const listBodySchema = Joi.object({
   ...envelopeKeys,
@@ -148,6 +188,12 @@ export const completeBodySchema = Joi.object({
 export interface CompleteBody {
   proof_text: string;
   reservation_id?: string;
-  social_posts?: Array<{ platform: string; post_url: string; target_url_used: string; message_text: string; posted_at?: string }>;
+  social_posts?: Array<{
+    platform: string;
+    post_url: string;
+    target_url_used: string;
+    message_text: string;
+    posted_at?: string;
+  }>;
   workflow_id?: string;
 }

@@ -1,13 +1,13 @@
 import { errors, ValidationError, type ValidationIssue } from '../platform/errors/index';
+import { ids } from '../platform/ids/index';
+import type { JobEngine } from './engine';
 import type { JobDoc } from './models/job';
 import type { JobCompletionDoc } from './models/job-completion';
-import { ids } from '../platform/ids/index';
 import { JobRepository, type Reservation } from './repository';
 import { reserveRefusal, sameTarget } from './rules';
 import type { CompleteBody } from './schemas';
 import { endUncompleted, expireDue, takeFreeSlot } from './slots';
 import { signJobWorkflowToken } from './workflow-token';
-import type { JobEngine } from './engine';
 
 /** Expired reservations a full job ends itself before answering job_full. */
 const RECLAIM_BATCH = 20;
@@ -46,14 +46,28 @@ export class JobService {
     return r;
   }
 
-  async reserve(wallet: string, jobId: string, now = new Date()): Promise<{ reservation: Reservation; job: JobDoc; workflowToken?: string }> {
+  async reserve(
+    wallet: string,
+    jobId: string,
+    now = new Date(),
+  ): Promise<{ reservation: Reservation; job: JobDoc; workflowToken?: string }> {
     const job = await this.visibleJob(jobId);
     const refusal = reserveRefusal(job, now);
-    if (refusal === 'job_expired') throw errors.conflict('job_expired', `job ${jobId} stopped taking reservations at ${job.expires_at!.toISOString()}`);
-    if (refusal) throw errors.conflict('job_not_open', `job ${jobId} is ${job.state}; it takes no reservations`, { details: { state: job.state } });
+    if (refusal === 'job_expired')
+      throw errors.conflict(
+        'job_expired',
+        `job ${jobId} stopped taking reservations at ${job.expires_at!.toISOString()}`,
+      );
+    if (refusal)
+      throw errors.conflict('job_not_open', `job ${jobId} is ${job.state}; it takes no reservations`, {
+        details: { state: job.state },
+      });
     const used = await this.repo.countLiveCompletions(jobId, wallet);
     if (used >= job.max_completions_per_wallet) {
-      throw errors.conflict('wallet_limit_reached', `this wallet has ${used} completion(s) of job ${jobId}; the limit is ${job.max_completions_per_wallet}`);
+      throw errors.conflict(
+        'wallet_limit_reached',
+        `this wallet has ${used} completion(s) of job ${jobId}; the limit is ${job.max_completions_per_wallet}`,
+      );
     }
     const latest = await this.latest(jobId, wallet, now);
     if (latest?.status === 'active') throw this.activeConflict(latest);
@@ -61,7 +75,9 @@ export class JobService {
     const reservationId = ids.reservation();
     const slot = await this.takeSlot(job, reservationId, now);
     if (slot === null) {
-      throw errors.conflict('job_full', `every slot of job ${jobId} is taken; try again when a reservation expires`, { details: { slots: job.slots } });
+      throw errors.conflict('job_full', `every slot of job ${jobId} is taken; try again when a reservation expires`, {
+        details: { slots: job.slots },
+      });
     }
     const reservation = await this.repo.claimReservation({
       _id: reservationId,
@@ -76,15 +92,21 @@ export class JobService {
       await this.repo.freeSlot(jobId, slot, reservationId, now);
       // A twin request of this wallet claimed the same generation first.
       const twin = await this.repo.latestReservation(jobId, wallet);
-      throw twin ? this.activeConflict(twin) : errors.conflict('reservation_active', 'another reservation of this job by this wallet is being made');
+      throw twin
+        ? this.activeConflict(twin)
+        : errors.conflict('reservation_active', 'another reservation of this job by this wallet is being made');
     }
     // Counted after our own insert (as budget charges are): two racing reserves see each other, and at worst both are refused.
     const held = await this.repo.activeReservationsOf(wallet, now);
     if (held.length > this.maxActivePerWallet) {
       await endUncompleted(this.repo, reservation, 'cancelled', new Date());
-      throw errors.conflict('reservation_limit_reached', `this wallet already holds ${held.length - 1} active reservation(s); the limit is ${this.maxActivePerWallet} across all jobs`, {
-        details: { limit: this.maxActivePerWallet, active: held.length - 1 },
-      });
+      throw errors.conflict(
+        'reservation_limit_reached',
+        `this wallet already holds ${held.length - 1} active reservation(s); the limit is ${this.maxActivePerWallet} across all jobs`,
+        {
+          details: { limit: this.maxActivePerWallet, active: held.length - 1 },
+        },
+      );
     }
     try {
       await this.engine.ensureReservationSweep();
@@ -95,7 +117,12 @@ export class JobService {
     }
     const workflowToken =
       job.kind === 'workflow_creation'
-        ? signJobWorkflowToken(this.tokenSecret, { job_id: jobId, wallet, reservation_id: reservation._id, exp: Math.floor(reservation.expires_at.getTime() / 1000) })
+        ? signJobWorkflowToken(this.tokenSecret, {
+            job_id: jobId,
+            wallet,
+            reservation_id: reservation._id,
+            exp: Math.floor(reservation.expires_at.getTime() / 1000),
+          })
         : undefined;
     return { reservation, job, workflowToken };
   }
@@ -109,9 +136,13 @@ export class JobService {
   }
 
   private activeConflict(r: Reservation) {
-    return errors.conflict('reservation_active', `this wallet already holds reservation ${r._id} of this job until ${r.expires_at.toISOString()}`, {
-      details: { reservation_id: r._id, expires_at: r.expires_at.toISOString() },
-    });
+    return errors.conflict(
+      'reservation_active',
+      `this wallet already holds reservation ${r._id} of this job until ${r.expires_at.toISOString()}`,
+      {
+        details: { reservation_id: r._id, expires_at: r.expires_at.toISOString() },
+      },
+    );
   }
 
   async status(wallet: string, jobId: string, now = new Date()) {
@@ -123,7 +154,8 @@ export class JobService {
       this.repo.takenSlotCount(jobId),
     ]);
     const holding = reservation?.status === 'active' && reservation.expires_at.getTime() > now.getTime();
-    const canReserve = reserveRefusal(job, now) === null && used < job.max_completions_per_wallet && !holding && taken < job.slots;
+    const canReserve =
+      reserveRefusal(job, now) === null && used < job.max_completions_per_wallet && !holding && taken < job.slots;
     return { job, taken, reservation, completion, used, canReserve };
   }
 
@@ -135,7 +167,9 @@ export class JobService {
       if (earlier) {
         // A retry after a lost answer or a 503 still gets its verification started.
         await this.engine.startVerification({ completionId: earlier._id, jobId, wallet });
-        throw errors.conflict('already_completed', `reservation ${reservation._id} was completed as ${earlier._id}`, { details: { completion_id: earlier._id } });
+        throw errors.conflict('already_completed', `reservation ${reservation._id} was completed as ${earlier._id}`, {
+          details: { completion_id: earlier._id },
+        });
       }
     } else if (reservation.status !== 'active') {
       throw this.expired(reservation);
@@ -143,7 +177,10 @@ export class JobService {
     this.checkProofShape(job, body);
     const used = await this.repo.countLiveCompletions(jobId, wallet);
     if (used >= job.max_completions_per_wallet) {
-      throw errors.conflict('wallet_limit_reached', `this wallet has ${used} completion(s) of job ${jobId}; the limit is ${job.max_completions_per_wallet}`);
+      throw errors.conflict(
+        'wallet_limit_reached',
+        `this wallet has ${used} completion(s) of job ${jobId}; the limit is ${job.max_completions_per_wallet}`,
+      );
     }
 
     // Completion and expiry race on the reservation's outcome; the first insert decides.
@@ -166,7 +203,15 @@ export class JobService {
       steps: [],
       decision: null,
       review_deadline_at: null,
-      payment: { status: 'not_due', credits: job.reward_credits, grant_id: null, transaction_id: null, paid_at: null, platform_balance: null, attempts: 0 },
+      payment: {
+        status: 'not_due',
+        credits: job.reward_credits,
+        grant_id: null,
+        transaction_id: null,
+        paid_at: null,
+        platform_balance: null,
+        attempts: 0,
+      },
       created_at: now,
       updated_at: now,
     };
@@ -177,7 +222,12 @@ export class JobService {
   }
 
   /** The reservation a completion is for: the one named (it must be this wallet's, of this job) or the latest. */
-  private async reservationToComplete(wallet: string, jobId: string, reservationId: string | undefined, now: Date): Promise<Reservation> {
+  private async reservationToComplete(
+    wallet: string,
+    jobId: string,
+    reservationId: string | undefined,
+    now: Date,
+  ): Promise<Reservation> {
     const latest = await this.latest(jobId, wallet, now);
     if (!reservationId) {
       if (!latest) throw errors.conflict('no_active_reservation', `reserve job ${jobId} before completing it`);
@@ -186,17 +236,25 @@ export class JobService {
     if (latest?._id === reservationId) return latest;
     const named = await this.repo.getReservation(reservationId);
     if (!named || named.wallet !== wallet || named.job_id !== jobId) {
-      throw errors.conflict('reservation_mismatch', `reservation ${reservationId} is not this wallet's reservation of job ${jobId}`, {
-        details: latest?.status === 'active' ? { active_reservation_id: latest._id } : {},
-      });
+      throw errors.conflict(
+        'reservation_mismatch',
+        `reservation ${reservationId} is not this wallet's reservation of job ${jobId}`,
+        {
+          details: latest?.status === 'active' ? { active_reservation_id: latest._id } : {},
+        },
+      );
     }
     return named;
   }
 
   private expired(r: Reservation) {
-    return errors.conflict('reservation_expired', `reservation ${r._id} ended (${r.status === 'active' ? 'expired' : r.status}) at ${(r.ended_at ?? r.expires_at).toISOString()}; reserve the job again`, {
-      details: { reservation_id: r._id, expired_at: r.expires_at.toISOString() },
-    });
+    return errors.conflict(
+      'reservation_expired',
+      `reservation ${r._id} ended (${r.status === 'active' ? 'expired' : r.status}) at ${(r.ended_at ?? r.expires_at).toISOString()}; reserve the job again`,
+      {
+        details: { reservation_id: r._id, expired_at: r.expires_at.toISOString() },
+      },
+    );
   }
 
   /** Kind-specific fields: 422 in the validation shape, nothing recorded. */
@@ -204,17 +262,31 @@ export class JobService {
     const issues: ValidationIssue[] = [];
     if (job.kind === 'social_share') {
       if (!body.social_posts?.length) {
-        issues.push({ loc: ['body', 'social_posts'], msg: 'social_posts is required for social_share jobs', type: 'any.required' });
+        issues.push({
+          loc: ['body', 'social_posts'],
+          msg: 'social_posts is required for social_share jobs',
+          type: 'any.required',
+        });
       } else if (job.target_url) {
         body.social_posts.forEach((p, i) => {
           if (!sameTarget(p.target_url_used, job.target_url!)) {
-            issues.push({ loc: ['body', 'social_posts', String(i), 'target_url_used'], msg: `must point at the job's target ${job.target_url}`, type: 'value_error.target_mismatch', input: p.target_url_used, ctx: { expected: job.target_url } });
+            issues.push({
+              loc: ['body', 'social_posts', String(i), 'target_url_used'],
+              msg: `must point at the job's target ${job.target_url}`,
+              type: 'value_error.target_mismatch',
+              input: p.target_url_used,
+              ctx: { expected: job.target_url },
+            });
           }
         });
       }
     }
     if (job.kind === 'workflow_creation' && !body.workflow_id) {
-      issues.push({ loc: ['body', 'workflow_id'], msg: 'workflow_id is required for workflow_creation jobs', type: 'any.required' });
+      issues.push({
+        loc: ['body', 'workflow_id'],
+        msg: 'workflow_id is required for workflow_creation jobs',
+        type: 'any.required',
+      });
     }
     if (issues.length > 0) throw new ValidationError(issues);
   }

@@ -11,7 +11,12 @@ const FREE_ROUNDS = 4;
  * Either only names a candidate; the slot row's unique key `<jobId>:<n>` gives each slot to
  * exactly one reserver. Null when the job is full.
  */
-export async function takeFreeSlot(jobs: JobRepository, job: Pick<JobDoc, '_id' | 'slots'>, reservationId: string, now: Date): Promise<number | null> {
+export async function takeFreeSlot(
+  jobs: JobRepository,
+  job: Pick<JobDoc, '_id' | 'slots'>,
+  reservationId: string,
+  now: Date,
+): Promise<number | null> {
   // Each failed try uses up a number (a racer took it, or a job from before counters has it
   // taken), so this ends by the job's size at worst; one try is the common case.
   for (let tries = 0; tries <= 2 * job.slots; tries++) {
@@ -40,14 +45,20 @@ export async function takeFreeSlot(jobs: JobRepository, job: Pick<JobDoc, '_id' 
  * Ends a reservation as expired (or cancelled) unless a completion already decided it: true when
  * it is (now or earlier) expired/cancelled. Its slot returns to the pool. Safe to repeat.
  */
-export async function endUncompleted(jobs: JobRepository, r: Reservation, outcome: 'expired' | 'cancelled', now: Date): Promise<boolean> {
+export async function endUncompleted(
+  jobs: JobRepository,
+  r: Reservation,
+  outcome: 'expired' | 'cancelled',
+  now: Date,
+): Promise<boolean> {
   const won = await jobs.decideOutcome(r._id, outcome, null, now);
   const earlier = won ? null : await jobs.outcome(r._id);
   const decided = won ? outcome : earlier?.outcome;
   if (decided === undefined) return false;
   if (decided === 'completed') {
     // A completion that stopped between its outcome and its status: the sweep would meet it forever.
-    if (r.status === 'active') await jobs.endReservation(r._id, 'completed', earlier!.completion_id, earlier!.decided_at);
+    if (r.status === 'active')
+      await jobs.endReservation(r._id, 'completed', earlier!.completion_id, earlier!.decided_at);
     return false;
   }
   // The slot first: whoever sees the reservation ended then also finds its slot back in the pool.
@@ -62,7 +73,12 @@ export async function endUncompleted(jobs: JobRepository, r: Reservation, outcom
  * how many it ended. Expiry is decided by the outcome row, so a completion racing it still wins
  * or loses exactly once.
  */
-export async function expireDue(jobs: JobRepository, now: Date, limit: number, jobId?: string): Promise<{ seen: number; expired: number }> {
+export async function expireDue(
+  jobs: JobRepository,
+  now: Date,
+  limit: number,
+  jobId?: string,
+): Promise<{ seen: number; expired: number }> {
   const due = await jobs.dueReservations(now, limit, jobId);
   const ended = await Promise.all(due.map((r) => endUncompleted(jobs, r, 'expired', now)));
   return { seen: due.length, expired: ended.filter(Boolean).length };

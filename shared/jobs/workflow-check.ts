@@ -1,10 +1,13 @@
 import type { Models } from '../platform/db/index';
-import { validateWorkflowGraph } from '../workflows/schemas';
 import { WorkflowRepository } from '../workflows/repository';
+import { validateWorkflowGraph } from '../workflows/schemas';
 import type { CheckResult } from './rules';
 
 /** The workflow_creation check: the named workflow exists, is published, and its latest published graph is valid. */
-export type WorkflowCheck = (workflowId: string, ctx?: { jobId: string; wallet: string; reservationId: string }) => Promise<CheckResult>;
+export type WorkflowCheck = (
+  workflowId: string,
+  ctx?: { jobId: string; wallet: string; reservationId: string },
+) => Promise<CheckResult>;
 
 const NAME = 'workflow_published_and_valid';
 
@@ -13,10 +16,20 @@ export function createWorkflowCheck(models: Pick<Models, 'workflowDefinitions' |
   return async (workflowId) => {
     const def = await workflows.get(workflowId);
     if (!def) return { name: NAME, status: 'failed', detail: `no workflow ${workflowId}` };
-    if (def.status !== 'published' || def.versions.length === 0) return { name: NAME, status: 'failed', detail: `workflow ${workflowId} is not published` };
+    if (def.status !== 'published' || def.versions.length === 0)
+      return { name: NAME, status: 'failed', detail: `workflow ${workflowId} is not published` };
     const runnable = await workflows.runnable(workflowId);
     const problems = runnable ? validateWorkflowGraph(runnable.nodes, runnable.edges, runnable.credentials) : [];
-    if (problems.length > 0) return { name: NAME, status: 'failed', detail: `version ${runnable!.version} is not valid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}` };
-    return { name: NAME, status: 'passed', detail: `workflow ${workflowId} version ${runnable!.version} is published and valid` };
+    if (problems.length > 0)
+      return {
+        name: NAME,
+        status: 'failed',
+        detail: `version ${runnable!.version} is not valid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
+      };
+    return {
+      name: NAME,
+      status: 'passed',
+      detail: `workflow ${workflowId} version ${runnable!.version} is published and valid`,
+    };
   };
 }

@@ -22,12 +22,23 @@ function mac(secret: string, body: string): Buffer {
 }
 
 export function signJobWorkflowToken(secret: string, claims: JobWorkflowClaims): string {
-  const body = Buffer.from(JSON.stringify({ job_id: claims.job_id, wallet: claims.wallet.toLowerCase(), reservation_id: claims.reservation_id, exp: claims.exp })).toString('base64url');
+  const body = Buffer.from(
+    JSON.stringify({
+      job_id: claims.job_id,
+      wallet: claims.wallet.toLowerCase(),
+      reservation_id: claims.reservation_id,
+      exp: claims.exp,
+    }),
+  ).toString('base64url');
   return `${VERSION}.${body}.${mac(secret, body).toString('base64url')}`;
 }
 
 /** The claims when the token is ours, unexpired at `now` and for `jobId`; otherwise null. */
-export function verifyJobWorkflowToken(secret: string, token: string, expect: { jobId: string; now: Date }): JobWorkflowClaims | null {
+export function verifyJobWorkflowToken(
+  secret: string,
+  token: string,
+  expect: { jobId: string; now: Date },
+): JobWorkflowClaims | null {
   if (typeof token !== 'string' || token.length > 1024) return null;
   const parts = token.split('.');
   if (parts.length !== 3 || parts[0] !== VERSION) return null;
@@ -40,6 +51,7 @@ export function verifyJobWorkflowToken(secret: string, token: string, expect: { 
   } catch {
     return null;
   }
-  if (claims.job_id !== expect.jobId || typeof claims.exp !== 'number' || claims.exp * 1000 <= expect.now.getTime()) return null;
+  if (claims.job_id !== expect.jobId || typeof claims.exp !== 'number' || claims.exp * 1000 <= expect.now.getTime())
+    return null;
   return claims;
 }

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { AppError, errors } from '../platform/errors/index';
+import type { LedgerStore } from '../credits/ledger-store';
 import { creditsToBaseUnits } from '../credits/money';
+import { AppError, errors } from '../platform/errors/index';
+import type { X402PaymentDoc } from './models/x402-payment';
 import { purposeAs } from './purposes';
+import type { Offer, PaidOutcome, PaymentGate } from './service';
 import type { SupportedNetwork } from './x402/networks';
 import type { PaymentSetup } from './x402/setup';
-import type { X402PaymentDoc } from './models/x402-payment';
-import type { LedgerStore } from '../credits/ledger-store';
-import type { Offer, PaidOutcome, PaymentGate } from './service';
 
 export interface PurchaseRequest {
   wallet_address: string;
@@ -32,7 +32,13 @@ export type PurchaseResult =
 
 /** What a request_id is bound to: the same id with any of these changed is another purchase. */
 export function purchaseFingerprint(req: PurchaseRequest): string {
-  const bound = [req.wallet_address.toLowerCase(), req.credits, req.chain_id, req.token, (req.payer_wallet_address ?? '').toLowerCase()];
+  const bound = [
+    req.wallet_address.toLowerCase(),
+    req.credits,
+    req.chain_id,
+    req.token,
+    (req.payer_wallet_address ?? '').toLowerCase(),
+  ];
   return createHash('sha256').update(JSON.stringify(bound)).digest('hex');
 }
 
@@ -49,10 +55,14 @@ export class CreditPurchaseService {
     const served: SupportedNetwork | undefined = this.setup.served.find((n) => n.chainId === req.chain_id);
     if (!served) {
       const chains = this.setup.served.map((n) => n.chainId).join(', ');
-      throw errors.badRequest('chain_not_available', `chain_id ${req.chain_id} is not served in ${this.setup.mode} mode (served: ${chains})`);
+      throw errors.badRequest(
+        'chain_not_available',
+        `chain_id ${req.chain_id} is not served in ${this.setup.mode} mode (served: ${chains})`,
+      );
     }
     const token = served.tokens[req.token];
-    if (!token) throw errors.badRequest('token_not_available', `${req.token} is not available on chain ${req.chain_id}`);
+    if (!token)
+      throw errors.badRequest('token_not_available', `${req.token} is not available on chain ${req.chain_id}`);
     return { chainId: req.chain_id, token, amount: creditsToBaseUnits(req.credits, token.decimals) };
   }
 
@@ -69,7 +79,8 @@ export class CreditPurchaseService {
       return await this.purchaseOnce(req, header);
     } catch (err) {
       // Every 402 of this endpoint carries the challenge, whichever step refused.
-      if (err instanceof AppError && err.status === 402 && !err.body) throw this.gate.paymentRequired(this.resource(req), [this.offer(req)], err.code, err.message);
+      if (err instanceof AppError && err.status === 402 && !err.body)
+        throw this.gate.paymentRequired(this.resource(req), [this.offer(req)], err.code, err.message);
       throw err;
     }
   }
@@ -88,7 +99,10 @@ export class CreditPurchaseService {
       if (earlier) {
         const bound = purposeAs(earlier.purpose, 'credit_purchase')?.fingerprint;
         if (bound && bound !== fingerprint) {
-          throw errors.conflict('request_id_conflict', 'this request_id was already used for a purchase with another body; use a new request_id');
+          throw errors.conflict(
+            'request_id_conflict',
+            'this request_id was already used for a purchase with another body; use a new request_id',
+          );
         }
         return this.replay(earlier, header);
       }

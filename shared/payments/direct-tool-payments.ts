@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { PaymentPurpose, X402PaymentDoc } from './models/x402-payment';
-import { AppError, errors } from '../platform/errors/index';
 import { usdToBaseUnits } from '../credits/money';
-import { purposeAs } from './purposes';
-import { vendorFailure, type ResolvedCall } from '../tools/invoke';
-import type { PaymentSetup } from './x402/setup';
-import type { Offer, PaidOutcome, PaymentGate } from './service';
+import { AppError, errors } from '../platform/errors/index';
+import { type ResolvedCall, vendorFailure } from '../tools/invoke';
 import type { ToolService } from '../tools/service';
+import type { PaymentPurpose, X402PaymentDoc } from './models/x402-payment';
+import { purposeAs } from './purposes';
+import type { Offer, PaidOutcome, PaymentGate } from './service';
+import type { PaymentSetup } from './x402/setup';
 
 /** When a caller whose payment is still settling should ask again. */
 const SETTLING_RETRY_AFTER_S = 2;
@@ -20,8 +20,18 @@ export interface DirectResult {
 /** A stable digest of the parameters a payment is bound to (key order does not matter). */
 function paramsDigest(parameters: unknown): string {
   const canon = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(canon) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canon((v as Record<string, unknown>)[k])])) : v;
-  return createHash('sha256').update(JSON.stringify(canon(parameters))).digest('hex');
+    Array.isArray(v)
+      ? v.map(canon)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, canon((v as Record<string, unknown>)[k])]),
+          )
+        : v;
+  return createHash('sha256')
+    .update(JSON.stringify(canon(parameters)))
+    .digest('hex');
 }
 
 /**
@@ -57,11 +67,21 @@ export class DirectToolPayments {
     };
   }
 
-  async invoke(call: ResolvedCall, parameters: Record<string, unknown>, header: string | undefined): Promise<DirectResult> {
+  async invoke(
+    call: ResolvedCall,
+    parameters: Record<string, unknown>,
+    header: string | undefined,
+  ): Promise<DirectResult> {
     const resource = this.resource(call);
     const offers = this.offers(call);
     if (header === undefined) throw this.gate.paymentRequired(resource, offers);
-    const purpose: PaymentPurpose = { kind: 'tool_call', product: call.product.slug, product_id: call.product.id, action: call.action.slug, params_sha256: paramsDigest(parameters) };
+    const purpose: PaymentPurpose = {
+      kind: 'tool_call',
+      product: call.product.slug,
+      product_id: call.product.id,
+      action: call.action.slug,
+      params_sha256: paramsDigest(parameters),
+    };
     try {
       const held = await this.gate.authorize({ header, resource, offers, purpose });
       if (held.kind !== 'new') return this.answer(this.sameCall(held, purpose));
@@ -71,11 +91,15 @@ export class DirectToolPayments {
         await this.gate.abandon(held.record, failure.code, failure.message);
         throw failure;
       }
-      const result = { response: outcome.response, ...(outcome.warnings?.length ? { warnings: outcome.warnings } : {}) };
+      const result = {
+        response: outcome.response,
+        ...(outcome.warnings?.length ? { warnings: outcome.warnings } : {}),
+      };
       return this.answer(await this.gate.deliver(held.record, JSON.stringify(result)));
     } catch (err) {
       // Every 402 carries the challenge, whichever step refused (a failed settlement included).
-      if (err instanceof AppError && err.status === 402 && !err.body) throw this.gate.paymentRequired(resource, offers, err.code, err.message);
+      if (err instanceof AppError && err.status === 402 && !err.body)
+        throw this.gate.paymentRequired(resource, offers, err.code, err.message);
       throw err;
     }
   }
@@ -83,7 +107,12 @@ export class DirectToolPayments {
   /** A replayed payment answers only for the call it paid for. */
   private sameCall(outcome: PaidOutcome, purpose: Extract<PaymentPurpose, { kind: 'tool_call' }>): PaidOutcome {
     const paid = purposeAs(outcome.record.purpose, 'tool_call');
-    if (!paid || paid.product_id !== purpose.product_id || paid.action !== purpose.action || paid.params_sha256 !== purpose.params_sha256) {
+    if (
+      !paid ||
+      paid.product_id !== purpose.product_id ||
+      paid.action !== purpose.action ||
+      paid.params_sha256 !== purpose.params_sha256
+    ) {
       throw errors.conflict('payment_already_used', 'this payment was already used for another call');
     }
     return outcome;

@@ -5,7 +5,8 @@ export const paymentsErrors: Readonly<Record<string, ErrorEntry & { area: 'payme
   payment_required: {
     status: 402,
     area: 'payments',
-    meaning: 'The endpoint is paid and no payment header came with the request. The body is the x402 v2 challenge, also base64 in `PAYMENT-REQUIRED`.',
+    meaning:
+      'The endpoint is paid and no payment header came with the request. The body is the x402 v2 challenge, also base64 in `PAYMENT-REQUIRED`.',
     action: 'Sign one entry of `accepts` and send the identical body again with `X-PAYMENT` (or `PAYMENT-SIGNATURE`).',
   },
   malformed_payment: {
@@ -17,7 +18,8 @@ export const paymentsErrors: Readonly<Record<string, ErrorEntry & { area: 'payme
   mixed_payment_modes: {
     status: 400,
     area: 'payments',
-    meaning: 'The request carries both an x402 payment header and signed-envelope fields (`signature`, `session_nonce`); `details.envelope_fields` lists them. Nothing was verified or charged.',
+    meaning:
+      'The request carries both an x402 payment header and signed-envelope fields (`signature`, `session_nonce`); `details.envelope_fields` lists them. Nothing was verified or charged.',
     action: 'Pay one way: drop the envelope fields, or drop the payment header.',
   },
   payer_mismatch: {
@@ -30,7 +32,7 @@ export const paymentsErrors: Readonly<Record<string, ErrorEntry & { area: 'payme
     status: 400,
     area: 'payments',
     meaning: 'The `chain_id` is outside the active network mode or not configured on this deployment; never a 402.',
-    action: 'Pick a chain from the deployment\'s mode (84532 in testnet mode).',
+    action: "Pick a chain from the deployment's mode (84532 in testnet mode).",
   },
   token_not_available: {
     status: 400,
@@ -47,7 +49,8 @@ export const paymentsErrors: Readonly<Record<string, ErrorEntry & { area: 'payme
   payment_already_used: {
     status: 409,
     area: 'payments',
-    meaning: 'The authorization nonce was already used with another signature, or this payment already paid for another request.',
+    meaning:
+      'The authorization nonce was already used with another signature, or this payment already paid for another request.',
     action: 'Sign a new payment for this request.',
   },
   payments_unavailable: {
@@ -59,7 +62,8 @@ export const paymentsErrors: Readonly<Record<string, ErrorEntry & { area: 'payme
   request_id_conflict: {
     status: 409,
     area: 'payments',
-    meaning: 'This `request_id` was already used with another body: for a purchase, other credits, chain, token, payer or wallet; for a webhook trigger, by your group with another prompt, callback_url, request_metadata or workflow.',
+    meaning:
+      'This `request_id` was already used with another body: for a purchase, other credits, chain, token, payer or wallet; for a webhook trigger, by your group with another prompt, callback_url, request_metadata or workflow.',
     action: 'Send the original body again to get its result, or use a new `request_id`.',
   },
 };

@@ -12,7 +12,11 @@ const SETTLED: ReadonlySet<PaymentStatus> = new Set(['completed', 'failed']);
 export type InFlightClaim = { ok: true } | { ok: false; in_flight: bigint; balance: bigint };
 
 /** The payments that still count against the balance: neither settled nor failed, and still able to move money. */
-export function stillInFlight(open: readonly InFlightPayment[], status: (paymentId: string) => PaymentStatus | undefined, nowS: number): InFlightPayment[] {
+export function stillInFlight(
+  open: readonly InFlightPayment[],
+  status: (paymentId: string) => PaymentStatus | undefined,
+  nowS: number,
+): InFlightPayment[] {
   return open.filter((p) => {
     const s = status(p.payment_id);
     return !(s && SETTLED.has(s)) && Number(p.valid_before) + VALID_BEFORE_MARGIN_S > nowS;
@@ -43,7 +47,9 @@ export class InFlightPayments {
   constructor(private readonly models: Pick<Models, 'x402InFlight' | 'x402Payments'>) {}
 
   private async head(key: string): Promise<X402InFlightDoc | null> {
-    const head = await probeLast(this.seen.get(key) ?? null, (seq) => this.models.x402InFlight.findById(`${key}:${seq}`).lean<X402InFlightDoc>().exec());
+    const head = await probeLast(this.seen.get(key) ?? null, (seq) =>
+      this.models.x402InFlight.findById(`${key}:${seq}`).lean<X402InFlightDoc>().exec(),
+    );
     if (head) this.seen.set(key, head);
     return head;
   }
@@ -57,13 +63,24 @@ export class InFlightPayments {
       const head = await this.head(key);
       const open = head?.open ?? [];
       if (open.some((p) => p.payment_id === payment.payment_id)) return { ok: true };
-      const records = await Promise.all(open.map((p) => this.models.x402Payments.findById(p.payment_id, { status: 1 }).lean<Pick<X402PaymentDoc, 'status'>>().exec()));
+      const records = await Promise.all(
+        open.map((p) =>
+          this.models.x402Payments.findById(p.payment_id, { status: 1 }).lean<Pick<X402PaymentDoc, 'status'>>().exec(),
+        ),
+      );
       const statuses = new Map(open.map((p, i) => [p.payment_id, records[i]?.status]));
       const counting = stillInFlight(open, (id) => statuses.get(id), Math.floor(Date.now() / 1000));
       const available = await balance();
-      if (totalOf(counting) + BigInt(payment.amount_base_units) > available) return { ok: false, in_flight: totalOf(counting), balance: available };
+      if (totalOf(counting) + BigInt(payment.amount_base_units) > available)
+        return { ok: false, in_flight: totalOf(counting), balance: available };
       const seq = (head?.seq ?? 0) + 1;
-      const doc: X402InFlightDoc = { _id: `${key}:${seq}`, payer_key: key, seq, open: [...counting, payment], created_at: new Date() };
+      const doc: X402InFlightDoc = {
+        _id: `${key}:${seq}`,
+        payer_key: key,
+        seq,
+        open: [...counting, payment],
+        created_at: new Date(),
+      };
       if (await insertOnce(this.models.x402InFlight, doc)) {
         this.seen.set(key, doc);
         return { ok: true };

@@ -1,6 +1,7 @@
 import Joi from 'joi';
 
-const hex = (bytes?: number) => Joi.string().pattern(bytes ? new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`) : /^0x[0-9a-fA-F]*$/);
+const hex = (bytes?: number) =>
+  Joi.string().pattern(bytes ? new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`) : /^0x[0-9a-fA-F]*$/);
 const uintString = Joi.string().pattern(/^\d{1,78}$/);
 
 /**
@@ -33,7 +34,9 @@ const paymentPayloadSchema = Joi.object({
     })
       .unknown(true)
       .required(),
-    signature: hex().max(2 + 2 * 4096).required(),
+    signature: hex()
+      .max(2 + 2 * 4096)
+      .required(),
   })
     .unknown(true)
     .required(),
@@ -52,8 +55,11 @@ export interface CheckedPaymentPayload {
 }
 
 /** The payload if it has the expected shape, else the first problem found (path and reason). */
-export function checkPaymentPayload(value: unknown): { ok: true; value: CheckedPaymentPayload } | { ok: false; message: string } {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return { ok: false, message: 'payment payload is not a JSON object' };
+export function checkPaymentPayload(
+  value: unknown,
+): { ok: true; value: CheckedPaymentPayload } | { ok: false; message: string } {
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    return { ok: false, message: 'payment payload is not a JSON object' };
   const { error } = paymentPayloadSchema.validate(value, { abortEarly: true, convert: false });
   if (error) return { ok: false, message: `payment payload: ${error.details[0].message}` };
   return { ok: true, value: value as CheckedPaymentPayload };

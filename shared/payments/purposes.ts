@@ -31,7 +31,13 @@ export const PURPOSES: { [K in Kind]: PurposeDef<PurposeOf<K>> } = {
         grantId: `x402:${rec._id}`,
         credits: p.credits,
         creditType: 'x402_purchase',
-        sourceMetadata: { tx_hash: rec.tx_hash, network: rec.network, payer: rec.payer, token: rec.token_symbol, payment_id: rec._id },
+        sourceMetadata: {
+          tx_hash: rec.tx_hash,
+          network: rec.network,
+          payer: rec.payer,
+          token: rec.token_symbol,
+          payment_id: rec._id,
+        },
         expiresAt: new Date(Date.now() + ctx.creditExpiryDays * 86_400_000),
       });
       return { grantId: grant._id };

@@ -1,26 +1,26 @@
 import type { Address } from 'viem';
-import { insertOnce, type Models } from '../platform/db/index';
-import type { PaymentPurpose, X402PaymentDoc } from './models/x402-payment';
-import { AppError, errors } from '../platform/errors/index';
 import { baseUnitsToUsd } from '../credits/money';
+import { insertOnce, type Models } from '../platform/db/index';
+import { AppError, errors } from '../platform/errors/index';
+import type { LocalLimiter } from '../platform/limits/local';
 import { type InFlightPayments, payerKey } from './in-flight';
-import { purposeWallet } from './purposes';
+import type { PaymentPurpose, X402PaymentDoc } from './models/x402-payment';
 import { paymentId } from './payment-id';
+import { type CheckedPaymentPayload, checkPaymentPayload } from './payment-payload';
+import { purposeWallet } from './purposes';
+import type { SettlementEngine } from './settlement-engine';
 import {
   buildPaymentRequired,
   decodePaymentPayload,
   encodePaymentRequired,
   encodePaymentResponse,
-  paymentRequirements,
-  X402_HEADERS,
   type PaymentRequirements,
+  paymentRequirements,
   type ResourceInfo,
+  X402_HEADERS,
 } from './x402/challenge';
 import type { CaipNetwork, SupportedToken } from './x402/networks';
 import type { PaymentSetup } from './x402/setup';
-import type { SettlementEngine } from './settlement-engine';
-import type { LocalLimiter } from '../platform/limits/local';
-import { checkPaymentPayload, type CheckedPaymentPayload } from './payment-payload';
 
 export interface Offer {
   chainId: number;
@@ -42,7 +42,10 @@ export type PaidOutcome = { kind: 'completed'; record: X402PaymentDoc } | { kind
 /** The currency a token's amount is reported in: USD tokens as `amount_usd`, EURC as `amount_eur`. */
 const TOKEN_CURRENCY: Record<string, 'USD' | 'EUR'> = { USDC: 'USD', EURC: 'EUR' };
 
-export function amountFields(symbol: string, baseUnits: string): { currency: string; amount_usd?: number; amount_eur?: number } {
+export function amountFields(
+  symbol: string,
+  baseUnits: string,
+): { currency: string; amount_usd?: number; amount_eur?: number } {
   const currency = TOKEN_CURRENCY[symbol] ?? symbol;
   const amount = baseUnitsToUsd(BigInt(baseUnits), 6);
   if (currency === 'USD') return { currency, amount_usd: amount };
@@ -68,7 +71,9 @@ export class PaymentGate {
   ) {}
 
   requirements(offers: Offer[]): PaymentRequirements[] {
-    return offers.map((o) => paymentRequirements({ chainId: o.chainId, token: o.token, amount: o.amount, payTo: this.setup.payTo }));
+    return offers.map((o) =>
+      paymentRequirements({ chainId: o.chainId, token: o.token, amount: o.amount, payTo: this.setup.payTo }),
+    );
   }
 
   /** A 402 carrying the challenge in the body and, base64, in PAYMENT-REQUIRED. */
@@ -93,7 +98,12 @@ export class PaymentGate {
   carries(record: X402PaymentDoc, header: string | undefined): boolean {
     if (!header) return false;
     const p = this.decode(header);
-    const id = paymentId({ network: p.accepted.network, asset: p.accepted.asset, payer: p.payload.authorization.from, nonce: p.payload.authorization.nonce });
+    const id = paymentId({
+      network: p.accepted.network,
+      asset: p.accepted.asset,
+      payer: p.payload.authorization.from,
+      nonce: p.payload.authorization.nonce,
+    });
     return id === record._id && p.payload.signature.toLowerCase() === record.signature.toLowerCase();
   }
 
@@ -103,7 +113,10 @@ export class PaymentGate {
 
   /** The payment a transaction carried (hashes are stored lowercase); a failed one paid for nothing. */
   async recordForTransaction(txHash: string): Promise<X402PaymentDoc | null> {
-    return this.models.x402Payments.findOne({ tx_hash: txHash.toLowerCase(), status: { $ne: 'failed' } }).lean<X402PaymentDoc>().exec();
+    return this.models.x402Payments
+      .findOne({ tx_hash: txHash.toLowerCase(), status: { $ne: 'failed' } })
+      .lean<X402PaymentDoc>()
+      .exec();
   }
 
   /**
@@ -114,7 +127,8 @@ export class PaymentGate {
     try {
       return await this.payOnce(input);
     } catch (err) {
-      if (err instanceof AppError && err.status === 402 && !err.body) throw this.paymentRequired(input.resource, input.offers, err.code, err.message);
+      if (err instanceof AppError && err.status === 402 && !err.body)
+        throw this.paymentRequired(input.resource, input.offers, err.code, err.message);
       throw err;
     }
   }
@@ -139,7 +153,8 @@ export class PaymentGate {
       if (held.kind === 'new') await this.admit(held.record);
       return held;
     } catch (err) {
-      if (err instanceof AppError && err.status === 402 && !err.body) throw this.paymentRequired(input.resource, input.offers, err.code, err.message);
+      if (err instanceof AppError && err.status === 402 && !err.body)
+        throw this.paymentRequired(input.resource, input.offers, err.code, err.message);
       throw err;
     }
   }
@@ -157,8 +172,13 @@ export class PaymentGate {
     const admitted = await this.inFlight
       .admit(
         payerKey(network, asset, record.payer),
-        { payment_id: record._id, amount_base_units: record.amount_base_units, valid_before: record.authorization.validBefore },
-        async () => (chain ? chain.tokenBalance(network, asset, record.payer as Address) : BigInt(record.amount_base_units)),
+        {
+          payment_id: record._id,
+          amount_base_units: record.amount_base_units,
+          valid_before: record.authorization.validBefore,
+        },
+        async () =>
+          chain ? chain.tokenBalance(network, asset, record.payer as Address) : BigInt(record.amount_base_units),
       )
       .catch(async (err: unknown) => {
         // Not admitted, so never delivered: the same payment may be sent again.
@@ -174,7 +194,10 @@ export class PaymentGate {
   /** The authorized payment's delivery succeeded: keep its result, then settle it durably. */
   async deliver(record: X402PaymentDoc, resultJson: string): Promise<PaidOutcome> {
     const next: X402PaymentDoc = { ...record, status: 'verified', result_json: resultJson, updated_at: new Date() };
-    await this.models.x402Payments.updateOne({ _id: record._id, status: 'delivering' }, { $set: { status: 'verified', result_json: resultJson, updated_at: next.updated_at } });
+    await this.models.x402Payments.updateOne(
+      { _id: record._id, status: 'delivering' },
+      { $set: { status: 'verified', result_json: resultJson, updated_at: next.updated_at } },
+    );
     await this.start(next);
     return this.settle(next);
   }
@@ -183,29 +206,56 @@ export class PaymentGate {
   async abandon(record: X402PaymentDoc, code: string, message: string): Promise<void> {
     await this.models.x402Payments.updateOne(
       { _id: record._id, status: 'delivering' },
-      { $set: { status: 'failed', error_code: code, error_message: message, purpose_key: `failed:${record._id}`, updated_at: new Date() } },
+      {
+        $set: {
+          status: 'failed',
+          error_code: code,
+          error_message: message,
+          purpose_key: `failed:${record._id}`,
+          updated_at: new Date(),
+        },
+      },
     );
   }
 
-  private async record(input: PayInput, initial: 'verified' | 'delivering'): Promise<PaidOutcome | { kind: 'new'; record: X402PaymentDoc }> {
+  private async record(
+    input: PayInput,
+    initial: 'verified' | 'delivering',
+  ): Promise<PaidOutcome | { kind: 'new'; record: X402PaymentDoc }> {
     const payload = this.decode(input.header);
     const auth = payload.payload.authorization;
     const accepts = this.requirements(input.offers);
     const chosen =
-      accepts.find((r) => r.network === payload.accepted.network && r.asset.toLowerCase() === payload.accepted.asset.toLowerCase()) ?? accepts[0];
-    const id = paymentId({ network: payload.accepted.network, asset: payload.accepted.asset, payer: auth.from, nonce: auth.nonce });
+      accepts.find(
+        (r) => r.network === payload.accepted.network && r.asset.toLowerCase() === payload.accepted.asset.toLowerCase(),
+      ) ?? accepts[0];
+    const id = paymentId({
+      network: payload.accepted.network,
+      asset: payload.accepted.asset,
+      payer: auth.from,
+      nonce: auth.nonce,
+    });
 
     const seen = await this.models.x402Payments.findById(id).lean<X402PaymentDoc>().exec();
     if (seen) return this.repeat(seen, payload.payload.signature, input);
 
     const facilitator = this.setup.facilitators.get(chosen.network, chosen.scheme);
-    if (!facilitator) throw this.paymentRequired(input.resource, input.offers, 'unsupported_network', `no facilitator for ${chosen.scheme} on ${chosen.network}`);
+    if (!facilitator)
+      throw this.paymentRequired(
+        input.resource,
+        input.offers,
+        'unsupported_network',
+        `no facilitator for ${chosen.scheme} on ${chosen.network}`,
+      );
     const verified = await facilitator.verifyPayment(payload, chosen);
     if (!verified.ok) {
       throw this.paymentRequired(input.resource, input.offers, verified.code, verified.message);
     }
     if (input.expectedPayer && verified.payer.toLowerCase() !== input.expectedPayer.toLowerCase()) {
-      throw errors.badRequest('payer_mismatch', 'payer_wallet_address does not match the wallet that signed the payment');
+      throw errors.badRequest(
+        'payer_mismatch',
+        'payer_wallet_address does not match the wallet that signed the payment',
+      );
     }
     // Unrecorded when refused, so the same payment may be sent again once the payer has tokens.
     this.perPayer?.enforce(`x402:payer:${verified.payer.toLowerCase()}`, 'new x402 payments from one payer');
@@ -218,7 +268,9 @@ export class PaymentGate {
       network: verified.network,
       chain_id: verified.chainId,
       asset: verified.asset,
-      token_symbol: input.offers.find((o) => o.token.address.toLowerCase() === verified.asset.toLowerCase())?.token.symbol ?? 'USDC',
+      token_symbol:
+        input.offers.find((o) => o.token.address.toLowerCase() === verified.asset.toLowerCase())?.token.symbol ??
+        'USDC',
       payer: verified.payer.toLowerCase(),
       pay_to: chosen.payTo,
       amount_base_units: chosen.amount,
@@ -244,7 +296,11 @@ export class PaymentGate {
   }
 
   /** The same payment again: its recorded result, or 409 while it is still being settled. */
-  private async repeat(seen: X402PaymentDoc, signature: string, input: Pick<PayInput, 'purpose' | 'purposeKey'>): Promise<PaidOutcome> {
+  private async repeat(
+    seen: X402PaymentDoc,
+    signature: string,
+    input: Pick<PayInput, 'purpose' | 'purposeKey'>,
+  ): Promise<PaidOutcome> {
     const purposeKey = input.purposeKey;
     if (seen.signature.toLowerCase() !== signature.toLowerCase()) {
       throw errors.conflict('payment_already_used', 'this authorization nonce was already used by another payment');
@@ -257,10 +313,17 @@ export class PaymentGate {
     }
     if (seen.status === 'completed') return { kind: 'completed', record: seen };
     if (seen.status === 'failed') throw this.failure(seen);
-    if (seen.status === 'delivering') throw errors.conflict('payment_in_progress', 'a verified x402 payment already in progress; retry shortly for its result');
+    if (seen.status === 'delivering')
+      throw errors.conflict(
+        'payment_in_progress',
+        'a verified x402 payment already in progress; retry shortly for its result',
+      );
     // Idempotent: finds the running settlement, or starts the one a Temporal outage prevented.
     await this.start(seen);
-    throw errors.conflict('payment_in_progress', 'a verified x402 payment already in progress; retry shortly for its result');
+    throw errors.conflict(
+      'payment_in_progress',
+      'a verified x402 payment already in progress; retry shortly for its result',
+    );
   }
 
   private start(record: X402PaymentDoc) {
@@ -281,20 +344,29 @@ export class PaymentGate {
 
   /** A failed payment's refusal; pay() and the purchase service add the challenge. */
   failure(record: X402PaymentDoc): AppError {
-    return errors.paymentRequired(record.error_code ?? 'settlement_failed', record.error_message ?? 'settlement failed; nothing was charged');
+    return errors.paymentRequired(
+      record.error_code ?? 'settlement_failed',
+      record.error_message ?? 'settlement failed; nothing was charged',
+    );
   }
 
   private async settle(record: X402PaymentDoc): Promise<PaidOutcome> {
     const outcome = await this.settlements.await(record._id, this.settleWaitMs);
     const latest = (await this.models.x402Payments.findById(record._id).lean<X402PaymentDoc>().exec()) ?? record;
     if (!outcome) return { kind: 'pending', record: latest };
-    if (outcome.status === 'failed') throw errors.paymentRequired(outcome.code, `${outcome.message}; nothing was charged`);
+    if (outcome.status === 'failed')
+      throw errors.paymentRequired(outcome.code, `${outcome.message}; nothing was charged`);
     return { kind: 'completed', record: latest };
   }
 
   /** The body's `x402` block and the PAYMENT-RESPONSE header for a settled payment. */
   receipt(record: X402PaymentDoc) {
-    const header = encodePaymentResponse({ success: true, transaction: record.tx_hash ?? '', network: record.network as `${string}:${string}`, payer: record.payer });
+    const header = encodePaymentResponse({
+      success: true,
+      transaction: record.tx_hash ?? '',
+      network: record.network as `${string}:${string}`,
+      payer: record.payer,
+    });
     return {
       header: { [X402_HEADERS.paymentResponse]: header },
       block: {

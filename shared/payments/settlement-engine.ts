@@ -8,8 +8,7 @@ export interface SettlementStart {
 }
 
 export type SettlementOutcome =
-  | { status: 'completed'; txHash: string; grantId?: string }
-  | { status: 'failed'; code: string; message: string };
+  { status: 'completed'; txHash: string; grantId?: string } | { status: 'failed'; code: string; message: string };
 
 /**
  * The durable settlement of a verified payment, as the payment gate sees it. A port, so the

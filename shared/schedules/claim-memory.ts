@@ -38,7 +38,10 @@ export class ClaimMemory {
 
   noteHeld(claim: ScheduleClaim, forMs: number): void {
     this.prune();
-    this.held.set(occurrenceKey(claim.schedule_id, claim.base_due_at), { leaseEnd: claim.lease_expires_at.getTime(), until: Date.now() + forMs });
+    this.held.set(occurrenceKey(claim.schedule_id, claim.base_due_at), {
+      leaseEnd: claim.lease_expires_at.getTime(),
+      until: Date.now() + forMs,
+    });
   }
 
   /** True while a lease this process knows of holds the occurrence (by the service clock `now`). */

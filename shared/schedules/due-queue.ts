@@ -28,5 +28,9 @@ export function orderQueue(schedules: Schedule[], now: Date): QueuedOccurrence[]
     const occ = dueOccurrence(timingOf(schedule), schedule.next_due_at, now);
     if (occ) out.push({ schedule, key: occurrenceKey(schedule._id, schedule.next_due_at), ...occ });
   }
-  return out.sort((a, b) => a.due_at.getTime() - b.due_at.getTime() || (a.schedule._id < b.schedule._id ? -1 : a.schedule._id > b.schedule._id ? 1 : 0));
+  return out.sort(
+    (a, b) =>
+      a.due_at.getTime() - b.due_at.getTime() ||
+      (a.schedule._id < b.schedule._id ? -1 : a.schedule._id > b.schedule._id ? 1 : 0),
+  );
 }

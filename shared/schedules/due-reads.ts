@@ -67,7 +67,8 @@ export class DueReads {
   async forClaims(budgetId: string, now: Date, fresh = false): Promise<ClaimRead> {
     const current = this.shared(budgetId, now, !fresh);
     const last = this.landed.get(budgetId);
-    const read = !fresh && !current.done && last && last.startedAt >= Date.now() - 2 * reuseMs(last.tookMs ?? 0) ? last : current;
+    const read =
+      !fresh && !current.done && last && last.startedAt >= Date.now() - 2 * reuseMs(last.tookMs ?? 0) ? last : current;
     const schedules = await read.result;
     // Ordered once per read: a cron schedule far behind costs up to 1000 evaluations, and 20 claimers share the read.
     read.ordered ??= orderQueue(schedules, read.now);
@@ -81,17 +82,14 @@ export class DueReads {
       const forget = () => {
         if (this.inFlight.get(budgetId) === fresh) this.inFlight.delete(budgetId);
       };
-      fresh.result.then(
-        () => {
-          fresh.done = true;
-          fresh.tookMs = Date.now() - fresh.startedAt;
-          this.landed.set(budgetId, fresh);
-          const keep = reuseMs(fresh.tookMs);
-          setTimeout(forget, keep).unref();
-          setTimeout(() => this.landed.get(budgetId) === fresh && this.landed.delete(budgetId), 2 * keep).unref();
-        },
-        forget,
-      );
+      fresh.result.then(() => {
+        fresh.done = true;
+        fresh.tookMs = Date.now() - fresh.startedAt;
+        this.landed.set(budgetId, fresh);
+        const keep = reuseMs(fresh.tookMs);
+        setTimeout(forget, keep).unref();
+        setTimeout(() => this.landed.get(budgetId) === fresh && this.landed.delete(budgetId), 2 * keep).unref();
+      }, forget);
       this.inFlight.set(budgetId, fresh);
       read = fresh;
     }

@@ -1,5 +1,5 @@
 import { resumeNextDue } from './new-schedule';
-import { timingOf, type Schedule, type ScheduleRepository } from './repository';
+import { type Schedule, type ScheduleRepository, timingOf } from './repository';
 
 /** Pauses a schedule: due reads leave it out from then on (a claim already held runs out or ends as usual). */
 export async function pauseSchedule(repo: ScheduleRepository, s: Schedule, now: Date): Promise<Schedule> {

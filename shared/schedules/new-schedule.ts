@@ -1,6 +1,6 @@
-import type { Schedule } from './repository';
 import { ids } from '../platform/ids/index';
-import { nextOccurrence, timingProblem, type ScheduleTiming } from './timing';
+import type { Schedule } from './repository';
+import { nextOccurrence, type ScheduleTiming, timingProblem } from './timing';
 
 export interface NewScheduleInput {
   budgetId: string;
@@ -21,9 +21,10 @@ export function buildSchedule(i: NewScheduleInput, now: Date): { schedule: Sched
   const problem = timingProblem({ cron: i.cron, every_seconds: i.everySeconds, timezone: i.timezone });
   if (problem) return { problem };
   const anchor = i.startAt ?? now;
-  const timing: ScheduleTiming = i.cron != null
-    ? { kind: 'cron', cron: i.cron.trim().replace(/\s+/g, ' '), timezone: i.timezone }
-    : { kind: 'interval', every_seconds: i.everySeconds!, anchor_at: anchor, timezone: i.timezone };
+  const timing: ScheduleTiming =
+    i.cron != null
+      ? { kind: 'cron', cron: i.cron.trim().replace(/\s+/g, ' '), timezone: i.timezone }
+      : { kind: 'interval', every_seconds: i.everySeconds!, anchor_at: anchor, timezone: i.timezone };
   const first = timing.kind === 'cron' ? nextOccurrence(timing, now) : anchor;
   if (!first) return { problem: 'the cron expression never fires' };
   return {

@@ -16,7 +16,8 @@ export interface ClaimState {
   end: ScheduleClaimEnd | null;
 }
 
-export const claimId = (scheduleId: string, base: Date, attempt: number) => `${scheduleId}:${base.toISOString()}:${attempt}`;
+export const claimId = (scheduleId: string, base: Date, attempt: number) =>
+  `${scheduleId}:${base.toISOString()}:${attempt}`;
 export const occurrenceKey = (scheduleId: string, base: Date) => `${scheduleId}:${base.toISOString()}`;
 /**
  * A claim token (ids.claimToken) names its claim, so the claim is read by `_id`. Tokens without
@@ -58,7 +59,12 @@ export function appliedTo(s: Schedule, a: ScheduleAdvance): Schedule {
 
 /** The only code that touches mongoose for schedules. Decisions are inserts under unique keys. */
 export class ScheduleRepository {
-  constructor(private readonly models: Pick<Models, 'workflowSchedules' | 'scheduleClaims' | 'scheduleClaimEnds' | 'scheduleAdvances'>) {}
+  constructor(
+    private readonly models: Pick<
+      Models,
+      'workflowSchedules' | 'scheduleClaims' | 'scheduleClaimEnds' | 'scheduleAdvances'
+    >,
+  ) {}
 
   async create(doc: Schedule): Promise<Schedule> {
     await this.models.workflowSchedules.collection.insertOne(doc as never);
@@ -107,7 +113,10 @@ export class ScheduleRepository {
    * The equalities are pushed down to PostgreSQL by FerretDB; the date bound is applied by it.
    */
   dueSchedules(budgetId: string, now: Date): Promise<Schedule[]> {
-    return this.models.workflowSchedules.find({ budget_id: budgetId, paused: false, next_due_at: { $lte: now } }).lean<Schedule[]>().exec();
+    return this.models.workflowSchedules
+      .find({ budget_id: budgetId, paused: false, next_due_at: { $lte: now } })
+      .lean<Schedule[]>()
+      .exec();
   }
 
   /**
@@ -140,10 +149,17 @@ export class ScheduleRepository {
     let claim: ScheduleClaim | null = null;
     for (let attempt = 0; ; attempt++) {
       if (attempt === MAX_PROBED_ATTEMPTS) {
-        claim = await this.models.scheduleClaims.findOne({ schedule_id: scheduleId, base_due_at: base }).sort({ attempt: -1 }).lean<ScheduleClaim>().exec();
+        claim = await this.models.scheduleClaims
+          .findOne({ schedule_id: scheduleId, base_due_at: base })
+          .sort({ attempt: -1 })
+          .lean<ScheduleClaim>()
+          .exec();
         break;
       }
-      const next = await this.models.scheduleClaims.findById(claimId(scheduleId, base, attempt)).lean<ScheduleClaim>().exec();
+      const next = await this.models.scheduleClaims
+        .findById(claimId(scheduleId, base, attempt))
+        .lean<ScheduleClaim>()
+        .exec();
       if (!next) break;
       claim = next;
     }
@@ -153,7 +169,9 @@ export class ScheduleRepository {
 
   /** The latest claim of each schedule's current occurrence (schedules without one are absent). */
   async latestClaims(schedules: Array<Pick<Schedule, '_id' | 'next_due_at'>>): Promise<Map<string, ClaimState>> {
-    const found = await Promise.all(schedules.map(async (s) => [s._id, await this.latestClaim(s._id, s.next_due_at)] as const));
+    const found = await Promise.all(
+      schedules.map(async (s) => [s._id, await this.latestClaim(s._id, s.next_due_at)] as const),
+    );
     return new Map(found.filter((f): f is readonly [string, ClaimState] => f[1] !== null));
   }
 
@@ -185,8 +203,20 @@ export class ScheduleRepository {
    * Ends a claim once: the winner of release, advance and expiry. Returns the end that holds. An
    * advance passes its record, so the end is the advance's decision too (ScheduleClaimEndDoc).
    */
-  async endClaim(claim: Pick<ScheduleClaim, '_id' | 'schedule_id'>, kind: ClaimEndKind, at: Date, extra: { reason?: string; note?: string; advance?: ScheduleAdvance } = {}) {
-    const doc: ScheduleClaimEnd = { _id: claim._id, schedule_id: claim.schedule_id, kind, at, reason: extra.reason ?? null, note: extra.note ?? null };
+  async endClaim(
+    claim: Pick<ScheduleClaim, '_id' | 'schedule_id'>,
+    kind: ClaimEndKind,
+    at: Date,
+    extra: { reason?: string; note?: string; advance?: ScheduleAdvance } = {},
+  ) {
+    const doc: ScheduleClaimEnd = {
+      _id: claim._id,
+      schedule_id: claim.schedule_id,
+      kind,
+      at,
+      reason: extra.reason ?? null,
+      note: extra.note ?? null,
+    };
     if (extra.advance) doc.advance = extra.advance;
     if (await insertOnceGrouped(this.models.scheduleClaimEnds, doc)) return { won: true, end: doc };
     const end = await this.claimEnd(claim._id);
@@ -227,7 +257,10 @@ export class ScheduleRepository {
    * False when the schedule was not at that occurrence (already moved on, or still behind it).
    */
   async applyAdvance(a: ScheduleAdvance): Promise<boolean> {
-    const res = await this.models.workflowSchedules.updateOne({ _id: a.schedule_id, next_due_at: a.base_due_at }, { $set: advanceFields(a) });
+    const res = await this.models.workflowSchedules.updateOne(
+      { _id: a.schedule_id, next_due_at: a.base_due_at },
+      { $set: advanceFields(a) },
+    );
     return res.matchedCount > 0;
   }
 
@@ -237,20 +270,40 @@ export class ScheduleRepository {
    * the caller knows what it leaves (appliedTo of the schedule as claimed).
    */
   async applyAdvanceIfOpen(a: ScheduleAdvance): Promise<boolean> {
-    const res = await this.models.workflowSchedules.updateOne({ _id: a.schedule_id, next_due_at: a.base_due_at, paused: false }, { $set: advanceFields(a) });
+    const res = await this.models.workflowSchedules.updateOne(
+      { _id: a.schedule_id, next_due_at: a.base_due_at, paused: false },
+      { $set: advanceFields(a) },
+    );
     return res.matchedCount > 0;
   }
 
   /** applyAdvance that answers the schedule as it left it (one command), or null as applyAdvance's false. */
   applyAdvanceReturning(a: ScheduleAdvance): Promise<Schedule | null> {
-    return this.models.workflowSchedules.findOneAndUpdate({ _id: a.schedule_id, next_due_at: a.base_due_at }, { $set: advanceFields(a) }, { returnDocument: 'after' }).lean<Schedule>().exec();
+    return this.models.workflowSchedules
+      .findOneAndUpdate(
+        { _id: a.schedule_id, next_due_at: a.base_due_at },
+        { $set: advanceFields(a) },
+        { returnDocument: 'after' },
+      )
+      .lean<Schedule>()
+      .exec();
   }
 
   /** The schedule's latest advances, newest first: from the `advanced` ends, and the records written before them. */
   async history(scheduleId: string, limit = 20): Promise<ScheduleAdvance[]> {
     const [ends, before] = await Promise.all([
-      this.models.scheduleClaimEnds.find({ schedule_id: scheduleId, kind: 'advanced' }).sort({ at: -1 }).limit(limit).lean<ScheduleClaimEnd[]>().exec(),
-      this.models.scheduleAdvances.find({ schedule_id: scheduleId }).sort({ advanced_at: -1 }).limit(limit).lean<ScheduleAdvance[]>().exec(),
+      this.models.scheduleClaimEnds
+        .find({ schedule_id: scheduleId, kind: 'advanced' })
+        .sort({ at: -1 })
+        .limit(limit)
+        .lean<ScheduleClaimEnd[]>()
+        .exec(),
+      this.models.scheduleAdvances
+        .find({ schedule_id: scheduleId })
+        .sort({ advanced_at: -1 })
+        .limit(limit)
+        .lean<ScheduleAdvance[]>()
+        .exec(),
     ]);
     const byOccurrence = new Map<string, ScheduleAdvance>(before.map((a) => [a._id, a]));
     for (const e of ends) if (e.advance) byOccurrence.set(e.advance._id, e.advance);

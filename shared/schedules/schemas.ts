@@ -1,6 +1,6 @@
 import Joi from 'joi';
-import type { ScheduleOutcome } from './repository';
 import type { LeaseBounds } from './claim-rules';
+import type { ScheduleOutcome } from './repository';
 
 export const SCHEDULE_ID = /^sch_[0-9a-f]{24}$/;
 const token = Joi.string().min(1).max(200);

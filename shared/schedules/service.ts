@@ -1,20 +1,20 @@
 import { AppError, errors } from '../platform/errors/index';
 import { ids } from '../platform/ids/index';
+import { ClaimMemory, LEARNED_HOLD_MS, OWN_HOLD_MS } from './claim-memory';
 import { claimStatus, type LeaseBounds } from './claim-rules';
+import { orderQueue, type QueuedOccurrence } from './due-queue';
+import { CLAIM_READ_MAX_AGE_MS, DueReads } from './due-reads';
 import {
   appliedTo,
   claimId,
-  occurrenceKey,
-  timingOf,
   type ClaimState,
+  occurrenceKey,
   type Schedule,
   type ScheduleAdvance,
   type ScheduleClaim,
   ScheduleRepository,
+  timingOf,
 } from './repository';
-import { orderQueue, type QueuedOccurrence } from './due-queue';
-import { ClaimMemory, LEARNED_HOLD_MS, OWN_HOLD_MS } from './claim-memory';
-import { CLAIM_READ_MAX_AGE_MS, DueReads } from './due-reads';
 import type { AdvanceBody, ClaimBody, DueQuery, ReleaseBody } from './schemas';
 import { dueOccurrence, nextOccurrence } from './timing';
 
@@ -98,11 +98,16 @@ export class ScheduleService {
       const open = await Promise.all(chunk.map((o) => this.openSchedule(o.schedule, now)));
       chunk.forEach((o, i) => {
         const schedule = open[i];
-        if (schedule) items.push({ schedule, due_at: o.due_at, skipped: o.skipped, skipped_at_least: o.skipped_at_least });
+        if (schedule)
+          items.push({ schedule, due_at: o.due_at, skipped: o.skipped, skipped_at_least: o.skipped_at_least });
       });
     }
     const last = queue[seen - 1];
-    return { items, nextCursor: seen < queue.length && last ? encodeCursor({ due_at: last.due_at, id: last.schedule._id }) : null, now };
+    return {
+      items,
+      nextCursor: seen < queue.length && last ? encodeCursor({ due_at: last.due_at, id: last.schedule._id }) : null,
+      now,
+    };
   }
 
   /**
@@ -113,11 +118,17 @@ export class ScheduleService {
    */
   private async dueSchedules(budgetId: string, now: Date): Promise<Schedule[]> {
     const schedules = await this.reads.forDue(budgetId, now);
-    return schedules.filter((s) => s.next_due_at.getTime() <= now.getTime() && !this.memory.isHeld(s._id, s.next_due_at, now));
+    return schedules.filter(
+      (s) => s.next_due_at.getTime() <= now.getTime() && !this.memory.isHeld(s._id, s.next_due_at, now),
+    );
   }
 
   /** The due occurrences a "next due" claim works from, in claim order, without those held as for dueSchedules. */
-  private async claimQueue(budgetId: string, now: Date, fresh: boolean): Promise<{ queue: QueuedOccurrence[]; startedAt: number }> {
+  private async claimQueue(
+    budgetId: string,
+    now: Date,
+    fresh: boolean,
+  ): Promise<{ queue: QueuedOccurrence[]; startedAt: number }> {
     const { ordered, startedAt } = await this.reads.forClaims(budgetId, now, fresh);
     // Stops at CLAIM_TRIES: a reused read of a large backlog is thousands long, and a claimer looks at its open head only.
     const queue: QueuedOccurrence[] = [];
@@ -154,7 +165,8 @@ export class ScheduleService {
    * all racing for the oldest one.
    */
   async claim(budgetId: string, body: ClaimBody): Promise<ClaimResult> {
-    if (body.schedule_id) return this.claimSchedule(await this.scheduleInBudget(budgetId, body.schedule_id), body.lease_seconds);
+    if (body.schedule_id)
+      return this.claimSchedule(await this.scheduleInBudget(budgetId, body.schedule_id), body.lease_seconds);
     const now = this.clock();
     const rank = this.claiming.get(budgetId) ?? 0;
     this.claiming.set(budgetId, rank + 1);
@@ -164,8 +176,16 @@ export class ScheduleService {
         return await this.claimFirstOpen(budgetId, body, spread(first.queue, rank));
       } catch (err) {
         // Nothing open in a reused read: "nothing is due" is only answered from a read at most CLAIM_READ_MAX_AGE_MS old.
-        if (!(err instanceof AppError && err.code === 'occurrence_not_due') || first.startedAt >= Date.now() - CLAIM_READ_MAX_AGE_MS) throw err;
-        return await this.claimFirstOpen(budgetId, body, spread((await this.claimQueue(budgetId, this.clock(), true)).queue, rank));
+        if (
+          !(err instanceof AppError && err.code === 'occurrence_not_due') ||
+          first.startedAt >= Date.now() - CLAIM_READ_MAX_AGE_MS
+        )
+          throw err;
+        return await this.claimFirstOpen(
+          budgetId,
+          body,
+          spread((await this.claimQueue(budgetId, this.clock(), true)).queue, rank),
+        );
       }
     } finally {
       const left = (this.claiming.get(budgetId) ?? 1) - 1;
@@ -183,7 +203,8 @@ export class ScheduleService {
         return await this.claimSchedule(s, body.lease_seconds);
       } catch (err) {
         // Another claimer got there first: try the next one.
-        if (err instanceof AppError && (err.code === 'occurrence_claimed' || err.code === 'occurrence_not_due')) continue;
+        if (err instanceof AppError && (err.code === 'occurrence_claimed' || err.code === 'occurrence_not_due'))
+          continue;
         throw err;
       }
     }
@@ -202,7 +223,10 @@ export class ScheduleService {
     const now = this.clock();
     if (s.paused) throw conflict('occurrence_not_due', 'the schedule is paused', { paused: true });
     const occ = dueOccurrence(timingOf(s), s.next_due_at, now);
-    if (!occ) throw conflict('occurrence_not_due', `the next occurrence is due at ${iso(s.next_due_at)}`, { next_due_at: iso(s.next_due_at) });
+    if (!occ)
+      throw conflict('occurrence_not_due', `the next occurrence is due at ${iso(s.next_due_at)}`, {
+        next_due_at: iso(s.next_due_at),
+      });
     const draft = (attempt: number): ScheduleClaim => {
       const id = claimId(s._id, s.next_due_at, attempt);
       return {
@@ -226,11 +250,14 @@ export class ScheduleService {
       const status = claimStatus(latest, now);
       if (status === 'active') {
         this.memory.noteHeld(latest.claim, LEARNED_HOLD_MS);
-        throw conflict('occurrence_claimed', 'this occurrence is already claimed', { lease_expires_at: iso(latest.claim.lease_expires_at) });
+        throw conflict('occurrence_claimed', 'this occurrence is already claimed', {
+          lease_expires_at: iso(latest.claim.lease_expires_at),
+        });
       }
       if (latest.end?.kind === 'advanced') {
         const moved = await this.heal(latest.end);
-        if (moved && !healed && moved.next_due_at.getTime() > s.next_due_at.getTime()) return this.claimSchedule(moved, leaseSeconds, true);
+        if (moved && !healed && moved.next_due_at.getTime() > s.next_due_at.getTime())
+          return this.claimSchedule(moved, leaseSeconds, true);
         throw conflict('occurrence_not_due', 'this occurrence was just advanced');
       }
       if (!latest.end) {
@@ -239,7 +266,8 @@ export class ScheduleService {
         if (end.kind === 'advanced') throw conflict('occurrence_not_due', 'this occurrence was just advanced');
       }
       claim = draft(latest.claim.attempt + 1);
-      if (!(await this.repo.insertClaim(claim))) throw conflict('occurrence_claimed', 'another holder claimed this occurrence first');
+      if (!(await this.repo.insertClaim(claim)))
+        throw conflict('occurrence_claimed', 'another holder claimed this occurrence first');
     }
     this.memory.noteHeld(claim, OWN_HOLD_MS);
     this.memory.remember(claim, s);
@@ -256,9 +284,15 @@ export class ScheduleService {
   }
 
   /** The holder's claim on this schedule, checked against the request, or the spec's 409. */
-  private async heldClaim(s: Schedule, held: ClaimState | null, dueAt: Date, op: 'advance' | 'release'): Promise<ClaimState> {
+  private async heldClaim(
+    s: Schedule,
+    held: ClaimState | null,
+    dueAt: Date,
+    op: 'advance' | 'release',
+  ): Promise<ClaimState> {
     if (!held || held.claim.schedule_id !== s._id) {
-      if (op === 'advance' && !(await this.activeClaim(s))) throw conflict('claim_required', 'no claim on this schedule holds this token; claim the occurrence first');
+      if (op === 'advance' && !(await this.activeClaim(s)))
+        throw conflict('claim_required', 'no claim on this schedule holds this token; claim the occurrence first');
       throw conflict('claim_mismatch', 'this token holds no claim on this schedule');
     }
     checkDueAt(held.claim, dueAt);
@@ -268,9 +302,15 @@ export class ScheduleService {
   private refuseEnded(held: ClaimState, now: Date, op: 'advance' | 'release'): void {
     const status = claimStatus(held, now);
     const lease = { lease_expires_at: iso(held.claim.lease_expires_at) };
-    if (status === 'expired') throw conflict('claim_expired', 'the lease of this claim has expired; the occurrence went back to the due queue', lease);
+    if (status === 'expired')
+      throw conflict(
+        'claim_expired',
+        'the lease of this claim has expired; the occurrence went back to the due queue',
+        lease,
+      );
     if (status === 'advanced') throw conflict('claim_mismatch', 'this claim already advanced the schedule');
-    if (status === 'released' && op === 'advance') throw conflict('claim_required', 'this claim was released; claim the occurrence again');
+    if (status === 'released' && op === 'advance')
+      throw conflict('claim_required', 'this claim was released; claim the occurrence again');
   }
 
   /**
@@ -281,7 +321,11 @@ export class ScheduleService {
    * taken from are in hand, so the end goes out at once, then the apply (two writes, no read).
    * Anything else (another process's claim, an older one, an end already recorded) reads first.
    */
-  async advance(budgetId: string, scheduleId: string, body: AdvanceBody): Promise<{ schedule: Schedule; already_advanced: boolean; active: ScheduleClaim | null }> {
+  async advance(
+    budgetId: string,
+    scheduleId: string,
+    body: AdvanceBody,
+  ): Promise<{ schedule: Schedule; already_advanced: boolean; active: ScheduleClaim | null }> {
     const made = this.memory.madeFor(body.claim_token);
     if (made && made.claim.schedule_id === scheduleId && made.schedule.budget_id === budgetId) {
       const { claim, schedule: s } = made;
@@ -315,10 +359,16 @@ export class ScheduleService {
    * The claim's end says it advanced: a repeat (answered `already_advanced`), or an end written by
    * the code before this one that stopped before its advance record: that record is written now.
    */
-  private async advancedBefore(s: Schedule, held: { claim: ScheduleClaim; end: NonNullable<ClaimState['end']> }, body: AdvanceBody, now: Date) {
+  private async advancedBefore(
+    s: Schedule,
+    held: { claim: ScheduleClaim; end: NonNullable<ClaimState['end']> },
+    body: AdvanceBody,
+    now: Date,
+  ) {
     const recorded = await this.repo.advanceOfEnd(held.end);
     if (recorded) {
-      if (recorded.claim_token !== held.claim.claim_token) throw conflict('claim_mismatch', 'another claim advanced this occurrence');
+      if (recorded.claim_token !== held.claim.claim_token)
+        throw conflict('claim_mismatch', 'another claim advanced this occurrence');
       return this.repeatAdvance(recorded);
     }
     const { won, advance } = await this.repo.insertLegacyAdvance(advanceOf(s, held.claim, body, now));
@@ -343,7 +393,8 @@ export class ScheduleService {
    * it; so does any reader that finds the occurrence advanced (see heal).
    */
   private async applyFresh(s: Schedule, advance: ScheduleAdvance) {
-    if (await this.repo.applyAdvanceIfOpen(advance)) return { schedule: appliedTo(s, advance), already_advanced: false as const, active: null };
+    if (await this.repo.applyAdvanceIfOpen(advance))
+      return { schedule: appliedTo(s, advance), already_advanced: false as const, active: null };
     const schedule = (await this.repo.applyAdvanceReturning(advance)) ?? (await this.catchUp(advance));
     return { schedule, already_advanced: false as const, active: null };
   }
@@ -371,7 +422,9 @@ export class ScheduleService {
   }
 
   /** A repeated advance: applies the recorded one again (harmless; it repairs a crash between decision and apply). */
-  private async repeatAdvance(a: ScheduleAdvance): Promise<{ schedule: Schedule; already_advanced: true; active: ScheduleClaim | null }> {
+  private async repeatAdvance(
+    a: ScheduleAdvance,
+  ): Promise<{ schedule: Schedule; already_advanced: true; active: ScheduleClaim | null }> {
     const s = await this.applied(a);
     return { schedule: s, already_advanced: true, active: await this.activeClaim(s) };
   }
@@ -384,13 +437,20 @@ export class ScheduleService {
   }
 
   /** `active` as for advance. The occurrence is due again as soon as the end is recorded. */
-  async release(budgetId: string, scheduleId: string, body: ReleaseBody): Promise<{ schedule: Schedule; active: ScheduleClaim | null }> {
+  async release(
+    budgetId: string,
+    scheduleId: string,
+    body: ReleaseBody,
+  ): Promise<{ schedule: Schedule; active: ScheduleClaim | null }> {
     const { s, state } = await this.readForEnd(budgetId, scheduleId, body.claim_token);
     const held = await this.heldClaim(s, state, body.due_at, 'release');
     const now = this.clock();
     if (held.end?.kind === 'released') return { schedule: s, active: await this.activeClaim(s) };
     this.refuseEnded(held, now, 'release');
-    const { won, end } = await this.repo.endClaim(held.claim, 'released', now, { note: body.note, reason: 'released_by_holder' });
+    const { won, end } = await this.repo.endClaim(held.claim, 'released', now, {
+      note: body.note,
+      reason: 'released_by_holder',
+    });
     if (!won && end.kind !== 'released') this.refuseEnded({ claim: held.claim, end }, now, 'release');
     this.memory.released(held.claim);
     return { schedule: s, active: won ? null : await this.activeClaim(s) };
@@ -399,7 +459,9 @@ export class ScheduleService {
 
 function checkDueAt(claim: ScheduleClaim, dueAt: Date): void {
   if (claim.due_at.getTime() !== dueAt.getTime()) {
-    throw conflict('due_at_mismatch', `this claim holds the occurrence due at ${iso(claim.due_at)}`, { claimed_due_at: iso(claim.due_at) });
+    throw conflict('due_at_mismatch', `this claim holds the occurrence due at ${iso(claim.due_at)}`, {
+      claimed_due_at: iso(claim.due_at),
+    });
   }
 }
 
@@ -443,6 +505,7 @@ function encodeCursor(c: Cursor): string {
 function decodeCursor(s: string): Cursor {
   const [at, id] = Buffer.from(s, 'base64url').toString().split('|');
   const due = new Date(at);
-  if (!id || Number.isNaN(due.getTime())) throw errors.badRequest('invalid_request_body', 'cursor is not one this endpoint gave out');
+  if (!id || Number.isNaN(due.getTime()))
+    throw errors.badRequest('invalid_request_body', 'cursor is not one this endpoint gave out');
   return { due_at: due, id };
 }

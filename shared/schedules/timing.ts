@@ -14,7 +14,13 @@ export type ScheduleTiming =
   | { kind: 'interval'; every_seconds: number; anchor_at: Date; timezone: string };
 
 /** The timing fields of a schedule document as a ScheduleTiming. */
-export function timingOf(s: { kind: 'cron' | 'interval'; cron: string | null; every_seconds: number | null; anchor_at: Date | null; timezone: string }): ScheduleTiming {
+export function timingOf(s: {
+  kind: 'cron' | 'interval';
+  cron: string | null;
+  every_seconds: number | null;
+  anchor_at: Date | null;
+  timezone: string;
+}): ScheduleTiming {
   return s.kind === 'cron'
     ? { kind: 'cron', cron: s.cron!, timezone: s.timezone }
     : { kind: 'interval', every_seconds: s.every_seconds!, anchor_at: s.anchor_at!, timezone: s.timezone };
@@ -30,13 +36,19 @@ function cronOf(t: { cron: string; timezone: string }): Cron {
 }
 
 /** A problem with a timing definition, or null when it is usable. */
-export function timingProblem(t: { cron?: string | null; every_seconds?: number | null; timezone: string }): string | null {
+export function timingProblem(t: {
+  cron?: string | null;
+  every_seconds?: number | null;
+  timezone: string;
+}): string | null {
   if (!isTimeZone(t.timezone)) return `unknown time zone: ${t.timezone} (use an IANA name such as Europe/Berlin)`;
   if ((t.cron == null) === (t.every_seconds == null)) return 'give exactly one of a cron expression or an interval';
   if (t.cron != null) {
-    if (t.cron.trim().split(/\s+/).length !== 5) return 'a cron expression has five fields (minute hour day-of-month month day-of-week); seconds are not supported';
+    if (t.cron.trim().split(/\s+/).length !== 5)
+      return 'a cron expression has five fields (minute hour day-of-month month day-of-week); seconds are not supported';
     try {
-      if (cronOf({ cron: t.cron, timezone: t.timezone }).nextRun(new Date()) === null) return 'the cron expression never fires';
+      if (cronOf({ cron: t.cron, timezone: t.timezone }).nextRun(new Date()) === null)
+        return 'the cron expression never fires';
     } catch (err) {
       return `invalid cron expression: ${(err as Error).message}`;
     }

@@ -4,11 +4,15 @@
  */
 import { textStats } from './text';
 
-export type BuiltinHandler = (parameters: Record<string, unknown>, signal?: AbortSignal) => Promise<Record<string, unknown>>;
+export type BuiltinHandler = (
+  parameters: Record<string, unknown>,
+  signal?: AbortSignal,
+) => Promise<Record<string, unknown>>;
 
 export const BUILTIN_HANDLERS: Readonly<Record<string, BuiltinHandler>> = {
   echo: async (parameters) => ({ echo: parameters }),
-  'text.stats': async (parameters) => textStats(String(parameters.text ?? ''), Number(parameters.words_per_minute ?? 200)),
+  'text.stats': async (parameters) =>
+    textStats(String(parameters.text ?? ''), Number(parameters.words_per_minute ?? 200)),
 };
 
 export function isBuiltin(name: string): boolean {

@@ -15,8 +15,21 @@ export interface CatalogIndex {
   categories: Map<string, Uint32Array>;
 }
 
-export function buildCatalogIndex(version: string, rows: Array<{ product: ToolProduct; terms: string[] }>): CatalogIndex {
-  const sorted = [...rows].sort((a, b) => (a.product.name < b.product.name ? -1 : a.product.name > b.product.name ? 1 : a.product.id < b.product.id ? -1 : a.product.id > b.product.id ? 1 : 0));
+export function buildCatalogIndex(
+  version: string,
+  rows: Array<{ product: ToolProduct; terms: string[] }>,
+): CatalogIndex {
+  const sorted = [...rows].sort((a, b) =>
+    a.product.name < b.product.name
+      ? -1
+      : a.product.name > b.product.name
+        ? 1
+        : a.product.id < b.product.id
+          ? -1
+          : a.product.id > b.product.id
+            ? 1
+            : 0,
+  );
   const byTerm = new Map<string, number[]>();
   const byCategory = new Map<string, number[]>();
   sorted.forEach((r, i) => {
@@ -45,7 +58,10 @@ function lowerBound(sorted: string[], key: string): number {
 }
 
 /** Products matching every word prefix and any category, one page of them, and how many match. */
-export function queryCatalog(index: CatalogIndex, q: { terms: string[]; categories: string[]; page: number; pageSize: number }): { items: ToolProduct[]; total: number } {
+export function queryCatalog(
+  index: CatalogIndex,
+  q: { terms: string[]; categories: string[]; page: number; pageSize: number },
+): { items: ToolProduct[]; total: number } {
   const n = index.products.length;
   let mask: Uint8Array | null = null;
   const and = (next: Uint8Array) => {

@@ -1,5 +1,5 @@
-import { ids } from '../platform/ids/index';
 import { errors, ValidationError } from '../platform/errors/index';
+import { ids } from '../platform/ids/index';
 import { catalogEntry, type ToolProduct } from './rules';
 import type { IssueReportBody, PurchaseBody } from './schemas';
 import type { ToolService } from './service';
@@ -23,10 +23,16 @@ export const PAGE_SIZE_MAX = 100;
  * Page and size from the query, else X-Page / X-Page-Size; `details` reports which one was used.
  * The headers come checked (the mount validates the declared X-Page / X-Page-Size, an empty one included).
  */
-export function pageRequest(query: Record<string, unknown>, headers: { 'x-page'?: number; 'x-page-size'?: number }): PageRequest {
+export function pageRequest(
+  query: Record<string, unknown>,
+  headers: { 'x-page'?: number; 'x-page-size'?: number },
+): PageRequest {
   const valid = (raw: unknown, name: string, max: number): number => {
     const n = Number(raw);
-    if (!Number.isSafeInteger(n) || n < 1 || n > max) throw new ValidationError([{ loc: ['query', name], msg: `must be a whole number from 1 to ${max}`, type: 'value_error', input: raw }]);
+    if (!Number.isSafeInteger(n) || n < 1 || n > max)
+      throw new ValidationError([
+        { loc: ['query', name], msg: `must be a whole number from 1 to ${max}`, type: 'value_error', input: raw },
+      ]);
     return n;
   };
   // The query wins when both are sent.
@@ -35,14 +41,21 @@ export function pageRequest(query: Record<string, unknown>, headers: { 'x-page'?
     return h === undefined ? [dflt, 'query'] : [h, 'header'];
   };
   const [page, pageSource] = pick(query.page, headers['x-page'], 'page', PAGE_MAX, 1);
-  const [pageSize, pageSizeSource] = pick(query.page_size ?? query.size, headers['x-page-size'], 'page_size', PAGE_SIZE_MAX, CATALOG_DEFAULT_SIZE);
+  const [pageSize, pageSizeSource] = pick(
+    query.page_size ?? query.size,
+    headers['x-page-size'],
+    'page_size',
+    PAGE_SIZE_MAX,
+    CATALOG_DEFAULT_SIZE,
+  );
   return { page, pageSize, pageSource, pageSizeSource };
 }
 
 /** x-instance-id kept as sent (a sane one), or a new id the client echoes on later calls. */
 export function instanceId(header: string | undefined): string {
   if (header !== undefined && header !== '') {
-    if (!INSTANCE_ID.test(header)) throw errors.badRequest('invalid_instance_id', 'x-instance-id must be 1-128 of A-Z a-z 0-9 _ . : -');
+    if (!INSTANCE_ID.test(header))
+      throw errors.badRequest('invalid_instance_id', 'x-instance-id must be 1-128 of A-Z a-z 0-9 _ . : -');
     return header;
   }
   return ids.instance();
@@ -55,7 +68,10 @@ export function instanceMetadata(header: string | undefined): string | undefined
     const parsed: unknown = JSON.parse(header);
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
   } catch {
-    throw errors.badRequest('invalid_instance_metadata', 'x-instance-metadata must be a JSON object encoded as a string, for example {"agent":"my-agent"}');
+    throw errors.badRequest(
+      'invalid_instance_metadata',
+      'x-instance-metadata must be a JSON object encoded as a string, for example {"agent":"my-agent"}',
+    );
   }
   return header;
 }
@@ -64,7 +80,7 @@ function preprompt(apiUrl: string): string {
   return [
     'You can call the paid tools listed in `tools`. Each call is charged in credits to the wallet of your bearer token (100 credits = 1 USD); a failed call costs nothing.',
     `To call one: POST ${apiUrl}/products/purchase with JSON {"product_id": "<product_id>", "parameters": {"action": "<action name>", ...the action's parameters}}.`,
-    'The `action` may be left out when the tool has a single action. Parameters must match the action\'s `parameters` JSON Schema.',
+    "The `action` may be left out when the tool has a single action. Parameters must match the action's `parameters` JSON Schema.",
     `Check your balance with GET ${apiUrl}/credits/balance. Report a broken tool with POST ${apiUrl}/issues/report {"product_id", "error_message"}.`,
     'Send the same x-instance-id header on every call to keep one context.',
   ].join(' ');
@@ -74,9 +90,14 @@ function preprompt(apiUrl: string): string {
 function exampleCall(apiUrl: string, page: ToolProduct[]): string {
   const p = page.find((x) => x.actions.length > 0);
   const a = p?.actions[0];
-  if (!p || !a) return `POST ${apiUrl}/products/purchase {"product_id":"<product_id>","parameters":{"action":"<action name>"}}`;
+  if (!p || !a)
+    return `POST ${apiUrl}/products/purchase {"product_id":"<product_id>","parameters":{"action":"<action name>"}}`;
   const props = (a.parameters_schema.properties ?? {}) as Record<string, { type?: string }>;
-  const sample = Object.fromEntries(Object.entries(props).slice(0, 3).map(([k, v]) => [k, v.type === 'integer' || v.type === 'number' ? 1 : v.type === 'boolean' ? true : `<${k}>`]));
+  const sample = Object.fromEntries(
+    Object.entries(props)
+      .slice(0, 3)
+      .map(([k, v]) => [k, v.type === 'integer' || v.type === 'number' ? 1 : v.type === 'boolean' ? true : `<${k}>`]),
+  );
   return `POST ${apiUrl}/products/purchase ${JSON.stringify({ product_id: p.id, parameters: { action: a.slug, ...sample } })}`;
 }
 
@@ -110,20 +131,39 @@ export class ToolCatalogService {
     };
   }
 
-  async purchase(wallet: string, body: PurchaseBody, ctx: { instance: string; metadata?: string; idempotencyKey?: string }) {
+  async purchase(
+    wallet: string,
+    body: PurchaseBody,
+    ctx: { instance: string; metadata?: string; idempotencyKey?: string },
+  ) {
     const product = await this.tools.findProduct(body.product_id);
     if (!product) throw errors.notFound('product_not_found', `no active product ${body.product_id}`);
     const { action: named, ...rest } = body.parameters ?? {};
-    if (named !== undefined && typeof named !== 'string') throw errors.badRequest('invalid_request', 'parameters.action must be the action name (a string)');
-    const target = named === undefined ? undefined : product.actions.find((a) => a.slug === named || a.name.toLowerCase() === named.toLowerCase());
+    if (named !== undefined && typeof named !== 'string')
+      throw errors.badRequest('invalid_request', 'parameters.action must be the action name (a string)');
+    const target =
+      named === undefined
+        ? undefined
+        : product.actions.find((a) => a.slug === named || a.name.toLowerCase() === named.toLowerCase());
     // An action that declares its own `action` parameter keeps it.
-    const declares = target && typeof target.parameters_schema.properties === 'object' && target.parameters_schema.properties !== null && 'action' in target.parameters_schema.properties;
+    const declares =
+      target &&
+      typeof target.parameters_schema.properties === 'object' &&
+      target.parameters_schema.properties !== null &&
+      'action' in target.parameters_schema.properties;
     const parameters = declares ? (body.parameters ?? {}) : rest;
     // One order per charge: a retry under the same Idempotency-Key is the same charge, so it names
     // the same order (derived from wallet and key), which the ledger entry records too.
     const requestId = ctx.idempotencyKey ? `idem:${ctx.idempotencyKey}` : undefined;
     const orderId = ids.order(requestId ? `${wallet}|${requestId}` : undefined);
-    const out = await this.tools.invokeWithCredits({ wallet, product: product.id, actionSlug: named, parameters, requestId: requestId ?? orderId, meta: { order_id: orderId, instance_id: ctx.instance } });
+    const out = await this.tools.invokeWithCredits({
+      wallet,
+      product: product.id,
+      actionSlug: named,
+      parameters,
+      requestId: requestId ?? orderId,
+      meta: { order_id: orderId, instance_id: ctx.instance },
+    });
     const order = await this.tools.repository.createOrder({
       _id: orderId,
       wallet,
@@ -135,7 +175,13 @@ export class ToolCatalogService {
       transaction_id: out.transaction_id,
       created_at: new Date(),
     });
-    return { success: true, data: out.response, order_id: order._id, instance_id: ctx.instance, ...(out.warnings ? { warnings: out.warnings } : {}) };
+    return {
+      success: true,
+      data: out.response,
+      order_id: order._id,
+      instance_id: ctx.instance,
+      ...(out.warnings ? { warnings: out.warnings } : {}),
+    };
   }
 
   async report(wallet: string, body: IssueReportBody, instance: string | undefined) {

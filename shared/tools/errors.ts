@@ -17,43 +17,50 @@ export const toolsErrors: Readonly<Record<string, ErrorEntry & { area: 'tools' }
   action_ambiguous: {
     status: 409,
     area: 'tools',
-    meaning: 'The product has several actions and the request did not say which (`details.actions` lists them), or the slug matches more than one.',
-    action: 'Invoke by slug: `/tools/{productSlug}/actions/{actionSlug}/invoke`, or name the action in `parameters.action`.',
+    meaning:
+      'The product has several actions and the request did not say which (`details.actions` lists them), or the slug matches more than one.',
+    action:
+      'Invoke by slug: `/tools/{productSlug}/actions/{actionSlug}/invoke`, or name the action in `parameters.action`.',
   },
   action_mismatch: {
     status: 400,
     area: 'tools',
-    meaning: 'The body names another action than the path (`parameters.action` or `action`), or the signed path is not a variant of this action.',
+    meaning:
+      'The body names another action than the path (`parameters.action` or `action`), or the signed path is not a variant of this action.',
     action: 'Send the body to the path of the action it is for.',
   },
   invalid_parameters: {
     status: 400,
     area: 'tools',
-    meaning: 'The parameters do not match the action\'s JSON Schema (`details.errors` says where). Checked before anything is held or paid.',
+    meaning:
+      "The parameters do not match the action's JSON Schema (`details.errors` says where). Checked before anything is held or paid.",
     action: 'Fix the parameters against `parameters_schema` from the tool list.',
   },
   insufficient_credits: {
     status: 402,
     area: 'tools',
-    meaning: 'The wallet\'s balance (`details.balance`) is below the action\'s price (`details.credits_required`). Nothing was charged.',
+    meaning:
+      "The wallet's balance (`details.balance`) is below the action's price (`details.credits_required`). Nothing was charged.",
     action: 'Buy credits (`POST /api/external/credits/purchase`) or pay this call directly with x402.',
   },
   budget_exceeded: {
     status: 402,
     area: 'tools',
-    meaning: 'The call is within the balance but over the wallet\'s budget (per call or per day; `details` has the limit, spent today and the price). Nothing was held.',
+    meaning:
+      "The call is within the balance but over the wallet's budget (per call or per day; `details` has the limit, spent today and the price). Nothing was held.",
     action: 'Wait for the next UTC day, raise the budget (`POST /api/external/tools/budget`), or ask an operator.',
   },
   vendor_error: {
     status: 502,
     area: 'tools',
-    meaning: 'The vendor answered with an error or an unusable body; `details.vendor_status` and `details.vendor_body` carry what it said (never its secrets). Nothing was charged.',
-    action: 'Check the parameters against the vendor\'s message and retry with a new `request_id`.',
+    meaning:
+      'The vendor answered with an error or an unusable body; `details.vendor_status` and `details.vendor_body` carry what it said (never its secrets). Nothing was charged.',
+    action: "Check the parameters against the vendor's message and retry with a new `request_id`.",
   },
   vendor_timeout: {
     status: 504,
     area: 'tools',
-    meaning: 'The vendor did not answer within the action\'s timeout, or the call was cancelled. Nothing was charged.',
+    meaning: "The vendor did not answer within the action's timeout, or the call was cancelled. Nothing was charged.",
     action: 'Retry later with a new `request_id`.',
   },
   invocation_in_progress: {
@@ -95,7 +102,8 @@ export const toolsErrors: Readonly<Record<string, ErrorEntry & { area: 'tools' }
   hold_not_open: {
     status: 409,
     area: 'tools',
-    meaning: 'The hold was already released, so it cannot be captured (internal: a late capture after the stale-hold healer gave the credits back).',
+    meaning:
+      'The hold was already released, so it cannot be captured (internal: a late capture after the stale-hold healer gave the credits back).',
     action: 'Nothing was charged; retry the call with a new `request_id`.',
   },
   invalid_catalog_entry: {

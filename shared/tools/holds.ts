@@ -45,20 +45,41 @@ export function holdCall(details: string | undefined): { product_id: string; act
  * settled by a release before outcomes lived on the ledger is read from its old
  * `tool_invocations` record.
  */
-export async function callRecord(ledger: LedgerStore, repo: ToolRepository, account: string, requestId: string): Promise<CallRecord | null> {
+export async function callRecord(
+  ledger: LedgerStore,
+  repo: ToolRepository,
+  account: string,
+  requestId: string,
+): Promise<CallRecord | null> {
   return recordOf(await ledger.holdState(account, requestId), () => repo.getLegacyInvocation(account, requestId));
 }
 
 /** The call record a hold's state says (the legacy read only for calls without a ledger outcome). */
-export async function recordOf(s: HoldState, legacyRead: () => Promise<ToolInvocationDoc | null>): Promise<CallRecord | null> {
+export async function recordOf(
+  s: HoldState,
+  legacyRead: () => Promise<ToolInvocationDoc | null>,
+): Promise<CallRecord | null> {
   if (s.state === 'none') return legacy(await legacyRead());
   if (s.state === 'open') {
-    return { status: 'pending', credits: s.hold.credits, ...holdCall(s.hold.details), ...(s.hold.attempt !== undefined ? { attempt: s.hold.attempt } : {}) };
+    return {
+      status: 'pending',
+      credits: s.hold.credits,
+      ...holdCall(s.hold.details),
+      ...(s.hold.attempt !== undefined ? { attempt: s.hold.attempt } : {}),
+    };
   }
   if (s.outcome !== undefined) return { ...(JSON.parse(s.outcome) as CallOutcome), credits: s.credits };
   const old = legacy(await legacyRead());
   // Settled with no outcome written (a hold released by hand, say): a failure if released.
-  return old ?? { status: s.state === 'captured' ? 'succeeded' : 'failed', credits: s.credits, product_id: '', action_slug: '', ...(s.state === 'released' ? INTERRUPTED : {}) };
+  return (
+    old ?? {
+      status: s.state === 'captured' ? 'succeeded' : 'failed',
+      credits: s.credits,
+      product_id: '',
+      action_slug: '',
+      ...(s.state === 'released' ? INTERRUPTED : {}),
+    }
+  );
 }
 
 function legacy(doc: ToolInvocationDoc | null): CallRecord | null {
@@ -75,7 +96,11 @@ function legacy(doc: ToolInvocationDoc | null): CallRecord | null {
 export async function healHold(ledger: LedgerStore, account: string, holdId: string): Promise<HealOutcome> {
   const s = await ledger.holdState(account, holdId);
   if (s.state !== 'open') return 'gone';
-  const outcome = encodeOutcome({ ...INTERRUPTED, ...holdCall(s.hold.details), ...(s.hold.attempt !== undefined ? { attempt: s.hold.attempt } : {}) });
+  const outcome = encodeOutcome({
+    ...INTERRUPTED,
+    ...holdCall(s.hold.details),
+    ...(s.hold.attempt !== undefined ? { attempt: s.hold.attempt } : {}),
+  });
   const { released } = await ledger.release({ account, holdId, reason: 'stale hold healed', outcome });
   return released ? 'released' : 'gone';
 }

@@ -8,11 +8,11 @@ import type { Models } from '../platform/db/index';
 import { AppError, errors } from '../platform/errors/index';
 import { logger } from '../platform/logger/index';
 import { BUILTIN_HANDLERS } from './builtins';
-import { callRecord, encodeOutcome, holdCall, recordOf, type CallOutcome, type CallRecord } from './holds';
+import { type CallOutcome, type CallRecord, callRecord, encodeOutcome, holdCall, recordOf } from './holds';
 import { parameterProblems } from './params';
 import { ToolRepository } from './repository';
 import { pickAction, type ToolAction, type ToolProduct } from './rules';
-import { callVendor, vendorRequestId, type VendorOutcome } from './vendor';
+import { callVendor, type VendorOutcome, vendorRequestId } from './vendor';
 
 export interface InvokeInput {
   /** Ledger account that pays (wallet or ws:<id>). */
@@ -76,20 +76,37 @@ export async function resolveCall(
   parameters: unknown,
 ): Promise<ResolvedCall> {
   const product = await repo.getProduct(ref);
-  if (!product || !product.active) throw errors.notFound('product_not_found', `no active product ${ref.id ?? ref.slug ?? ''}`);
+  if (!product || !product.active)
+    throw errors.notFound('product_not_found', `no active product ${ref.id ?? ref.slug ?? ''}`);
   const picked = pickAction(product, actionSlug);
   if (!picked.ok) {
     if (picked.reason === 'ambiguous') {
-      throw errors.conflict('action_ambiguous', actionSlug ? `several actions of ${product.slug} match ${actionSlug}` : `${product.slug} has several actions; name one`, {
-        details: { actions: product.actions.map((a) => a.slug) },
-      });
+      throw errors.conflict(
+        'action_ambiguous',
+        actionSlug
+          ? `several actions of ${product.slug} match ${actionSlug}`
+          : `${product.slug} has several actions; name one`,
+        {
+          details: { actions: product.actions.map((a) => a.slug) },
+        },
+      );
     }
-    throw errors.notFound('action_not_found', `${product.slug} has no action ${actionSlug ?? ''}`.trim(), { details: { actions: product.actions.map((a) => a.slug) } });
+    throw errors.notFound('action_not_found', `${product.slug} has no action ${actionSlug ?? ''}`.trim(), {
+      details: { actions: product.actions.map((a) => a.slug) },
+    });
   }
   const action = picked.action;
-  const problems = parameterProblems(`${product.id}:${action.slug}:${product.updated_at.getTime()}`, action.parameters_schema, parameters);
+  const problems = parameterProblems(
+    `${product.id}:${action.slug}:${product.updated_at.getTime()}`,
+    action.parameters_schema,
+    parameters,
+  );
   if (problems.length > 0) {
-    throw errors.badRequest('invalid_parameters', `parameters do not match the schema of ${product.slug}/${action.slug}`, { details: { errors: problems } });
+    throw errors.badRequest(
+      'invalid_parameters',
+      `parameters do not match the schema of ${product.slug}/${action.slug}`,
+      { details: { errors: problems } },
+    );
   }
   return { product, action };
 }
@@ -113,23 +130,41 @@ export async function runAction(
   let secret: string | undefined;
   if (runner.secret) {
     const stored = await repo.getSecret(runner.secret, secretKey);
-    if (stored === null) return { ok: false, kind: 'error', reason: 'the vendor credential is not configured (operators: secret:set)' };
+    if (stored === null)
+      return { ok: false, kind: 'error', reason: 'the vendor credential is not configured (operators: secret:set)' };
     secret = stored;
   }
-  return callVendor(runner, { action: call.action.slug, parameters: call.parameters, requestId: call.requestId, secret, signal: call.signal });
+  return callVendor(runner, {
+    action: call.action.slug,
+    parameters: call.parameters,
+    requestId: call.requestId,
+    secret,
+    signal: call.signal,
+  });
 }
 
 /** The AppError a failed vendor outcome answers with: its own words in details, never its secret. */
 export function vendorFailure(outcome: Exclude<VendorOutcome, { ok: true }>, call: ResolvedCall): AppError {
   const where = `${call.product.slug}/${call.action.slug}`;
   if (outcome.kind === 'timeout') {
-    return new AppError(504, 'vendor_timeout', `${where} did not answer within ${call.action.runner.timeout_ms} ms; nothing was charged`, {
-      details: { timeout_ms: call.action.runner.timeout_ms },
-    });
+    return new AppError(
+      504,
+      'vendor_timeout',
+      `${where} did not answer within ${call.action.runner.timeout_ms} ms; nothing was charged`,
+      {
+        details: { timeout_ms: call.action.runner.timeout_ms },
+      },
+    );
   }
-  if (outcome.kind === 'aborted') return new AppError(504, 'vendor_timeout', `${where} was cancelled; nothing was charged`, { details: { cancelled: true } });
+  if (outcome.kind === 'aborted')
+    return new AppError(504, 'vendor_timeout', `${where} was cancelled; nothing was charged`, {
+      details: { cancelled: true },
+    });
   return new AppError(502, 'vendor_error', `${where} failed: ${outcome.reason}; nothing was charged`, {
-    details: { ...(outcome.status !== undefined ? { vendor_status: outcome.status } : {}), ...(outcome.body !== undefined ? { vendor_body: outcome.body } : {}) },
+    details: {
+      ...(outcome.status !== undefined ? { vendor_status: outcome.status } : {}),
+      ...(outcome.body !== undefined ? { vendor_body: outcome.body } : {}),
+    },
   });
 }
 
@@ -146,11 +181,17 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
   /** The recorded answer of a request id whose hold was settled before. */
   function replay(rec: CallRecord, transactionId: string, input: InvokeInput): InvokeOutput {
     if (rec.status === 'failed') {
-      throw new AppError(rec.error_status ?? 502, rec.error_code ?? 'vendor_error', rec.error_message ?? 'the call failed; nothing was charged', {
-        details: rec.error_details_json ? (JSON.parse(rec.error_details_json) as Record<string, unknown>) : undefined,
-      });
+      throw new AppError(
+        rec.error_status ?? 502,
+        rec.error_code ?? 'vendor_error',
+        rec.error_message ?? 'the call failed; nothing was charged',
+        {
+          details: rec.error_details_json ? (JSON.parse(rec.error_details_json) as Record<string, unknown>) : undefined,
+        },
+      );
     }
-    if (rec.status === 'pending') throw errors.conflict('invocation_in_progress', `request ${input.requestId} is still running`);
+    if (rec.status === 'pending')
+      throw errors.conflict('invocation_in_progress', `request ${input.requestId} is still running`);
     return {
       response: JSON.parse(rec.response_json ?? '{}'),
       credits_charged: rec.credits,
@@ -175,13 +216,28 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
       // Only a later worker attempt of the same call may take over (its earlier attempt is thought
       // dead). A hold with no attempt is a worker's from before attempts were recorded on holds.
       if (input.attempt === undefined || input.attempt <= (hold.attempt ?? 0)) throw inProgress();
-      if (holdCall(hold.details).product_id !== call.product.id || holdCall(hold.details).action_slug !== call.action.slug) {
-        throw errors.conflict('invocation_in_progress', `request ${input.requestId} is a pending call of another action`);
+      if (
+        holdCall(hold.details).product_id !== call.product.id ||
+        holdCall(hold.details).action_slug !== call.action.slug
+      ) {
+        throw errors.conflict(
+          'invocation_in_progress',
+          `request ${input.requestId} is a pending call of another action`,
+        );
       }
       const taken = await ledger.takeOver({ account: input.account, holdId: input.requestId, attempt: input.attempt });
-      if (taken === 'lost') throw errors.conflict('invocation_in_progress', `request ${input.requestId} is being taken over by another attempt ${input.attempt}`);
+      if (taken === 'lost')
+        throw errors.conflict(
+          'invocation_in_progress',
+          `request ${input.requestId} is being taken over by another attempt ${input.attempt}`,
+        );
       if (taken === 'taken') {
-        logger.info('tool call taken over by a later attempt', { account: input.account, request_id: input.requestId, attempt: input.attempt, from_attempt: hold.attempt });
+        logger.info('tool call taken over by a later attempt', {
+          account: input.account,
+          request_id: input.requestId,
+          attempt: input.attempt,
+          from_attempt: hold.attempt,
+        });
         return 'taken';
       }
       // Settled meanwhile: answer as below.
@@ -208,25 +264,51 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
     await input.authorize?.({ credits: call.action.credits, productId: call.product.id, actionSlug: call.action.slug });
     const { product, action } = call;
     const outcomeOf = (o: Omit<CallOutcome, 'product_id' | 'action_slug' | 'attempt'>) =>
-      encodeOutcome({ ...o, product_id: product.id, action_slug: action.slug, ...(input.attempt !== undefined ? { attempt: input.attempt } : {}) });
+      encodeOutcome({
+        ...o,
+        product_id: product.id,
+        action_slug: action.slug,
+        ...(input.attempt !== undefined ? { attempt: input.attempt } : {}),
+      });
 
     // The hold is the claim: unique per (account, request id), so one call of a request id runs.
-    const details = { product_id: product.id, product: product.slug, action: action.slug, ...(input.meta ? { meta: input.meta } : {}) };
-    const held = await ledger.hold({ account: input.account, holdId: input.requestId, credits: action.credits, details, ...(input.attempt !== undefined ? { attempt: input.attempt } : {}) });
+    const details = {
+      product_id: product.id,
+      product: product.slug,
+      action: action.slug,
+      ...(input.meta ? { meta: input.meta } : {}),
+    };
+    const held = await ledger.hold({
+      account: input.account,
+      holdId: input.requestId,
+      credits: action.credits,
+      details,
+      ...(input.attempt !== undefined ? { attempt: input.attempt } : {}),
+    });
     if (!held.ok) {
-      throw errors.paymentRequired('insufficient_credits', `this call costs ${action.credits} credits; the balance is ${held.balance}`, {
-        details: { balance: held.balance, credits_required: action.credits },
-      });
+      throw errors.paymentRequired(
+        'insufficient_credits',
+        `this call costs ${action.credits} credits; the balance is ${held.balance}`,
+        {
+          details: { balance: held.balance, credits_required: action.credits },
+        },
+      );
     }
     if (!held.fresh) {
-      if (input.holdIsReplayGuard) throw errors.unauthorized('request_replayed', 'request_id was already used by this wallet');
+      if (input.holdIsReplayGuard)
+        throw errors.unauthorized('request_replayed', 'request_id was already used by this wallet');
       const earlier = await alreadyHeld(input, call);
       if (earlier !== 'taken') return earlier;
     }
     // On a takeover the hold is the earlier attempt's (its price); the vendor gets the same idempotency key.
     const credits = held.hold.credits;
 
-    const outcome = await runAction(repo, deps.secretKey, { ...call, parameters: input.parameters, requestId: vendorRequestId(input.account, input.requestId), signal: input.signal });
+    const outcome = await runAction(repo, deps.secretKey, {
+      ...call,
+      parameters: input.parameters,
+      requestId: vendorRequestId(input.account, input.requestId),
+      signal: input.signal,
+    });
     if (!outcome.ok) {
       const failure = vendorFailure(outcome, call);
       // An attempt that lost its call to a later one (it was thought dead) leaves the hold to the
@@ -255,13 +337,20 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
       const captured = await ledger.capture({
         account: input.account,
         holdId: input.requestId,
-        outcome: outcomeOf({ status: 'succeeded', response_json: JSON.stringify(outcome.response), ...(outcome.warnings ? { warnings_json: JSON.stringify(outcome.warnings) } : {}) }),
+        outcome: outcomeOf({
+          status: 'succeeded',
+          response_json: JSON.stringify(outcome.response),
+          ...(outcome.warnings ? { warnings_json: JSON.stringify(outcome.warnings) } : {}),
+        }),
       });
       transactionId = captured.transaction._id;
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'hold_not_open')) throw err;
       // Released before we captured (the healer, or an earlier attempt's failure): the caller keeps the result, uncharged.
-      logger.warn('tool call captured after its hold was released', { account: input.account, request_id: input.requestId });
+      logger.warn('tool call captured after its hold was released', {
+        account: input.account,
+        request_id: input.requestId,
+      });
       charged = 0;
       transactionId = '';
       warnings.push({ code: 'not_charged', message: 'the hold had already been released; this call was not charged' });
@@ -276,7 +365,12 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
     };
   }
 
-  return { invoke, repository: repo, ledger, record: (account: string, requestId: string) => callRecord(ledger, repo, account, requestId) };
+  return {
+    invoke,
+    repository: repo,
+    ledger,
+    record: (account: string, requestId: string) => callRecord(ledger, repo, account, requestId),
+  };
 }
 
 export type ToolInvoker = ReturnType<typeof createToolInvoker>;

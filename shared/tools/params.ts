@@ -35,8 +35,13 @@ function depth(value: unknown, level = 0): number {
 }
 
 /** Problems of `parameters` against the action's schema; empty when they pass. */
-export function parameterProblems(cacheKey: string, schema: Record<string, unknown>, parameters: unknown): ParameterProblem[] {
-  if (parameters === null || typeof parameters !== 'object' || Array.isArray(parameters)) return [{ path: '', message: 'parameters must be a JSON object' }];
+export function parameterProblems(
+  cacheKey: string,
+  schema: Record<string, unknown>,
+  parameters: unknown,
+): ParameterProblem[] {
+  if (parameters === null || typeof parameters !== 'object' || Array.isArray(parameters))
+    return [{ path: '', message: 'parameters must be a JSON object' }];
   let size: number;
   try {
     size = Buffer.byteLength(JSON.stringify(parameters));
@@ -47,5 +52,7 @@ export function parameterProblems(cacheKey: string, schema: Record<string, unkno
   if (depth(parameters) > MAX_DEPTH) return [{ path: '', message: `parameters nest deeper than ${MAX_DEPTH} levels` }];
   const validate = compiled(cacheKey, schema);
   if (validate(parameters)) return [];
-  return (validate.errors ?? []).slice(0, 20).map((e: ErrorObject) => ({ path: e.instancePath || '/', message: e.message ?? 'invalid' }));
+  return (validate.errors ?? [])
+    .slice(0, 20)
+    .map((e: ErrorObject) => ({ path: e.instancePath || '/', message: e.message ?? 'invalid' }));
 }

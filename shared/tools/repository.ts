@@ -1,19 +1,38 @@
-import { ids } from '../platform/ids/index';
+import { BoundedCache } from '../platform/cache/bounded-cache';
 import { insertOnce, type Models } from '../platform/db/index';
+import { errors } from '../platform/errors/index';
+import { ids } from '../platform/ids/index';
+import { buildCatalogIndex, type CatalogIndex, queryCatalog } from './catalog-index';
 import type { IssueReportDoc, LookupMethod } from './models/issue-report';
 import { invocationKey, type ToolInvocationDoc, type ToolInvocationOutcomeDoc } from './models/tool-invocation';
 import type { ToolOrderDoc } from './models/tool-order';
 import type { ToolActionDoc, ToolProductDoc } from './models/tool-product';
 import type { WalletBudgetDoc } from './models/wallet-budget';
-import { errors } from '../platform/errors/index';
-import { buildCatalogIndex, queryCatalog, type CatalogIndex } from './catalog-index';
 import { checkSchema } from './params';
-import { BoundedCache } from '../platform/cache/bounded-cache';
-import { escapeRegex, OBJECT_ID_PATTERN, searchTerms, toProduct, utcDayStart, type Budget, type ToolProduct } from './rules';
+import {
+  type Budget,
+  escapeRegex,
+  OBJECT_ID_PATTERN,
+  searchTerms,
+  type ToolProduct,
+  toProduct,
+  utcDayStart,
+} from './rules';
 import type { ActionInput, ProductInput, ProductPatch } from './schemas';
 import { decryptSecret, encryptSecret } from './secrets';
 
-type ToolModels = Pick<Models, 'toolProducts' | 'toolSecrets' | 'toolInvocations' | 'toolInvocationOutcomes' | 'toolOrders' | 'issueReports' | 'walletBudgets' | 'walletSpends' | 'toolCatalogVersions'>;
+type ToolModels = Pick<
+  Models,
+  | 'toolProducts'
+  | 'toolSecrets'
+  | 'toolInvocations'
+  | 'toolInvocationOutcomes'
+  | 'toolOrders'
+  | 'issueReports'
+  | 'walletBudgets'
+  | 'walletSpends'
+  | 'toolCatalogVersions'
+>;
 
 const DEFAULT_SCHEMA = { type: 'object', additionalProperties: true };
 /** Products and secrets change rarely; the hot invoke path reads them from this short cache. */
@@ -52,7 +71,8 @@ export class ToolRepository {
 
   async createProduct(input: ProductInput, now = new Date()): Promise<ToolProduct> {
     const doc = productDoc(input, [], now);
-    if (!(await insertOnce(this.models.toolProducts, doc))) throw errors.conflict('catalog_conflict', `a product with slug ${input.slug} already exists`);
+    if (!(await insertOnce(this.models.toolProducts, doc)))
+      throw errors.conflict('catalog_conflict', `a product with slug ${input.slug} already exists`);
     await this.bumpVersion(now);
     return toProduct(doc);
   }
@@ -65,8 +85,12 @@ export class ToolRepository {
   }
 
   private async findDoc(ref: { id?: string; slug?: string }): Promise<ToolProductDoc | null> {
-    if (ref.id !== undefined) return OBJECT_ID_PATTERN.test(ref.id) ? this.models.toolProducts.findById(ref.id).lean<ToolProductDoc>().exec() : null;
-    if (ref.slug !== undefined) return this.models.toolProducts.findOne({ slug: ref.slug }).lean<ToolProductDoc>().exec();
+    if (ref.id !== undefined)
+      return OBJECT_ID_PATTERN.test(ref.id)
+        ? this.models.toolProducts.findById(ref.id).lean<ToolProductDoc>().exec()
+        : null;
+    if (ref.slug !== undefined)
+      return this.models.toolProducts.findOne({ slug: ref.slug }).lean<ToolProductDoc>().exec();
     return null;
   }
 
@@ -89,7 +113,10 @@ export class ToolRepository {
     }
     const bySlug = await this.models.toolProducts.findOne({ slug: text }).lean<ToolProductDoc>().exec();
     if (bySlug) return { product: toProduct(bySlug), method: 'slug' };
-    const byName = await this.models.toolProducts.findOne({ $or: [{ name: text }, { display_name: text }] }).lean<ToolProductDoc>().exec();
+    const byName = await this.models.toolProducts
+      .findOne({ $or: [{ name: text }, { display_name: text }] })
+      .lean<ToolProductDoc>()
+      .exec();
     if (byName) return { product: toProduct(byName), method: 'exact_name' };
     return { product: null, method: 'not_found' };
   }
@@ -116,11 +143,20 @@ export class ToolRepository {
   }
 
   /** Adds an action, or replaces the one with the same slug when `replace`. */
-  async addAction(ref: string, input: ActionInput, opts: { replace?: boolean } = {}, now = new Date()): Promise<ToolProduct> {
+  async addAction(
+    ref: string,
+    input: ActionInput,
+    opts: { replace?: boolean } = {},
+    now = new Date(),
+  ): Promise<ToolProduct> {
     const doc = await this.requireDoc(ref);
     const action = actionDoc(input);
     const exists = doc.actions.some((a) => a.slug === action.slug);
-    if (exists && !opts.replace) throw errors.conflict('catalog_conflict', `product ${doc.slug} already has an action ${action.slug} (use --replace)`);
+    if (exists && !opts.replace)
+      throw errors.conflict(
+        'catalog_conflict',
+        `product ${doc.slug} already has an action ${action.slug} (use --replace)`,
+      );
     const actions = exists ? doc.actions.map((a) => (a.slug === action.slug ? action : a)) : [...doc.actions, action];
     await this.models.toolProducts.updateOne({ _id: doc._id }, { $set: { actions, updated_at: now } });
     await this.bumpVersion(now);
@@ -129,7 +165,8 @@ export class ToolRepository {
   }
 
   private async requireDoc(ref: string): Promise<ToolProductDoc> {
-    const doc = (OBJECT_ID_PATTERN.test(ref) ? await this.findDoc({ id: ref }) : null) ?? (await this.findDoc({ slug: ref }));
+    const doc =
+      (OBJECT_ID_PATTERN.test(ref) ? await this.findDoc({ id: ref }) : null) ?? (await this.findDoc({ slug: ref }));
     if (!doc) throw errors.notFound('product_not_found', `no product ${ref}`);
     return doc;
   }
@@ -138,9 +175,13 @@ export class ToolRepository {
    * Active, public products matching every query word as a word prefix and any category, by name.
    * The word prefixes are anchored regexes on the indexed `search_terms` (an index range on MongoDB).
    */
-  async listProducts(input: ListInput, opts: { includeHidden?: boolean } = {}): Promise<{ items: ToolProduct[]; total: number }> {
+  async listProducts(
+    input: ListInput,
+    opts: { includeHidden?: boolean } = {},
+  ): Promise<{ items: ToolProduct[]; total: number }> {
     const filter: Record<string, unknown> = opts.includeHidden ? {} : { active: true, private: false };
-    if (input.terms.length > 0) filter.$and = input.terms.map((t) => ({ search_terms: { $regex: `^${escapeRegex(t)}` } }));
+    if (input.terms.length > 0)
+      filter.$and = input.terms.map((t) => ({ search_terms: { $regex: `^${escapeRegex(t)}` } }));
     if (input.categories.length > 0) filter.categories = { $in: input.categories };
     const [docs, total] = await Promise.all([
       this.models.toolProducts
@@ -157,7 +198,11 @@ export class ToolRepository {
 
   /** Every catalog write changes the version; listers rebuild their index when they see a new one. */
   private async bumpVersion(now: Date): Promise<void> {
-    await this.models.toolCatalogVersions.updateOne({ _id: 'catalog' }, { $set: { version: ids.catalogVersion(), updated_at: now } }, { upsert: true });
+    await this.models.toolCatalogVersions.updateOne(
+      { _id: 'catalog' },
+      { $set: { version: ids.catalogVersion(), updated_at: now } },
+      { upsert: true },
+    );
   }
 
   /** The listed catalog (active, public) from the in-memory index: one version read per call. */
@@ -174,12 +219,20 @@ export class ToolRepository {
 
   private async buildIndex(version: string): Promise<CatalogIndex> {
     const docs = await this.models.toolProducts.find({ active: true, private: false }).lean<ToolProductDoc[]>().exec();
-    return buildCatalogIndex(version, docs.filter((d) => d.active && !d.private).map((d) => ({ product: toProduct(d), terms: d.search_terms })));
+    return buildCatalogIndex(
+      version,
+      docs.filter((d) => d.active && !d.private).map((d) => ({ product: toProduct(d), terms: d.search_terms })),
+    );
   }
 
   // ------------------------------------------------------------------ secrets
 
-  async setSecret(name: string, plain: string, key: Buffer | string, now = new Date()): Promise<{ name: string; created: boolean }> {
+  async setSecret(
+    name: string,
+    plain: string,
+    key: Buffer | string,
+    now = new Date(),
+  ): Promise<{ name: string; created: boolean }> {
     const ciphertext = encryptSecret(key, name, plain);
     const res = await this.models.toolSecrets.updateOne(
       { _id: name },
@@ -201,7 +254,11 @@ export class ToolRepository {
   }
 
   async listSecretNames(): Promise<Array<{ name: string; updated_at: Date }>> {
-    const rows = await this.models.toolSecrets.find({}, { updated_at: 1 }).sort({ _id: 1 }).lean<Array<{ _id: string; updated_at: Date }>>().exec();
+    const rows = await this.models.toolSecrets
+      .find({}, { updated_at: 1 })
+      .sort({ _id: 1 })
+      .lean<Array<{ _id: string; updated_at: Date }>>()
+      .exec();
     return rows.map((r) => ({ name: r._id, updated_at: r.updated_at }));
   }
 
@@ -230,10 +287,24 @@ export class ToolRepository {
    * other and never overshoot it together (at worst both are refused). `inserted` is false for a
    * request id that reserved before (a retry): only the call that inserted may release.
    */
-  async reserveWalletSpend(wallet: string, requestId: string, credits: number, now = new Date()): Promise<{ inserted: boolean; committed: number }> {
+  async reserveWalletSpend(
+    wallet: string,
+    requestId: string,
+    credits: number,
+    now = new Date(),
+  ): Promise<{ inserted: boolean; committed: number }> {
     const day = utcDayStart(now);
-    const inserted = await insertOnce(this.models.walletSpends, { _id: `${wallet}|${requestId}`, wallet, day, credits, created_at: now });
-    const rows = await this.models.walletSpends.find({ wallet, day }, { credits: 1 }).lean<Array<{ credits: number }>>().exec();
+    const inserted = await insertOnce(this.models.walletSpends, {
+      _id: `${wallet}|${requestId}`,
+      wallet,
+      day,
+      credits,
+      created_at: now,
+    });
+    const rows = await this.models.walletSpends
+      .find({ wallet, day }, { credits: 1 })
+      .lean<Array<{ credits: number }>>()
+      .exec();
     return { inserted, committed: rows.reduce((n, r) => n + r.credits, 0) };
   }
 
@@ -283,8 +354,17 @@ export class ToolRepository {
     return read;
   }
 
-  async setBudget(wallet: string, budget: Budget, setBy: 'wallet' | 'operator', now = new Date()): Promise<Budget & { wallet: string; set_by: string; updated_at: Date }> {
-    await this.models.walletBudgets.updateOne({ _id: wallet }, { $set: { ...budget, set_by: setBy, updated_at: now } }, { upsert: true });
+  async setBudget(
+    wallet: string,
+    budget: Budget,
+    setBy: 'wallet' | 'operator',
+    now = new Date(),
+  ): Promise<Budget & { wallet: string; set_by: string; updated_at: Date }> {
+    await this.models.walletBudgets.updateOne(
+      { _id: wallet },
+      { $set: { ...budget, set_by: setBy, updated_at: now } },
+      { upsert: true },
+    );
     this.budgets.delete(wallet);
     this.budgetReads.delete(wallet);
     return { wallet, ...budget, set_by: setBy, updated_at: now };

@@ -20,7 +20,10 @@ export const MAX_QUERY_TERMS = 8;
 export function words(...texts: string[]): string[] {
   const out = new Set<string>();
   for (const text of texts) {
-    for (const w of text.toLowerCase().normalize('NFKC').split(/[^\p{L}\p{N}]+/u)) {
+    for (const w of text
+      .toLowerCase()
+      .normalize('NFKC')
+      .split(/[^\p{L}\p{N}]+/u)) {
       if (w) out.add(w.slice(0, MAX_TERM_LENGTH));
       if (out.size >= MAX_TERMS) return [...out];
     }
@@ -44,7 +47,14 @@ export function escapeRegex(s: string): string {
 /** `categories=a,b` → ['a','b'] (a product in any of them matches). */
 export function parseCategories(raw: string | undefined): string[] {
   if (!raw) return [];
-  return [...new Set(raw.split(',').map((c) => c.trim().toLowerCase()).filter(Boolean))];
+  return [
+    ...new Set(
+      raw
+        .split(',')
+        .map((c) => c.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  ];
 }
 
 export interface ListPagination {
@@ -89,7 +99,14 @@ export interface CatalogPagination {
 
 export function catalogPagination(page: number, pageSize: number, total: number): CatalogPagination {
   const pages = totalPages(total, pageSize);
-  return { page, page_size: pageSize, total_count: total, total_pages: pages, has_next: page < pages, has_prev: page > 1 };
+  return {
+    page,
+    page_size: pageSize,
+    total_count: total,
+    total_pages: pages,
+    has_next: page < pages,
+    has_prev: page > 1,
+  };
 }
 
 /** A product as the catalog hands it out (plain, decoded). */
@@ -123,7 +140,10 @@ export function toProduct(doc: ToolProductDoc): ToolProduct {
     active: doc.active,
     private: doc.private,
     extra: JSON.parse(doc.extra_json || '{}') as Record<string, unknown>,
-    actions: doc.actions.map(({ parameters_schema_json, ...a }) => ({ ...a, parameters_schema: JSON.parse(parameters_schema_json) as Record<string, unknown> })),
+    actions: doc.actions.map(({ parameters_schema_json, ...a }) => ({
+      ...a,
+      parameters_schema: JSON.parse(parameters_schema_json) as Record<string, unknown>,
+    })),
     created_at: doc.created_at,
     updated_at: doc.updated_at,
   };
@@ -163,7 +183,12 @@ export function catalogEntry(p: ToolProduct) {
     display_name: p.display_name,
     description: p.description,
     categories: p.categories,
-    actions: p.actions.map((a) => ({ name: a.slug, description: a.description, parameters: a.parameters_schema, price_credits: a.credits })),
+    actions: p.actions.map((a) => ({
+      name: a.slug,
+      description: a.description,
+      parameters: a.parameters_schema,
+      price_credits: a.credits,
+    })),
   });
 }
 
@@ -198,7 +223,11 @@ export interface Budget {
 }
 
 /** Why a call of `price` credits is over the budget, or null when it fits. */
-export function budgetRefusal(budget: Budget | null, price: number, spentToday: number): Record<string, unknown> | null {
+export function budgetRefusal(
+  budget: Budget | null,
+  price: number,
+  spentToday: number,
+): Record<string, unknown> | null {
   if (!budget) return null;
   if (budget.per_call_credits !== null && price > budget.per_call_credits) {
     return { limit: 'per_call', per_call_credits: budget.per_call_credits, credits_required: price };
@@ -235,7 +264,9 @@ export function slugInvokePaths(reqProduct: string, reqAction: string, product?:
 /** Signed paths accepted for an invoke by product id: as named, with `/api`, and the slug path of its only action. */
 export function idInvokePaths(reqProduct: string, resolved?: { productSlug: string; onlyAction?: string }): string[] {
   const out: string[] = [];
-  if (PATH_SEGMENT.test(reqProduct)) out.push(`/external/tools/${reqProduct}/invoke`, `/api/external/tools/${reqProduct}/invoke`);
-  if (resolved?.onlyAction && PATH_SEGMENT.test(resolved.productSlug)) out.push(`/external/tools/${resolved.productSlug}/actions/${resolved.onlyAction}/invoke`);
+  if (PATH_SEGMENT.test(reqProduct))
+    out.push(`/external/tools/${reqProduct}/invoke`, `/api/external/tools/${reqProduct}/invoke`);
+  if (resolved?.onlyAction && PATH_SEGMENT.test(resolved.productSlug))
+    out.push(`/external/tools/${resolved.productSlug}/actions/${resolved.onlyAction}/invoke`);
   return [...new Set(out)];
 }

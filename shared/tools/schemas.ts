@@ -3,8 +3,12 @@ import { envelopeFields, walletAddress } from '../identity/schemas';
 import type { ActionRunner } from './models/tool-product';
 import { LIST_MAX_PAGE_SIZE, SLUG_PATTERN } from './rules';
 
-const slug = Joi.string().pattern(SLUG_PATTERN).messages({ 'string.pattern.base': 'must be 1-64 of a-z 0-9 . _ ~ - starting with a letter or digit' });
-const category = Joi.string().pattern(/^[a-z0-9][a-z0-9 _-]{0,39}$/).lowercase();
+const slug = Joi.string()
+  .pattern(SLUG_PATTERN)
+  .messages({ 'string.pattern.base': 'must be 1-64 of a-z 0-9 . _ ~ - starting with a letter or digit' });
+const category = Joi.string()
+  .pattern(/^[a-z0-9][a-z0-9 _-]{0,39}$/)
+  .lowercase();
 
 export interface ListToolsQuery {
   query?: string;
@@ -33,7 +37,10 @@ export interface ProductInput {
 
 export const productInput = Joi.object<ProductInput>({
   slug: slug.required(),
-  name: Joi.string().pattern(/^[A-Za-z0-9_.-]{1,64}$/).required().messages({ 'string.pattern.base': 'must be a function name: 1-64 of A-Z a-z 0-9 _ . -' }),
+  name: Joi.string()
+    .pattern(/^[A-Za-z0-9_.-]{1,64}$/)
+    .required()
+    .messages({ 'string.pattern.base': 'must be a function name: 1-64 of A-Z a-z 0-9 _ . -' }),
   display_name: Joi.string().max(120),
   description: Joi.string().max(4000).allow(''),
   categories: Joi.array().items(category).max(20).unique(),
@@ -43,7 +50,10 @@ export const productInput = Joi.object<ProductInput>({
 });
 
 export type ProductPatch = Partial<Omit<ProductInput, 'slug'>>;
-export const productPatch = productInput.fork(['slug', 'name'], (s) => s.optional()).keys({ slug: Joi.forbidden() }).min(1);
+export const productPatch = productInput
+  .fork(['slug', 'name'], (s) => s.optional())
+  .keys({ slug: Joi.forbidden() })
+  .min(1);
 
 export interface ActionInput {
   slug: string;
@@ -61,11 +71,15 @@ const runner = Joi.alternatives().conditional('.kind', {
       is: 'http',
       then: Joi.object({
         kind: Joi.string().valid('http').required(),
-        url: Joi.string().uri({ scheme: ['http', 'https'] }).required(),
+        url: Joi.string()
+          .uri({ scheme: ['http', 'https'] })
+          .required(),
         method: Joi.string().valid('POST', 'GET').default('POST'),
         timeout_ms: Joi.number().integer().min(100).max(60_000).default(10_000),
         auth_header: Joi.string().pattern(/^[A-Za-z0-9-]{1,64}$/),
-        auth_scheme: Joi.string().pattern(/^[A-Za-z0-9-]{0,32}$/).allow(''),
+        auth_scheme: Joi.string()
+          .pattern(/^[A-Za-z0-9-]{0,32}$/)
+          .allow(''),
         secret: Joi.string().pattern(/^[A-Za-z0-9_.:-]{1,64}$/),
       }),
     },
@@ -73,7 +87,9 @@ const runner = Joi.alternatives().conditional('.kind', {
       is: 'builtin',
       then: Joi.object({
         kind: Joi.string().valid('builtin').required(),
-        handler: Joi.string().pattern(/^[a-z0-9_.]{1,64}$/).required(),
+        handler: Joi.string()
+          .pattern(/^[a-z0-9_.]{1,64}$/)
+          .required(),
         timeout_ms: Joi.number().integer().min(100).max(60_000).default(5_000),
       }),
     },
@@ -87,7 +103,9 @@ export const actionInput = Joi.object<ActionInput>({
   description: Joi.string().max(4000).allow(''),
   parameters_schema: Joi.object().unknown(true),
   credits: Joi.number().integer().min(1).max(1_000_000).required(),
-  x402_usd: Joi.string().pattern(/^\d{1,6}(\.\d{1,6})?$/).allow(null),
+  x402_usd: Joi.string()
+    .pattern(/^\d{1,6}(\.\d{1,6})?$/)
+    .allow(null),
   runner: runner.required(),
 });
 
@@ -99,7 +117,10 @@ export interface CreditInvokeBody {
   parameters?: Record<string, unknown>;
 }
 
-export const creditInvokeBody = Joi.object<CreditInvokeBody>({ ...envelopeFields, parameters: Joi.object().unknown(true) });
+export const creditInvokeBody = Joi.object<CreditInvokeBody>({
+  ...envelopeFields,
+  parameters: Joi.object().unknown(true),
+});
 
 export interface PurchaseBody {
   product_id: string;

@@ -16,7 +16,9 @@ export function encryptSecret(key: Buffer | string, name: string, plain: string)
   const cipher = createCipheriv('aes-256-gcm', keyOf(key), iv);
   cipher.setAAD(Buffer.from(name));
   const ct = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  return ['v1', iv, cipher.getAuthTag(), ct].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
+  return ['v1', iv, cipher.getAuthTag(), ct]
+    .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
+    .join('.');
 }
 
 export function decryptSecret(key: Buffer | string, name: string, stored: string): string {

@@ -1,10 +1,17 @@
 import type { LedgerStore } from '../credits/ledger-store';
 import type { Models } from '../platform/db/index';
-import { invokeWithinWalletBudget } from './wallet-budget';
-import { createToolInvoker, resolveCall, runAction, type InvokeOutput, type ResolvedCall, type ToolInvoker } from './invoke';
-import type { VendorOutcome } from './vendor';
+import { ValidationError } from '../platform/errors/index';
+import {
+  createToolInvoker,
+  type InvokeOutput,
+  resolveCall,
+  type ResolvedCall,
+  runAction,
+  type ToolInvoker,
+} from './invoke';
 import { ToolRepository } from './repository';
 import {
+  type Budget,
   catalogPagination,
   idInvokePaths,
   listEntry,
@@ -12,12 +19,12 @@ import {
   parseCategories,
   queryTerms,
   slugInvokePaths,
-  totalPages,
-  type Budget,
   type ToolProduct,
+  totalPages,
 } from './rules';
 import type { ListToolsQuery } from './schemas';
-import { ValidationError } from '../platform/errors/index';
+import type { VendorOutcome } from './vendor';
+import { invokeWithinWalletBudget } from './wallet-budget';
 
 /** The tool catalog and paid calls as the API offers them: listing, signed-credit invoke, budgets. */
 export class ToolService {
@@ -45,14 +52,28 @@ export class ToolService {
     });
     const pages = totalPages(total, q.page_size);
     if (q.page > Math.max(1, pages)) {
-      throw new ValidationError([{ loc: ['query', 'page'], msg: `page is beyond the last page (${Math.max(1, pages)})`, type: 'value_error.page_out_of_range', input: q.page, ctx: { total_pages: pages } }]);
+      throw new ValidationError([
+        {
+          loc: ['query', 'page'],
+          msg: `page is beyond the last page (${Math.max(1, pages)})`,
+          type: 'value_error.page_out_of_range',
+          input: q.page,
+          ctx: { total_pages: pages },
+        },
+      ]);
     }
-    return { success: true, tools: items.map((p) => listEntry(p, this.baseUrl)), pagination: listPagination(q.page, q.page_size, total) };
+    return {
+      success: true,
+      tools: items.map((p) => listEntry(p, this.baseUrl)),
+      pagination: listPagination(q.page, q.page_size, total),
+    };
   }
 
   /** An active product by id (24 hex) or slug, or null. */
   async findProduct(ref: string): Promise<ToolProduct | null> {
-    const p = /^[0-9a-f]{24}$/.test(ref) ? await this.repository.getProduct({ id: ref }) : await this.repository.getProduct({ slug: ref });
+    const p = /^[0-9a-f]{24}$/.test(ref)
+      ? await this.repository.getProduct({ id: ref })
+      : await this.repository.getProduct({ slug: ref });
     return p && p.active ? p : null;
   }
 
@@ -63,7 +84,10 @@ export class ToolService {
 
   async idPaths(productId: string): Promise<string[]> {
     const p = await this.findProduct(productId);
-    return idInvokePaths(productId, p ? { productSlug: p.slug, onlyAction: p.actions.length === 1 ? p.actions[0]!.slug : undefined } : undefined);
+    return idInvokePaths(
+      productId,
+      p ? { productSlug: p.slug, onlyAction: p.actions.length === 1 ? p.actions[0]!.slug : undefined } : undefined,
+    );
   }
 
   async invokeWithCredits(input: {
@@ -77,23 +101,29 @@ export class ToolService {
     signed?: boolean;
   }): Promise<InvokeOutput> {
     const ref = /^[0-9a-f]{24}$/.test(input.product) ? { id: input.product } : { slug: input.product };
-    return invokeWithinWalletBudget(
-      this.invoker,
-      {
-        account: input.wallet,
-        product: ref,
-        actionSlug: input.actionSlug,
-        parameters: input.parameters,
-        requestId: input.requestId,
-        meta: input.meta,
-        ...(input.signed ? { holdIsReplayGuard: true } : {}),
-      },
-    );
+    return invokeWithinWalletBudget(this.invoker, {
+      account: input.wallet,
+      product: ref,
+      actionSlug: input.actionSlug,
+      parameters: input.parameters,
+      requestId: input.requestId,
+      meta: input.meta,
+      ...(input.signed ? { holdIsReplayGuard: true } : {}),
+    });
   }
 
   /** The action's direct x402 offer (parameters already checked), or null when it is credits-only. */
-  async directOffer(productSlug: string, actionSlug: string, parameters: Record<string, unknown>): Promise<ResolvedCall | null> {
-    const call = await resolveCall(this.repository, /^[0-9a-f]{24}$/.test(productSlug) ? { id: productSlug } : { slug: productSlug }, actionSlug, parameters);
+  async directOffer(
+    productSlug: string,
+    actionSlug: string,
+    parameters: Record<string, unknown>,
+  ): Promise<ResolvedCall | null> {
+    const call = await resolveCall(
+      this.repository,
+      /^[0-9a-f]{24}$/.test(productSlug) ? { id: productSlug } : { slug: productSlug },
+      actionSlug,
+      parameters,
+    );
     return call.action.x402_usd ? call : null;
   }
 

@@ -12,7 +12,9 @@ export function textStats(text: string, wordsPerMinute = 200) {
     unique_words: unique,
     sentences,
     paragraphs,
-    average_word_length: words.length ? Number((words.reduce((n, w) => n + [...w].length, 0) / words.length).toFixed(2)) : 0,
+    average_word_length: words.length
+      ? Number((words.reduce((n, w) => n + [...w].length, 0) / words.length).toFixed(2))
+      : 0,
     reading_time_seconds: Math.ceil((words.length / wpm) * 60),
     words_per_minute: wpm,
   };

@@ -5,8 +5,8 @@
  * object is the result; anything else is a failure whose details never carry the secret.
  */
 import { createHash } from 'node:crypto';
+import { keepAliveAgents, type OutboundResponse, safeRequest, TimedOut } from '../platform/http/outbound';
 import type { ActionRunner } from './models/tool-product';
-import { keepAliveAgents, safeRequest, TimedOut, type OutboundResponse } from '../platform/http/outbound';
 
 /**
  * The request id a vendor sees (body `request_id`, `x-request-id`, `Idempotency-Key`) for one
@@ -35,10 +35,20 @@ const agents = keepAliveAgents();
 
 export async function callVendor(
   runner: Extract<ActionRunner, { kind: 'http' }>,
-  call: { action: string; parameters: Record<string, unknown>; requestId: string; secret?: string; signal?: AbortSignal },
+  call: {
+    action: string;
+    parameters: Record<string, unknown>;
+    requestId: string;
+    secret?: string;
+    signal?: AbortSignal;
+  },
 ): Promise<VendorOutcome> {
   // The same key on every attempt of one paid call: a vendor may answer a repeat from its record.
-  const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': call.requestId, 'idempotency-key': call.requestId };
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    'x-request-id': call.requestId,
+    'idempotency-key': call.requestId,
+  };
   if (call.secret) {
     const scheme = runner.auth_scheme ?? 'Bearer';
     headers[(runner.auth_header ?? 'authorization').toLowerCase()] = scheme ? `${scheme} ${call.secret}` : call.secret;
@@ -49,7 +59,8 @@ export async function callVendor(
     const u = new URL(runner.url);
     // Query parameters fixed in the operator's URL (a key, a mode) are not the caller's to change.
     const fixed = new Set(u.searchParams.keys());
-    for (const [k, v] of Object.entries(call.parameters)) if (!fixed.has(k)) u.searchParams.set(k, typeof v === 'string' ? v : JSON.stringify(v));
+    for (const [k, v] of Object.entries(call.parameters))
+      if (!fixed.has(k)) u.searchParams.set(k, typeof v === 'string' ? v : JSON.stringify(v));
     url = u.toString();
   } else {
     headers['content-type'] = 'application/json';
@@ -57,7 +68,15 @@ export async function callVendor(
   }
   let res: OutboundResponse;
   try {
-    res = await safeRequest(url, { method: runner.method, headers, body, signal: call.signal, timeoutMs: runner.timeout_ms, maxResponseBytes: MAX_RESPONSE_BYTES, operatorTarget: agents });
+    res = await safeRequest(url, {
+      method: runner.method,
+      headers,
+      body,
+      signal: call.signal,
+      timeoutMs: runner.timeout_ms,
+      maxResponseBytes: MAX_RESPONSE_BYTES,
+      operatorTarget: agents,
+    });
   } catch (err) {
     if (err instanceof TimedOut) return { ok: false, kind: 'timeout' };
     if (call.signal?.aborted) return { ok: false, kind: 'aborted' };
@@ -72,7 +91,10 @@ export async function callVendor(
   }
   // A redirect is not followed: the operator configured this URL, and a 3xx is an answer like a 4xx.
   if (res.status < 200 || res.status > 299) {
-    const shown = parsed !== undefined ? JSON.parse(redact(JSON.stringify(parsed), call.secret)) : redact(text.slice(0, MAX_ERROR_BODY), call.secret);
+    const shown =
+      parsed !== undefined
+        ? JSON.parse(redact(JSON.stringify(parsed), call.secret))
+        : redact(text.slice(0, MAX_ERROR_BODY), call.secret);
     return { ok: false, kind: 'error', status: res.status, body: shown, reason: `vendor answered ${res.status}` };
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
@@ -81,7 +103,11 @@ export async function callVendor(
   const obj = parsed as Record<string, unknown>;
   // A vendor may wrap its result as {result, warnings}; otherwise the whole object is the result.
   if ('result' in obj && obj.result !== null && typeof obj.result === 'object' && !Array.isArray(obj.result)) {
-    return { ok: true, response: obj.result as Record<string, unknown>, ...(Array.isArray(obj.warnings) ? { warnings: obj.warnings } : {}) };
+    return {
+      ok: true,
+      response: obj.result as Record<string, unknown>,
+      ...(Array.isArray(obj.warnings) ? { warnings: obj.warnings } : {}),
+    };
   }
   return { ok: true, response: obj };
 }

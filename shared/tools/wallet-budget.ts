@@ -1,6 +1,6 @@
 import { AppError, errors } from '../platform/errors/index';
 import type { InvokeInput, InvokeOutput, ToolInvoker } from './invoke';
-import { budgetRefusal, type Budget } from './rules';
+import { type Budget, budgetRefusal } from './rules';
 
 type BudgetLookup = (wallet: string) => Promise<Budget | null>;
 
@@ -24,7 +24,11 @@ export async function invokeWithinWalletBudget(
     const budget = await budgetOf(wallet);
     if (!budget) return;
     const refuse = (refusal: Record<string, unknown>) =>
-      errors.paymentRequired('budget_exceeded', `this call (${price.credits} credits) is over the wallet's ${String(refusal.limit).replace('_', '-')} budget`, { details: refusal });
+      errors.paymentRequired(
+        'budget_exceeded',
+        `this call (${price.credits} credits) is over the wallet's ${String(refusal.limit).replace('_', '-')} budget`,
+        { details: refusal },
+      );
     const perCall = budgetRefusal({ ...budget, daily_credits: null }, price.credits, 0);
     if (perCall) throw refuse(perCall);
     if (budget.daily_credits === null) return;
@@ -43,7 +47,8 @@ export async function invokeWithinWalletBudget(
     if (reserved && out.credits_charged === 0) await repo.releaseWalletSpend(wallet, input.requestId);
     return out;
   } catch (err) {
-    if (reserved && !(await spentByAnotherCopy(err))) await repo.releaseWalletSpend(wallet, input.requestId).catch(() => undefined);
+    if (reserved && !(await spentByAnotherCopy(err)))
+      await repo.releaseWalletSpend(wallet, input.requestId).catch(() => undefined);
     throw err;
   }
 
@@ -52,7 +57,8 @@ export async function invokeWithinWalletBudget(
    * call is open or charged, the reservation this copy inserted is the day's record of its spend.
    */
   async function spentByAnotherCopy(err: unknown): Promise<boolean> {
-    if (!(err instanceof AppError && (err.code === 'request_replayed' || err.code === 'invocation_in_progress'))) return false;
+    if (!(err instanceof AppError && (err.code === 'request_replayed' || err.code === 'invocation_in_progress')))
+      return false;
     const s = await invoker.ledger.holdState(wallet, input.requestId).catch(() => null);
     return s !== null && (s.state === 'open' || s.state === 'captured');
   }

@@ -33,5 +33,9 @@ export async function safePost(url: string, o: SafePostOptions): Promise<PostRes
     signal: o.signal,
     resolve: o.resolve,
   });
-  return { status: res.status, retryAfter: headerOf(res.headers['retry-after']), location: headerOf(res.headers.location) };
+  return {
+    status: res.status,
+    retryAfter: headerOf(res.headers['retry-after']),
+    location: headerOf(res.headers.location),
+  };
 }

@@ -32,7 +32,12 @@ export function parseRetryAfter(value: string | null, now: number): number | nul
  * at the maximum, scaled by jitter; a Retry-After the receiver sent wins when it is longer
  * (still capped at the maximum interval).
  */
-export function retryDelayMs(attempt: number, s: RetrySchedule, random: number, retryAfterMs: number | null = null): number {
+export function retryDelayMs(
+  attempt: number,
+  s: RetrySchedule,
+  random: number,
+  retryAfterMs: number | null = null,
+): number {
   const base = Math.min(s.maxIntervalMs, s.initialIntervalMs * Math.pow(s.backoffCoefficient, attempt - 1));
   const jittered = Math.round(base * (1 - s.jitter * random));
   return retryAfterMs === null ? jittered : Math.min(s.maxIntervalMs, Math.max(jittered, retryAfterMs));

@@ -1,8 +1,8 @@
 import { insertOnce, type Models } from '../platform/db/index';
+import { runsFinished, runsStarted } from './metrics';
 import type { WebhookRunDoc } from './models/webhook-run';
 import type { WebhookRunCancelDoc } from './models/webhook-run-cancel';
 import type { WebhookRunRequestDoc } from './models/webhook-run-request';
-import { runsFinished, runsStarted } from './metrics';
 import { type RunOutcome, type RunRecord, type RunStatus } from './types';
 
 const OPEN_STATUSES: RunStatus[] = ['queued', 'running'];
@@ -31,8 +31,19 @@ export class RunRepository {
   }
 
   /** The run a request id stands for: ours when this call inserted the key, else the first caller's. */
-  async claimRequest(i: { groupId: string; requestId: string; runId: string; requestHash: string; now: Date }): Promise<{ created: boolean; request: WebhookRunRequestDoc }> {
-    const doc: WebhookRunRequestDoc = { _id: `${i.groupId}:${i.requestId}`, run_id: i.runId, request_hash: i.requestHash, created_at: i.now };
+  async claimRequest(i: {
+    groupId: string;
+    requestId: string;
+    runId: string;
+    requestHash: string;
+    now: Date;
+  }): Promise<{ created: boolean; request: WebhookRunRequestDoc }> {
+    const doc: WebhookRunRequestDoc = {
+      _id: `${i.groupId}:${i.requestId}`,
+      run_id: i.runId,
+      request_hash: i.requestHash,
+      created_at: i.now,
+    };
     if (await insertOnce(this.models.webhookRunRequests, doc)) return { created: true, request: doc };
     const existing = await this.findRequest(i.groupId, i.requestId);
     if (!existing) throw new Error('request key vanished');
@@ -61,7 +72,11 @@ export class RunRepository {
   /** queued → running (the run workflow's first step); a replayed call changes nothing. One round trip when it moves. */
   async markRunning(runId: string, now: Date): Promise<WebhookRunDoc | null> {
     const moved = await this.models.webhookRuns
-      .findOneAndUpdate({ _id: runId, status: 'queued' }, { $set: { status: 'running', started_at: now, updated_at: now } }, { returnDocument: 'after' })
+      .findOneAndUpdate(
+        { _id: runId, status: 'queued' },
+        { $set: { status: 'running', started_at: now, updated_at: now } },
+        { returnDocument: 'after' },
+      )
       .lean<WebhookRunDoc>()
       .exec();
     if (moved) runsStarted.inc();
@@ -96,7 +111,10 @@ export class RunRepository {
       runsFinished.inc({ status: outcome.status });
       return outcome.status;
     }
-    const current = await this.models.webhookRuns.findById(runId, { status: 1 }).lean<Pick<WebhookRunDoc, 'status'>>().exec();
+    const current = await this.models.webhookRuns
+      .findById(runId, { status: 1 })
+      .lean<Pick<WebhookRunDoc, 'status'>>()
+      .exec();
     return current?.status ?? null;
   }
 

@@ -5,8 +5,13 @@ export const runIdSchema = Joi.string().pattern(/^run_[0-9a-f]{24}$/);
 /** The body of POST /api/agent-webhooks/{workflowId}/trigger. */
 export const triggerBodySchema = Joi.object({
   prompt: Joi.string().min(1).max(100_000).required(),
-  request_id: Joi.string().pattern(/^[A-Za-z0-9._:@-]{1,128}$/).messages({ 'string.pattern.base': 'must be 1-128 characters of A-Z a-z 0-9 . _ : @ -' }),
-  callback_url: Joi.string().max(2048).uri({ scheme: ['https'] }).messages({ 'string.uriCustomScheme': 'must be an https URL' }),
+  request_id: Joi.string()
+    .pattern(/^[A-Za-z0-9._:@-]{1,128}$/)
+    .messages({ 'string.pattern.base': 'must be 1-128 characters of A-Z a-z 0-9 . _ : @ -' }),
+  callback_url: Joi.string()
+    .max(2048)
+    .uri({ scheme: ['https'] })
+    .messages({ 'string.uriCustomScheme': 'must be an https URL' }),
   request_metadata: Joi.object().unknown(true),
 }).unknown(false);
 

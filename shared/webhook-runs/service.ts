@@ -1,22 +1,22 @@
 import { createHash } from 'node:crypto';
-import { ids } from '../platform/ids/index';
 import ipaddr from 'ipaddr.js';
-import { judgeAddress } from '../platform/http/address-policy';
+import type { LedgerStore } from '../credits/ledger-store';
+import { canonicalJson } from '../identity/canonical-json';
 import type { AppConfig } from '../platform/config/index';
-import type { WebhookRunDoc } from './models/webhook-run';
 import { errors } from '../platform/errors/index';
+import { judgeAddress } from '../platform/http/address-policy';
+import { ids } from '../platform/ids/index';
 import { logger } from '../platform/logger/index';
+import { modelStartCredits } from '../workflows/nodes/model/pricing';
+import type { RunnableWorkflow, WorkflowRepository } from '../workflows/repository';
+import { compareSemver } from '../workflows/semver';
+import type { GroupAccess, WorkspaceRepository } from '../workspaces/repository';
+import { workspaceAccount } from '../workspaces/types';
+import type { RunEngine } from './engine';
+import type { WebhookRunDoc } from './models/webhook-run';
 import type { RunRepository } from './repository';
 import { MAX_CANCEL_REASON, MAX_METADATA_BYTES, type TriggerBody } from './schemas';
 import { isTerminal, type RunRecord } from './types';
-import { canonicalJson } from '../identity/canonical-json';
-import type { RunnableWorkflow, WorkflowRepository } from '../workflows/repository';
-import { compareSemver } from '../workflows/semver';
-import { modelStartCredits } from '../workflows/nodes/model/pricing';
-import type { LedgerStore } from '../credits/ledger-store';
-import { workspaceAccount } from '../workspaces/types';
-import type { GroupAccess, WorkspaceRepository } from '../workspaces/repository';
-import type { RunEngine } from './engine';
 
 export interface TriggerResult {
   /** 200: this call created the run, or found it finished; 202: a replay of a run still in flight. */
@@ -45,10 +45,22 @@ export class WebhookRunService {
   private readonly ledger: Pick<LedgerStore, 'balance'>;
 
   constructor(
-    ports: { runs: RunRepository; workflows: WorkflowRepository; workspaces: WorkspaceRepository; engine: RunEngine; ledger: Pick<LedgerStore, 'balance'> },
+    ports: {
+      runs: RunRepository;
+      workflows: WorkflowRepository;
+      workspaces: WorkspaceRepository;
+      engine: RunEngine;
+      ledger: Pick<LedgerStore, 'balance'>;
+    },
     private readonly config: Pick<AppConfig, 'publicBaseUrl' | 'model' | 'callbacks' | 'runNodeStartTimeoutMs'>,
   ) {
-    ({ runs: this.runs, workflows: this.workflows, workspaces: this.workspaces, engine: this.engine, ledger: this.ledger } = ports);
+    ({
+      runs: this.runs,
+      workflows: this.workflows,
+      workspaces: this.workspaces,
+      engine: this.engine,
+      ledger: this.ledger,
+    } = ports);
   }
 
   /** The group an `Authorization: Bearer agt_…` header speaks for, or 401. */
@@ -66,16 +78,28 @@ export class WebhookRunService {
 
   async trigger(access: RunOwner, workflowId: string, body: TriggerBody, now = new Date()): Promise<TriggerResult> {
     if (body.request_metadata && Buffer.byteLength(JSON.stringify(body.request_metadata)) > MAX_METADATA_BYTES) {
-      throw errors.badRequest('invalid_request', `request_metadata must be at most ${MAX_METADATA_BYTES} bytes of JSON`);
+      throw errors.badRequest(
+        'invalid_request',
+        `request_metadata must be at most ${MAX_METADATA_BYTES} bytes of JSON`,
+      );
     }
     if (body.callback_url) this.checkCallbackHost(body.callback_url);
     const latest = await this.workflows.runnable(workflowId);
-    if (!latest || (latest.workspace_id !== null && latest.workspace_id !== access.workspace._id)) throw errors.notFound('workflow_not_found', `no workflow ${workflowId}`);
+    if (!latest || (latest.workspace_id !== null && latest.workspace_id !== access.workspace._id))
+      throw errors.notFound('workflow_not_found', `no workflow ${workflowId}`);
     // Only the workspace's own workflows run unpublished: a third party's draft is never run.
-    if (latest.version === null && latest.workspace_id !== access.workspace._id) throw errors.notFound('workflow_not_found', `workflow ${workflowId} has no published version`);
+    if (latest.version === null && latest.workspace_id !== access.workspace._id)
+      throw errors.notFound('workflow_not_found', `workflow ${workflowId} has no published version`);
     const wf = await this.approvedVersion(access, latest);
     const requestHash = createHash('sha256')
-      .update(canonicalJson({ workflow_id: workflowId, prompt: body.prompt, callback_url: body.callback_url ?? null, request_metadata: body.request_metadata ?? null }))
+      .update(
+        canonicalJson({
+          workflow_id: workflowId,
+          prompt: body.prompt,
+          callback_url: body.callback_url ?? null,
+          request_metadata: body.request_metadata ?? null,
+        }),
+      )
       .digest('hex');
 
     if (body.request_id) {
@@ -87,7 +111,13 @@ export class WebhookRunService {
 
     const runId = ids.run();
     if (body.request_id) {
-      const { created, request } = await this.runs.claimRequest({ groupId: access.group._id, requestId: body.request_id, runId, requestHash, now });
+      const { created, request } = await this.runs.claimRequest({
+        groupId: access.group._id,
+        requestId: body.request_id,
+        runId,
+        requestHash,
+        now,
+      });
       if (!created) return this.replay(access, wf, body, request, requestHash);
     }
     const doc = this.newRun(runId, access, wf, body, now);
@@ -96,7 +126,19 @@ export class WebhookRunService {
       await this.start(doc, wf);
     } catch (err) {
       // Without a request id nobody can retry this run: record that it never started.
-      if (!body.request_id) await this.runs.finish(runId, { status: 'failed', response_text: null, model: null, error_code: 'workflow_engine_unavailable', error_message: 'the workflow engine was unavailable when the run was triggered', nodes: [] }, new Date());
+      if (!body.request_id)
+        await this.runs.finish(
+          runId,
+          {
+            status: 'failed',
+            response_text: null,
+            model: null,
+            error_code: 'workflow_engine_unavailable',
+            error_message: 'the workflow engine was unavailable when the run was triggered',
+            nodes: [],
+          },
+          new Date(),
+        );
       throw err;
     }
     return { httpStatus: 200, record: { run: doc, cancel: null }, statusUrl: this.statusUrl(runId), replayed: false };
@@ -110,11 +152,16 @@ export class WebhookRunService {
   private async approvedVersion(access: RunOwner, latest: RunnableWorkflow): Promise<RunnableWorkflow> {
     const id = latest.workflow_id;
     if (latest.version === null || !access.budget.workflow_ids.includes(id)) return latest;
-    const pinned = access.budget.workflow_versions[id] ?? (await this.workspaces.pinBudgetWorkflow(access.budget._id, id, latest.version));
+    const pinned =
+      access.budget.workflow_versions[id] ??
+      (await this.workspaces.pinBudgetWorkflow(access.budget._id, id, latest.version));
     if (pinned === latest.version) return latest;
     const approved = await this.workflows.runnableVersion(latest, pinned);
     if (!approved) {
-      throw errors.conflict('workflow_version_unavailable', `budget ${access.budget._id} approved version ${pinned} of workflow ${id}, which is not published; approve a published version`);
+      throw errors.conflict(
+        'workflow_version_unavailable',
+        `budget ${access.budget._id} approved version ${pinned} of workflow ${id}, which is not published; approve a published version`,
+      );
     }
     if (compareSemver(latest.version, pinned) > 0) {
       await this.workspaces.openApproval({
@@ -131,8 +178,15 @@ export class WebhookRunService {
   }
 
   /** The same request id again: same body → the existing run; another body → 409. */
-  private async replay(access: RunOwner, wf: RunnableWorkflow, body: TriggerBody, request: { run_id: string; request_hash: string; created_at: Date }, requestHash: string): Promise<TriggerResult> {
-    if (request.request_hash !== requestHash) throw errors.conflict('request_id_conflict', `request_id ${body.request_id} was used for a different request`);
+  private async replay(
+    access: RunOwner,
+    wf: RunnableWorkflow,
+    body: TriggerBody,
+    request: { run_id: string; request_hash: string; created_at: Date },
+    requestHash: string,
+  ): Promise<TriggerResult> {
+    if (request.request_hash !== requestHash)
+      throw errors.conflict('request_id_conflict', `request_id ${body.request_id} was used for a different request`);
     let record = await this.runs.get(request.run_id);
     if (!record) {
       // The first caller claimed the key but has not (or never) written the run: finish its work.
@@ -140,7 +194,12 @@ export class WebhookRunService {
       record = (await this.runs.get(request.run_id))!;
     }
     if (record.run.status === 'queued') await this.start(record.run, wf);
-    return { httpStatus: isTerminal(record.run.status) ? 200 : 202, record, statusUrl: this.statusUrl(request.run_id), replayed: true };
+    return {
+      httpStatus: isTerminal(record.run.status) ? 200 : 202,
+      record,
+      statusUrl: this.statusUrl(request.run_id),
+      replayed: true,
+    };
   }
 
   private start(run: WebhookRunDoc, wf: RunnableWorkflow): Promise<void> {
@@ -205,13 +264,36 @@ export class WebhookRunService {
 
     const ws = access.workspace._id;
     const workflowRequest = addWorkflow
-      ? await this.workspaces.openApproval({ kind: 'add_workflow', workspaceId: ws, budgetId: access.budget._id, workflowId: wf.workflow_id, workflowVersion: wf.version, groupId: access.group._id, reason: `agent group ${access.group._id} triggered workflow ${wf.workflow_id}, which budget ${access.budget._id} does not list` })
+      ? await this.workspaces.openApproval({
+          kind: 'add_workflow',
+          workspaceId: ws,
+          budgetId: access.budget._id,
+          workflowId: wf.workflow_id,
+          workflowVersion: wf.version,
+          groupId: access.group._id,
+          reason: `agent group ${access.group._id} triggered workflow ${wf.workflow_id}, which budget ${access.budget._id} does not list`,
+        })
       : null;
     const credentialRequests = await Promise.all(
-      missing.map((name) => this.workspaces.openApproval({ kind: 'credential', workspaceId: ws, workflowId: wf.workflow_id, groupId: access.group._id, credentialName: name, reason: `workflow ${wf.workflow_id} needs credential ${name}` })),
+      missing.map((name) =>
+        this.workspaces.openApproval({
+          kind: 'credential',
+          workspaceId: ws,
+          workflowId: wf.workflow_id,
+          groupId: access.group._id,
+          credentialName: name,
+          reason: `workflow ${wf.workflow_id} needs credential ${name}`,
+        }),
+      ),
     );
     const setupRequest = needsModel
-      ? await this.workspaces.openApproval({ kind: 'model_endpoint', workspaceId: ws, workflowId: wf.workflow_id, groupId: access.group._id, reason: `workflow ${wf.workflow_id} has a model node and this deployment has no MODEL_API_URL` })
+      ? await this.workspaces.openApproval({
+          kind: 'model_endpoint',
+          workspaceId: ws,
+          workflowId: wf.workflow_id,
+          groupId: access.group._id,
+          reason: `workflow ${wf.workflow_id} has a model node and this deployment has no MODEL_API_URL`,
+        })
       : null;
     const data = {
       workflow_request_id: workflowRequest?._id ?? null,
@@ -219,11 +301,33 @@ export class WebhookRunService {
       add_workflow: addWorkflow,
       missing_credentials: missing.map((name, i) => ({ name, approval_request_id: credentialRequests[i]._id })),
       setup_request_ids: setupRequest ? [setupRequest._id] : [],
-      missing_setup: needsModel ? [{ kind: 'model_endpoint', message: 'no OpenAI-compatible chat-completions endpoint is configured (MODEL_API_URL)', approval_request_id: setupRequest!._id }] : [],
+      missing_setup: needsModel
+        ? [
+            {
+              kind: 'model_endpoint',
+              message: 'no OpenAI-compatible chat-completions endpoint is configured (MODEL_API_URL)',
+              approval_request_id: setupRequest!._id,
+            },
+          ]
+        : [],
     };
-    if (addWorkflow) throw errors.conflict('workflow_not_on_budget', `workflow ${wf.workflow_id} is not on this group's budget; an approval request was opened`, { extra: { data } });
-    if (missing.length) throw errors.conflict('missing_credentials', `workflow ${wf.workflow_id} needs credentials the workspace has not set: ${missing.join(', ')}`, { extra: { data } });
-    throw errors.conflict('setup_required', `workflow ${wf.workflow_id} needs a model endpoint this deployment has not configured`, { extra: { data } });
+    if (addWorkflow)
+      throw errors.conflict(
+        'workflow_not_on_budget',
+        `workflow ${wf.workflow_id} is not on this group's budget; an approval request was opened`,
+        { extra: { data } },
+      );
+    if (missing.length)
+      throw errors.conflict(
+        'missing_credentials',
+        `workflow ${wf.workflow_id} needs credentials the workspace has not set: ${missing.join(', ')}`,
+        { extra: { data } },
+      );
+    throw errors.conflict(
+      'setup_required',
+      `workflow ${wf.workflow_id} needs a model endpoint this deployment has not configured`,
+      { extra: { data } },
+    );
   }
 
   /**
@@ -236,26 +340,36 @@ export class WebhookRunService {
     if (required === 0) return;
     const { balance } = await this.ledger.balance(workspaceAccount(access.workspace._id));
     if (balance >= required) return;
-    throw errors.paymentRequired('insufficient_credits', `workflow ${wf.workflow_id} calls a model, paid from the workspace's credits: a run needs at least ${required} credits; the balance is ${balance}; no run was started`, {
-      details: { balance, credits_required: required },
-    });
+    throw errors.paymentRequired(
+      'insufficient_credits',
+      `workflow ${wf.workflow_id} calls a model, paid from the workspace's credits: a run needs at least ${required} credits; the balance is ${balance}; no run was started`,
+      {
+        details: { balance, credits_required: required },
+      },
+    );
   }
 
   /** Literal addresses are judged now; host names when the callback is delivered (they may move). */
   private checkCallbackHost(url: string): void {
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
     if (host === 'localhost' || host.endsWith('.localhost')) {
-      if (!this.config.callbacks.allowLoopback) throw errors.badRequest('invalid_callback_url', 'callback_url must be a public https URL (localhost is refused)');
+      if (!this.config.callbacks.allowLoopback)
+        throw errors.badRequest(
+          'invalid_callback_url',
+          'callback_url must be a public https URL (localhost is refused)',
+        );
       return;
     }
     if (!ipaddr.isValid(host)) return;
     const verdict = judgeAddress(host, { allowLoopback: this.config.callbacks.allowLoopback });
-    if (!verdict.ok) throw errors.badRequest('invalid_callback_url', `callback_url must be a public https URL: ${verdict.reason}`);
+    if (!verdict.ok)
+      throw errors.badRequest('invalid_callback_url', `callback_url must be a public https URL: ${verdict.reason}`);
   }
 
   async get(access: RunOwner, runId: string): Promise<RunRecord> {
     const record = await this.runs.get(runId);
-    if (!record || record.run.group_id !== access.group._id) throw errors.notFound('run_not_found', `no run ${runId} for this agent group`);
+    if (!record || record.run.group_id !== access.group._id)
+      throw errors.notFound('run_not_found', `no run ${runId} for this agent group`);
     return record;
   }
 
@@ -273,10 +387,16 @@ export class WebhookRunService {
   }
 
   /** Records the cancel request (first one wins), cancels the workflow and waits briefly for the run to end. */
-  async cancel(access: GroupAccess, runId: string, body: { reason?: string; cancel_request_id?: string }, now = new Date()): Promise<RunRecord> {
+  async cancel(
+    access: GroupAccess,
+    runId: string,
+    body: { reason?: string; cancel_request_id?: string },
+    now = new Date(),
+  ): Promise<RunRecord> {
     const record = await this.get(access, runId);
     if (record.run.status === 'cancelled') return record;
-    if (isTerminal(record.run.status)) throw errors.conflict('run_already_terminal', `run ${runId} already ended as ${record.run.status}`);
+    if (isTerminal(record.run.status))
+      throw errors.conflict('run_already_terminal', `run ${runId} already ended as ${record.run.status}`);
     await this.runs.recordCancel({
       _id: runId,
       cancel_request_id: body.cancel_request_id ?? ids.cancelRequest(),
@@ -287,7 +407,11 @@ export class WebhookRunService {
     await this.engine.cancel(runId);
     const after = await this.waitForEnd(runId, CANCEL_WAIT_MS);
     if (!isTerminal(after.run.status)) logger.warn('run did not end within the cancel wait', { run_id: runId });
-    if (isTerminal(after.run.status) && after.run.status !== 'cancelled') throw errors.conflict('run_already_terminal', `run ${runId} ended as ${after.run.status} before the cancel took effect`);
+    if (isTerminal(after.run.status) && after.run.status !== 'cancelled')
+      throw errors.conflict(
+        'run_already_terminal',
+        `run ${runId} ended as ${after.run.status} before the cancel took effect`,
+      );
     return after;
   }
 }

@@ -1,7 +1,7 @@
 import type { CallbackStatus, RunNodeRecord, RunStatus, WebhookRunDoc } from './models/webhook-run';
 import type { WebhookRunCancelDoc } from './models/webhook-run-cancel';
 
-export type { CallbackStatus, RunNodeRecord, RunStatus, WebhookRunDoc, WebhookRunCancelDoc };
+export type { CallbackStatus, RunNodeRecord, RunStatus, WebhookRunCancelDoc, WebhookRunDoc };
 
 export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'setup_required', 'cancelled'];
 

@@ -66,5 +66,7 @@ const activeSchema = new Schema<WorkflowSessionActiveDoc>(
 );
 
 export function workflowSessionActiveModel(conn: Connection) {
-  return conn.models.WorkflowSessionActive ?? conn.model<WorkflowSessionActiveDoc>('WorkflowSessionActive', activeSchema);
+  return (
+    conn.models.WorkflowSessionActive ?? conn.model<WorkflowSessionActiveDoc>('WorkflowSessionActive', activeSchema)
+  );
 }

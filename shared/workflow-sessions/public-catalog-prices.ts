@@ -11,7 +11,9 @@ import type { PriceLookup } from './public-summary';
  */
 export function catalogPriceLookup(repo: Pick<ToolRepository, 'getProduct'>): PriceLookup {
   return async (productRef, actionSlug) => {
-    const product = await repo.getProduct(OBJECT_ID_PATTERN.test(productRef) ? { id: productRef } : { slug: productRef });
+    const product = await repo.getProduct(
+      OBJECT_ID_PATTERN.test(productRef) ? { id: productRef } : { slug: productRef },
+    );
     if (!product || !product.active) return null;
     const picked = pickAction(product, actionSlug ?? undefined);
     return picked.ok ? picked.action.credits : null;

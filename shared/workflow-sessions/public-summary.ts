@@ -15,7 +15,9 @@ export function nodesSummary(nodes: readonly WorkflowNode[]): NodesSummary {
   return {
     count: nodes.length,
     by_type,
-    tools: nodes.filter((n) => n.type === 'tool').map((n) => ({ node_id: n.id, product: n.product, action: n.action ?? null })),
+    tools: nodes
+      .filter((n) => n.type === 'tool')
+      .map((n) => ({ node_id: n.id, product: n.product, action: n.action ?? null })),
     uses_model: nodes.some((n) => n.type === 'model'),
   };
 }

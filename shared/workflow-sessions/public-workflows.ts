@@ -1,10 +1,10 @@
+import type { JobWorkflowRepository } from '../jobs/job-workflow-repository';
 import type { JobWorkflowDoc } from '../jobs/models/job-workflow';
 import { errors } from '../platform/errors/index';
-import type { JobWorkflowRepository } from '../jobs/job-workflow-repository';
-import { splitCsv, type WorkflowListQuery } from './public-schemas';
-import { nodesSummary, priceEstimate, type PriceLookup } from './public-summary';
 import type { WorkflowRepository } from '../workflows/repository';
 import type { PublishedVersion, WorkflowDefinition } from '../workflows/types';
+import { splitCsv, type WorkflowListQuery } from './public-schemas';
+import { nodesSummary, priceEstimate, type PriceLookup } from './public-summary';
 
 /** How many job-workflow ids a metadata filter may expand to before the definition query. */
 const FILTER_CAP = 10_000;
@@ -24,8 +24,15 @@ export class PublicWorkflowService {
     const industryTags = splitCsv(q.industry_tags);
     const wallet = q.publisher?.startsWith('0x') ? q.publisher.toLowerCase() : undefined;
     const workspaceId = q.publisher?.startsWith('ws_') ? q.publisher : undefined;
-    const ids = wallet || categories || industryTags ? await this.links.idsMatching({ wallet, categories, industryTags }, FILTER_CAP) : undefined;
-    const page = await this.workflows.listPublished({ ids, workspaceId, query: q.query || undefined }, q.limit + 1, q.skip);
+    const ids =
+      wallet || categories || industryTags
+        ? await this.links.idsMatching({ wallet, categories, industryTags }, FILTER_CAP)
+        : undefined;
+    const page = await this.workflows.listPublished(
+      { ids, workspaceId, query: q.query || undefined },
+      q.limit + 1,
+      q.skip,
+    );
     const shown = page.slice(0, q.limit);
     const links = new Map((await this.links.getMany(shown.map((d) => d._id))).map((l) => [l._id, l]));
     const items = [];

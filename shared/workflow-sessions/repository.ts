@@ -4,7 +4,8 @@ import type { SessionState } from './types';
 
 type SessionModels = Pick<Models, 'workflowSessions' | 'workflowSessionActive'>;
 
-export const activeSessionKey = (wallet: string, workflowId: string, instanceId: string) => `${wallet}:${workflowId}:${instanceId}`;
+export const activeSessionKey = (wallet: string, workflowId: string, instanceId: string) =>
+  `${wallet}:${workflowId}:${instanceId}`;
 
 /** The only code that touches mongoose for workflow sessions; plain objects out. */
 export class WorkflowSessionRepository {
@@ -40,28 +41,54 @@ export class WorkflowSessionRepository {
 
   /** Progress of an active session; an ended session's final state is never overwritten. */
   async saveState(state: SessionState): Promise<void> {
-    await this.models.workflowSessions.updateOne({ _id: state.workflow_session_id, status: 'active' }, { $set: { state_json: JSON.stringify(state), updated_at: new Date() } });
+    await this.models.workflowSessions.updateOne(
+      { _id: state.workflow_session_id, status: 'active' },
+      { $set: { state_json: JSON.stringify(state), updated_at: new Date() } },
+    );
   }
 
   async finish(state: SessionState): Promise<void> {
     const endedAt = state.ended_at ? new Date(state.ended_at) : new Date();
     await this.models.workflowSessions.updateOne(
       { _id: state.workflow_session_id },
-      { $set: { status: 'ended', end_reason: state.end_reason, state_json: JSON.stringify(state), ended_at: endedAt, updated_at: endedAt } },
+      {
+        $set: {
+          status: 'ended',
+          end_reason: state.end_reason,
+          state_json: JSON.stringify(state),
+          ended_at: endedAt,
+          updated_at: endedAt,
+        },
+      },
     );
-    await this.releaseActive(activeSessionKey(state.wallet, state.workflow_id, state.instance_id), state.workflow_session_id);
+    await this.releaseActive(
+      activeSessionKey(state.wallet, state.workflow_id, state.instance_id),
+      state.workflow_session_id,
+    );
   }
 
   async markEnded(id: string, reason: string, now: Date): Promise<void> {
-    await this.models.workflowSessions.updateOne({ _id: id }, { $set: { status: 'ended', end_reason: reason, ended_at: now, updated_at: now } });
+    await this.models.workflowSessions.updateOne(
+      { _id: id },
+      { $set: { status: 'ended', end_reason: reason, ended_at: now, updated_at: now } },
+    );
   }
 
   /** The wallet's active sessions, newest first; optionally of one workflow and/or instance. */
-  listActive(wallet: string, f: { workflowId?: string; instanceId?: string } = {}, limit = 100): Promise<WorkflowSessionDoc[]> {
+  listActive(
+    wallet: string,
+    f: { workflowId?: string; instanceId?: string } = {},
+    limit = 100,
+  ): Promise<WorkflowSessionDoc[]> {
     const q: Record<string, unknown> = { wallet, status: 'active' };
     if (f.workflowId) q.workflow_id = f.workflowId;
     if (f.instanceId !== undefined) q.instance_id = f.instanceId;
-    return this.models.workflowSessions.find(q).sort({ created_at: -1 }).limit(limit).lean<WorkflowSessionDoc[]>().exec();
+    return this.models.workflowSessions
+      .find(q)
+      .sort({ created_at: -1 })
+      .limit(limit)
+      .lean<WorkflowSessionDoc[]>()
+      .exec();
   }
 
   /** The wallet's most recent session of a workflow (any status), optionally of one instance. */

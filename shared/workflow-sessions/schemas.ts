@@ -1,15 +1,28 @@
 import Joi from 'joi';
 
-const envelopeKeys = { wallet_address: Joi.any(), session_nonce: Joi.any(), request_id: Joi.any(), signature: Joi.any() };
-export const instanceIdSchema = Joi.string().pattern(/^[A-Za-z0-9._:@-]{1,128}$/).messages({ 'string.pattern.base': 'must be 1-128 characters of A-Z a-z 0-9 . _ : @ -' });
-export const sessionIdSchema = Joi.string().pattern(/^wss_[0-9a-f]{24}$/).messages({ 'string.pattern.base': 'must be a workflow_session_id (wss_…)' });
+const envelopeKeys = {
+  wallet_address: Joi.any(),
+  session_nonce: Joi.any(),
+  request_id: Joi.any(),
+  signature: Joi.any(),
+};
+export const instanceIdSchema = Joi.string()
+  .pattern(/^[A-Za-z0-9._:@-]{1,128}$/)
+  .messages({ 'string.pattern.base': 'must be 1-128 characters of A-Z a-z 0-9 . _ : @ -' });
+export const sessionIdSchema = Joi.string()
+  .pattern(/^wss_[0-9a-f]{24}$/)
+  .messages({ 'string.pattern.base': 'must be a workflow_session_id (wss_…)' });
 
 /** Without instance_id a session belongs to the instance `default`. */
 export const DEFAULT_INSTANCE = 'default';
 
 export const sessionStartBodySchema = Joi.object({ ...envelopeKeys, instance_id: instanceIdSchema });
 /** workflow_session_id / instance_id select among the wallet's own sessions; fetch signs `{}` (GUIDE §5), so they are unsigned read selectors. */
-export const sessionFetchBodySchema = Joi.object({ ...envelopeKeys, workflow_session_id: sessionIdSchema, instance_id: instanceIdSchema });
+export const sessionFetchBodySchema = Joi.object({
+  ...envelopeKeys,
+  workflow_session_id: sessionIdSchema,
+  instance_id: instanceIdSchema,
+});
 export const sessionEndBodySchema = Joi.object({ ...envelopeKeys, workflow_session_id: sessionIdSchema });
 export const sessionActiveBodySchema = Joi.object({ ...envelopeKeys, instance_id: instanceIdSchema });
 
@@ -21,7 +34,11 @@ const nodeResultSchema = Joi.object({
   status: Joi.string().valid('pending', 'completed', 'skipped', 'failed', 'setup_required', 'cancelled').required(),
   output: Joi.any().description('template text, condition true/false, model text, tool response'),
   error: Joi.string().allow(null).required(),
-  error_code: Joi.string().allow(null).description('insufficient_credits, budget_exceeded, setup_required, session_ended, ... (absent in sessions recorded before it existed)'),
+  error_code: Joi.string()
+    .allow(null)
+    .description(
+      'insufficient_credits, budget_exceeded, setup_required, session_ended, ... (absent in sessions recorded before it existed)',
+    ),
   credits_charged: Joi.number().integer().required(),
   transaction_id: Joi.string().allow(null).description('the purchase transaction of a paid tool node'),
   finished_at: isoDate.allow(null).required(),

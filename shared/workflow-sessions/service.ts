@@ -1,25 +1,29 @@
-import { ids } from '../platform/ids/index';
-import type { ModelConfig } from '../platform/config/index';
 import type { LedgerStore } from '../credits/ledger-store';
-import type { WorkflowSessionDoc } from './model';
+import type { ModelConfig } from '../platform/config/index';
 import { AppError, errors } from '../platform/errors/index';
+import { ids } from '../platform/ids/index';
 import { logger } from '../platform/logger/index';
-import { activeSessionKey, WorkflowSessionRepository } from './repository';
-import { DEFAULT_INSTANCE } from './schemas';
-import type { SessionState } from './types';
 import { modelStartCredits } from '../workflows/nodes/model/pricing';
 import type { WorkflowRepository } from '../workflows/repository';
 import type { WorkflowNode } from '../workflows/types';
 import type { SessionEngine } from './engine';
+import type { WorkflowSessionDoc } from './model';
+import { activeSessionKey, WorkflowSessionRepository } from './repository';
+import { DEFAULT_INSTANCE } from './schemas';
+import type { SessionState } from './types';
 
 export type SessionView = Omit<SessionState, 'wallet'>;
-
 
 /** What the store knows of a session whose workflow cannot be asked (ended, or Temporal unreachable). */
 function storedView(doc: WorkflowSessionDoc, idleTimeoutSeconds: number): SessionView {
   if (doc.state_json) {
     const { wallet: _wallet, ...state } = JSON.parse(doc.state_json) as SessionState;
-    return { ...state, status: doc.status, end_reason: (doc.end_reason as SessionState['end_reason']) ?? state.end_reason, ended_at: doc.ended_at?.toISOString() ?? state.ended_at };
+    return {
+      ...state,
+      status: doc.status,
+      end_reason: (doc.end_reason as SessionState['end_reason']) ?? state.end_reason,
+      ended_at: doc.ended_at?.toISOString() ?? state.ended_at,
+    };
   }
   return {
     workflow_session_id: doc._id,
@@ -54,7 +58,12 @@ export class WorkflowSessionService {
    * A new session, or the active one of (wallet, workflow, instance): the active-session key is
    * taken by one insert, so concurrent starts make one session and the others resume it.
    */
-  async start(wallet: string, workflowId: string, instanceId = DEFAULT_INSTANCE, now = new Date()): Promise<{ session: SessionView; resumed: boolean }> {
+  async start(
+    wallet: string,
+    workflowId: string,
+    instanceId = DEFAULT_INSTANCE,
+    now = new Date(),
+  ): Promise<{ session: SessionView; resumed: boolean }> {
     const latest = await this.workflows.latestPublished(workflowId);
     if (!latest) throw errors.notFound('workflow_not_found', `no published workflow ${workflowId}`);
     this.refuseIfBlocked(workflowId, latest.nodes);
@@ -62,7 +71,19 @@ export class WorkflowSessionService {
     const key = activeSessionKey(wallet, workflowId, instanceId);
     for (let attempt = 0; attempt < 3; attempt++) {
       const id = ids.workflowSession();
-      const doc: WorkflowSessionDoc = { _id: id, workflow_id: workflowId, wallet, instance_id: instanceId, version: latest.version, status: 'active', end_reason: null, state_json: null, created_at: now, updated_at: now, ended_at: null };
+      const doc: WorkflowSessionDoc = {
+        _id: id,
+        workflow_id: workflowId,
+        wallet,
+        instance_id: instanceId,
+        version: latest.version,
+        status: 'active',
+        end_reason: null,
+        state_json: null,
+        created_at: now,
+        updated_at: now,
+        ended_at: null,
+      };
       // The record first, then the key: whoever finds the key also finds its record.
       await this.repo.create(doc);
       if (await this.repo.claimActive(key, id, now)) {
@@ -82,7 +103,10 @@ export class WorkflowSessionService {
           await this.repo.markEnded(id, 'start_failed', new Date());
           await this.repo.releaseActive(key, id);
           logger.warn('workflow session start failed', { workflow_session_id: id, error: (err as Error).message });
-          throw errors.unavailable('session_unavailable', 'the session could not be started on Temporal; nothing was charged; retry shortly');
+          throw errors.unavailable(
+            'session_unavailable',
+            'the session could not be started on Temporal; nothing was charged; retry shortly',
+          );
         }
         return { session: await this.view(doc), resumed: false };
       }
@@ -108,8 +132,21 @@ export class WorkflowSessionService {
    */
   private refuseIfBlocked(workflowId: string, nodes: ReadonlyArray<{ type: string }>): void {
     if (this.model || !nodes.some((n) => n.type === 'model')) return;
-    const data = { setup_request_ids: [], missing_setup: [{ kind: 'model_endpoint', message: 'no OpenAI-compatible chat-completions endpoint is configured (MODEL_API_URL)', approval_request_id: null }] };
-    throw errors.conflict('setup_required', `workflow ${workflowId} has a model node and this deployment has no model endpoint (MODEL_API_URL); no session was started`, { extra: { data } });
+    const data = {
+      setup_request_ids: [],
+      missing_setup: [
+        {
+          kind: 'model_endpoint',
+          message: 'no OpenAI-compatible chat-completions endpoint is configured (MODEL_API_URL)',
+          approval_request_id: null,
+        },
+      ],
+    };
+    throw errors.conflict(
+      'setup_required',
+      `workflow ${workflowId} has a model node and this deployment has no model endpoint (MODEL_API_URL); no session was started`,
+      { extra: { data } },
+    );
   }
 
   /**
@@ -124,20 +161,32 @@ export class WorkflowSessionService {
     if (required === 0) return;
     const { balance } = await this.ledger.balance(wallet);
     if (balance >= required) return;
-    throw errors.paymentRequired('insufficient_credits', `this workflow calls a model, paid from the wallet's credits: a session needs at least ${required} credits; the balance is ${balance}; no session was started`, {
-      details: { balance, credits_required: required },
-    });
+    throw errors.paymentRequired(
+      'insufficient_credits',
+      `this workflow calls a model, paid from the wallet's credits: a session needs at least ${required} credits; the balance is ${balance}; no session was started`,
+      {
+        details: { balance, credits_required: required },
+      },
+    );
   }
 
   /** State and results so far of the selected session; an active one's idle timer restarts. */
-  async fetch(wallet: string, workflowId: string, sel: { workflow_session_id?: string; instance_id?: string }): Promise<SessionView> {
+  async fetch(
+    wallet: string,
+    workflowId: string,
+    sel: { workflow_session_id?: string; instance_id?: string },
+  ): Promise<SessionView> {
     const doc = await this.select(wallet, workflowId, sel, true);
     if (doc.status === 'active') await this.engine.touch(doc._id).catch(() => undefined);
     return this.view(doc);
   }
 
   /** Ends the named session, or the wallet's one active session of this workflow; an ended one answers its final state. */
-  async end(wallet: string, workflowId: string, sessionId: string | undefined): Promise<{ session: SessionView; alreadyEnded: boolean }> {
+  async end(
+    wallet: string,
+    workflowId: string,
+    sessionId: string | undefined,
+  ): Promise<{ session: SessionView; alreadyEnded: boolean }> {
     const doc = await this.select(wallet, workflowId, { workflow_session_id: sessionId }, false);
     if (doc.status === 'ended') return { session: storedView(doc, this.idleTimeoutSeconds), alreadyEnded: true };
     try {
@@ -156,8 +205,17 @@ export class WorkflowSessionService {
     return docs.map((d) => storedView(d, this.idleTimeoutSeconds));
   }
 
-  private async select(wallet: string, workflowId: string, sel: { workflow_session_id?: string; instance_id?: string }, allowEnded: boolean): Promise<WorkflowSessionDoc> {
-    const missing = () => errors.notFound('session_not_found', `no session of workflow ${workflowId} for this wallet${sel.workflow_session_id ? ` with id ${sel.workflow_session_id}` : ''}`);
+  private async select(
+    wallet: string,
+    workflowId: string,
+    sel: { workflow_session_id?: string; instance_id?: string },
+    allowEnded: boolean,
+  ): Promise<WorkflowSessionDoc> {
+    const missing = () =>
+      errors.notFound(
+        'session_not_found',
+        `no session of workflow ${workflowId} for this wallet${sel.workflow_session_id ? ` with id ${sel.workflow_session_id}` : ''}`,
+      );
     if (sel.workflow_session_id) {
       const doc = await this.repo.get(sel.workflow_session_id);
       if (!doc || doc.wallet !== wallet || doc.workflow_id !== workflowId) throw missing();
@@ -166,7 +224,11 @@ export class WorkflowSessionService {
     const active = await this.repo.listActive(wallet, { workflowId, instanceId: sel.instance_id });
     if (active.length === 1) return active[0];
     if (active.length > 1) {
-      throw errors.conflict('session_ambiguous', `this wallet has ${active.length} active sessions of workflow ${workflowId}; name one`, { details: { workflow_session_ids: active.map((d) => d._id) } });
+      throw errors.conflict(
+        'session_ambiguous',
+        `this wallet has ${active.length} active sessions of workflow ${workflowId}; name one`,
+        { details: { workflow_session_ids: active.map((d) => d._id) } },
+      );
     }
     const latest = allowEnded ? await this.repo.latest(wallet, workflowId, sel.instance_id) : null;
     if (!latest) throw missing();

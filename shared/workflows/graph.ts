@@ -1,6 +1,6 @@
 import { isNodeType, kindOf, NODE_TYPES } from './nodes/index';
 import type { FieldType } from './nodes/kind';
-import { templateRefs, type TemplateRef } from './template';
+import { type TemplateRef, templateRefs } from './template';
 import type { GraphProblem, WorkflowEdge, WorkflowNode } from './types';
 
 export { evaluateCondition } from './nodes/condition/kind';
@@ -15,10 +15,13 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function checkField(value: unknown, type: FieldType): string | null {
-  if (typeof type === 'object') return (type.oneOf as readonly unknown[]).includes(value) ? null : `must be one of ${type.oneOf.join(', ')}`;
+  if (typeof type === 'object')
+    return (type.oneOf as readonly unknown[]).includes(value) ? null : `must be one of ${type.oneOf.join(', ')}`;
   switch (type) {
     case 'string':
-      return typeof value === 'string' && value.length <= MAX_TEXT ? null : `must be a string of at most ${MAX_TEXT} characters`;
+      return typeof value === 'string' && value.length <= MAX_TEXT
+        ? null
+        : `must be a string of at most ${MAX_TEXT} characters`;
     case 'number':
       return typeof value === 'number' && Number.isFinite(value) ? null : 'must be a number';
     case 'boolean':
@@ -33,9 +36,14 @@ function checkField(value: unknown, type: FieldType): string | null {
  * ids, edges to nodes that do not exist, cycles, `when` on edges not leaving a condition,
  * templates naming nodes that do not run before them, credentials not declared.
  */
-export function validateWorkflowGraph(nodes: unknown, edges: unknown, declaredCredentials: readonly string[] = []): GraphProblem[] {
+export function validateWorkflowGraph(
+  nodes: unknown,
+  edges: unknown,
+  declaredCredentials: readonly string[] = [],
+): GraphProblem[] {
   const problems: GraphProblem[] = [];
-  if (!Array.isArray(nodes) || nodes.length === 0) return [{ path: 'nodes', code: 'invalid_node', message: 'nodes must be a non-empty array' }];
+  if (!Array.isArray(nodes) || nodes.length === 0)
+    return [{ path: 'nodes', code: 'invalid_node', message: 'nodes must be a non-empty array' }];
   if (nodes.length > MAX_NODES) return [{ path: 'nodes', code: 'invalid_node', message: `at most ${MAX_NODES} nodes` }];
   if (!Array.isArray(edges)) return [{ path: 'edges', code: 'invalid_edge', message: 'edges must be an array' }];
 
@@ -44,23 +52,40 @@ export function validateWorkflowGraph(nodes: unknown, edges: unknown, declaredCr
     const at = `nodes[${i}]`;
     if (!isObj(n)) return problems.push({ path: at, code: 'invalid_node', message: 'must be an object' });
     if (typeof n.id !== 'string' || !NODE_ID.test(n.id)) {
-      return problems.push({ path: `${at}.id`, code: 'invalid_node', message: 'must be 1-64 characters of A-Z a-z 0-9 _ - starting with a letter' });
+      return problems.push({
+        path: `${at}.id`,
+        code: 'invalid_node',
+        message: 'must be 1-64 characters of A-Z a-z 0-9 _ - starting with a letter',
+      });
     }
     if (!isNodeType(n.type)) {
-      return problems.push({ path: `${at}.type`, code: 'unknown_node_type', message: `unknown node type ${JSON.stringify(n.type)}; one of ${NODE_TYPES.join(', ')}` });
+      return problems.push({
+        path: `${at}.type`,
+        code: 'unknown_node_type',
+        message: `unknown node type ${JSON.stringify(n.type)}; one of ${NODE_TYPES.join(', ')}`,
+      });
     }
-    if (byId.has(n.id)) return problems.push({ path: `${at}.id`, code: 'duplicate_node_id', message: `node id ${n.id} is used twice` });
+    if (byId.has(n.id))
+      return problems.push({ path: `${at}.id`, code: 'duplicate_node_id', message: `node id ${n.id} is used twice` });
     const kind = kindOf(n.type);
     const allowed = new Set(['id', 'type', 'name', ...kind.fields.map((f) => f.name)]);
     let ok = true;
     for (const key of Object.keys(n)) {
       if (!allowed.has(key)) {
-        problems.push({ path: `${at}.${key}`, code: 'invalid_node', message: `is not a field of a ${String(n.type)} node` });
+        problems.push({
+          path: `${at}.${key}`,
+          code: 'invalid_node',
+          message: `is not a field of a ${String(n.type)} node`,
+        });
         ok = false;
       }
     }
     if (n.name !== undefined && (typeof n.name !== 'string' || n.name.length > 200)) {
-      problems.push({ path: `${at}.name`, code: 'invalid_node', message: 'must be a string of at most 200 characters' });
+      problems.push({
+        path: `${at}.name`,
+        code: 'invalid_node',
+        message: 'must be a string of at most 200 characters',
+      });
     }
     for (const { name: field, type, required } of kind.fields) {
       if (n[field] === undefined) {
@@ -75,7 +100,8 @@ export function validateWorkflowGraph(nodes: unknown, edges: unknown, declaredCr
       }
     }
     // The kind's own checks get the node as written: each tests the type of what it reads.
-    for (const p of kind.check?.(n as unknown as WorkflowNode) ?? []) problems.push({ path: `${at}.${p.field}`, code: 'invalid_node', message: p.message });
+    for (const p of kind.check?.(n as unknown as WorkflowNode) ?? [])
+      problems.push({ path: `${at}.${p.field}`, code: 'invalid_node', message: p.message });
     byId.set(n.id, n as unknown as WorkflowNode);
     if (!ok) byId.set(n.id, { ...(n as object), invalid: true } as unknown as WorkflowNode);
   });
@@ -87,7 +113,8 @@ export function validateWorkflowGraph(nodes: unknown, edges: unknown, declaredCr
     const at = `edges[${i}]`;
     if (!isObj(e)) return problems.push({ path: at, code: 'invalid_edge', message: 'must be an object' });
     const extra = Object.keys(e).filter((k) => !['from', 'to', 'when'].includes(k));
-    if (extra.length) return problems.push({ path: `${at}.${extra[0]}`, code: 'invalid_edge', message: 'is not a field of an edge' });
+    if (extra.length)
+      return problems.push({ path: `${at}.${extra[0]}`, code: 'invalid_edge', message: 'is not a field of an edge' });
     let ok = true;
     for (const end of ['from', 'to'] as const) {
       if (typeof e[end] !== 'string') {
@@ -99,12 +126,24 @@ export function validateWorkflowGraph(nodes: unknown, edges: unknown, declaredCr
       }
     }
     if (!ok) return;
-    if (e.from === e.to) return problems.push({ path: at, code: 'cycle', message: `node ${String(e.from)} points to itself` });
+    if (e.from === e.to)
+      return problems.push({ path: at, code: 'cycle', message: `node ${String(e.from)} points to itself` });
     const from = byId.get(e.from as string);
     const fromCondition = from !== undefined && isNodeType(from.type) && kindOf(from.type).branches === true;
-    if (fromCondition && typeof e.when !== 'boolean') return problems.push({ path: `${at}.when`, code: 'invalid_edge', message: 'an edge leaving a condition node needs when: true or false' });
-    if (!fromCondition && e.when !== undefined) return problems.push({ path: `${at}.when`, code: 'invalid_edge', message: 'only edges leaving a condition node carry when' });
-    if (good.some((g) => g.from === e.from && g.to === e.to)) return problems.push({ path: at, code: 'invalid_edge', message: 'duplicate edge' });
+    if (fromCondition && typeof e.when !== 'boolean')
+      return problems.push({
+        path: `${at}.when`,
+        code: 'invalid_edge',
+        message: 'an edge leaving a condition node needs when: true or false',
+      });
+    if (!fromCondition && e.when !== undefined)
+      return problems.push({
+        path: `${at}.when`,
+        code: 'invalid_edge',
+        message: 'only edges leaving a condition node carry when',
+      });
+    if (good.some((g) => g.from === e.from && g.to === e.to))
+      return problems.push({ path: at, code: 'invalid_edge', message: 'duplicate edge' });
     good.push({ from: e.from as string, to: e.to as string, ...(typeof e.when === 'boolean' ? { when: e.when } : {}) });
   });
 
@@ -114,7 +153,11 @@ export function validateWorkflowGraph(nodes: unknown, edges: unknown, declaredCr
     const stuck = new Set(cycleMembers(ids, good));
     const i = good.findIndex((e) => stuck.has(e.from) && stuck.has(e.to));
     const edgeIndex = edges.findIndex((e) => isObj(e) && e.from === good[i]?.from && e.to === good[i]?.to);
-    problems.push({ path: edgeIndex >= 0 ? `edges[${edgeIndex}]` : 'edges', code: 'cycle', message: `the edges form a cycle through ${[...stuck].join(', ')}` });
+    problems.push({
+      path: edgeIndex >= 0 ? `edges[${edgeIndex}]` : 'edges',
+      code: 'cycle',
+      message: `the edges form a cycle through ${[...stuck].join(', ')}`,
+    });
     return problems;
   }
 
@@ -125,8 +168,16 @@ export function validateWorkflowGraph(nodes: unknown, edges: unknown, declaredCr
     const at = `nodes[${indexOf.get(node.id)}]`;
     for (const t of kindOf(node.type).templates(node)) {
       const { refs, invalid } = templateRefs(t.text);
-      if (invalid) problems.push({ path: at + t.path, code: 'invalid_template', message: `${invalid} is not a reference (prompt, nodes.<id>.output, metadata.<key>, credentials.<name>)` });
-      for (const ref of refs) problems.push(...refProblems(ref, node, at + t.path, t.credentialsAllowed, byId, ancestors, declaredCredentials));
+      if (invalid)
+        problems.push({
+          path: at + t.path,
+          code: 'invalid_template',
+          message: `${invalid} is not a reference (prompt, nodes.<id>.output, metadata.<key>, credentials.<name>)`,
+        });
+      for (const ref of refs)
+        problems.push(
+          ...refProblems(ref, node, at + t.path, t.credentialsAllowed, byId, ancestors, declaredCredentials),
+        );
     }
   }
   return problems;
@@ -143,11 +194,22 @@ function refProblems(
 ): GraphProblem[] {
   if (ref.kind === 'node') {
     if (!byId.has(ref.node)) return [{ path, code: 'unknown_reference', message: `no node ${ref.node}` }];
-    if (!ancestors.get(node.id)?.has(ref.node)) return [{ path, code: 'unknown_reference', message: `node ${ref.node} does not run before ${node.id} (add an edge)` }];
+    if (!ancestors.get(node.id)?.has(ref.node))
+      return [
+        { path, code: 'unknown_reference', message: `node ${ref.node} does not run before ${node.id} (add an edge)` },
+      ];
   }
   if (ref.kind === 'credential') {
-    if (!credentialsAllowed) return [{ path, code: 'invalid_template', message: 'credentials may appear only in tool parameters' }];
-    if (!declared.includes(ref.name)) return [{ path, code: 'undeclared_credential', message: `credential ${ref.name} is not listed in the workflow's credentials` }];
+    if (!credentialsAllowed)
+      return [{ path, code: 'invalid_template', message: 'credentials may appear only in tool parameters' }];
+    if (!declared.includes(ref.name))
+      return [
+        {
+          path,
+          code: 'undeclared_credential',
+          message: `credential ${ref.name} is not listed in the workflow's credentials`,
+        },
+      ];
   }
   return [];
 }
@@ -223,7 +285,9 @@ export function nextDecisions(
     if (state[id] !== 'pending') continue;
     const incoming = edges.filter((e) => e.to === id);
     if (incoming.some((e) => state[e.from] === 'pending')) continue;
-    const run = incoming.length === 0 || incoming.some((e) => state[e.from] === 'done' && (e.when === undefined || conditionResults[e.from] === e.when));
+    const run =
+      incoming.length === 0 ||
+      incoming.some((e) => state[e.from] === 'done' && (e.when === undefined || conditionResults[e.from] === e.when));
     out.push({ id, run });
   }
   return out;

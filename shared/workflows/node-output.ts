@@ -29,6 +29,7 @@ export function utf8Length(s: string): number {
 /** The output itself, or NodeError node_output_too_large past MAX_NODE_OUTPUT_BYTES. */
 export function capOutput<T>(output: T): T {
   const size = utf8Length(typeof output === 'string' ? output : (JSON.stringify(output ?? null) ?? 'null'));
-  if (size > MAX_NODE_OUTPUT_BYTES) throw new NodeError('node_output_too_large', `node output is ${size} bytes; the limit is ${MAX_NODE_OUTPUT_BYTES}`);
+  if (size > MAX_NODE_OUTPUT_BYTES)
+    throw new NodeError('node_output_too_large', `node output is ${size} bytes; the limit is ${MAX_NODE_OUTPUT_BYTES}`);
   return output;
 }

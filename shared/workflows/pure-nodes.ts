@@ -1,5 +1,5 @@
-import { kindOf } from './nodes/index';
 import { runCondition } from './nodes/condition/kind';
+import { kindOf } from './nodes/index';
 import { runTemplate } from './nodes/template/kind';
 import type { TemplateScope } from './template';
 import type { ConditionNode, TemplateNode, WorkflowNode } from './types';

@@ -1,9 +1,9 @@
-import { ids } from '../platform/ids/index';
 import { BoundedCache } from '../platform/cache/bounded-cache';
 import { insertOnce, type Models } from '../platform/db/index';
+import { errors } from '../platform/errors/index';
+import { ids } from '../platform/ids/index';
 import type { WorkflowDefinitionDoc } from './models/workflow-definition';
 import type { WorkflowVersionDoc } from './models/workflow-version';
-import { errors } from '../platform/errors/index';
 import { parseWorkflowInput } from './schemas';
 import { compareSemver, isSemver, semverKey } from './semver';
 import type { GraphProblem, PublishedVersion, WorkflowDefinition, WorkflowEdge, WorkflowNode } from './types';
@@ -37,9 +37,13 @@ const versionCache = new BoundedCache<WorkflowVersionDoc>(2000);
 export const MAX_VERSIONS_PER_WORKFLOW = 100;
 
 function invalid(problems: GraphProblem[]) {
-  return errors.badRequest('invalid_workflow', `the workflow definition is not valid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, {
-    details: { problems },
-  });
+  return errors.badRequest(
+    'invalid_workflow',
+    `the workflow definition is not valid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
+    {
+      details: { problems },
+    },
+  );
 }
 
 /** Workflow definitions and their published versions. Graphs are stored as JSON text (FerretDB-safe keys) and handed out as plain objects. */
@@ -63,7 +67,8 @@ export class WorkflowRepository {
       created_at: now,
       updated_at: now,
     };
-    if (!(await insertOnce(this.models.workflowDefinitions, doc))) throw errors.conflict('workflow_exists', `workflow ${doc._id} already exists`);
+    if (!(await insertOnce(this.models.workflowDefinitions, doc)))
+      throw errors.conflict('workflow_exists', `workflow ${doc._id} already exists`);
     if (v.status === 'published') await this.publish(doc._id, v.version ?? '1.0.0', now);
     return (await this.get(doc._id))!;
   }
@@ -78,7 +83,13 @@ export class WorkflowRepository {
     return this.present(doc, versions);
   }
 
-  async list(f: { workspaceId?: string } = {}): Promise<Array<Omit<WorkflowDefinition, 'nodes' | 'edges' | 'versions'> & { node_count: number; latest_version: string | null }>> {
+  async list(
+    f: { workspaceId?: string } = {},
+  ): Promise<
+    Array<
+      Omit<WorkflowDefinition, 'nodes' | 'edges' | 'versions'> & { node_count: number; latest_version: string | null }
+    >
+  > {
     const docs = await this.models.workflowDefinitions
       .find(f.workspaceId ? { workspace_id: f.workspaceId } : {})
       .sort({ created_at: 1 })
@@ -108,12 +119,25 @@ export class WorkflowRepository {
     const doc = await this.models.workflowDefinitions.findById(id).lean<WorkflowDefinitionDoc>().exec();
     if (!doc) throw errors.notFound('workflow_not_found', `no workflow ${id}`);
     const latest = await this.latestVersion(id);
-    if (latest && compareSemver(version, latest.version) <= 0) throw errors.conflict('version_not_newer', `version ${version} is not newer than ${latest.version}`);
+    if (latest && compareSemver(version, latest.version) <= 0)
+      throw errors.conflict('version_not_newer', `version ${version} is not newer than ${latest.version}`);
     if ((await this.models.workflowVersions.countDocuments({ workflow_id: id }).exec()) >= MAX_VERSIONS_PER_WORKFLOW) {
-      throw errors.conflict('version_limit_reached', `workflow ${id} already has ${MAX_VERSIONS_PER_WORKFLOW} published versions`);
+      throw errors.conflict(
+        'version_limit_reached',
+        `workflow ${id} already has ${MAX_VERSIONS_PER_WORKFLOW} published versions`,
+      );
     }
-    const row: WorkflowVersionDoc = { _id: `${id}@${version}`, workflow_id: id, version, order_key: semverKey(version), graph_json: doc.graph_json, credentials: doc.credentials, published_at: now };
-    if (!(await insertOnce(this.models.workflowVersions, row))) throw errors.conflict('version_not_newer', `version ${version} is already published`);
+    const row: WorkflowVersionDoc = {
+      _id: `${id}@${version}`,
+      workflow_id: id,
+      version,
+      order_key: semverKey(version),
+      graph_json: doc.graph_json,
+      credentials: doc.credentials,
+      published_at: now,
+    };
+    if (!(await insertOnce(this.models.workflowVersions, row)))
+      throw errors.conflict('version_not_newer', `version ${version} is already published`);
     // The insert above decided the version; this only marks the definition published (the same value from every writer).
     await this.models.workflowDefinitions.updateOne({ _id: id }, { $set: { status: 'published', updated_at: now } });
     return (await this.get(id))!;
@@ -121,12 +145,22 @@ export class WorkflowRepository {
 
   async getVersion(id: string, version: string): Promise<PublishedVersion | null> {
     const row = await this.versionRow(id, version);
-    return row ? { version: row.version, ...decodeGraph(row.graph_json), credentials: row.credentials, published_at: row.published_at } : null;
+    return row
+      ? {
+          version: row.version,
+          ...decodeGraph(row.graph_json),
+          credentials: row.credentials,
+          published_at: row.published_at,
+        }
+      : null;
   }
 
   /** The graph a new run executes: the latest published version, or the draft when none is published. */
   async runnable(id: string): Promise<RunnableWorkflow | null> {
-    const [doc, latest] = await Promise.all([this.models.workflowDefinitions.findById(id).lean<WorkflowDefinitionDoc>().exec(), this.latestVersion(id)]);
+    const [doc, latest] = await Promise.all([
+      this.models.workflowDefinitions.findById(id).lean<WorkflowDefinitionDoc>().exec(),
+      this.latestVersion(id),
+    ]);
     if (!doc) return null;
     const graph = decodeGraph(latest?.graph_json ?? doc.graph_json);
     return {
@@ -152,7 +186,13 @@ export class WorkflowRepository {
   // ---- job workflows and public listings (branch jobflows) ----
 
   /** Stores a draft without graph validation beyond its shape: a wallet's draft may still be empty; publish validates. */
-  async createDraft(d: { name: string; description: string; nodes: unknown[]; edges: unknown[]; now: Date }): Promise<WorkflowDefinition> {
+  async createDraft(d: {
+    name: string;
+    description: string;
+    nodes: unknown[];
+    edges: unknown[];
+    now: Date;
+  }): Promise<WorkflowDefinition> {
     const doc: WorkflowDefinitionDoc = {
       _id: ids.workflow(),
       workspace_id: null,
@@ -164,12 +204,17 @@ export class WorkflowRepository {
       created_at: d.now,
       updated_at: d.now,
     };
-    if (!(await insertOnce(this.models.workflowDefinitions, doc))) throw errors.conflict('workflow_exists', `workflow ${doc._id} already exists`);
+    if (!(await insertOnce(this.models.workflowDefinitions, doc)))
+      throw errors.conflict('workflow_exists', `workflow ${doc._id} already exists`);
     return (await this.get(doc._id))!;
   }
 
   /** Changes the draft; published versions stay as they were. */
-  async updateDraft(id: string, patch: { name?: string; description?: string; nodes?: unknown[]; edges?: unknown[] }, now: Date): Promise<WorkflowDefinition> {
+  async updateDraft(
+    id: string,
+    patch: { name?: string; description?: string; nodes?: unknown[]; edges?: unknown[] },
+    now: Date,
+  ): Promise<WorkflowDefinition> {
     const current = await this.get(id);
     if (!current) throw errors.notFound('workflow_not_found', `no workflow ${id}`);
     const set: Partial<WorkflowDefinitionDoc> = { updated_at: now };
@@ -185,7 +230,14 @@ export class WorkflowRepository {
   /** The latest published version with its graph, or null when none is published. */
   async latestPublished(id: string): Promise<PublishedVersion | null> {
     const row = await this.latestVersion(id);
-    return row ? { version: row.version, ...decodeGraph(row.graph_json), credentials: row.credentials, published_at: row.published_at } : null;
+    return row
+      ? {
+          version: row.version,
+          ...decodeGraph(row.graph_json),
+          credentials: row.credentials,
+          published_at: row.published_at,
+        }
+      : null;
   }
 
   /** Published workflows, newest change first; `ids` narrows to those, `query` matches name or description (case-insensitive). */
@@ -201,7 +253,13 @@ export class WorkflowRepository {
       const re = { $regex: f.query.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), $options: 'i' };
       q.$or = [{ name: re }, { description: re }];
     }
-    const docs = await this.models.workflowDefinitions.find(q).sort({ updated_at: -1, _id: 1 }).skip(skip).limit(limit).lean<WorkflowDefinitionDoc[]>().exec();
+    const docs = await this.models.workflowDefinitions
+      .find(q)
+      .sort({ updated_at: -1, _id: 1 })
+      .skip(skip)
+      .limit(limit)
+      .lean<WorkflowDefinitionDoc[]>()
+      .exec();
     return docs.map(({ graph_json: _graph, latest_version: _pointer, ...rest }) => rest);
   }
 
@@ -220,9 +278,19 @@ export class WorkflowRepository {
       .exec();
     if (!top) return null;
     if (top.order_key !== undefined) return this.versionRow(id, top.version);
-    const rows = await this.models.workflowVersions.find({ workflow_id: id }, { version: 1 }).lean<Pick<WorkflowVersionDoc, '_id' | 'version'>[]>().exec();
-    await Promise.all(rows.map((r) => this.models.workflowVersions.updateOne({ _id: r._id }, { $set: { order_key: semverKey(r.version) } })));
-    const newest = rows.map((r) => r.version).sort(compareSemver).at(-1)!;
+    const rows = await this.models.workflowVersions
+      .find({ workflow_id: id }, { version: 1 })
+      .lean<Pick<WorkflowVersionDoc, '_id' | 'version'>[]>()
+      .exec();
+    await Promise.all(
+      rows.map((r) =>
+        this.models.workflowVersions.updateOne({ _id: r._id }, { $set: { order_key: semverKey(r.version) } }),
+      ),
+    );
+    const newest = rows
+      .map((r) => r.version)
+      .sort(compareSemver)
+      .at(-1)!;
     return this.versionRow(id, newest);
   }
 
@@ -234,12 +302,17 @@ export class WorkflowRepository {
     return row && versionCache.set(key, row);
   }
 
-  private present(doc: WorkflowDefinitionDoc, versions: Pick<WorkflowVersionDoc, 'version' | 'published_at'>[]): WorkflowDefinition {
+  private present(
+    doc: WorkflowDefinitionDoc,
+    versions: Pick<WorkflowVersionDoc, 'version' | 'published_at'>[],
+  ): WorkflowDefinition {
     const { graph_json, latest_version: _pointer, ...rest } = doc;
     return {
       ...rest,
       ...decodeGraph(graph_json),
-      versions: versions.sort((a, b) => compareSemver(a.version, b.version)).map((v) => ({ version: v.version, published_at: v.published_at })),
+      versions: versions
+        .sort((a, b) => compareSemver(a.version, b.version))
+        .map((v) => ({ version: v.version, published_at: v.published_at })),
     };
   }
 }

@@ -33,10 +33,21 @@ export interface WorkflowInput {
 }
 
 /** Validates a definition: joi for its envelope, validateWorkflowGraph for the graph; problems carry paths. */
-export function parseWorkflowInput(input: unknown): { value: WorkflowInput; problems: [] } | { value?: undefined; problems: GraphProblem[] } {
+export function parseWorkflowInput(
+  input: unknown,
+): { value: WorkflowInput; problems: [] } | { value?: undefined; problems: GraphProblem[] } {
   const { value, error } = workflowInputSchema.validate(input, { abortEarly: false, convert: true });
   if (error) {
-    return { problems: error.details.map((d) => ({ path: d.path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '['), code: 'invalid_definition', message: d.message })) };
+    return {
+      problems: error.details.map((d) => ({
+        path: d.path
+          .map((p) => (typeof p === 'number' ? `[${p}]` : p))
+          .join('.')
+          .replace(/\.\[/g, '['),
+        code: 'invalid_definition',
+        message: d.message,
+      })),
+    };
   }
   const problems = validateWorkflowGraph(value.nodes, value.edges, value.credentials);
   return problems.length ? { problems } : { value: value as WorkflowInput, problems: [] };

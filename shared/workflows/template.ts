@@ -18,7 +18,8 @@ export function parseRef(expr: string): TemplateRef | null {
   const parts = expr.split('.');
   if (parts.some((p) => !SEGMENT.test(p))) return null;
   if (parts.length === 1 && parts[0] === 'prompt') return { kind: 'prompt' };
-  if (parts[0] === 'nodes' && parts.length >= 3 && parts[2] === 'output') return { kind: 'node', node: parts[1], path: parts.slice(3) };
+  if (parts[0] === 'nodes' && parts.length >= 3 && parts[2] === 'output')
+    return { kind: 'node', node: parts[1], path: parts.slice(3) };
   if (parts[0] === 'metadata' && parts.length === 2) return { kind: 'metadata', key: parts[1] };
   if (parts[0] === 'credentials' && parts.length === 2) return { kind: 'credential', name: parts[1] };
   return null;
@@ -64,7 +65,10 @@ export function lookup(ref: TemplateRef, scope: TemplateScope, parsed = new Map<
           if (!parsed.has(v)) parsed.set(v, parseOrUndefined(v));
           v = parsed.get(v);
         }
-        v = v !== null && typeof v === 'object' && Object.hasOwn(v, key) ? (v as Record<string, unknown>)[key] : undefined;
+        v =
+          v !== null && typeof v === 'object' && Object.hasOwn(v, key)
+            ? (v as Record<string, unknown>)[key]
+            : undefined;
       }
       return v;
     }
@@ -158,6 +162,7 @@ export function renderValue(value: unknown, scope: TemplateScope, limit = MAX_RE
 export function stringsIn(value: unknown, path = ''): Array<{ path: string; text: string }> {
   if (typeof value === 'string') return [{ path, text: value }];
   if (Array.isArray(value)) return value.flatMap((v, i) => stringsIn(v, `${path}[${i}]`));
-  if (value !== null && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => stringsIn(v, `${path}.${k}`));
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value).flatMap(([k, v]) => stringsIn(v, `${path}.${k}`));
   return [];
 }

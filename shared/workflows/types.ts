@@ -1,8 +1,8 @@
 import type { WorkflowNode } from './nodes/index';
 
 /** The node kinds a workflow may use, each one entry of the registry in ./kinds (docs/workflows.md describes each). */
+export { CONDITION_OPERATORS, type ConditionNode, type ConditionOperator } from './nodes/condition/kind';
 export { NODE_TYPES, type NodeType, type WorkflowNode } from './nodes/index';
-export { CONDITION_OPERATORS, type ConditionOperator, type ConditionNode } from './nodes/condition/kind';
 export type { ModelNode } from './nodes/model/kind';
 export type { TemplateNode } from './nodes/template/kind';
 export type { ToolNode } from './nodes/tool/kind';
@@ -45,6 +45,16 @@ export interface WorkflowDefinition {
 /** One thing wrong with a definition, at a path like `nodes[2].type` or `edges[0].to`. */
 export interface GraphProblem {
   path: string;
-  code: 'invalid_node' | 'unknown_node_type' | 'duplicate_node_id' | 'invalid_edge' | 'dangling_edge' | 'cycle' | 'unknown_reference' | 'undeclared_credential' | 'invalid_template' | 'invalid_definition';
+  code:
+    | 'invalid_node'
+    | 'unknown_node_type'
+    | 'duplicate_node_id'
+    | 'invalid_edge'
+    | 'dangling_edge'
+    | 'cycle'
+    | 'unknown_reference'
+    | 'undeclared_credential'
+    | 'invalid_template'
+    | 'invalid_definition';
   message: string;
 }

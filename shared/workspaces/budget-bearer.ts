@@ -4,7 +4,10 @@ import { errors } from '../platform/errors/index';
 
 /** What the schedule endpoints need from the accounts area (runs' WorkspaceRepository has it). */
 export interface BudgetBearerResolver {
-  resolveBudgetBearer(apiKey: string, budgetKey: string): Promise<{ workspace: { _id: string }; budget: { _id: string; workspace_id: string } } | null>;
+  resolveBudgetBearer(
+    apiKey: string,
+    budgetKey: string,
+  ): Promise<{ workspace: { _id: string }; budget: { _id: string; workspace_id: string } } | null>;
 }
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
@@ -49,12 +52,17 @@ export class BudgetBearerAuth {
     opts: BearerCacheOptions = { ttlMs: 0, maxEntries: 0 },
     now: () => number = Date.now,
   ) {
-    this.cache = opts.ttlMs > 0 && opts.maxEntries > 0 ? new BoundedCache<Resolved>(opts.maxEntries, opts.ttlMs, now) : null;
+    this.cache =
+      opts.ttlMs > 0 && opts.maxEntries > 0 ? new BoundedCache<Resolved>(opts.maxEntries, opts.ttlMs, now) : null;
   }
 
   async authenticate(header: string | undefined): Promise<Resolved> {
     const keys = parseBudgetBearer(header);
-    const invalid = () => errors.unauthorized('budget_bearer_invalid', 'Authorization: Bearer base64("<api_key>:<budget_key>") with valid keys is required');
+    const invalid = () =>
+      errors.unauthorized(
+        'budget_bearer_invalid',
+        'Authorization: Bearer base64("<api_key>:<budget_key>") with valid keys is required',
+      );
     if (!keys) throw invalid();
     const key = this.cache ? createHash('sha256').update(header!).digest('base64url') : '';
     const hit = this.cache?.get(key);

@@ -17,11 +17,25 @@ function utcDayStart(now: Date): Date {
 export class BudgetChargeRepository {
   constructor(private readonly models: Pick<Models, 'budgetCharges'>) {}
 
-  async reserve(budget: Pick<Budget, '_id' | 'daily_credits' | 'total_credits'>, chargeId: string, credits: number, now = new Date()): Promise<{ ok: true } | { ok: false; refusal: BudgetRefusal }> {
-    const inserted = await insertOnce(this.models.budgetCharges, { _id: chargeId, budget_id: budget._id, credits, created_at: now } satisfies BudgetChargeDoc);
+  async reserve(
+    budget: Pick<Budget, '_id' | 'daily_credits' | 'total_credits'>,
+    chargeId: string,
+    credits: number,
+    now = new Date(),
+  ): Promise<{ ok: true } | { ok: false; refusal: BudgetRefusal }> {
+    const inserted = await insertOnce(this.models.budgetCharges, {
+      _id: chargeId,
+      budget_id: budget._id,
+      credits,
+      created_at: now,
+    } satisfies BudgetChargeDoc);
     // A retry of the same call finds its own row: it was allowed then.
     if (!inserted) return { ok: true };
-    const check = async (limit: 'daily' | 'total', allowance: number | null, since: Date | null): Promise<BudgetRefusal | null> => {
+    const check = async (
+      limit: 'daily' | 'total',
+      allowance: number | null,
+      since: Date | null,
+    ): Promise<BudgetRefusal | null> => {
       if (allowance === null) return null;
       const rows = await this.models.budgetCharges
         .find({ budget_id: budget._id, ...(since ? { created_at: { $gte: since } } : {}) }, { credits: 1 })
@@ -30,7 +44,9 @@ export class BudgetChargeRepository {
       const committed = rows.reduce((sum, r) => sum + r.credits, 0);
       return committed > allowance ? { limit, allowance, committed: committed - credits, credits } : null;
     };
-    const refusal = (await check('daily', budget.daily_credits, utcDayStart(now))) ?? (await check('total', budget.total_credits, null));
+    const refusal =
+      (await check('daily', budget.daily_credits, utcDayStart(now))) ??
+      (await check('total', budget.total_credits, null));
     if (!refusal) return { ok: true };
     await this.release(chargeId);
     return { ok: false, refusal };
@@ -47,8 +63,14 @@ export class BudgetChargeRepository {
 
   /** Credits committed today (UTC) and in total. */
   async spent(budgetId: string, now = new Date()): Promise<{ today: number; total: number }> {
-    const rows = await this.models.budgetCharges.find({ budget_id: budgetId }, { credits: 1, created_at: 1 }).lean<Array<{ credits: number; created_at: Date }>>().exec();
+    const rows = await this.models.budgetCharges
+      .find({ budget_id: budgetId }, { credits: 1, created_at: 1 })
+      .lean<Array<{ credits: number; created_at: Date }>>()
+      .exec();
     const day = utcDayStart(now).getTime();
-    return { today: rows.filter((r) => r.created_at.getTime() >= day).reduce((s, r) => s + r.credits, 0), total: rows.reduce((s, r) => s + r.credits, 0) };
+    return {
+      today: rows.filter((r) => r.created_at.getTime() >= day).reduce((s, r) => s + r.credits, 0),
+      total: rows.reduce((s, r) => s + r.credits, 0),
+    };
   }
 }

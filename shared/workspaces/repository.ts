@@ -1,13 +1,13 @@
 import { BoundedCache } from '../platform/cache/bounded-cache';
 import { insertOnce, type Models } from '../platform/db/index';
+import { errors } from '../platform/errors/index';
+import { ids, secret, SECRET_SHAPES, sha256Hex, webhookSecret } from '../platform/ids/index';
+import { compareSemver } from '../workflows/semver';
 import type { AgentGroupDoc } from './models/agent-group';
 import type { ApprovalKind, ApprovalRequestDoc } from './models/approval-request';
 import type { BudgetDoc } from './models/budget';
 import type { CredentialDoc } from './models/credential';
 import type { WorkspaceApiKeyDoc } from './models/workspace-api-key';
-import { errors } from '../platform/errors/index';
-import { compareSemver } from '../workflows/semver';
-import { ids, secret, SECRET_SHAPES, sha256Hex, webhookSecret } from '../platform/ids/index';
 import { SecretBox } from './secret-box';
 import type { AgentGroup, ApprovalRequest, Budget, GroupAccess, Workspace } from './types';
 
@@ -15,7 +15,14 @@ export type { GroupAccess };
 
 type WorkspaceModels = Pick<
   Models,
-  'workspaces' | 'budgets' | 'budgetWorkflows' | 'workspaceApiKeys' | 'agentGroups' | 'agentGroupTokens' | 'credentials' | 'approvalRequests'
+  | 'workspaces'
+  | 'budgets'
+  | 'budgetWorkflows'
+  | 'workspaceApiKeys'
+  | 'agentGroups'
+  | 'agentGroupTokens'
+  | 'credentials'
+  | 'approvalRequests'
 >;
 
 const CREDENTIAL_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
@@ -50,7 +57,11 @@ export class WorkspaceRepository {
   }
 
   private sealer(): SecretBox {
-    if (!this.box) throw errors.internal('credentials_key_missing', 'no credentials encryption key is configured (CREDENTIALS_ENCRYPTION_KEY)');
+    if (!this.box)
+      throw errors.internal(
+        'credentials_key_missing',
+        'no credentials encryption key is configured (CREDENTIALS_ENCRYPTION_KEY)',
+      );
     return this.box;
   }
 
@@ -78,7 +89,13 @@ export class WorkspaceRepository {
 
   // ── budgets ─────────────────────────────────────────────────────────────────
 
-  async createBudget(i: { workspaceId: string; name: string; dailyCredits?: number | null; totalCredits?: number | null; now?: Date }): Promise<{ budget: Budget; budgetKey: string }> {
+  async createBudget(i: {
+    workspaceId: string;
+    name: string;
+    dailyCredits?: number | null;
+    totalCredits?: number | null;
+    now?: Date;
+  }): Promise<{ budget: Budget; budgetKey: string }> {
     await this.needWorkspace(i.workspaceId);
     const budgetKey = secret('bk_');
     const doc: BudgetDoc = {
@@ -101,7 +118,11 @@ export class WorkspaceRepository {
   }
 
   async listBudgets(workspaceId: string): Promise<Budget[]> {
-    const docs = await this.models.budgets.find({ workspace_id: workspaceId }, { key_hash: 0 }).sort({ created_at: 1 }).lean<Omit<BudgetDoc, 'key_hash'>[]>().exec();
+    const docs = await this.models.budgets
+      .find({ workspace_id: workspaceId }, { key_hash: 0 })
+      .sort({ created_at: 1 })
+      .lean<Omit<BudgetDoc, 'key_hash'>[]>()
+      .exec();
     return Promise.all(docs.map((d) => this.withWorkflows(d)));
   }
 
@@ -111,7 +132,11 @@ export class WorkspaceRepository {
       .sort({ created_at: 1 })
       .lean<{ workflow_id: string; version?: string | null }[]>()
       .exec();
-    return { ...doc, workflow_ids: links.map((l) => l.workflow_id), workflow_versions: Object.fromEntries(links.map((l) => [l.workflow_id, l.version ?? null])) };
+    return {
+      ...doc,
+      workflow_ids: links.map((l) => l.workflow_id),
+      workflow_versions: Object.fromEntries(links.map((l) => [l.workflow_id, l.version ?? null])),
+    };
   }
 
   /**
@@ -119,12 +144,31 @@ export class WorkspaceRepository {
    * With `version`, the link approves that published version; a link already there moves to it
    * only forward (a stale approval of an older version never rolls a budget back).
    */
-  async addWorkflowToBudget(budgetId: string, workflowId: string, now = new Date(), version: string | null = null): Promise<Budget> {
-    if (!(await this.models.budgets.exists({ _id: budgetId }))) throw errors.notFound('budget_not_found', `no budget ${budgetId}`);
+  async addWorkflowToBudget(
+    budgetId: string,
+    workflowId: string,
+    now = new Date(),
+    version: string | null = null,
+  ): Promise<Budget> {
+    if (!(await this.models.budgets.exists({ _id: budgetId })))
+      throw errors.notFound('budget_not_found', `no budget ${budgetId}`);
     const _id = `${budgetId}:${workflowId}`;
-    if (!(await insertOnce(this.models.budgetWorkflows, { _id, budget_id: budgetId, workflow_id: workflowId, version, created_at: now })) && version !== null) {
-      const link = await this.models.budgetWorkflows.findById(_id, { version: 1 }).lean<{ version?: string | null }>().exec();
-      if (!link?.version || compareSemver(version, link.version) > 0) await this.models.budgetWorkflows.updateOne({ _id }, { $set: { version } });
+    if (
+      !(await insertOnce(this.models.budgetWorkflows, {
+        _id,
+        budget_id: budgetId,
+        workflow_id: workflowId,
+        version,
+        created_at: now,
+      })) &&
+      version !== null
+    ) {
+      const link = await this.models.budgetWorkflows
+        .findById(_id, { version: 1 })
+        .lean<{ version?: string | null }>()
+        .exec();
+      if (!link?.version || compareSemver(version, link.version) > 0)
+        await this.models.budgetWorkflows.updateOne({ _id }, { $set: { version } });
     }
     return (await this.getBudget(budgetId))!;
   }
@@ -133,7 +177,10 @@ export class WorkspaceRepository {
   async pinBudgetWorkflow(budgetId: string, workflowId: string, version: string): Promise<string> {
     const _id = `${budgetId}:${workflowId}`;
     await this.models.budgetWorkflows.updateOne({ _id, version: { $in: [null] } }, { $set: { version } });
-    const link = await this.models.budgetWorkflows.findById(_id, { version: 1 }).lean<{ version?: string | null }>().exec();
+    const link = await this.models.budgetWorkflows
+      .findById(_id, { version: 1 })
+      .lean<{ version?: string | null }>()
+      .exec();
     return link?.version ?? version;
   }
 
@@ -143,7 +190,11 @@ export class WorkspaceRepository {
 
   // ── workspace API keys and the schedule bearer ──────────────────────────────
 
-  async createApiKey(i: { workspaceId: string; label?: string; now?: Date }): Promise<{ apiKey: string; apiKeyId: string }> {
+  async createApiKey(i: {
+    workspaceId: string;
+    label?: string;
+    now?: Date;
+  }): Promise<{ apiKey: string; apiKeyId: string }> {
     await this.needWorkspace(i.workspaceId);
     const apiKey = secret('wak_');
     const doc: WorkspaceApiKeyDoc = {
@@ -159,16 +210,25 @@ export class WorkspaceRepository {
   }
 
   async revokeApiKey(apiKeyId: string, now = new Date()): Promise<boolean> {
-    const res = await this.models.workspaceApiKeys.updateOne({ key_id: apiKeyId, revoked_at: null }, { $set: { revoked_at: now } });
+    const res = await this.models.workspaceApiKeys.updateOne(
+      { key_id: apiKeyId, revoked_at: null },
+      { $set: { revoked_at: now } },
+    );
     return res.modifiedCount > 0;
   }
 
   /** The workspace and budget an API key + budget key speak for; null unless both are live and of one workspace. */
-  async resolveBudgetBearer(apiKey: string, budgetKey: string): Promise<{ workspace: Workspace; budget: Budget } | null> {
+  async resolveBudgetBearer(
+    apiKey: string,
+    budgetKey: string,
+  ): Promise<{ workspace: Workspace; budget: Budget } | null> {
     if (!SECRET_SHAPES.wak_.test(apiKey) || !SECRET_SHAPES.bk_.test(budgetKey)) return null;
     const [key, budgetDoc] = await Promise.all([
       this.models.workspaceApiKeys.findById(sha256Hex(apiKey)).lean<WorkspaceApiKeyDoc>().exec(),
-      this.models.budgets.findOne({ key_hash: sha256Hex(budgetKey) }, { key_hash: 0 }).lean<Omit<BudgetDoc, 'key_hash'>>().exec(),
+      this.models.budgets
+        .findOne({ key_hash: sha256Hex(budgetKey) }, { key_hash: 0 })
+        .lean<Omit<BudgetDoc, 'key_hash'>>()
+        .exec(),
     ]);
     if (!key || key.revoked_at || !budgetDoc || budgetDoc.workspace_id !== key.workspace_id) return null;
     const workspace = await this.getWorkspace(key.workspace_id);
@@ -178,7 +238,11 @@ export class WorkspaceRepository {
   // ── agent groups ────────────────────────────────────────────────────────────
 
   /** A group on a budget, its first `agt_` token and its webhook signing secret (both shown once). */
-  async createGroup(i: { budgetId: string; name: string; now?: Date }): Promise<{ group: AgentGroup; token: string; tokenId: string; webhookSecret: string }> {
+  async createGroup(i: {
+    budgetId: string;
+    name: string;
+    now?: Date;
+  }): Promise<{ group: AgentGroup; token: string; tokenId: string; webhookSecret: string }> {
     const budget = await this.getBudget(i.budgetId);
     if (!budget) throw errors.notFound('budget_not_found', `no budget ${i.budgetId}`);
     const id = ids.agentGroup();
@@ -204,27 +268,47 @@ export class WorkspaceRepository {
     return doc ? groupCache.set(id, Object.freeze(doc)) : null;
   }
 
-  async issueGroupToken(groupId: string, o: { label?: string; now?: Date } = {}): Promise<{ token: string; tokenId: string }> {
-    if (!(await this.models.agentGroups.exists({ _id: groupId }))) throw errors.notFound('group_not_found', `no agent group ${groupId}`);
+  async issueGroupToken(
+    groupId: string,
+    o: { label?: string; now?: Date } = {},
+  ): Promise<{ token: string; tokenId: string }> {
+    if (!(await this.models.agentGroups.exists({ _id: groupId })))
+      throw errors.notFound('group_not_found', `no agent group ${groupId}`);
     const token = secret('agt_');
     const tokenId = ids.agentToken();
-    await this.models.agentGroupTokens.collection.insertOne({ _id: sha256Hex(token), token_id: tokenId, group_id: groupId, label: o.label ?? null, created_at: o.now ?? new Date(), revoked_at: null } as never);
+    await this.models.agentGroupTokens.collection.insertOne({
+      _id: sha256Hex(token),
+      token_id: tokenId,
+      group_id: groupId,
+      label: o.label ?? null,
+      created_at: o.now ?? new Date(),
+      revoked_at: null,
+    } as never);
     return { token, tokenId };
   }
 
   async revokeGroupToken(tokenId: string, now = new Date()): Promise<boolean> {
-    const res = await this.models.agentGroupTokens.updateOne({ token_id: tokenId, revoked_at: null }, { $set: { revoked_at: now } });
+    const res = await this.models.agentGroupTokens.updateOne(
+      { token_id: tokenId, revoked_at: null },
+      { $set: { revoked_at: now } },
+    );
     return res.modifiedCount > 0;
   }
 
   /** The group (with its budget and workspace) an `agt_` token speaks for, or null. */
   async resolveGroupToken(token: string): Promise<GroupAccess | null> {
     if (!SECRET_SHAPES.agt_.test(token)) return null;
-    const t = await this.models.agentGroupTokens.findById(sha256Hex(token)).lean<{ group_id: string; token_id: string; revoked_at: Date | null }>().exec();
+    const t = await this.models.agentGroupTokens
+      .findById(sha256Hex(token))
+      .lean<{ group_id: string; token_id: string; revoked_at: Date | null }>()
+      .exec();
     if (!t || t.revoked_at) return null;
     const group = await this.getGroup(t.group_id);
     if (!group) return null;
-    const [budget, workspace] = await Promise.all([this.getBudget(group.budget_id), this.getWorkspace(group.workspace_id)]);
+    const [budget, workspace] = await Promise.all([
+      this.getBudget(group.budget_id),
+      this.getWorkspace(group.workspace_id),
+    ]);
     return budget && workspace ? { group, budget, workspace, tokenId: t.token_id } : null;
   }
 
@@ -232,13 +316,19 @@ export class WorkspaceRepository {
   async groupAccess(groupId: string): Promise<Omit<GroupAccess, 'tokenId'> | null> {
     const group = await this.getGroup(groupId);
     if (!group) return null;
-    const [budget, workspace] = await Promise.all([this.getBudget(group.budget_id), this.getWorkspace(group.workspace_id)]);
+    const [budget, workspace] = await Promise.all([
+      this.getBudget(group.budget_id),
+      this.getWorkspace(group.workspace_id),
+    ]);
     return budget && workspace ? { group, budget, workspace } : null;
   }
 
   /** The group's Standard Webhooks secret (`whsec_…`), for signing its callbacks. */
   async groupWebhookSecret(groupId: string): Promise<string> {
-    const doc = await this.models.agentGroups.findById(groupId, { webhook_secret_enc: 1 }).lean<{ webhook_secret_enc: string }>().exec();
+    const doc = await this.models.agentGroups
+      .findById(groupId, { webhook_secret_enc: 1 })
+      .lean<{ webhook_secret_enc: string }>()
+      .exec();
     if (!doc) throw errors.notFound('group_not_found', `no agent group ${groupId}`);
     return this.sealer().open(doc.webhook_secret_enc, `group:${groupId}`);
   }
@@ -246,22 +336,38 @@ export class WorkspaceRepository {
   // ── credentials ─────────────────────────────────────────────────────────────
 
   /** Sets (or replaces) a workspace credential. The value is sealed; it is never returned by reads. */
-  async setCredential(i: { workspaceId: string; name: string; value: string; now?: Date }): Promise<{ workspace_id: string; name: string; updated_at: Date }> {
-    if (!CREDENTIAL_NAME.test(i.name)) throw errors.badRequest('invalid_request', 'credential names are 1-64 characters of A-Z a-z 0-9 _ - starting with a letter');
+  async setCredential(i: {
+    workspaceId: string;
+    name: string;
+    value: string;
+    now?: Date;
+  }): Promise<{ workspace_id: string; name: string; updated_at: Date }> {
+    if (!CREDENTIAL_NAME.test(i.name))
+      throw errors.badRequest(
+        'invalid_request',
+        'credential names are 1-64 characters of A-Z a-z 0-9 _ - starting with a letter',
+      );
     await this.needWorkspace(i.workspaceId);
     const now = i.now ?? new Date();
     const id = `${i.workspaceId}:${i.name}`;
     const ciphertext = this.sealer().seal(i.value, id);
     await this.models.credentials.updateOne(
       { _id: id },
-      { $set: { ciphertext, updated_at: now }, $setOnInsert: { workspace_id: i.workspaceId, name: i.name, created_at: now } },
+      {
+        $set: { ciphertext, updated_at: now },
+        $setOnInsert: { workspace_id: i.workspaceId, name: i.name, created_at: now },
+      },
       { upsert: true },
     );
     return { workspace_id: i.workspaceId, name: i.name, updated_at: now };
   }
 
   async credentialNames(workspaceId: string): Promise<string[]> {
-    const docs = await this.models.credentials.find({ workspace_id: workspaceId }, { name: 1 }).sort({ name: 1 }).lean<{ name: string }[]>().exec();
+    const docs = await this.models.credentials
+      .find({ workspace_id: workspaceId }, { name: 1 })
+      .sort({ name: 1 })
+      .lean<{ name: string }[]>()
+      .exec();
     return docs.map((d) => d.name);
   }
 
@@ -274,7 +380,10 @@ export class WorkspaceRepository {
   /** Decrypted values, for the activity that needs them; never log or return them. */
   async credentialValues(workspaceId: string, names: readonly string[]): Promise<Record<string, string>> {
     if (names.length === 0) return {};
-    const docs = await this.models.credentials.find({ _id: { $in: names.map((n) => `${workspaceId}:${n}`) } }).lean<CredentialDoc[]>().exec();
+    const docs = await this.models.credentials
+      .find({ _id: { $in: names.map((n) => `${workspaceId}:${n}`) } })
+      .lean<CredentialDoc[]>()
+      .exec();
     return Object.fromEntries(docs.map((d) => [d.name, this.sealer().open(d.ciphertext, d._id)]));
   }
 
@@ -292,7 +401,14 @@ export class WorkspaceRepository {
     reason: string;
     now?: Date;
   }): Promise<ApprovalRequest> {
-    const openKey = [i.kind, i.workspaceId, i.budgetId ?? '-', i.workflowId ?? '-', i.credentialName ?? '-', ...(i.workflowVersion ? [i.workflowVersion] : [])].join('|');
+    const openKey = [
+      i.kind,
+      i.workspaceId,
+      i.budgetId ?? '-',
+      i.workflowId ?? '-',
+      i.credentialName ?? '-',
+      ...(i.workflowVersion ? [i.workflowVersion] : []),
+    ].join('|');
     const doc: ApprovalRequestDoc = {
       _id: ids.approval(),
       open_key: openKey,
@@ -310,7 +426,10 @@ export class WorkspaceRepository {
       approved_by: null,
     };
     if (await insertOnce(this.models.approvalRequests, doc)) return publicApproval(doc);
-    const existing = await this.models.approvalRequests.findOne({ open_key: openKey }).lean<ApprovalRequestDoc>().exec();
+    const existing = await this.models.approvalRequests
+      .findOne({ open_key: openKey })
+      .lean<ApprovalRequestDoc>()
+      .exec();
     // Approved between our insert and this read: open again.
     return existing ? publicApproval(existing) : this.openApproval(i);
   }
@@ -324,7 +443,12 @@ export class WorkspaceRepository {
     const q: Record<string, unknown> = {};
     if (f.status) q.status = f.status;
     if (f.workspaceId) q.workspace_id = f.workspaceId;
-    const docs = await this.models.approvalRequests.find(q).sort({ created_at: 1 }).limit(1000).lean<ApprovalRequestDoc[]>().exec();
+    const docs = await this.models.approvalRequests
+      .find(q)
+      .sort({ created_at: 1 })
+      .limit(1000)
+      .lean<ApprovalRequestDoc[]>()
+      .exec();
     return docs.map(publicApproval);
   }
 
@@ -341,9 +465,16 @@ export class WorkspaceRepository {
       await this.addWorkflowToBudget(doc.budget_id, doc.workflow_id, new Date(), doc.workflow_version ?? null);
     } else if (doc.kind === 'credential' && doc.credential_name) {
       if (o.credentialValue !== undefined) {
-        await this.setCredential({ workspaceId: doc.workspace_id, name: doc.credential_name, value: o.credentialValue });
+        await this.setCredential({
+          workspaceId: doc.workspace_id,
+          name: doc.credential_name,
+          value: o.credentialValue,
+        });
       } else if ((await this.missingCredentials(doc.workspace_id, [doc.credential_name])).length > 0) {
-        throw errors.conflict('credential_not_set', `set credential ${doc.credential_name} first (credential:set) or pass its value`);
+        throw errors.conflict(
+          'credential_not_set',
+          `set credential ${doc.credential_name} first (credential:set) or pass its value`,
+        );
       }
     }
     const now = o.now ?? new Date();

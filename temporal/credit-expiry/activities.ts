@@ -1,6 +1,6 @@
-import type { Models } from '../../shared/platform/db/index';
-import { pruneAuthRecords } from '../../shared/identity/housekeeping';
 import { LedgerStore } from '../../shared/credits/ledger-store';
+import { pruneAuthRecords } from '../../shared/identity/housekeeping';
+import type { Models } from '../../shared/platform/db/index';
 
 export interface CreditExpiryDeps {
   models: Models;

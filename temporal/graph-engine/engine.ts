@@ -1,8 +1,15 @@
-import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
-import { nextDecisions, topoOrder, type NodeState } from '../../shared/workflows/graph';
-import { kindOf, NODE_TYPES, type NodeType } from '../../shared/workflows/nodes/index';
-import type { NodeResult } from '../../shared/workflows/nodes/call';
+import {
+  ActivityFailure,
+  type ActivityOptions,
+  ApplicationFailure,
+  isCancellation,
+  proxyActivities,
+  TimeoutFailure,
+} from '@temporalio/workflow';
+import { nextDecisions, type NodeState, topoOrder } from '../../shared/workflows/graph';
 import { NodeError } from '../../shared/workflows/node-output';
+import type { NodeResult } from '../../shared/workflows/nodes/call';
+import { kindOf, NODE_TYPES, type NodeType } from '../../shared/workflows/nodes/index';
 import { RenderTooLarge } from '../../shared/workflows/template';
 import type { WorkflowEdge, WorkflowNode } from '../../shared/workflows/types';
 
@@ -32,22 +39,36 @@ export function nodeFailure(err: unknown, queue?: string): NodeFailed {
   if (cause instanceof NodeFailed) return cause;
   if (cause instanceof NodeError) return new NodeFailed(cause.code, cause.message, false);
   if (cause instanceof RenderTooLarge) return new NodeFailed(cause.name, cause.message, false);
-  if (cause instanceof ApplicationFailure) return new NodeFailed(cause.type ?? 'node_failed', cause.message, cause.type === 'setup_required');
+  if (cause instanceof ApplicationFailure)
+    return new NodeFailed(cause.type ?? 'node_failed', cause.message, cause.type === 'setup_required');
   if (cause instanceof TimeoutFailure && cause.timeoutType === 'SCHEDULE_TO_START') {
-    return new NodeFailed('node_queue_unserved', `no worker took the node from task queue ${queue ?? '(unknown)'} in time: is a worker serving it?`, false);
+    return new NodeFailed(
+      'node_queue_unserved',
+      `no worker took the node from task queue ${queue ?? '(unknown)'} in time: is a worker serving it?`,
+      false,
+    );
   }
-  if (cause instanceof TimeoutFailure) return new NodeFailed('node_timeout', `the node timed out (${cause.timeoutType})`, false);
+  if (cause instanceof TimeoutFailure)
+    return new NodeFailed('node_timeout', `the node timed out (${cause.timeoutType})`, false);
   return new NodeFailed('node_failed', (cause as Error)?.message ?? 'node failed', false);
 }
 
 export type NodeRunner = (call: any) => Promise<NodeResult>;
 
 /** Each kind's activity (the registry's name and options) on the queue `queueOf` gives it. */
-export function nodeActivities(queueOf: (type: NodeType) => string, extra: Omit<ActivityOptions, 'taskQueue'> = {}): Record<NodeType, NodeRunner> {
+export function nodeActivities(
+  queueOf: (type: NodeType) => string,
+  extra: Omit<ActivityOptions, 'taskQueue'> = {},
+): Record<NodeType, NodeRunner> {
   return Object.fromEntries(
     NODE_TYPES.map((type) => {
       const kind = kindOf(type);
-      return [type, proxyActivities<Record<string, NodeRunner>>({ taskQueue: queueOf(type), ...extra, ...kind.options })[kind.activity]];
+      return [
+        type,
+        proxyActivities<Record<string, NodeRunner>>({ taskQueue: queueOf(type), ...extra, ...kind.options })[
+          kind.activity
+        ],
+      ];
     }),
   ) as unknown as Record<NodeType, NodeRunner>;
 }
@@ -88,7 +109,11 @@ export type GraphEnd =
 /** Runs the graph to its end (throws only what its hooks or the workflow's own cancellation throw outside a node). */
 export async function runGraph(g: GraphRun): Promise<GraphEnd> {
   const byId = new Map(g.nodes.map((n) => [n.id, n]));
-  const order = topoOrder(g.nodes.map((n) => n.id), g.edges) ?? [];
+  const order =
+    topoOrder(
+      g.nodes.map((n) => n.id),
+      g.edges,
+    ) ?? [];
   const state: Record<string, NodeState> = Object.fromEntries(order.map((id) => [id, 'pending']));
   const outputs: Record<string, unknown> = {};
   const conditions: Record<string, boolean> = {};
@@ -103,9 +128,14 @@ export async function runGraph(g: GraphRun): Promise<GraphEnd> {
     if (result.model) model = result.model;
     g.hooks.completed(node, result);
   };
-  const failureOf = (node: WorkflowNode, err: unknown) => (isCancellation(err) ? null : nodeFailure(err, g.queueOf?.(node)));
+  const failureOf = (node: WorkflowNode, err: unknown) =>
+    isCancellation(err) ? null : nodeFailure(err, g.queueOf?.(node));
 
-  for (let wave = nextDecisions(order, g.edges, state, conditions); wave.length; wave = nextDecisions(order, g.edges, state, conditions)) {
+  for (
+    let wave = nextDecisions(order, g.edges, state, conditions);
+    wave.length;
+    wave = nextDecisions(order, g.edges, state, conditions)
+  ) {
     if (g.mode === 'one_by_one') {
       for (const d of wave) {
         const node = byId.get(d.id)!;

@@ -8,7 +8,10 @@ import { jobReservationSweepWorkflow } from './workflows';
 const START_DEADLINE_MS = 5000;
 
 /** Starts the deployment's expiry sweep unless it runs (a second start finds the first). */
-export async function startReservationSweep(temporal: TemporalHandle, input: { tickMs?: number; rounds?: number } = {}): Promise<void> {
+export async function startReservationSweep(
+  temporal: TemporalHandle,
+  input: { tickMs?: number; rounds?: number } = {},
+): Promise<void> {
   try {
     await temporal.client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
       temporal.client.workflow.start(jobReservationSweepWorkflow, {

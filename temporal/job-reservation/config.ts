@@ -1,4 +1,4 @@
-export { JOBS_QUEUE, JOB_ACTIVITY_OPTIONS } from '../job-verification/config';
+export { JOB_ACTIVITY_OPTIONS, JOBS_QUEUE } from '../job-verification/config';
 
 /** How late a reservation's slot may return to the pool with no caller (the API decides expiry exactly). */
 export const SWEEP_TICK_MS = 1000;

@@ -1,7 +1,15 @@
-import { condition, continueAsNew, defineSignal, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  condition,
+  continueAsNew,
+  defineSignal,
+  proxyActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import { workflowNow } from '../workflow-clock';
 import type { JobReservationActivities } from './activities';
 import { JOB_ACTIVITY_OPTIONS, SWEEP_BATCH, SWEEP_ROUNDS_PER_RUN, SWEEP_TICK_MS } from './config';
-import { workflowNow } from '../workflow-clock';
 
 /** The reservation was completed: stop its (pre-sweep) expiry timer. */
 export const reservationEndedSignal = defineSignal('jobReservationEnded');
@@ -30,7 +38,10 @@ export async function jobReservationSweepWorkflow(input: { tickMs?: number; roun
  * completion signals it to stop; otherwise at the end of the window the reservation expires and
  * its slot returns to the pool, unless a completion won the race in the store (the outcome row decides).
  */
-export async function jobReservationWorkflow(input: { reservationId: string; windowMs: number }): Promise<'completed' | 'expired'> {
+export async function jobReservationWorkflow(input: {
+  reservationId: string;
+  windowMs: number;
+}): Promise<'completed' | 'expired'> {
   let ended = false;
   setHandler(reservationEndedSignal, () => {
     ended = true;

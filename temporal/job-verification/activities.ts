@@ -1,10 +1,17 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { LedgerStore } from '../../shared/credits/ledger-store';
-import type { Models } from '../../shared/platform/db/index';
 import type { JobCompletionDoc, VerificationStep } from '../../shared/jobs/models/job-completion';
 import { JobRepository } from '../../shared/jobs/repository';
-import { afterChecks, PLATFORM_ACCOUNT, rewardGrantId, rewardSpendRequestId, socialPostChecks, type CheckResult } from '../../shared/jobs/rules';
+import {
+  afterChecks,
+  type CheckResult,
+  PLATFORM_ACCOUNT,
+  rewardGrantId,
+  rewardSpendRequestId,
+  socialPostChecks,
+} from '../../shared/jobs/rules';
 import { createWorkflowCheck, type WorkflowCheck } from '../../shared/jobs/workflow-check';
+import type { Models } from '../../shared/platform/db/index';
 
 export interface JobVerificationDeps {
   models: Models;
@@ -34,7 +41,9 @@ export type PayOutcome = { status: 'paid'; grantId: string } | { status: 'awaiti
 
 /** The verification's store work. Each activity reads what is recorded and is safe to retry. */
 function waitingReason(job: { kind: string; review: string }): string {
-  return job.review === 'auto' ? `waiting for an operator: the service cannot verify ${job.kind} evidence itself` : 'waiting for an operator';
+  return job.review === 'auto'
+    ? `waiting for an operator: the service cannot verify ${job.kind} evidence itself`
+    : 'waiting for an operator';
 }
 
 export function createJobVerificationActivities(deps: JobVerificationDeps) {
@@ -44,20 +53,39 @@ export function createJobVerificationActivities(deps: JobVerificationDeps) {
 
   async function load(completionId: string) {
     const completion = await jobs.getCompletion(completionId);
-    if (!completion) throw ApplicationFailure.nonRetryable(`completion ${completionId} has no record`, 'completion_record_missing');
+    if (!completion)
+      throw ApplicationFailure.nonRetryable(`completion ${completionId} has no record`, 'completion_record_missing');
     const job = await jobs.getJob(completion.job_id);
     if (!job) throw ApplicationFailure.nonRetryable(`job ${completion.job_id} has no record`, 'job_record_missing');
     return { completion, job };
   }
 
-  async function checksFor(c: JobCompletionDoc, job: NonNullable<Awaited<ReturnType<JobRepository['getJob']>>>): Promise<CheckResult[]> {
-    const proof: CheckResult = { name: 'proof_text_present', status: c.proof_text.trim() ? 'passed' : 'failed', detail: `${c.proof_text.length} characters` };
+  async function checksFor(
+    c: JobCompletionDoc,
+    job: NonNullable<Awaited<ReturnType<JobRepository['getJob']>>>,
+  ): Promise<CheckResult[]> {
+    const proof: CheckResult = {
+      name: 'proof_text_present',
+      status: c.proof_text.trim() ? 'passed' : 'failed',
+      detail: `${c.proof_text.length} characters`,
+    };
     switch (job.kind) {
       case 'social_share':
         return [proof, ...socialPostChecks(c.social_posts, job)];
       case 'workflow_creation':
-        if (!c.workflow_id) return [proof, { name: 'workflow_id_present', status: 'failed', detail: 'a workflow_creation completion names its workflow_id' }];
-        return [proof, await checkWorkflow(c.workflow_id, { jobId: job._id, wallet: c.wallet, reservationId: c.reservation_id })];
+        if (!c.workflow_id)
+          return [
+            proof,
+            {
+              name: 'workflow_id_present',
+              status: 'failed',
+              detail: 'a workflow_creation completion names its workflow_id',
+            },
+          ];
+        return [
+          proof,
+          await checkWorkflow(c.workflow_id, { jobId: job._id, wallet: c.wallet, reservationId: c.reservation_id }),
+        ];
       default:
         return [proof];
     }
@@ -70,18 +98,31 @@ export function createJobVerificationActivities(deps: JobVerificationDeps) {
       const results = await checksFor(completion, job);
       const steps: VerificationStep[] = results.map((r) => ({ ...r, at: now }));
       await jobs.updateCompletion(completionId, { steps }, now);
-      const next = afterChecks(steps.map((s) => s.status), job.review, job.kind);
+      const next = afterChecks(
+        steps.map((s) => s.status),
+        job.review,
+        job.kind,
+      );
       const failed = steps.filter((s) => s.status === 'failed').map((s) => s.name);
       return {
         next,
-        reason: next === 'reject' ? `failed checks: ${failed.join(', ')}` : next === 'approve' ? 'all automated checks passed' : waitingReason(job),
+        reason:
+          next === 'reject'
+            ? `failed checks: ${failed.join(', ')}`
+            : next === 'approve'
+              ? 'all automated checks passed'
+              : waitingReason(job),
         reviewDeadlineMs: job.review_deadline_seconds * 1000,
         reviewDefault: job.review_default,
       };
     },
 
     async awaitReview(completionId: string, deadlineAt: string): Promise<void> {
-      await jobs.updateCompletion(completionId, { status: 'awaiting_review', review_deadline_at: new Date(deadlineAt) }, new Date());
+      await jobs.updateCompletion(
+        completionId,
+        { status: 'awaiting_review', review_deadline_at: new Date(deadlineAt) },
+        new Date(),
+      );
     },
 
     /** Records the decision; a rejection returns the slot to the pool. */
@@ -91,7 +132,8 @@ export function createJobVerificationActivities(deps: JobVerificationDeps) {
       if (completion.decision) return;
       if (d.outcome === 'rejected') {
         const reservation = await jobs.getReservation(completion.reservation_id);
-        if (reservation?.slot !== null && reservation?.slot !== undefined) await jobs.freeSlot(job._id, reservation.slot, reservation._id);
+        if (reservation?.slot !== null && reservation?.slot !== undefined)
+          await jobs.freeSlot(job._id, reservation.slot, reservation._id);
       }
       await jobs.updateCompletion(
         completionId,
@@ -110,12 +152,22 @@ export function createJobVerificationActivities(deps: JobVerificationDeps) {
      */
     async payReward(completionId: string): Promise<PayOutcome> {
       const { completion, job } = await load(completionId);
-      if (completion.payment.status === 'paid' && completion.payment.grant_id) return { status: 'paid', grantId: completion.payment.grant_id };
+      if (completion.payment.status === 'paid' && completion.payment.grant_id)
+        return { status: 'paid', grantId: completion.payment.grant_id };
       const credits = completion.payment.credits;
       const attempts = completion.payment.attempts + 1;
-      const spent = await ledger.spend({ wallet: PLATFORM_ACCOUNT, requestId: rewardSpendRequestId(completionId), credits, details: `job reward ${job._id} → ${completion.wallet}` });
+      const spent = await ledger.spend({
+        wallet: PLATFORM_ACCOUNT,
+        requestId: rewardSpendRequestId(completionId),
+        credits,
+        details: `job reward ${job._id} → ${completion.wallet}`,
+      });
       if (!spent.ok) {
-        await jobs.updateCompletion(completionId, { payment: { ...completion.payment, status: 'awaiting_funds', platform_balance: spent.balance, attempts } }, new Date());
+        await jobs.updateCompletion(
+          completionId,
+          { payment: { ...completion.payment, status: 'awaiting_funds', platform_balance: spent.balance, attempts } },
+          new Date(),
+        );
         return { status: 'awaiting_funds', platformBalance: spent.balance };
       }
       const { grant } = await ledger.grant({
@@ -123,7 +175,11 @@ export function createJobVerificationActivities(deps: JobVerificationDeps) {
         grantId: rewardGrantId(completionId),
         credits,
         creditType: 'job_reward',
-        sourceMetadata: { job_id: job._id, completion_id: completionId, platform_transaction_id: spent.transaction._id },
+        sourceMetadata: {
+          job_id: job._id,
+          completion_id: completionId,
+          platform_transaction_id: spent.transaction._id,
+        },
         expiresAt: new Date(Date.now() + deps.creditExpiryDays * 86_400_000),
       });
       const now = new Date();
@@ -131,7 +187,15 @@ export function createJobVerificationActivities(deps: JobVerificationDeps) {
         completionId,
         {
           status: 'paid',
-          payment: { status: 'paid', credits, grant_id: grant._id, transaction_id: spent.transaction._id, paid_at: now, platform_balance: null, attempts },
+          payment: {
+            status: 'paid',
+            credits,
+            grant_id: grant._id,
+            transaction_id: spent.transaction._id,
+            paid_at: now,
+            platform_balance: null,
+            attempts,
+          },
         },
         now,
       );

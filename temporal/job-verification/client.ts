@@ -1,11 +1,11 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
-import type { TemporalHandle } from '../connection';
 import type { JobEngine, VerificationStart } from '../../shared/jobs/engine';
+import type { TemporalHandle } from '../connection';
 import { ensureReservationSweep } from '../job-reservation/client';
 import { SA } from '../search-attributes';
 import { JOBS_QUEUE } from './config';
 import { verificationWorkflowId } from './ids';
-import { fundsAddedSignal, reviewSignal, stageQuery, type ReviewDecision } from './signals';
+import { fundsAddedSignal, type ReviewDecision, reviewSignal, stageQuery } from './signals';
 import { jobVerificationWorkflow } from './workflows';
 
 const DEADLINE_MS = 5000;
@@ -33,13 +33,19 @@ export async function startVerification(temporal: TemporalHandle, c: Verificatio
 }
 
 /** An operator's approve or reject (job:approve / job:reject). */
-export async function signalReview(temporal: TemporalHandle, completionId: string, decision: ReviewDecision): Promise<void> {
+export async function signalReview(
+  temporal: TemporalHandle,
+  completionId: string,
+  decision: ReviewDecision,
+): Promise<void> {
   await temporal.client.workflow.getHandle(verificationWorkflowId(completionId)).signal(reviewSignal, decision);
 }
 
 /** Tells verifications waiting for funds that the platform account was funded; closed ones are skipped. */
 export async function signalFundsAdded(temporal: TemporalHandle, completionIds: string[]): Promise<number> {
-  const sent = await Promise.allSettled(completionIds.map((id) => temporal.client.workflow.getHandle(verificationWorkflowId(id)).signal(fundsAddedSignal)));
+  const sent = await Promise.allSettled(
+    completionIds.map((id) => temporal.client.workflow.getHandle(verificationWorkflowId(id)).signal(fundsAddedSignal)),
+  );
   return sent.filter((s) => s.status === 'fulfilled').length;
 }
 
@@ -48,7 +54,9 @@ export async function verificationStage(temporal: TemporalHandle, completionId: 
 }
 
 export async function verificationResult(temporal: TemporalHandle, completionId: string) {
-  return temporal.client.workflow.getHandle<typeof jobVerificationWorkflow>(verificationWorkflowId(completionId)).result();
+  return temporal.client.workflow
+    .getHandle<typeof jobVerificationWorkflow>(verificationWorkflowId(completionId))
+    .result();
 }
 
 /** The job service's port onto this process's Temporal client (the reservation sweep and verifications). */

@@ -1,8 +1,8 @@
 import { condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { workflowNow } from '../workflow-clock';
 import type { JobVerificationActivities, VerificationDecision } from './activities';
 import { JOB_ACTIVITY_OPTIONS, PAYMENT_RETRY_INTERVAL_MS } from './config';
-import { fundsAddedSignal, reviewSignal, stageQuery, type ReviewDecision } from './signals';
-import { workflowNow } from '../workflow-clock';
+import { fundsAddedSignal, type ReviewDecision, reviewSignal, stageQuery } from './signals';
 
 const { runChecks, awaitReview, decide, payReward } = proxyActivities<JobVerificationActivities>(JOB_ACTIVITY_OPTIONS);
 
@@ -41,9 +41,17 @@ export async function jobVerificationWorkflow(input: { completionId: string }): 
     setStage('awaiting_review');
     await awaitReview(input.completionId, new Date(workflowNow() + checks.reviewDeadlineMs).toISOString());
     if (await condition(() => review !== undefined, checks.reviewDeadlineMs)) {
-      decision = { outcome: review!.outcome === 'approve' ? 'approved' : 'rejected', by: 'operator', reason: review!.reason ?? '' };
+      decision = {
+        outcome: review!.outcome === 'approve' ? 'approved' : 'rejected',
+        by: 'operator',
+        reason: review!.reason ?? '',
+      };
     } else {
-      decision = { outcome: checks.reviewDefault === 'approve' ? 'approved' : 'rejected', by: 'deadline_default', reason: 'no operator decision before the review deadline' };
+      decision = {
+        outcome: checks.reviewDefault === 'approve' ? 'approved' : 'rejected',
+        by: 'deadline_default',
+        reason: 'no operator decision before the review deadline',
+      };
     }
   } else {
     decision = { outcome: checks.next === 'approve' ? 'approved' : 'rejected', by: 'automated', reason: checks.reason };

@@ -1,8 +1,8 @@
 import type { TemporalHandle } from '../connection';
 import { SA } from '../search-attributes';
+import type { PingResult } from './activities';
 import { PING_QUEUE } from './config';
 import { pingWorkflowId } from './ids';
-import type { PingResult } from './activities';
 
 /** Starts a ping and waits for it; used by the health details page and `make dev`. */
 export async function runPing(temporal: TemporalHandle, tag: string): Promise<PingResult> {

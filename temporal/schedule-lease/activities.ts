@@ -16,8 +16,14 @@ export function createScheduleLeaseActivities(deps: ScheduleLeaseDeps) {
      * schedule document once no active claim holds it (this workflow only drains leases an older
      * release started; docs/architecture.md).
      */
-    async expireClaim(claimId: string, scheduleId: string, nowIso: string): Promise<'released' | 'advanced' | 'expired'> {
-      const { end } = await repo.endClaim({ _id: claimId, schedule_id: scheduleId }, 'expired', new Date(nowIso), { reason: 'lease_expired' });
+    async expireClaim(
+      claimId: string,
+      scheduleId: string,
+      nowIso: string,
+    ): Promise<'released' | 'advanced' | 'expired'> {
+      const { end } = await repo.endClaim({ _id: claimId, schedule_id: scheduleId }, 'expired', new Date(nowIso), {
+        reason: 'lease_expired',
+      });
       return end.kind;
     },
   };

@@ -3,7 +3,7 @@ import type { TemporalHandle } from '../connection';
 import { SA } from '../search-attributes';
 import { SCHEDULE_LEASE_QUEUE } from './config';
 import { leaseWorkflowId } from './ids';
-import { scheduleLeaseWorkflow, type LeaseInput } from './workflows';
+import { type LeaseInput, scheduleLeaseWorkflow } from './workflows';
 
 /** A request must not hang on an unreachable Temporal: fail within this, and the caller answers 503. */
 const DEADLINE_MS = 5000;

@@ -1,8 +1,8 @@
 import { condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { workflowNow } from '../workflow-clock';
 import type { ScheduleLeaseActivities } from './activities';
 import { EXPIRE_OPTIONS } from './config';
 import { leaseEndedSignal } from './signals';
-import { workflowNow } from '../workflow-clock';
 
 const { expireClaim } = proxyActivities<ScheduleLeaseActivities>(EXPIRE_OPTIONS);
 

@@ -3,7 +3,7 @@ import type { TemporalHandle } from '../connection';
 import { SA } from '../search-attributes';
 import { HOLD_HEAL_EVERY, HOLD_HEAL_SCHEDULE_ID, TOOLS_QUEUE } from './config';
 import { holdHealWorkflowId } from './ids';
-import { toolHoldHealWorkflow, type HoldHealResult } from './workflows';
+import { type HoldHealResult, toolHoldHealWorkflow } from './workflows';
 
 export function holdHealScheduleId(temporal: TemporalHandle): string {
   return `${temporal.prefix}${HOLD_HEAL_SCHEDULE_ID}`;
@@ -31,7 +31,11 @@ export async function ensureHoldHealSchedule(temporal: TemporalHandle, olderThan
 }
 
 /** Heals now and waits for the result (operator CLI, tests). */
-export async function runHoldHeal(temporal: TemporalHandle, tag: string, olderThanMinutes: number): Promise<HoldHealResult> {
+export async function runHoldHeal(
+  temporal: TemporalHandle,
+  tag: string,
+  olderThanMinutes: number,
+): Promise<HoldHealResult> {
   return temporal.client.workflow.execute(toolHoldHealWorkflow, {
     args: [olderThanMinutes],
     taskQueue: temporal.queue(TOOLS_QUEUE),

@@ -20,7 +20,9 @@ export async function toolHoldHealWorkflow(olderThanMinutes: number): Promise<Ho
   const result: HoldHealResult = { captured: 0, released: 0, gone: 0 };
   const seen = new Set<string>();
   for (;;) {
-    const batch = (await acts.findStaleHolds(cutoff, HOLD_HEAL_BATCH)).filter((h) => !seen.has(`${h.account}|${h.holdId}`));
+    const batch = (await acts.findStaleHolds(cutoff, HOLD_HEAL_BATCH)).filter(
+      (h) => !seen.has(`${h.account}|${h.holdId}`),
+    );
     if (batch.length === 0) break;
     const outcomes = await Promise.all(batch.map((h) => acts.healHold(h.account, h.holdId)));
     for (const [i, o] of outcomes.entries()) {

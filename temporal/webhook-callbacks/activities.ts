@@ -1,11 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { Context } from '@temporalio/activity';
-import { RefusedTarget, safePost } from '../../shared/webhook-runs/callback-post';
-import { classifyStatus, parseRetryAfter, retryDelayMs, type RetrySchedule } from '../../shared/webhook-runs/callback-schedule';
-import { standardWebhookHeaders } from '../../shared/webhook-runs/callback-sign';
 import type { CallbackConfig } from '../../shared/platform/config/index';
 import type { Models } from '../../shared/platform/db/index';
 import { callbackAttempts } from '../../shared/webhook-runs/callback-metrics';
+import { RefusedTarget, safePost } from '../../shared/webhook-runs/callback-post';
+import {
+  classifyStatus,
+  parseRetryAfter,
+  retryDelayMs,
+  type RetrySchedule,
+} from '../../shared/webhook-runs/callback-schedule';
+import { standardWebhookHeaders } from '../../shared/webhook-runs/callback-sign';
 import { fullRun } from '../../shared/webhook-runs/present';
 import { RunRepository } from '../../shared/webhook-runs/repository';
 import { WorkspaceRepository } from '../../shared/workspaces/repository';
@@ -51,11 +56,21 @@ export function createCallbackActivities(deps: CallbackDeps) {
   return {
     async attemptDelivery(i: AttemptInput): Promise<AttemptResult> {
       const record = await runs.get(i.runId);
-      if (!record?.run.callback_url) return { outcome: 'failed', status: null, error: 'the run has no callback_url', retryInMs: 0 };
+      if (!record?.run.callback_url)
+        return { outcome: 'failed', status: null, error: 'the run has no callback_url', retryInMs: 0 };
       const { run } = record;
-      const body = JSON.stringify({ type: `webhook_run.${run.status}`, timestamp: (run.completed_at ?? run.updated_at).toISOString(), data: { run: fullRun(record) } });
+      const body = JSON.stringify({
+        type: `webhook_run.${run.status}`,
+        timestamp: (run.completed_at ?? run.updated_at).toISOString(),
+        data: { run: fullRun(record) },
+      });
       const now = new Date();
-      const headers = standardWebhookHeaders(await workspaces.groupWebhookSecret(i.groupId), callbackMessageId(i.runId), body, now);
+      const headers = standardWebhookHeaders(
+        await workspaces.groupWebhookSecret(i.groupId),
+        callbackMessageId(i.runId),
+        body,
+        now,
+      );
 
       let status: number | null = null;
       let error: string | null = null;
@@ -82,7 +97,8 @@ export function createCallbackActivities(deps: CallbackDeps) {
 
       const verdict = refused ? 'fail' : classifyStatus(status);
       const last = i.attempt >= i.schedule.maxAttempts;
-      const outcome: AttemptResult['outcome'] = verdict === 'delivered' ? 'delivered' : verdict === 'retry' && !last ? 'retry' : 'failed';
+      const outcome: AttemptResult['outcome'] =
+        verdict === 'delivered' ? 'delivered' : verdict === 'retry' && !last ? 'retry' : 'failed';
       callbackAttempts.inc({ outcome });
       if (verdict === 'stop') error = 'receiver answered 410 Gone: no more attempts';
       else if (verdict === 'retry' && last) error = `${error}; gave up after ${i.attempt} attempts`;
@@ -98,7 +114,12 @@ export function createCallbackActivities(deps: CallbackDeps) {
         },
         new Date(),
       );
-      return { outcome, status, error, retryInMs: outcome === 'retry' ? retryDelayMs(i.attempt, i.schedule, Math.random(), retryAfterMs) : 0 };
+      return {
+        outcome,
+        status,
+        error,
+        retryInMs: outcome === 'retry' ? retryDelayMs(i.attempt, i.schedule, Math.random(), retryAfterMs) : 0,
+      };
     },
   };
 }

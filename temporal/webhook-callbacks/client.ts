@@ -1,5 +1,5 @@
 import type { TemporalHandle } from '../connection';
-import { callbackProgressQuery, type CallbackProgress } from './definitions';
+import { type CallbackProgress, callbackProgressQuery } from './definitions';
 import { callbackWorkflowId } from './ids';
 
 /** Where a run's callback delivery is (attempts, waits, status). */

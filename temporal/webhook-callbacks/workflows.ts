@@ -3,7 +3,7 @@ import type { RetrySchedule } from '../../shared/webhook-runs/callback-schedule'
 import { SA } from '../search-attributes';
 import type { CallbackActivities } from './activities';
 import { attemptOptions } from './config';
-import { callbackProgressQuery, type CallbackProgress } from './definitions';
+import { type CallbackProgress, callbackProgressQuery } from './definitions';
 
 export interface CallbackInput {
   runId: string;
@@ -18,10 +18,23 @@ export interface CallbackInput {
  * workflow (its attempts on `queue`), so the first attempt is scheduled in the workflow task that
  * records the run's end; `progress` is updated in place for the callbackProgress query.
  */
-export async function deliverCallback(input: CallbackInput, progress: CallbackProgress, queue?: string): Promise<CallbackProgress> {
-  const { attemptDelivery } = proxyActivities<CallbackActivities>({ ...attemptOptions(input.timeoutMs), ...(queue ? { taskQueue: queue } : {}) });
+export async function deliverCallback(
+  input: CallbackInput,
+  progress: CallbackProgress,
+  queue?: string,
+): Promise<CallbackProgress> {
+  const { attemptDelivery } = proxyActivities<CallbackActivities>({
+    ...attemptOptions(input.timeoutMs),
+    ...(queue ? { taskQueue: queue } : {}),
+  });
   for (let attempt = 1; ; attempt++) {
-    const r = await attemptDelivery({ runId: input.runId, groupId: input.groupId, attempt, schedule: input.schedule, timeoutMs: input.timeoutMs });
+    const r = await attemptDelivery({
+      runId: input.runId,
+      groupId: input.groupId,
+      attempt,
+      schedule: input.schedule,
+      timeoutMs: input.timeoutMs,
+    });
     progress.attempts = attempt;
     if (r.outcome !== 'retry') {
       progress.status = r.outcome;

@@ -1,12 +1,12 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
-import { NODE_TYPES, type NodeType } from '../../shared/workflows/nodes/index';
 import type { RunEngine, RunStart } from '../../shared/webhook-runs/engine';
+import { NODE_TYPES, type NodeType } from '../../shared/workflows/nodes/index';
 import type { TemporalHandle } from '../connection';
 import { SA } from '../search-attributes';
 import { CALLBACK_QUEUE } from '../webhook-callbacks/config';
-import { callbackProgressQuery, type CallbackProgress } from '../webhook-callbacks/definitions';
+import { type CallbackProgress, callbackProgressQuery } from '../webhook-callbacks/definitions';
 import { NODE_QUEUES, RUN_QUEUE, UNTRUSTED_NODE_QUEUES } from './config';
-import { runProgressQuery, type RunProgress } from './definitions';
+import { type RunProgress, runProgressQuery } from './definitions';
 import type { RunQueues } from './types';
 import { webhookRun } from './workflows';
 
@@ -16,7 +16,10 @@ const START_DEADLINE_MS = 5000;
 export type { RunStart };
 
 /** Each node kind's queue as this process names it (tests and deployments prefix them). */
-export function nodeQueuesOf(temporal: TemporalHandle, nodes: Readonly<Record<NodeType, string>>): Record<NodeType, string> {
+export function nodeQueuesOf(
+  temporal: TemporalHandle,
+  nodes: Readonly<Record<NodeType, string>>,
+): Record<NodeType, string> {
   return Object.fromEntries(NODE_TYPES.map((type) => [type, temporal.queue(nodes[type])])) as Record<NodeType, string>;
 }
 
@@ -74,7 +77,9 @@ export async function startWebhookRun(temporal: TemporalHandle, s: RunStart): Pr
 /** Requests cancellation of a run's workflow; false when there is no open execution. */
 export async function cancelWebhookRun(temporal: TemporalHandle, runId: string): Promise<boolean> {
   try {
-    await temporal.client.withDeadline(Date.now() + START_DEADLINE_MS, () => temporal.client.workflow.getHandle(runId).cancel());
+    await temporal.client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+      temporal.client.workflow.getHandle(runId).cancel(),
+    );
     return true;
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return false;

@@ -21,7 +21,9 @@ export const UNTRUSTED_NODE_QUEUES = nodeQueues('untrustedQueue');
 
 /** Node kind → its task queue, from the kinds' registry (shared/workflows/nodes/index.ts). */
 function nodeQueues(which: 'queue' | 'untrustedQueue'): Readonly<Record<NodeType, string>> {
-  return Object.freeze(Object.fromEntries(NODE_TYPES.map((type) => [type, NODE_KINDS[type][which]])) as Record<NodeType, string>);
+  return Object.freeze(
+    Object.fromEntries(NODE_TYPES.map((type) => [type, NODE_KINDS[type][which]])) as Record<NodeType, string>,
+  );
 }
 
 /** The run record must end up agreeing with the execution: store writes retry until they land. */

@@ -1,16 +1,32 @@
-import { ApplicationFailure, CancellationScope, isCancellation, ParentClosePolicy, proxyActivities, proxyLocalActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  ParentClosePolicy,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { RunNodeRecord, RunOutcome } from '../../shared/webhook-runs/types';
-import { INLINE_MATCH_BUDGET, inlineCost, isPureNode, runPureNode, type PureNode } from '../../shared/workflows/pure-nodes';
 import type { NodeResult } from '../../shared/workflows/nodes/call';
+import {
+  INLINE_MATCH_BUDGET,
+  inlineCost,
+  isPureNode,
+  type PureNode,
+  runPureNode,
+} from '../../shared/workflows/pure-nodes';
 import type { WorkflowNode } from '../../shared/workflows/types';
-import { asText, NodeFailed, nodeActivities, nodeFailure, runGraph as runGraphEngine } from '../graph-engine/engine';
-import { callbackProgressQuery, type CallbackProgress } from '../webhook-callbacks/definitions';
-import { callbackDeliveryWorkflow, deliverCallback } from '../webhook-callbacks/workflows';
-import { callbackWorkflowId } from '../webhook-callbacks/ids';
+import { asText, nodeActivities, NodeFailed, nodeFailure, runGraph as runGraphEngine } from '../graph-engine/engine';
 import { SA } from '../search-attributes';
+import { type CallbackProgress, callbackProgressQuery } from '../webhook-callbacks/definitions';
+import { callbackWorkflowId } from '../webhook-callbacks/ids';
+import { callbackDeliveryWorkflow, deliverCallback } from '../webhook-callbacks/workflows';
 import type { RunStoreActivities } from './activities/store';
 import { DEFAULT_NODE_START_TIMEOUT_MS, STORE_OPTIONS } from './config';
-import { runProgressQuery, type RunProgress } from './definitions';
+import { type RunProgress, runProgressQuery } from './definitions';
 import type { WebhookRunInput } from './types';
 
 export type { WebhookRunInput };
@@ -45,13 +61,21 @@ export function webhookRun(input: WebhookRunInput): Promise<RunOutcome> {
 }
 
 export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise<RunOutcome> {
-  const progress: RunProgress = { status: 'queued', nodes: Object.fromEntries(input.nodes.map((n) => [n.id, 'pending'])) };
+  const progress: RunProgress = {
+    status: 'queued',
+    nodes: Object.fromEntries(input.nodes.map((n) => [n.id, 'pending'])),
+  };
   setHandler(runProgressQuery, () => progress);
   const callbackProgress: CallbackProgress = { attempts: 0, waits: [], status: 'pending' };
   if (shape.callback === 'in-run' && input.callback) setHandler(callbackProgressQuery, () => callbackProgress);
-  const store = shape.storeWrites === 'local' ? proxyLocalActivities<RunStoreActivities>(STORE_OPTIONS) : proxyActivities<RunStoreActivities>({ taskQueue: input.queues.runs, ...STORE_OPTIONS });
+  const store =
+    shape.storeWrites === 'local'
+      ? proxyLocalActivities<RunStoreActivities>(STORE_OPTIONS)
+      : proxyActivities<RunStoreActivities>({ taskQueue: input.queues.runs, ...STORE_OPTIONS });
   // Every node's schedule-to-start is bounded: a kind whose queue no worker serves fails `node_queue_unserved`.
-  const run = nodeActivities((type) => input.queues[type], { scheduleToStartTimeout: input.nodeStartTimeoutMs ?? DEFAULT_NODE_START_TIMEOUT_MS });
+  const run = nodeActivities((type) => input.queues[type], {
+    scheduleToStartTimeout: input.nodeStartTimeoutMs ?? DEFAULT_NODE_START_TIMEOUT_MS,
+  });
   const records: RunNodeRecord[] = [];
   let outcome: RunOutcome;
   let cancelled: unknown;
@@ -61,14 +85,24 @@ export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise
     if (start.status !== 'running') {
       // The record ended before this execution began (e.g. marked failed when the start looked lost).
       progress.status = start.status;
-      return { status: 'failed', response_text: null, model: null, error_code: 'run_already_ended', error_message: `the run was already ${start.status}`, nodes: [] };
+      return {
+        status: 'failed',
+        response_text: null,
+        model: null,
+        error_code: 'run_already_ended',
+        error_message: `the run was already ${start.status}`,
+        nodes: [],
+      };
     }
     progress.status = 'running';
     upsertSearchAttributes([{ key: SA.flowStatus, value: 'running' }]);
 
     let matchBudget = INLINE_MATCH_BUDGET;
     /** Whether a pure node is evaluated here (within the run's regex budget) or dispatched to its queue. */
-    const inlineHere = (node: WorkflowNode, scope: { prompt: string; outputs: Record<string, unknown>; metadata: Record<string, unknown> }): node is PureNode => {
+    const inlineHere = (
+      node: WorkflowNode,
+      scope: { prompt: string; outputs: Record<string, unknown>; metadata: Record<string, unknown> },
+    ): node is PureNode => {
       if (shape.pureNodes !== 'in-task' || !isPureNode(node)) return false;
       const cost = inlineCost(node, scope);
       if (cost > matchBudget) return false;
@@ -83,7 +117,15 @@ export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise
       async execute(node, outputs): Promise<NodeResult> {
         const scope = { prompt: start.prompt, outputs, metadata: start.metadata };
         if (inlineHere(node, scope)) return { output: runPureNode(node, scope), worker: start.worker };
-        return run[node.type]({ runId: input.runId, node, prompt: start.prompt, outputs, metadata: start.metadata, workspaceId: start.workspaceId, budgetId: start.budgetId });
+        return run[node.type]({
+          runId: input.runId,
+          node,
+          prompt: start.prompt,
+          outputs,
+          metadata: start.metadata,
+          workspaceId: start.workspaceId,
+          budgetId: start.budgetId,
+        });
       },
       queueOf: (node) => input.queues[node.type],
       hooks: {
@@ -101,12 +143,19 @@ export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise
             type: node.type,
             status: 'completed',
             worker: result.worker,
-            ...(result.credits_charged === undefined ? {} : { credits_charged: result.credits_charged, transaction_id: result.transaction_id }),
+            ...(result.credits_charged === undefined
+              ? {}
+              : { credits_charged: result.credits_charged, transaction_id: result.transaction_id }),
           });
         },
         failed(node, f) {
           progress.nodes[node.id] = 'failed';
-          records.push({ id: node.id, type: node.type, status: f ? (f.setupRequired ? 'setup_required' : 'failed') : 'cancelled', ...(f ? { error_code: f.code } : {}) });
+          records.push({
+            id: node.id,
+            type: node.type,
+            status: f ? (f.setupRequired ? 'setup_required' : 'failed') : 'cancelled',
+            ...(f ? { error_code: f.code } : {}),
+          });
         },
       },
     });
@@ -116,16 +165,44 @@ export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise
     records.sort((a, b) => end.order.indexOf(a.id) - end.order.indexOf(b.id));
     const final = end.last;
     const model = end.model;
-    outcome = { status: 'completed', response_text: final ? asText(final.output) : null, model, error_code: null, error_message: null, nodes: records };
+    outcome = {
+      status: 'completed',
+      response_text: final ? asText(final.output) : null,
+      model,
+      error_code: null,
+      error_message: null,
+      nodes: records,
+    };
   } catch (err) {
     if (isCancellation(err)) {
       cancelled = err;
-      outcome = { status: 'cancelled', response_text: null, model: null, error_code: 'cancelled', error_message: 'the run was cancelled on request', nodes: records };
+      outcome = {
+        status: 'cancelled',
+        response_text: null,
+        model: null,
+        error_code: 'cancelled',
+        error_message: 'the run was cancelled on request',
+        nodes: records,
+      };
     } else if (err instanceof NodeFailed) {
-      outcome = { status: err.setupRequired ? 'setup_required' : 'failed', response_text: null, model: null, error_code: err.code, error_message: err.message, nodes: records };
+      outcome = {
+        status: err.setupRequired ? 'setup_required' : 'failed',
+        response_text: null,
+        model: null,
+        error_code: err.code,
+        error_message: err.message,
+        nodes: records,
+      };
     } else {
       const f = nodeFailure(err);
-      outcome = { status: 'failed', response_text: null, model: null, error_code: f.code, error_message: f.message, nodes: records };
+      outcome = {
+        status: 'failed',
+        response_text: null,
+        model: null,
+        error_code: f.code,
+        error_message: f.message,
+        nodes: records,
+      };
     }
   }
 
@@ -135,7 +212,12 @@ export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise
     progress.status = outcome.status;
     upsertSearchAttributes([{ key: SA.flowStatus, value: outcome.status }]);
     if (!input.callback) return;
-    const delivery = { runId: input.runId, groupId: input.groupId, schedule: input.callback.schedule, timeoutMs: input.callback.timeoutMs };
+    const delivery = {
+      runId: input.runId,
+      groupId: input.groupId,
+      schedule: input.callback.schedule,
+      timeoutMs: input.callback.timeoutMs,
+    };
     if (shape.callback === 'in-run') {
       await deliverCallback(delivery, callbackProgress, input.callback.queue);
       return;
@@ -154,6 +236,11 @@ export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise
   });
 
   if (cancelled) throw cancelled;
-  if (outcome.status !== 'completed') throw ApplicationFailure.nonRetryable(outcome.error_message ?? outcome.status, outcome.error_code ?? outcome.status, outcome);
+  if (outcome.status !== 'completed')
+    throw ApplicationFailure.nonRetryable(
+      outcome.error_message ?? outcome.status,
+      outcome.error_code ?? outcome.status,
+      outcome,
+    );
   return outcome;
 }

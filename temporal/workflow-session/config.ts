@@ -13,7 +13,6 @@ export const SESSION_STORE_ACTIVITY_OPTIONS = {
 /** How long a client call to a session (start, query, update) may take before the API answers 503. */
 export const SESSION_CALL_DEADLINE_MS = 5000;
 
-
 /**
  * Paid tool nodes of a session (node-tool queue): charged at most once per session and node by
  * the invoker, so a retry after a lost worker never pays twice. They heartbeat, so `end` during
@@ -24,5 +23,11 @@ export const SESSION_TOOL_NODE_OPTIONS: ActivityOptions = {
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3, nonRetryableErrorTypes: SESSION_TOOL_FINAL_CODES },
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: SESSION_TOOL_FINAL_CODES,
+  },
 };

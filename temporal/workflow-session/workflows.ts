@@ -1,15 +1,30 @@
-import { allHandlersFinished, CancellationScope, condition, makeContinueAsNewFunc, patched, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { kindOf } from '../../shared/workflows/nodes/index';
+import {
+  allHandlersFinished,
+  CancellationScope,
+  condition,
+  makeContinueAsNewFunc,
+  patched,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type {
+  SessionEndReason,
+  SessionInput,
+  SessionNodeResult,
+  SessionState,
+} from '../../shared/workflow-sessions/types';
 import type { NodeResult } from '../../shared/workflows/nodes/call';
+import { kindOf } from '../../shared/workflows/nodes/index';
 import type { SessionToolActivities } from '../../shared/workflows/nodes/tool/session-activity';
 import type { ToolNode } from '../../shared/workflows/types';
-import type { SessionEndReason, SessionInput, SessionNodeResult, SessionState } from '../../shared/workflow-sessions/types';
 import { asText, nodeActivities, runGraph as runGraphEngine } from '../graph-engine/engine';
 import { SA } from '../search-attributes';
+import { workflowNow } from '../workflow-clock';
 import type { WorkflowSessionActivities } from './activities';
 import { SESSION_STORE_ACTIVITY_OPTIONS, SESSION_TOOL_NODE_OPTIONS } from './config';
 import { endSessionUpdate, sessionStateQuery, sessionTouchSignal } from './definitions';
-import { workflowNow } from '../workflow-clock';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -36,11 +51,16 @@ class NotRunnable extends Error {}
  * history grows, carrying the state and the idle deadline; the workflow id stays the session id.
  */
 export async function workflowSessionWorkflow(input: SessionInput): Promise<SessionState> {
-  const store = proxyActivities<WorkflowSessionActivities>({ taskQueue: input.queues.sessions, ...SESSION_STORE_ACTIVITY_OPTIONS });
+  const store = proxyActivities<WorkflowSessionActivities>({
+    taskQueue: input.queues.sessions,
+    ...SESSION_STORE_ACTIVITY_OPTIONS,
+  });
   // The runs' node activities on the session's (untrusted) queues; tool nodes take the session's own paid activity below.
   const runners = nodeActivities((type) => input.queues[type] ?? '');
   const toolQueue = input.queues.tool;
-  const runTool = toolQueue ? proxyActivities<SessionToolActivities>({ taskQueue: toolQueue, ...SESSION_TOOL_NODE_OPTIONS }).runSessionToolNode : null;
+  const runTool = toolQueue
+    ? proxyActivities<SessionToolActivities>({ taskQueue: toolQueue, ...SESSION_TOOL_NODE_OPTIONS }).runSessionToolNode
+    : null;
   let toolScope: CancellationScope | null = null;
 
   const state: SessionState = input.carried ?? {
@@ -78,10 +98,14 @@ export async function workflowSessionWorkflow(input: SessionInput): Promise<Sess
   }
 
   // After a continue-as-new the idle timer goes on from the last touch, not from the new run's start.
-  let wait = input.carried ? Math.max(1, Date.parse(state.last_activity_at) + input.idleTimeoutMs - workflowNow()) : input.idleTimeoutMs;
+  let wait = input.carried
+    ? Math.max(1, Date.parse(state.last_activity_at) + input.idleTimeoutMs - workflowNow())
+    : input.idleTimeoutMs;
   while (endReason === null) {
     if (historyFull() && allHandlersFinished() && patched(CONTINUE_AS_NEW_PATCH)) {
-      await makeContinueAsNewFunc<typeof workflowSessionWorkflow>({ typedSearchAttributes: workflowInfo().typedSearchAttributes })({ ...input, carried: state });
+      await makeContinueAsNewFunc<typeof workflowSessionWorkflow>({
+        typedSearchAttributes: workflowInfo().typedSearchAttributes,
+      })({ ...input, carried: state });
     }
     const seen = touches;
     if (!(await condition(() => endReason !== null || touches !== seen, wait))) endReason = 'idle_timeout';
@@ -98,13 +122,17 @@ export async function workflowSessionWorkflow(input: SessionInput): Promise<Sess
 
   function historyFull(): boolean {
     const info = workflowInfo();
-    return info.continueAsNewSuggested || (input.continueAsNewAfterEvents !== undefined && info.historyLength >= input.continueAsNewAfterEvents);
+    return (
+      info.continueAsNewSuggested ||
+      (input.continueAsNewAfterEvents !== undefined && info.historyLength >= input.continueAsNewAfterEvents)
+    );
   }
 
   async function runGraph(): Promise<void> {
     state.run.status = 'running';
     const metadata = { instance_id: input.instanceId, workflow_session_id: input.sessionId };
-    const record = (r: Omit<SessionNodeResult, 'finished_at'>) => state.run.nodes.push({ ...r, finished_at: iso(workflowNow()) });
+    const record = (r: Omit<SessionNodeResult, 'finished_at'>) =>
+      state.run.nodes.push({ ...r, finished_at: iso(workflowNow()) });
     const stopWith = (status: SessionState['run']['status'], error: string, code: string) => {
       state.run.status = status;
       state.run.error = error;
@@ -117,14 +145,32 @@ export async function workflowSessionWorkflow(input: SessionInput): Promise<Sess
       stop: () => endReason !== null, // ended while running: the rest stays pending
       execute(node, outputs) {
         if (node.type === 'tool') {
-          if (!runTool || !patched(PAID_TOOL_NODES_PATCH)) throw new NotRunnable('tool nodes cannot run in wallet sessions in this build: the paid tool node activity (wallet credits through hold/capture) is not available');
+          if (!runTool || !patched(PAID_TOOL_NODES_PATCH))
+            throw new NotRunnable(
+              'tool nodes cannot run in wallet sessions in this build: the paid tool node activity (wallet credits through hold/capture) is not available',
+            );
           return paidTool(node, outputs, metadata);
         }
-        return runners[node.type]({ runId: `${input.sessionId}`, node, prompt: '', outputs, metadata, workspaceId: '', budgetId: '' });
+        return runners[node.type]({
+          runId: `${input.sessionId}`,
+          node,
+          prompt: '',
+          outputs,
+          metadata,
+          workspaceId: '',
+          budgetId: '',
+        });
       },
       hooks: {
         skipped(node) {
-          record({ node_id: node.id, type: node.type, status: 'skipped', output: null, error: null, credits_charged: 0 });
+          record({
+            node_id: node.id,
+            type: node.type,
+            status: 'skipped',
+            output: null,
+            error: null,
+            credits_charged: 0,
+          });
         },
         completed(node, result) {
           if (!kindOf(node.type).branches) state.run.response_text = asText(result.output);
@@ -142,12 +188,32 @@ export async function workflowSessionWorkflow(input: SessionInput): Promise<Sess
         },
         failed(node, failure, err) {
           if (err instanceof NotRunnable) {
-            record({ node_id: node.id, type: node.type, status: 'setup_required', output: null, error: err.message, error_code: 'setup_required', credits_charged: 0 });
+            record({
+              node_id: node.id,
+              type: node.type,
+              status: 'setup_required',
+              output: null,
+              error: err.message,
+              error_code: 'setup_required',
+              credits_charged: 0,
+            });
             return stopWith('setup_required', err.message, 'setup_required');
           }
-          const f = failure ?? { code: 'session_ended', message: 'the session ended while the node ran; its call was cancelled and nothing was charged' };
-          const status = f.code === 'setup_required' ? 'setup_required' : f.code === 'session_ended' ? 'cancelled' : 'failed';
-          record({ node_id: node.id, type: node.type, status, output: null, error: `${f.code}: ${f.message}`, error_code: f.code, credits_charged: 0 });
+          const f = failure ?? {
+            code: 'session_ended',
+            message: 'the session ended while the node ran; its call was cancelled and nothing was charged',
+          };
+          const status =
+            f.code === 'setup_required' ? 'setup_required' : f.code === 'session_ended' ? 'cancelled' : 'failed';
+          record({
+            node_id: node.id,
+            type: node.type,
+            status,
+            output: null,
+            error: `${f.code}: ${f.message}`,
+            error_code: f.code,
+            credits_charged: 0,
+          });
           stopWith(status, `${f.code}: ${f.message}`, f.code);
         },
       },
@@ -156,11 +222,17 @@ export async function workflowSessionWorkflow(input: SessionInput): Promise<Sess
   }
 
   /** A paid tool node in its own scope, so `end` can cancel the call (and wait for the hold's release). */
-  async function paidTool(node: ToolNode, outputs: Record<string, unknown>, metadata: Record<string, unknown>): Promise<NodeResult> {
+  async function paidTool(
+    node: ToolNode,
+    outputs: Record<string, unknown>,
+    metadata: Record<string, unknown>,
+  ): Promise<NodeResult> {
     const scope = new CancellationScope();
     toolScope = scope;
     try {
-      return await scope.run(() => runTool!({ sessionId: input.sessionId, wallet: input.wallet, node, outputs, metadata }));
+      return await scope.run(() =>
+        runTool!({ sessionId: input.sessionId, wallet: input.wallet, node, outputs, metadata }),
+      );
     } finally {
       toolScope = null;
     }

@@ -1,20 +1,20 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { SettlementOutcome } from '../../shared/payments/settlement-engine';
 import { ApplicationFailureCategory } from '@temporalio/common';
 import type { Address, Hex } from 'viem';
 import { LedgerStore } from '../../shared/credits/ledger-store';
-import type { Models } from '../../shared/platform/db/index';
-import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
-import { logger } from '../../shared/platform/logger/index';
 import { settlements } from '../../shared/payments/metrics';
-import { applyPurpose } from '../../shared/payments/purposes';
+import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
 import { NonceClaims } from '../../shared/payments/nonce-claims';
+import { applyPurpose } from '../../shared/payments/purposes';
+import type { SettlementOutcome } from '../../shared/payments/settlement-engine';
 import { isOurTransfer } from '../../shared/payments/transfer-match';
 import { describeChainFailure } from '../../shared/payments/x402/chain-errors';
 import type { AuthorizedTransfer, ChainReader } from '../../shared/payments/x402/chain-reader';
+import type { PaymentRequirements } from '../../shared/payments/x402/challenge';
 import type { AuthorizationRef, CaipNetwork, InProcessFacilitator } from '../../shared/payments/x402/index';
 import type { PaymentSetup } from '../../shared/payments/x402/setup';
-import type { PaymentRequirements } from '../../shared/payments/x402/challenge';
+import type { Models } from '../../shared/platform/db/index';
+import { logger } from '../../shared/platform/logger/index';
 
 export interface SettlementDeps {
   models: Models;
@@ -37,9 +37,19 @@ type Step = { ok: true; rec: X402PaymentDoc } | { ok: false; code: string; messa
 
 /** Failures that no retry can fix; the payer's authorization was never executed. */
 const FINAL = new Set([
-  'authorization_expired', 'authorization_not_yet_valid', 'invalid_signature', 'insufficient_balance',
-  'amount_mismatch', 'pay_to_mismatch', 'asset_mismatch', 'network_mismatch', 'token_domain_mismatch',
-  'unsupported_network', 'asset_not_supported', 'settlement_reverted', 'authorization_canceled',
+  'authorization_expired',
+  'authorization_not_yet_valid',
+  'invalid_signature',
+  'insufficient_balance',
+  'amount_mismatch',
+  'pay_to_mismatch',
+  'asset_mismatch',
+  'network_mismatch',
+  'token_domain_mismatch',
+  'unsupported_network',
+  'asset_not_supported',
+  'settlement_reverted',
+  'authorization_canceled',
 ]);
 
 /** How far behind the wall clock a new block's timestamp may still be. */
@@ -47,7 +57,10 @@ const IDLE_CHAIN_GRACE_SECONDS = 120;
 
 /** An attempt that cannot decide yet; Temporal retries it. `type` is its code in the log line. */
 class AttemptError extends Error {
-  constructor(readonly type: string, message: string) {
+  constructor(
+    readonly type: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -66,23 +79,54 @@ export function createSettlementActivities(deps: SettlementDeps) {
   const receiptWaitMs = deps.receiptWaitMs ?? 20_000;
   const receiptPollMs = deps.receiptPollMs ?? 250;
 
-  async function save(rec: X402PaymentDoc, fields: Partial<X402PaymentDoc>, unset: Array<keyof X402PaymentDoc> = []): Promise<X402PaymentDoc> {
+  async function save(
+    rec: X402PaymentDoc,
+    fields: Partial<X402PaymentDoc>,
+    unset: Array<keyof X402PaymentDoc> = [],
+  ): Promise<X402PaymentDoc> {
     const updated_at = new Date();
-    await records.updateOne({ _id: rec._id }, { $set: { ...fields, updated_at }, ...(unset.length ? { $unset: Object.fromEntries(unset.map((k) => [k, 1])) } : {}) });
+    await records.updateOne(
+      { _id: rec._id },
+      {
+        $set: { ...fields, updated_at },
+        ...(unset.length ? { $unset: Object.fromEntries(unset.map((k) => [k, 1])) } : {}),
+      },
+    );
     const next = { ...rec, ...fields, updated_at };
     for (const k of unset) delete next[k];
     return next;
   }
 
-  async function fail(rec: X402PaymentDoc, code: string, message: string, extra: Partial<X402PaymentDoc> = {}): Promise<Step> {
+  async function fail(
+    rec: X402PaymentDoc,
+    code: string,
+    message: string,
+    extra: Partial<X402PaymentDoc> = {},
+  ): Promise<Step> {
     // Frees the purchase request for another payment: a failed payment moved no money to us.
-    await save(rec, { ...extra, status: 'failed', error_code: code, error_message: message, purpose_key: `failed:${rec._id}` });
+    await save(rec, {
+      ...extra,
+      status: 'failed',
+      error_code: code,
+      error_message: message,
+      purpose_key: `failed:${rec._id}`,
+    });
     return { ok: false, code, message };
   }
 
   const network = (rec: X402PaymentDoc) => rec.network as CaipNetwork;
-  const ref = (rec: X402PaymentDoc): AuthorizationRef => ({ network: network(rec), asset: rec.asset as Address, from: rec.payer as Address, nonce: rec.authorization.nonce as Hex });
-  const request = (rec: X402PaymentDoc) => ({ network: network(rec), asset: rec.asset as Address, authorization: rec.authorization as never, signature: rec.signature as Hex });
+  const ref = (rec: X402PaymentDoc): AuthorizationRef => ({
+    network: network(rec),
+    asset: rec.asset as Address,
+    from: rec.payer as Address,
+    nonce: rec.authorization.nonce as Hex,
+  });
+  const request = (rec: X402PaymentDoc) => ({
+    network: network(rec),
+    asset: rec.asset as Address,
+    authorization: rec.authorization as never,
+    signature: rec.signature as Hex,
+  });
 
   function chainFor(rec: X402PaymentDoc): ChainReader | undefined {
     const chain = deps.payments.chain;
@@ -101,20 +145,46 @@ export function createSettlementActivities(deps: SettlementDeps) {
    * Accepts `txHash` as this payment's settlement only if it moved what was verified to us.
    * Anything else is the payer (or someone) spending the authorization elsewhere: fail, grant nothing.
    */
-  async function adopt(rec: X402PaymentDoc, chain: ChainReader, txHash: Hex, extra: Partial<X402PaymentDoc> = {}, known?: AuthorizedTransfer): Promise<Step> {
+  async function adopt(
+    rec: X402PaymentDoc,
+    chain: ChainReader,
+    txHash: Hex,
+    extra: Partial<X402PaymentDoc> = {},
+    known?: AuthorizedTransfer,
+  ): Promise<Step> {
     const moved = known ?? (await chain.authorizedTransfer({ ...ref(rec), txHash }));
     if (!isOurTransfer(rec, moved)) {
       const what = moved ? `moved ${moved.value} from ${moved.from} to ${moved.to}` : 'did not transfer to us under it';
-      return fail(rec, 'authorization_used_elsewhere', `the authorization was used by transaction ${txHash}, which ${what}; nothing was received, nothing is granted`, { conflicting_tx_hash: txHash.toLowerCase() });
+      return fail(
+        rec,
+        'authorization_used_elsewhere',
+        `the authorization was used by transaction ${txHash}, which ${what}; nothing was received, nothing is granted`,
+        { conflicting_tx_hash: txHash.toLowerCase() },
+      );
     }
-    return { ok: true, rec: { ...rec, ...extra, status: 'settled', tx_hash: txHash.toLowerCase(), block_number: moved!.blockNumber, settled_at: new Date() } };
+    return {
+      ok: true,
+      rec: {
+        ...rec,
+        ...extra,
+        status: 'settled',
+        tx_hash: txHash.toLowerCase(),
+        block_number: moved!.blockNumber,
+        settled_at: new Date(),
+      },
+    };
   }
 
   /** The chain says this authorization was used: find the transaction (bounded log windows from the verified block) and check it. */
   async function reconcile(rec: X402PaymentDoc, chain: ChainReader): Promise<Step> {
     const use = await chain.findAuthorizationUse({ ...ref(rec), fromBlock: BigInt(rec.verified_block ?? '0') });
-    if (!use) throw new AttemptError('authorization_use_not_found', 'the authorization is used on chain but its transaction was not found yet');
-    if (use.kind === 'canceled') return fail(rec, 'authorization_canceled', 'the payer canceled this authorization on chain');
+    if (!use)
+      throw new AttemptError(
+        'authorization_use_not_found',
+        'the authorization is used on chain but its transaction was not found yet',
+      );
+    if (use.kind === 'canceled')
+      return fail(rec, 'authorization_canceled', 'the payer canceled this authorization on chain');
     return adopt(rec, chain, use.txHash, { reconciled: true });
   }
 
@@ -127,7 +197,11 @@ export function createSettlementActivities(deps: SettlementDeps) {
     const chainNow = await chainTime(rec, chain);
     if (await chain.authorizationState(ref(rec))) return reconcile(rec, chain);
     if (chainNow >= BigInt(rec.authorization.validBefore)) {
-      return fail(rec, 'authorization_expired_unsettled', `the authorization expired (validBefore ${rec.authorization.validBefore}) before it was settled; nothing was charged`);
+      return fail(
+        rec,
+        'authorization_expired_unsettled',
+        `the authorization expired (validBefore ${rec.authorization.validBefore}) before it was settled; nothing was charged`,
+      );
     }
     return undefined;
   }
@@ -163,7 +237,13 @@ export function createSettlementActivities(deps: SettlementDeps) {
       if (FINAL.has(prepared.code)) return fail(rec, prepared.code, prepared.message);
       throw new AttemptError(prepared.code, prepared.message);
     }
-    const claim = await nonces.claim({ chainKey, address: prepared.from, paymentId: rec._id, chainNext, sign: (n) => fac.signSettlement(prepared, n) });
+    const claim = await nonces.claim({
+      chainKey,
+      address: prepared.from,
+      paymentId: rec._id,
+      chainNext,
+      sign: (n) => fac.signSettlement(prepared, n),
+    });
     const saved = await save(rec, { status: 'submitted', tx_hash: claim.tx_hash });
     // 'nonce_taken' means a transaction from outside the claims used this nonce: confirm sees it replaced.
     await chain.sendRaw(network(rec), claim.raw_tx as Hex);
@@ -202,8 +282,15 @@ export function createSettlementActivities(deps: SettlementDeps) {
     if (receipt.status === 'reverted') {
       // Someone else's transaction may have used the authorization first: reconcile checks whether it paid us.
       if (await chain.authorizationState(ref(rec))) return reconcile(rec, chain);
-      if (receipt.blockTimestamp !== undefined && BigInt(receipt.blockTimestamp) >= BigInt(rec.authorization.validBefore)) {
-        return fail(rec, 'authorization_expired_unsettled', `transaction ${txHash} was mined after the authorization expired (validBefore ${rec.authorization.validBefore}) and reverted; nothing was charged`);
+      if (
+        receipt.blockTimestamp !== undefined &&
+        BigInt(receipt.blockTimestamp) >= BigInt(rec.authorization.validBefore)
+      ) {
+        return fail(
+          rec,
+          'authorization_expired_unsettled',
+          `transaction ${txHash} was mined after the authorization expired (validBefore ${rec.authorization.validBefore}) and reverted; nothing was charged`,
+        );
       }
       return fail(rec, 'settlement_reverted', `transaction ${txHash} reverted; nothing was charged`);
     }
@@ -222,23 +309,37 @@ export function createSettlementActivities(deps: SettlementDeps) {
     if ((await chain.receipt(network(rec), txHash)).status !== 'pending') return confirm(rec, fac);
     const expired = chainNow >= BigInt(rec.authorization.validBefore);
     const expiredFail = () =>
-      fail(rec, 'authorization_expired_unsettled', `transaction ${txHash} was not mined before the authorization expired (validBefore ${rec.authorization.validBefore}); nothing was charged`);
+      fail(
+        rec,
+        'authorization_expired_unsettled',
+        `transaction ${txHash} was not mined before the authorization expired (validBefore ${rec.authorization.validBefore}); nothing was charged`,
+      );
 
     if (claim && accountNext !== undefined && accountNext > claim.nonce) {
       // Our nonce was consumed by another transaction: ours can never be mined. Send anew under a new claim.
       await nonces.supersede(claim._id);
-      const moved = await save(rec, { status: 'verified', replaced_tx_hashes: [...(rec.replaced_tx_hashes ?? []), txHash] }, ['tx_hash']);
+      const moved = await save(
+        rec,
+        { status: 'verified', replaced_tx_hashes: [...(rec.replaced_tx_hashes ?? []), txHash] },
+        ['tx_hash'],
+      );
       if (expired) return expiredFail();
       const again = await submitNew(moved, fac);
       if (!again.ok) return again;
-      throw new AttemptError('settlement_replaced', `transaction ${txHash} was replaced; resubmitted as ${again.rec.tx_hash}`);
+      throw new AttemptError(
+        'settlement_replaced',
+        `transaction ${txHash} was replaced; resubmitted as ${again.rec.tx_hash}`,
+      );
     }
     const known = await chain.knowsTransaction(network(rec), txHash);
     // Dropped from the pool: rebroadcast the same signed transaction. Even once expired it must be
     // mined (and revert), or its claimed nonce would stay a gap that blocks every later settlement.
     if (!known && claim) await chain.sendRaw(network(rec), claim.raw_tx as Hex);
     if (expired) return expiredFail();
-    throw new AttemptError('settlement_pending', `transaction ${txHash} not mined yet${known ? '' : '; it was dropped and has been rebroadcast'}`);
+    throw new AttemptError(
+      'settlement_pending',
+      `transaction ${txHash} not mined yet${known ? '' : '; it was dropped and has been rebroadcast'}`,
+    );
   }
 
   // ------------------------------------------------------------------ remote facilitator
@@ -256,10 +357,15 @@ export function createSettlementActivities(deps: SettlementDeps) {
     }
     const asked = rec.settle_requested_at ? rec : await save(rec, { settle_requested_at: new Date() });
     const requirements = JSON.parse(asked.requirements_json) as PaymentRequirements;
-    const facilitator = deps.payments.facilitators.get(requirements.network, requirements.scheme) ?? deps.payments.facilitator;
+    const facilitator =
+      deps.payments.facilitators.get(requirements.network, requirements.scheme) ?? deps.payments.facilitator;
     const res = await facilitator.settlePayment(JSON.parse(asked.payload_json), requirements);
     if (res.ok) {
-      if (!chain) return { ok: true, rec: { ...asked, status: 'settled', tx_hash: res.txHash.toLowerCase(), settled_at: new Date() } };
+      if (!chain)
+        return {
+          ok: true,
+          rec: { ...asked, status: 'settled', tx_hash: res.txHash.toLowerCase(), settled_at: new Date() },
+        };
       // The facilitator's word is checked like any other transaction.
       if (await chain.authorizedTransfer({ ...ref(asked), txHash: res.txHash })) return adopt(asked, chain, res.txHash);
       return reconcile(asked, chain);
@@ -309,20 +415,35 @@ export function createSettlementActivities(deps: SettlementDeps) {
     async settlePayment(id: string): Promise<SettlementOutcome> {
       const rec = await records.findById(id).lean<X402PaymentDoc>().exec();
       if (!rec) throw ApplicationFailure.nonRetryable(`payment ${id} has no record`, 'payment_record_missing');
-      if (rec.status === 'failed') return { status: 'failed', code: rec.error_code ?? 'settlement_failed', message: rec.error_message ?? '' };
+      if (rec.status === 'failed')
+        return { status: 'failed', code: rec.error_code ?? 'settlement_failed', message: rec.error_message ?? '' };
       try {
         const outcome = await settle(rec);
         settlements.inc({ result: outcome.status });
-        if (outcome.status === 'failed') logger.warn('settlement failed', { code: outcome.code, reason: outcome.message, payment_id: id });
+        if (outcome.status === 'failed')
+          logger.warn('settlement failed', { code: outcome.code, reason: outcome.message, payment_id: id });
         return outcome;
       } catch (err) {
         // One short line per failed attempt, and a failure without viem's error (ABI, calldata,
         // RPC URL with its key) in the workflow history; BENIGN keeps the SDK's own line at debug.
         settlements.inc({ result: 'attempt_failed' });
         const { code, message } = describeChainFailure(err);
-        const latest = await records.findById(id).lean<X402PaymentDoc>().exec().catch(() => null);
-        logger.warn('settlement attempt failed', { code, reason: message, payment_id: id, ...(latest?.tx_hash ? { tx_hash: latest.tx_hash } : {}) });
-        throw ApplicationFailure.create({ message: `${code}: ${message}`, type: code, category: ApplicationFailureCategory.BENIGN });
+        const latest = await records
+          .findById(id)
+          .lean<X402PaymentDoc>()
+          .exec()
+          .catch(() => null);
+        logger.warn('settlement attempt failed', {
+          code,
+          reason: message,
+          payment_id: id,
+          ...(latest?.tx_hash ? { tx_hash: latest.tx_hash } : {}),
+        });
+        throw ApplicationFailure.create({
+          message: `${code}: ${message}`,
+          type: code,
+          category: ApplicationFailureCategory.BENIGN,
+        });
       }
     },
   };

@@ -1,9 +1,9 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
+import type { SettlementEngine, SettlementOutcome, SettlementStart } from '../../shared/payments/settlement-engine';
 import type { TemporalHandle } from '../connection';
 import { SA } from '../search-attributes';
 import { SETTLEMENT_QUEUE } from './config';
 import { settlementWorkflowId } from './ids';
-import type { SettlementEngine, SettlementOutcome, SettlementStart } from '../../shared/payments/settlement-engine';
 
 export type { SettlementStart };
 
@@ -13,27 +13,34 @@ const START_DEADLINE_MS = 5000;
 /** Starts the settlement once per payment (a second start finds the first) and returns its handle. */
 export async function startSettlement(temporal: TemporalHandle, s: SettlementStart) {
   await ensureSettlementStarted(temporal, s);
-  return temporal.client.workflow.getHandle<(id: string) => Promise<SettlementOutcome>>(settlementWorkflowId(s.paymentId));
+  return temporal.client.workflow.getHandle<(id: string) => Promise<SettlementOutcome>>(
+    settlementWorkflowId(s.paymentId),
+  );
 }
 
 /** Starts the settlement unless its workflow exists: `started`, `running`, or `closed` (it ran and ended). */
-export async function ensureSettlementStarted(temporal: TemporalHandle, s: SettlementStart): Promise<'started' | 'running' | 'closed'> {
+export async function ensureSettlementStarted(
+  temporal: TemporalHandle,
+  s: SettlementStart,
+): Promise<'started' | 'running' | 'closed'> {
   const workflowId = settlementWorkflowId(s.paymentId);
   try {
-    await temporal.client.withDeadline(Date.now() + START_DEADLINE_MS, () => temporal.client.workflow.start('x402SettlementWorkflow', {
-      taskQueue: temporal.queue(SETTLEMENT_QUEUE),
-      workflowId,
-      args: [s.paymentId],
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      typedSearchAttributes: [
-        { key: SA.flowKind, value: 'x402_settlement' },
-        { key: SA.payer, value: s.payer },
-        { key: SA.network, value: s.network },
-        { key: SA.amountBaseUnits, value: s.amountBaseUnits },
-        { key: SA.flowStatus, value: 'verified' },
-        ...(s.wallet ? [{ key: SA.wallet, value: s.wallet }] : []),
-      ],
-    }));
+    await temporal.client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+      temporal.client.workflow.start('x402SettlementWorkflow', {
+        taskQueue: temporal.queue(SETTLEMENT_QUEUE),
+        workflowId,
+        args: [s.paymentId],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        typedSearchAttributes: [
+          { key: SA.flowKind, value: 'x402_settlement' },
+          { key: SA.payer, value: s.payer },
+          { key: SA.network, value: s.network },
+          { key: SA.amountBaseUnits, value: s.amountBaseUnits },
+          { key: SA.flowStatus, value: 'verified' },
+          ...(s.wallet ? [{ key: SA.wallet, value: s.wallet }] : []),
+        ],
+      }),
+    );
     return 'started';
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
@@ -43,8 +50,14 @@ export async function ensureSettlementStarted(temporal: TemporalHandle, s: Settl
 }
 
 /** The outcome if it arrives within waitMs, else undefined (the workflow carries on regardless). */
-export async function awaitSettlement(temporal: TemporalHandle, paymentId: string, waitMs: number): Promise<SettlementOutcome | undefined> {
-  const handle = temporal.client.workflow.getHandle<(id: string) => Promise<SettlementOutcome>>(settlementWorkflowId(paymentId));
+export async function awaitSettlement(
+  temporal: TemporalHandle,
+  paymentId: string,
+  waitMs: number,
+): Promise<SettlementOutcome | undefined> {
+  const handle = temporal.client.workflow.getHandle<(id: string) => Promise<SettlementOutcome>>(
+    settlementWorkflowId(paymentId),
+  );
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), waitMs);
   try {

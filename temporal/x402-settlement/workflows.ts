@@ -17,6 +17,10 @@ export async function x402SettlementWorkflow(paymentId: string): Promise<Settlem
   upsertSearchAttributes({ FlowStatus: ['settling'] });
   const outcome = await settlePayment(paymentId);
   // A failed payment names its code in the UI: `FlowKind = "x402_settlement" AND FailureCode = "authorization_used_elsewhere"`.
-  upsertSearchAttributes(outcome.status === 'failed' ? { FlowStatus: ['failed'], FailureCode: [outcome.code] } : { FlowStatus: [outcome.status] });
+  upsertSearchAttributes(
+    outcome.status === 'failed'
+      ? { FlowStatus: ['failed'], FailureCode: [outcome.code] }
+      : { FlowStatus: [outcome.status] },
+  );
   return outcome;
 }

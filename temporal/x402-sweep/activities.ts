@@ -1,7 +1,7 @@
-import type { Models } from '../../shared/platform/db/index';
 import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
-import { logger } from '../../shared/platform/logger/index';
 import { purposeWallet } from '../../shared/payments/purposes';
+import type { Models } from '../../shared/platform/db/index';
+import { logger } from '../../shared/platform/logger/index';
 import type { TemporalHandle } from '../connection';
 import { ensureSettlementStarted } from '../x402-settlement/client';
 
@@ -44,7 +44,10 @@ export function createSweepActivities(deps: SweepDeps) {
         wallet: purposeWallet(rec.purpose),
       });
       if (state === 'closed') {
-        logger.warn('stale payment has a closed settlement workflow; needs an operator', { payment_id: paymentId, code: 'settlement_closed_unfinished' });
+        logger.warn('stale payment has a closed settlement workflow; needs an operator', {
+          payment_id: paymentId,
+          code: 'settlement_closed_unfinished',
+        });
       }
       return state;
     },

@@ -31,7 +31,11 @@ export async function ensureSettlementSweepSchedule(temporal: TemporalHandle, st
 }
 
 /** Runs a sweep now and waits for it (operator CLI, tests). */
-export async function runSettlementSweep(temporal: TemporalHandle, tag: string, staleSeconds: number): Promise<SettlementSweepResult> {
+export async function runSettlementSweep(
+  temporal: TemporalHandle,
+  tag: string,
+  staleSeconds: number,
+): Promise<SettlementSweepResult> {
   return temporal.client.workflow.execute('x402SettlementSweepWorkflow', {
     taskQueue: temporal.queue(SWEEP_QUEUE),
     workflowId: settlementSweepWorkflowId(tag),

@@ -1,7 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
+import { workflowNow } from '../workflow-clock';
 import type { SweepActivities } from './activities';
 import { DEFAULT_STALE_SECONDS, SWEEP_BATCH, SWEEP_TIMEOUTS } from './config';
-import { workflowNow } from '../workflow-clock';
 
 const acts = proxyActivities<SweepActivities>({
   ...SWEEP_TIMEOUTS,
@@ -20,7 +20,9 @@ export interface SettlementSweepResult {
  * Payments verified but never settled (Temporal was unreachable when they came) get their
  * settlement started, so no purchase answers "settling" forever. Scheduled every minute.
  */
-export async function x402SettlementSweepWorkflow(opts: { staleSeconds?: number } = {}): Promise<SettlementSweepResult> {
+export async function x402SettlementSweepWorkflow(
+  opts: { staleSeconds?: number } = {},
+): Promise<SettlementSweepResult> {
   const now = new Date(workflowNow()).toISOString();
   const ids = await acts.findStalePayments(now, opts.staleSeconds ?? DEFAULT_STALE_SECONDS, SWEEP_BATCH);
   const result: SettlementSweepResult = { found: ids.length, started: 0, running: 0, closed: [] };

@@ -9,7 +9,10 @@ const ROOT = path.resolve(__dirname, '../..');
 
 /** The real CLI as an operator runs it: a fresh process, stdout as printed. */
 async function admin(args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
-  const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+  const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+  });
   return stdout;
 }
 
@@ -38,7 +41,10 @@ describe('operator CLI output: tables, --json, --help, unknown flags', () => {
     expect(lines[1].startsWith(`${b.token_id}  `)).toBe(true);
     expect(lines[2].startsWith(`${a.token_id}  `)).toBe(true);
     const at = lines[0].indexOf('LABEL');
-    expect([lines[1].slice(at).split(/ {2,}/)[0], lines[2].slice(at).split(/ {2,}/)[0]]).toEqual(['second label', 'first']);
+    expect([lines[1].slice(at).split(/ {2,}/)[0], lines[2].slice(at).split(/ {2,}/)[0]]).toEqual([
+      'second label',
+      'first',
+    ]);
     expect(lines.join('\n')).not.toContain(a.access_token);
 
     const json = await admin(['token:list', '--wallet', wallet, '--json']);
@@ -55,7 +61,9 @@ describe('operator CLI output: tables, --json, --help, unknown flags', () => {
   it('--help and help <command> show the usage, summary and every flag with whether it is required, without a store', async () => {
     const noStore = { MONGODB_URI: 'mongodb://127.0.0.1:9/none' };
     const help = await admin(['credits:grant', '--help'], noStore);
-    expect(help).toContain('usage: npm run admin -- credits:grant (--wallet 0x.. | --workspace ws_..) --credits N [--type TYPE] [--expires-days D] [--id GRANT_ID] [--json]');
+    expect(help).toContain(
+      'usage: npm run admin -- credits:grant (--wallet 0x.. | --workspace ws_..) --credits N [--type TYPE] [--expires-days D] [--id GRANT_ID] [--json]',
+    );
     expect(help).toContain("grants credits to a wallet or a workspace's account");
     expect(help).toMatch(/^--credits N +required +how many credits$/m);
     expect(help).toMatch(/^--wallet 0x\.\. +one of --wallet\/--workspace +the wallet to credit$/m);
@@ -64,7 +72,13 @@ describe('operator CLI output: tables, --json, --help, unknown flags', () => {
   });
 
   it('refuses an unknown flag with a message naming the valid ones, exit 2, before touching the store', async () => {
-    const refused = admin(['token:list', '--wallet', '0x' + 'd5'.repeat(20), '--lable', 'x'], { MONGODB_URI: 'mongodb://127.0.0.1:9/none' });
-    await expect(refused).rejects.toMatchObject({ code: 2, stdout: '', stderr: 'admin: token:list has no flag --lable; its flags: --wallet, --json, --help\n' });
+    const refused = admin(['token:list', '--wallet', '0x' + 'd5'.repeat(20), '--lable', 'x'], {
+      MONGODB_URI: 'mongodb://127.0.0.1:9/none',
+    });
+    await expect(refused).rejects.toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: 'admin: token:list has no flag --lable; its flags: --wallet, --json, --help\n',
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { wrapFetchWithPayment } from '@x402/fetch';
-import { getAddress, type Address } from 'viem';
-import { devAccount, DEV_ACCOUNT_INDEX } from '../../shared/payments/chain/dev-accounts';
+import { type Address, getAddress } from 'viem';
 import { LedgerStore } from '../../shared/credits/ledger-store';
+import { DEV_ACCOUNT_INDEX, devAccount } from '../../shared/payments/chain/dev-accounts';
 import { decodePaymentRequired, decodePaymentResponse } from '../../shared/payments/x402/challenge';
 import { QUEUES } from '../../workers/queues';
 import { runWorkers } from '../../workers/run-workers';
@@ -35,7 +35,16 @@ describe('credit purchase over x402 with real settlement on the local chain', ()
       x402Version: 2,
       error: 'payment_required',
       resource: { url: `${stack.config.publicBaseUrl}/api/external/credits/purchase`, mimeType: 'application/json' },
-      accepts: [{ scheme: 'exact', network: 'eip155:84532', amount: '5000000', asset: getAddress(TestPayer.tokenAddress()), payTo: merchant, extra: { name: 'USDC', version: '2' } }],
+      accepts: [
+        {
+          scheme: 'exact',
+          network: 'eip155:84532',
+          amount: '5000000',
+          asset: getAddress(TestPayer.tokenAddress()),
+          payTo: merchant,
+          extra: { name: 'USDC', version: '2' },
+        },
+      ],
     });
     const header = decodePaymentRequired(res.headers.get('payment-required'));
     expect(header.ok && header.value).toEqual(res.body);
@@ -46,23 +55,51 @@ describe('credit purchase over x402 with real settlement on the local chain', ()
     await payer.fund(20);
     const wallet = '0x' + 'a'.repeat(40);
     const paidFetch = wrapFetchWithPayment(fetch, payer.client());
-    const res = await paidFetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(purchaseBody(wallet, { credits: 1000 })) });
+    const res = await paidFetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(purchaseBody(wallet, { credits: 1000 })),
+    });
     const body = (await res.json()) as any;
     expect(res.status).toBe(200);
     expect(body).toMatchObject({
       success: true,
       data: { status: 'completed', wallet_address: wallet, credits: 1000, balance: 1000 },
-      x402: { settled: true, network: 'eip155:84532', settlement_recorded: true, payment: { token: 'USDC', amount_base_units: '10000000', amount_usd: 10, payer_wallet_address: payer.account.address.toLowerCase(), pay_to: merchant } },
+      x402: {
+        settled: true,
+        network: 'eip155:84532',
+        settlement_recorded: true,
+        payment: {
+          token: 'USDC',
+          amount_base_units: '10000000',
+          amount_usd: 10,
+          payer_wallet_address: payer.account.address.toLowerCase(),
+          pay_to: merchant,
+        },
+      },
     });
     expect(body.x402.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     const receipt = decodePaymentResponse(res.headers.get('payment-response'));
-    expect(receipt.ok && receipt.value).toMatchObject({ success: true, transaction: body.x402.transaction, network: 'eip155:84532' });
+    expect(receipt.ok && receipt.value).toMatchObject({
+      success: true,
+      transaction: body.x402.transaction,
+      network: 'eip155:84532',
+    });
 
     expect(await payer.balance()).toBe(10_000_000n);
     expect(await payer.paidIn(body.x402.transaction, merchant)).toBe(10_000_000n);
     const { grants } = await ledger.history(wallet, 10);
     expect(grants).toEqual([
-      expect.objectContaining({ credit_type: 'x402_purchase', amount_credits: 1000, remaining_credits: 1000, source_metadata: expect.objectContaining({ tx_hash: body.x402.transaction, network: 'eip155:84532', payer: payer.account.address.toLowerCase() }) }),
+      expect.objectContaining({
+        credit_type: 'x402_purchase',
+        amount_credits: 1000,
+        remaining_credits: 1000,
+        source_metadata: expect.objectContaining({
+          tx_hash: body.x402.transaction,
+          network: 'eip155:84532',
+          payer: payer.account.address.toLowerCase(),
+        }),
+      }),
     ]);
     expect(grants[0].expires_at).toBeInstanceOf(Date);
   });
@@ -80,11 +117,20 @@ describe('credit purchase over x402 with real settlement on the local chain', ()
     expect(again.body.x402.transaction).toBe(first.body.x402.transaction);
 
     // A payer that lost the answer retries with the transaction hash alone: the recorded status, nothing about the wallet.
-    const byTx = await http('POST', url, { body: purchaseBody(wallet, { transaction_hash: first.body.x402.transaction.toUpperCase().replace('0X', '0x') }) });
-    expect([byTx.status, byTx.body.data]).toEqual([200, { status: 'completed', payment_id: first.body.data.payment_id, wallet_address: wallet, credits: 500 }]);
-    const otherWallet = await http('POST', url, { body: purchaseBody('0x' + 'f'.repeat(40), { transaction_hash: first.body.x402.transaction }) });
+    const byTx = await http('POST', url, {
+      body: purchaseBody(wallet, { transaction_hash: first.body.x402.transaction.toUpperCase().replace('0X', '0x') }),
+    });
+    expect([byTx.status, byTx.body.data]).toEqual([
+      200,
+      { status: 'completed', payment_id: first.body.data.payment_id, wallet_address: wallet, credits: 500 },
+    ]);
+    const otherWallet = await http('POST', url, {
+      body: purchaseBody('0x' + 'f'.repeat(40), { transaction_hash: first.body.x402.transaction }),
+    });
     expect([otherWallet.status, otherWallet.body.error_code]).toEqual([409, 'payment_already_used']);
-    const unknownTx = await http('POST', url, { body: purchaseBody(wallet, { transaction_hash: '0x' + '0'.repeat(64) }) });
+    const unknownTx = await http('POST', url, {
+      body: purchaseBody(wallet, { transaction_hash: '0x' + '0'.repeat(64) }),
+    });
     expect(unknownTx.status).toBe(402);
 
     expect((await ledger.balance(wallet)).balance).toBe(500);
@@ -102,7 +148,12 @@ describe('credit purchase over x402 with real settlement on the local chain', ()
     // Another payment for the same request is not the one that paid: the status only, and it is never settled.
     const second = await http('POST', url, { body, headers: { 'x-payment': await payer.paymentHeader(challenge) } });
     expect(second.status).toBe(200);
-    expect(second.body.data).toEqual({ status: 'completed', payment_id: first.body.data.payment_id, wallet_address: wallet, credits: 500 });
+    expect(second.body.data).toEqual({
+      status: 'completed',
+      payment_id: first.body.data.payment_id,
+      wallet_address: wallet,
+      credits: 500,
+    });
     const noPayment = await http('POST', url, { body });
     expect(noPayment.status).toBe(200);
     expect(noPayment.body.data.payment_id).toBe(first.body.data.payment_id);
@@ -125,16 +176,28 @@ describe('credit purchase over x402 with real settlement on the local chain', ()
 
     const mixed = await http('POST', url, {
       body: { ...purchaseBody(wallet), session_nonce: 'sn_x', signature: '0x' + '1'.repeat(130) },
-      headers: { 'payment-signature': await payer.paymentHeader((await http('POST', url, { body: purchaseBody(wallet) })).body) },
+      headers: {
+        'payment-signature': await payer.paymentHeader((await http('POST', url, { body: purchaseBody(wallet) })).body),
+      },
     });
-    expect([mixed.status, mixed.body.error_code, mixed.body.details]).toEqual([400, 'mixed_payment_modes', { envelope_fields: ['signature', 'session_nonce'] }]);
+    expect([mixed.status, mixed.body.error_code, mixed.body.details]).toEqual([
+      400,
+      'mixed_payment_modes',
+      { envelope_fields: ['signature', 'session_nonce'] },
+    ]);
 
-    const malformed = await http('POST', url, { body: purchaseBody(wallet), headers: { 'x-payment': 'not-base64-json' } });
+    const malformed = await http('POST', url, {
+      body: purchaseBody(wallet),
+      headers: { 'x-payment': 'not-base64-json' },
+    });
     expect([malformed.status, malformed.body.error_code]).toEqual([400, 'malformed_payment']);
 
     // Paid for 500 credits, asked for 1000: the amount does not match what is bought.
     const cheap = (await http('POST', url, { body: purchaseBody(wallet) })).body;
-    const underpaid = await http('POST', url, { body: purchaseBody(wallet, { credits: 1000 }), headers: { 'x-payment': await payer.paymentHeader(cheap) } });
+    const underpaid = await http('POST', url, {
+      body: purchaseBody(wallet, { credits: 1000 }),
+      headers: { 'x-payment': await payer.paymentHeader(cheap) },
+    });
     expect(underpaid.status).toBe(402);
     expect(underpaid.body.error).toBe('amount_mismatch');
 
@@ -146,7 +209,10 @@ describe('credit purchase over x402 with real settlement on the local chain', ()
     expect([wrongPayer.status, wrongPayer.body.error_code]).toEqual([400, 'payer_mismatch']);
 
     const broke = new TestPayer();
-    const poor = await http('POST', url, { body: purchaseBody(wallet), headers: { 'x-payment': await broke.paymentHeader(cheap) } });
+    const poor = await http('POST', url, {
+      body: purchaseBody(wallet),
+      headers: { 'x-payment': await broke.paymentHeader(cheap) },
+    });
     expect([poor.status, poor.body.error]).toEqual([402, 'insufficient_balance']);
 
     expect(await payer.balance()).toBe(10_000_000n);
@@ -178,10 +244,15 @@ describe('settlement outlives the request: no worker at first', () => {
     expect([inFlight.status, inFlight.body.error_code]).toEqual([409, 'payment_in_progress']);
     expect(await payer.balance()).toBe(10_000_000n);
 
-    const workers = await runWorkers({ config: stack.config, db: stack.db, temporal: stack.temporal, identity: 'late-worker' }, [...QUEUES], stack.config.temporalAddress);
+    const workers = await runWorkers(
+      { config: stack.config, db: stack.db, temporal: stack.temporal, identity: 'late-worker' },
+      [...QUEUES],
+      stack.config.temporalAddress,
+    );
     try {
       const ledger = new LedgerStore(stack.db.models);
-      for (const deadline = Date.now() + 60_000; Date.now() < deadline && (await ledger.balance(wallet)).balance === 0; ) await new Promise((r) => setTimeout(r, 200));
+      for (const deadline = Date.now() + 60_000; Date.now() < deadline && (await ledger.balance(wallet)).balance === 0;)
+        await new Promise((r) => setTimeout(r, 200));
       expect((await ledger.balance(wallet)).balance).toBe(500);
       expect(await payer.balance()).toBe(5_000_000n);
       const done = await http('POST', url, { body: purchaseBody(wallet), headers: { 'x-payment': header } });
@@ -192,7 +263,13 @@ describe('settlement outlives the request: no worker at first', () => {
       await handle.result();
       const desc = await handle.describe();
       const attrs = Object.fromEntries(desc.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value]));
-      expect(attrs).toMatchObject({ FlowKind: 'x402_settlement', FlowStatus: 'completed', Payer: payer.account.address.toLowerCase(), Network: 'eip155:84532', AmountBaseUnits: '5000000' });
+      expect(attrs).toMatchObject({
+        FlowKind: 'x402_settlement',
+        FlowStatus: 'completed',
+        Payer: payer.account.address.toLowerCase(),
+        Network: 'eip155:84532',
+        AmountBaseUnits: '5000000',
+      });
     } finally {
       await workers.shutdown();
     }
@@ -221,7 +298,7 @@ describe('Temporal unreachable when a payment arrives', () => {
       expect([again.status, again.body.error_code]).toEqual([409, 'payment_in_progress']);
       let done = again;
       // A settlement on a loaded machine (workflow, chain, grant) can take well over 10 s.
-      for (const deadline = Date.now() + 60_000; Date.now() < deadline && done.status !== 200; ) {
+      for (const deadline = Date.now() + 60_000; Date.now() < deadline && done.status !== 200;) {
         await new Promise((r) => setTimeout(r, 200));
         done = await http('POST', upUrl, { body: purchaseBody(wallet), headers: { 'x-payment': header } });
       }

@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { LedgerStore } from '../../shared/credits/ledger-store';
-import { AccessTokenService } from '../../shared/identity/access-tokens';
 import { EmbedRepository } from '../../shared/embed/repository';
+import { AccessTokenService } from '../../shared/identity/access-tokens';
 import { WorkflowRepository } from '../../shared/workflows/repository';
-import { HOSTILE, seedEmbed, type EmbedSetup } from '../support/embed';
+import { type EmbedSetup, HOSTILE, seedEmbed } from '../support/embed';
 import { http } from '../support/http';
 import { startTestStack, type TestStack } from '../support/stack';
 
@@ -14,7 +14,10 @@ const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
 
 async function admin(...args: string[]): Promise<any> {
-  const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args, '--json'], { cwd: ROOT, env: process.env });
+  const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args, '--json'], {
+    cwd: ROOT,
+    env: process.env,
+  });
   return JSON.parse(stdout);
 }
 
@@ -27,10 +30,14 @@ describe('embed widget over HTTP: pages, CSP, sign-in, paid product calls, opera
   const account = privateKeyToAccount(generatePrivateKey());
 
   async function signIn(o: { origin?: string; signer?: typeof account } = {}) {
-    const nonce = await http('POST', url('/embed/api/sign-in/nonce'), { body: { bundle_id: s.bundleId, origin: o.origin ?? ALLOWED, address: account.address, chain_id: 8453 } });
+    const nonce = await http('POST', url('/embed/api/sign-in/nonce'), {
+      body: { bundle_id: s.bundleId, origin: o.origin ?? ALLOWED, address: account.address, chain_id: 8453 },
+    });
     if (nonce.status !== 200) return { nonce, res: nonce };
     const signature = await (o.signer ?? account).signMessage({ message: nonce.body.data.message });
-    const res = await http('POST', url('/embed/api/sign-in'), { body: { message: nonce.body.data.message, signature } });
+    const res = await http('POST', url('/embed/api/sign-in'), {
+      body: { message: nonce.body.data.message, signature },
+    });
     return { nonce, res, signature };
   }
 
@@ -97,10 +104,24 @@ describe('embed widget over HTTP: pages, CSP, sign-in, paid product calls, opera
 
   it('does not serve a workflow that is unpublished, of another workspace, or not in the bundle', async () => {
     const workflows = new WorkflowRepository(stack.db.models);
-    const draft = await workflows.create({ name: 'draft', nodes: [{ id: 'a', type: 'template', template: 'x' }], edges: [] }, { workspaceId: s.g.workspaceId });
-    const other = await workflows.create({ name: 'other', status: 'published', nodes: [{ id: 'a', type: 'template', template: 'x' }], edges: [] }, { workspaceId: 'ws_someone_else' });
-    const loose = await workflows.create({ name: 'loose', status: 'published', nodes: [{ id: 'a', type: 'template', template: 'x' }], edges: [] }, { workspaceId: s.g.workspaceId });
-    await new EmbedRepository(stack.db.models).addToBundle(s.bundleId, { items: [{ kind: 'workflow', ref: draft._id }, { kind: 'workflow', ref: other._id }] });
+    const draft = await workflows.create(
+      { name: 'draft', nodes: [{ id: 'a', type: 'template', template: 'x' }], edges: [] },
+      { workspaceId: s.g.workspaceId },
+    );
+    const other = await workflows.create(
+      { name: 'other', status: 'published', nodes: [{ id: 'a', type: 'template', template: 'x' }], edges: [] },
+      { workspaceId: 'ws_someone_else' },
+    );
+    const loose = await workflows.create(
+      { name: 'loose', status: 'published', nodes: [{ id: 'a', type: 'template', template: 'x' }], edges: [] },
+      { workspaceId: s.g.workspaceId },
+    );
+    await new EmbedRepository(stack.db.models).addToBundle(s.bundleId, {
+      items: [
+        { kind: 'workflow', ref: draft._id },
+        { kind: 'workflow', ref: other._id },
+      ],
+    });
     for (const id of [draft._id, other._id, loose._id]) expect((await fetch(url(`/embed/${id}`))).status).toBe(404);
     const picker = await (await fetch(url(`/embed/bundle/${s.bundleId}`))).text();
     expect(picker).not.toContain(draft._id);
@@ -116,7 +137,9 @@ describe('embed widget over HTTP: pages, CSP, sign-in, paid product calls, opera
     expect(asked.status).toBe(200);
     const message: string = asked.body.data.message;
     expect(message).not.toContain('evil.example');
-    expect(message.split('\n')[0]).toBe(`${new URL(stack.config.publicBaseUrl).host} wants you to sign in with your Ethereum account:`);
+    expect(message.split('\n')[0]).toBe(
+      `${new URL(stack.config.publicBaseUrl).host} wants you to sign in with your Ethereum account:`,
+    );
 
     // A message naming the attacker's site (what a phishing page would ask the wallet to sign) is refused,
     // and so is the issued message with another chain id, statement or expiry, each signed by the right wallet.
@@ -128,24 +151,39 @@ describe('embed widget over HTTP: pages, CSP, sign-in, paid product calls, opera
     ];
     for (const edited of edits) {
       expect(edited).not.toBe(message);
-      const res = await http('POST', url('/embed/api/sign-in'), { body: { message: edited, signature: await victim.signMessage({ message: edited }) }, headers: { host: 'evil.example' } });
+      const res = await http('POST', url('/embed/api/sign-in'), {
+        body: { message: edited, signature: await victim.signMessage({ message: edited }) },
+        headers: { host: 'evil.example' },
+      });
       expect(res.status).toBe(401);
       expect(res.body.error_code).toBe('embed_sign_in_invalid');
     }
     // Four failures so far; the fifth burns the nonce, and then even the right signature of the issued text is refused.
-    const wrong = await http('POST', url('/embed/api/sign-in'), { body: { message, signature: await privateKeyToAccount(generatePrivateKey()).signMessage({ message }) } });
+    const wrong = await http('POST', url('/embed/api/sign-in'), {
+      body: { message, signature: await privateKeyToAccount(generatePrivateKey()).signMessage({ message }) },
+    });
     expect(wrong.status).toBe(401);
-    const late = await http('POST', url('/embed/api/sign-in'), { body: { message, signature: await victim.signMessage({ message }) } });
+    const late = await http('POST', url('/embed/api/sign-in'), {
+      body: { message, signature: await victim.signMessage({ message }) },
+    });
     expect(late.status).toBe(401);
     expect(late.body.message).toMatch(/used already/);
   });
 
   it('limits sign-in attempts per client address', async () => {
-    const limited = await startTestStack({ env: { AUTH_SESSION_LIMIT_PER_CLIENT: '3', MONGODB_DB_NAME: `${stack.config.mongodbDbName}_limits` } });
+    const limited = await startTestStack({
+      env: { AUTH_SESSION_LIMIT_PER_CLIENT: '3', MONGODB_DB_NAME: `${stack.config.mongodbDbName}_limits` },
+    });
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 4; i++) {
-        statuses.push((await http('POST', `${limited.server.mainUrl}/embed/api/sign-in`, { body: { message: 'not a sign-in message', signature: `0x${'1b'.repeat(65)}` } })).status);
+        statuses.push(
+          (
+            await http('POST', `${limited.server.mainUrl}/embed/api/sign-in`, {
+              body: { message: 'not a sign-in message', signature: `0x${'1b'.repeat(65)}` },
+            })
+          ).status,
+        );
       }
       expect(statuses).toEqual([401, 401, 401, 429]);
     } finally {
@@ -165,35 +203,71 @@ describe('embed widget over HTTP: pages, CSP, sign-in, paid product calls, opera
     expect(message).toContain(`- ${ALLOWED}`);
     expect(message).toMatch(/Expiration Time: /);
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ wallet: account.address.toLowerCase(), bundle_id: s.bundleId, origin: ALLOWED, balance: 0 });
+    expect(res.body.data).toMatchObject({
+      wallet: account.address.toLowerCase(),
+      bundle_id: s.bundleId,
+      origin: ALLOWED,
+      balance: 0,
+    });
     expect(res.body.data.token).toMatch(/^emb_/);
 
     // The same signed message again: its nonce is spent.
-    const again = await http('POST', url('/embed/api/sign-in'), { body: { message, signature: await account.signMessage({ message }) } });
+    const again = await http('POST', url('/embed/api/sign-in'), {
+      body: { message, signature: await account.signMessage({ message }) },
+    });
     expect(again.status).toBe(401);
     expect(again.body.error_code).toBe('embed_sign_in_invalid');
 
     // Another key signing this wallet's message; a tampered message; a disallowed origin.
     const forged = await signIn({ signer: privateKeyToAccount(generatePrivateKey()) });
     expect(forged.res.status).toBe(401);
-    const n2 = await http('POST', url('/embed/api/sign-in/nonce'), { body: { bundle_id: s.bundleId, origin: ALLOWED, address: account.address } });
+    const n2 = await http('POST', url('/embed/api/sign-in/nonce'), {
+      body: { bundle_id: s.bundleId, origin: ALLOWED, address: account.address },
+    });
     const tampered = (n2.body.data.message as string).replace(`- ${ALLOWED}`, '- http://evil.example');
-    expect((await http('POST', url('/embed/api/sign-in'), { body: { message: tampered, signature: await account.signMessage({ message: tampered }) } })).status).toBe(401);
-    const blocked = await http('POST', url('/embed/api/sign-in/nonce'), { body: { bundle_id: s.bundleId, origin: 'http://127.0.0.1:45002', address: account.address } });
+    expect(
+      (
+        await http('POST', url('/embed/api/sign-in'), {
+          body: { message: tampered, signature: await account.signMessage({ message: tampered }) },
+        })
+      ).status,
+    ).toBe(401);
+    const blocked = await http('POST', url('/embed/api/sign-in/nonce'), {
+      body: { bundle_id: s.bundleId, origin: 'http://127.0.0.1:45002', address: account.address },
+    });
     expect(blocked.status).toBe(403);
     expect(blocked.body.error_code).toBe('origin_not_allowed');
   });
 
   it('takes a pasted act_ token instead, and a widget token works only on its own bundle', async () => {
-    const { access_token } = await new AccessTokenService(stack.db.models).issue({ wallet: account.address, createdBy: 'operator' });
-    const res = await http('POST', url('/embed/api/sign-in/access-token'), { body: { bundle_id: s.bundleId, origin: ALLOWED, access_token } });
+    const { access_token } = await new AccessTokenService(stack.db.models).issue({
+      wallet: account.address,
+      createdBy: 'operator',
+    });
+    const res = await http('POST', url('/embed/api/sign-in/access-token'), {
+      body: { bundle_id: s.bundleId, origin: ALLOWED, access_token },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data.wallet).toBe(account.address.toLowerCase());
-    const me = await http('GET', url(`/embed/api/bundles/${s.bundleId}/me`), { headers: { authorization: `Bearer ${res.body.data.token}` } });
+    const me = await http('GET', url(`/embed/api/bundles/${s.bundleId}/me`), {
+      headers: { authorization: `Bearer ${res.body.data.token}` },
+    });
     expect(me.body.data).toEqual({ wallet: account.address.toLowerCase(), balance: 0 });
     const other = await seedEmbed(stack.db, [ALLOWED]);
-    expect((await http('GET', url(`/embed/api/bundles/${other.bundleId}/me`), { headers: { authorization: `Bearer ${res.body.data.token}` } })).status).toBe(401);
-    expect((await http('POST', url('/embed/api/sign-in/access-token'), { body: { bundle_id: s.bundleId, origin: ALLOWED, access_token: 'act_nope' } })).status).toBe(401);
+    expect(
+      (
+        await http('GET', url(`/embed/api/bundles/${other.bundleId}/me`), {
+          headers: { authorization: `Bearer ${res.body.data.token}` },
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await http('POST', url('/embed/api/sign-in/access-token'), {
+          body: { bundle_id: s.bundleId, origin: ALLOWED, access_token: 'act_nope' },
+        })
+      ).status,
+    ).toBe(401);
     expect((await http('GET', url(`/embed/api/bundles/${s.bundleId}/me`))).status).toBe(401);
   });
 
@@ -204,33 +278,90 @@ describe('embed widget over HTTP: pages, CSP, sign-in, paid product calls, opera
     const wallet = account.address.toLowerCase();
     await ledger.grant({ wallet, credits: 20, creditType: 'admin_grant' });
     const body = { action: 'echo', parameters: { text: HOSTILE, count: 2 }, request_id: 'req-product-1' };
-    const first = await http('POST', url(`/embed/api/bundles/${s.bundleId}/products/${s.productId}/invoke`), { body, headers: auth });
+    const first = await http('POST', url(`/embed/api/bundles/${s.bundleId}/products/${s.productId}/invoke`), {
+      body,
+      headers: auth,
+    });
     expect(first.status).toBe(200);
-    expect(first.body.data).toMatchObject({ credits_charged: 7, balance: 13, response: { echo: { text: HOSTILE, count: 2 } } });
-    const replay = await http('POST', url(`/embed/api/bundles/${s.bundleId}/products/${s.productId}/invoke`), { body, headers: auth });
-    expect(replay.body.data).toMatchObject({ credits_charged: 7, transaction_id: first.body.data.transaction_id, balance: 13 });
+    expect(first.body.data).toMatchObject({
+      credits_charged: 7,
+      balance: 13,
+      response: { echo: { text: HOSTILE, count: 2 } },
+    });
+    const replay = await http('POST', url(`/embed/api/bundles/${s.bundleId}/products/${s.productId}/invoke`), {
+      body,
+      headers: auth,
+    });
+    expect(replay.body.data).toMatchObject({
+      credits_charged: 7,
+      transaction_id: first.body.data.transaction_id,
+      balance: 13,
+    });
     expect((await ledger.balance(wallet)).balance).toBe(13);
 
-    const missing = await http('POST', url(`/embed/api/bundles/${s.bundleId}/products/0123456789abcdef01234567/invoke`), { body: { ...body, request_id: 'req-product-2' }, headers: auth });
+    const missing = await http(
+      'POST',
+      url(`/embed/api/bundles/${s.bundleId}/products/0123456789abcdef01234567/invoke`),
+      { body: { ...body, request_id: 'req-product-2' }, headers: auth },
+    );
     expect(missing.status).toBe(404);
-    const poor = await http('POST', url(`/embed/api/bundles/${s.bundleId}/products/${s.productId}/invoke`), { body: { ...body, request_id: 'req-product-3' }, headers: auth });
+    const poor = await http('POST', url(`/embed/api/bundles/${s.bundleId}/products/${s.productId}/invoke`), {
+      body: { ...body, request_id: 'req-product-3' },
+      headers: auth,
+    });
     expect(poor.status).toBe(200);
-    const broke = await http('POST', url(`/embed/api/bundles/${s.bundleId}/products/${s.productId}/invoke`), { body: { ...body, request_id: 'req-product-4' }, headers: auth });
+    const broke = await http('POST', url(`/embed/api/bundles/${s.bundleId}/products/${s.productId}/invoke`), {
+      body: { ...body, request_id: 'req-product-4' },
+      headers: auth,
+    });
     expect(broke.status).toBe(402);
     expect((await ledger.balance(wallet)).balance).toBe(6);
   });
 
   it('operator commands create a bundle, add items and origins, and list it', async () => {
-    const bad = run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', 'bundle:create', '--workspace', 'ws_other', '--group', s.g.groupId, '--name', 'x', '--json'], { cwd: ROOT, env: process.env });
+    const bad = run(
+      path.join(ROOT, 'node_modules/.bin/tsx'),
+      ['scripts/admin.ts', 'bundle:create', '--workspace', 'ws_other', '--group', s.g.groupId, '--name', 'x', '--json'],
+      { cwd: ROOT, env: process.env },
+    );
     await expect(bad).rejects.toMatchObject({ stderr: expect.stringContaining('is not in workspace ws_other') });
-    const created = await admin('bundle:create', '--workspace', s.g.workspaceId, '--group', s.g.groupId, '--name', 'Shop widget', '--origins', 'https://shop.example,https://www.shop.example/');
-    expect(created).toMatchObject({ _id: expect.stringMatching(/^bnd_/), allowed_origins: ['https://shop.example', 'https://www.shop.example'], items: [] });
-    const added = await admin('bundle:add', '--bundle', created._id, '--workflow', s.workflowId, '--product', s.productId, '--origin', 'http://localhost:8092');
-    expect(added.items).toEqual([{ kind: 'workflow', ref: s.workflowId }, { kind: 'product', ref: s.productId }]);
+    const created = await admin(
+      'bundle:create',
+      '--workspace',
+      s.g.workspaceId,
+      '--group',
+      s.g.groupId,
+      '--name',
+      'Shop widget',
+      '--origins',
+      'https://shop.example,https://www.shop.example/',
+    );
+    expect(created).toMatchObject({
+      _id: expect.stringMatching(/^bnd_/),
+      allowed_origins: ['https://shop.example', 'https://www.shop.example'],
+      items: [],
+    });
+    const added = await admin(
+      'bundle:add',
+      '--bundle',
+      created._id,
+      '--workflow',
+      s.workflowId,
+      '--product',
+      s.productId,
+      '--origin',
+      'http://localhost:8092',
+    );
+    expect(added.items).toEqual([
+      { kind: 'workflow', ref: s.workflowId },
+      { kind: 'product', ref: s.productId },
+    ]);
     expect(added.allowed_origins).toContain('http://localhost:8092');
     const listed = await admin('bundle:list', '--workspace', s.g.workspaceId);
     expect(listed.map((b: any) => b._id)).toContain(created._id);
     const res = await fetch(url(`/embed/${s.workflowId}?bundle=${created._id}`));
-    expect(res.headers.get('content-security-policy')).toContain('frame-ancestors https://shop.example https://www.shop.example http://localhost:8092');
+    expect(res.headers.get('content-security-policy')).toContain(
+      'frame-ancestors https://shop.example https://www.shop.example http://localhost:8092',
+    );
   });
 });

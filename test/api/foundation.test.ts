@@ -1,5 +1,5 @@
-import { startTestStack, TestStack } from '../support/stack';
 import { http } from '../support/http';
+import { startTestStack, TestStack } from '../support/stack';
 
 describe('foundation over HTTP against the real store', () => {
   let stack: TestStack;
@@ -23,12 +23,16 @@ describe('foundation over HTTP against the real store', () => {
     expect(echoed.headers.get('x-request-id')).toBe('abc-123');
     const made = await http('GET', `${stack.server.apiUrl}/health`);
     expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-    const refused = await http('GET', `${stack.server.apiUrl}/health`, { headers: { 'x-request-id': 'bad id with spaces' } });
+    const refused = await http('GET', `${stack.server.apiUrl}/health`, {
+      headers: { 'x-request-id': 'bad id with spaces' },
+    });
     expect(refused.headers.get('x-request-id')).not.toBe('bad id with spaces');
   });
 
   it('answers unknown routes with 404 JSON in the gateway shape', async () => {
-    const res = await http('GET', `${stack.server.mainUrl}/api/external/nope`, { headers: { 'x-request-id': 'r-404' } });
+    const res = await http('GET', `${stack.server.mainUrl}/api/external/nope`, {
+      headers: { 'x-request-id': 'r-404' },
+    });
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toMatch(/application\/json/);
     expect(res.body).toMatchObject({ error: 'Not Found', error_code: 'route_not_found', request_id: 'r-404' });
@@ -52,7 +56,9 @@ describe('foundation over HTTP against the real store', () => {
   });
 
   it('answers malformed JSON with 422 detail on external routes and 400 webhook shape on webhook routes', async () => {
-    const ext = await http('POST', `${stack.server.mainUrl}/api/external/credits/balance`, { raw: '{"wallet_address": ' });
+    const ext = await http('POST', `${stack.server.mainUrl}/api/external/credits/balance`, {
+      raw: '{"wallet_address": ',
+    });
     expect(ext.status).toBe(422);
     expect(ext.body.detail[0]).toMatchObject({ loc: ['body'], type: 'json_invalid' });
     const hook = await http('POST', `${stack.server.mainUrl}/api/agent-webhooks/w1/trigger`, { raw: '{oops' });

@@ -31,7 +31,9 @@ describe('identity, signed requests and credits over HTTP', () => {
       expect(await stack.db.connection.db!.collection('rate_limits').findOne({ evmPrivateKey })).toBeNull();
 
       // Untrusted X-Forwarded-For changes nothing.
-      const second = await http('POST', `${main}/api/external/agentaddress`, { headers: { 'x-forwarded-for': '203.0.113.9', 'x-request-id': 'rl-1' } });
+      const second = await http('POST', `${main}/api/external/agentaddress`, {
+        headers: { 'x-forwarded-for': '203.0.113.9', 'x-request-id': 'rl-1' },
+      });
       expect(second.status).toBe(429);
       expect(second.body).toMatchObject({ error: 'Too Many Requests', error_code: 'rate_limited', request_id: 'rl-1' });
       expect(second.body.rate_limit).toMatchObject({ limit: 1, window_seconds: 60 });
@@ -62,13 +64,22 @@ describe('identity, signed requests and credits over HTTP', () => {
       await agent.startSession();
       const res = await agent.call('/api/external/credits/balance', 'balance');
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ success: true, message: 'no credits available', data: { balance: 0, expiration: null, expires_in_days: null } });
+      expect(res.body).toEqual({
+        success: true,
+        message: 'no credits available',
+        data: { balance: 0, expiration: null, expires_in_days: null },
+      });
     });
 
     it('reports the balance and next expiration of granted credits', async () => {
       const agent = new TestAgent(main);
       await agent.startSession();
-      await ledger.grant({ wallet: agent.wallet, credits: 700, creditType: 'admin_grant', expiresAt: new Date(Date.now() + 10.5 * 86_400_000) });
+      await ledger.grant({
+        wallet: agent.wallet,
+        credits: 700,
+        creditType: 'admin_grant',
+        expiresAt: new Date(Date.now() + 10.5 * 86_400_000),
+      });
       const res = await agent.call('/api/external/credits/balance', 'balance');
       expect(res.body.data).toMatchObject({ balance: 700, expires_in_days: 10 });
       expect(new Date(res.body.data.expiration).getTime()).toBeGreaterThan(Date.now());
@@ -89,9 +100,15 @@ describe('identity, signed requests and credits over HTTP', () => {
       const agent = new TestAgent(main);
       await agent.startSession();
       const env = await agent.envelope('balance', {}, undefined, 'burst-id');
-      const others = await Promise.all(Array.from({ length: 6 }, (_, i) => agent.envelope('balance', {}, undefined, `burst-other-${i}`)));
+      const others = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => agent.envelope('balance', {}, undefined, `burst-other-${i}`)),
+      );
       // The distinct ids ride in the same batches as the twins: each must still be accepted.
-      const answers = await Promise.all([...Array.from({ length: 10 }, () => env), ...others].map((body) => http('POST', `${main}/api/external/credits/balance`, { body })));
+      const answers = await Promise.all(
+        [...Array.from({ length: 10 }, () => env), ...others].map((body) =>
+          http('POST', `${main}/api/external/credits/balance`, { body }),
+        ),
+      );
       const twins = answers.slice(0, 10);
       expect(twins.filter((r) => r.status === 200)).toHaveLength(1);
       expect(twins.filter((r) => r.status === 401 && r.body.error_code === 'request_replayed')).toHaveLength(9);
@@ -109,16 +126,26 @@ describe('identity, signed requests and credits over HTTP', () => {
       });
       expect([forged.status, forged.body.error_code]).toEqual([401, 'signature_invalid']);
 
-      const foreign = await http('POST', `${main}/api/external/credits/balance`, { body: { ...good, session_nonce: other.sessionNonce } });
+      const foreign = await http('POST', `${main}/api/external/credits/balance`, {
+        body: { ...good, session_nonce: other.sessionNonce },
+      });
       expect([foreign.status, foreign.body.error_code]).toEqual([401, 'session_wallet_mismatch']);
 
-      const unknown = await http('POST', `${main}/api/external/credits/balance`, { body: { ...good, session_nonce: 'sn_' + 'x'.repeat(32) } });
+      const unknown = await http('POST', `${main}/api/external/credits/balance`, {
+        body: { ...good, session_nonce: 'sn_' + 'x'.repeat(32) },
+      });
       expect([unknown.status, unknown.body.error_code]).toEqual([401, 'session_unknown']);
 
-      await stack.db.models.authSessions.updateOne({ _id: agent.sessionNonce }, { $set: { expires_at: new Date(Date.now() - 1000) } });
+      await stack.db.models.authSessions.updateOne(
+        { _id: agent.sessionNonce },
+        { $set: { expires_at: new Date(Date.now() - 1000) } },
+      );
       const fresh = new TestAgent(main);
       await fresh.startSession();
-      await stack.db.models.authSessions.updateOne({ _id: fresh.sessionNonce }, { $set: { expires_at: new Date(Date.now() - 1000) } });
+      await stack.db.models.authSessions.updateOne(
+        { _id: fresh.sessionNonce },
+        { $set: { expires_at: new Date(Date.now() - 1000) } },
+      );
       // The API caches sessions it issued; a separate API instance reads the expired one from the store.
       const other2 = await startTestStack({ keepDatabase: true });
       try {
@@ -131,7 +158,9 @@ describe('identity, signed requests and credits over HTTP', () => {
     });
 
     it('answers a missing envelope field with 422 detail naming it', async () => {
-      const res = await http('POST', `${main}/api/external/credits/balance`, { body: { wallet_address: '0x' + 'a'.repeat(40) } });
+      const res = await http('POST', `${main}/api/external/credits/balance`, {
+        body: { wallet_address: '0x' + 'a'.repeat(40) },
+      });
       expect(res.status).toBe(422);
       expect(res.body.detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual(
         expect.arrayContaining(['body.session_nonce', 'body.request_id', 'body.signature']),
@@ -141,7 +170,9 @@ describe('identity, signed requests and credits over HTTP', () => {
     it('refuses a field beside the envelope with 422: the balance signs an empty payload, so it would ride unsigned (found by the fuzzer)', async () => {
       const agent = new TestAgent(main);
       await agent.startSession();
-      const res = await http('POST', `${main}/api/external/credits/balance`, { body: { ...(await agent.envelope('balance')), unsigned: 42 } });
+      const res = await http('POST', `${main}/api/external/credits/balance`, {
+        body: { ...(await agent.envelope('balance')), unsigned: 42 },
+      });
       expect(res.status).toBe(422);
       expect(res.body.detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual(['body.unsigned']);
     });
@@ -153,22 +184,45 @@ describe('identity, signed requests and credits over HTTP', () => {
       await agent.startSession();
       await ledger.grant({ wallet: agent.wallet, grantId: 'g1', credits: 500, creditType: 'admin_grant' });
       await ledger.spend({ wallet: agent.wallet, requestId: 's1', credits: 120 });
-      const minted = await agent.call('/api/external/auth/access-token', 'access_token', { label: 'ci', expires_in_days: 7 });
+      const minted = await agent.call('/api/external/auth/access-token', 'access_token', {
+        label: 'ci',
+        expires_in_days: 7,
+      });
       expect(minted.status).toBe(200);
       const token = minted.body.data.access_token as string;
       expect(token).toMatch(/^act_/);
-      expect(await stack.db.models.accessTokens.findOne({ token_id: minted.body.data.token_id }).lean()).not.toHaveProperty('access_token');
+      expect(
+        await stack.db.models.accessTokens.findOne({ token_id: minted.body.data.token_id }).lean(),
+      ).not.toHaveProperty('access_token');
       const auth = { authorization: `Bearer ${token}` };
 
       const bal = await http('GET', `${api}/credits/balance`, { headers: auth });
-      expect(bal.body).toEqual({ success: true, message: 'ok', data: { balance: 380, expiration: null, expires_in_days: null } });
+      expect(bal.body).toEqual({
+        success: true,
+        message: 'ok',
+        data: { balance: 380, expiration: null, expires_in_days: null },
+      });
 
       const hist = await http('GET', `${api}/credits/history?limit=10`, { headers: auth });
       expect(hist.status).toBe(200);
       expect(hist.body.data.grants).toEqual([
-        expect.objectContaining({ _id: 'g1', user_id: agent.wallet, amount_credits: 500, remaining_credits: 380, credit_type: 'admin_grant', amount_usd: 5 }),
+        expect.objectContaining({
+          _id: 'g1',
+          user_id: agent.wallet,
+          amount_credits: 500,
+          remaining_credits: 380,
+          credit_type: 'admin_grant',
+          amount_usd: 5,
+        }),
       ]);
-      expect(hist.body.data.transactions.map((t: any) => [t.transaction_type, t.amount_credits, t.balance_after_credits, t.balance_after_usd])).toEqual([
+      expect(
+        hist.body.data.transactions.map((t: any) => [
+          t.transaction_type,
+          t.amount_credits,
+          t.balance_after_credits,
+          t.balance_after_usd,
+        ]),
+      ).toEqual([
         ['purchase', -120, 380, 3.8],
         ['grant', 500, 500, 5],
       ]);
@@ -179,37 +233,76 @@ describe('identity, signed requests and credits over HTTP', () => {
       expect([after.status, after.body.error_code]).toEqual([401, 'invalid_bearer']);
     });
 
-    it('a wallet lists and revokes its own act_ tokens by signature, holding none; never another wallet\'s', async () => {
+    it("a wallet lists and revokes its own act_ tokens by signature, holding none; never another wallet's", async () => {
       const owner = new TestAgent(main);
       const other = new TestAgent(main);
       await owner.startSession();
       await other.startSession();
-      const mint = async (label: string) => (await owner.call('/api/external/auth/access-token', 'access_token', { label })).body.data;
+      const mint = async (label: string) =>
+        (await owner.call('/api/external/auth/access-token', 'access_token', { label })).body.data;
       const [a, b] = [await mint('laptop'), await mint('ci')];
       const list = await owner.call('/api/external/auth/access-tokens/list', 'access_token_list');
       expect(list.status).toBe(200);
-      expect(list.body.data.tokens.map((t: any) => [t.token_id, t.label, t.status]).sort()).toEqual([[a.token_id, 'laptop', 'active'], [b.token_id, 'ci', 'active']].sort());
+      expect(list.body.data.tokens.map((t: any) => [t.token_id, t.label, t.status]).sort()).toEqual(
+        [
+          [a.token_id, 'laptop', 'active'],
+          [b.token_id, 'ci', 'active'],
+        ].sort(),
+      );
       expect(JSON.stringify(list.body)).not.toContain('act_');
 
       // Another wallet can neither see nor revoke them (answered as unknown).
-      expect((await other.call('/api/external/auth/access-tokens/list', 'access_token_list')).body.data.tokens).toEqual([]);
-      const foreign = await other.call(`/api/external/auth/access-tokens/${a.token_id}/revoke`, 'access_token_revoke', {}, a.token_id);
+      expect((await other.call('/api/external/auth/access-tokens/list', 'access_token_list')).body.data.tokens).toEqual(
+        [],
+      );
+      const foreign = await other.call(
+        `/api/external/auth/access-tokens/${a.token_id}/revoke`,
+        'access_token_revoke',
+        {},
+        a.token_id,
+      );
       expect([foreign.status, foreign.body.error_code]).toEqual([404, 'token_not_found']);
-      expect((await http('GET', `${api}/credits/balance`, { headers: { authorization: `Bearer ${a.access_token}` } })).status).toBe(200);
+      expect(
+        (await http('GET', `${api}/credits/balance`, { headers: { authorization: `Bearer ${a.access_token}` } }))
+          .status,
+      ).toBe(200);
 
       // A signature for one token id does not revoke another.
       const env = await owner.envelope('access_token_revoke', {}, a.token_id);
       const moved = await http('POST', `${main}/api/external/auth/access-tokens/${b.token_id}/revoke`, { body: env });
       expect(moved.status).toBe(401);
 
-      const revoked = await owner.call(`/api/external/auth/access-tokens/${a.token_id}/revoke`, 'access_token_revoke', {}, a.token_id);
-      expect(revoked.body).toEqual({ success: true, message: 'token revoked', data: { token_id: a.token_id, already_revoked: false } });
-      expect((await http('GET', `${api}/credits/balance`, { headers: { authorization: `Bearer ${a.access_token}` } })).status).toBe(401);
-      expect((await http('GET', `${api}/credits/balance`, { headers: { authorization: `Bearer ${b.access_token}` } })).status).toBe(200);
-      const again = await owner.call(`/api/external/auth/access-tokens/${a.token_id}/revoke`, 'access_token_revoke', {}, a.token_id);
+      const revoked = await owner.call(
+        `/api/external/auth/access-tokens/${a.token_id}/revoke`,
+        'access_token_revoke',
+        {},
+        a.token_id,
+      );
+      expect(revoked.body).toEqual({
+        success: true,
+        message: 'token revoked',
+        data: { token_id: a.token_id, already_revoked: false },
+      });
+      expect(
+        (await http('GET', `${api}/credits/balance`, { headers: { authorization: `Bearer ${a.access_token}` } }))
+          .status,
+      ).toBe(401);
+      expect(
+        (await http('GET', `${api}/credits/balance`, { headers: { authorization: `Bearer ${b.access_token}` } }))
+          .status,
+      ).toBe(200);
+      const again = await owner.call(
+        `/api/external/auth/access-tokens/${a.token_id}/revoke`,
+        'access_token_revoke',
+        {},
+        a.token_id,
+      );
       expect(again.body.data.already_revoked).toBe(true);
       const after = await owner.call('/api/external/auth/access-tokens/list', 'access_token_list');
-      expect(after.body.data.tokens.find((t: any) => t.token_id === a.token_id)).toMatchObject({ status: 'revoked', revoked_at: expect.any(String) });
+      expect(after.body.data.tokens.find((t: any) => t.token_id === a.token_id)).toMatchObject({
+        status: 'revoked',
+        revoked_at: expect.any(String),
+      });
     });
 
     it('refuses a missing or malformed bearer with 401', async () => {

@@ -8,7 +8,13 @@ import { startTestStack, TestStack } from '../support/stack';
 const greet = { id: 'greet', type: 'template', template: 'Hello {{prompt}}' };
 const check = { id: 'check', type: 'condition', input: '{{nodes.greet.output}}', operator: 'contains', value: 'hello' };
 const yes = { id: 'yes', type: 'template', template: 'said hello: {{nodes.greet.output}}' };
-const graph = { nodes: [greet, check, yes], edges: [{ from: 'greet', to: 'check' }, { from: 'check', to: 'yes', when: true }] };
+const graph = {
+  nodes: [greet, check, yes],
+  edges: [
+    { from: 'greet', to: 'check' },
+    { from: 'check', to: 'yes', when: true },
+  ],
+};
 
 describe('job workflows: create, update, publish by the reserving wallet, then complete and get paid', () => {
   let stack: TestStack;
@@ -16,7 +22,12 @@ describe('job workflows: create, update, publish by the reserving wallet, then c
   beforeAll(async () => {
     stack = await startTestStack({ workers: true });
     ledger = new LedgerStore(stack.db.models);
-    await ledger.grant({ wallet: PLATFORM_ACCOUNT, grantId: 'job-workflows-fund', credits: 10_000, creditType: 'admin_grant' });
+    await ledger.grant({
+      wallet: PLATFORM_ACCOUNT,
+      grantId: 'job-workflows-fund',
+      credits: 10_000,
+      creditType: 'admin_grant',
+    });
   });
   afterAll(async () => {
     await stack.stop();
@@ -27,15 +38,31 @@ describe('job workflows: create, update, publish by the reserving wallet, then c
     await a.startSession();
     return a;
   }
-  const workflowJob = () => createJob(stack.db.models, { kind: 'workflow_creation', title: 'Build a greeting workflow', reward_credits: 120, target_url: null, platforms: [] });
-  const reserve = (a: TestAgent, jobId: string) => a.call(`/api/external/jobs/${jobId}/reserve`, 'job_reserve', {}, jobId);
-  const create = (a: TestAgent, jobId: string, body: Record<string, unknown>) => a.call(`/api/external/jobs/${jobId}/workflow/create`, 'job_workflow_create', body, jobId);
+  const workflowJob = () =>
+    createJob(stack.db.models, {
+      kind: 'workflow_creation',
+      title: 'Build a greeting workflow',
+      reward_credits: 120,
+      target_url: null,
+      platforms: [],
+    });
+  const reserve = (a: TestAgent, jobId: string) =>
+    a.call(`/api/external/jobs/${jobId}/reserve`, 'job_reserve', {}, jobId);
+  const create = (a: TestAgent, jobId: string, body: Record<string, unknown>) =>
+    a.call(`/api/external/jobs/${jobId}/workflow/create`, 'job_workflow_create', body, jobId);
   async function update(a: TestAgent, jobId: string, workflowId: string, body: Record<string, unknown>) {
     const env = await a.envelope('job_workflow_update', body, `${jobId}/${workflowId}`);
-    return http('PUT', `${stack.server.mainUrl}/api/external/jobs/${jobId}/workflow/${workflowId}`, { body: { ...body, ...env } });
+    return http('PUT', `${stack.server.mainUrl}/api/external/jobs/${jobId}/workflow/${workflowId}`, {
+      body: { ...body, ...env },
+    });
   }
   const publish = (a: TestAgent, jobId: string, workflowId: string, body: Record<string, unknown> = {}) =>
-    a.call(`/api/external/jobs/${jobId}/workflow/${workflowId}/publish`, 'job_workflow_publish', body, `${jobId}/${workflowId}`);
+    a.call(
+      `/api/external/jobs/${jobId}/workflow/${workflowId}/publish`,
+      'job_workflow_publish',
+      body,
+      `${jobId}/${workflowId}`,
+    );
   const status = (a: TestAgent, jobId: string) => a.call(`/api/external/jobs/${jobId}/status`, 'job_status', {}, jobId);
 
   it('reserve → create → update → publish (semver per bump) → complete with workflow_id → verification passes → one reward', async () => {
@@ -43,10 +70,26 @@ describe('job workflows: create, update, publish by the reserving wallet, then c
     const a = await agent();
     expect((await reserve(a, job._id)).status).toBe(200);
 
-    const created = await create(a, job._id, { name: 'Greeter', description: 'says hello', time_saved_minutes: 5, categories: ['Writing'], nodes: [greet], edges: [] });
+    const created = await create(a, job._id, {
+      name: 'Greeter',
+      description: 'says hello',
+      time_saved_minutes: 5,
+      categories: ['Writing'],
+      nodes: [greet],
+      edges: [],
+    });
     expect(created.status).toBe(200);
     const wf = created.body.data;
-    expect(wf).toMatchObject({ job_id: job._id, owner_wallet: a.wallet, name: 'Greeter', status: 'draft', latest_version: null, versions: [], categories: ['writing'], time_saved_minutes: 5 });
+    expect(wf).toMatchObject({
+      job_id: job._id,
+      owner_wallet: a.wallet,
+      name: 'Greeter',
+      status: 'draft',
+      latest_version: null,
+      versions: [],
+      categories: ['writing'],
+      time_saved_minutes: 5,
+    });
     expect(wf.workflow_id).toMatch(/^wf_/);
 
     const edited = await update(a, job._id, wf.workflow_id, { ...graph, mcp_server_name: 'greeter-mcp' });
@@ -68,11 +111,21 @@ describe('job workflows: create, update, publish by the reserving wallet, then c
     expect(badBump.status).toBe(422);
     expect(badBump.body.detail[0].loc).toEqual(['body', 'bump']);
 
-    const done = await a.call(`/api/external/jobs/${job._id}/complete`, 'job_complete', { proof_text: 'built and published', workflow_id: wf.workflow_id }, job._id);
+    const done = await a.call(
+      `/api/external/jobs/${job._id}/complete`,
+      'job_complete',
+      { proof_text: 'built and published', workflow_id: wf.workflow_id },
+      job._id,
+    );
     expect(done.status).toBe(200);
-    const paid = await until(() => status(a, job._id), (s) => s.body.data.completion?.status === 'paid');
+    const paid = await until(
+      () => status(a, job._id),
+      (s) => s.body.data.completion?.status === 'paid',
+    );
     const c = paid.body.data.completion;
-    expect(c.verification.steps).toContainEqual(expect.objectContaining({ name: 'workflow_published_and_valid', status: 'passed' }));
+    expect(c.verification.steps).toContainEqual(
+      expect.objectContaining({ name: 'workflow_published_and_valid', status: 'passed' }),
+    );
     expect(c.payment).toMatchObject({ status: 'paid', credits: 120 });
     const grants = (await ledger.history(a.wallet, 20)).grants.filter((g) => g.credit_type === 'job_reward');
     expect(grants).toHaveLength(1);
@@ -84,21 +137,44 @@ describe('job workflows: create, update, publish by the reserving wallet, then c
   });
 
   it('a wallet cannot farm an auto workflow_creation job by completing a new reservation with the workflow it published under an earlier one', async () => {
-    const job = await createJob(stack.db.models, { kind: 'workflow_creation', title: 'Build twice', reward_credits: 120, target_url: null, platforms: [], max_completions_per_wallet: 3 });
+    const job = await createJob(stack.db.models, {
+      kind: 'workflow_creation',
+      title: 'Build twice',
+      reward_credits: 120,
+      target_url: null,
+      platforms: [],
+      max_completions_per_wallet: 3,
+    });
     const a = await agent();
     expect((await reserve(a, job._id)).status).toBe(200);
     const wf = (await create(a, job._id, { name: 'Once', nodes: [greet], edges: [] })).body.data;
     expect((await publish(a, job._id, wf.workflow_id)).status).toBe(200);
-    const complete = () => a.call(`/api/external/jobs/${job._id}/complete`, 'job_complete', { proof_text: 'built', workflow_id: wf.workflow_id }, job._id);
+    const complete = () =>
+      a.call(
+        `/api/external/jobs/${job._id}/complete`,
+        'job_complete',
+        { proof_text: 'built', workflow_id: wf.workflow_id },
+        job._id,
+      );
     expect((await complete()).status).toBe(200);
-    await until(() => status(a, job._id), (s) => s.body.data.completion?.status === 'paid');
+    await until(
+      () => status(a, job._id),
+      (s) => s.body.data.completion?.status === 'paid',
+    );
 
     // Second reservation, same (published, valid, own) workflow: the service has no record of it being made under this one.
     expect((await reserve(a, job._id)).status).toBe(200);
     expect((await complete()).status).toBe(200);
-    const rejected = await until(() => status(a, job._id), (s) => s.body.data.completion?.status === 'rejected');
+    const rejected = await until(
+      () => status(a, job._id),
+      (s) => s.body.data.completion?.status === 'rejected',
+    );
     expect(rejected.body.data.completion.verification.steps).toContainEqual(
-      expect.objectContaining({ name: 'workflow_published_and_valid', status: 'failed', detail: expect.stringContaining('another reservation') }),
+      expect.objectContaining({
+        name: 'workflow_published_and_valid',
+        status: 'failed',
+        detail: expect.stringContaining('another reservation'),
+      }),
     );
     expect((await ledger.balance(a.wallet)).balance).toBe(120);
   });
@@ -111,19 +187,31 @@ describe('job workflows: create, update, publish by the reserving wallet, then c
     const token = r.headers.get('x-job-workflow-token')!;
     expect(token).toBeTruthy();
     const url = `${stack.server.mainUrl}/api/external/jobs/${job._id}/workflow/create`;
-    const made = await http('POST', url, { body: { name: 'By token', ...graph }, headers: { 'X-Job-Workflow-Token': token } });
+    const made = await http('POST', url, {
+      body: { name: 'By token', ...graph },
+      headers: { 'X-Job-Workflow-Token': token },
+    });
     expect(made.status).toBe(200);
     expect(made.body.data.owner_wallet).toBe(a.wallet);
     const id = made.body.data.workflow_id;
-    const put = await http('PUT', `${stack.server.mainUrl}/api/external/jobs/${job._id}/workflow/${id}`, { body: { description: 'edited by token' }, headers: { 'X-Job-Workflow-Token': token } });
+    const put = await http('PUT', `${stack.server.mainUrl}/api/external/jobs/${job._id}/workflow/${id}`, {
+      body: { description: 'edited by token' },
+      headers: { 'X-Job-Workflow-Token': token },
+    });
     expect([put.status, put.body.data.description]).toEqual([200, 'edited by token']);
-    const pub = await http('POST', `${stack.server.mainUrl}/api/external/jobs/${job._id}/workflow/${id}/publish`, { body: { bump: 'minor' }, headers: { 'X-Job-Workflow-Token': token } });
+    const pub = await http('POST', `${stack.server.mainUrl}/api/external/jobs/${job._id}/workflow/${id}/publish`, {
+      body: { bump: 'minor' },
+      headers: { 'X-Job-Workflow-Token': token },
+    });
     expect([pub.status, pub.body.data.published_version]).toEqual([200, '1.0.0']);
 
     const altered = token.slice(0, -2) + (token.endsWith('AA') ? 'BB' : 'AA');
     const bad = await http('POST', url, { body: { name: 'x' }, headers: { 'X-Job-Workflow-Token': altered } });
     expect([bad.status, bad.body.error_code]).toEqual([401, 'job_workflow_token_invalid']);
-    const foreign = await http('POST', `${stack.server.mainUrl}/api/external/jobs/${other._id}/workflow/create`, { body: { name: 'x' }, headers: { 'X-Job-Workflow-Token': token } });
+    const foreign = await http('POST', `${stack.server.mainUrl}/api/external/jobs/${other._id}/workflow/create`, {
+      body: { name: 'x' },
+      headers: { 'X-Job-Workflow-Token': token },
+    });
     expect([foreign.status, foreign.body.error_code]).toEqual([401, 'job_workflow_token_invalid']);
     const none = await http('POST', url, { body: { name: 'x' } });
     expect(none.status).toBe(422);
@@ -133,12 +221,31 @@ describe('job workflows: create, update, publish by the reserving wallet, then c
     const job = await workflowJob();
     const a = await agent();
     await reserve(a, job._id);
-    const unknownType = await create(a, job._id, { name: 'bad', nodes: [greet, { id: 'x', type: 'teleport' }], edges: [] });
+    const unknownType = await create(a, job._id, {
+      name: 'bad',
+      nodes: [greet, { id: 'x', type: 'teleport' }],
+      edges: [],
+    });
     expect(unknownType.status).toBe(422);
-    expect(unknownType.body.detail).toContainEqual(expect.objectContaining({ loc: ['body', 'nodes', '1', 'type'], type: 'workflow.unknown_node_type' }));
-    const dangling = await create(a, job._id, { name: 'bad', nodes: [greet], edges: [{ from: 'greet', to: 'nowhere' }] });
-    expect(dangling.body.detail).toContainEqual(expect.objectContaining({ loc: ['body', 'edges', '0', 'to'], type: 'workflow.dangling_edge' }));
-    const cycle = await create(a, job._id, { name: 'bad', nodes: [greet, { ...yes, template: 'x' }], edges: [{ from: 'greet', to: 'yes' }, { from: 'yes', to: 'greet' }] });
+    expect(unknownType.body.detail).toContainEqual(
+      expect.objectContaining({ loc: ['body', 'nodes', '1', 'type'], type: 'workflow.unknown_node_type' }),
+    );
+    const dangling = await create(a, job._id, {
+      name: 'bad',
+      nodes: [greet],
+      edges: [{ from: 'greet', to: 'nowhere' }],
+    });
+    expect(dangling.body.detail).toContainEqual(
+      expect.objectContaining({ loc: ['body', 'edges', '0', 'to'], type: 'workflow.dangling_edge' }),
+    );
+    const cycle = await create(a, job._id, {
+      name: 'bad',
+      nodes: [greet, { ...yes, template: 'x' }],
+      edges: [
+        { from: 'greet', to: 'yes' },
+        { from: 'yes', to: 'greet' },
+      ],
+    });
     expect(cycle.status).toBe(422);
     expect(cycle.body.detail[0].type).toBe('workflow.cycle');
     expect(cycle.body.detail[0].loc[1]).toBe('edges');
@@ -148,7 +255,9 @@ describe('job workflows: create, update, publish by the reserving wallet, then c
     const refused = await publish(a, job._id, empty.body.data.workflow_id);
     expect(refused.status).toBe(422);
     expect(refused.body.detail[0].loc).toEqual(['workflow', 'nodes']);
-    const versions = await stack.db.models.workflowVersions.countDocuments({ workflow_id: empty.body.data.workflow_id });
+    const versions = await stack.db.models.workflowVersions.countDocuments({
+      workflow_id: empty.body.data.workflow_id,
+    });
     expect(versions).toBe(0);
   });
 
@@ -189,15 +298,42 @@ describe('job workflows: create, update, publish by the reserving wallet, then c
     const theirs = await create(b, job._id, { name: 'b’s', ...graph });
     await publish(b, job._id, theirs.body.data.workflow_id);
 
-    await a.call(`/api/external/jobs/${job._id}/complete`, 'job_complete', { proof_text: 'done', workflow_id: draft.body.data.workflow_id }, job._id);
-    const rejected = await until(() => status(a, job._id), (s) => s.body.data.completion?.status === 'rejected');
-    expect(rejected.body.data.completion.verification.steps).toContainEqual(expect.objectContaining({ name: 'workflow_published_and_valid', status: 'failed' }));
+    await a.call(
+      `/api/external/jobs/${job._id}/complete`,
+      'job_complete',
+      { proof_text: 'done', workflow_id: draft.body.data.workflow_id },
+      job._id,
+    );
+    const rejected = await until(
+      () => status(a, job._id),
+      (s) => s.body.data.completion?.status === 'rejected',
+    );
+    expect(rejected.body.data.completion.verification.steps).toContainEqual(
+      expect.objectContaining({ name: 'workflow_published_and_valid', status: 'failed' }),
+    );
 
-    const c = await createJob(stack.db.models, { kind: 'workflow_creation', reward_credits: 10, target_url: null, platforms: [] });
+    const c = await createJob(stack.db.models, {
+      kind: 'workflow_creation',
+      reward_credits: 10,
+      target_url: null,
+      platforms: [],
+    });
     await reserve(a, c._id);
-    await a.call(`/api/external/jobs/${c._id}/complete`, 'job_complete', { proof_text: 'claiming b’s work', workflow_id: theirs.body.data.workflow_id }, c._id);
-    const stolen = await until(() => status(a, c._id), (s) => s.body.data.completion?.status === 'rejected');
-    expect(stolen.body.data.completion.verification.steps.find((s: { name: string }) => s.name === 'workflow_published_and_valid').detail).toContain('another job or wallet');
+    await a.call(
+      `/api/external/jobs/${c._id}/complete`,
+      'job_complete',
+      { proof_text: 'claiming b’s work', workflow_id: theirs.body.data.workflow_id },
+      c._id,
+    );
+    const stolen = await until(
+      () => status(a, c._id),
+      (s) => s.body.data.completion?.status === 'rejected',
+    );
+    expect(
+      stolen.body.data.completion.verification.steps.find(
+        (s: { name: string }) => s.name === 'workflow_published_and_valid',
+      ).detail,
+    ).toContain('another job or wallet');
     expect((await ledger.balance(a.wallet)).balance).toBe(0);
   });
 });

@@ -13,7 +13,10 @@ const ROOT = path.resolve(__dirname, '../..');
 // Each command is a fresh tsx process (seconds each on a loaded machine): generous per-test limits.
 
 async function admin(...args: string[]): Promise<any> {
-  const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args, '--json'], { cwd: ROOT, env: process.env });
+  const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args, '--json'], {
+    cwd: ROOT,
+    env: process.env,
+  });
   return JSON.parse(stdout);
 }
 
@@ -37,21 +40,51 @@ describe('job operator commands through the real CLI', () => {
     expect(r.status).toBe(200);
     const c = await agent.call(`/api/external/jobs/${jobId}/complete`, 'job_complete', { proof_text: 'proof' }, jobId);
     expect(c.status).toBe(200);
-    await until(() => repo.getCompletion(c.body.data.completion_id), (x) => x?.status === 'awaiting_review');
+    await until(
+      () => repo.getCompletion(c.body.data.completion_id),
+      (x) => x?.status === 'awaiting_review',
+    );
     return { agent, completionId: c.body.data.completion_id as string };
   }
 
   it('creates, opens, pauses, resumes and lists jobs; refuses a transition the state does not allow', async () => {
-    const job = await admin('job:create', '--kind', 'social_share', '--title', 'Share it', '--reward', '30', '--slots', '4', '--target-url', 'https://example.com/p', '--platforms', 'x,linkedin');
-    expect(job).toMatchObject({ kind: 'social_share', state: 'draft', reward_credits: 30, slots: 4, review: 'manual', review_default: 'reject', platforms: ['x', 'linkedin'] });
+    const job = await admin(
+      'job:create',
+      '--kind',
+      'social_share',
+      '--title',
+      'Share it',
+      '--reward',
+      '30',
+      '--slots',
+      '4',
+      '--target-url',
+      'https://example.com/p',
+      '--platforms',
+      'x,linkedin',
+    );
+    expect(job).toMatchObject({
+      kind: 'social_share',
+      state: 'draft',
+      reward_credits: 30,
+      slots: 4,
+      review: 'manual',
+      review_default: 'reject',
+      platforms: ['x', 'linkedin'],
+    });
     expect(await admin('job:open', '--job', job._id)).toMatchObject({ state: 'open' });
     expect(await admin('job:pause', '--job', job._id)).toMatchObject({ state: 'paused' });
-    await expect(admin('job:pause', '--job', job._id)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('it is paused') });
+    await expect(admin('job:pause', '--job', job._id)).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('it is paused'),
+    });
     expect(await admin('job:resume', '--job', job._id)).toMatchObject({ state: 'open' });
     const list = await admin('job:list', '--state', 'open');
     expect(list.platform_account).toBe(PLATFORM_ACCOUNT);
     expect(list.jobs).toContainEqual(expect.objectContaining({ job_id: job._id, slots: 4, slots_taken: 0 }));
-    await expect(admin('job:create', '--kind', 'social_share', '--title', 'no target', '--reward', '5')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('target_url') });
+    await expect(
+      admin('job:create', '--kind', 'social_share', '--title', 'no target', '--reward', '5'),
+    ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('target_url') });
   }, 240_000);
 
   it('funds the platform account, approves and rejects completions awaiting review', async () => {
@@ -64,13 +97,26 @@ describe('job operator commands through the real CLI', () => {
     const one = await reserveAndComplete(job._id);
     const two = await reserveAndComplete(job._id);
     const waiting = await admin('job:completions', '--job', job._id, '--status', 'awaiting_review');
-    expect(waiting.map((c: { completion_id: string }) => c.completion_id).sort()).toEqual([one.completionId, two.completionId].sort());
+    expect(waiting.map((c: { completion_id: string }) => c.completion_id).sort()).toEqual(
+      [one.completionId, two.completionId].sort(),
+    );
 
-    expect(await admin('job:approve', '--completion', one.completionId, '--reason', 'good')).toMatchObject({ decision: { outcome: 'approved', by: 'operator', reason: 'good' } });
-    expect(await admin('job:reject', '--completion', two.completionId)).toMatchObject({ status: 'rejected', decision: { outcome: 'rejected', by: 'operator' } });
-    await expect(admin('job:approve', '--completion', two.completionId)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('already rejected') });
+    expect(await admin('job:approve', '--completion', one.completionId, '--reason', 'good')).toMatchObject({
+      decision: { outcome: 'approved', by: 'operator', reason: 'good' },
+    });
+    expect(await admin('job:reject', '--completion', two.completionId)).toMatchObject({
+      status: 'rejected',
+      decision: { outcome: 'rejected', by: 'operator' },
+    });
+    await expect(admin('job:approve', '--completion', two.completionId)).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('already rejected'),
+    });
 
-    await until(() => repo.getCompletion(one.completionId), (c) => c?.status === 'paid');
+    await until(
+      () => repo.getCompletion(one.completionId),
+      (c) => c?.status === 'paid',
+    );
     expect((await ledger.balance(one.agent.wallet)).balance).toBe(25);
     expect((await ledger.balance(two.agent.wallet)).balance).toBe(0);
     expect((await ledger.balance(PLATFORM_ACCOUNT)).balance).toBe(475);
@@ -80,11 +126,19 @@ describe('job operator commands through the real CLI', () => {
     const job = await admin('job:create', '--kind', 'proof', '--title', 'Big reward', '--reward', '5000', '--open');
     const { agent, completionId } = await reserveAndComplete(job._id);
     await admin('job:approve', '--completion', completionId);
-    await until(() => repo.getCompletion(completionId), (c) => c?.payment.status === 'awaiting_funds');
-    expect(await admin('job:completions', '--awaiting-funds')).toContainEqual(expect.objectContaining({ completion_id: completionId, status: 'approved', payment: 'awaiting_funds' }));
+    await until(
+      () => repo.getCompletion(completionId),
+      (c) => c?.payment.status === 'awaiting_funds',
+    );
+    expect(await admin('job:completions', '--awaiting-funds')).toContainEqual(
+      expect.objectContaining({ completion_id: completionId, status: 'approved', payment: 'awaiting_funds' }),
+    );
     const funded = await admin('job:fund', '--credits', '10000');
     expect(funded.completions_retried).toBe(1);
-    const paid = await until(() => repo.getCompletion(completionId), (c) => c?.status === 'paid');
+    const paid = await until(
+      () => repo.getCompletion(completionId),
+      (c) => c?.status === 'paid',
+    );
     expect(paid!.payment.status).toBe('paid');
     expect((await ledger.balance(agent.wallet)).balance).toBe(5000);
   }, 240_000);

@@ -3,8 +3,8 @@ import { JobRepository } from '../../shared/jobs/repository';
 import { PLATFORM_ACCOUNT } from '../../shared/jobs/rules';
 import { jobStatusSchema, jobViewSchema } from '../../shared/jobs/schemas';
 import { verifyJobWorkflowToken } from '../../shared/jobs/workflow-token';
-import { signalReview } from '../../temporal/job-verification/client';
 import { WorkflowRepository } from '../../shared/workflows/repository';
+import { signalReview } from '../../temporal/job-verification/client';
 import { TestAgent } from '../support/agent';
 import { http } from '../support/http';
 import { createJob, goodPost, until } from '../support/jobs';
@@ -18,7 +18,12 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
     stack = await startTestStack({ workers: true });
     ledger = new LedgerStore(stack.db.models);
     repo = new JobRepository(stack.db.models);
-    await ledger.grant({ wallet: PLATFORM_ACCOUNT, grantId: 'jobs-test-fund', credits: 10_000, creditType: 'admin_grant' });
+    await ledger.grant({
+      wallet: PLATFORM_ACCOUNT,
+      grantId: 'jobs-test-fund',
+      credits: 10_000,
+      creditType: 'admin_grant',
+    });
   });
   afterAll(async () => {
     await stack.stop();
@@ -29,10 +34,13 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
     await a.startSession();
     return a;
   }
-  const reserve = (a: TestAgent, jobId: string) => a.call(`/api/external/jobs/${jobId}/reserve`, 'job_reserve', {}, jobId);
+  const reserve = (a: TestAgent, jobId: string) =>
+    a.call(`/api/external/jobs/${jobId}/reserve`, 'job_reserve', {}, jobId);
   const status = (a: TestAgent, jobId: string) => a.call(`/api/external/jobs/${jobId}/status`, 'job_status', {}, jobId);
-  const complete = (a: TestAgent, jobId: string, body: Record<string, unknown>) => a.call(`/api/external/jobs/${jobId}/complete`, 'job_complete', body, jobId);
-  const rewardGrants = async (wallet: string) => (await ledger.history(wallet, 50)).grants.filter((g) => g.credit_type === 'job_reward');
+  const complete = (a: TestAgent, jobId: string, body: Record<string, unknown>) =>
+    a.call(`/api/external/jobs/${jobId}/complete`, 'job_complete', body, jobId);
+  const rewardGrants = async (wallet: string) =>
+    (await ledger.history(wallet, 50)).grants.filter((g) => g.credit_type === 'job_reward');
 
   describe('list', () => {
     it('lists open jobs with their free slots, never drafts, with limit and skip', async () => {
@@ -46,7 +54,12 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
       expect(ids).toContain(open._id);
       expect(ids).not.toContain(draft._id);
       expect(res.body.data.jobs.find((j: { job_id: string }) => j.job_id === open._id)).toMatchObject({
-        kind: 'social_share', reward_credits: 50, slots: 5, slots_available: 5, state: 'open', target_url: 'https://example.com/launch',
+        kind: 'social_share',
+        reward_credits: 50,
+        slots: 5,
+        slots_available: 5,
+        state: 'open',
+        target_url: 'https://example.com/launch',
       });
       for (const j of res.body.data.jobs) expect(jobViewSchema.validate(j).error).toBeUndefined();
       const one = await a.call('/api/external/jobs/list', 'job_list', { limit: 1, skip: 0 });
@@ -60,7 +73,9 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
       expect(bad.status).toBe(422);
       expect(bad.body.detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual(['body.limit', 'body.skip']);
       const env = await a.envelope('job_list', { limit: 5 });
-      const tampered = await http('POST', `${stack.server.mainUrl}/api/external/jobs/list`, { body: { limit: 6, ...env } });
+      const tampered = await http('POST', `${stack.server.mainUrl}/api/external/jobs/list`, {
+        body: { limit: 6, ...env },
+      });
       expect(tampered.status).toBe(401);
       expect(tampered.body).toHaveProperty('error_code');
     });
@@ -81,7 +96,11 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
       expect(second.body).toMatchObject({ error_code: 'reservation_active', error: 'Conflict' });
       expect(second.body.message).toContain(first.body.data.reservation_id);
       const st = await status(a, job._id);
-      expect(st.body.data).toMatchObject({ reservation: { reservation_id: first.body.data.reservation_id, status: 'active' }, completion: null, can_reserve: false });
+      expect(st.body.data).toMatchObject({
+        reservation: { reservation_id: first.body.data.reservation_id, status: 'active' },
+        completion: null,
+        can_reserve: false,
+      });
       expect(st.body.data.job.slots_available).toBe(4);
     });
 
@@ -98,7 +117,11 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
 
       const answers = await Promise.all([paused, closed, expired, draft, full].map((j) => reserve(a, j._id)));
       expect(answers.map((r) => [r.status, r.body.error_code])).toEqual([
-        [409, 'job_not_open'], [409, 'job_not_open'], [409, 'job_expired'], [404, 'job_not_found'], [409, 'job_full'],
+        [409, 'job_not_open'],
+        [409, 'job_not_open'],
+        [409, 'job_expired'],
+        [404, 'job_not_found'],
+        [409, 'job_full'],
       ]);
       expect(answers[0].body.message).toContain('paused');
       expect(await repo.latestReservation(full._id, a.wallet)).toBeNull();
@@ -110,7 +133,12 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
       for (const j of jobs.slice(0, 5)) expect((await reserve(a, j._id)).status).toBe(200);
       const sixth = await reserve(a, jobs[5]!._id);
       expect(sixth.status).toBe(409);
-      expect(sixth.body).toMatchObject({ error: 'Conflict', error_code: 'reservation_limit_reached', message: expect.any(String), details: { limit: 5, active: 5 } });
+      expect(sixth.body).toMatchObject({
+        error: 'Conflict',
+        error_code: 'reservation_limit_reached',
+        message: expect.any(String),
+        details: { limit: 5, active: 5 },
+      });
       const st = await status(a, jobs[5]!._id);
       expect(st.body.data.job.slots_available).toBe(2);
       // Another wallet is not affected, and completing one frees room for the first.
@@ -140,10 +168,18 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
       const r = await reserve(a, job._id);
       expect(r.status).toBe(200);
       expect((await reserve(b, job._id)).body.error_code).toBe('job_full');
-      const ended = await until(() => repo.getReservation(r.body.data.reservation_id), (x) => x?.status === 'expired', 60_000);
+      const ended = await until(
+        () => repo.getReservation(r.body.data.reservation_id),
+        (x) => x?.status === 'expired',
+        60_000,
+      );
       expect(ended?.status).toBe('expired');
       expect(await repo.takenSlotCount(job._id)).toBe(0);
-      const late = await complete(a, job._id, { proof_text: 'done', reservation_id: r.body.data.reservation_id, social_posts: [goodPost()] });
+      const late = await complete(a, job._id, {
+        proof_text: 'done',
+        reservation_id: r.body.data.reservation_id,
+        social_posts: [goodPost()],
+      });
       expect(late.status).toBe(409);
       expect(late.body).toMatchObject({ error_code: 'reservation_expired' });
       expect((await reserve(await agent(), job._id)).status).toBe(200);
@@ -177,16 +213,28 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
       for (const a of wallets) {
         const r = await reserve(a, job._id);
         // Well-formed, on the declared platform, pointing at the target: a post nobody can check was made.
-        const done = await complete(a, job._id, { proof_text: 'posted it', reservation_id: r.body.data.reservation_id, social_posts: [goodPost()] });
+        const done = await complete(a, job._id, {
+          proof_text: 'posted it',
+          reservation_id: r.body.data.reservation_id,
+          social_posts: [goodPost()],
+        });
         expect(done.status).toBe(200);
         completions.push(done.body.data.completion_id);
       }
       for (const a of wallets) {
-        const waiting = await until(() => status(a, job._id), (s) => s.body.data.completion?.status === 'awaiting_review');
+        const waiting = await until(
+          () => status(a, job._id),
+          (s) => s.body.data.completion?.status === 'awaiting_review',
+        );
         const c = waiting.body.data.completion;
         expect(c.verification.decision).toBeNull();
         expect(c.verification.steps.map((x: { name: string; status: string }) => `${x.name}:${x.status}`)).toEqual(
-          expect.arrayContaining(['proof_text_present:passed', 'post_0_url_well_formed:passed', 'post_0_on_platform:passed', 'post_0_target_url_used:passed']),
+          expect.arrayContaining([
+            'proof_text_present:passed',
+            'post_0_url_well_formed:passed',
+            'post_0_on_platform:passed',
+            'post_0_target_url_used:passed',
+          ]),
         );
         expect(c.payment.status).toBe('not_due');
         expect(await rewardGrants(a.wallet)).toEqual([]);
@@ -196,9 +244,15 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
       // An operator's approval pays one job_reward grant from the platform account.
       const a = wallets[0]!;
       await signalReview(stack.temporal, completions[0]!, { outcome: 'approve', reason: 'post checked by hand' });
-      const paid = await until(() => status(a, job._id), (s) => s.body.data.completion?.status === 'paid');
+      const paid = await until(
+        () => status(a, job._id),
+        (s) => s.body.data.completion?.status === 'paid',
+      );
       const c = paid.body.data.completion;
-      expect(c).toMatchObject({ status: 'paid', payment: { status: 'paid', credits: 75, grant_id: `job_reward:${c.completion_id}` } });
+      expect(c).toMatchObject({
+        status: 'paid',
+        payment: { status: 'paid', credits: 75, grant_id: `job_reward:${c.completion_id}` },
+      });
       expect(c.verification.decision).toMatchObject({ outcome: 'approved', by: 'operator' });
       expect(paid.body.data.reservation.status).toBe('completed');
       expect(jobStatusSchema.validate(paid.body.data).error).toBeUndefined();
@@ -212,18 +266,32 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
 
     it('social_share and proof jobs default to manual review; workflow_creation to auto', async () => {
       expect((await createJob(stack.db.models)).review).toBe('manual');
-      expect((await createJob(stack.db.models, { kind: 'proof', target_url: null, platforms: [] })).review).toBe('manual');
-      expect((await createJob(stack.db.models, { kind: 'workflow_creation', target_url: null, platforms: [] })).review).toBe('auto');
+      expect((await createJob(stack.db.models, { kind: 'proof', target_url: null, platforms: [] })).review).toBe(
+        'manual',
+      );
+      expect(
+        (await createJob(stack.db.models, { kind: 'workflow_creation', target_url: null, platforms: [] })).review,
+      ).toBe('auto');
     });
 
     it('a post on another platform than declared is rejected by the checks and its slot returns', async () => {
       const job = await createJob(stack.db.models, { slots: 1 });
       const a = await agent();
       await reserve(a, job._id);
-      const res = await complete(a, job._id, { proof_text: 'posted', social_posts: [{ ...goodPost(), post_url: 'https://evil.example.net/x.com/status/1' }] });
+      const res = await complete(a, job._id, {
+        proof_text: 'posted',
+        social_posts: [{ ...goodPost(), post_url: 'https://evil.example.net/x.com/status/1' }],
+      });
       expect(res.status).toBe(200);
-      const done = await until(() => status(a, job._id), (s) => s.body.data.completion?.status === 'rejected');
-      expect(done.body.data.completion.verification.decision).toMatchObject({ outcome: 'rejected', by: 'automated', reason: expect.stringContaining('post_0_on_platform') });
+      const done = await until(
+        () => status(a, job._id),
+        (s) => s.body.data.completion?.status === 'rejected',
+      );
+      expect(done.body.data.completion.verification.decision).toMatchObject({
+        outcome: 'rejected',
+        by: 'automated',
+        reason: expect.stringContaining('post_0_on_platform'),
+      });
       expect(done.body.data.completion.payment.status).toBe('not_due');
       expect(done.body.data.job.slots_available).toBe(1);
       expect(await rewardGrants(a.wallet)).toEqual([]);
@@ -240,20 +308,37 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
 
       const rb = await reserve(b, job._id);
       await reserve(a, job._id);
-      const foreign = await complete(a, job._id, { proof_text: 'x', reservation_id: rb.body.data.reservation_id, social_posts: [post] });
+      const foreign = await complete(a, job._id, {
+        proof_text: 'x',
+        reservation_id: rb.body.data.reservation_id,
+        social_posts: [post],
+      });
       expect([foreign.status, foreign.body.error_code]).toEqual([409, 'reservation_mismatch']);
 
       const noPosts = await complete(a, job._id, { proof_text: 'x' });
       expect(noPosts.status).toBe(422);
       expect(noPosts.body.detail[0]).toMatchObject({ loc: ['body', 'social_posts'], type: 'any.required' });
 
-      const missing = await complete(a, job._id, { proof_text: 'x', social_posts: [{ platform: 'x', post_url: post.post_url }] });
+      const missing = await complete(a, job._id, {
+        proof_text: 'x',
+        social_posts: [{ platform: 'x', post_url: post.post_url }],
+      });
       expect(missing.status).toBe(422);
-      expect(missing.body.detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual(['body.social_posts.0.target_url_used', 'body.social_posts.0.message_text']);
+      expect(missing.body.detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual([
+        'body.social_posts.0.target_url_used',
+        'body.social_posts.0.message_text',
+      ]);
 
-      const elsewhere = await complete(a, job._id, { proof_text: 'x', social_posts: [{ ...post, target_url_used: 'https://other.example.org/launch' }] });
+      const elsewhere = await complete(a, job._id, {
+        proof_text: 'x',
+        social_posts: [{ ...post, target_url_used: 'https://other.example.org/launch' }],
+      });
       expect(elsewhere.status).toBe(422);
-      expect(elsewhere.body.detail[0]).toMatchObject({ loc: ['body', 'social_posts', '0', 'target_url_used'], type: 'value_error.target_mismatch', ctx: { expected: job.target_url } });
+      expect(elsewhere.body.detail[0]).toMatchObject({
+        loc: ['body', 'social_posts', '0', 'target_url_used'],
+        type: 'value_error.target_mismatch',
+        ctx: { expected: job.target_url },
+      });
 
       const noProof = await complete(a, job._id, { social_posts: [post] });
       expect(noProof.status).toBe(422);
@@ -264,12 +349,19 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
       expect(await rewardGrants(a.wallet)).toEqual([]);
     });
 
-    it("refuses an expired reservation even before its timer fired, and frees its slot", async () => {
+    it('refuses an expired reservation even before its timer fired, and frees its slot', async () => {
       const job = await createJob(stack.db.models, { slots: 1 });
       const a = await agent();
       const r = await reserve(a, job._id);
-      await stack.db.models.jobReservations.updateOne({ _id: r.body.data.reservation_id }, { $set: { expires_at: new Date(Date.now() - 1000) } });
-      const late = await complete(a, job._id, { proof_text: 'x', reservation_id: r.body.data.reservation_id, social_posts: [goodPost()] });
+      await stack.db.models.jobReservations.updateOne(
+        { _id: r.body.data.reservation_id },
+        { $set: { expires_at: new Date(Date.now() - 1000) } },
+      );
+      const late = await complete(a, job._id, {
+        proof_text: 'x',
+        reservation_id: r.body.data.reservation_id,
+        social_posts: [goodPost()],
+      });
       expect([late.status, late.body.error_code]).toEqual([409, 'reservation_expired']);
       expect(await repo.takenSlotCount(job._id)).toBe(0);
     });
@@ -280,10 +372,23 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
       const r = await reserve(a, job._id);
       const token = r.headers.get('x-job-workflow-token')!;
       expect(token).toBe(r.body.data.workflow_token);
-      const claims = verifyJobWorkflowToken(stack.config.jobWorkflowTokenSecret, token, { jobId: job._id, now: new Date() });
+      const claims = verifyJobWorkflowToken(stack.config.jobWorkflowTokenSecret, token, {
+        jobId: job._id,
+        now: new Date(),
+      });
       expect(claims).toMatchObject({ job_id: job._id, wallet: a.wallet, reservation_id: r.body.data.reservation_id });
-      expect(verifyJobWorkflowToken(stack.config.jobWorkflowTokenSecret, token, { jobId: 'job_other000000', now: new Date() })).toBeNull();
-      expect(verifyJobWorkflowToken(stack.config.jobWorkflowTokenSecret, token.slice(0, -2) + 'AA', { jobId: job._id, now: new Date() })).toBeNull();
+      expect(
+        verifyJobWorkflowToken(stack.config.jobWorkflowTokenSecret, token, {
+          jobId: 'job_other000000',
+          now: new Date(),
+        }),
+      ).toBeNull();
+      expect(
+        verifyJobWorkflowToken(stack.config.jobWorkflowTokenSecret, token.slice(0, -2) + 'AA', {
+          jobId: job._id,
+          now: new Date(),
+        }),
+      ).toBeNull();
 
       const noWorkflow = await complete(a, job._id, { proof_text: 'built it' });
       expect(noWorkflow.status).toBe(422);
@@ -293,22 +398,54 @@ describe('jobs over signed HTTP, with the real workers, store and Temporal', () 
       // endpoints, docs/job-workflows.md), published and valid pays automatically.
       const workflows = new WorkflowRepository(stack.db.models);
       const base = `${stack.server.mainUrl}/api/external/jobs/${job._id}/workflow`;
-      const made = await http('POST', `${base}/create`, { body: { name: 'built for the job', nodes: [{ id: 'greet', type: 'template', template: 'hello {{prompt}}' }], edges: [] }, headers: { 'X-Job-Workflow-Token': token } });
+      const made = await http('POST', `${base}/create`, {
+        body: {
+          name: 'built for the job',
+          nodes: [{ id: 'greet', type: 'template', template: 'hello {{prompt}}' }],
+          edges: [],
+        },
+        headers: { 'X-Job-Workflow-Token': token },
+      });
       const published = { _id: made.body.data.workflow_id as string };
-      expect((await http('POST', `${base}/${published._id}/publish`, { body: {}, headers: { 'X-Job-Workflow-Token': token } })).status).toBe(200);
+      expect(
+        (
+          await http('POST', `${base}/${published._id}/publish`, {
+            body: {},
+            headers: { 'X-Job-Workflow-Token': token },
+          })
+        ).status,
+      ).toBe(200);
       const ok = await complete(a, job._id, { proof_text: 'built it', workflow_id: published._id });
       expect(ok.status).toBe(200);
-      const paid = await until(() => status(a, job._id), (s) => s.body.data.completion?.status === 'paid');
-      expect(paid.body.data.completion.verification.steps.find((s: { name: string }) => s.name === 'workflow_published_and_valid')).toMatchObject({ status: 'passed' });
+      const paid = await until(
+        () => status(a, job._id),
+        (s) => s.body.data.completion?.status === 'paid',
+      );
+      expect(
+        paid.body.data.completion.verification.steps.find(
+          (s: { name: string }) => s.name === 'workflow_published_and_valid',
+        ),
+      ).toMatchObject({ status: 'passed' });
 
       // A draft or an unknown workflow fails the check: rejected, nothing paid.
-      const draft = await workflows.create({ name: 'draft only', nodes: [{ id: 'g', type: 'template', template: 'x' }], edges: [] });
+      const draft = await workflows.create({
+        name: 'draft only',
+        nodes: [{ id: 'g', type: 'template', template: 'x' }],
+        edges: [],
+      });
       for (const workflowId of [draft._id, 'wf_missing']) {
         const b = await agent();
         await reserve(b, job._id);
         expect((await complete(b, job._id, { proof_text: 'built', workflow_id: workflowId })).status).toBe(200);
-        const rejected = await until(() => status(b, job._id), (s) => s.body.data.completion?.status === 'rejected');
-        expect(rejected.body.data.completion.verification.steps.find((s: { name: string }) => s.name === 'workflow_published_and_valid')).toMatchObject({ status: 'failed' });
+        const rejected = await until(
+          () => status(b, job._id),
+          (s) => s.body.data.completion?.status === 'rejected',
+        );
+        expect(
+          rejected.body.data.completion.verification.steps.find(
+            (s: { name: string }) => s.name === 'workflow_published_and_valid',
+          ),
+        ).toMatchObject({ status: 'failed' });
         expect(await rewardGrants(b.wallet)).toEqual([]);
       }
     });

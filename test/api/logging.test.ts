@@ -57,15 +57,28 @@ describe('log lines', () => {
 
   it('redacts secret-looking keys and key-shaped values at any depth', () => {
     const key = '0x' + 'ab'.repeat(32);
-    expect(redact({ a: { privateKey: 'x', mnemonic: 'y', Authorization: 'Bearer z', ok: 'fine', text: `k=${key};` } })).toEqual({
-      a: { privateKey: '[redacted]', mnemonic: '[redacted]', Authorization: '[redacted]', ok: 'fine', text: 'k=0x[redacted];' },
+    expect(
+      redact({ a: { privateKey: 'x', mnemonic: 'y', Authorization: 'Bearer z', ok: 'fine', text: `k=${key};` } }),
+    ).toEqual({
+      a: {
+        privateKey: '[redacted]',
+        mnemonic: '[redacted]',
+        Authorization: '[redacted]',
+        ok: 'fine',
+        text: 'k=0x[redacted];',
+      },
     });
     expect(redact(['0x' + '1'.repeat(40)])).toEqual(['0x' + '1'.repeat(40)]);
   });
 
   it('an unexpected RPC error is logged without its URL key, credentials or query, and without err.stack', async () => {
     const key = 'k3yAbC0123456789xyzQ';
-    const rpcError = () => new HttpRequestError({ url: `https://user:pa55word@eth-mainnet.g.alchemy.com/v2/${key}?apikey=qsecret777`, body: { method: 'eth_call' }, status: 500 });
+    const rpcError = () =>
+      new HttpRequestError({
+        url: `https://user:pa55word@eth-mainnet.g.alchemy.com/v2/${key}?apikey=qsecret777`,
+        body: { method: 'eth_call' },
+        status: 500,
+      });
     const app = express();
     app.get('/boom', () => {
       throw rpcError();
@@ -83,7 +96,10 @@ describe('log lines', () => {
     const all = raw.join('');
     for (const secret of [key, 'qsecret777', 'pa55word']) expect(all).not.toContain(secret);
     const line = lines.find((l) => l.message === 'unhandled error');
-    expect(line).toMatchObject({ error_name: 'HttpRequestError', error: expect.stringContaining('https://eth-mainnet.g.alchemy.com/v2/[redacted]?apikey=[redacted]') });
+    expect(line).toMatchObject({
+      error_name: 'HttpRequestError',
+      error: expect.stringContaining('https://eth-mainnet.g.alchemy.com/v2/[redacted]?apikey=[redacted]'),
+    });
     expect(line).not.toHaveProperty('stack');
     expect(String(line!.frames)).toMatch(/^at /);
   });

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from '../../scripts/services/process';
 import { LedgerStore } from '../../shared/credits/ledger-store';
@@ -20,7 +20,8 @@ async function scrape(url: string, timeoutMs: number, until: (text: string) => b
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`${url} never showed what was expected; last scrape:\n${last.slice(0, 3000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`${url} never showed what was expected; last scrape:\n${last.slice(0, 3000)}`);
     await new Promise((r) => setTimeout(r, 500));
   }
 }
@@ -44,7 +45,10 @@ describe('a worker process exposes its metrics on WORKER_METRICS_PORT', () => {
   }, 60_000);
   afterAll(async () => {
     if (child?.pid) process.kill(-child.pid, 'SIGKILL');
-    await stack.temporal.client.schedule.getHandle(expiryScheduleId(stack.temporal)).delete().catch(() => undefined);
+    await stack.temporal.client.schedule
+      .getHandle(expiryScheduleId(stack.temporal))
+      .delete()
+      .catch(() => undefined);
     await stack.stop();
   });
 
@@ -54,19 +58,35 @@ describe('a worker process exposes its metrics on WORKER_METRICS_PORT', () => {
     await scrape(url, 90_000, (t) => hasSample(t, 'temporal_worker_task_slots_available', { task_queue: queue }));
     // The worker registered the 5-minute sweep before polling; paused, it cannot expire the grant
     // below before our own sweep does when a 5-minute boundary falls in between.
-    await stack.temporal.client.schedule.getHandle(expiryScheduleId(stack.temporal)).pause('metrics test runs its own sweep');
+    await stack.temporal.client.schedule
+      .getHandle(expiryScheduleId(stack.temporal))
+      .pause('metrics test runs its own sweep');
 
     const wallet = '0x' + 'e5'.repeat(20);
     const soon = new Date(Date.now() + 300);
-    await new LedgerStore(stack.db.models).grant({ wallet, grantId: 'lapses', credits: 12, creditType: 'admin_grant', expiresAt: soon });
+    await new LedgerStore(stack.db.models).grant({
+      wallet,
+      grantId: 'lapses',
+      credits: 12,
+      creditType: 'admin_grant',
+      expiresAt: soon,
+    });
     await new Promise((r) => setTimeout(r, Math.max(0, soon.getTime() - Date.now()) + 100));
     expect((await runExpirySweep(stack.temporal, `metrics-${Date.now()}`)).expirations).toBe(1);
 
-    const text = await scrape(url, 30_000, (t) => sample(t, 'temporal_activity_schedule_to_start_latency_count', { task_queue: queue }) >= 1);
+    const text = await scrape(
+      url,
+      30_000,
+      (t) => sample(t, 'temporal_activity_schedule_to_start_latency_count', { task_queue: queue }) >= 1,
+    );
     // The SDK Core's own metrics, per task queue.
     expect(hasSample(text, 'temporal_activity_schedule_to_start_latency_bucket', { task_queue: queue })).toBe(true);
-    expect(sample(text, 'temporal_workflow_task_schedule_to_start_latency_count', { task_queue: queue })).toBeGreaterThanOrEqual(1);
-    expect(hasSample(text, 'temporal_worker_task_slots_available', { task_queue: queue, worker_type: 'ActivityWorker' })).toBe(true);
+    expect(
+      sample(text, 'temporal_workflow_task_schedule_to_start_latency_count', { task_queue: queue }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      hasSample(text, 'temporal_worker_task_slots_available', { task_queue: queue, worker_type: 'ActivityWorker' }),
+    ).toBe(true);
     expect(hasSample(text, 'temporal_worker_task_slots_used', { task_queue: queue })).toBe(true);
     // Ours: the expiration the sweep's activity wrote in that process, and its process metrics.
     expect(sample(text, 'credit_ledger_entries_total', { type: 'expiration' })).toBe(1);

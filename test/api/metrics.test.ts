@@ -1,12 +1,12 @@
-import { AccessTokenService } from '../../shared/identity/access-tokens';
 import { freePort } from '../../scripts/services/process';
 import { LedgerStore } from '../../shared/credits/ledger-store';
+import { AccessTokenService } from '../../shared/identity/access-tokens';
+import { ToolRepository } from '../../shared/tools/repository';
 import { runsFinished, runsStarted } from '../../shared/webhook-runs/metrics';
 import { RunRepository } from '../../shared/webhook-runs/repository';
-import { ToolRepository } from '../../shared/tools/repository';
-import { storeFinishedRun } from '../support/runs-store';
 import { http } from '../support/http';
 import { sample } from '../support/prometheus';
+import { storeFinishedRun } from '../support/runs-store';
 import { startTestStack, TestStack } from '../support/stack';
 import { startScriptedVendor } from '../support/vendor';
 
@@ -33,7 +33,9 @@ describe('GET /metrics on the bearer host', () => {
 
   it('wants METRICS_TOKEN when it is set, and is not listed on the main host', async () => {
     expect((await http('GET', api('/metrics'))).status).toBe(401);
-    const wrong = await http('GET', api('/metrics'), { headers: { authorization: 'Bearer not-the-metrics-token-at-all' } });
+    const wrong = await http('GET', api('/metrics'), {
+      headers: { authorization: 'Bearer not-the-metrics-token-at-all' },
+    });
     expect(wrong).toMatchObject({ status: 401, body: { error_code: 'metrics_token_invalid' } });
     expect((await http('GET', `${stack.server.mainUrl}/metrics`)).status).toBe(404);
   });
@@ -49,11 +51,23 @@ describe('GET /metrics on the bearer host', () => {
     const res = await http('GET', api('/metrics'), { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     const text = res.text;
-    expect(text).toMatch(/http_request_duration_seconds_bucket\{le="[\d.]+",method="GET",route="\/health",status="200"\} \d+/);
+    expect(text).toMatch(
+      /http_request_duration_seconds_bucket\{le="[\d.]+",method="GET",route="\/health",status="200"\} \d+/,
+    );
     const health = { method: 'GET', route: '/health', status: '200' };
-    expect(sample(text, 'http_request_duration_seconds_count', health) - sample(before, 'http_request_duration_seconds_count', health)).toBe(3);
-    expect(sample(text, 'http_request_duration_seconds_count', { route: '/api/agent-webhooks/runs/:runId', status: String(run.status) })).toBe(1);
-    expect(sample(text, 'http_request_duration_seconds_count', { route: 'unmatched', status: '404' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, 'http_request_duration_seconds_count', health) -
+        sample(before, 'http_request_duration_seconds_count', health),
+    ).toBe(3);
+    expect(
+      sample(text, 'http_request_duration_seconds_count', {
+        route: '/api/agent-webhooks/runs/:runId',
+        status: String(run.status),
+      }),
+    ).toBe(1);
+    expect(
+      sample(text, 'http_request_duration_seconds_count', { route: 'unmatched', status: '404' }),
+    ).toBeGreaterThanOrEqual(1);
     expect(text).not.toContain('run_0123456789abcdef');
     expect(text).not.toContain('/no/such/route');
     expect(text).toContain('process_cpu_user_seconds_total');
@@ -62,13 +76,21 @@ describe('GET /metrics on the bearer host', () => {
   it('counts credits held and captured by a paid tool call', async () => {
     const repo = new ToolRepository(stack.db.models);
     const p = await repo.createProduct({ slug: 'echo', name: 'echo', description: 'echoes' });
-    await repo.addAction('echo', { slug: 'say', credits: 4, parameters_schema: { type: 'object' }, runner: { kind: 'http', url: `${vendor.url}/say`, method: 'POST', timeout_ms: 20_000 } });
+    await repo.addAction('echo', {
+      slug: 'say',
+      credits: 4,
+      parameters_schema: { type: 'object' },
+      runner: { kind: 'http', url: `${vendor.url}/say`, method: 'POST', timeout_ms: 20_000 },
+    });
     const wallet = '0x' + 'c4'.repeat(20);
     const token = await new AccessTokenService(stack.db.models).issue({ wallet, createdBy: 'operator' as never });
     await new LedgerStore(stack.db.models).grant({ wallet, credits: 10, creditType: 'admin_grant' });
 
     const before = await scrape();
-    const res = await http('POST', api('/products/purchase'), { body: { product_id: p.id, parameters: { action: 'say' } }, headers: { authorization: `Bearer ${token.access_token}` } });
+    const res = await http('POST', api('/products/purchase'), {
+      body: { product_id: p.id, parameters: { action: 'say' } },
+      headers: { authorization: `Bearer ${token.access_token}` },
+    });
     expect(res.status).toBe(200);
     const after = await scrape();
     const moved = (name: string, type: string) => sample(after, name, { type }) - sample(before, name, { type });
@@ -80,15 +102,27 @@ describe('GET /metrics on the bearer host', () => {
   });
 
   it('counts a run started and finished once, however often a retried activity repeats the step', async () => {
-    const id = await storeFinishedRun(stack.db, { groupId: 'grp_m', budgetId: 'bud_m', workspaceId: 'ws_m' } as never, 'https://example.com/cb');
+    const id = await storeFinishedRun(
+      stack.db,
+      { groupId: 'grp_m', budgetId: 'bud_m', workspaceId: 'ws_m' } as never,
+      'https://example.com/cb',
+    );
     await stack.db.models.webhookRuns.updateOne({ _id: id }, { $set: { status: 'queued' } });
     const runs = new RunRepository(stack.db.models);
     const started = async () => (await runsStarted.get()).values.reduce((n, v) => n + v.value, 0);
-    const finished = async (status: string) => (await runsFinished.get()).values.find((v) => v.labels.status === status)?.value ?? 0;
+    const finished = async (status: string) =>
+      (await runsFinished.get()).values.find((v) => v.labels.status === status)?.value ?? 0;
     const [s0, f0] = [await started(), await finished('failed')];
     await runs.markRunning(id, new Date());
     await runs.markRunning(id, new Date());
-    const outcome = { status: 'failed' as const, response_text: null, model: null, error_code: 'x', error_message: 'x', nodes: [] };
+    const outcome = {
+      status: 'failed' as const,
+      response_text: null,
+      model: null,
+      error_code: 'x',
+      error_message: 'x',
+      nodes: [],
+    };
     await runs.finish(id, outcome, new Date());
     await runs.finish(id, outcome, new Date());
     expect((await started()) - s0).toBe(1);
@@ -100,7 +134,10 @@ describe('GET /metrics on the bearer host', () => {
 describe('GET /metrics while the store is down', () => {
   let stack: TestStack;
   beforeAll(async () => {
-    stack = await startTestStack({ env: { MONGODB_URI: `mongodb://127.0.0.1:${await freePort()}` }, waitForStore: false });
+    stack = await startTestStack({
+      env: { MONGODB_URI: `mongodb://127.0.0.1:${await freePort()}` },
+      waitForStore: false,
+    });
   });
   afterAll(async () => {
     await stack.stop();
@@ -114,6 +151,9 @@ describe('GET /metrics while the store is down', () => {
     const after = await http('GET', `${stack.server.apiUrl}/metrics`);
     expect(after.status).toBe(200);
     const store = { dependency: 'store' };
-    expect(sample(after.text, 'dependency_unavailable_total', store) - sample(before.text, 'dependency_unavailable_total', store)).toBe(1);
+    expect(
+      sample(after.text, 'dependency_unavailable_total', store) -
+        sample(before.text, 'dependency_unavailable_total', store),
+    ).toBe(1);
   });
 });

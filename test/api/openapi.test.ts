@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
-import express, { Router, type Express } from 'express';
-import { errorHandler } from '../../api/http/middleware/error-handler';
+import express, { type Express, Router } from 'express';
 import Joi from 'joi';
+import { errorHandler } from '../../api/http/middleware/error-handler';
 import { DECLARED, mountOperations } from '../../api/http/operations/mount';
 import { ERROR_SCHEMAS } from '../../api/http/operations/shapes';
 import type { Operation } from '../../api/http/operations/types';
@@ -50,7 +50,14 @@ const SPEC_OPERATIONS = [
   'GET /products/fetch',
   'POST /products/purchase',
 ];
-const BEARER_HOST_PATHS = ['/health', '/credits/balance', '/credits/history', '/issues/report', '/products/fetch', '/products/purchase'];
+const BEARER_HOST_PATHS = [
+  '/health',
+  '/credits/balance',
+  '/credits/history',
+  '/issues/report',
+  '/products/fetch',
+  '/products/purchase',
+];
 
 interface Layer {
   route?: { path: string; stack: unknown[] } & Record<symbol, Operation | undefined>;
@@ -59,11 +66,14 @@ interface Layer {
 
 /** Every express route reachable from a router stack (sub-routers included). */
 function routesOf(stack: Layer[]): NonNullable<Layer['route']>[] {
-  return stack.flatMap((layer) => (layer.route ? [layer.route] : layer.handle?.stack ? routesOf(layer.handle.stack) : []));
+  return stack.flatMap((layer) =>
+    layer.route ? [layer.route] : layer.handle?.stack ? routesOf(layer.handle.stack) : [],
+  );
 }
 const appRoutes = (app: Express) => routesOf((app as unknown as { router: { stack: Layer[] } }).router.stack);
 
-const fill = (path: string, params: Record<string, unknown> = {}) => path.replace(/\{([A-Za-z0-9_]+)\}/g, (_m, name: string) => encodeURIComponent(String(params[name] ?? 'x')));
+const fill = (path: string, params: Record<string, unknown> = {}) =>
+  path.replace(/\{([A-Za-z0-9_]+)\}/g, (_m, name: string) => encodeURIComponent(String(params[name] ?? 'x')));
 
 describe('operations are declared once', () => {
   const local = localOperations();
@@ -92,7 +102,10 @@ describe('operations are declared once', () => {
     const onApi = mounted(api);
     for (const op of local.all) {
       const expected = { main: [1, 0], bearer: [0, 1], both: [1, 1] }[op.host];
-      expect([op.id, onMain.filter((id) => id === op.id).length, onApi.filter((id) => id === op.id).length]).toEqual([op.id, ...expected]);
+      expect([op.id, onMain.filter((id) => id === op.id).length, onApi.filter((id) => id === op.id).length]).toEqual([
+        op.id,
+        ...expected,
+      ]);
     }
     expect(new Set(local.all.map((o) => o.id)).size).toBe(local.all.length);
   });
@@ -106,7 +119,12 @@ describe('operations are declared once', () => {
       auth: [{ kind: 'none' }],
       tag: 'Test',
       summary: 'echoes the checked headers',
-      request: { headers: Joi.object({ 'X-Page': Joi.number().integer().min(1), 'idempotency-key': Joi.string().pattern(/^[a-z]+$/) }) },
+      request: {
+        headers: Joi.object({
+          'X-Page': Joi.number().integer().min(1),
+          'idempotency-key': Joi.string().pattern(/^[a-z]+$/),
+        }),
+      },
       validation,
       responses: { 200: { description: 'the headers' } },
       errorStatuses: [422],
@@ -123,10 +141,19 @@ describe('operations are declared once', () => {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
       for (const path of ['/mount', '/handler']) {
-        const fine = await http('GET', `${base}${path}`, { headers: { 'x-page': '3', 'IDEMPOTENCY-KEY': 'abc', 'x-unknown': 'anything' } });
+        const fine = await http('GET', `${base}${path}`, {
+          headers: { 'x-page': '3', 'IDEMPOTENCY-KEY': 'abc', 'x-unknown': 'anything' },
+        });
         expect([path, fine.status, fine.body]).toEqual([path, 200, { 'X-Page': 3, 'idempotency-key': 'abc' }]);
         const bad = await http('GET', `${base}${path}`, { headers: { 'X-PAGE': '0', 'idempotency-key': 'A B' } });
-        expect([path, bad.status, bad.body.detail?.map((d: { loc: string[] }) => d.loc)]).toEqual([path, 422, [['header', 'X-Page'], ['header', 'idempotency-key']]]);
+        expect([path, bad.status, bad.body.detail?.map((d: { loc: string[] }) => d.loc)]).toEqual([
+          path,
+          422,
+          [
+            ['header', 'X-Page'],
+            ['header', 'idempotency-key'],
+          ],
+        ]);
         const empty = await http('GET', `${base}${path}`, { headers: { 'x-page': '' } });
         expect([path, empty.status, empty.body.detail?.[0]?.loc]).toEqual([path, 422, ['header', 'X-Page']]);
       }
@@ -155,10 +182,21 @@ describe('operations are declared once', () => {
         const { status, body } = ex.response;
         if (typeof body === 'string') continue;
         const declared = op.responses[status]?.body;
-        const schema = declared ?? (op.errors === 'html' ? undefined : op.errors === 'gateway' && status === 422 ? ERROR_SCHEMAS.validation : ERROR_SCHEMAS[op.errors]);
+        const schema =
+          declared ??
+          (op.errors === 'html'
+            ? undefined
+            : op.errors === 'gateway' && status === 422
+              ? ERROR_SCHEMAS.validation
+              : ERROR_SCHEMAS[op.errors]);
         const error = schema?.validate(body).error;
         if (error) throw new Error(`${label}: response ${error.message}`);
-        validator.check(op.method, `http://localhost${fill(op.path, ex.request.params)}`, { status, contentType: 'application/json', body, text: JSON.stringify(body) });
+        validator.check(op.method, `http://localhost${fill(op.path, ex.request.params)}`, {
+          status,
+          contentType: 'application/json',
+          body,
+          text: JSON.stringify(body),
+        });
       }
     }
   });
@@ -170,7 +208,9 @@ describe('the OpenAPI document', () => {
   it('is OpenAPI 3.1 with both servers, the security schemes, and the signed envelope described where its credentials travel', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.servers.map((s: { url: string }) => s.url)).toHaveLength(2);
-    expect(Object.keys(doc.components.securitySchemes)).toEqual(expect.arrayContaining(['accessToken', 'agentGroupToken', 'budgetBearer', 'x402']));
+    expect(Object.keys(doc.components.securitySchemes)).toEqual(
+      expect.arrayContaining(['accessToken', 'agentGroupToken', 'budgetBearer', 'x402']),
+    );
     // The envelope is in the body, so no HTTP security scheme claims it: signed operations name their action instead.
     expect(doc.info.description).toMatch(/EIP-191/);
     expect(doc.info.description).toMatch(/RFC 8785/);
@@ -204,7 +244,11 @@ describe('the OpenAPI document', () => {
     };
     walk(doc);
     expect(refs.length).toBeGreaterThan(0);
-    const resolve = (ref: string) => ref.slice(2).split('/').reduce<any>((node, key) => node?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+    const resolve = (ref: string) =>
+      ref
+        .slice(2)
+        .split('/')
+        .reduce<any>((node, key) => node?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
     expect(refs.filter((r) => !r.startsWith('#/') || resolve(r) === undefined)).toEqual([]);
 
     const ids: string[] = [];
@@ -229,7 +273,15 @@ describe('the OpenAPI document', () => {
   });
 
   it('links to operations that exist, with their path parameters and body fields, from fields the answer has', () => {
-    const resolve = (node: any): any => (node?.$ref ? resolve(node.$ref.slice(2).split('/').reduce((n: any, k: string) => n?.[k], doc)) : node);
+    const resolve = (node: any): any =>
+      node?.$ref
+        ? resolve(
+            node.$ref
+              .slice(2)
+              .split('/')
+              .reduce((n: any, k: string) => n?.[k], doc),
+          )
+        : node;
     /** The schema at a JSON pointer through `properties` (and the branches of anyOf/oneOf/allOf). */
     const at = (schema: any, pointer: string[]): any => {
       const s = resolve(schema);
@@ -239,7 +291,9 @@ describe('the OpenAPI document', () => {
       return undefined;
     };
     const byId = new Map<string, { path: string; op: any }>();
-    for (const [path, item] of Object.entries<any>(doc.paths)) for (const [method, op] of Object.entries<any>(item)) if (method !== 'servers') byId.set(op.operationId, { path, op });
+    for (const [path, item] of Object.entries<any>(doc.paths))
+      for (const [method, op] of Object.entries<any>(item))
+        if (method !== 'servers') byId.set(op.operationId, { path, op });
     const problems: string[] = [];
     let links = 0;
     for (const { path, op } of byId.values()) {
@@ -255,7 +309,8 @@ describe('the OpenAPI document', () => {
           const targetParams = target.op.parameters.filter((p: any) => p.in === 'path').map((p: any) => p.name);
           const expressions: string[] = [];
           for (const [param, expr] of Object.entries<string>(link.parameters ?? {})) {
-            if (!targetParams.includes(param)) problems.push(`${where}: ${link.operationId} has no path parameter ${param}`);
+            if (!targetParams.includes(param))
+              problems.push(`${where}: ${link.operationId} has no path parameter ${param}`);
             expressions.push(expr);
           }
           const bodySchema = target.op.requestBody?.content?.['application/json']?.schema;
@@ -267,8 +322,10 @@ describe('the OpenAPI document', () => {
             const fromBody = /^\$response\.body#\/(.+)$/.exec(expr);
             const fromPath = /^\$request\.path\.(.+)$/.exec(expr);
             const answer = response.content?.['application/json']?.schema;
-            if (fromBody && !at(answer, fromBody[1].split('/'))) problems.push(`${where}: the answer has no ${fromBody[1]}`);
-            else if (fromPath && !path.includes(`{${fromPath[1]}}`)) problems.push(`${where}: ${path} has no {${fromPath[1]}}`);
+            if (fromBody && !at(answer, fromBody[1].split('/')))
+              problems.push(`${where}: the answer has no ${fromBody[1]}`);
+            else if (fromPath && !path.includes(`{${fromPath[1]}}`))
+              problems.push(`${where}: ${path} has no {${fromPath[1]}}`);
             else if (!fromBody && !fromPath) problems.push(`${where}: unsupported expression ${expr}`);
           }
         }
@@ -281,10 +338,38 @@ describe('the OpenAPI document', () => {
   it('rejects a response that does not match (the client check can fail)', () => {
     const validator = new ResponseValidator(doc);
     const base = 'http://localhost';
-    expect(() => validator.check('GET', `${base}/health`, { status: 200, contentType: 'application/json', body: { status: 1 }, text: '{"status":1}' })).toThrow(/health .*status 200/);
-    expect(() => validator.check('POST', `${base}/api/external/auth/session`, { status: 200, contentType: 'application/json', body: { success: true, data: {} }, text: '{}' })).toThrow(/openSession/);
-    expect(() => validator.check('GET', `${base}/nowhere`, { status: 404, contentType: 'application/json', body: { nope: true }, text: '{}' })).toThrow(/no operation/);
-    expect(validator.check('POST', `${base}/api/external/workflows/active`, { status: 401, contentType: 'application/json', body: { error: 'Unauthorized', message: 'm', error_code: 'c', request_id: 'r', help_url: 'u', help_doc: 'd' }, text: '{}' })).toMatch(/activeWorkflowSessions/);
+    expect(() =>
+      validator.check('GET', `${base}/health`, {
+        status: 200,
+        contentType: 'application/json',
+        body: { status: 1 },
+        text: '{"status":1}',
+      }),
+    ).toThrow(/health .*status 200/);
+    expect(() =>
+      validator.check('POST', `${base}/api/external/auth/session`, {
+        status: 200,
+        contentType: 'application/json',
+        body: { success: true, data: {} },
+        text: '{}',
+      }),
+    ).toThrow(/openSession/);
+    expect(() =>
+      validator.check('GET', `${base}/nowhere`, {
+        status: 404,
+        contentType: 'application/json',
+        body: { nope: true },
+        text: '{}',
+      }),
+    ).toThrow(/no operation/);
+    expect(
+      validator.check('POST', `${base}/api/external/workflows/active`, {
+        status: 401,
+        contentType: 'application/json',
+        body: { error: 'Unauthorized', message: 'm', error_code: 'c', request_id: 'r', help_url: 'u', help_doc: 'd' },
+        text: '{}',
+      }),
+    ).toMatch(/activeWorkflowSessions/);
   });
 });
 
@@ -328,9 +413,11 @@ describe('served', () => {
     expect((await http('GET', `${stack.server.mainUrl}/docs/schedules`)).status).toBe(200);
   });
 
-  it('checks the answers of the stack\'s hosts against the document', async () => {
+  it("checks the answers of the stack's hosts against the document", async () => {
     const before = answersChecked();
-    const res = await http('POST', `${stack.server.mainUrl}/api/external/auth/session`, { body: { wallet_address: 'not an address' } });
+    const res = await http('POST', `${stack.server.mainUrl}/api/external/auth/session`, {
+      body: { wallet_address: 'not an address' },
+    });
     expect(res.status).toBe(422);
     const unknown = await http('GET', `${stack.server.apiUrl}/no/such/path`);
     expect(unknown.status).toBe(404);

@@ -1,6 +1,6 @@
 import { createWalletClient, http as viemHttp } from 'viem';
-import { loadTokenArtifact } from '../../shared/payments/chain/token-artifact';
 import { LedgerStore } from '../../shared/credits/ledger-store';
+import { loadTokenArtifact } from '../../shared/payments/chain/token-artifact';
 import { decodePaymentRequired, encodePaymentPayload } from '../../shared/payments/x402/challenge';
 import { viemChain } from '../../shared/payments/x402/networks';
 import { settlementWorkflowId } from '../../temporal/x402-settlement/ids';
@@ -17,7 +17,11 @@ function purchaseBody(wallet: string, extra: Record<string, unknown> = {}) {
 /** A 402 that carries the x402 challenge in the body and in PAYMENT-REQUIRED, with `error` set. */
 function expectChallenge(res: { status: number; body: any; headers: Headers }, error: string) {
   expect(res.status).toBe(402);
-  expect(res.body).toMatchObject({ x402Version: 2, error, accepts: [expect.objectContaining({ scheme: 'exact', network: 'eip155:84532' })] });
+  expect(res.body).toMatchObject({
+    x402Version: 2,
+    error,
+    accepts: [expect.objectContaining({ scheme: 'exact', network: 'eip155:84532' })],
+  });
   const header = decodePaymentRequired(res.headers.get('payment-required'));
   expect(header.ok && header.value).toMatchObject({ x402Version: 2, error });
 }
@@ -43,7 +47,12 @@ describe('purchases reveal nothing to strangers and bind their request id', () =
     expect(paid.status).toBe(200);
     expect(paid.body.data).toMatchObject({ status: 'completed', balance: 500, grant_id: expect.any(String) });
 
-    const statusOnly = { status: 'completed', payment_id: paid.body.data.payment_id, wallet_address: wallet, credits: 500 };
+    const statusOnly = {
+      status: 'completed',
+      payment_id: paid.body.data.payment_id,
+      wallet_address: wallet,
+      credits: 500,
+    };
     for (const replay of [body, purchaseBody(wallet, { transaction_hash: paid.body.x402.transaction })]) {
       const res = await http('POST', url, { body: replay });
       expect([res.status, res.body.data]).toEqual([200, statusOnly]);
@@ -60,7 +69,10 @@ describe('purchases reveal nothing to strangers and bind their request id', () =
     await payer.fund(20);
     const wallet = '0x' + '22'.repeat(20);
     const body = purchaseBody(wallet, { request_id: 'bind-1', payer_wallet_address: payer.account.address });
-    const paid = await http('POST', url, { body, headers: { 'x-payment': await payer.paymentHeader((await http('POST', url, { body })).body) } });
+    const paid = await http('POST', url, {
+      body,
+      headers: { 'x-payment': await payer.paymentHeader((await http('POST', url, { body })).body) },
+    });
     expect(paid.status).toBe(200);
 
     const other = new TestPayer();
@@ -76,7 +88,10 @@ describe('purchases reveal nothing to strangers and bind their request id', () =
     // Even with a valid payment for the new body, nothing is settled under a bound request id.
     const bigger = { ...body, credits: 1000 };
     const challenge = (await http('POST', url, { body: purchaseBody(wallet, { credits: 1000 }) })).body;
-    const res = await http('POST', url, { body: bigger, headers: { 'x-payment': await payer.paymentHeader(challenge) } });
+    const res = await http('POST', url, {
+      body: bigger,
+      headers: { 'x-payment': await payer.paymentHeader(challenge) },
+    });
     expect([res.status, res.body.error_code]).toEqual([409, 'request_id_conflict']);
     expect(await payer.balance()).toBe(15_000_000n);
   });
@@ -86,16 +101,24 @@ describe('purchases reveal nothing to strangers and bind their request id', () =
     await payer.fund(10);
     const wallet = '0x' + '24'.repeat(20);
     const header = await payer.paymentHeader((await http('POST', url, { body: purchaseBody(wallet) })).body);
-    const badAlias = await http('POST', url, { body: purchaseBody(wallet), headers: { 'x-payment': 'garbage', 'payment-signature': header } });
+    const badAlias = await http('POST', url, {
+      body: purchaseBody(wallet),
+      headers: { 'x-payment': 'garbage', 'payment-signature': header },
+    });
     expect([badAlias.status, badAlias.body.error_code]).toEqual([400, 'malformed_payment']);
-    const paid = await http('POST', url, { body: purchaseBody(wallet), headers: { 'x-payment': header, 'payment-signature': 'garbage' } });
+    const paid = await http('POST', url, {
+      body: purchaseBody(wallet),
+      headers: { 'x-payment': header, 'payment-signature': 'garbage' },
+    });
     expect(paid.status).toBe(200);
   });
 
   it('answers 400 malformed_payment, never 500, for any field of the wrong type', async () => {
     const payer = new TestPayer();
     const wallet = '0x' + '25'.repeat(20);
-    const valid = await payer.client().createPaymentPayload((await http('POST', url, { body: purchaseBody(wallet) })).body);
+    const valid = await payer
+      .client()
+      .createPaymentPayload((await http('POST', url, { body: purchaseBody(wallet) })).body);
     const mutate = (fn: (p: any) => void) => {
       const copy = JSON.parse(JSON.stringify(valid));
       fn(copy);
@@ -118,7 +141,10 @@ describe('purchases reveal nothing to strangers and bind their request id', () =
     };
     for (const [label, header] of Object.entries(cases)) {
       for (const name of ['x-payment', 'payment-signature']) {
-        const res = await http('POST', url, { body: purchaseBody(wallet, { request_id: `fuzz-${label.replace(/\W/g, '')}` }), headers: { [name]: header } });
+        const res = await http('POST', url, {
+          body: purchaseBody(wallet, { request_id: `fuzz-${label.replace(/\W/g, '')}` }),
+          headers: { [name]: header },
+        });
         expect([label, res.status, res.body?.error_code]).toEqual([label, 400, 'malformed_payment']);
       }
     }
@@ -145,21 +171,43 @@ describe('every 402 of the purchase carries the challenge, and a 202 never reads
     const header = await payer.paymentHeader((await http('POST', url, { body })).body);
     const pending = await http('POST', url, { body, headers: { 'x-payment': header } });
     expect(pending.status).toBe(202);
-    expect(pending.body).toMatchObject({ success: false, status: 'settling', data: { status: 'settling', payment_id: expect.any(String) } });
+    expect(pending.body).toMatchObject({
+      success: false,
+      status: 'settling',
+      data: { status: 'settling', payment_id: expect.any(String) },
+    });
 
     // The payer moves the money away before any worker settles.
     const { abi } = await loadTokenArtifact();
-    const wc = createWalletClient({ account: payer.account, chain: viemChain(84532, TestPayer.rpcUrl()), transport: viemHttp(TestPayer.rpcUrl()) });
-    await wc.writeContract({ address: TestPayer.tokenAddress(), abi, functionName: 'transfer', args: ['0x000000000000000000000000000000000000dEaD', 5_000_000n] });
-    const workers = await runWorkers({ config: stack.config, db: stack.db, temporal: stack.temporal, identity: 'edges' }, [...QUEUES], stack.config.temporalAddress);
+    const wc = createWalletClient({
+      account: payer.account,
+      chain: viemChain(84532, TestPayer.rpcUrl()),
+      transport: viemHttp(TestPayer.rpcUrl()),
+    });
+    await wc.writeContract({
+      address: TestPayer.tokenAddress(),
+      abi,
+      functionName: 'transfer',
+      args: ['0x000000000000000000000000000000000000dEaD', 5_000_000n],
+    });
+    const workers = await runWorkers(
+      { config: stack.config, db: stack.db, temporal: stack.temporal, identity: 'edges' },
+      [...QUEUES],
+      stack.config.temporalAddress,
+    );
     try {
-      const outcome = await stack.temporal.client.workflow.getHandle(settlementWorkflowId(pending.body.data.payment_id)).result();
+      const outcome = await stack.temporal.client.workflow
+        .getHandle(settlementWorkflowId(pending.body.data.payment_id))
+        .result();
       expect(outcome).toMatchObject({ status: 'failed' });
     } finally {
       await workers.shutdown();
     }
     const retry = await http('POST', url, { body, headers: { 'x-payment': header } });
-    expectChallenge(retry, (await stack.db.models.x402Payments.findById(pending.body.data.payment_id).lean())!.error_code!);
+    expectChallenge(
+      retry,
+      (await stack.db.models.x402Payments.findById(pending.body.data.payment_id).lean())!.error_code!,
+    );
     // The request id is free again: asked without a payment, it is the plain challenge.
     expectChallenge(await http('POST', url, { body }), 'payment_required');
     expect((await new LedgerStore(stack.db.models).balance(wallet)).balance).toBe(0);
@@ -180,9 +228,17 @@ describe('EURC reports its own currency', () => {
     const payer = new TestPayer();
     await payer.fund(10);
     const body = purchaseBody('0x' + '27'.repeat(20), { token: 'EURC' });
-    const paid = await http('POST', url, { body, headers: { 'x-payment': await payer.paymentHeader((await http('POST', url, { body })).body) } });
+    const paid = await http('POST', url, {
+      body,
+      headers: { 'x-payment': await payer.paymentHeader((await http('POST', url, { body })).body) },
+    });
     expect(paid.status).toBe(200);
-    expect(paid.body.x402.payment).toMatchObject({ token: 'EURC', currency: 'EUR', amount_eur: 5, amount_base_units: '5000000' });
+    expect(paid.body.x402.payment).toMatchObject({
+      token: 'EURC',
+      currency: 'EUR',
+      amount_eur: 5,
+      amount_base_units: '5000000',
+    });
     expect(paid.body.x402.payment.amount_usd).toBeUndefined();
   });
 });

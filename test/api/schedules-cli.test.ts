@@ -10,7 +10,10 @@ const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
 
 async function admin(...args: string[]): Promise<any> {
-  const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args, '--json'], { cwd: ROOT, env: process.env });
+  const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args, '--json'], {
+    cwd: ROOT,
+    env: process.env,
+  });
   return JSON.parse(stdout);
 }
 
@@ -28,15 +31,60 @@ describe('schedule operator commands through the real CLI', () => {
     const { budget, budget_key } = await admin('budget:create', '--workspace', ws._id, '--name', 'nightly');
     const { api_key } = await admin('apikey:create', '--workspace', ws._id, '--label', 'scheduler');
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wf-')), 'wf.json');
-    fs.writeFileSync(file, JSON.stringify({ name: 'report', nodes: [{ id: 'a', type: 'template', template: 'Hi {{prompt}}' }], edges: [] }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ name: 'report', nodes: [{ id: 'a', type: 'template', template: 'Hi {{prompt}}' }], edges: [] }),
+    );
     const wf = await admin('workflow:create', '--file', file, '--workspace', ws._id);
 
-    await expect(admin('schedule:create', '--budget', budget._id, '--workflow', wf._id, '--every', '15m', '--tz', 'Europe/Berlin')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('budget:add-workflow') });
+    await expect(
+      admin('schedule:create', '--budget', budget._id, '--workflow', wf._id, '--every', '15m', '--tz', 'Europe/Berlin'),
+    ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('budget:add-workflow') });
     await admin('budget:add-workflow', '--budget', budget._id, '--workflow', wf._id);
-    await expect(admin('schedule:create', '--budget', budget._id, '--workflow', wf._id, '--cron', '0 0 9 * * *', '--tz', 'Europe/Berlin')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('five fields') });
-    const created = await admin('schedule:create', '--budget', budget._id, '--workflow', wf._id, '--every', '15m', '--tz', 'Europe/Berlin');
-    expect(created).toMatchObject({ budget_id: budget._id, workflow_id: wf._id, every_seconds: 900, timezone: 'Europe/Berlin', paused: false, last_run_at: null, claim: null });
-    const cron = await admin('schedule:create', '--budget', budget._id, '--workflow', wf._id, '--cron', '30 2 * * *', '--tz', 'America/New_York');
+    await expect(
+      admin(
+        'schedule:create',
+        '--budget',
+        budget._id,
+        '--workflow',
+        wf._id,
+        '--cron',
+        '0 0 9 * * *',
+        '--tz',
+        'Europe/Berlin',
+      ),
+    ).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('five fields') });
+    const created = await admin(
+      'schedule:create',
+      '--budget',
+      budget._id,
+      '--workflow',
+      wf._id,
+      '--every',
+      '15m',
+      '--tz',
+      'Europe/Berlin',
+    );
+    expect(created).toMatchObject({
+      budget_id: budget._id,
+      workflow_id: wf._id,
+      every_seconds: 900,
+      timezone: 'Europe/Berlin',
+      paused: false,
+      last_run_at: null,
+      claim: null,
+    });
+    const cron = await admin(
+      'schedule:create',
+      '--budget',
+      budget._id,
+      '--workflow',
+      wf._id,
+      '--cron',
+      '30 2 * * *',
+      '--tz',
+      'America/New_York',
+    );
     expect(cron).toMatchObject({ cron: '30 2 * * *', every_seconds: null });
 
     const api = schedulesApi(stack.server.mainUrl);
@@ -54,8 +102,17 @@ describe('schedule operator commands through the real CLI', () => {
     expect(Date.parse(resumed.next_due_at)).toBeGreaterThan(Date.now());
 
     expect(await admin('schedule:delete', '--schedule', created.schedule_id)).toEqual({ deleted: true });
-    expect((await api('POST', `/${created.schedule_id}/release`, auth, { due_at: claimed.body.data.due_at, claim_token: claimed.body.data.claim_token })).status).toBe(404);
-    expect((await admin('schedule:list', '--workspace', ws._id)).map((s: any) => s.schedule_id)).toEqual([cron.schedule_id]);
+    expect(
+      (
+        await api('POST', `/${created.schedule_id}/release`, auth, {
+          due_at: claimed.body.data.due_at,
+          claim_token: claimed.body.data.claim_token,
+        })
+      ).status,
+    ).toBe(404);
+    expect((await admin('schedule:list', '--workspace', ws._id)).map((s: any) => s.schedule_id)).toEqual([
+      cron.schedule_id,
+    ]);
   }, 300_000);
 
   it('pausing takes a due schedule out of the queue; resuming does not replay the paused period', async () => {
@@ -63,14 +120,32 @@ describe('schedule operator commands through the real CLI', () => {
     const { budget, budget_key } = await admin('budget:create', '--workspace', ws._id, '--name', 'b');
     const { api_key } = await admin('apikey:create', '--workspace', ws._id);
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wf-')), 'wf.json');
-    fs.writeFileSync(file, JSON.stringify({ name: 'p', nodes: [{ id: 'a', type: 'template', template: 'x' }], edges: [] }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ name: 'p', nodes: [{ id: 'a', type: 'template', template: 'x' }], edges: [] }),
+    );
     const wf = await admin('workflow:create', '--file', file, '--workspace', ws._id);
     await admin('budget:add-workflow', '--budget', budget._id, '--workflow', wf._id);
     const start = new Date(Date.now() - 3 * 3600_000).toISOString();
-    const s = await admin('schedule:create', '--budget', budget._id, '--workflow', wf._id, '--every', '1h', '--tz', 'UTC', '--start', start);
+    const s = await admin(
+      'schedule:create',
+      '--budget',
+      budget._id,
+      '--workflow',
+      wf._id,
+      '--every',
+      '1h',
+      '--tz',
+      'UTC',
+      '--start',
+      start,
+    );
     const api = schedulesApi(stack.server.mainUrl);
     const auth = scheduleBearer(api_key, budget_key);
-    expect((await api('GET', '/due', auth)).body.data.occurrences[0]).toMatchObject({ schedule_id: s.schedule_id, skipped_occurrences: 3 });
+    expect((await api('GET', '/due', auth)).body.data.occurrences[0]).toMatchObject({
+      schedule_id: s.schedule_id,
+      skipped_occurrences: 3,
+    });
     await admin('schedule:pause', '--schedule', s.schedule_id);
     expect((await api('GET', '/due', auth)).body.data.occurrences).toEqual([]);
     const refused = await api('POST', '/claim', auth, { schedule_id: s.schedule_id });
@@ -85,18 +160,49 @@ describe('schedule operator commands through the real CLI', () => {
     const { budget, budget_key } = await admin('budget:create', '--workspace', ws._id, '--name', 'b');
     const { api_key } = await admin('apikey:create', '--workspace', ws._id);
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wf-')), 'wf.json');
-    fs.writeFileSync(file, JSON.stringify({ name: 'r', nodes: [{ id: 'a', type: 'template', template: 'x' }], edges: [] }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ name: 'r', nodes: [{ id: 'a', type: 'template', template: 'x' }], edges: [] }),
+    );
     const wf = await admin('workflow:create', '--file', file, '--workspace', ws._id);
     await admin('budget:add-workflow', '--budget', budget._id, '--workflow', wf._id);
     const start = new Date(Date.now() - 30 * 60_000).toISOString();
-    const lost = await admin('schedule:create', '--budget', budget._id, '--workflow', wf._id, '--every', '1h', '--tz', 'UTC', '--start', start);
-    const held = await admin('schedule:create', '--budget', budget._id, '--workflow', wf._id, '--every', '1h', '--tz', 'UTC', '--start', start);
+    const lost = await admin(
+      'schedule:create',
+      '--budget',
+      budget._id,
+      '--workflow',
+      wf._id,
+      '--every',
+      '1h',
+      '--tz',
+      'UTC',
+      '--start',
+      start,
+    );
+    const held = await admin(
+      'schedule:create',
+      '--budget',
+      budget._id,
+      '--workflow',
+      wf._id,
+      '--every',
+      '1h',
+      '--tz',
+      'UTC',
+      '--start',
+      start,
+    );
     const api = schedulesApi(stack.server.mainUrl);
     const auth = scheduleBearer(api_key, budget_key);
     expect((await api('POST', '/claim', auth, { schedule_id: held.schedule_id })).status).toBe(200);
     // No queue entry to lose any more: `lost` (as if created before the due queue) is due as it is.
-    expect((await api('GET', '/due', auth)).body.data.occurrences.map((o: any) => o.schedule_id)).toEqual([lost.schedule_id]);
+    expect((await api('GET', '/due', auth)).body.data.occurrences.map((o: any) => o.schedule_id)).toEqual([
+      lost.schedule_id,
+    ]);
     expect(await admin('schedule:reindex', '--budget', budget._id)).toEqual({ queued: 1, held: 1 });
-    expect((await api('GET', '/due', auth)).body.data.occurrences.map((o: any) => o.schedule_id)).toEqual([lost.schedule_id]);
+    expect((await api('GET', '/due', auth)).body.data.occurrences.map((o: any) => o.schedule_id)).toEqual([
+      lost.schedule_id,
+    ]);
   }, 300_000);
 });

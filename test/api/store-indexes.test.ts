@@ -12,7 +12,9 @@ async function waitForState(stack: TestStack, wanted: string, timeoutMs = 20_000
 
 /** Prepares a database the way an operator might find it, before the API connects to it. */
 async function prepare(dbName: string, fn: (db: mongoose.mongo.Db) => Promise<unknown>): Promise<void> {
-  const conn = await mongoose.createConnection(process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27017', { dbName }).asPromise();
+  const conn = await mongoose
+    .createConnection(process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27017', { dbName })
+    .asPromise();
   try {
     await fn(conn.db!);
   } finally {
@@ -35,7 +37,11 @@ describe('the store is not up until its unique indexes exist', () => {
           { _id: 'p2' as never, purpose_key: 'credit_purchase:same' },
         ]),
     ],
-    ['a conflicting index of the same name', (db: mongoose.mongo.Db) => db.collection('x402_payments').createIndex({ purpose_key: 1 }, { name: 'purpose_key_1', unique: false })],
+    [
+      'a conflicting index of the same name',
+      (db: mongoose.mongo.Db) =>
+        db.collection('x402_payments').createIndex({ purpose_key: 1 }, { name: 'purpose_key_1', unique: false }),
+    ],
   ])('%s: the store stays down (loudly), requests answer 503 store_indexes_failed', async (_label, breakIt) => {
     const dbName = `${process.env.MONGODB_DB_NAME}_${stacks.length}`;
     await prepare(dbName, breakIt);
@@ -50,7 +56,11 @@ describe('the store is not up until its unique indexes exist', () => {
       headers: { 'x-request-id': 'idx-1' },
     });
     expect(res.status).toBe(503);
-    expect(res.body).toMatchObject({ error: 'Service Unavailable', error_code: 'store_indexes_failed', request_id: 'idx-1' });
+    expect(res.body).toMatchObject({
+      error: 'Service Unavailable',
+      error_code: 'store_indexes_failed',
+      request_id: 'idx-1',
+    });
     const bearer = await http('GET', `${stack.server.apiUrl}/credits`, { headers: { authorization: 'Bearer act_x' } });
     expect([bearer.status, bearer.body.error_code]).toEqual([503, 'store_indexes_failed']);
 
@@ -68,6 +78,8 @@ describe('the store is not up until its unique indexes exist', () => {
     stacks.push(stack);
     expect(stack.db.isUp()).toBe(true);
     const indexes = await stack.db.connection.db!.collection('x402_payments').indexes();
-    expect(indexes).toEqual(expect.arrayContaining([expect.objectContaining({ key: { purpose_key: 1 }, unique: true })]));
+    expect(indexes).toEqual(
+      expect.arrayContaining([expect.objectContaining({ key: { purpose_key: 1 }, unique: true })]),
+    );
   });
 });

@@ -1,9 +1,9 @@
 import { startFerretDb } from '../../scripts/services/ferretdb';
+import { freePort } from '../../scripts/services/process';
 import { startTemporalDev } from '../../scripts/services/temporal';
 import { runPing } from '../../temporal/ping/client';
 import { QUEUES } from '../../workers/queues';
 import { runWorkers } from '../../workers/run-workers';
-import { freePort } from '../../scripts/services/process';
 import { http } from '../support/http';
 import { startTestStack, TestStack } from '../support/stack';
 
@@ -32,11 +32,17 @@ describe('store unreachable at start', () => {
     });
     expect(down.status).toBe(503);
     expect(down.headers.get('retry-after')).toBe('2');
-    expect(down.body).toMatchObject({ error: 'Service Unavailable', error_code: 'store_unavailable', request_id: 'outage-1' });
+    expect(down.body).toMatchObject({
+      error: 'Service Unavailable',
+      error_code: 'store_unavailable',
+      request_id: 'outage-1',
+    });
 
     mongo = await startFerretDb({ port });
     await stack.db.ready(30_000);
-    const up = await http('POST', `${stack.server.mainUrl}/api/external/auth/session`, { body: { wallet_address: '0x' + 'd'.repeat(40) } });
+    const up = await http('POST', `${stack.server.mainUrl}/api/external/auth/session`, {
+      body: { wallet_address: '0x' + 'd'.repeat(40) },
+    });
     expect(up.status).toBe(200);
     expect(up.body.data.session_nonce).toMatch(/^sn_/);
   });
@@ -50,17 +56,26 @@ describe('Temporal unreachable at start', () => {
     let workers: Awaited<ReturnType<typeof runWorkers>> | undefined;
     try {
       expect(await http('GET', `${stack.server.apiUrl}/health`)).toMatchObject({ status: 200, body: { status: 'ok' } });
-      expect((await http('GET', `${stack.server.apiUrl}/health/details`)).body).toMatchObject({ store: 'up', temporal: 'down' });
-      await expect(stack.temporal.client.withDeadline(Date.now() + 1500, () => runPing(stack.temporal, 'while-down'))).rejects.toThrow();
+      expect((await http('GET', `${stack.server.apiUrl}/health/details`)).body).toMatchObject({
+        store: 'up',
+        temporal: 'down',
+      });
+      await expect(
+        stack.temporal.client.withDeadline(Date.now() + 1500, () => runPing(stack.temporal, 'while-down')),
+      ).rejects.toThrow();
 
       temporal = await startTemporalDev({ port });
       let details = await http('GET', `${stack.server.apiUrl}/health/details`);
-      for (const deadline = Date.now() + 60_000; Date.now() < deadline && details.body.temporal !== 'up'; ) {
+      for (const deadline = Date.now() + 60_000; Date.now() < deadline && details.body.temporal !== 'up';) {
         await new Promise((r) => setTimeout(r, 500));
         details = await http('GET', `${stack.server.apiUrl}/health/details`);
       }
       expect(details.body.temporal).toBe('up');
-      workers = await runWorkers({ config: stack.config, db: stack.db, temporal: stack.temporal, identity: 'after-outage' }, [...QUEUES], stack.config.temporalAddress);
+      workers = await runWorkers(
+        { config: stack.config, db: stack.db, temporal: stack.temporal, identity: 'after-outage' },
+        [...QUEUES],
+        stack.config.temporalAddress,
+      );
       const ping = await runPing(stack.temporal, 'after-outage');
       expect(ping.workflowId).toMatch(/after-outage/);
     } finally {

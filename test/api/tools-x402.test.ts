@@ -1,9 +1,9 @@
 import { wrapFetchWithPayment } from '@x402/fetch';
-import { getAddress, type Address } from 'viem';
+import { type Address, getAddress } from 'viem';
 import { seedDemoCatalog } from '../../scripts/services/demo-vendor/catalog';
-import { devAccount, DEV_ACCOUNT_INDEX } from '../../shared/payments/chain/dev-accounts';
-import { ToolRepository } from '../../shared/tools/repository';
+import { DEV_ACCOUNT_INDEX, devAccount } from '../../shared/payments/chain/dev-accounts';
 import { decodePaymentRequired, decodePaymentResponse } from '../../shared/payments/x402/challenge';
+import { ToolRepository } from '../../shared/tools/repository';
 import { startTestDemoVendor } from '../support/demo-vendor';
 import { http } from '../support/http';
 import { TestPayer } from '../support/payer';
@@ -20,7 +20,11 @@ describe('direct x402 on a tool action: the demo vendor paid per call on the loc
   beforeAll(async () => {
     stack = await startTestStack({ workers: true });
     vendor = await startTestDemoVendor();
-    await seedDemoCatalog(new ToolRepository(stack.db.models), { vendorUrl: vendor.url, vendorSecret: vendor.secret, secretKey: stack.config.tools.secretsKey });
+    await seedDemoCatalog(new ToolRepository(stack.db.models), {
+      vendorUrl: vendor.url,
+      vendorSecret: vendor.secret,
+      secretKey: stack.config.tools.secretsKey,
+    });
   }, 120_000);
   afterAll(async () => {
     await vendor.stop();
@@ -33,8 +37,19 @@ describe('direct x402 on a tool action: the demo vendor paid per call on the loc
     expect(res.body).toMatchObject({
       x402Version: 2,
       error: 'payment_required',
-      resource: { url: `${stack.config.publicBaseUrl}${actionPath('chain-reader', 'block-facts')}`, mimeType: 'application/json' },
-      accepts: [{ scheme: 'exact', network: 'eip155:84532', amount: '10000', asset: getAddress(TestPayer.tokenAddress()), payTo: merchant }],
+      resource: {
+        url: `${stack.config.publicBaseUrl}${actionPath('chain-reader', 'block-facts')}`,
+        mimeType: 'application/json',
+      },
+      accepts: [
+        {
+          scheme: 'exact',
+          network: 'eip155:84532',
+          amount: '10000',
+          asset: getAddress(TestPayer.tokenAddress()),
+          payTo: merchant,
+        },
+      ],
     });
     const header = decodePaymentRequired(res.headers.get('payment-required'));
     expect(header.ok && header.value).toEqual(res.body);
@@ -59,12 +74,22 @@ describe('direct x402 on a tool action: the demo vendor paid per call on the loc
         network: 'eip155:84532',
         resource_url: `${stack.config.publicBaseUrl}${actionPath('chain-reader', 'token-balance')}`,
         settlement_recorded: true,
-        payment: { token: 'USDC', amount_base_units: '20000', amount_usd: 0.02, payer_wallet_address: payer.account.address.toLowerCase(), pay_to: merchant },
+        payment: {
+          token: 'USDC',
+          amount_base_units: '20000',
+          amount_usd: 0.02,
+          payer_wallet_address: payer.account.address.toLowerCase(),
+          pay_to: merchant,
+        },
       },
     });
     expect(body.x402.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     const receipt = decodePaymentResponse(res.headers.get('payment-response'));
-    expect(receipt.ok && receipt.value).toMatchObject({ success: true, transaction: body.x402.transaction, network: 'eip155:84532' });
+    expect(receipt.ok && receipt.value).toMatchObject({
+      success: true,
+      transaction: body.x402.transaction,
+      network: 'eip155:84532',
+    });
     expect(await payer.balance()).toBe(1_000_000n - 20_000n);
     expect(await payer.paidIn(body.x402.transaction, merchant)).toBe(20_000n);
   });
@@ -75,20 +100,37 @@ describe('direct x402 on a tool action: the demo vendor paid per call on the loc
     const params = { token: vendor.tokenAddress };
     const challenge = (await http('POST', url('chain-reader', 'erc20-metadata'), { body: params })).body;
     const header = await payer.paymentHeader(challenge);
-    const first = await http('POST', url('chain-reader', 'erc20-metadata'), { body: params, headers: { 'x-payment': header } });
+    const first = await http('POST', url('chain-reader', 'erc20-metadata'), {
+      body: params,
+      headers: { 'x-payment': header },
+    });
     expect(first.status).toBe(200);
     const calls = await stack.db.models.x402Payments.countDocuments({ payer: payer.account.address.toLowerCase() });
-    const again = await http('POST', url('chain-reader', 'erc20-metadata'), { body: params, headers: { 'payment-signature': header } });
+    const again = await http('POST', url('chain-reader', 'erc20-metadata'), {
+      body: params,
+      headers: { 'payment-signature': header },
+    });
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
-    expect(await stack.db.models.x402Payments.countDocuments({ payer: payer.account.address.toLowerCase() })).toBe(calls);
+    expect(await stack.db.models.x402Payments.countDocuments({ payer: payer.account.address.toLowerCase() })).toBe(
+      calls,
+    );
     expect(await payer.balance()).toBe(1_000_000n - 10_000n);
-    const other = await http('POST', url('chain-reader', 'erc20-metadata'), { body: { token: getAddress('0x' + '00'.repeat(19) + '02') }, headers: { 'x-payment': header } });
+    const other = await http('POST', url('chain-reader', 'erc20-metadata'), {
+      body: { token: getAddress('0x' + '00'.repeat(19) + '02') },
+      headers: { 'x-payment': header },
+    });
     expect(other.status).toBe(409);
     expect(other.body).toMatchObject({ success: false, code: 'payment_already_used' });
     // A tool call's payment buys no credits.
     const purchase = await http('POST', `${stack.server.mainUrl}/api/external/credits/purchase`, {
-      body: { wallet_address: payer.account.address.toLowerCase(), credits: 500, payment_method: 'x402', chain_id: 84532, token: 'USDC' },
+      body: {
+        wallet_address: payer.account.address.toLowerCase(),
+        credits: 500,
+        payment_method: 'x402',
+        chain_id: 84532,
+        token: 'USDC',
+      },
       headers: { 'x-payment': header },
     });
     expect([purchase.status, purchase.body.error_code]).toEqual([409, 'payment_already_used']);
@@ -97,9 +139,16 @@ describe('direct x402 on a tool action: the demo vendor paid per call on the loc
   it('refuses hostile or invalid parameters before any challenge or payment', async () => {
     const payer = new TestPayer();
     await payer.fund(1);
-    const challenge = (await http('POST', url('chain-reader', 'erc20-metadata'), { body: { token: vendor.tokenAddress } })).body;
+    const challenge = (
+      await http('POST', url('chain-reader', 'erc20-metadata'), { body: { token: vendor.tokenAddress } })
+    ).body;
     const header = await payer.paymentHeader(challenge);
-    for (const body of [{ token: 'not-an-address' }, { token: vendor.tokenAddress, $where: 'sleep(1000)' }, { token: 'x'.repeat(100_000) }, {}]) {
+    for (const body of [
+      { token: 'not-an-address' },
+      { token: vendor.tokenAddress, $where: 'sleep(1000)' },
+      { token: 'x'.repeat(100_000) },
+      {},
+    ]) {
       for (const headers of [{}, { 'x-payment': header }] as Array<Record<string, string>>) {
         const res = await http('POST', url('chain-reader', 'erc20-metadata'), { body, headers });
         expect([res.status, res.body.code]).toEqual([400, 'invalid_parameters']);
@@ -116,7 +165,10 @@ describe('direct x402 on a tool action: the demo vendor paid per call on the loc
     const params = { token: getAddress('0x' + '00'.repeat(19) + '01') }; // not a contract: the vendor answers 400
     const challenge = (await http('POST', url('chain-reader', 'erc20-metadata'), { body: params })).body;
     const header = await payer.paymentHeader(challenge);
-    const res = await http('POST', url('chain-reader', 'erc20-metadata'), { body: params, headers: { 'x-payment': header } });
+    const res = await http('POST', url('chain-reader', 'erc20-metadata'), {
+      body: params,
+      headers: { 'x-payment': header },
+    });
     expect(res.status).toBe(502);
     expect(res.body).toMatchObject({ success: false, code: 'vendor_error', details: { vendor_status: 400 } });
     expect(res.headers.get('payment-response')).toBeNull();
@@ -124,9 +176,15 @@ describe('direct x402 on a tool action: the demo vendor paid per call on the loc
     expect(rec).toMatchObject({ status: 'failed', error_code: 'vendor_error' });
     expect(rec!.tx_hash).toBeUndefined();
     // The same payment again is not run again, and still not charged.
-    const again = await http('POST', url('chain-reader', 'erc20-metadata'), { body: params, headers: { 'x-payment': header } });
+    const again = await http('POST', url('chain-reader', 'erc20-metadata'), {
+      body: params,
+      headers: { 'x-payment': header },
+    });
     expect(again.status).toBe(402);
-    expect(again.body).toMatchObject({ error: 'vendor_error', accepts: [expect.objectContaining({ amount: '10000' })] });
+    expect(again.body).toMatchObject({
+      error: 'vendor_error',
+      accepts: [expect.objectContaining({ amount: '10000' })],
+    });
     await new Promise((r) => setTimeout(r, 1_500));
     // The payer's own balance: the merchant's is shared with other test files on this chain.
     expect(await payer.balance()).toBe(1_000_000n);
@@ -134,11 +192,24 @@ describe('direct x402 on a tool action: the demo vendor paid per call on the loc
 
   it('an envelope with a payment header is 400 mixed_payment_modes; a payment for an action without an x402 price is 404', async () => {
     const mixed = await http('POST', url('chain-reader', 'block-facts'), {
-      body: { wallet_address: '0x' + '1'.repeat(40), signature: '0x00', session_nonce: 'n', request_id: 'r', parameters: {} },
+      body: {
+        wallet_address: '0x' + '1'.repeat(40),
+        signature: '0x00',
+        session_nonce: 'n',
+        request_id: 'r',
+        parameters: {},
+      },
       headers: { 'x-payment': 'abc' },
     });
     expect([mixed.status, mixed.body.code]).toEqual([400, 'mixed_payment_modes']);
-    const credited = await http('POST', url('text-tools', 'stats'), { body: { text: 'a' }, headers: { 'x-payment': 'abc' } });
-    expect([credited.status, credited.body.code, credited.body.success]).toEqual([404, 'direct_payment_not_available', false]);
+    const credited = await http('POST', url('text-tools', 'stats'), {
+      body: { text: 'a' },
+      headers: { 'x-payment': 'abc' },
+    });
+    expect([credited.status, credited.body.code, credited.body.success]).toEqual([
+      404,
+      'direct_payment_not_available',
+      false,
+    ]);
   });
 });

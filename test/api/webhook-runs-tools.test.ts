@@ -5,7 +5,7 @@ import { BudgetChargeRepository } from '../../shared/workspaces/budget-charges';
 import { http } from '../support/http';
 import { startTestStack, type TestStack } from '../support/stack';
 import { startScriptedVendor, type VendorBehaviour } from '../support/vendor';
-import { addWorkflow, setupGroup, trigger, waitForRun, type GroupSetup } from '../support/webhook-runs';
+import { addWorkflow, type GroupSetup, setupGroup, trigger, waitForRun } from '../support/webhook-runs';
 
 describe('tool nodes: paid from the workspace account, gated by the budget, released on cancel', () => {
   let stack: TestStack;
@@ -14,7 +14,13 @@ describe('tool nodes: paid from the workspace account, gated by the budget, rele
   let g: GroupSetup;
   let wf: string;
   const account = () => `ws:${g.workspaceId}`;
-  const countWords: VendorBehaviour = (call) => ({ status: 200, body: { words: String((call.body as any)?.parameters?.text ?? '').split(' ').length, key: (call.body as any)?.parameters?.key } });
+  const countWords: VendorBehaviour = (call) => ({
+    status: 200,
+    body: {
+      words: String((call.body as any)?.parameters?.text ?? '').split(' ').length,
+      key: (call.body as any)?.parameters?.key,
+    },
+  });
 
   /** A fresh workspace without budget limits, funded with `credits`, and a one-node workflow calling words/count. */
   async function fundedCountWorkflow(name: string, credits: number) {
@@ -24,7 +30,15 @@ describe('tool nodes: paid from the workspace account, gated by the budget, rele
     const workflowId = await addWorkflow(stack.db, group, {
       name,
       credentials: ['VENDOR_KEY'],
-      nodes: [{ id: 'count', type: 'tool', product: 'words', action: 'count', parameters: { text: '{{prompt}}', key: '{{credentials.VENDOR_KEY}}' } }],
+      nodes: [
+        {
+          id: 'count',
+          type: 'tool',
+          product: 'words',
+          action: 'count',
+          parameters: { text: '{{prompt}}', key: '{{credentials.VENDOR_KEY}}' },
+        },
+      ],
       edges: [],
     });
     return { group, account: `ws:${group.workspaceId}`, workflowId };
@@ -40,7 +54,12 @@ describe('tool nodes: paid from the workspace account, gated by the budget, rele
       slug: 'count',
       credits: 5,
       x402_usd: null,
-      parameters_schema: { type: 'object', properties: { text: { type: 'string' }, key: { type: 'string' } }, required: ['text'], additionalProperties: false },
+      parameters_schema: {
+        type: 'object',
+        properties: { text: { type: 'string' }, key: { type: 'string' } },
+        required: ['text'],
+        additionalProperties: false,
+      },
       runner: { kind: 'http', url: `${vendor.url}/count`, method: 'POST', timeout_ms: 60_000 },
     });
     g = await setupGroup(stack.db, { daily: 12, total: 100 });
@@ -50,7 +69,13 @@ describe('tool nodes: paid from the workspace account, gated by the budget, rele
       name: 'count words',
       credentials: ['VENDOR_KEY'],
       nodes: [
-        { id: 'count', type: 'tool', product: 'words', action: 'count', parameters: { text: '{{prompt}}', key: '{{credentials.VENDOR_KEY}}' } },
+        {
+          id: 'count',
+          type: 'tool',
+          product: 'words',
+          action: 'count',
+          parameters: { text: '{{prompt}}', key: '{{credentials.VENDOR_KEY}}' },
+        },
         { id: 'say', type: 'template', template: '{{nodes.count.output.words}} words' },
       ],
       edges: [{ from: 'count', to: 'say' }],
@@ -65,7 +90,12 @@ describe('tool nodes: paid from the workspace account, gated by the budget, rele
     const res = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'one two three' });
     const run = await waitForRun(stack.server.mainUrl, res.body.data.run.run_id, g.token);
     expect(run).toMatchObject({ status: 'completed', response_text: '3 words' });
-    expect(run.run_metadata.nodes[0]).toMatchObject({ id: 'count', status: 'completed', credits_charged: 5, transaction_id: expect.stringContaining(run.run_id) });
+    expect(run.run_metadata.nodes[0]).toMatchObject({
+      id: 'count',
+      status: 'completed',
+      credits_charged: 5,
+      transaction_id: expect.stringContaining(run.run_id),
+    });
     expect(vendor.calls.at(-1)!.body).toMatchObject({ parameters: { text: 'one two three', key: 'k-123' } });
     expect((await ledger.balance(account())).balance).toBe(95);
     expect(await new BudgetChargeRepository(stack.db.models).spent(g.budgetId)).toMatchObject({ today: 5, total: 5 });
@@ -91,7 +121,11 @@ describe('tool nodes: paid from the workspace account, gated by the budget, rele
       const repo = new ToolRepository(stack.db.models);
       const key = `run:${run.run_id}:count`;
       // The outcomes live on the entries that settled the holds (release, purchase).
-      expect(await callRecord(ledger, repo, acct, key)).toMatchObject({ status: 'failed', error_code: 'vendor_error', attempt: 1 });
+      expect(await callRecord(ledger, repo, acct, key)).toMatchObject({
+        status: 'failed',
+        error_code: 'vendor_error',
+        attempt: 1,
+      });
       expect(await callRecord(ledger, repo, acct, `${key}~2`)).toMatchObject({ status: 'succeeded', attempt: 2 });
     } finally {
       vendor.set(countWords);
@@ -120,7 +154,9 @@ describe('tool nodes: paid from the workspace account, gated by the budget, rele
     for (let i = 0; vendor.calls.length === before && i < 300; i++) await new Promise((r) => setTimeout(r, 100));
     expect((await ledger.balance(`ws:${other.workspaceId}`)).balance).toBe(45);
 
-    const cancel = await http('POST', `${stack.server.mainUrl}/api/agent-webhooks/runs/${runId}/cancel`, { headers: { authorization: `Bearer ${other.token}` } });
+    const cancel = await http('POST', `${stack.server.mainUrl}/api/agent-webhooks/runs/${runId}/cancel`, {
+      headers: { authorization: `Bearer ${other.token}` },
+    });
     expect(cancel.status).toBe(200);
     expect(cancel.body.data.run).toMatchObject({ status: 'cancelled' });
     expect((await ledger.balance(`ws:${other.workspaceId}`)).balance).toBe(50);

@@ -1,7 +1,13 @@
-import { ScheduleService } from '../../shared/schedules/service';
 import { ScheduleRepository } from '../../shared/schedules/repository';
-import { makeSchedule, scheduleAccount, scheduleBearer, schedulesApi, type ScheduleAccount } from '../support/schedules';
+import { ScheduleService } from '../../shared/schedules/service';
 import { http } from '../support/http';
+import {
+  makeSchedule,
+  type ScheduleAccount,
+  scheduleAccount,
+  scheduleBearer,
+  schedulesApi,
+} from '../support/schedules';
 import { startTestStack, type TestStack } from '../support/stack';
 
 const SPEC_META = ['request_id', 'help_url', 'help_doc'];
@@ -35,13 +41,25 @@ describe('workflow schedules over HTTP against the real store and Temporal', () 
     if (requestId) expect(res.body.request_id).toBe(requestId);
   }
 
-  it('refuses a missing, malformed or unknown bearer (401) and keys of two workspaces; another budget\'s schedule is 404', async () => {
+  it("refuses a missing, malformed or unknown bearer (401) and keys of two workspaces; another budget's schedule is 404", async () => {
     const s = await makeSchedule(stack.db, acct);
     const other = await scheduleAccount(stack.db, 'other');
-    for (const auth of [undefined, 'Bearer', `Bearer ${acct.apiKey}`, 'Bearer !!!', scheduleBearer(acct.apiKey, 'bk_' + 'A'.repeat(43)), scheduleBearer(acct.apiKey, other.budgetKey)]) {
+    for (const auth of [
+      undefined,
+      'Bearer',
+      `Bearer ${acct.apiKey}`,
+      'Bearer !!!',
+      scheduleBearer(acct.apiKey, 'bk_' + 'A'.repeat(43)),
+      scheduleBearer(acct.apiKey, other.budgetKey),
+    ]) {
       const res = await api('GET', '/due', auth);
       expect(res.status).toBe(401);
-      expect(res.body).toMatchObject({ error_code: 'budget_bearer_invalid', request_id: expect.any(String), help_url: expect.any(String), help_doc: 'docs/errors.md#budget_bearer_invalid' });
+      expect(res.body).toMatchObject({
+        error_code: 'budget_bearer_invalid',
+        request_id: expect.any(String),
+        help_url: expect.any(String),
+        help_doc: 'docs/errors.md#budget_bearer_invalid',
+      });
     }
     const claimed = await claim(s._id);
     const body = { due_at: claimed.due_at, claim_token: claimed.claim_token };
@@ -63,17 +81,31 @@ describe('workflow schedules over HTTP against the real store and Temporal', () 
       await api('POST', '/not-an-id/advance', acct.auth, { due_at: new Date().toISOString(), claim_token: 'x' }),
       await api('POST', `/${s._id}/advance`, acct.auth, { claim_token: 'x' }),
       await api('POST', `/${s._id}/advance`, acct.auth, { due_at: 'yesterday', claim_token: 'x' }),
-      await api('POST', `/${s._id}/advance`, acct.auth, { due_at: new Date().toISOString(), claim_token: 'x', outcome: 'great' }),
+      await api('POST', `/${s._id}/advance`, acct.auth, {
+        due_at: new Date().toISOString(),
+        claim_token: 'x',
+        outcome: 'great',
+      }),
       await api('POST', `/${s._id}/release`, acct.auth, { due_at: new Date().toISOString() }),
       await api('POST', '/claim', acct.auth, { lease_seconds: 999_999 }),
       await api('GET', '/due?limit=0', acct.auth),
-      await http('POST', `${stack.server.mainUrl}/api/external/workflow-schedules/claim`, { raw: '{nope', headers: { authorization: acct.auth } }),
+      await http('POST', `${stack.server.mainUrl}/api/external/workflow-schedules/claim`, {
+        raw: '{nope',
+        headers: { authorization: acct.auth },
+      }),
       // Found by the fuzzer: a JSON null body was read as no body and claimed.
-      await http('POST', `${stack.server.mainUrl}/api/external/workflow-schedules/claim`, { raw: 'null', headers: { authorization: acct.auth } }),
+      await http('POST', `${stack.server.mainUrl}/api/external/workflow-schedules/claim`, {
+        raw: 'null',
+        headers: { authorization: acct.auth },
+      }),
     ];
     for (const res of cases) {
       expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ error: 'Bad Request', error_code: 'invalid_request_body', details: { issues: expect.any(Array) } });
+      expect(res.body).toMatchObject({
+        error: 'Bad Request',
+        error_code: 'invalid_request_body',
+        details: { issues: expect.any(Array) },
+      });
       for (const k of SPEC_META) expect(res.body[k]).toEqual(expect.any(String));
     }
   });
@@ -87,7 +119,11 @@ describe('workflow schedules over HTTP against the real store and Temporal', () 
     expect(first.status).toBe(200);
     expect(Object.keys(first.body).sort()).toEqual(['data', 'help_doc', 'help_url', 'request_id', 'success']);
     expect(first.body.data.occurrences.map((o: any) => o.schedule_id)).toEqual(ids.slice(0, 2));
-    expect(first.body.data.occurrences[0]).toMatchObject({ workflow_id: a.workflowId, skipped_occurrences: 0, every_seconds: 3600 });
+    expect(first.body.data.occurrences[0]).toMatchObject({
+      workflow_id: a.workflowId,
+      skipped_occurrences: 0,
+      every_seconds: 3600,
+    });
     expect(first.body.data.occurrences[0].late_seconds).toBeGreaterThanOrEqual(30 * 60 - 1);
     const second = await api('GET', `/due?limit=2&cursor=${first.body.data.next_cursor}`, a.auth);
     expect(second.body.data.occurrences.map((o: any) => o.schedule_id)).toEqual([ids[2]]);
@@ -96,7 +132,9 @@ describe('workflow schedules over HTTP against the real store and Temporal', () 
     // A claimed occurrence leaves the queue; a "next due" claim takes the oldest claimable one.
     const next = await api('POST', '/claim', a.auth, {});
     expect(next.body.data.schedule_id).toBe(ids[0]);
-    expect((await api('GET', '/due', a.auth)).body.data.occurrences.map((o: any) => o.schedule_id)).toEqual(ids.slice(1));
+    expect((await api('GET', '/due', a.auth)).body.data.occurrences.map((o: any) => o.schedule_id)).toEqual(
+      ids.slice(1),
+    );
   });
 
   it('orders due occurrences by the coalesced due_at, which differs from next_due_at order across intervals', async () => {
@@ -105,11 +143,16 @@ describe('workflow schedules over HTTP against the real store and Temporal', () 
     const hourlyOld = await makeSchedule(stack.db, a, { everySeconds: 3600, dueMinutesAgo: 230 }); // due -50 min, 3 skipped
     const twoHourly = await makeSchedule(stack.db, a, { everySeconds: 7200, dueMinutesAgo: 180 }); // due -60 min, 1 skipped
     const hourlyNew = await makeSchedule(stack.db, a, { everySeconds: 3600, dueMinutesAgo: 20 }); // due -20 min
-    const byNext = [hourlyOld, twoHourly, hourlyNew].sort((x, y) => x.next_due_at.getTime() - y.next_due_at.getTime()).map((x) => x._id);
+    const byNext = [hourlyOld, twoHourly, hourlyNew]
+      .sort((x, y) => x.next_due_at.getTime() - y.next_due_at.getTime())
+      .map((x) => x._id);
     expect(byNext).toEqual([hourlyOld._id, twoHourly._id, hourlyNew._id]);
 
     const first = await api('GET', '/due?limit=2', a.auth);
-    expect(first.body.data.occurrences.map((o: any) => [o.schedule_id, o.skipped_occurrences])).toEqual([[twoHourly._id, 1], [hourlyOld._id, 3]]);
+    expect(first.body.data.occurrences.map((o: any) => [o.schedule_id, o.skipped_occurrences])).toEqual([
+      [twoHourly._id, 1],
+      [hourlyOld._id, 3],
+    ]);
     const [o1, o2] = first.body.data.occurrences;
     expect(Date.parse(o1.due_at)).toBe(twoHourly.next_due_at.getTime() + 7200_000);
     expect(Date.parse(o2.due_at)).toBe(hourlyOld.next_due_at.getTime() + 3 * 3600_000);
@@ -121,23 +164,49 @@ describe('workflow schedules over HTTP against the real store and Temporal', () 
     // A "next due" claim takes the oldest coalesced occurrence, not the oldest next_due_at.
     const next = await api('POST', '/claim', a.auth, {});
     expect(next.body.data).toMatchObject({ schedule_id: twoHourly._id, due_at: o1.due_at, skipped_occurrences: 1 });
-    expect((await api('GET', '/due', a.auth)).body.data.occurrences.map((o: any) => o.schedule_id)).toEqual([hourlyOld._id, hourlyNew._id]);
+    expect((await api('GET', '/due', a.auth)).body.data.occurrences.map((o: any) => o.schedule_id)).toEqual([
+      hourlyOld._id,
+      hourlyNew._id,
+    ]);
   });
 
   it('release and advance answer the spec bodies exactly; a repeated advance changes nothing', async () => {
     const s = await makeSchedule(stack.db, acct, { dueMinutesAgo: 5 });
     const c1 = await claim(s._id);
     expect(c1.lease_expires_at).toBeDefined();
-    const rel = await api('POST', `/${s._id}/release`, acct.auth, { due_at: c1.due_at, claim_token: c1.claim_token, note: 'not now' }, { 'x-request-id': 'rel-1' });
+    const rel = await api(
+      'POST',
+      `/${s._id}/release`,
+      acct.auth,
+      { due_at: c1.due_at, claim_token: c1.claim_token, note: 'not now' },
+      { 'x-request-id': 'rel-1' },
+    );
     expect(rel.status).toBe(200);
     expect(Object.keys(rel.body).sort()).toEqual(['data', 'help_doc', 'help_url', 'request_id', 'success']);
     expect(Object.keys(rel.body.data).sort()).toEqual(['released', 'schedule']);
-    expect(rel.body).toMatchObject({ success: true, request_id: 'rel-1', data: { released: true, schedule: { schedule_id: s._id, next_due_at: s.next_due_at.toISOString(), claim: null, last_run_at: null } } });
-    expect(await repo.claimEnd(`${s._id}:${s.next_due_at.toISOString()}:0`)).toMatchObject({ kind: 'released', reason: 'released_by_holder', note: 'not now' });
+    expect(rel.body).toMatchObject({
+      success: true,
+      request_id: 'rel-1',
+      data: {
+        released: true,
+        schedule: { schedule_id: s._id, next_due_at: s.next_due_at.toISOString(), claim: null, last_run_at: null },
+      },
+    });
+    expect(await repo.claimEnd(`${s._id}:${s.next_due_at.toISOString()}:0`)).toMatchObject({
+      kind: 'released',
+      reason: 'released_by_holder',
+      note: 'not now',
+    });
     expect((await api('GET', '/due', acct.auth)).body.data.occurrences.map((o: any) => o.schedule_id)).toContain(s._id);
 
     const c2 = await claim(s._id);
-    const body = { due_at: c2.due_at, claim_token: c2.claim_token, outcome: 'success', external_run_id: 'run-42', note: 'fine' };
+    const body = {
+      due_at: c2.due_at,
+      claim_token: c2.claim_token,
+      outcome: 'success',
+      external_run_id: 'run-42',
+      note: 'fine',
+    };
     const adv = await api('POST', `/${s._id}/advance`, acct.auth, body);
     expect(adv.status).toBe(200);
     expect(Object.keys(adv.body).sort()).toEqual(['data', 'help_doc', 'help_url', 'request_id', 'success']);
@@ -155,7 +224,11 @@ describe('workflow schedules over HTTP against the real store and Temporal', () 
     });
     expect(Date.parse(after.last_run_at)).toBeGreaterThan(Date.now() - 60_000);
 
-    const again = await api('POST', `/${s._id}/advance`, acct.auth, { ...body, outcome: 'failed', note: 'changed my mind' });
+    const again = await api('POST', `/${s._id}/advance`, acct.auth, {
+      ...body,
+      outcome: 'failed',
+      note: 'changed my mind',
+    });
     expect(again.status).toBe(200);
     expect(again.body.data).toEqual({ schedule: after, already_advanced: true });
     expect((await repo.history(s._id)).length).toBe(1);
@@ -165,35 +238,76 @@ describe('workflow schedules over HTTP against the real store and Temporal', () 
     const s = await makeSchedule(stack.db, acct, { dueMinutesAgo: 2 });
     const h = { 'x-request-id': 'conflict-1' };
     // claim_required: an advance with no claim at all.
-    expectConflict(await api('POST', `/${s._id}/advance`, acct.auth, { due_at: s.next_due_at.toISOString(), claim_token: 'clm_never' }, h), 'claim_required', 'conflict-1');
+    expectConflict(
+      await api(
+        'POST',
+        `/${s._id}/advance`,
+        acct.auth,
+        { due_at: s.next_due_at.toISOString(), claim_token: 'clm_never' },
+        h,
+      ),
+      'claim_required',
+      'conflict-1',
+    );
     const c = await claim(s._id);
     // due_at_mismatch on both.
     const wrongDue = new Date(Date.parse(c.due_at) + 60_000).toISOString();
-    expectConflict(await api('POST', `/${s._id}/advance`, acct.auth, { due_at: wrongDue, claim_token: c.claim_token }, h), 'due_at_mismatch', 'conflict-1');
-    expectConflict(await api('POST', `/${s._id}/release`, acct.auth, { due_at: wrongDue, claim_token: c.claim_token }), 'due_at_mismatch');
+    expectConflict(
+      await api('POST', `/${s._id}/advance`, acct.auth, { due_at: wrongDue, claim_token: c.claim_token }, h),
+      'due_at_mismatch',
+      'conflict-1',
+    );
+    expectConflict(
+      await api('POST', `/${s._id}/release`, acct.auth, { due_at: wrongDue, claim_token: c.claim_token }),
+      'due_at_mismatch',
+    );
     // claim_mismatch: someone else holds it.
-    expectConflict(await api('POST', `/${s._id}/advance`, acct.auth, { due_at: c.due_at, claim_token: 'clm_someone_else' }), 'claim_mismatch');
-    expectConflict(await api('POST', `/${s._id}/release`, acct.auth, { due_at: c.due_at, claim_token: 'clm_someone_else' }), 'claim_mismatch');
+    expectConflict(
+      await api('POST', `/${s._id}/advance`, acct.auth, { due_at: c.due_at, claim_token: 'clm_someone_else' }),
+      'claim_mismatch',
+    );
+    expectConflict(
+      await api('POST', `/${s._id}/release`, acct.auth, { due_at: c.due_at, claim_token: 'clm_someone_else' }),
+      'claim_mismatch',
+    );
     // claim_required again after the holder released its own claim.
     await api('POST', `/${s._id}/release`, acct.auth, { due_at: c.due_at, claim_token: c.claim_token });
-    expectConflict(await api('POST', `/${s._id}/advance`, acct.auth, { due_at: c.due_at, claim_token: c.claim_token }), 'claim_required');
+    expectConflict(
+      await api('POST', `/${s._id}/advance`, acct.auth, { due_at: c.due_at, claim_token: c.claim_token }),
+      'claim_required',
+    );
     // claim_mismatch: release after this claim advanced.
     const d = await claim(s._id);
-    expect((await api('POST', `/${s._id}/advance`, acct.auth, { due_at: d.due_at, claim_token: d.claim_token })).status).toBe(200);
-    expectConflict(await api('POST', `/${s._id}/release`, acct.auth, { due_at: d.due_at, claim_token: d.claim_token }), 'claim_mismatch');
+    expect(
+      (await api('POST', `/${s._id}/advance`, acct.auth, { due_at: d.due_at, claim_token: d.claim_token })).status,
+    ).toBe(200);
+    expectConflict(
+      await api('POST', `/${s._id}/release`, acct.auth, { due_at: d.due_at, claim_token: d.claim_token }),
+      'claim_mismatch',
+    );
 
     // claim_expired, and the stale holder after someone else re-claimed.
     const t = await makeSchedule(stack.db, acct, { dueMinutesAgo: 2 });
     const old = await claim(t._id, 1);
     await sleep(1100);
-    expectConflict(await api('POST', `/${t._id}/advance`, acct.auth, { due_at: old.due_at, claim_token: old.claim_token }), 'claim_expired');
+    expectConflict(
+      await api('POST', `/${t._id}/advance`, acct.auth, { due_at: old.due_at, claim_token: old.claim_token }),
+      'claim_expired',
+    );
     const fresh = await claim(t._id, 60);
     expect(fresh.claim_token).not.toBe(old.claim_token);
     const stale = { due_at: old.due_at, claim_token: old.claim_token };
     expectConflict(await api('POST', `/${t._id}/advance`, acct.auth, stale), 'claim_expired');
     expectConflict(await api('POST', `/${t._id}/release`, acct.auth, stale), 'claim_expired');
-    const ok = await api('POST', `/${t._id}/advance`, acct.auth, { due_at: fresh.due_at, claim_token: fresh.claim_token, outcome: 'skipped' });
-    expect(ok.body.data).toMatchObject({ already_advanced: false, schedule: { advance_count: 1, last_outcome: 'skipped', last_run_at: null } });
+    const ok = await api('POST', `/${t._id}/advance`, acct.auth, {
+      due_at: fresh.due_at,
+      claim_token: fresh.claim_token,
+      outcome: 'skipped',
+    });
+    expect(ok.body.data).toMatchObject({
+      already_advanced: false,
+      schedule: { advance_count: 1, last_outcome: 'skipped', last_run_at: null },
+    });
     expectConflict(await api('POST', `/${t._id}/advance`, acct.auth, stale), 'claim_expired');
     expect((await repo.get(t._id))!.advance_count).toBe(1);
   });
@@ -212,7 +326,11 @@ describe('workflow schedules over HTTP against the real store and Temporal', () 
     const a = await scheduleAccount(stack.db, 'catchup');
     const s = await makeSchedule(stack.db, a, { everySeconds: 600, dueMinutesAgo: 65 }); // 7 occurrences due: -65 … -5 min
     const due = (await api('GET', '/due', a.auth)).body.data.occurrences[0];
-    expect(due).toMatchObject({ schedule_id: s._id, skipped_occurrences: 6, due_at: new Date(s.next_due_at.getTime() + 6 * 600_000).toISOString() });
+    expect(due).toMatchObject({
+      schedule_id: s._id,
+      skipped_occurrences: 6,
+      due_at: new Date(s.next_due_at.getTime() + 6 * 600_000).toISOString(),
+    });
     const c = (await api('POST', '/claim', a.auth, {})).body.data;
     expect(c).toMatchObject({ due_at: due.due_at, skipped_occurrences: 6 });
     const adv = await api('POST', `/${s._id}/advance`, a.auth, { due_at: c.due_at, claim_token: c.claim_token });
@@ -251,18 +369,25 @@ describe('workflow schedules over HTTP against the real store and Temporal', () 
     const next = (await api('POST', '/claim', a.auth, { lease_seconds: 60 })).body.data;
     expect(next).toMatchObject({ schedule_id: s._id, due_at: held.due_at });
     expect(next.claim_token).not.toBe(held.claim_token);
-    expect(await repo.claimEnd(`${s._id}:${s.next_due_at.toISOString()}:0`)).toMatchObject({ kind: 'expired', reason: 'superseded_after_expiry' });
+    expect(await repo.claimEnd(`${s._id}:${s.next_due_at.toISOString()}:0`)).toMatchObject({
+      kind: 'expired',
+      reason: 'superseded_after_expiry',
+    });
     expect(await listed()).toEqual([]);
     expectConflict(await api('POST', `/${s._id}/release`, a.auth, stale), 'claim_expired');
     expectConflict(await api('POST', `/${s._id}/advance`, a.auth, stale), 'claim_expired');
-    const done = await api('POST', `/${s._id}/advance`, a.auth, { due_at: next.due_at, claim_token: next.claim_token, outcome: 'success' });
+    const done = await api('POST', `/${s._id}/advance`, a.auth, {
+      due_at: next.due_at,
+      claim_token: next.claim_token,
+      outcome: 'success',
+    });
     expect(done.body.data).toMatchObject({ already_advanced: false, schedule: { advance_count: 1, claim: null } });
     expectConflict(await api('POST', `/${s._id}/advance`, a.auth, stale), 'claim_expired');
     // The schedule stands at the next occurrence; the handled one is never due again.
     expect((await repo.get(s._id))!.next_due_at.toISOString()).toEqual(done.body.data.schedule.next_due_at);
   });
 
-  it('a claimed occurrence stays the schedule\'s current one through claim and release, left out of due while held; a claim answers the schedule\'s claim in advance and release', async () => {
+  it("a claimed occurrence stays the schedule's current one through claim and release, left out of due while held; a claim answers the schedule's claim in advance and release", async () => {
     const a = await scheduleAccount(stack.db, 'held');
     const s = await makeSchedule(stack.db, a, { dueMinutesAgo: 3 });
     const current = async () => (await repo.get(s._id))!.next_due_at.toISOString();
@@ -284,9 +409,24 @@ describe('workflow schedules over HTTP against the real store and Temporal', () 
 
   it('moves timing across DST in America/New_York and Europe/Berlin (service clock at the occurrence)', async () => {
     const cases = [
-      { tz: 'America/New_York', cron: '30 2 * * *', created: '2026-03-07T12:00:00Z', due: ['2026-03-08T07:00:00.000Z', '2026-03-09T06:30:00.000Z'] }, // spring forward
-      { tz: 'America/New_York', cron: '30 1 * * *', created: '2026-10-31T12:00:00Z', due: ['2026-11-01T05:30:00.000Z', '2026-11-02T06:30:00.000Z'] }, // fall back
-      { tz: 'Europe/Berlin', cron: '0 9 * * *', created: '2026-10-24T06:00:00Z', due: ['2026-10-24T07:00:00.000Z', '2026-10-25T08:00:00.000Z'] }, // CEST → CET
+      {
+        tz: 'America/New_York',
+        cron: '30 2 * * *',
+        created: '2026-03-07T12:00:00Z',
+        due: ['2026-03-08T07:00:00.000Z', '2026-03-09T06:30:00.000Z'],
+      }, // spring forward
+      {
+        tz: 'America/New_York',
+        cron: '30 1 * * *',
+        created: '2026-10-31T12:00:00Z',
+        due: ['2026-11-01T05:30:00.000Z', '2026-11-02T06:30:00.000Z'],
+      }, // fall back
+      {
+        tz: 'Europe/Berlin',
+        cron: '0 9 * * *',
+        created: '2026-10-24T06:00:00Z',
+        due: ['2026-10-24T07:00:00.000Z', '2026-10-25T08:00:00.000Z'],
+      }, // CEST → CET
     ];
     for (const k of cases) {
       const s = await makeSchedule(stack.db, acct, { cron: k.cron, timezone: k.tz, now: new Date(k.created) });
@@ -296,7 +436,11 @@ describe('workflow schedules over HTTP against the real store and Temporal', () 
       const c = await service.claim(acct.budgetId, { schedule_id: s._id, lease_seconds: 300 });
       expect(c.claim.due_at.toISOString()).toBe(k.due[0]);
       clock = new Date(clock.getTime() + 60_000);
-      const { schedule } = await service.advance(acct.budgetId, s._id, { due_at: c.claim.due_at, claim_token: c.claim.claim_token, outcome: 'success' });
+      const { schedule } = await service.advance(acct.budgetId, s._id, {
+        due_at: c.claim.due_at,
+        claim_token: c.claim.claim_token,
+        outcome: 'success',
+      });
       expect(schedule.next_due_at.toISOString()).toBe(k.due[1]);
     }
   });

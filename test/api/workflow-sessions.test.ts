@@ -52,13 +52,23 @@ describe('published workflows (public listings) and wallet sessions on the real 
     ledger = new LedgerStore(stack.db.models);
     tools = new ToolRepository(stack.db.models);
     vendor = await startTestDemoVendor();
-    await seedDemoCatalog(tools, { vendorUrl: vendor.url, vendorSecret: vendor.secret, secretKey: stack.config.tools.secretsKey });
+    await seedDemoCatalog(tools, {
+      vendorUrl: vendor.url,
+      vendorSecret: vendor.secret,
+      secretKey: stack.config.tools.secretsKey,
+    });
     paidFlow = (
       await workflows.create({
         name: 'Text stats',
         nodes: [
           { id: 'greet', type: 'template', template: 'Hello from {{metadata.instance_id}} and friends' },
-          { id: 'stats', type: 'tool', product: 'text-tools', action: 'stats', parameters: { text: '{{nodes.greet.output}}' } },
+          {
+            id: 'stats',
+            type: 'tool',
+            product: 'text-tools',
+            action: 'stats',
+            parameters: { text: '{{nodes.greet.output}}' },
+          },
           { id: 'say', type: 'template', template: '{{nodes.stats.output.words}} words' },
         ],
         edges: [
@@ -75,7 +85,13 @@ describe('published workflows (public listings) and wallet sessions on the real 
         name: 'Priced',
         nodes: [
           { id: 's', type: 'tool', product: 'text-tools', action: 'stats', parameters: { text: 'x' } },
-          { id: 'b', type: 'tool', product: chain.id, action: 'token-balance', parameters: { token: '0x' + '11'.repeat(20), address: '0x' + '22'.repeat(20) } },
+          {
+            id: 'b',
+            type: 'tool',
+            product: chain.id,
+            action: 'token-balance',
+            parameters: { token: '0x' + '11'.repeat(20), address: '0x' + '22'.repeat(20) },
+          },
           { id: 'm', type: 'model', prompt: '{{nodes.s.output}}' },
         ],
         edges: [
@@ -85,9 +101,30 @@ describe('published workflows (public listings) and wallet sessions on the real 
         status: 'published',
       })
     )._id;
-    ambiguousFlow = (await workflows.create({ name: 'No action named', nodes: [{ id: 't', type: 'tool', product: 'text-tools', parameters: { text: 'x' } }], edges: [], status: 'published' }))._id;
+    ambiguousFlow = (
+      await workflows.create({
+        name: 'No action named',
+        nodes: [{ id: 't', type: 'tool', product: 'text-tools', parameters: { text: 'x' } }],
+        edges: [],
+        status: 'published',
+      })
+    )._id;
     credentialFlow = (
-      await workflows.create({ name: 'Needs a key', credentials: ['VENDOR_KEY'], nodes: [{ id: 't', type: 'tool', product: 'text-tools', action: 'stats', parameters: { text: '{{credentials.VENDOR_KEY}}' } }], edges: [], status: 'published' })
+      await workflows.create({
+        name: 'Needs a key',
+        credentials: ['VENDOR_KEY'],
+        nodes: [
+          {
+            id: 't',
+            type: 'tool',
+            product: 'text-tools',
+            action: 'stats',
+            parameters: { text: '{{credentials.VENDOR_KEY}}' },
+          },
+        ],
+        edges: [],
+        status: 'published',
+      })
     )._id;
     slowVendor = await startScriptedVendor(() => ({ status: 200, body: { ok: true }, delayMs: 30_000 }));
     await tools.createProduct({ slug: 'slow-tool', name: 'slow_tool', description: 'Answers after 30 s' });
@@ -98,15 +135,51 @@ describe('published workflows (public listings) and wallet sessions on the real 
       parameters_schema: { type: 'object', properties: {}, additionalProperties: false },
       runner: { kind: 'http', url: `${slowVendor.url}/wait`, method: 'POST', timeout_ms: 60_000 },
     });
-    slowFlow = (await workflows.create({ name: 'Slow tool', nodes: [{ id: 'wait', type: 'tool', product: 'slow-tool', action: 'wait', parameters: {} }], edges: [], status: 'published' }))._id;
-    greeter = (await workflows.create({ name: 'Greeter', description: 'says hello to an instance', ...greetGraph, status: 'published' }))._id;
+    slowFlow = (
+      await workflows.create({
+        name: 'Slow tool',
+        nodes: [{ id: 'wait', type: 'tool', product: 'slow-tool', action: 'wait', parameters: {} }],
+        edges: [],
+        status: 'published',
+      })
+    )._id;
+    greeter = (
+      await workflows.create({
+        name: 'Greeter',
+        description: 'says hello to an instance',
+        ...greetGraph,
+        status: 'published',
+      })
+    )._id;
     toolFlow = (
-      await workflows.create({ name: 'Weather lookup', nodes: [{ id: 'w', type: 'tool', product: 'demo-weather', action: 'current', parameters: { city: 'Paris' } }], edges: [], status: 'published' })
+      await workflows.create({
+        name: 'Weather lookup',
+        nodes: [{ id: 'w', type: 'tool', product: 'demo-weather', action: 'current', parameters: { city: 'Paris' } }],
+        edges: [],
+        status: 'published',
+      })
     )._id;
     draft = (await workflows.create({ name: 'Greeter draft', ...greetGraph }))._id;
     const now = new Date();
-    const wf = await workflows.createDraft({ name: 'Invoice helper', description: 'made for a job', ...greetGraph, now });
-    await links.create({ _id: wf._id, job_id: 'job_x', wallet: publisher, reservation_id: 'res_x', categories: ['finance'], industry_tags: ['accounting'], time_saved_minutes: 12, mcp_server_name: null, default_export_target: null, created_at: now, updated_at: now });
+    const wf = await workflows.createDraft({
+      name: 'Invoice helper',
+      description: 'made for a job',
+      ...greetGraph,
+      now,
+    });
+    await links.create({
+      _id: wf._id,
+      job_id: 'job_x',
+      wallet: publisher,
+      reservation_id: 'res_x',
+      categories: ['finance'],
+      industry_tags: ['accounting'],
+      time_saved_minutes: 12,
+      mcp_server_name: null,
+      default_export_target: null,
+      created_at: now,
+      updated_at: now,
+    });
     await workflows.publish(wf._id, '1.0.0');
     await workflows.updateDraft(wf._id, { name: 'Invoice helper' }, new Date());
     await workflows.publish(wf._id, '1.1.0');
@@ -124,10 +197,14 @@ describe('published workflows (public listings) and wallet sessions on the real 
     return a;
   }
   const list = (q = '') => http('GET', `${stack.server.mainUrl}/api/external/workflows${q}`);
-  const start = (a: TestAgent, id: string, body: Record<string, unknown> = {}) => a.call(`/api/external/workflows/${id}/start`, 'workflow_start', body, id);
-  const fetchS = (a: TestAgent, id: string, body: Record<string, unknown> = {}) => a.call(`/api/external/workflows/${id}/fetch`, 'workflow_fetch', body, id);
-  const end = (a: TestAgent, id: string, body: Record<string, unknown> = {}) => a.call(`/api/external/workflows/${id}/end`, 'workflow_end', body, id);
-  const active = (a: TestAgent, body: Record<string, unknown> = {}) => a.call('/api/external/workflows/active', 'workflow_active', body);
+  const start = (a: TestAgent, id: string, body: Record<string, unknown> = {}) =>
+    a.call(`/api/external/workflows/${id}/start`, 'workflow_start', body, id);
+  const fetchS = (a: TestAgent, id: string, body: Record<string, unknown> = {}) =>
+    a.call(`/api/external/workflows/${id}/fetch`, 'workflow_fetch', body, id);
+  const end = (a: TestAgent, id: string, body: Record<string, unknown> = {}) =>
+    a.call(`/api/external/workflows/${id}/end`, 'workflow_end', body, id);
+  const active = (a: TestAgent, body: Record<string, unknown> = {}) =>
+    a.call('/api/external/workflows/active', 'workflow_active', body);
 
   describe('listings', () => {
     it('lists published workflows only, with latest version, nodes summary, price estimate and publisher', async () => {
@@ -152,7 +229,13 @@ describe('published workflows (public listings) and wallet sessions on the real 
       expect(byId(paidFlow).price_estimate).toEqual({ credits: 1, basis: 'catalog_prices' });
       expect(byId(ambiguousFlow).price_estimate).toBeNull(); // text-tools has two actions and the node names none
       const w = res.body.data.workflows.find((x: { workflow_id: string }) => x.workflow_id === walletFlow);
-      expect(w).toMatchObject({ latest_version: '1.1.0', publisher: { type: 'wallet', id: publisher }, job_id: 'job_x', categories: ['finance'], time_saved_minutes: 12 });
+      expect(w).toMatchObject({
+        latest_version: '1.1.0',
+        publisher: { type: 'wallet', id: publisher },
+        job_id: 'job_x',
+        categories: ['finance'],
+        time_saved_minutes: 12,
+      });
     });
 
     it('filters by query, categories, industry_tags and publisher; pages with limit/skip; bounds are 422', async () => {
@@ -192,23 +275,43 @@ describe('published workflows (public listings) and wallet sessions on the real 
       const a = await agent();
       const first = await start(a, greeter);
       expect(first.status).toBe(200);
-      expect(first.body.data).toMatchObject({ workflow_id: greeter, version: '1.0.0', instance_id: 'default', status: 'active', resumed: false });
+      expect(first.body.data).toMatchObject({
+        workflow_id: greeter,
+        version: '1.0.0',
+        instance_id: 'default',
+        status: 'active',
+        resumed: false,
+      });
       const id = first.body.data.workflow_session_id;
       expect(id).toMatch(/^wss_/);
 
-      const done = await until(() => fetchS(a, greeter), (r) => r.body.data?.run.status === 'completed');
-      expect(done.body.data.run).toMatchObject({ status: 'completed', response_text: 'yes: Hello from default', credits_charged: 0 });
-      expect(done.body.data.run.nodes.map((n: { node_id: string; status: string }) => `${n.node_id}:${n.status}`)).toEqual(['greet:completed', 'check:completed', 'yes:completed', 'no:skipped']);
+      const done = await until(
+        () => fetchS(a, greeter),
+        (r) => r.body.data?.run.status === 'completed',
+      );
+      expect(done.body.data.run).toMatchObject({
+        status: 'completed',
+        response_text: 'yes: Hello from default',
+        credits_charged: 0,
+      });
+      expect(
+        done.body.data.run.nodes.map((n: { node_id: string; status: string }) => `${n.node_id}:${n.status}`),
+      ).toEqual(['greet:completed', 'check:completed', 'yes:completed', 'no:skipped']);
 
       const again = await start(a, greeter);
       expect(again.body.data).toMatchObject({ workflow_session_id: id, resumed: true });
       const other = await start(a, greeter, { instance_id: 'tab-2' });
       expect(other.body.data.workflow_session_id).not.toBe(id);
-      const otherDone = await until(() => fetchS(a, greeter, { instance_id: 'tab-2' }), (r) => r.body.data?.run.status === 'completed');
+      const otherDone = await until(
+        () => fetchS(a, greeter, { instance_id: 'tab-2' }),
+        (r) => r.body.data?.run.status === 'completed',
+      );
       expect(otherDone.body.data.run.response_text).toBe('yes: Hello from tab-2');
 
       const all = await active(a);
-      expect(all.body.data.sessions.map((s: { workflow_session_id: string }) => s.workflow_session_id).sort()).toEqual([id, other.body.data.workflow_session_id].sort());
+      expect(all.body.data.sessions.map((s: { workflow_session_id: string }) => s.workflow_session_id).sort()).toEqual(
+        [id, other.body.data.workflow_session_id].sort(),
+      );
       const perInstance = await active(a, { instance_id: 'tab-2' });
       expect(perInstance.body.data.sessions.map((s: { instance_id: string }) => s.instance_id)).toEqual(['tab-2']);
 
@@ -219,11 +322,15 @@ describe('published workflows (public listings) and wallet sessions on the real 
 
     it('20 concurrent starts for one instance make one session (the active-session key is one insert)', async () => {
       const a = await agent();
-      const answers = await Promise.all(Array.from({ length: 20 }, () => start(a, walletFlow, { instance_id: 'race' })));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => start(a, walletFlow, { instance_id: 'race' })),
+      );
       expect(answers.every((r) => r.status === 200)).toBe(true);
       expect(new Set(answers.map((r) => r.body.data.workflow_session_id)).size).toBe(1);
       expect(answers.filter((r) => r.body.data.resumed === false)).toHaveLength(1);
-      expect(await stack.db.models.workflowSessions.countDocuments({ wallet: a.wallet, workflow_id: walletFlow })).toBe(1);
+      expect(await stack.db.models.workflowSessions.countDocuments({ wallet: a.wallet, workflow_id: walletFlow })).toBe(
+        1,
+      );
       await end(a, walletFlow);
     });
 
@@ -231,16 +338,27 @@ describe('published workflows (public listings) and wallet sessions on the real 
       const a = await agent();
       const s = await start(a, greeter);
       const id = s.body.data.workflow_session_id;
-      await until(() => fetchS(a, greeter), (r) => r.body.data?.run.status === 'completed');
+      await until(
+        () => fetchS(a, greeter),
+        (r) => r.body.data?.run.status === 'completed',
+      );
       const ended = await end(a, greeter);
       expect(ended.status).toBe(200);
-      expect(ended.body.data).toMatchObject({ workflow_session_id: id, status: 'ended', end_reason: 'ended_by_wallet', already_ended: false });
+      expect(ended.body.data).toMatchObject({
+        workflow_session_id: id,
+        status: 'ended',
+        end_reason: 'ended_by_wallet',
+        already_ended: false,
+      });
       expect(ended.body.data.ended_at).toBeTruthy();
       const stored = await stack.db.models.workflowSessions.findById(id).lean();
       expect(stored).toMatchObject({ status: 'ended', end_reason: 'ended_by_wallet' });
 
       const later = await fetchS(a, greeter, { workflow_session_id: id });
-      expect(later.body.data).toMatchObject({ status: 'ended', run: { status: 'completed', response_text: 'yes: Hello from default' } });
+      expect(later.body.data).toMatchObject({
+        status: 'ended',
+        run: { status: 'completed', response_text: 'yes: Hello from default' },
+      });
       const twice = await end(a, greeter, { workflow_session_id: id });
       expect(twice.body.data).toMatchObject({ status: 'ended', already_ended: true });
       expect((await active(a)).body.data.sessions).toEqual([]);
@@ -268,23 +386,36 @@ describe('published workflows (public listings) and wallet sessions on the real 
       expect((await stack.db.models.workflowSessions.findById(id).lean())?.status).toBe('active');
       const nothing = await start(owner, draft);
       expect([nothing.status, nothing.body.error_code]).toEqual([404, 'workflow_not_found']);
-      const tampered = await http('POST', `${stack.server.mainUrl}/api/external/workflows/${greeter}/start`, { body: { ...(await owner.envelope('workflow_start', { instance_id: 'a' }, greeter)), instance_id: 'b' } });
+      const tampered = await http('POST', `${stack.server.mainUrl}/api/external/workflows/${greeter}/start`, {
+        body: { ...(await owner.envelope('workflow_start', { instance_id: 'a' }, greeter)), instance_id: 'b' },
+      });
       expect(tampered.status).toBe(401);
       await end(owner, greeter, { workflow_session_id: id });
     });
 
     const purchases = async (wallet: string) =>
-      (await stack.db.models.creditTransactions.find({ user_id: wallet }).lean()).filter((t) => t.transaction_type === 'purchase');
+      (await stack.db.models.creditTransactions.find({ user_id: wallet }).lean()).filter(
+        (t) => t.transaction_type === 'purchase',
+      );
 
     it('a paid tool node charges the wallet the action price once (hold, vendor call, capture); fetch shows the output and credits_charged; the history replays', async () => {
       const a = await agent();
       await ledger.grant({ wallet: a.wallet, credits: 5, creditType: 'admin_grant' });
       const s = await start(a, paidFlow);
       const id = s.body.data.workflow_session_id;
-      const done = await until(() => fetchS(a, paidFlow), (r) => !['pending', 'running'].includes(r.body.data?.run.status));
+      const done = await until(
+        () => fetchS(a, paidFlow),
+        (r) => !['pending', 'running'].includes(r.body.data?.run.status),
+      );
       expect(done.body.data.run).toMatchObject({ status: 'completed', response_text: '5 words', credits_charged: 1 });
       const stats = done.body.data.run.nodes.find((n: { node_id: string }) => n.node_id === 'stats');
-      expect(stats).toMatchObject({ status: 'completed', credits_charged: 1, error: null, output: { words: 5 }, transaction_id: expect.stringContaining(`session:${id}:stats`) });
+      expect(stats).toMatchObject({
+        status: 'completed',
+        credits_charged: 1,
+        error: null,
+        output: { words: 5 },
+        transaction_id: expect.stringContaining(`session:${id}:stats`),
+      });
 
       // Resuming and fetching again run nothing twice.
       expect((await start(a, paidFlow)).body.data).toMatchObject({ workflow_session_id: id, resumed: true });
@@ -295,7 +426,11 @@ describe('published workflows (public listings) and wallet sessions on the real 
       const rows = await purchases(a.wallet);
       expect(rows).toHaveLength(1);
       expect(rows[0].amount_credits).toBe(-1);
-      expect(JSON.parse(rows[0].details!)).toMatchObject({ product: 'text-tools', action: 'stats', meta: { workflow_session_id: id, node_id: 'stats' } });
+      expect(JSON.parse(rows[0].details!)).toMatchObject({
+        product: 'text-tools',
+        action: 'stats',
+        meta: { workflow_session_id: id, node_id: 'stats' },
+      });
 
       const handle = stack.temporal.client.workflow.getHandle(sessionWorkflowId(id));
       expect((await handle.describe()).status.name).toBe('COMPLETED');
@@ -305,9 +440,19 @@ describe('published workflows (public listings) and wallet sessions on the real 
     it('a wallet without credits gets insufficient_credits on the tool node, recorded with its code; nothing is held or charged', async () => {
       const a = await agent();
       await start(a, paidFlow);
-      const r = await until(() => fetchS(a, paidFlow), (x) => !['pending', 'running'].includes(x.body.data?.run.status));
-      expect(r.body.data.run).toMatchObject({ status: 'failed', error_code: 'insufficient_credits', credits_charged: 0, response_text: 'Hello from default and friends' });
-      expect(r.body.data.run.nodes.map((n: { node_id: string; status: string }) => `${n.node_id}:${n.status}`)).toEqual(['greet:completed', 'stats:failed']);
+      const r = await until(
+        () => fetchS(a, paidFlow),
+        (x) => !['pending', 'running'].includes(x.body.data?.run.status),
+      );
+      expect(r.body.data.run).toMatchObject({
+        status: 'failed',
+        error_code: 'insufficient_credits',
+        credits_charged: 0,
+        response_text: 'Hello from default and friends',
+      });
+      expect(r.body.data.run.nodes.map((n: { node_id: string; status: string }) => `${n.node_id}:${n.status}`)).toEqual(
+        ['greet:completed', 'stats:failed'],
+      );
       expect(r.body.data.run.nodes[1]).toMatchObject({ error_code: 'insufficient_credits', credits_charged: 0 });
       expect(r.body.data.run.nodes[1].error).toContain('costs 1 credits');
       expect(r.body.data.status).toBe('active');
@@ -321,9 +466,16 @@ describe('published workflows (public listings) and wallet sessions on the real 
       await ledger.grant({ wallet: a.wallet, credits: 5, creditType: 'admin_grant' });
       await tools.setBudget(a.wallet, { per_call_credits: null, daily_credits: 0 }, 'wallet');
       await start(a, paidFlow);
-      const r = await until(() => fetchS(a, paidFlow), (x) => !['pending', 'running'].includes(x.body.data?.run.status));
+      const r = await until(
+        () => fetchS(a, paidFlow),
+        (x) => !['pending', 'running'].includes(x.body.data?.run.status),
+      );
       expect(r.body.data.run).toMatchObject({ status: 'failed', error_code: 'budget_exceeded', credits_charged: 0 });
-      expect(r.body.data.run.nodes[1]).toMatchObject({ node_id: 'stats', status: 'failed', error_code: 'budget_exceeded' });
+      expect(r.body.data.run.nodes[1]).toMatchObject({
+        node_id: 'stats',
+        status: 'failed',
+        error_code: 'budget_exceeded',
+      });
       await end(a, paidFlow);
       expect((await ledger.balance(a.wallet)).balance).toBe(5);
       expect(await purchases(a.wallet)).toHaveLength(0);
@@ -339,8 +491,15 @@ describe('published workflows (public listings) and wallet sessions on the real 
       expect((await ledger.balance(a.wallet)).balance).toBe(2); // held
       const ended = await end(a, slowFlow);
       expect(ended.status).toBe(200);
-      expect(ended.body.data).toMatchObject({ status: 'ended', run: { status: 'cancelled', error_code: 'session_ended', credits_charged: 0 } });
-      expect(ended.body.data.run.nodes[0]).toMatchObject({ node_id: 'wait', status: 'cancelled', error_code: 'session_ended' });
+      expect(ended.body.data).toMatchObject({
+        status: 'ended',
+        run: { status: 'cancelled', error_code: 'session_ended', credits_charged: 0 },
+      });
+      expect(ended.body.data.run.nodes[0]).toMatchObject({
+        node_id: 'wait',
+        status: 'cancelled',
+        error_code: 'session_ended',
+      });
       expect((await ledger.balance(a.wallet)).balance).toBe(5);
       expect(await purchases(a.wallet)).toHaveLength(0);
     });
@@ -349,7 +508,12 @@ describe('published workflows (public listings) and wallet sessions on the real 
       const a = await agent();
       const r = await start(a, pricedFlow);
       expect([r.status, r.body.error_code]).toEqual([409, 'setup_required']);
-      expect(r.body.data).toEqual({ setup_request_ids: [], missing_setup: [{ kind: 'model_endpoint', message: expect.stringContaining('MODEL_API_URL'), approval_request_id: null }] });
+      expect(r.body.data).toEqual({
+        setup_request_ids: [],
+        missing_setup: [
+          { kind: 'model_endpoint', message: expect.stringContaining('MODEL_API_URL'), approval_request_id: null },
+        ],
+      });
       expect(await stack.db.models.workflowSessions.countDocuments({ wallet: a.wallet })).toBe(0);
       expect(await stack.db.models.approvalRequests.countDocuments({})).toBe(0);
       expect((await active(a)).body.data.sessions).toEqual([]);
@@ -359,8 +523,15 @@ describe('published workflows (public listings) and wallet sessions on the real 
       const a = await agent();
       await ledger.grant({ wallet: a.wallet, credits: 5, creditType: 'admin_grant' });
       await start(a, credentialFlow);
-      const r = await until(() => fetchS(a, credentialFlow), (x) => !['pending', 'running'].includes(x.body.data?.run.status));
-      expect(r.body.data.run).toMatchObject({ status: 'setup_required', error_code: 'setup_required', credits_charged: 0 });
+      const r = await until(
+        () => fetchS(a, credentialFlow),
+        (x) => !['pending', 'running'].includes(x.body.data?.run.status),
+      );
+      expect(r.body.data.run).toMatchObject({
+        status: 'setup_required',
+        error_code: 'setup_required',
+        credits_charged: 0,
+      });
       expect(r.body.data.run.nodes[0].error).toContain('VENDOR_KEY');
       await end(a, credentialFlow);
       expect((await ledger.balance(a.wallet)).balance).toBe(5);
@@ -370,7 +541,10 @@ describe('published workflows (public listings) and wallet sessions on the real 
       const a = await agent();
       await ledger.grant({ wallet: a.wallet, credits: 5, creditType: 'admin_grant' });
       await start(a, toolFlow);
-      const r = await until(() => fetchS(a, toolFlow), (x) => !['pending', 'running'].includes(x.body.data?.run.status));
+      const r = await until(
+        () => fetchS(a, toolFlow),
+        (x) => !['pending', 'running'].includes(x.body.data?.run.status),
+      );
       expect(r.body.data.run).toMatchObject({ status: 'failed', error_code: 'product_not_found', credits_charged: 0 });
       await end(a, toolFlow);
       expect((await ledger.balance(a.wallet)).balance).toBe(5);

@@ -11,7 +11,10 @@ const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
 
 async function admin(...args: string[]): Promise<any> {
-  const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args, '--json'], { cwd: ROOT, env: process.env });
+  const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args, '--json'], {
+    cwd: ROOT,
+    env: process.env,
+  });
   return JSON.parse(stdout);
 }
 
@@ -28,7 +31,17 @@ describe('workspace and workflow operator commands through the real CLI', () => 
   it('sets up a workspace end to end: budget, key, workflow, group, credential, credits, approvals', async () => {
     const ws = await admin('workspace:create', '--name', 'Acme');
     expect(ws._id).toMatch(/^ws_/);
-    const { budget, budget_key } = await admin('budget:create', '--workspace', ws._id, '--name', 'ops', '--daily', '500', '--total', '5000');
+    const { budget, budget_key } = await admin(
+      'budget:create',
+      '--workspace',
+      ws._id,
+      '--name',
+      'ops',
+      '--daily',
+      '500',
+      '--total',
+      '5000',
+    );
     expect(budget).toMatchObject({ daily_credits: 500, total_credits: 5000, workflow_ids: [] });
     expect(budget_key).toMatch(/^bk_/);
     const key = await admin('apikey:create', '--workspace', ws._id, '--label', 'sched');
@@ -37,36 +50,92 @@ describe('workspace and workflow operator commands through the real CLI', () => 
     expect(await repo.resolveBudgetBearer(key.api_key, budget_key)).toMatchObject({ budget: { _id: budget._id } });
 
     const file = path.join(dir, 'wf.json');
-    writeFileSync(file, JSON.stringify({ id: 'wf_cli_hello', name: 'Hello', description: 'greets', nodes: [{ id: 'a', type: 'template', template: 'Hello {{prompt}}' }], edges: [], status: 'published' }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        id: 'wf_cli_hello',
+        name: 'Hello',
+        description: 'greets',
+        nodes: [{ id: 'a', type: 'template', template: 'Hello {{prompt}}' }],
+        edges: [],
+        status: 'published',
+      }),
+    );
     const wf = await admin('workflow:create', '--file', file, '--workspace', ws._id);
-    expect(wf).toMatchObject({ _id: 'wf_cli_hello', workspace_id: ws._id, status: 'published', versions: [{ version: '1.0.0' }] });
+    expect(wf).toMatchObject({
+      _id: 'wf_cli_hello',
+      workspace_id: ws._id,
+      status: 'published',
+      versions: [{ version: '1.0.0' }],
+    });
     expect((await admin('workflow:list')).map((w: any) => w._id)).toContain('wf_cli_hello');
-    expect(await admin('budget:add-workflow', '--budget', budget._id, '--workflow', wf._id)).toMatchObject({ workflow_ids: ['wf_cli_hello'] });
+    expect(await admin('budget:add-workflow', '--budget', budget._id, '--workflow', wf._id)).toMatchObject({
+      workflow_ids: ['wf_cli_hello'],
+    });
 
     const g = await admin('group:create', '--budget', budget._id, '--name', 'agents');
-    expect(g).toMatchObject({ group: { budget_id: budget._id, workspace_id: ws._id }, token: expect.stringMatching(/^agt_/), webhook_secret: expect.stringMatching(/^whsec_/) });
+    expect(g).toMatchObject({
+      group: { budget_id: budget._id, workspace_id: ws._id },
+      token: expect.stringMatching(/^agt_/),
+      webhook_secret: expect.stringMatching(/^whsec_/),
+    });
     const t2 = await admin('group:token', '--group', g.group._id);
     expect(t2.token).toMatch(/^agt_/);
     expect((await repo.resolveGroupToken(t2.token))!.group._id).toBe(g.group._id);
 
-    const cred = await admin('credential:set', '--workspace', ws._id, '--name', 'VENDOR_KEY', '--value', 'never-printed');
+    const cred = await admin(
+      'credential:set',
+      '--workspace',
+      ws._id,
+      '--name',
+      'VENDOR_KEY',
+      '--value',
+      'never-printed',
+    );
     expect(JSON.stringify(cred)).not.toContain('never-printed');
     expect(cred).toMatchObject({ name: 'VENDOR_KEY' });
 
-    expect(await admin('credits:grant', '--workspace', ws._id, '--credits', '1000', '--id', 'ws-grant-1')).toMatchObject({ balance_after: 1000, replayed: false });
+    expect(
+      await admin('credits:grant', '--workspace', ws._id, '--credits', '1000', '--id', 'ws-grant-1'),
+    ).toMatchObject({ balance_after: 1000, replayed: false });
     expect((await new LedgerStore(db.models).balance(`ws:${ws._id}`)).balance).toBe(1000);
 
-    const apr = await repo.openApproval({ kind: 'add_workflow', workspaceId: ws._id, budgetId: budget._id, workflowId: 'wf_other', reason: 'not on budget' });
+    const apr = await repo.openApproval({
+      kind: 'add_workflow',
+      workspaceId: ws._id,
+      budgetId: budget._id,
+      workflowId: 'wf_other',
+      reason: 'not on budget',
+    });
     expect((await admin('approval:list', '--status', 'open')).map((a: any) => a._id)).toEqual([apr._id]);
-    expect(await admin('approval:approve', '--id', apr._id)).toMatchObject({ status: 'approved', approved_by: 'operator_cli' });
+    expect(await admin('approval:approve', '--id', apr._id)).toMatchObject({
+      status: 'approved',
+      approved_by: 'operator_cli',
+    });
     expect(await repo.isWorkflowOnBudget(budget._id, 'wf_other')).toBe(true);
   }, 240_000);
 
   it('refuses an invalid definition listing the problem paths, and bad flag combinations', async () => {
     const file = path.join(dir, 'bad.json');
-    writeFileSync(file, JSON.stringify({ name: 'Bad', nodes: [{ id: 'a', type: 'template', template: 'x' }], edges: [{ from: 'a', to: 'b' }] }));
-    await expect(admin('workflow:create', '--file', file)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('edges[0].to: no node "b"') });
-    await expect(admin('credits:grant', '--credits', '5')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('exactly one of --wallet or --workspace') });
-    await expect(admin('credits:grant', '--workspace', 'ws_missing', '--credits', '5')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('no such workspace') });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        name: 'Bad',
+        nodes: [{ id: 'a', type: 'template', template: 'x' }],
+        edges: [{ from: 'a', to: 'b' }],
+      }),
+    );
+    await expect(admin('workflow:create', '--file', file)).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('edges[0].to: no node "b"'),
+    });
+    await expect(admin('credits:grant', '--credits', '5')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('exactly one of --wallet or --workspace'),
+    });
+    await expect(admin('credits:grant', '--workspace', 'ws_missing', '--credits', '5')).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('no such workspace'),
+    });
   }, 240_000);
 });

@@ -20,7 +20,10 @@ describe('the API reference page', () => {
     const origins = new Set<string>();
     page.on('request', (r) => origins.add(new URL(r.url()).origin));
     await page.goto(`${stack.server.mainUrl}/docs`);
-    await page.locator('.opblock-summary-path', { hasText: '/api/external/jobs/{jobId}/reserve' }).first().waitFor({ timeout: 60_000 }); // Swagger UI renders slowly on a loaded machine
+    await page
+      .locator('.opblock-summary-path', { hasText: '/api/external/jobs/{jobId}/reserve' })
+      .first()
+      .waitFor({ timeout: 60_000 }); // Swagger UI renders slowly on a loaded machine
     expect(await page.locator('.opblock').count()).toBeGreaterThan(40);
     expect([...origins].filter((o) => o !== stack.server.mainUrl && o !== 'null')).toEqual([]);
     await page.close();

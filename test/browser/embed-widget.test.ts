@@ -1,9 +1,9 @@
 import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { LedgerStore } from '../../shared/credits/ledger-store';
 import { injectWallet, launchChromium } from '../../scripts/services/chromium';
-import { hostPageHtml, startEmbedHostPage, type EmbedHostPage } from '../../scripts/services/embed-host';
-import { HOSTILE, seedEmbed, type EmbedSetup } from '../support/embed';
+import { type EmbedHostPage, hostPageHtml, startEmbedHostPage } from '../../scripts/services/embed-host';
+import { LedgerStore } from '../../shared/credits/ledger-store';
+import { type EmbedSetup, HOSTILE, seedEmbed } from '../support/embed';
 import { TestPayer } from '../support/payer';
 import { startTestStack, type TestStack } from '../support/stack';
 
@@ -31,8 +31,21 @@ describe('embed widget in a real browser', () => {
     const deadline = Date.now() + 60_000;
     for (;;) {
       const f = p.frames().find((x) => x.url().includes(part));
-      if (f && (await f.locator('#widget[data-ready]').count().catch(() => 0))) return f;
-      if (Date.now() > deadline) throw new Error(`no widget frame ${part}; frames: ${p.frames().map((x) => x.url()).join(', ')}`);
+      if (
+        f &&
+        (await f
+          .locator('#widget[data-ready]')
+          .count()
+          .catch(() => 0))
+      )
+        return f;
+      if (Date.now() > deadline)
+        throw new Error(
+          `no widget frame ${part}; frames: ${p
+            .frames()
+            .map((x) => x.url())
+            .join(', ')}`,
+        );
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -86,9 +99,13 @@ describe('embed widget in a real browser', () => {
     const globals: string[] = await page.evaluate('Object.keys(window)');
     expect(globals.filter((k) => !bareGlobals.includes(k))).toEqual(['AgentCommerceEmbed']);
     // The host's own elements keep their styles; the loader put no style or link into the host document.
-    expect(await page.evaluate("getComputedStyle(document.getElementById('host-button')).fontFamily")).toBe('Georgia, serif');
+    expect(await page.evaluate("getComputedStyle(document.getElementById('host-button')).fontFamily")).toBe(
+      'Georgia, serif',
+    );
     expect(await page.evaluate("document.querySelectorAll('style, link').length")).toBe(1);
-    const boxes = await Promise.all([s.workflowId, s.productId, s.bundleId].map((r) => launcher(page, r).boundingBox()));
+    const boxes = await Promise.all(
+      [s.workflowId, s.productId, s.bundleId].map((r) => launcher(page, r).boundingBox()),
+    );
     expect(new Set(boxes.map((b) => Math.round(b!.x))).size).toBe(3);
 
     await launcher(page, s.workflowId).click();
@@ -134,7 +151,9 @@ describe('embed widget in a real browser', () => {
     const product = await widgetFrame(page, `/embed/product/${s.productId}`);
     expect(await product.locator('h1').textContent()).toBe(`Echo ${HOSTILE}`);
     expect(await product.locator('header .desc').textContent()).toBe(`Echoes text ${HOSTILE}`);
-    expect(await product.locator('.price').textContent()).toBe(`Price: ${s.price} credits per call, paid from your balance.`);
+    expect(await product.locator('.price').textContent()).toBe(
+      `Price: ${s.price} credits per call, paid from your balance.`,
+    );
     // Signed in already (same bundle, same tab): the pay button is live.
     await product.locator('#who', { hasText: 'Signed in as' }).waitFor();
     await product.locator(`#f-echo-text`).fill(`pay ${HOSTILE}`);
@@ -203,9 +222,16 @@ describe('embed widget in a real browser', () => {
     await launcher(other, s.workflowId).click();
     await other.locator('[data-agent-commerce-embed] iframe').waitFor({ state: 'attached' });
     const deadline = Date.now() + 30_000;
-    while (!refusals.some((t) => t.includes('frame-ancestors')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while (!refusals.some((t) => t.includes('frame-ancestors')) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
     expect(refusals.some((t) => t.includes('frame-ancestors'))).toBe(true);
-    for (const f of other.frames()) expect(await f.locator('#widget').count().catch(() => 0)).toBe(0);
+    for (const f of other.frames())
+      expect(
+        await f
+          .locator('#widget')
+          .count()
+          .catch(() => 0),
+      ).toBe(0);
     await other.close();
   });
 });

@@ -1,19 +1,19 @@
 import { randomBytes } from 'node:crypto';
+import { authorizationTypes } from '@x402/evm';
 import {
+  type Abi,
+  type Address,
   createPublicClient,
   createWalletClient,
   hashDomain,
+  type Hex,
   http,
+  type LocalAccount,
   parseEventLogs,
   parseSignature,
   toHex,
-  type Abi,
-  type Address,
-  type Hex,
-  type LocalAccount,
 } from 'viem';
-import { authorizationTypes } from '@x402/evm';
-import { startAnvil, type RunningAnvil } from '../../scripts/services/anvil';
+import { type RunningAnvil, startAnvil } from '../../scripts/services/anvil';
 import { deployToken, mintTokens, tokenBalance } from '../../shared/payments/chain/deploy-token';
 import { devAccount } from '../../shared/payments/chain/dev-accounts';
 import { loadTokenArtifact } from '../../shared/payments/chain/token-artifact';
@@ -73,7 +73,13 @@ describe('LocalStablecoin on a real anvil chain', () => {
   beforeAll(async () => {
     anvil = await startAnvil({ port: 0, chainId: CHAIN_ID });
     ({ abi } = await loadTokenArtifact());
-    ({ address: token } = await deployToken({ rpcUrl: anvil.rpcUrl, chainId: CHAIN_ID, name: 'USD Coin', symbol: 'USDC', version: '2' }));
+    ({ address: token } = await deployToken({
+      rpcUrl: anvil.rpcUrl,
+      chainId: CHAIN_ID,
+      name: 'USD Coin',
+      symbol: 'USDC',
+      version: '2',
+    }));
     const chain = viemChain(CHAIN_ID, anvil.rpcUrl);
     reader = createPublicClient({ chain, transport: http(anvil.rpcUrl) });
     relayerWallet = createWalletClient({ chain, transport: http(anvil.rpcUrl) });
@@ -110,7 +116,14 @@ describe('LocalStablecoin on a real anvil chain', () => {
   });
 
   it('moves funds on a signed authorization, once', async () => {
-    const auth = { from: payer.address, to: payee.address, value: 5_000_000n, validAfter: 0n, validBefore: now() + 3600n, nonce: newNonce() };
+    const auth = {
+      from: payer.address,
+      to: payee.address,
+      value: 5_000_000n,
+      validAfter: 0n,
+      validBefore: now() + 3600n,
+      nonce: newNonce(),
+    };
     const signature = await sign(payer, auth);
     const [payerBefore, payeeBefore] = [await balance(payer.address), await balance(payee.address)];
 
@@ -118,10 +131,19 @@ describe('LocalStablecoin on a real anvil chain', () => {
     expect(receipt.status).toBe('success');
     expect(await balance(payer.address)).toBe(payerBefore - 5_000_000n);
     expect(await balance(payee.address)).toBe(payeeBefore + 5_000_000n);
-    const used = parseEventLogs({ abi, logs: receipt.logs, eventName: 'AuthorizationUsed' }) as unknown as Array<{ args: { authorizer: Address; nonce: Hex } }>;
+    const used = parseEventLogs({ abi, logs: receipt.logs, eventName: 'AuthorizationUsed' }) as unknown as Array<{
+      args: { authorizer: Address; nonce: Hex };
+    }>;
     expect(used).toHaveLength(1);
     expect(used[0]!.args).toEqual({ authorizer: payer.address, nonce: auth.nonce });
-    expect(await reader.readContract({ address: token, abi, functionName: 'authorizationState', args: [payer.address, auth.nonce] })).toBe(true);
+    expect(
+      await reader.readContract({
+        address: token,
+        abi,
+        functionName: 'authorizationState',
+        args: [payer.address, auth.nonce],
+      }),
+    ).toBe(true);
 
     await expect(relay(auth, signature)).rejects.toThrow('FiatTokenV2: authorization is used or canceled');
     await expect(relay(auth, signature, 'bytes')).rejects.toThrow('FiatTokenV2: authorization is used or canceled');
@@ -129,14 +151,27 @@ describe('LocalStablecoin on a real anvil chain', () => {
   });
 
   it('accepts the bytes-signature overload', async () => {
-    const auth = { from: payer.address, to: payee.address, value: 1n, validAfter: 0n, validBefore: now() + 3600n, nonce: newNonce() };
+    const auth = {
+      from: payer.address,
+      to: payee.address,
+      value: 1n,
+      validAfter: 0n,
+      validBefore: now() + 3600n,
+      nonce: newNonce(),
+    };
     const before = await balance(payee.address);
     expect((await relay(auth, await sign(payer, auth), 'bytes')).status).toBe('success');
     expect(await balance(payee.address)).toBe(before + 1n);
   });
 
   it('refuses expired, not-yet-valid, wrongly signed and unfunded authorizations', async () => {
-    const base = { from: payer.address, to: payee.address, value: 1_000_000n, validAfter: 0n, validBefore: now() + 3600n };
+    const base = {
+      from: payer.address,
+      to: payee.address,
+      value: 1_000_000n,
+      validAfter: 0n,
+      validBefore: now() + 3600n,
+    };
     const expired = { ...base, validBefore: now() - 1n, nonce: newNonce() };
     await expect(relay(expired, await sign(payer, expired))).rejects.toThrow('FiatTokenV2: authorization is expired');
 
@@ -146,19 +181,42 @@ describe('LocalStablecoin on a real anvil chain', () => {
     const forged = { ...base, nonce: newNonce() };
     await expect(relay(forged, await sign(stranger, forged))).rejects.toThrow('FiatTokenV2: invalid signature');
     const tampered = { ...base, nonce: newNonce() };
-    await expect(relay({ ...tampered, value: 2_000_000n }, await sign(payer, tampered))).rejects.toThrow('FiatTokenV2: invalid signature');
+    await expect(relay({ ...tampered, value: 2_000_000n }, await sign(payer, tampered))).rejects.toThrow(
+      'FiatTokenV2: invalid signature',
+    );
 
     const unfunded = { ...base, from: stranger.address, nonce: newNonce() };
-    await expect(relay(unfunded, await sign(stranger, unfunded))).rejects.toThrow('ERC20: transfer amount exceeds balance');
-    expect(await reader.readContract({ address: token, abi, functionName: 'authorizationState', args: [stranger.address, unfunded.nonce] })).toBe(false);
+    await expect(relay(unfunded, await sign(stranger, unfunded))).rejects.toThrow(
+      'ERC20: transfer amount exceeds balance',
+    );
+    expect(
+      await reader.readContract({
+        address: token,
+        abi,
+        functionName: 'authorizationState',
+        args: [stranger.address, unfunded.nonce],
+      }),
+    ).toBe(false);
   });
 
   it('cancels an unused authorization so it can no longer be used', async () => {
-    const auth = { from: payer.address, to: payee.address, value: 1n, validAfter: 0n, validBefore: now() + 3600n, nonce: newNonce() };
+    const auth = {
+      from: payer.address,
+      to: payee.address,
+      value: 1n,
+      validAfter: 0n,
+      validBefore: now() + 3600n,
+      nonce: newNonce(),
+    };
     const signature = await sign(payer, auth);
     const cancelSig = await payer.signTypedData({
       domain: { name: 'USD Coin', version: '2', chainId: CHAIN_ID, verifyingContract: token },
-      types: { CancelAuthorization: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }] },
+      types: {
+        CancelAuthorization: [
+          { name: 'authorizer', type: 'address' },
+          { name: 'nonce', type: 'bytes32' },
+        ],
+      },
       primaryType: 'CancelAuthorization',
       message: { authorizer: payer.address, nonce: auth.nonce },
     });
@@ -175,7 +233,14 @@ describe('LocalStablecoin on a real anvil chain', () => {
   });
 
   it('lets only the payee redeem receiveWithAuthorization', async () => {
-    const auth = { from: payer.address, to: payee.address, value: 3n, validAfter: 0n, validBefore: now() + 3600n, nonce: newNonce() };
+    const auth = {
+      from: payer.address,
+      to: payee.address,
+      value: 3n,
+      validAfter: 0n,
+      validBefore: now() + 3600n,
+      nonce: newNonce(),
+    };
     const signature = await payer.signTypedData({
       domain: { name: 'USD Coin', version: '2', chainId: CHAIN_ID, verifyingContract: token },
       types: { ReceiveWithAuthorization: authTypes.TransferWithAuthorization },
@@ -185,10 +250,24 @@ describe('LocalStablecoin on a real anvil chain', () => {
     const args = [auth.from, auth.to, auth.value, auth.validAfter, auth.validBefore, auth.nonce, signature];
     const chain = viemChain(CHAIN_ID, anvil.rpcUrl);
     await expect(
-      relayerWallet.writeContract({ address: token, abi, functionName: 'receiveWithAuthorization', args, account: relayer, chain }),
+      relayerWallet.writeContract({
+        address: token,
+        abi,
+        functionName: 'receiveWithAuthorization',
+        args,
+        account: relayer,
+        chain,
+      }),
     ).rejects.toThrow('FiatTokenV2: caller must be the payee');
     const before = await balance(payee.address);
-    const hash = await relayerWallet.writeContract({ address: token, abi, functionName: 'receiveWithAuthorization', args, account: payee, chain });
+    const hash = await relayerWallet.writeContract({
+      address: token,
+      abi,
+      functionName: 'receiveWithAuthorization',
+      args,
+      account: payee,
+      chain,
+    });
     expect((await reader.waitForTransactionReceipt({ hash })).status).toBe('success');
     expect(await balance(payee.address)).toBe(before + 3n);
   });

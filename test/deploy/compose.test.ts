@@ -22,12 +22,17 @@ describe('docker-compose.yml is safe to run as is', () => {
     expect(ui.profiles).toEqual(['ui']);
     for (const port of ui.ports ?? []) expect(port).toMatch(/^127\.0\.0\.1:/);
     expect(text).toMatch(/no authentication.*\n.*(SSH tunnel|reverse proxy)/);
-    const published = Object.entries(compose.services).filter(([, s]) => (s.ports ?? []).some((p) => !p.startsWith('127.0.0.1:')));
+    const published = Object.entries(compose.services).filter(([, s]) =>
+      (s.ports ?? []).some((p) => !p.startsWith('127.0.0.1:')),
+    );
     expect(published.map(([name]) => name)).toEqual(['api']);
   });
 
   it('has no default database password: compose refuses to start without one', () => {
-    const passwords = [compose.services['temporal-db'].environment!.POSTGRES_PASSWORD, compose.services.temporal.environment!.POSTGRES_PWD];
+    const passwords = [
+      compose.services['temporal-db'].environment!.POSTGRES_PASSWORD,
+      compose.services.temporal.environment!.POSTGRES_PWD,
+    ];
     for (const p of passwords) expect(p).toMatch(/^\$\{TEMPORAL_DB_PASSWORD:\?.+\}$/);
     expect(text).not.toMatch(/PASSWORD:-|PWD:-/);
   });

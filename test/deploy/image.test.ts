@@ -1,11 +1,11 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import mongoose from 'mongoose';
 import { generatePrivateKey } from 'viem/accounts';
-import { devPrivateKey } from '../../shared/payments/chain/dev-accounts';
 import { freePort } from '../../scripts/services/process';
+import { devPrivateKey } from '../../shared/payments/chain/dev-accounts';
 import { http } from '../support/http';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -19,7 +19,10 @@ interface Image {
 
 /** The parts of the Dockerfile this test replays: ENV, COPY, the npm install line and CMD. */
 function readDockerfile(): Image {
-  const lines = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').split('\n').map((l) => l.trim());
+  const lines = fs
+    .readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim());
   const image: Image = { env: {}, copies: [], cmd: [], install: '' };
   for (const line of lines) {
     const [op, ...rest] = line.split(/\s+/);
@@ -40,14 +43,20 @@ function productionNodeModules(target: string): void {
     .split('\n')
     .filter(Boolean);
   const top = path.join(ROOT, 'node_modules') + path.sep;
-  const packages = listed.filter((p) => p.startsWith(top) && !p.slice(top.length).includes(`${path.sep}node_modules${path.sep}`));
+  const packages = listed.filter(
+    (p) => p.startsWith(top) && !p.slice(top.length).includes(`${path.sep}node_modules${path.sep}`),
+  );
   fs.mkdirSync(path.join(target, '.bin'), { recursive: true });
   for (const dir of packages) {
     const name = dir.slice(top.length);
     fs.mkdirSync(path.dirname(path.join(target, name)), { recursive: true });
     fs.symlinkSync(dir, path.join(target, name));
-    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name: string; bin?: string | Record<string, string> };
-    const bins = typeof manifest.bin === 'string' ? { [manifest.name.split('/').pop()!]: manifest.bin } : (manifest.bin ?? {});
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+      name: string;
+      bin?: string | Record<string, string>;
+    };
+    const bins =
+      typeof manifest.bin === 'string' ? { [manifest.name.split('/').pop()!]: manifest.bin } : (manifest.bin ?? {});
     for (const [bin, file] of Object.entries(bins)) {
       const link = path.join(target, '.bin', bin);
       if (!fs.existsSync(link)) fs.symlinkSync(path.join(dir, file), link);
@@ -86,7 +95,9 @@ describe('the Docker image command path, replayed without a container engine', (
       await waitForExit(child, 5000);
     }
     fs.rmSync(app, { recursive: true, force: true });
-    const conn = await mongoose.createConnection(process.env.MONGODB_URI!, { dbName: `${process.env.MONGODB_DB_NAME}_image` }).asPromise();
+    const conn = await mongoose
+      .createConnection(process.env.MONGODB_URI!, { dbName: `${process.env.MONGODB_DB_NAME}_image` })
+      .asPromise();
     await conn.dropDatabase().catch(() => undefined);
     await conn.close();
   });
@@ -96,7 +107,14 @@ describe('the Docker image command path, replayed without a container engine', (
     const child = spawn(image.cmd[0], image.cmd.slice(1), {
       cwd: app,
       // Production requires its own secrets (jobs, tool vendor secrets); the image's own refusals are what is tested.
-      env: { PATH: process.env.PATH, HOME: os.tmpdir(), ...image.env, JOB_WORKFLOW_TOKEN_SECRET: 'image-test-job-workflow-token-secret-000000', TOOL_SECRETS_KEY: '1f'.repeat(32), ...extraEnv },
+      env: {
+        PATH: process.env.PATH,
+        HOME: os.tmpdir(),
+        ...image.env,
+        JOB_WORKFLOW_TOKEN_SECRET: 'image-test-job-workflow-token-secret-000000',
+        TOOL_SECRETS_KEY: '1f'.repeat(32),
+        ...extraEnv,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
@@ -129,14 +147,14 @@ describe('the Docker image command path, replayed without a container engine', (
     });
     // tsx compiles the whole API in a fresh directory (no cache) before it listens: up to 150 s on a loaded machine.
     let health: Awaited<ReturnType<typeof http>> | undefined;
-    for (const deadline = Date.now() + 150_000; Date.now() < deadline && child.exitCode === null; ) {
+    for (const deadline = Date.now() + 150_000; Date.now() < deadline && child.exitCode === null;) {
       health = await http('GET', `http://127.0.0.1:${apiPort}/health`).catch(() => undefined);
       if (health?.status === 200) break;
       await new Promise((r) => setTimeout(r, 200));
     }
     if (health?.status !== 200) throw new Error(`the image command did not serve /health:\n${output()}`);
     expect(health.body).toEqual({ status: 'ok' });
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
       const details = await http('GET', `http://127.0.0.1:${apiPort}/health/details`);
       if (details.body.store === 'up') break;
       await new Promise((r) => setTimeout(r, 200));
@@ -145,7 +163,11 @@ describe('the Docker image command path, replayed without a container engine', (
   }, 240_000);
 
   it('refuses to start in production with a public dev key, naming the variable (exit 78)', async () => {
-    const { child, output } = run({ PUBLIC_BASE_URL: 'https://api.example.test', PUBLIC_API_URL: 'https://bearer.example.test', X402_SETTLEMENT_PRIVATE_KEY: devPrivateKey(1) });
+    const { child, output } = run({
+      PUBLIC_BASE_URL: 'https://api.example.test',
+      PUBLIC_API_URL: 'https://bearer.example.test',
+      X402_SETTLEMENT_PRIVATE_KEY: devPrivateKey(1),
+    });
     expect(await waitForExit(child, 150_000)).toBe(78);
     expect(output()).toMatch(/X402_SETTLEMENT_PRIVATE_KEY: holds a key of the public development mnemonic/);
     expect(output()).not.toContain(devPrivateKey(1).slice(2));

@@ -1,8 +1,15 @@
 import { Webhook } from 'standardwebhooks';
 import { runCallbackProgress } from '../../temporal/webhook-runs/client';
-import { startHttpsReceiver, type HttpsReceiver, type ReceivedCallback } from '../support/https-receiver';
+import { type HttpsReceiver, type ReceivedCallback, startHttpsReceiver } from '../support/https-receiver';
 import { startTestStack, type TestStack } from '../support/stack';
-import { addWorkflow, setupGroup, templateWorkflow, trigger, waitForRun, type GroupSetup } from '../support/webhook-runs';
+import {
+  addWorkflow,
+  type GroupSetup,
+  setupGroup,
+  templateWorkflow,
+  trigger,
+  waitForRun,
+} from '../support/webhook-runs';
 
 // Roomy enough that a prompt answer never times out on a loaded machine (500 ms did once in CI;
 // a TLS exchange with the receiver in the test's own busy process can take seconds).
@@ -43,12 +50,28 @@ describe('fault: a callback receiver that times out, fails, throttles, then acce
     await receiver?.close();
   });
 
-  const received = (runId: string): ReceivedCallback[] => receiver.received.filter((r) => r.body.includes(`"run_id":"${runId}"`));
-  const settled = (runId: string) => waitForRun(stack.server.mainUrl, runId, g.token, 60_000, (r) => r.status === 'completed' && ['delivered', 'failed'].includes(r.callback_status));
+  const received = (runId: string): ReceivedCallback[] =>
+    receiver.received.filter((r) => r.body.includes(`"run_id":"${runId}"`));
+  const settled = (runId: string) =>
+    waitForRun(
+      stack.server.mainUrl,
+      runId,
+      g.token,
+      60_000,
+      (r) => r.status === 'completed' && ['delivered', 'failed'].includes(r.callback_status),
+    );
 
   it('times out, 500, 429 with Retry-After, 200: delivered once, four attempts recorded, the Retry-After honoured', async () => {
-    receiver.script([{ status: 200, delayMs: TIMEOUT_MS * 2 }, { status: 500 }, { status: 429, headers: { 'retry-after': '1' } }, { status: 200 }]);
-    const res = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'faults', callback_url: `${receiver.origin}/hooks/faulty` });
+    receiver.script([
+      { status: 200, delayMs: TIMEOUT_MS * 2 },
+      { status: 500 },
+      { status: 429, headers: { 'retry-after': '1' } },
+      { status: 200 },
+    ]);
+    const res = await trigger(stack.server.mainUrl, g.token, wf, {
+      prompt: 'faults',
+      callback_url: `${receiver.origin}/hooks/faulty`,
+    });
     expect(res.status).toBe(200);
     const runId = res.body.data.run.run_id;
 
@@ -75,7 +98,10 @@ describe('fault: a callback receiver that times out, fails, throttles, then acce
 
   it('a 410 stops delivery at once: one attempt, failed, never retried', async () => {
     receiver.script([{ status: 410 }]);
-    const res = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'gone', callback_url: `${receiver.origin}/hooks/gone` });
+    const res = await trigger(stack.server.mainUrl, g.token, wf, {
+      prompt: 'gone',
+      callback_url: `${receiver.origin}/hooks/gone`,
+    });
     const runId = res.body.data.run.run_id;
 
     const run = await settled(runId);

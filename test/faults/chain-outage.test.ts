@@ -1,8 +1,8 @@
-import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
+import { type RunningLocalChain, startLocalChain } from '../../scripts/services/local-chain';
 import { LedgerStore } from '../../shared/credits/ledger-store';
-import { startLocalChain, type RunningLocalChain } from '../../scripts/services/local-chain';
+import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
 import { settlementWorkflowId } from '../../temporal/x402-settlement/ids';
-import { rpc, startRpcProxy, type RpcProxy } from '../support/chain-control';
+import { rpc, type RpcProxy, startRpcProxy } from '../support/chain-control';
 import { http } from '../support/http';
 import { TestPayer } from '../support/payer';
 import { creditedOnce, purchaseBroadcastUnmined } from '../support/purchase';
@@ -42,10 +42,15 @@ describe('fault: the chain RPC down during settlement (own anvil behind a proxy,
     // Meanwhile the API cannot verify a new payment, and says so.
     const other = new TestPayer();
     await other.fund(5);
-    const refused = await http('POST', url, { body: { ...body, wallet_address: '0x' + 'b9'.repeat(20) }, headers: { 'x-payment': await other.paymentHeader((await http('POST', url, { body })).body) } });
+    const refused = await http('POST', url, {
+      body: { ...body, wallet_address: '0x' + 'b9'.repeat(20) },
+      headers: { 'x-payment': await other.paymentHeader((await http('POST', url, { body })).body) },
+    });
     expect([refused.status, refused.body.error_code]).toEqual([503, 'chain_unavailable']);
     await new Promise((r) => setTimeout(r, 2000));
-    expect((await stack.db.models.x402Payments.findById(paymentId).lean<X402PaymentDoc>().exec())?.status).not.toBe('completed');
+    expect((await stack.db.models.x402Payments.findById(paymentId).lean<X402PaymentDoc>().exec())?.status).not.toBe(
+      'completed',
+    );
     expect((await new LedgerStore(stack.db.models).balance(wallet)).balance).toBe(0);
 
     proxy.down = false;

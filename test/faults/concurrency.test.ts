@@ -1,14 +1,21 @@
+import { signToolInvoke } from '../../sdk/agent-client';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { ScheduleRepository } from '../../shared/schedules/repository';
 import { ToolRepository } from '../../shared/tools/repository';
-import { signToolInvoke } from '../../sdk/agent-client';
 import { settlementWorkflowId } from '../../temporal/x402-settlement/ids';
 import { TestAgent } from '../support/agent';
 import { http } from '../support/http';
 import { TestPayer } from '../support/payer';
 import { makeSchedule, scheduleAccount, schedulesApi } from '../support/schedules';
 import { startTestStack, type TestStack } from '../support/stack';
-import { addWorkflow, sameWorkspaceGroup, setupGroup, templateWorkflow, trigger, waitForRun } from '../support/webhook-runs';
+import {
+  addWorkflow,
+  sameWorkspaceGroup,
+  setupGroup,
+  templateWorkflow,
+  trigger,
+  waitForRun,
+} from '../support/webhook-runs';
 
 /**
  * Many callers at once against one thing that may happen once, black-box over HTTP on the real
@@ -26,7 +33,11 @@ describe('fault: concurrency, black-box', () => {
     ledger = new LedgerStore(stack.db.models);
     const tools = new ToolRepository(stack.db.models);
     await tools.createProduct({ slug: 'race', name: 'race' });
-    await tools.addAction('race', { slug: 'echo', credits: 1, runner: { kind: 'builtin', handler: 'echo', timeout_ms: 1000 } });
+    await tools.addAction('race', {
+      slug: 'echo',
+      credits: 1,
+      runner: { kind: 'builtin', handler: 'echo', timeout_ms: 1000 },
+    });
   });
   afterAll(async () => {
     await stack?.stop();
@@ -38,7 +49,13 @@ describe('fault: concurrency, black-box', () => {
     await ledger.grant({ wallet: agent.wallet, credits: 20, creditType: 'admin_grant' });
     const invoke = async (i: number) => {
       const parameters = { i };
-      const env = await signToolInvoke({ account: agent.account, sessionNonce: agent.sessionNonce, productSlug: 'race', actionSlug: 'echo', parameters });
+      const env = await signToolInvoke({
+        account: agent.account,
+        sessionNonce: agent.sessionNonce,
+        productSlug: 'race',
+        actionSlug: 'echo',
+        parameters,
+      });
       return http('POST', `${main()}/api/external/tools/race/actions/echo/invoke`, { body: { ...env, parameters } });
     };
     const all = await Promise.all(Array.from({ length: 50 }, (_, i) => invoke(i)));
@@ -46,7 +63,11 @@ describe('fault: concurrency, black-box', () => {
     const refused = all.filter((r) => r.status !== 200);
     expect(refused.map((r) => [r.status, r.body.code])).toEqual(Array(30).fill([402, 'insufficient_credits']));
     expect((await ledger.balance(agent.wallet)).balance).toBe(0);
-    expect(await stack.db.models.creditTransactions.countDocuments({ user_id: agent.wallet, transaction_type: 'purchase' }).exec()).toBe(20);
+    expect(
+      await stack.db.models.creditTransactions
+        .countDocuments({ user_id: agent.wallet, transaction_type: 'purchase' })
+        .exec(),
+    ).toBe(20);
   });
 
   it('one x402 purchase payment sent 10 times at once: settled once, credited once; every answer names the one payment', async () => {
@@ -57,7 +78,9 @@ describe('fault: concurrency, black-box', () => {
     await payer.fund(5);
     const header = await payer.paymentHeader((await http('POST', url, { body })).body);
 
-    const all = await Promise.all(Array.from({ length: 10 }, () => http('POST', url, { body, headers: { 'x-payment': header } })));
+    const all = await Promise.all(
+      Array.from({ length: 10 }, () => http('POST', url, { body, headers: { 'x-payment': header } })),
+    );
     for (const r of all) expect([200, 202, 409]).toContain(r.status);
     const conflicts = all.filter((r) => r.status === 409);
     for (const r of conflicts) expect(r.body.error_code).toBe('payment_in_progress');
@@ -65,9 +88,13 @@ describe('fault: concurrency, black-box', () => {
     expect(ids.size).toBe(1);
 
     const [paymentId] = ids;
-    expect(await stack.temporal.client.workflow.getHandle(settlementWorkflowId(paymentId)).result()).toMatchObject({ status: 'completed' });
+    expect(await stack.temporal.client.workflow.getHandle(settlementWorkflowId(paymentId)).result()).toMatchObject({
+      status: 'completed',
+    });
     expect((await ledger.balance(wallet)).balance).toBe(500);
-    expect(await stack.db.models.creditTransactions.countDocuments({ user_id: wallet, transaction_type: 'grant' }).exec()).toBe(1);
+    expect(
+      await stack.db.models.creditTransactions.countDocuments({ user_id: wallet, transaction_type: 'grant' }).exec(),
+    ).toBe(1);
     expect(await payer.balance()).toBe(0n);
   });
 
@@ -76,12 +103,22 @@ describe('fault: concurrency, black-box', () => {
     const acct = await scheduleAccount(stack.db, 'race');
     const repo = new ScheduleRepository(stack.db.models);
     const s = await makeSchedule(stack.db, acct);
-    const results = await Promise.all(Array.from({ length: 20 }, () => api('POST', '/claim', acct.auth, { schedule_id: s._id })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => api('POST', '/claim', acct.auth, { schedule_id: s._id })),
+    );
     const winners = results.filter((r) => r.status === 200);
     expect(winners).toHaveLength(1);
     expect(results.filter((r) => r.status === 409 && r.body.error === 'occurrence_claimed')).toHaveLength(19);
     const c = winners[0].body.data;
-    const advances = await Promise.all(Array.from({ length: 20 }, () => api('POST', `/${s._id}/advance`, acct.auth, { due_at: c.due_at, claim_token: c.claim_token, outcome: 'success' })));
+    const advances = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        api('POST', `/${s._id}/advance`, acct.auth, {
+          due_at: c.due_at,
+          claim_token: c.claim_token,
+          outcome: 'success',
+        }),
+      ),
+    );
     expect(advances.every((r) => r.status === 200)).toBe(true);
     expect(advances.filter((r) => r.body.data.already_advanced === false)).toHaveLength(1);
     expect((await repo.get(s._id))!.advance_count).toBe(1);
@@ -97,7 +134,9 @@ describe('fault: concurrency, black-box', () => {
     expect(ids.size).toBe(1);
     expect(all.filter((r) => r.status === 200 && r.body.message === 'run queued')).toHaveLength(1);
     expect(all.every((r) => [200, 202].includes(r.status))).toBe(true);
-    expect(await stack.db.models.webhookRuns.countDocuments({ group_id: g.groupId, request_id: 'req-concurrent-1' })).toBe(1);
+    expect(
+      await stack.db.models.webhookRuns.countDocuments({ group_id: g.groupId, request_id: 'req-concurrent-1' }),
+    ).toBe(1);
 
     const runId = [...ids][0];
     await waitForRun(main(), runId, g.token);

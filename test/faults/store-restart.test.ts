@@ -38,7 +38,9 @@ describe('fault: the store restarted under load', () => {
     const client = async () => {
       while (running) {
         const wallet = '0x' + (n++).toString(16).padStart(40, '0');
-        const res = await http('POST', `${stack.server.mainUrl}/api/external/auth/session`, { body: { wallet_address: wallet } });
+        const res = await http('POST', `${stack.server.mainUrl}/api/external/auth/session`, {
+          body: { wallet_address: wallet },
+        });
         answers.push({ status: res.status, nonce: res.body?.data?.session_nonce, code: res.body?.error_code });
         if (res.status !== 200) await new Promise((r) => setTimeout(r, 50));
       }
@@ -49,7 +51,10 @@ describe('fault: the store restarted under load', () => {
     await pg.stop();
     // Down until the API has answered 503 at least once (at least 3 s), however slowly a loaded machine answers.
     const downSince = Date.now();
-    while (Date.now() - downSince < 3000 || (Date.now() - downSince < 60_000 && !answers.slice(before).some((a) => a.status === 503))) {
+    while (
+      Date.now() - downSince < 3000 ||
+      (Date.now() - downSince < 60_000 && !answers.slice(before).some((a) => a.status === 503))
+    ) {
       await new Promise((r) => setTimeout(r, 200));
     }
     const during = answers.slice(before);
@@ -57,7 +62,8 @@ describe('fault: the store restarted under load', () => {
     const restarted = answers.length;
     // Recovery: a request succeeds again by itself, through the same API, FerretDB and driver.
     const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline && !answers.slice(restarted).some((a) => a.status === 200)) await new Promise((r) => setTimeout(r, 200));
+    while (Date.now() < deadline && !answers.slice(restarted).some((a) => a.status === 200))
+      await new Promise((r) => setTimeout(r, 200));
     await new Promise((r) => setTimeout(r, 1000));
     running = false;
     await Promise.all(clients);

@@ -1,19 +1,19 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { type RunningLocalChain, startLocalChain } from '../../scripts/services/local-chain';
 import { freePort } from '../../scripts/services/process';
 import { startTemporalDev } from '../../scripts/services/temporal';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { modelHoldId } from '../../shared/workflows/nodes/model/activity';
-import { startLocalChain, type RunningLocalChain } from '../../scripts/services/local-chain';
 import { settlementWorkflowId } from '../../temporal/x402-settlement/ids';
 import { rpc } from '../support/chain-control';
 import { http } from '../support/http';
-import { startModelServer, type ModelServer } from '../support/model-server';
+import { type ModelServer, startModelServer } from '../support/model-server';
 import { creditedOnce, purchaseBroadcastUnmined } from '../support/purchase';
 import { makeSchedule, scheduleAccount, schedulesApi } from '../support/schedules';
 import { startTestStack, type TestStack } from '../support/stack';
-import { addWorkflow, setupGroup, trigger, waitForRun, type GroupSetup } from '../support/webhook-runs';
+import { addWorkflow, type GroupSetup, setupGroup, trigger, waitForRun } from '../support/webhook-runs';
 
 /**
  * The Temporal server stopped and started again (same state file) with runs in flight, the API
@@ -42,10 +42,20 @@ describe('fault: Temporal restarted with runs in flight', () => {
     Object.assign(process.env, chain.env);
     stack = await startTestStack({
       workers: true,
-      env: { TEMPORAL_ADDRESS: `127.0.0.1:${ports.port}`, MODEL_API_URL: model.url, MODEL_NAME: 'm', X402_SETTLE_WAIT_MS: '300', SCHEDULE_LEASE_MIN_SECONDS: '1' },
+      env: {
+        TEMPORAL_ADDRESS: `127.0.0.1:${ports.port}`,
+        MODEL_API_URL: model.url,
+        MODEL_NAME: 'm',
+        X402_SETTLE_WAIT_MS: '300',
+        SCHEDULE_LEASE_MIN_SECONDS: '1',
+      },
     });
     g = await setupGroup(stack.db);
-    await new LedgerStore(stack.db.models).grant({ wallet: `ws:${g.workspaceId}`, credits: 10_000, creditType: 'admin_grant' });
+    await new LedgerStore(stack.db.models).grant({
+      wallet: `ws:${g.workspaceId}`,
+      credits: 10_000,
+      creditType: 'admin_grant',
+    });
   }, 120_000);
   afterAll(async () => {
     await stack?.stop();
@@ -64,14 +74,22 @@ describe('fault: Temporal restarted with runs in flight', () => {
       ],
       edges: [{ from: 'ask', to: 'say' }],
     });
-    const quick = await addWorkflow(stack.db, g, { name: 'quick', nodes: [{ id: 't', type: 'template', template: 'hi {{prompt}}' }], edges: [] });
+    const quick = await addWorkflow(stack.db, g, {
+      name: 'quick',
+      nodes: [{ id: 't', type: 'template', template: 'hi {{prompt}}' }],
+      edges: [],
+    });
     model.behave({ delayMs: 2500 });
     const runs: string[] = [];
-    for (const p of ['one', 'two', 'three']) runs.push((await trigger(stack.server.mainUrl, g.token, wf, { prompt: p })).body.data.run.run_id);
+    for (const p of ['one', 'two', 'three'])
+      runs.push((await trigger(stack.server.mainUrl, g.token, wf, { prompt: p })).body.data.run.run_id);
     await model.waitForRequests(3, 30_000);
 
     await temporal.stop();
-    const refused = await trigger(stack.server.mainUrl, g.token, quick, { prompt: 'while away', request_id: 'during-outage' });
+    const refused = await trigger(stack.server.mainUrl, g.token, quick, {
+      prompt: 'while away',
+      request_id: 'during-outage',
+    });
     expect(refused.status).toBe(503);
     expect(refused.body).toMatchObject({ success: false, error: 'workflow_engine_unavailable' });
     await new Promise((r) => setTimeout(r, 2000));
@@ -85,17 +103,32 @@ describe('fault: Temporal restarted with runs in flight', () => {
       ['completed', 'model said: echo: three'],
     ]);
     for (const r of done) {
-      const charges = await stack.db.models.creditTransactions.countDocuments({ user_id: `ws:${g.workspaceId}`, transaction_type: 'purchase', request_id: modelHoldId(r.run_id, 'ask') }).exec();
+      const charges = await stack.db.models.creditTransactions
+        .countDocuments({
+          user_id: `ws:${g.workspaceId}`,
+          transaction_type: 'purchase',
+          request_id: modelHoldId(r.run_id, 'ask'),
+        })
+        .exec();
       expect({ run: r.run_id, charges }).toEqual({ run: r.run_id, charges: 1 });
     }
 
-    let retried = await trigger(stack.server.mainUrl, g.token, quick, { prompt: 'while away', request_id: 'during-outage' });
+    let retried = await trigger(stack.server.mainUrl, g.token, quick, {
+      prompt: 'while away',
+      request_id: 'during-outage',
+    });
     for (let i = 0; i < 30 && retried.status === 503; i++) {
       await new Promise((r) => setTimeout(r, 1000));
-      retried = await trigger(stack.server.mainUrl, g.token, quick, { prompt: 'while away', request_id: 'during-outage' });
+      retried = await trigger(stack.server.mainUrl, g.token, quick, {
+        prompt: 'while away',
+        request_id: 'during-outage',
+      });
     }
     expect([200, 202]).toContain(retried.status);
-    expect(await waitForRun(stack.server.mainUrl, retried.body.data.run.run_id, g.token, 60_000)).toMatchObject({ status: 'completed', response_text: 'hi while away' });
+    expect(await waitForRun(stack.server.mainUrl, retried.body.data.run.run_id, g.token, 60_000)).toMatchObject({
+      status: 'completed',
+      response_text: 'hi while away',
+    });
   }, 300_000);
 
   it('settles an x402 purchase broadcast before the stop once it is back, granting the credits once; a lease runs out meanwhile', async () => {
@@ -117,7 +150,10 @@ describe('fault: Temporal restarted with runs in flight', () => {
     const next = await api('POST', '/claim', acct.auth, { schedule_id: s._id, lease_seconds: 60 });
     expect(next.status).toBe(200);
     expect(next.body.data.claim_token).not.toBe(held.claim_token);
-    expect((await api('POST', `/${s._id}/advance`, acct.auth, { due_at: held.due_at, claim_token: held.claim_token })).body.error_code).toBe('claim_expired');
+    expect(
+      (await api('POST', `/${s._id}/advance`, acct.auth, { due_at: held.due_at, claim_token: held.claim_token })).body
+        .error_code,
+    ).toBe('claim_expired');
     temporal = await start();
 
     const outcome = await stack.temporal.client.workflow.getHandle(settlementWorkflowId(paymentId)).result();

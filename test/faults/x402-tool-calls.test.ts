@@ -1,16 +1,16 @@
-import { getAddress, type Address, type Hex } from 'viem';
-import { devAccount, DEV_ACCOUNT_INDEX } from '../../shared/payments/chain/dev-accounts';
-import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
+import { type Address, getAddress, type Hex } from 'viem';
+import { type RunningLocalChain, startLocalChain } from '../../scripts/services/local-chain';
 import { mintTokens } from '../../shared/payments/chain/deploy-token';
-import { ToolRepository } from '../../shared/tools/repository';
+import { DEV_ACCOUNT_INDEX, devAccount } from '../../shared/payments/chain/dev-accounts';
+import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
 import { decodePaymentPayload, decodePaymentResponse } from '../../shared/payments/x402/challenge';
-import { startLocalChain, type RunningLocalChain } from '../../scripts/services/local-chain';
+import { ToolRepository } from '../../shared/tools/repository';
 import { executeAuthorization, rpc, signAuthorization } from '../support/chain-control';
 import { http } from '../support/http';
-import { waitUntil } from '../support/wait';
 import { TestPayer } from '../support/payer';
 import { startTestStack, TestStack } from '../support/stack';
 import { startScriptedVendor, type VendorBehaviour } from '../support/vendor';
+import { waitUntil } from '../support/wait';
 
 const merchant = devAccount(DEV_ACCOUNT_INDEX.merchant).address as Address;
 const token = () => ({ address: TestPayer.tokenAddress(), name: 'USDC', version: '2' });
@@ -62,7 +62,8 @@ describe('direct x402 tool calls when settlement or the vendor misbehave (own an
     behaviour = () => ({ status: 200, body: { ok: true } });
   });
 
-  const paymentOf = (payer: TestPayer) => stack.db.models.x402Payments.findOne({ payer: payer.account.address.toLowerCase() }).lean<X402PaymentDoc>().exec();
+  const paymentOf = (payer: TestPayer) =>
+    stack.db.models.x402Payments.findOne({ payer: payer.account.address.toLowerCase() }).lean<X402PaymentDoc>().exec();
   async function signedHeader(payer: TestPayer, params: Record<string, unknown>, product?: string): Promise<string> {
     const challenge = await http('POST', url(product), { body: params });
     expect(challenge.status).toBe(402);
@@ -96,7 +97,11 @@ describe('direct x402 tool calls when settlement or the vendor misbehave (own an
     await waitUntil('the settlement', async () => (await paymentOf(payer))?.status === 'completed', 60_000);
     const later = await http('POST', url(), { body: { n: 1 }, headers: { 'x-payment': header } });
     expect(later.status).toBe(200);
-    expect(later.body).toMatchObject({ success: true, response: { answer: 'only_once_paid' }, x402: { settled: true } });
+    expect(later.body).toMatchObject({
+      success: true,
+      response: { answer: 'only_once_paid' },
+      x402: { settled: true },
+    });
     expect(later.body.x402.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     const receipt = decodePaymentResponse(later.headers.get('payment-response'));
     expect(receipt.ok && receipt.value).toMatchObject({ success: true, transaction: later.body.x402.transaction });
@@ -117,13 +122,21 @@ describe('direct x402 tool calls when settlement or the vendor misbehave (own an
     const nonce = (decoded.value as { payload: { authorization: { nonce: Hex } } }).payload.authorization.nonce;
     // While the vendor works, the payer spends the same nonce on a transfer to itself.
     behaviour = async () => {
-      const theirs = await signAuthorization(payer.account, token(), { to: payer.account.address, value: 1_000_000n, nonce });
+      const theirs = await signAuthorization(payer.account, token(), {
+        to: payer.account.address,
+        value: 1_000_000n,
+        nonce,
+      });
       await executeAuthorization(chain.rpcUrl, payer.account, TestPayer.tokenAddress(), theirs);
       return { status: 200, body: { secret_result: 'only for payers' } };
     };
     const res = await http('POST', url(), { body: { n: 2 }, headers: { 'x-payment': header } });
     expect(res.status).toBe(402);
-    expect(res.body).toMatchObject({ x402Version: 2, error: 'authorization_used_elsewhere', accepts: [expect.objectContaining({ amount: PRICE.toString() })] });
+    expect(res.body).toMatchObject({
+      x402Version: 2,
+      error: 'authorization_used_elsewhere',
+      accepts: [expect.objectContaining({ amount: PRICE.toString() })],
+    });
     expect(res.text).not.toContain('only for payers');
     expect(res.headers.get('payment-required')).not.toBeNull();
     expect(await paymentOf(payer)).toMatchObject({ status: 'failed', error_code: 'authorization_used_elsewhere' });
@@ -166,7 +179,9 @@ describe('direct x402 tool calls when settlement or the vendor misbehave (own an
     behaviour = () => ({ status: 200, body: { once: true }, delayMs: 2_500 });
     const header = await signedHeader(payer, { n: 4 });
     const before = vendor.calls.length;
-    const [a, b] = await Promise.all([0, 1].map(() => http('POST', url(), { body: { n: 4 }, headers: { 'x-payment': header } })));
+    const [a, b] = await Promise.all(
+      [0, 1].map(() => http('POST', url(), { body: { n: 4 }, headers: { 'x-payment': header } })),
+    );
     const answers = [a!, b!].map((r) => [r.status, r.body.code ?? null]).sort();
     expect(answers).toEqual([
       [200, null],
@@ -181,12 +196,20 @@ describe('direct x402 tool calls when settlement or the vendor misbehave (own an
 
   it('N authorizations at once over a balance for one: exactly one vendor call and one settlement; the rest 402 insufficient_balance, never delivered', async () => {
     const payer = new TestPayer();
-    await mintTokens({ rpcUrl: chain.rpcUrl, chainId: 84532, token: TestPayer.tokenAddress(), to: payer.account.address, amount: PRICE });
+    await mintTokens({
+      rpcUrl: chain.rpcUrl,
+      chainId: 84532,
+      token: TestPayer.tokenAddress(),
+      to: payer.account.address,
+      amount: PRICE,
+    });
     behaviour = () => ({ status: 200, body: { paid_once: true }, delayMs: 500 });
     // Four distinct authorizations (own nonces), each alone covered by the balance.
     const headers = await Promise.all([5, 6, 7, 8].map((n) => signedHeader(payer, { n })));
     const before = vendor.calls.length;
-    const answers = await Promise.all(headers.map((h, i) => http('POST', url(), { body: { n: 5 + i }, headers: { 'x-payment': h } })));
+    const answers = await Promise.all(
+      headers.map((h, i) => http('POST', url(), { body: { n: 5 + i }, headers: { 'x-payment': h } })),
+    );
     const ok = answers.filter((r) => r.status === 200);
     expect(ok).toHaveLength(1);
     expect(ok[0]!.body).toMatchObject({ success: true, response: { paid_once: true }, x402: { settled: true } });
@@ -194,14 +217,26 @@ describe('direct x402 tool calls when settlement or the vendor misbehave (own an
     expect(refused.map((r) => [r.status, r.body.error])).toEqual(refused.map(() => [402, 'insufficient_balance']));
     for (const r of refused) expect(r.text).not.toContain('paid_once');
     expect(vendor.calls.length - before).toBe(1);
-    const records = await stack.db.models.x402Payments.find({ payer: payer.account.address.toLowerCase() }).lean<X402PaymentDoc[]>().exec();
+    const records = await stack.db.models.x402Payments
+      .find({ payer: payer.account.address.toLowerCase() })
+      .lean<X402PaymentDoc[]>()
+      .exec();
     expect(records.filter((r) => r.status === 'completed')).toHaveLength(1);
     expect(records.filter((r) => r.tx_hash)).toHaveLength(1);
     expect(await payer.balance()).toBe(0n);
 
     // Once that one settled, the balance is free again for a payment it covers.
-    await mintTokens({ rpcUrl: chain.rpcUrl, chainId: 84532, token: TestPayer.tokenAddress(), to: payer.account.address, amount: PRICE });
-    const next = await http('POST', url(), { body: { n: 9 }, headers: { 'x-payment': await signedHeader(payer, { n: 9 }) } });
+    await mintTokens({
+      rpcUrl: chain.rpcUrl,
+      chainId: 84532,
+      token: TestPayer.tokenAddress(),
+      to: payer.account.address,
+      amount: PRICE,
+    });
+    const next = await http('POST', url(), {
+      body: { n: 9 },
+      headers: { 'x-payment': await signedHeader(payer, { n: 9 }) },
+    });
     expect(next.status).toBe(200);
     expect(vendor.calls.length - before).toBe(2);
   });

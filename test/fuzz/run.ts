@@ -14,18 +14,18 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Runtime } from '@temporalio/worker';
 import { startServer } from '../../api/http/server';
-import { parseConfig } from '../../shared/platform/config/index';
+import { storeAndTemporal } from '../../bench/services';
+import { startLocalChain } from '../../scripts/services/local-chain';
+import { CACHE, ROOT } from '../../scripts/services/paths';
 import { createDb } from '../../shared/composition/store';
 import { buildSignedMessage, signedActionParts, signedPayload } from '../../shared/identity/signing';
-import { Runtime } from '@temporalio/worker';
+import { parseConfig } from '../../shared/platform/config/index';
 import { createTemporal, ensureSearchAttributes } from '../../temporal/connection';
 import { sdkLogger } from '../../workers/logging';
 import { selectQueues } from '../../workers/queues';
 import { runWorkers } from '../../workers/run-workers';
-import { startLocalChain } from '../../scripts/services/local-chain';
-import { CACHE, ROOT } from '../../scripts/services/paths';
-import { storeAndTemporal } from '../../bench/services';
 import { seedFuzzData } from './context';
 import { startSigner } from './signer';
 
@@ -37,7 +37,13 @@ const PHASES = process.env.FUZZ_PHASES;
 const OUT = path.join(CACHE, 'fuzz');
 const SCHEMATHESIS = path.join(CACHE, 'venv/bin/schemathesis');
 // no_internal_error (hooks.py) is not_a_server_error without the documented retry-later 5xx a loaded machine may answer.
-const CHECKS = ['no_internal_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance', 'negative_data_rejection'];
+const CHECKS = [
+  'no_internal_error',
+  'status_code_conformance',
+  'content_type_conformance',
+  'response_schema_conformance',
+  'negative_data_rejection',
+];
 const log = (m: string) => process.stderr.write(`[fuzz] ${m}\n`);
 
 type Stop = () => Promise<unknown>;
@@ -56,31 +62,57 @@ async function services(stops: Stop[]): Promise<NodeJS.ProcessEnv> {
 /** The phases to run on a host: the stateful phase only where the host's operations link to each other (schemathesis refuses it otherwise). */
 function phasesFor(linked: boolean): string | undefined {
   if (linked) return PHASES;
-  return (PHASES ?? 'examples,coverage,fuzzing,stateful').split(',').filter((p) => p !== 'stateful').join(',');
+  return (PHASES ?? 'examples,coverage,fuzzing,stateful')
+    .split(',')
+    .filter((p) => p !== 'stateful')
+    .join(',');
 }
 
-function schemathesis(name: string, schemaUrl: string, baseUrl: string, pathRegex: string, contextFile: string, seconds: number, phases: string | undefined): Promise<number> {
+function schemathesis(
+  name: string,
+  schemaUrl: string,
+  baseUrl: string,
+  pathRegex: string,
+  contextFile: string,
+  seconds: number,
+  phases: string | undefined,
+): Promise<number> {
   const args = [
-    '--config-file', path.join(ROOT, 'test/fuzz/schemathesis.toml'),
-    'run', schemaUrl,
-    '--url', baseUrl,
-    '--include-path-regex', pathRegex,
-    '--checks', CHECKS.join(','),
-    '--max-time', String(seconds),
+    '--config-file',
+    path.join(ROOT, 'test/fuzz/schemathesis.toml'),
+    'run',
+    schemaUrl,
+    '--url',
+    baseUrl,
+    '--include-path-regex',
+    pathRegex,
+    '--checks',
+    CHECKS.join(','),
+    '--max-time',
+    String(seconds),
     // Two threads only without the coverage phase: with it, CPython 3.11's ast module raced between them
     // ("AST constructor recursion depth mismatch", surfacing as a KeyError inside schemathesis).
-    '--workers', phases === undefined || phases.includes('coverage') ? '1' : '2',
-    '--suppress-health-check', 'all',
-    '--request-timeout', '30',
+    '--workers',
+    phases === undefined || phases.includes('coverage') ? '1' : '2',
+    '--suppress-health-check',
+    'all',
+    '--request-timeout',
+    '30',
     '--continue-on-failure',
-    '--generation-database', 'none',
+    '--generation-database',
+    'none',
     // Strings the API refuses everywhere (jsonBody: NUL, unpaired surrogates) are not generated as valid input.
-    '--generation-allow-x00', 'false',
-    '--generation-codec', 'utf-8',
+    '--generation-allow-x00',
+    'false',
+    '--generation-codec',
+    'utf-8',
     // Credentials come from the hooks: real tokens and signed envelopes.
-    '--generation-with-security-parameters', 'false',
-    '--report', 'junit',
-    '--report-junit-path', path.join(OUT, `${name}.junit.xml`),
+    '--generation-with-security-parameters',
+    'false',
+    '--report',
+    'junit',
+    '--report-junit-path',
+    path.join(OUT, `${name}.junit.xml`),
     '--no-color',
     ...(SEED ? ['--seed', SEED] : []),
     ...(MAX_EXAMPLES ? ['--max-examples', MAX_EXAMPLES] : []),
@@ -90,13 +122,20 @@ function schemathesis(name: string, schemaUrl: string, baseUrl: string, pathRege
     // schemathesis keeps its own state in .schemathesis/ under the working directory.
     cwd: OUT,
     stdio: 'inherit',
-    env: { ...process.env, FUZZ_CONTEXT: contextFile, SCHEMATHESIS_HOOKS: 'hooks', PYTHONPATH: path.join(ROOT, 'test/fuzz'), PYTHONWARNINGS: 'ignore' },
+    env: {
+      ...process.env,
+      FUZZ_CONTEXT: contextFile,
+      SCHEMATHESIS_HOOKS: 'hooks',
+      PYTHONPATH: path.join(ROOT, 'test/fuzz'),
+      PYTHONWARNINGS: 'ignore',
+    },
   });
   return new Promise((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
 }
 
 async function main(): Promise<number> {
-  if (!fs.existsSync(SCHEMATHESIS)) throw new Error(`schemathesis is not installed at ${SCHEMATHESIS}: run make bootstrap`);
+  if (!fs.existsSync(SCHEMATHESIS))
+    throw new Error(`schemathesis is not installed at ${SCHEMATHESIS}: run make bootstrap`);
   fs.mkdirSync(OUT, { recursive: true });
   const stops: Stop[] = [];
   try {
@@ -126,28 +165,65 @@ async function main(): Promise<number> {
     });
     const temporal = createTemporal(config);
     await ensureSearchAttributes(temporal);
-    const workers = await runWorkers({ config, db, temporal, identity: `fuzz-${process.pid}` }, selectQueues('all'), config.temporalAddress);
-    stops.push(() => workers.shutdown(), () => temporal.close());
+    const workers = await runWorkers(
+      { config, db, temporal, identity: `fuzz-${process.pid}` },
+      selectQueues('all'),
+      config.temporalAddress,
+    );
+    stops.push(
+      () => workers.shutdown(),
+      () => temporal.close(),
+    );
     const server = await startServer({ config, db, temporal }, { main: 0, api: 0 });
     stops.push(() => server.stop());
 
     const seeded = await seedFuzzData(config, db);
-    const session = await fetch(`${server.mainUrl}/api/external/auth/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ wallet_address: seeded.agent.address }) });
+    const session = await fetch(`${server.mainUrl}/api/external/auth/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ wallet_address: seeded.agent.address }),
+    });
     const sessionNonce = ((await session.json()) as { data: { session_nonce: string } }).data.session_nonce;
     const act = await accessToken(server.mainUrl, seeded.agent, sessionNonce);
-    const signer = await startSigner(seeded.agent, () => sessionNonce, () => accessToken(server.mainUrl, seeded.agent, sessionNonce));
+    const signer = await startSigner(
+      seeded.agent,
+      () => sessionNonce,
+      () => accessToken(server.mainUrl, seeded.agent, sessionNonce),
+    );
     stops.push(() => signer.close());
 
     const embed = await widgetToken(server.mainUrl, seeded.context.ids.bundleId, seeded.embedOrigin, act);
 
     const contextFile = path.join(OUT, 'context.json');
-    fs.writeFileSync(contextFile, JSON.stringify({ ...seeded.context, signer_url: signer.url, tokens: { ...seeded.context.tokens, act, embed } }), { mode: 0o600 });
+    fs.writeFileSync(
+      contextFile,
+      JSON.stringify({ ...seeded.context, signer_url: signer.url, tokens: { ...seeded.context.tokens, act, embed } }),
+      { mode: 0o600 },
+    );
     log(`stack up: main ${server.mainUrl}, bearer ${server.apiUrl}; fuzzing ${SECONDS} s`);
 
     const hosts = await pathsByHost(server.mainUrl);
-    const main = await schemathesis('main', `${server.mainUrl}/openapi.json`, server.mainUrl, exactly(hosts.main.paths), contextFile, Math.ceil(SECONDS * 0.75), phasesFor(hosts.main.linked));
-    const bearer = await schemathesis('bearer', `${server.apiUrl}/openapi.json`, server.apiUrl, exactly(hosts.bearer.paths), contextFile, Math.ceil(SECONDS * 0.25), phasesFor(hosts.bearer.linked));
-    log(`main host: ${main === 0 ? 'passed' : `FAILED (${main})`}; bearer host: ${bearer === 0 ? 'passed' : `FAILED (${bearer})`}`);
+    const main = await schemathesis(
+      'main',
+      `${server.mainUrl}/openapi.json`,
+      server.mainUrl,
+      exactly(hosts.main.paths),
+      contextFile,
+      Math.ceil(SECONDS * 0.75),
+      phasesFor(hosts.main.linked),
+    );
+    const bearer = await schemathesis(
+      'bearer',
+      `${server.apiUrl}/openapi.json`,
+      server.apiUrl,
+      exactly(hosts.bearer.paths),
+      contextFile,
+      Math.ceil(SECONDS * 0.25),
+      phasesFor(hosts.bearer.linked),
+    );
+    log(
+      `main host: ${main === 0 ? 'passed' : `FAILED (${main})`}; bearer host: ${bearer === 0 ? 'passed' : `FAILED (${bearer})`}`,
+    );
     return main === 0 && bearer === 0 ? 0 : 1;
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -166,8 +242,10 @@ async function pathsByHost(mainUrl: string): Promise<{ main: HostPaths; bearer: 
   type Item = { servers?: Array<{ description?: string }> } & Record<string, Op>;
   const doc = (await (await fetch(`${mainUrl}/openapi.json`)).json()) as { paths: Record<string, Item> };
   const entries = Object.entries(doc.paths);
-  const bearerOnly = ([, item]: (typeof entries)[number]) => item.servers?.length === 1 && /bearer host/.test(item.servers[0].description ?? '');
-  const hasLinks = ([, item]: (typeof entries)[number]) => Object.values(item as Record<string, Op>).some((op) => Object.values(op.responses ?? {}).some((r) => r.links));
+  const bearerOnly = ([, item]: (typeof entries)[number]) =>
+    item.servers?.length === 1 && /bearer host/.test(item.servers[0].description ?? '');
+  const hasLinks = ([, item]: (typeof entries)[number]) =>
+    Object.values(item as Record<string, Op>).some((op) => Object.values(op.responses ?? {}).some((r) => r.links));
   const host = (list: typeof entries): HostPaths => ({ paths: list.map(([p]) => p), linked: list.some(hasLinks) });
   return { main: host(entries.filter((e) => !bearerOnly(e))), bearer: host(entries.filter(bearerOnly)) };
 }
@@ -178,16 +256,34 @@ function exactly(paths: string[]): string {
 }
 
 /** The wallet's act_ token, minted by a signed request. */
-async function accessToken(mainUrl: string, agent: Awaited<ReturnType<typeof seedFuzzData>>['agent'], sessionNonce: string): Promise<string> {
+async function accessToken(
+  mainUrl: string,
+  agent: Awaited<ReturnType<typeof seedFuzzData>>['agent'],
+  sessionNonce: string,
+): Promise<string> {
   const body = { label: 'fuzz' };
   const requestId = randomBytes(8).toString('hex');
   const { product, payloadObject } = signedActionParts('access_token', body);
-  const message = buildSignedMessage({ wallet: agent.address, sessionNonce, requestId, kind: 'action', action: 'access_token', product, payload: signedPayload(payloadObject) });
+  const message = buildSignedMessage({
+    wallet: agent.address,
+    sessionNonce,
+    requestId,
+    kind: 'action',
+    action: 'access_token',
+    product,
+    payload: signedPayload(payloadObject),
+  });
   const signature = await agent.signMessage({ message });
   const res = await fetch(`${mainUrl}/api/external/auth/access-token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ ...body, wallet_address: agent.address, session_nonce: sessionNonce, request_id: requestId, signature }),
+    body: JSON.stringify({
+      ...body,
+      wallet_address: agent.address,
+      session_nonce: sessionNonce,
+      request_id: requestId,
+      signature,
+    }),
   });
   const answer = (await res.json()) as { data?: { access_token?: string; token?: string } };
   const token = answer.data?.access_token ?? answer.data?.token;

@@ -5,12 +5,12 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import {
   buildSignedMessage,
   isSignedAction,
+  type PathParams,
+  type RequestFields,
   signedActionParts,
   signedPayload,
   toolInvokeByIdParts,
   toolInvokeParts,
-  type PathParams,
-  type RequestFields,
 } from '../../shared/identity/signing';
 
 /** What the fuzzer's hook asks to have signed: the operation's action (or a path-form invoke), its path parameters and body. */
@@ -25,11 +25,26 @@ function message(req: SignRequest, wallet: string, sessionNonce: string, request
   const context = { wallet, sessionNonce, requestId };
   if (isSignedAction(req.action)) {
     const { product, payloadObject } = signedActionParts(req.action, req.body, req.path_parameters);
-    return buildSignedMessage({ ...context, kind: 'action', action: req.action, product, payload: signedPayload(payloadObject) });
+    return buildSignedMessage({
+      ...context,
+      kind: 'action',
+      action: req.action,
+      product,
+      payload: signedPayload(payloadObject),
+    });
   }
   const p = req.path_parameters;
-  const parts = p.actionSlug !== undefined ? toolInvokeParts(String(p.productSlug), String(p.actionSlug), req.body) : toolInvokeByIdParts(String(p.productId), req.body);
-  return buildSignedMessage({ ...context, kind: 'path', method: parts.method, path: parts.path, payload: signedPayload(parts.payloadObject) });
+  const parts =
+    p.actionSlug !== undefined
+      ? toolInvokeParts(String(p.productSlug), String(p.actionSlug), req.body)
+      : toolInvokeByIdParts(String(p.productId), req.body);
+  return buildSignedMessage({
+    ...context,
+    kind: 'path',
+    method: parts.method,
+    path: parts.path,
+    payload: signedPayload(parts.payloadObject),
+  });
 }
 
 /**
@@ -39,7 +54,11 @@ function message(req: SignRequest, wallet: string, sessionNonce: string, request
  * cannot be signed (the hook then sends it unsigned). POST /token answers a fresh act_ token, for
  * requests that revoke the token they carry.
  */
-export async function startSigner(agent: PrivateKeyAccount, sessionNonce: () => string, mintToken: () => Promise<string>): Promise<{ url: string; close(): Promise<void> }> {
+export async function startSigner(
+  agent: PrivateKeyAccount,
+  sessionNonce: () => string,
+  mintToken: () => Promise<string>,
+): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     if (req.url === '/token') {
       mintToken().then(
@@ -58,7 +77,14 @@ export async function startSigner(agent: PrivateKeyAccount, sessionNonce: () => 
           const text = message(input, agent.address, sessionNonce(), requestId);
           const signature = await agent.signMessage({ message: text });
           res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ wallet_address: agent.address, session_nonce: sessionNonce(), request_id: requestId, signature }));
+          res.end(
+            JSON.stringify({
+              wallet_address: agent.address,
+              session_nonce: sessionNonce(),
+              request_id: requestId,
+              signature,
+            }),
+          );
         } catch (err) {
           res.writeHead(400, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ error: (err as Error).message }));

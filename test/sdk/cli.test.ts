@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { seedDemoCatalog } from '../../scripts/services/demo-vendor/catalog';
+import { COMMANDS } from '../../sdk/src/cli/commands';
+import { main } from '../../sdk/src/cli/main';
 import { ERROR_CATALOG } from '../../shared/composition/error-catalog';
 import { ToolRepository } from '../../shared/tools/repository';
 import { WorkflowRepository } from '../../shared/workflows/repository';
-import { COMMANDS } from '../../sdk/src/cli/commands';
-import { main } from '../../sdk/src/cli/main';
 import { startTestDemoVendor } from '../support/demo-vendor';
 import { createJob, goodPost } from '../support/jobs';
 import { TestPayer } from '../support/payer';
@@ -48,7 +48,8 @@ describe('the agent-commerce CLI as a child process against the real stack', () 
   let env: NodeJS.ProcessEnv;
   const dir = mkdtempSync(path.join(tmpdir(), 'agent-cli-'));
   const keyFile = path.join(dir, 'agent', 'key.json');
-  const cli = (args: string[], extra: NodeJS.ProcessEnv = {}) => run(process.execPath, [BIN, ...args], { ...env, ...extra });
+  const cli = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
+    run(process.execPath, [BIN, ...args], { ...env, ...extra });
   /** Runs with --json: exactly one JSON value on stdout. */
   const cliJson = async (args: string[], extra: NodeJS.ProcessEnv = {}) => {
     const out = await cli([...args, '--json'], extra);
@@ -64,7 +65,11 @@ describe('the agent-commerce CLI as a child process against the real stack', () 
   beforeAll(async () => {
     stack = await startTestStack({ workers: true });
     vendor = await startTestDemoVendor();
-    await seedDemoCatalog(new ToolRepository(stack.db.models), { vendorUrl: vendor.url, vendorSecret: vendor.secret, secretKey: stack.config.tools.secretsKey });
+    await seedDemoCatalog(new ToolRepository(stack.db.models), {
+      vendorUrl: vendor.url,
+      vendorSecret: vendor.secret,
+      secretKey: stack.config.tools.secretsKey,
+    });
     env = {
       PATH: process.env.PATH,
       HOME: dir,
@@ -116,7 +121,11 @@ describe('the agent-commerce CLI as a child process against the real stack', () 
     await payer.fund(10);
     const bought = await cliJson(['buy-credits', '--credits', '500']);
     expect(bought.code).toBe(0);
-    expect(bought.value).toMatchObject({ success: true, data: { credits: 500, balance: 500 }, x402: { settled: true, payment: { amount_base_units: '5000000' } } });
+    expect(bought.value).toMatchObject({
+      success: true,
+      data: { credits: 500, balance: 500 },
+      x402: { settled: true, payment: { amount_base_units: '5000000' } },
+    });
     expect(await payer.balance()).toBe(5_000_000n);
     expect((await cliJson(['balance'])).value).toMatchObject({ balance: 500 });
     // The session nonce is kept beside the key, private, so each command does not open a session.
@@ -133,7 +142,9 @@ describe('the agent-commerce CLI as a child process against the real stack', () 
 
     const group = await setupGroup(stack.db);
     const workflowId = await addWorkflow(stack.db, group, templateWorkflow());
-    const ran = await cliJson(['runs', 'trigger', workflowId, '--input', '{"prompt":"Ada"}', '--wait'], { AGENT_COMMERCE_AGENT_TOKEN: group.token });
+    const ran = await cliJson(['runs', 'trigger', workflowId, '--input', '{"prompt":"Ada"}', '--wait'], {
+      AGENT_COMMERCE_AGENT_TOKEN: group.token,
+    });
     expect(ran.code).toBe(0);
     expect(ran.value).toMatchObject({ workflow_id: workflowId, status: 'completed', response_text: 'Hello, Ada!' });
     // Not a terminal: no progress lines.
@@ -145,7 +156,15 @@ describe('the agent-commerce CLI as a child process against the real stack', () 
   it('prints code, message and the catalog hint of an error and exits 1 (human on stderr; one JSON value with --json)', async () => {
     const json = await cliJson(['tools', 'invoke', 'no-such-tool', 'x', '--params', '{}']);
     expect(json.code).toBe(1);
-    expect(json.value).toEqual({ error: { code: 'product_not_found', message: expect.any(String), status: 404, hint: ERROR_CATALOG.product_not_found.action, request_id: expect.any(String) } });
+    expect(json.value).toEqual({
+      error: {
+        code: 'product_not_found',
+        message: expect.any(String),
+        status: 404,
+        hint: ERROR_CATALOG.product_not_found.action,
+        request_id: expect.any(String),
+      },
+    });
     const human = await cli(['tools', 'invoke', 'no-such-tool', 'x']);
     expect(human.code).toBe(1);
     expect(human.stdout).toBe('');
@@ -162,8 +181,13 @@ describe('the agent-commerce CLI as a child process against the real stack', () 
     const group = await setupGroup(stack.db);
     const workflowId = await addWorkflow(stack.db, group, templateWorkflow('tty'));
     const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-    const command = [process.execPath, BIN, 'runs', 'trigger', workflowId, '--prompt', 'Tty', '--wait'].map(quote).join(' ');
-    const tty = await run('script', ['-q', '-e', '-c', command, '/dev/null'], { ...env, AGENT_COMMERCE_AGENT_TOKEN: group.token });
+    const command = [process.execPath, BIN, 'runs', 'trigger', workflowId, '--prompt', 'Tty', '--wait']
+      .map(quote)
+      .join(' ');
+    const tty = await run('script', ['-q', '-e', '-c', command, '/dev/null'], {
+      ...env,
+      AGENT_COMMERCE_AGENT_TOKEN: group.token,
+    });
     expect(tty.code).toBe(0);
     const lines = tty.stdout.split(/\r?\n/);
     const progress = lines.filter((l) => /^\[\s*\d+\.\ds\] run run_\S+ (queued|running|completed)$/.test(l));
@@ -176,7 +200,9 @@ describe('the agent-commerce CLI as a child process against the real stack', () 
     // Access tokens of the tour's wallet: issue, use on the bearer host, list, revoke.
     const issued = await cliJson(['tokens', 'issue', '--label', 'cli']);
     expect(issued.value.access_token).toMatch(/^act_/);
-    const viaBearer = await cliJson(['balance', '--bearer'], { AGENT_COMMERCE_ACCESS_TOKEN: issued.value.access_token });
+    const viaBearer = await cliJson(['balance', '--bearer'], {
+      AGENT_COMMERCE_ACCESS_TOKEN: issued.value.access_token,
+    });
     expect(viaBearer.value.balance).toBe(499);
     const tokens = await cliJson(['tokens', 'list']);
     expect(tokens.value.map((t: { token_id: string }) => t.token_id)).toContain(issued.value.token_id);
@@ -189,7 +215,17 @@ describe('the agent-commerce CLI as a child process against the real stack', () 
     expect(listed.value.jobs.map((j: { job_id: string }) => j.job_id)).toContain(job._id);
     const reserved = await cliJson(['jobs', 'reserve', job._id]);
     expect(reserved.value).toMatchObject({ job_id: job._id, status: 'active' });
-    const completed = await cliJson(['jobs', 'complete', job._id, '--proof', 'posted', '--reservation-id', reserved.value.reservation_id, '--social-posts', JSON.stringify([goodPost()])]);
+    const completed = await cliJson([
+      'jobs',
+      'complete',
+      job._id,
+      '--proof',
+      'posted',
+      '--reservation-id',
+      reserved.value.reservation_id,
+      '--social-posts',
+      JSON.stringify([goodPost()]),
+    ]);
     expect([completed.code, completed.value.error]).toEqual([0, undefined]);
     expect(completed.value.reservation_id).toBe(reserved.value.reservation_id);
 
@@ -200,48 +236,110 @@ describe('the agent-commerce CLI as a child process against the real stack', () 
     const due = await cliJson(['schedules', 'due'], keyEnv);
     expect(due.value.occurrences.map((o: { schedule_id: string }) => o.schedule_id)).toEqual([schedule._id]);
     const claim = await cliJson(['schedules', 'claim', '--schedule-id', schedule._id], keyEnv);
-    const released = await cliJson(['schedules', 'release', schedule._id, '--due-at', claim.value.due_at, '--claim-token', claim.value.claim_token], keyEnv);
+    const released = await cliJson(
+      ['schedules', 'release', schedule._id, '--due-at', claim.value.due_at, '--claim-token', claim.value.claim_token],
+      keyEnv,
+    );
     expect(released.value.released).toBe(true);
     const again = await cliJson(['schedules', 'claim'], keyEnv);
-    const advanced = await cliJson(['schedules', 'advance', schedule._id, '--due-at', again.value.due_at, '--claim-token', again.value.claim_token, '--outcome', 'success'], keyEnv);
+    const advanced = await cliJson(
+      [
+        'schedules',
+        'advance',
+        schedule._id,
+        '--due-at',
+        again.value.due_at,
+        '--claim-token',
+        again.value.claim_token,
+        '--outcome',
+        'success',
+      ],
+      keyEnv,
+    );
     expect(advanced.value).toMatchObject({ already_advanced: false, schedule: { last_outcome: 'success' } });
 
     // A wallet session of a published workflow.
-    const workflow = await new WorkflowRepository(stack.db.models).create({ name: 'CLI greeter', nodes: [{ id: 'g', type: 'template', template: 'Hi {{metadata.instance_id}}' }], edges: [], status: 'published' });
+    const workflow = await new WorkflowRepository(stack.db.models).create({
+      name: 'CLI greeter',
+      nodes: [{ id: 'g', type: 'template', template: 'Hi {{metadata.instance_id}}' }],
+      edges: [],
+      status: 'published',
+    });
     const started = await cliJson(['sessions', 'start', workflow._id]);
     expect(started.value).toMatchObject({ workflow_id: workflow._id, status: 'active', resumed: false });
     let fetched = await cliJson(['sessions', 'fetch', workflow._id]);
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline && fetched.value.run.status !== 'completed'; ) {
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline && fetched.value.run.status !== 'completed';) {
       await new Promise((r) => setTimeout(r, 300));
       fetched = await cliJson(['sessions', 'fetch', workflow._id]);
     }
     expect(fetched.value.run).toMatchObject({ status: 'completed', response_text: 'Hi default' });
     const active = await cliJson(['sessions', 'active']);
-    expect(active.value.map((s: { workflow_session_id: string }) => s.workflow_session_id)).toEqual([started.value.workflow_session_id]);
+    expect(active.value.map((s: { workflow_session_id: string }) => s.workflow_session_id)).toEqual([
+      started.value.workflow_session_id,
+    ]);
     const ended = await cliJson(['sessions', 'end', workflow._id]);
     expect(ended.value).toMatchObject({ status: 'ended', already_ended: false });
   });
 
   it('drives jobs workflow create, update and publish: signed or with the reserve token alone, as a table or --json', async () => {
-    const job = await createJob(stack.db.models, { kind: 'workflow_creation', title: 'CLI workflow job', reward_credits: 10, target_url: null, platforms: [] });
+    const job = await createJob(stack.db.models, {
+      kind: 'workflow_creation',
+      title: 'CLI workflow job',
+      reward_credits: 10,
+      target_url: null,
+      platforms: [],
+    });
     const reserved = await cliJson(['jobs', 'reserve', job._id]);
     const token: string = reserved.value.workflow_token;
     expect(token).toEqual(expect.any(String));
     const greet = { id: 'greet', type: 'template', template: 'Hello {{prompt}}' };
 
     // Signed with the tour's key file; --json prints the workflow.
-    const created = await cliJson(['jobs', 'workflow', 'create', job._id, '--name', 'CLI greeter', '--nodes', JSON.stringify([greet]), '--edges', '[]']);
+    const created = await cliJson([
+      'jobs',
+      'workflow',
+      'create',
+      job._id,
+      '--name',
+      'CLI greeter',
+      '--nodes',
+      JSON.stringify([greet]),
+      '--edges',
+      '[]',
+    ]);
     expect([created.code, created.value.error]).toEqual([0, undefined]);
-    expect(created.value).toMatchObject({ job_id: job._id, name: 'CLI greeter', status: 'draft', latest_version: null, nodes: [expect.objectContaining({ id: 'greet' })] });
+    expect(created.value).toMatchObject({
+      job_id: job._id,
+      name: 'CLI greeter',
+      status: 'draft',
+      latest_version: null,
+      nodes: [expect.objectContaining({ id: 'greet' })],
+    });
     const workflowId: string = created.value.workflow_id;
 
     // The flags win over --input.
-    const updated = await cliJson(['jobs', 'workflow', 'update', job._id, workflowId, '--input', JSON.stringify({ name: 'from input', description: 'says hello' }), '--name', 'Greeter']);
+    const updated = await cliJson([
+      'jobs',
+      'workflow',
+      'update',
+      job._id,
+      workflowId,
+      '--input',
+      JSON.stringify({ name: 'from input', description: 'says hello' }),
+      '--name',
+      'Greeter',
+    ]);
     expect([updated.code, updated.value.name, updated.value.description]).toEqual([0, 'Greeter', 'says hello']);
     // The table: one aligned row per field.
     const table = await cli(['jobs', 'workflow', 'update', job._id, workflowId, '--description', 'says hi']);
     expect([table.code, table.stderr]).toEqual([0, '']);
-    expect(table.stdout.split('\n').slice(0, 5)).toEqual([`workflow  ${workflowId}`, `job       ${job._id}`, 'name      Greeter', 'status    draft', 'latest    -']);
+    expect(table.stdout.split('\n').slice(0, 5)).toEqual([
+      `workflow  ${workflowId}`,
+      `job       ${job._id}`,
+      'name      Greeter',
+      'status    draft',
+      'latest    -',
+    ]);
     expect(table.stdout).toMatch(/^nodes +1 nodes, 0 edges$/m);
 
     // No key file at all: the reserve token authorises the call.
@@ -250,8 +348,18 @@ describe('the agent-commerce CLI as a child process against the real stack', () 
     expect([first.code, first.stderr]).toEqual([0, '']);
     expect(first.stdout).toMatch(/^published +1\.0\.0$/m);
     expect(first.stdout).toMatch(/^status +published$/m);
-    const minor = await cliJson(['jobs', 'workflow', 'publish', job._id, workflowId, '--token', token, '--bump', 'minor'], noKey);
-    expect(minor.value).toMatchObject({ published_version: '1.1.0', latest_version: '1.1.0', versions: expect.arrayContaining([expect.objectContaining({ version: '1.0.0' }), expect.objectContaining({ version: '1.1.0' })]) });
+    const minor = await cliJson(
+      ['jobs', 'workflow', 'publish', job._id, workflowId, '--token', token, '--bump', 'minor'],
+      noKey,
+    );
+    expect(minor.value).toMatchObject({
+      published_version: '1.1.0',
+      latest_version: '1.1.0',
+      versions: expect.arrayContaining([
+        expect.objectContaining({ version: '1.0.0' }),
+        expect.objectContaining({ version: '1.1.0' }),
+      ]),
+    });
     // Without --token the call is signed: no key file, no call.
     const unsigned = await cliJson(['jobs', 'workflow', 'publish', job._id, workflowId], noKey);
     expect([unsigned.code, unsigned.value.error.code]).toEqual([1, 'sdk_missing_key']);

@@ -11,9 +11,12 @@ describe('the SDK against /openapi.json', () => {
       // Placeholder ids turned back into the document's templates.
       const concrete = endpoint.path('ID1/ID2');
       const template = concrete.replace(/ID1%2FID2|ID1/g, '{a}').replace(/ID2/g, '{b}');
-      const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[ab]\\?\}/g, '\\{[A-Za-z]+\\}')}$`);
+      const pattern = new RegExp(
+        `^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[ab]\\?\}/g, '\\{[A-Za-z]+\\}')}$`,
+      );
       const found = Object.entries(doc.paths as Record<string, Record<string, any>>).find(
-        ([path, item]) => pattern.test(path) && item[endpoint.method.toLowerCase()]?.['x-signed-action']?.action === action,
+        ([path, item]) =>
+          pattern.test(path) && item[endpoint.method.toLowerCase()]?.['x-signed-action']?.action === action,
       );
       if (!found) mismatched.push(`${action}: ${endpoint.method} ${concrete}`);
     }

@@ -1,8 +1,8 @@
 import type { JobDoc } from '../../shared/jobs/models/job';
 import { JobOperations } from '../../shared/jobs/operations';
 import { JobRepository } from '../../shared/jobs/repository';
-import { ids } from '../../shared/platform/ids/index';
 import { endUncompleted, expireDue, takeFreeSlot } from '../../shared/jobs/slots';
+import { ids } from '../../shared/platform/ids/index';
 import { openTestDb } from '../support/db';
 
 describe('job store rules on the real MongoDB-wire server', () => {
@@ -26,13 +26,22 @@ describe('job store rules on the real MongoDB-wire server', () => {
     const id = ids.reservation();
     const slot = await takeFreeSlot(repo, job, id, now);
     if (slot === null) return null;
-    return (await repo.claimReservation({ _id: id, job_id: job._id, wallet: wallet(), generation: 1, slot, expires_at: expiresAt, created_at: now }))!;
+    return (await repo.claimReservation({
+      _id: id,
+      job_id: job._id,
+      wallet: wallet(),
+      generation: 1,
+      slot,
+      expires_at: expiresAt,
+      created_at: now,
+    }))!;
   }
 
   /** Store commands (collection operations) `fn` sends. */
   async function commands<T>(fn: () => Promise<T>): Promise<{ result: T; count: number; methods: string[] }> {
     const methods: string[] = [];
-    const listener = (op: { collectionName: string; method: string }) => methods.push(`${op.collectionName}.${op.method}`);
+    const listener = (op: { collectionName: string; method: string }) =>
+      methods.push(`${op.collectionName}.${op.method}`);
     db.connection.on('operation-start', listener);
     try {
       const result = await fn();
@@ -44,19 +53,31 @@ describe('job store rules on the real MongoDB-wire server', () => {
 
   /** A job of any size, written directly (the API caps slots at 10,000; the allocator must not care). */
   async function bigJob(slots: number): Promise<JobDoc> {
-    const job = await ops.create({ kind: 'proof', title: `size ${slots}`, reward_credits: 1, slots: 10, state: 'open' });
+    const job = await ops.create({
+      kind: 'proof',
+      title: `size ${slots}`,
+      reward_credits: 1,
+      slots: 10,
+      state: 'open',
+    });
     await db.models.jobs.updateOne({ _id: job._id }, { $set: { slots } });
     return { ...job, slots };
   }
 
   async function fill(job: JobDoc, count: number): Promise<void> {
     for (let i = 0; i < count; i += 16) {
-      await Promise.all(Array.from({ length: Math.min(16, count - i) }, () => reserve(job, new Date(Date.now() + 3600_000))));
+      await Promise.all(
+        Array.from({ length: Math.min(16, count - i) }, () => reserve(job, new Date(Date.now() + 3600_000))),
+      );
     }
   }
 
   it('creates a job under a given id once (the demo seed relies on it)', async () => {
-    const first = await ops.create({ kind: 'proof', title: 'one', reward_credits: 5, state: 'open' }, new Date(), 'job_seedonce1');
+    const first = await ops.create(
+      { kind: 'proof', title: 'one', reward_credits: 5, state: 'open' },
+      new Date(),
+      'job_seedonce1',
+    );
     const second = await ops.create({ kind: 'proof', title: 'two', reward_credits: 9 }, new Date(), 'job_seedonce1');
     expect(second).toMatchObject({ _id: 'job_seedonce1', title: 'one', reward_credits: 5, state: 'open' });
     expect(first._id).toBe(second._id);
@@ -114,9 +135,17 @@ describe('job store rules on the real MongoDB-wire server', () => {
     expect((await repo.getReservation(held[0]!._id))!.status).toBe('completed');
     expect(await expireDue(repo, new Date(), 50, job._id)).toEqual({ seen: 0, expired: 0 });
 
-    const freed = held.slice(2).map((r) => r!.slot).sort();
+    const freed = held
+      .slice(2)
+      .map((r) => r!.slot)
+      .sort();
     const got = await Promise.all(Array.from({ length: 20 }, () => reserve(job, new Date(Date.now() + 3600_000))));
-    expect(got.filter(Boolean).map((r) => r!.slot).sort()).toEqual(freed);
+    expect(
+      got
+        .filter(Boolean)
+        .map((r) => r!.slot)
+        .sort(),
+    ).toEqual(freed);
     expect(await repo.takenSlotCount(job._id)).toBe(5);
     expect(await repo.freeSlotRows(job._id, 10)).toEqual([]);
 
@@ -125,15 +154,21 @@ describe('job store rules on the real MongoDB-wire server', () => {
     const again = await commands(() => takeFreeSlot(repo, job, ids.reservation(), new Date()));
     expect(again.result).toBe(got.find(Boolean)!.slot);
     expect(again.methods).toEqual([
-      'job_slot_counters.findOneAndUpdate', 'job_slot_counters.insertOne', 'job_slot_counters.findOneAndUpdate',
-      'job_free_slots.find', 'job_slots.insertMany', 'job_free_slots.deleteOne',
+      'job_slot_counters.findOneAndUpdate',
+      'job_slot_counters.insertOne',
+      'job_slot_counters.findOneAndUpdate',
+      'job_free_slots.find',
+      'job_slots.insertMany',
+      'job_free_slots.deleteOne',
     ]);
   });
 
   it('a job whose slots were taken before counters (at random numbers) still fills exactly, never twice', async () => {
     const job = await bigJob(6);
     for (const n of [0, 2, 3, 5]) await repo.takeSlot(job._id, n, `res_legacy${n}`, new Date());
-    const got = await Promise.all(Array.from({ length: 6 }, () => takeFreeSlot(repo, job, ids.reservation(), new Date())));
+    const got = await Promise.all(
+      Array.from({ length: 6 }, () => takeFreeSlot(repo, job, ids.reservation(), new Date())),
+    );
     expect(got.filter((n) => n !== null).sort()).toEqual([1, 4]);
     expect(await repo.takenSlotCount(job._id)).toBe(6);
   });
@@ -143,7 +178,10 @@ describe('job store rules on the real MongoDB-wire server', () => {
     for (let i = 0; i < 10; i++) {
       const now = new Date();
       const r = (await reserve(job, now, now))!;
-      const [expired, completed] = await Promise.all([endUncompleted(repo, r, 'expired', now), repo.decideOutcome(r._id, 'completed', ids.completion(), now)]);
+      const [expired, completed] = await Promise.all([
+        endUncompleted(repo, r, 'expired', now),
+        repo.decideOutcome(r._id, 'completed', ids.completion(), now),
+      ]);
       expect(expired !== completed).toBe(true);
       const outcome = await repo.outcome(r._id);
       expect(outcome!.outcome).toBe(expired ? 'expired' : 'completed');
@@ -156,7 +194,19 @@ describe('job store rules on the real MongoDB-wire server', () => {
   it("a wallet's twin reserves claim one reservation", async () => {
     const job = await ops.create({ kind: 'proof', title: 'twins', reward_credits: 1, state: 'open' });
     const now = new Date();
-    const claims = await Promise.all(Array.from({ length: 10 }, (_, n) => repo.claimReservation({ _id: ids.reservation(), job_id: job._id, wallet: '0xabc', generation: 1, slot: n, expires_at: now, created_at: now })));
+    const claims = await Promise.all(
+      Array.from({ length: 10 }, (_, n) =>
+        repo.claimReservation({
+          _id: ids.reservation(),
+          job_id: job._id,
+          wallet: '0xabc',
+          generation: 1,
+          slot: n,
+          expires_at: now,
+          created_at: now,
+        }),
+      ),
+    );
     expect(claims.filter(Boolean)).toHaveLength(1);
   });
 });

@@ -22,7 +22,10 @@ describe('ledger holds on the real store', () => {
     expect((await store.balance(account)).balance).toBe(6);
     expect(await store.hold({ account, holdId: 'h1', credits: 4 })).toMatchObject({ ok: true });
     expect((await store.balance(account)).balance).toBe(6);
-    const [a, b] = await Promise.all([store.capture({ account, holdId: 'h1' }), store.capture({ account, holdId: 'h1' })]);
+    const [a, b] = await Promise.all([
+      store.capture({ account, holdId: 'h1' }),
+      store.capture({ account, holdId: 'h1' }),
+    ]);
     expect([a.replayed, b.replayed].sort()).toEqual([false, true]);
     expect(a.transaction._id).toBe(b.transaction._id);
     expect(a.transaction).toMatchObject({ transaction_type: 'purchase', amount_credits: -4, balance_after_credits: 6 });
@@ -41,24 +44,46 @@ describe('ledger holds on the real store', () => {
     await store.grant({ wallet: account, credits: 10, creditType: 'admin_grant' });
     expect(await store.holdState(account, 'claim-1')).toEqual({ state: 'none' });
     const other = new LedgerStore(db.models);
-    const racers = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? other : store).hold({ account, holdId: 'claim-1', credits: 2, attempt: 1 })));
+    const racers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        (i % 2 ? other : store).hold({ account, holdId: 'claim-1', credits: 2, attempt: 1 }),
+      ),
+    );
     expect(racers.filter((r) => r.ok && r.fresh)).toHaveLength(1);
     expect(racers.every((r) => r.ok && r.hold.credits === 2)).toBe(true);
     expect((await store.balance(account)).balance).toBe(8);
-    expect(await other.holdState(account, 'claim-1')).toMatchObject({ state: 'open', hold: { hold_id: 'claim-1', credits: 2, attempt: 1 } });
+    expect(await other.holdState(account, 'claim-1')).toMatchObject({
+      state: 'open',
+      hold: { hold_id: 'claim-1', credits: 2, attempt: 1 },
+    });
 
     await other.capture({ account, holdId: 'claim-1', outcome: '{"status":"succeeded","answer":42}' });
-    expect(await store.holdState(account, 'claim-1')).toEqual({ state: 'captured', transactionId: `purchase:${account}:claim-1`, credits: 2, outcome: '{"status":"succeeded","answer":42}' });
+    expect(await store.holdState(account, 'claim-1')).toEqual({
+      state: 'captured',
+      transactionId: `purchase:${account}:claim-1`,
+      credits: 2,
+      outcome: '{"status":"succeeded","answer":42}',
+    });
     // Held again after the capture: not fresh, nothing more taken.
     expect(await store.hold({ account, holdId: 'claim-1', credits: 2 })).toMatchObject({ ok: true, fresh: false });
     expect((await store.balance(account)).balance).toBe(8);
 
     await store.hold({ account, holdId: 'claim-2', credits: 3 });
-    expect(await store.release({ account, holdId: 'claim-2', reason: 'vendor_error', outcome: '{"status":"failed"}' })).toEqual({ released: true });
-    expect(await other.holdState(account, 'claim-2')).toMatchObject({ state: 'released', credits: 3, outcome: '{"status":"failed"}' });
+    expect(
+      await store.release({ account, holdId: 'claim-2', reason: 'vendor_error', outcome: '{"status":"failed"}' }),
+    ).toEqual({ released: true });
+    expect(await other.holdState(account, 'claim-2')).toMatchObject({
+      state: 'released',
+      credits: 3,
+      outcome: '{"status":"failed"}',
+    });
     // A later release or capture changes nothing, the outcome first written stands.
-    expect(await store.release({ account, holdId: 'claim-2', outcome: '{"status":"other"}' })).toEqual({ released: false });
-    await expect(store.capture({ account, holdId: 'claim-2', outcome: '{"status":"succeeded"}' })).rejects.toMatchObject({ code: 'hold_not_open' });
+    expect(await store.release({ account, holdId: 'claim-2', outcome: '{"status":"other"}' })).toEqual({
+      released: false,
+    });
+    await expect(
+      store.capture({ account, holdId: 'claim-2', outcome: '{"status":"succeeded"}' }),
+    ).rejects.toMatchObject({ code: 'hold_not_open' });
     expect(await store.holdState(account, 'claim-2')).toMatchObject({ outcome: '{"status":"failed"}' });
     expect((await store.balance(account)).balance).toBe(8);
     const { transactions } = await store.history(account, 10);
@@ -68,7 +93,13 @@ describe('ledger holds on the real store', () => {
 
   it('release gives the credits back to the grants they came from, once; capture after release is refused', async () => {
     const account = acct('b');
-    await store.grant({ wallet: account, grantId: 'g-soon', credits: 3, creditType: 'admin_grant', expiresAt: new Date(Date.now() + 86_400_000) });
+    await store.grant({
+      wallet: account,
+      grantId: 'g-soon',
+      credits: 3,
+      creditType: 'admin_grant',
+      expiresAt: new Date(Date.now() + 86_400_000),
+    });
     await store.grant({ wallet: account, grantId: 'g-never', credits: 5, creditType: 'admin_grant' });
     expect(await store.hold({ account, holdId: 'h', credits: 5 })).toMatchObject({ ok: true });
     expect((await store.balance(account)).balance).toBe(3);
@@ -85,7 +116,9 @@ describe('ledger holds on the real store', () => {
   it('50 concurrent holds of 1 over a balance of 20: exactly 20 held, capture and release race per hold, never below zero', async () => {
     const account = acct('c');
     await store.grant({ wallet: account, credits: 20, creditType: 'admin_grant' });
-    const holds = await Promise.all(Array.from({ length: 50 }, (_, i) => store.hold({ account, holdId: `r${i}`, credits: 1 })));
+    const holds = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => store.hold({ account, holdId: `r${i}`, credits: 1 })),
+    );
     expect(holds.filter((h) => h.ok)).toHaveLength(20);
     expect(holds.filter((h) => !h.ok)).toHaveLength(30);
     expect((await store.balance(account)).balance).toBe(0);
@@ -96,7 +129,7 @@ describe('ledger holds on the real store', () => {
     expect((await store.balance(account)).balance).toBe(0);
   });
 
-  it('two API processes (two stores with their own cached heads) see each other\'s holds and grants', async () => {
+  it("two API processes (two stores with their own cached heads) see each other's holds and grants", async () => {
     const account = acct('e');
     const other = new LedgerStore(db.models);
     await store.grant({ wallet: account, credits: 3, creditType: 'admin_grant' });
@@ -105,7 +138,10 @@ describe('ledger holds on the real store', () => {
     expect((await other.capture({ account, holdId: 'x' })).replayed).toBe(false);
     await other.grant({ wallet: account, credits: 4, creditType: 'admin_grant' });
     expect(await other.hold({ account, holdId: 'y', credits: 4 })).toMatchObject({ ok: true });
-    expect((await store.capture({ account, holdId: 'y' })).transaction).toMatchObject({ amount_credits: -4, balance_after_credits: 0 });
+    expect((await store.capture({ account, holdId: 'y' })).transaction).toMatchObject({
+      amount_credits: -4,
+      balance_after_credits: 0,
+    });
     await other.grant({ wallet: account, credits: 2, creditType: 'admin_grant' });
     expect(await store.hold({ account, holdId: 'z', credits: 2 })).toMatchObject({ ok: true });
   });
@@ -119,9 +155,15 @@ describe('ledger holds on the real store', () => {
     const stale = await store.staleHolds(new Date(Date.now() - 60_000), 10);
     expect(stale.filter((s) => s.account === account).map((s) => s.holdId)).toEqual(['old']);
     await store.release({ account, holdId: 'old' });
-    expect((await store.staleHolds(new Date(Date.now() - 60_000), 10)).filter((s) => s.account === account)).toEqual([]);
+    expect((await store.staleHolds(new Date(Date.now() - 60_000), 10)).filter((s) => s.account === account)).toEqual(
+      [],
+    );
     expect(await store.hold({ account, holdId: 'big', credits: 100 })).toEqual({ ok: false, balance: 4 });
-    expect((await store.staleHolds(new Date(Date.now() + 60_000), 10)).filter((s) => s.account === account).map((s) => s.holdId)).toEqual(['new']);
+    expect(
+      (await store.staleHolds(new Date(Date.now() + 60_000), 10))
+        .filter((s) => s.account === account)
+        .map((s) => s.holdId),
+    ).toEqual(['new']);
   });
 
   it('the healer reads the ledger past a watermark: it moves over settled minutes, stops at an open hold, never past the scan lag', async () => {
@@ -129,7 +171,8 @@ describe('ledger holds on the real store', () => {
     await db.models.ledgerWatermarks.deleteMany({});
     const ledger = new LedgerStore(db.models);
     const account = acct('7');
-    const mine = (holds: Array<{ account: string; holdId: string }>) => holds.filter((h) => h.account === account).map((h) => h.holdId);
+    const mine = (holds: Array<{ account: string; holdId: string }>) =>
+      holds.filter((h) => h.account === account).map((h) => h.holdId);
     const now = new Date();
     const ago = (min: number) => new Date(now.getTime() - min * 60_000);
     const minute = (at: Date) => new Date(Math.floor(at.getTime() / 60_000) * 60_000);
@@ -147,7 +190,9 @@ describe('ledger holds on the real store', () => {
     expect(await ledger.openHoldsWatermark()).toEqual(minute(ago(20)));
 
     // Healed (released): the next scan finds nothing and moves on to the cut-off's minute.
-    expect(await ledger.release({ account, holdId: 'crashed', reason: 'stale hold healed' })).toEqual({ released: true });
+    expect(await ledger.release({ account, holdId: 'crashed', reason: 'stale hold healed' })).toEqual({
+      released: true,
+    });
     expect(mine(await ledger.staleHolds(ago(6), 10, now))).toEqual([]);
     expect(await ledger.openHoldsWatermark()).toEqual(minute(ago(6)));
 

@@ -37,7 +37,9 @@ describe('credit ledger on the real store', () => {
   it('a spend is idempotent on its request id, even when the same id races itself', async () => {
     const wallet = '0x' + '2'.repeat(40);
     await store.grant({ wallet, credits: 10, creditType: 'admin_grant' });
-    const results = await Promise.all(Array.from({ length: 8 }, () => store.spend({ wallet, requestId: 'same', credits: 3 })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => store.spend({ wallet, requestId: 'same', credits: 3 })),
+    );
     expect(results.every((r) => r.ok)).toBe(true);
     expect(results.filter((r) => r.ok && !r.replayed)).toHaveLength(1);
     expect((await store.balance(wallet)).balance).toBe(7);
@@ -49,8 +51,20 @@ describe('credit ledger on the real store', () => {
   it('spends from the grant that expires first and reports the next expiration', async () => {
     const wallet = '0x' + '3'.repeat(40);
     const now = new Date();
-    await store.grant({ wallet, grantId: 'late', credits: 100, creditType: 'admin_grant', expiresAt: new Date(now.getTime() + 30 * DAY) });
-    await store.grant({ wallet, grantId: 'soon', credits: 50, creditType: 'referral_signup', expiresAt: new Date(now.getTime() + 5 * DAY + 3600_000) });
+    await store.grant({
+      wallet,
+      grantId: 'late',
+      credits: 100,
+      creditType: 'admin_grant',
+      expiresAt: new Date(now.getTime() + 30 * DAY),
+    });
+    await store.grant({
+      wallet,
+      grantId: 'soon',
+      credits: 50,
+      creditType: 'referral_signup',
+      expiresAt: new Date(now.getTime() + 5 * DAY + 3600_000),
+    });
     await store.grant({ wallet, grantId: 'never', credits: 10, creditType: 'admin_grant' });
     await store.spend({ wallet, requestId: 'a', credits: 60 });
     const { grants } = await store.history(wallet, 10);
@@ -63,7 +77,14 @@ describe('credit ledger on the real store', () => {
 
   it('never counts an expired grant, before or after the sweep records it', async () => {
     const wallet = '0x' + '4'.repeat(40);
-    await store.grant({ wallet, grantId: 'old', credits: 40, creditType: 'admin_grant', expiresAt: new Date(Date.now() + 50), now: new Date(Date.now() - 10_000) });
+    await store.grant({
+      wallet,
+      grantId: 'old',
+      credits: 40,
+      creditType: 'admin_grant',
+      expiresAt: new Date(Date.now() + 50),
+      now: new Date(Date.now() - 10_000),
+    });
     await store.grant({ wallet, grantId: 'fresh', credits: 5, creditType: 'admin_grant' });
     await new Promise((r) => setTimeout(r, 80));
     expect((await store.balance(wallet)).balance).toBe(5);
@@ -87,7 +108,9 @@ describe('credit ledger on the real store', () => {
     expect(a.replayed).toBe(false);
     expect(b.replayed).toBe(true);
     await store.spend({ wallet, requestId: 'q', credits: 120 });
-    expect(await store.revokeGrant({ wallet, grantId: 'x402:abc', reason: 'chargeback' })).toEqual({ revoked_credits: 380 });
+    expect(await store.revokeGrant({ wallet, grantId: 'x402:abc', reason: 'chargeback' })).toEqual({
+      revoked_credits: 380,
+    });
     expect((await store.balance(wallet)).balance).toBe(0);
     const { transactions } = await store.history(wallet, 10);
     expect(transactions.map((t) => [t.transaction_type, t.amount_credits, t.balance_after_credits])).toEqual([
@@ -99,8 +122,14 @@ describe('credit ledger on the real store', () => {
 
   it('keeps one entry per position even when writers race on a fresh wallet', async () => {
     const wallet = '0x' + '6'.repeat(40);
-    await Promise.all(Array.from({ length: 10 }, (_, i) => store.grant({ wallet, grantId: `g${i}`, credits: 1, creditType: 'admin_grant' })));
-    const seqs = (await db.models.creditTransactions.find({ user_id: wallet }, { seq: 1 }).lean()).map((d) => d.seq).sort((a, b) => a - b);
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        store.grant({ wallet, grantId: `g${i}`, credits: 1, creditType: 'admin_grant' }),
+      ),
+    );
+    const seqs = (await db.models.creditTransactions.find({ user_id: wallet }, { seq: 1 }).lean())
+      .map((d) => d.seq)
+      .sort((a, b) => a - b);
     expect(seqs).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect((await store.balance(wallet)).balance).toBe(10);
   });
@@ -120,7 +149,11 @@ describe('credit ledger on the real store', () => {
     expect(await store.spend({ wallet, requestId: 'h-c', credits: 65 })).toMatchObject({ ok: true, replayed: false });
     expect((await store.balance(wallet)).balance).toBe(0);
     // A retried spend answers with its recorded transaction even when the balance no longer covers it.
-    expect(await store.spend({ wallet, requestId: 'h-a', credits: 30 })).toMatchObject({ ok: true, replayed: true, transaction: { _id: `purchase:${wallet}:h-a`, amount_credits: -30 } });
+    expect(await store.spend({ wallet, requestId: 'h-a', credits: 30 })).toMatchObject({
+      ok: true,
+      replayed: true,
+      transaction: { _id: `purchase:${wallet}:h-a`, amount_credits: -30 },
+    });
   });
 
   it('finds the head of a long ledger with a lagging hint in a few lookups', async () => {
@@ -137,7 +170,9 @@ describe('credit ledger on the real store', () => {
       db.connection.set('debug', false);
     }
     // 150 entries past the hint: a forward scan would need 151 lookups.
-    expect(lookups.filter((l) => l === 'credit_transactions.findOne').length).toBeLessThanOrEqual(2 * Math.ceil(Math.log2(150)) + 2);
+    expect(lookups.filter((l) => l === 'credit_transactions.findOne').length).toBeLessThanOrEqual(
+      2 * Math.ceil(Math.log2(150)) + 2,
+    );
   });
 
   it('sees writes from another API instance although it remembers heads it has seen', async () => {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { MongoClient } from 'mongodb';
-import { startFerretDb, type RunningMongo } from '../../scripts/services/ferretdb';
+import { type RunningMongo, startFerretDb } from '../../scripts/services/ferretdb';
 import { postgresBin } from '../../scripts/services/paths';
 
 /**
@@ -14,11 +14,25 @@ describe('point lookups on FerretDB over PostgreSQL use indexes, not scans', () 
   const DB = 'lookups';
 
   const psql = (sql: string) =>
-    execFileSync(postgresBin('psql'), ['-h', '127.0.0.1', '-p', String(store.postgres.port), '-U', 'postgres', '-d', 'postgres', '-At', '-c', sql])
+    execFileSync(postgresBin('psql'), [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(store.postgres.port),
+      '-U',
+      'postgres',
+      '-d',
+      'postgres',
+      '-At',
+      '-c',
+      sql,
+    ])
       .toString()
       .trim();
   const scans = () => {
-    const [seq, idx] = psql(`SELECT seq_scan, coalesce(idx_scan, 0) FROM pg_stat_user_tables WHERE schemaname = '${DB}' AND relname LIKE 'docs\\_%'`)
+    const [seq, idx] = psql(
+      `SELECT seq_scan, coalesce(idx_scan, 0) FROM pg_stat_user_tables WHERE schemaname = '${DB}' AND relname LIKE 'docs\\_%'`,
+    )
       .split('|')
       .map(Number);
     return { seq, idx };
@@ -48,7 +62,14 @@ describe('point lookups on FerretDB over PostgreSQL use indexes, not scans', () 
     const docs = client.db(DB).collection<{ _id: string; account: string; seq: number; note: string }>('docs');
     await docs.createIndex({ account: 1, seq: -1 });
     for (let b = 0; b < 5; b++) {
-      await docs.insertMany(Array.from({ length: 1000 }, (_, i) => ({ _id: `d${b * 1000 + i}`, account: `a${(b * 1000 + i) % 50}`, seq: i, note: `n${b * 1000 + i}` })));
+      await docs.insertMany(
+        Array.from({ length: 1000 }, (_, i) => ({
+          _id: `d${b * 1000 + i}`,
+          account: `a${(b * 1000 + i) % 50}`,
+          seq: i,
+          note: `n${b * 1000 + i}`,
+        })),
+      );
     }
     // What autovacuum does on a table that grew: the planner then knows its size.
     psql(`ANALYZE`);
@@ -62,7 +83,8 @@ describe('point lookups on FerretDB over PostgreSQL use indexes, not scans', () 
     const docs = client.db(DB).collection<{ _id: string; account: string; note: string }>('docs');
     const start = await reported();
     for (let i = 0; i < 20; i++) expect(await docs.findOne({ _id: `d${i * 97}` })).toMatchObject({ _id: `d${i * 97}` });
-    for (let i = 0; i < 20; i++) expect((await docs.updateOne({ _id: `d${i * 89}` }, { $set: { touched: true } })).matchedCount).toBe(1);
+    for (let i = 0; i < 20; i++)
+      expect((await docs.updateOne({ _id: `d${i * 89}` }, { $set: { touched: true } })).matchedCount).toBe(1);
     for (let i = 0; i < 20; i++) expect(await docs.find({ account: `a${i}` }).toArray()).toHaveLength(100);
     const afterPoint = await reported();
     expect(afterPoint.idx - start.idx).toBeGreaterThanOrEqual(60);

@@ -1,8 +1,8 @@
-import { ScheduleService } from '../../shared/schedules/service';
-import { buildSchedule } from '../../shared/schedules/new-schedule';
-import { pauseSchedule } from '../../shared/schedules/lifecycle';
-import { claimId, ScheduleRepository, type Schedule } from '../../shared/schedules/repository';
 import { ids } from '../../shared/platform/ids/index';
+import { pauseSchedule } from '../../shared/schedules/lifecycle';
+import { buildSchedule } from '../../shared/schedules/new-schedule';
+import { claimId, type Schedule, ScheduleRepository } from '../../shared/schedules/repository';
+import { ScheduleService } from '../../shared/schedules/service';
 import { openTestDb } from '../support/db';
 
 const BOUNDS = { minSeconds: 1, maxSeconds: 3600, defaultSeconds: 300 };
@@ -25,12 +25,23 @@ describe('schedule claims and advances against the real store', () => {
   afterAll(async () => db?.drop());
 
   async function dueSchedule(budgetId: string, now = new Date()): Promise<Schedule> {
-    const built = buildSchedule({ budgetId, workspaceId: 'ws_claims', workflowId: 'wf_claims', everySeconds: 3600, timezone: 'UTC', startAt: new Date(now.getTime() - 120_000) }, now);
+    const built = buildSchedule(
+      {
+        budgetId,
+        workspaceId: 'ws_claims',
+        workflowId: 'wf_claims',
+        everySeconds: 3600,
+        timezone: 'UTC',
+        startAt: new Date(now.getTime() - 120_000),
+      },
+      now,
+    );
     if ('problem' in built) throw new Error(built.problem);
     return repo.create(built.schedule);
   }
   const budget = () => `bud_claims${++n}`;
-  const advancedEnds = (scheduleId: string) => db.models.scheduleClaimEnds.countDocuments({ schedule_id: scheduleId, kind: 'advanced' });
+  const advancedEnds = (scheduleId: string) =>
+    db.models.scheduleClaimEnds.countDocuments({ schedule_id: scheduleId, kind: 'advanced' });
 
   /** The store commands `body` sends, as `<method> <collection>`. */
   async function commands<T>(body: () => Promise<T>): Promise<{ result: T; sent: string[] }> {
@@ -54,14 +65,24 @@ describe('schedule claims and advances against the real store', () => {
     expect((await service.due(b, { limit: 10 })).items).toEqual([]);
     expect((await new ScheduleService(repo, BOUNDS).due(b, { limit: 10 })).items).toEqual([]);
 
-    const advance = await commands(() => service.advance(b, s._id, { due_at: c.due_at, claim_token: c.claim_token, outcome: 'success', note: 'n' }));
+    const advance = await commands(() =>
+      service.advance(b, s._id, { due_at: c.due_at, claim_token: c.claim_token, outcome: 'success', note: 'n' }),
+    );
     expect(advance.sent.filter((m) => /^(find|findOne) /.test(m))).toEqual([]); // no reads (the schedule as claimed, applied, is the answer)
     // The end (the decision, carrying the advance) and the guarded apply (which moves the schedule, its own queue entry).
     expect(advance.sent.sort()).toEqual(['insertMany schedule_claim_ends', 'updateOne workflow_schedules']);
     const done = advance.result;
-    expect(done).toMatchObject({ already_advanced: false, active: null, schedule: { advance_count: 1, last_outcome: 'success', last_note: 'n' } });
+    expect(done).toMatchObject({
+      already_advanced: false,
+      active: null,
+      schedule: { advance_count: 1, last_outcome: 'success', last_note: 'n' },
+    });
     expect(await repo.get(s._id)).toEqual(done.schedule);
-    expect(await repo.claimEnd(c._id)).toMatchObject({ kind: 'advanced', note: 'n', advance: { claim_token: c.claim_token, seq: 1 } });
+    expect(await repo.claimEnd(c._id)).toMatchObject({
+      kind: 'advanced',
+      note: 'n',
+      advance: { claim_token: c.claim_token, seq: 1 },
+    });
     expect(await repo.getAdvance(s._id, c.base_due_at)).toMatchObject({ claim_token: c.claim_token, seq: 1 });
     expect(await repo.history(s._id)).toEqual([(await repo.claimEnd(c._id))!.advance]);
 
@@ -89,7 +110,17 @@ describe('schedule claims and advances against the real store', () => {
   it('an advance whose apply never landed (a crash after its end): the next claimer applies it and claims the next occurrence; due applies it too', async () => {
     const b = budget();
     const t0 = Date.now();
-    const built = buildSchedule({ budgetId: b, workspaceId: 'ws_claims', workflowId: 'wf_claims', everySeconds: 60, timezone: 'UTC', startAt: new Date(t0 - 30_000) }, new Date(t0));
+    const built = buildSchedule(
+      {
+        budgetId: b,
+        workspaceId: 'ws_claims',
+        workflowId: 'wf_claims',
+        everySeconds: 60,
+        timezone: 'UTC',
+        startAt: new Date(t0 - 30_000),
+      },
+      new Date(t0),
+    );
     if ('problem' in built) throw new Error(built.problem);
     const s = await repo.create(built.schedule);
     const first = new ScheduleService(repo, BOUNDS, () => new Date(t0));
@@ -112,14 +143,28 @@ describe('schedule claims and advances against the real store', () => {
     expect((await repo.get(s._id))!.advance_count).toBe(1);
     const reader = new ScheduleService(repo, BOUNDS, () => new Date(e.schedule.next_due_at.getTime() + 1000));
     expect((await reader.due(b, { limit: 10 })).items).toEqual([]);
-    expect((await repo.get(s._id))!).toMatchObject({ advance_count: 2, last_outcome: 'failed', next_due_at: e.schedule.next_due_at });
+    expect((await repo.get(s._id))!).toMatchObject({
+      advance_count: 2,
+      last_outcome: 'failed',
+      next_due_at: e.schedule.next_due_at,
+    });
     expect((await reader.due(b, { limit: 10 })).items.map((i) => i.schedule._id)).toEqual([s._id]);
   });
 
   it('a pause between a claim and its advance from memory: the advance answers it paused and queues nothing a "next due" claim could take', async () => {
     const b = budget();
     const t0 = Date.now();
-    const built = buildSchedule({ budgetId: b, workspaceId: 'ws_claims', workflowId: 'wf_claims', everySeconds: 60, timezone: 'UTC', startAt: new Date(t0 - 30_000) }, new Date(t0));
+    const built = buildSchedule(
+      {
+        budgetId: b,
+        workspaceId: 'ws_claims',
+        workflowId: 'wf_claims',
+        everySeconds: 60,
+        timezone: 'UTC',
+        startAt: new Date(t0 - 30_000),
+      },
+      new Date(t0),
+    );
     if ('problem' in built) throw new Error(built.problem);
     const s = await repo.create(built.schedule);
     const service = new ScheduleService(repo, BOUNDS, () => new Date(t0));
@@ -138,28 +183,47 @@ describe('schedule claims and advances against the real store', () => {
     const other = await dueSchedule(b);
     const claimer = new ScheduleService(repo, BOUNDS);
     const c = (await claimer.claim(b, { schedule_id: s._id, lease_seconds: 60 })).claim;
-    await expect(claimer.advance(b, s._id, { due_at: new Date(c.due_at.getTime() + 1), claim_token: c.claim_token })).rejects.toMatchObject({ code: 'due_at_mismatch' });
-    await expect(claimer.advance(b, other._id, { due_at: c.due_at, claim_token: c.claim_token })).rejects.toMatchObject({ code: 'claim_required' });
-    await expect(claimer.advance('bud_someone_else', s._id, { due_at: c.due_at, claim_token: c.claim_token })).rejects.toMatchObject({ code: 'schedule_not_found' });
+    await expect(
+      claimer.advance(b, s._id, { due_at: new Date(c.due_at.getTime() + 1), claim_token: c.claim_token }),
+    ).rejects.toMatchObject({ code: 'due_at_mismatch' });
+    await expect(claimer.advance(b, other._id, { due_at: c.due_at, claim_token: c.claim_token })).rejects.toMatchObject(
+      { code: 'claim_required' },
+    );
+    await expect(
+      claimer.advance('bud_someone_else', s._id, { due_at: c.due_at, claim_token: c.claim_token }),
+    ).rejects.toMatchObject({ code: 'schedule_not_found' });
     const elsewhere = new ScheduleService(repo, BOUNDS);
-    const done = await elsewhere.advance(b, s._id, { due_at: c.due_at, claim_token: c.claim_token, outcome: 'success' });
+    const done = await elsewhere.advance(b, s._id, {
+      due_at: c.due_at,
+      claim_token: c.claim_token,
+      outcome: 'success',
+    });
     expect(done).toMatchObject({ already_advanced: false, active: null });
     expect(await repo.get(s._id)).toEqual(done.schedule);
     // The claimer's memory of it is no shortcut past the record: a repeat there answers already_advanced.
-    expect(await claimer.advance(b, s._id, { due_at: c.due_at, claim_token: c.claim_token })).toMatchObject({ already_advanced: true });
+    expect(await claimer.advance(b, s._id, { due_at: c.due_at, claim_token: c.claim_token })).toMatchObject({
+      already_advanced: true,
+    });
     expect(await advancedEnds(s._id)).toBe(1);
   });
 
   it('claimers in separate processes race for one occurrence: one wins, the rest are refused; after a release the next claim is attempt 1', async () => {
     const b = budget();
     const s = await dueSchedule(b);
-    const results = await Promise.allSettled(Array.from({ length: 8 }, () => new ScheduleService(repo, BOUNDS).claim(b, { schedule_id: s._id, lease_seconds: 60 })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, () =>
+        new ScheduleService(repo, BOUNDS).claim(b, { schedule_id: s._id, lease_seconds: 60 }),
+      ),
+    );
     const won = results.filter((r) => r.status === 'fulfilled');
     expect(won).toHaveLength(1);
-    for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'occurrence_claimed' });
+    for (const r of results)
+      if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'occurrence_claimed' });
     const c = (won[0] as PromiseFulfilledResult<Awaited<ReturnType<ScheduleService['claim']>>>).value.claim;
     expect(c.attempt).toBe(0);
-    await expect(new ScheduleService(repo, BOUNDS).claim(b, { lease_seconds: 60 })).rejects.toMatchObject({ code: 'occurrence_not_due' });
+    await expect(new ScheduleService(repo, BOUNDS).claim(b, { lease_seconds: 60 })).rejects.toMatchObject({
+      code: 'occurrence_not_due',
+    });
 
     await new ScheduleService(repo, BOUNDS).release(b, s._id, { due_at: c.due_at, claim_token: c.claim_token });
     const next = await new ScheduleService(repo, BOUNDS).claim(b, { lease_seconds: 60 });
@@ -167,7 +231,7 @@ describe('schedule claims and advances against the real store', () => {
     expect(next.claim._id).toBe(claimId(s._id, s.next_due_at, 1));
   });
 
-  it('at the lease\'s end, the holder advancing from memory and another process taking the occurrence over: exactly one wins, every time', async () => {
+  it("at the lease's end, the holder advancing from memory and another process taking the occurrence over: exactly one wins, every time", async () => {
     for (let round = 0; round < 6; round++) {
       const b = budget();
       const t0 = Date.now();
@@ -199,15 +263,33 @@ describe('schedule claims and advances against the real store', () => {
   it('data from before (claims with a held entry, advances recorded apart from their end) is still handled: advance, release, takeover, repeat, history', async () => {
     const legacy = async (b: string, s: Schedule, now: Date, leaseMs: number) => {
       const id = claimId(s._id, s.next_due_at, 0);
-      const claim = { _id: id, schedule_id: s._id, budget_id: b, base_due_at: s.next_due_at, attempt: 0, due_at: s.next_due_at, skipped: 0, claim_token: ids.claimToken(id), claimed_at: now, lease_expires_at: new Date(now.getTime() + leaseMs) };
+      const claim = {
+        _id: id,
+        schedule_id: s._id,
+        budget_id: b,
+        base_due_at: s.next_due_at,
+        attempt: 0,
+        due_at: s.next_due_at,
+        skipped: 0,
+        claim_token: ids.claimToken(id),
+        claimed_at: now,
+        lease_expires_at: new Date(now.getTime() + leaseMs),
+      };
       expect(await repo.insertClaim(claim)).toBe(true);
       // Its held entry in the old queue collection, which nothing reads any more.
-      await db.connection.collection('schedule_due').insertOne({ _id: `${b}:${claim.lease_expires_at.toISOString()}:${s._id}:x` as never, budget_id: b, schedule_id: s._id, base_due_at: s.next_due_at, reason: 'expired' });
+      await db.connection.collection('schedule_due').insertOne({
+        _id: `${b}:${claim.lease_expires_at.toISOString()}:${s._id}:x` as never,
+        budget_id: b,
+        schedule_id: s._id,
+        base_due_at: s.next_due_at,
+        reason: 'expired',
+      });
       return claim;
     };
     const now = new Date();
     const service = new ScheduleService(repo, BOUNDS, () => now);
-    const dueIds = async (b: string, at = now) => (await new ScheduleService(repo, BOUNDS, () => at).due(b, { limit: 10 })).items.map((i) => i.schedule._id);
+    const dueIds = async (b: string, at = now) =>
+      (await new ScheduleService(repo, BOUNDS, () => at).due(b, { limit: 10 })).items.map((i) => i.schedule._id);
 
     const b1 = budget();
     const s1 = await dueSchedule(b1, now);
@@ -235,13 +317,25 @@ describe('schedule claims and advances against the real store', () => {
     const b4 = budget();
     const s4 = await dueSchedule(b4, now);
     const c4 = await legacy(b4, s4, now, 60_000);
-    const old = { ...(await new ScheduleService(repo, BOUNDS, () => now).advance(b4, s4._id, { due_at: c4.due_at, claim_token: c4.claim_token, outcome: 'success' })) };
+    const old = {
+      ...(await new ScheduleService(repo, BOUNDS, () => now).advance(b4, s4._id, {
+        due_at: c4.due_at,
+        claim_token: c4.claim_token,
+        outcome: 'success',
+      })),
+    };
     const end = (await repo.claimEnd(c4._id))!;
     await db.models.scheduleAdvances.collection.insertOne(end.advance as never);
     await db.models.scheduleClaimEnds.collection.updateOne({ _id: c4._id } as never, { $unset: { advance: '' } });
     expect(await repo.claimEnd(c4._id)).not.toHaveProperty('advance');
-    const repeat = await new ScheduleService(repo, BOUNDS, () => now).advance(b4, s4._id, { due_at: c4.due_at, claim_token: c4.claim_token });
-    expect(repeat).toMatchObject({ already_advanced: true, schedule: { advance_count: 1, next_due_at: old.schedule.next_due_at } });
+    const repeat = await new ScheduleService(repo, BOUNDS, () => now).advance(b4, s4._id, {
+      due_at: c4.due_at,
+      claim_token: c4.claim_token,
+    });
+    expect(repeat).toMatchObject({
+      already_advanced: true,
+      schedule: { advance_count: 1, next_due_at: old.schedule.next_due_at },
+    });
     expect(await repo.history(s4._id)).toEqual([end.advance]);
     expect(await repo.getAdvance(s4._id, s4.next_due_at)).toEqual(end.advance);
 
@@ -250,9 +344,18 @@ describe('schedule claims and advances against the real store', () => {
     const s5 = await dueSchedule(b5, now);
     const c5 = await legacy(b5, s5, now, 60_000);
     await repo.endClaim(c5, 'advanced', now);
-    const completed = await service.advance(b5, s5._id, { due_at: c5.due_at, claim_token: c5.claim_token, outcome: 'skipped' });
-    expect(completed).toMatchObject({ already_advanced: false, schedule: { advance_count: 1, last_outcome: 'skipped' } });
+    const completed = await service.advance(b5, s5._id, {
+      due_at: c5.due_at,
+      claim_token: c5.claim_token,
+      outcome: 'skipped',
+    });
+    expect(completed).toMatchObject({
+      already_advanced: false,
+      schedule: { advance_count: 1, last_outcome: 'skipped' },
+    });
     expect(await db.models.scheduleAdvances.countDocuments({ schedule_id: s5._id })).toBe(1);
-    expect(await service.advance(b5, s5._id, { due_at: c5.due_at, claim_token: c5.claim_token })).toMatchObject({ already_advanced: true });
+    expect(await service.advance(b5, s5._id, { due_at: c5.due_at, claim_token: c5.claim_token })).toMatchObject({
+      already_advanced: true,
+    });
   });
 });

@@ -22,22 +22,36 @@ describe('workspaces, budgets, groups, credentials and approvals on the real sto
     const ws = await repo.createWorkspace({ name: 'Acme' });
     const other = await repo.createWorkspace({ name: 'Other' });
     expect(ws._id).toMatch(/^ws_[0-9a-f]{16}$/);
-    const { budget, budgetKey } = await repo.createBudget({ workspaceId: ws._id, name: 'ops', dailyCredits: 100, totalCredits: null });
+    const { budget, budgetKey } = await repo.createBudget({
+      workspaceId: ws._id,
+      name: 'ops',
+      dailyCredits: 100,
+      totalCredits: null,
+    });
     expect(budget).toMatchObject({ workspace_id: ws._id, daily_credits: 100, total_credits: null, workflow_ids: [] });
     expect(budgetKey).toMatch(/^bk_[A-Za-z0-9_-]{43}$/);
     const { apiKey } = await repo.createApiKey({ workspaceId: ws._id, label: 'ci' });
     const { apiKey: otherKey, apiKeyId: otherKeyId } = await repo.createApiKey({ workspaceId: other._id });
     expect(apiKey).toMatch(/^wak_/);
 
-    const raw = JSON.stringify(await db.connection.db!.collection('budgets').find().toArray()) + JSON.stringify(await db.connection.db!.collection('workspace_api_keys').find().toArray());
+    const raw =
+      JSON.stringify(await db.connection.db!.collection('budgets').find().toArray()) +
+      JSON.stringify(await db.connection.db!.collection('workspace_api_keys').find().toArray());
     expect(raw).not.toContain(budgetKey);
     expect(raw).not.toContain(apiKey);
 
-    expect(await repo.resolveBudgetBearer(apiKey, budgetKey)).toMatchObject({ workspace: { _id: ws._id }, budget: { _id: budget._id } });
+    expect(await repo.resolveBudgetBearer(apiKey, budgetKey)).toMatchObject({
+      workspace: { _id: ws._id },
+      budget: { _id: budget._id },
+    });
     expect(await repo.resolveBudgetBearer(otherKey, budgetKey)).toBeNull();
-    expect(await repo.resolveBudgetBearer(apiKey, budgetKey.slice(0, -1) + (budgetKey.endsWith('A') ? 'B' : 'A'))).toBeNull();
+    expect(
+      await repo.resolveBudgetBearer(apiKey, budgetKey.slice(0, -1) + (budgetKey.endsWith('A') ? 'B' : 'A')),
+    ).toBeNull();
     expect(await repo.revokeApiKey(otherKeyId)).toBe(true);
-    await expect(repo.createBudget({ workspaceId: 'ws_nope', name: 'x' })).rejects.toMatchObject({ code: 'workspace_not_found' });
+    await expect(repo.createBudget({ workspaceId: 'ws_nope', name: 'x' })).rejects.toMatchObject({
+      code: 'workspace_not_found',
+    });
   });
 
   it('lists a workflow on a budget once under 10 concurrent adds', async () => {
@@ -57,7 +71,11 @@ describe('workspaces, budgets, groups, credentials and approvals on the real sto
     expect(token).toMatch(/^agt_[A-Za-z0-9_-]{43}$/);
     expect(webhookSecret).toMatch(/^whsec_/);
     const access = await repo.resolveGroupToken(token);
-    expect(access).toMatchObject({ group: { _id: group._id, budget_id: budget._id }, budget: { _id: budget._id }, workspace: { _id: ws._id } });
+    expect(access).toMatchObject({
+      group: { _id: group._id, budget_id: budget._id },
+      budget: { _id: budget._id },
+      workspace: { _id: ws._id },
+    });
     expect(access!.group).not.toHaveProperty('webhook_secret_enc');
     expect(await repo.groupWebhookSecret(group._id)).toBe(webhookSecret);
     const stored = await db.connection.db!.collection('agent_groups').findOne({ _id: group._id as never });
@@ -74,13 +92,19 @@ describe('workspaces, budgets, groups, credentials and approvals on the real sto
     const ws = await repo.createWorkspace({ name: 'C' });
     await repo.setCredential({ workspaceId: ws._id, name: 'VENDOR_KEY', value: 'super-secret-1' });
     await repo.setCredential({ workspaceId: ws._id, name: 'VENDOR_KEY', value: 'super-secret-2' });
-    const raw = JSON.stringify(await db.connection.db!.collection('credentials').find({ workspace_id: ws._id }).toArray());
+    const raw = JSON.stringify(
+      await db.connection.db!.collection('credentials').find({ workspace_id: ws._id }).toArray(),
+    );
     expect(raw).not.toContain('super-secret');
     expect(await repo.credentialNames(ws._id)).toEqual(['VENDOR_KEY']);
     expect(await repo.missingCredentials(ws._id, ['VENDOR_KEY', 'OTHER'])).toEqual(['OTHER']);
     expect(await repo.credentialValues(ws._id, ['VENDOR_KEY'])).toEqual({ VENDOR_KEY: 'super-secret-2' });
-    await expect(new WorkspaceRepository(db.models, Buffer.alloc(32, 9)).credentialValues(ws._id, ['VENDOR_KEY'])).rejects.toThrow();
-    await expect(new WorkspaceRepository(db.models).setCredential({ workspaceId: ws._id, name: 'X', value: 'v' })).rejects.toMatchObject({ code: 'credentials_key_missing' });
+    await expect(
+      new WorkspaceRepository(db.models, Buffer.alloc(32, 9)).credentialValues(ws._id, ['VENDOR_KEY']),
+    ).rejects.toThrow();
+    await expect(
+      new WorkspaceRepository(db.models).setCredential({ workspaceId: ws._id, name: 'X', value: 'v' }),
+    ).rejects.toMatchObject({ code: 'credentials_key_missing' });
   });
 
   it('approval requests: one open per target under concurrency; approving applies it and frees the slot', async () => {
@@ -88,7 +112,15 @@ describe('workspaces, budgets, groups, credentials and approvals on the real sto
     const { budget } = await repo.createBudget({ workspaceId: ws._id, name: 'b' });
     const wf = await workflows.create({ name: 'x', ...graph }, { workspaceId: ws._id });
     const opened = await Promise.all(
-      Array.from({ length: 8 }, () => repo.openApproval({ kind: 'add_workflow', workspaceId: ws._id, budgetId: budget._id, workflowId: wf._id, reason: 'not on budget' })),
+      Array.from({ length: 8 }, () =>
+        repo.openApproval({
+          kind: 'add_workflow',
+          workspaceId: ws._id,
+          budgetId: budget._id,
+          workflowId: wf._id,
+          reason: 'not on budget',
+        }),
+      ),
     );
     expect(new Set(opened.map((a) => a._id)).size).toBe(1);
     expect(await repo.listApprovals({ status: 'open', workspaceId: ws._id })).toHaveLength(1);
@@ -97,11 +129,23 @@ describe('workspaces, budgets, groups, credentials and approvals on the real sto
     expect(await repo.isWorkflowOnBudget(budget._id, wf._id)).toBe(true);
     expect(await repo.approve(opened[0]._id, { by: 'ops' })).toMatchObject({ status: 'approved' });
 
-    const cred = await repo.openApproval({ kind: 'credential', workspaceId: ws._id, workflowId: wf._id, credentialName: 'TOKEN', reason: 'missing' });
+    const cred = await repo.openApproval({
+      kind: 'credential',
+      workspaceId: ws._id,
+      workflowId: wf._id,
+      credentialName: 'TOKEN',
+      reason: 'missing',
+    });
     await expect(repo.approve(cred._id, { by: 'ops' })).rejects.toMatchObject({ code: 'credential_not_set' });
     expect(await repo.approve(cred._id, { by: 'ops', credentialValue: 'tok' })).toMatchObject({ status: 'approved' });
     expect(await repo.credentialValues(ws._id, ['TOKEN'])).toEqual({ TOKEN: 'tok' });
-    const again = await repo.openApproval({ kind: 'credential', workspaceId: ws._id, workflowId: wf._id, credentialName: 'TOKEN', reason: 'missing' });
+    const again = await repo.openApproval({
+      kind: 'credential',
+      workspaceId: ws._id,
+      workflowId: wf._id,
+      credentialName: 'TOKEN',
+      reason: 'missing',
+    });
     expect(again._id).not.toBe(cred._id);
     await expect(repo.approve('apr_nope', { by: 'x' })).rejects.toMatchObject({ code: 'approval_not_found' });
   });
@@ -119,32 +163,70 @@ describe('workflow definitions on the real store', () => {
   });
 
   it('stores free-form node objects safely (keys with $ and .) and hands them back as plain objects', async () => {
-    const nodes = [{ id: 'k', type: 'tool', product: 'demo', parameters: { 'a.b': '{{prompt}}', $where: 'x', nested: { 'x.y': [1, { $gt: 2 }] } } }];
+    const nodes = [
+      {
+        id: 'k',
+        type: 'tool',
+        product: 'demo',
+        parameters: { 'a.b': '{{prompt}}', $where: 'x', nested: { 'x.y': [1, { $gt: 2 }] } },
+      },
+    ];
     const wf = await workflows.create({ name: 'odd keys', description: 'd', nodes, edges: [] });
-    expect(wf).toMatchObject({ _id: expect.stringMatching(/^wf_/), status: 'draft', nodes, edges: [], credentials: [], versions: [] });
+    expect(wf).toMatchObject({
+      _id: expect.stringMatching(/^wf_/),
+      status: 'draft',
+      nodes,
+      edges: [],
+      credentials: [],
+      versions: [],
+    });
     expect((await workflows.get(wf._id))!.nodes).toEqual(nodes);
   });
 
   it('refuses an invalid definition with every problem and its path', async () => {
     await expect(
-      workflows.create({ name: 'bad', nodes: [{ id: 'a', type: 'nope' }, { id: 'b', type: 'template', template: 'x' }], edges: [{ from: 'b', to: 'zz' }] }),
+      workflows.create({
+        name: 'bad',
+        nodes: [
+          { id: 'a', type: 'nope' },
+          { id: 'b', type: 'template', template: 'x' },
+        ],
+        edges: [{ from: 'b', to: 'zz' }],
+      }),
     ).rejects.toMatchObject({
       code: 'invalid_workflow',
-      details: { problems: [expect.objectContaining({ path: 'nodes[0].type', code: 'unknown_node_type' }), expect.objectContaining({ path: 'edges[0].to', code: 'dangling_edge' })] },
+      details: {
+        problems: [
+          expect.objectContaining({ path: 'nodes[0].type', code: 'unknown_node_type' }),
+          expect.objectContaining({ path: 'edges[0].to', code: 'dangling_edge' }),
+        ],
+      },
     });
   });
 
   it('publishes increasing semantic versions; runs take the latest published graph', async () => {
-    const wf = await workflows.create({ id: 'wf_versions', name: 'v', ...graph, status: 'published', version: '1.0.0' });
+    const wf = await workflows.create({
+      id: 'wf_versions',
+      name: 'v',
+      ...graph,
+      status: 'published',
+      version: '1.0.0',
+    });
     expect(wf.status).toBe('published');
-    await expect(workflows.create({ id: 'wf_versions', name: 'v', ...graph })).rejects.toMatchObject({ code: 'workflow_exists' });
+    await expect(workflows.create({ id: 'wf_versions', name: 'v', ...graph })).rejects.toMatchObject({
+      code: 'workflow_exists',
+    });
     await expect(workflows.publish(wf._id, '1.0.0')).rejects.toMatchObject({ code: 'version_not_newer' });
     await expect(workflows.publish(wf._id, '0.9.0')).rejects.toMatchObject({ code: 'version_not_newer' });
     await expect(workflows.publish(wf._id, '1.0')).rejects.toMatchObject({ code: 'invalid_version' });
     const racing = await Promise.allSettled([workflows.publish(wf._id, '1.10.0'), workflows.publish(wf._id, '1.10.0')]);
     expect(racing.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     expect((await workflows.get(wf._id))!.versions.map((v) => v.version)).toEqual(['1.0.0', '1.10.0']);
-    expect(await workflows.runnable(wf._id)).toMatchObject({ workflow_id: wf._id, version: '1.10.0', nodes: graph.nodes });
+    expect(await workflows.runnable(wf._id)).toMatchObject({
+      workflow_id: wf._id,
+      version: '1.10.0',
+      nodes: graph.nodes,
+    });
     const list = await workflows.list();
     expect(list.find((w) => w._id === wf._id)).toMatchObject({ latest_version: '1.10.0', node_count: 1 });
     expect(await workflows.runnable('wf_none')).toBeNull();
@@ -157,7 +239,13 @@ describe('workflow definitions on the real store', () => {
     const older = ['1.2.0', '1.1.0', '1.4.0', '1.3.0', '1.5.0', '1.7.0', '1.6.0', '1.9.0', '1.8.0', '1.10.0', '1.11.0'];
     for (let round = 0; round < 10; round++) {
       const versions = [...older.slice(0, round), '2.0.0', ...older.slice(round)];
-      const wf = await workflows.create({ id: `wf_race_${round}`, name: 'p', ...graph, status: 'published', version: '1.0.0' });
+      const wf = await workflows.create({
+        id: `wf_race_${round}`,
+        name: 'p',
+        ...graph,
+        status: 'published',
+        version: '1.0.0',
+      });
       await Promise.allSettled(versions.map((v) => workflows.publish(wf._id, v)));
       expect((await workflows.get(wf._id))!.versions.map((v) => v.version)).toContain('2.0.0');
       expect(await workflows.runnable(wf._id)).toMatchObject({ version: '2.0.0' });
@@ -171,10 +259,17 @@ describe('workflow definitions on the real store', () => {
     await workflows.publish('wf_legacy', '3.10.0');
     await workflows.publish('wf_legacy', '3.2.0').catch(() => undefined);
     await db.models.workflowVersions.updateMany({ workflow_id: 'wf_legacy' }, { $unset: { order_key: 1 } });
-    expect(await workflows.list()).toEqual(expect.arrayContaining([expect.objectContaining({ _id: 'wf_legacy', latest_version: '3.10.0' })]));
+    expect(await workflows.list()).toEqual(
+      expect.arrayContaining([expect.objectContaining({ _id: 'wf_legacy', latest_version: '3.10.0' })]),
+    );
     expect(await workflows.runnable('wf_legacy')).toMatchObject({ version: '3.10.0' });
-    const keyed = await db.models.workflowVersions.find({ workflow_id: 'wf_legacy' }, { order_key: 1 }).lean<{ order_key?: string }[]>().exec();
-    expect(keyed.map((r) => r.order_key)).toEqual(expect.arrayContaining(['000000003.000000010.000000000', '000000003.000000001.000000000']));
+    const keyed = await db.models.workflowVersions
+      .find({ workflow_id: 'wf_legacy' }, { order_key: 1 })
+      .lean<{ order_key?: string }[]>()
+      .exec();
+    expect(keyed.map((r) => r.order_key)).toEqual(
+      expect.arrayContaining(['000000003.000000010.000000000', '000000003.000000001.000000000']),
+    );
     await workflows.publish('wf_legacy', '3.11.0');
     expect(await workflows.runnable('wf_legacy')).toMatchObject({ version: '3.11.0' });
     expect(Object.keys((await workflows.get('wf_legacy'))!)).not.toContain('latest_version');
@@ -183,7 +278,10 @@ describe('workflow definitions on the real store', () => {
   it('keeps at most MAX_VERSIONS_PER_WORKFLOW published versions of one workflow', async () => {
     await workflows.create({ id: 'wf_many', name: 'm', ...graph, status: 'published', version: '0.0.1' });
     for (let v = 2; v <= MAX_VERSIONS_PER_WORKFLOW; v++) await workflows.publish('wf_many', `0.0.${v}`);
-    await expect(workflows.publish('wf_many', '1.0.0')).rejects.toMatchObject({ code: 'version_limit_reached', status: 409 });
+    await expect(workflows.publish('wf_many', '1.0.0')).rejects.toMatchObject({
+      code: 'version_limit_reached',
+      status: 409,
+    });
     expect(await workflows.runnable('wf_many')).toMatchObject({ version: `0.0.${MAX_VERSIONS_PER_WORKFLOW}` });
   }, 120_000);
 });

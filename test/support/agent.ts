@@ -1,5 +1,5 @@
-import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import type { Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { signRequest } from '../../sdk/agent-client';
 import type { SignedAction } from '../../shared/identity/signing';
 import { http } from './http';
@@ -22,7 +22,9 @@ export class TestAgent {
   }
 
   async startSession(): Promise<string> {
-    const res = await http('POST', `${this.mainUrl}/api/external/auth/session`, { body: { wallet_address: this.account.address } });
+    const res = await http('POST', `${this.mainUrl}/api/external/auth/session`, {
+      body: { wallet_address: this.account.address },
+    });
     if (res.status !== 200) throw new Error(`session failed: ${res.status} ${res.text}`);
     this.sessionNonce = res.body.data.session_nonce;
     return this.sessionNonce;

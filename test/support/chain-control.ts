@@ -2,7 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authorizationTypes } from '@x402/evm';
-import { createWalletClient, http as viemHttp, parseSignature, toHex, type Address, type Hex, type LocalAccount } from 'viem';
+import {
+  type Address,
+  createWalletClient,
+  type Hex,
+  http as viemHttp,
+  type LocalAccount,
+  parseSignature,
+  toHex,
+} from 'viem';
 import { loadTokenArtifact } from '../../shared/payments/chain/token-artifact';
 import { viemChain } from '../../shared/payments/x402/networks';
 
@@ -10,7 +18,11 @@ const CHAIN_ID = 84532;
 
 /** One raw JSON-RPC call (anvil's own methods: evm_setAutomine, anvil_dropTransaction, anvil_mine, ...). */
 export async function rpc<T = unknown>(url: string, method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const body = (await res.json()) as { result?: T; error?: { message: string } };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result as T;
@@ -36,21 +48,33 @@ async function readBody(req: IncomingMessage): Promise<string> {
  * refuses eth_getLogs over more than `maxLogRange` blocks, and can fail chosen methods. Its URL
  * carries `path` (e.g. a fake API key) as hosted RPC URLs do.
  */
-export async function startRpcProxy(target: string, opts: { maxLogRange?: number; path?: string; fail?: Record<string, string> } = {}): Promise<RpcProxy> {
+export async function startRpcProxy(
+  target: string,
+  opts: { maxLogRange?: number; path?: string; fail?: Record<string, string> } = {},
+): Promise<RpcProxy> {
   const state = { maxLogRange: 0, down: false };
   const blockOf = async (tag: string): Promise<number> =>
     /^0x/.test(tag) ? Number(BigInt(tag)) : Number(BigInt(await rpc<string>(target, 'eth_blockNumber')));
   const answer = async (call: { id: unknown; method: string; params?: unknown[] }): Promise<unknown> => {
-    if (opts.fail?.[call.method]) return { jsonrpc: '2.0', id: call.id, error: { code: -32000, message: opts.fail[call.method] } };
+    if (opts.fail?.[call.method])
+      return { jsonrpc: '2.0', id: call.id, error: { code: -32000, message: opts.fail[call.method] } };
     if (call.method === 'eth_getLogs') {
       const filter = (call.params?.[0] ?? {}) as { fromBlock?: string; toBlock?: string };
       const range = (await blockOf(filter.toBlock ?? 'latest')) - (await blockOf(filter.fromBlock ?? 'latest')) + 1;
       state.maxLogRange = Math.max(state.maxLogRange, range);
       if (opts.maxLogRange !== undefined && range > opts.maxLogRange) {
-        return { jsonrpc: '2.0', id: call.id, error: { code: -32005, message: `query exceeds max block range ${opts.maxLogRange}` } };
+        return {
+          jsonrpc: '2.0',
+          id: call.id,
+          error: { code: -32005, message: `query exceeds max block range ${opts.maxLogRange}` },
+        };
       }
     }
-    const res = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call) });
+    const res = await fetch(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(call),
+    });
     return res.json();
   };
   const server: Server = createServer((req, res) => {
@@ -98,7 +122,11 @@ export interface AuthorizationFields {
 }
 
 /** An EIP-3009 authorization signed by hand (windows and payees the official client never produces). */
-export async function signAuthorization(payer: LocalAccount, token: { address: Address; name: string; version: string }, f: AuthorizationFields) {
+export async function signAuthorization(
+  payer: LocalAccount,
+  token: { address: Address; name: string; version: string },
+  f: AuthorizationFields,
+) {
   const authorization = {
     from: payer.address,
     to: f.to,
@@ -117,28 +145,57 @@ export async function signAuthorization(payer: LocalAccount, token: { address: A
 }
 
 /** The payer executes an authorization itself (it needs gas): a front-run of the one it gave us. */
-export async function executeAuthorization(rpcUrl: string, sender: LocalAccount, token: Address, signed: Awaited<ReturnType<typeof signAuthorization>>): Promise<Hex> {
+export async function executeAuthorization(
+  rpcUrl: string,
+  sender: LocalAccount,
+  token: Address,
+  signed: Awaited<ReturnType<typeof signAuthorization>>,
+): Promise<Hex> {
   const { abi } = await loadTokenArtifact();
-  const wallet = createWalletClient({ account: sender, chain: viemChain(CHAIN_ID, rpcUrl), transport: viemHttp(rpcUrl) });
+  const wallet = createWalletClient({
+    account: sender,
+    chain: viemChain(CHAIN_ID, rpcUrl),
+    transport: viemHttp(rpcUrl),
+  });
   const a = signed.authorization;
   const sig = parseSignature(signed.signature);
   return wallet.writeContract({
     address: token,
     abi,
     functionName: 'transferWithAuthorization',
-    args: [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, Number(sig.v ?? BigInt(sig.yParity + 27)), sig.r, sig.s],
+    args: [
+      a.from,
+      a.to,
+      a.value,
+      a.validAfter,
+      a.validBefore,
+      a.nonce,
+      Number(sig.v ?? BigInt(sig.yParity + 27)),
+      sig.r,
+      sig.s,
+    ],
   } as never);
 }
 
 /** The payment header for a hand-signed authorization answering a challenge's first offer. */
-export function handSignedPayload(challenge: { resource: unknown; accepts: unknown[] }, signed: Awaited<ReturnType<typeof signAuthorization>>) {
+export function handSignedPayload(
+  challenge: { resource: unknown; accepts: unknown[] },
+  signed: Awaited<ReturnType<typeof signAuthorization>>,
+) {
   const a = signed.authorization;
   return {
     x402Version: 2,
     resource: challenge.resource,
     accepted: challenge.accepts[0],
     payload: {
-      authorization: { from: a.from, to: a.to, value: a.value.toString(), validAfter: a.validAfter.toString(), validBefore: a.validBefore.toString(), nonce: a.nonce },
+      authorization: {
+        from: a.from,
+        to: a.to,
+        value: a.value.toString(),
+        validAfter: a.validAfter.toString(),
+        validBefore: a.validBefore.toString(),
+        nonce: a.nonce,
+      },
       signature: signed.signature,
     },
   };

@@ -1,8 +1,8 @@
-import type { Db } from '../../shared/platform/db/index';
 import { EmbedRepository } from '../../shared/embed/repository';
+import type { Db } from '../../shared/platform/db/index';
 import { ToolRepository } from '../../shared/tools/repository';
 import { WorkflowRepository } from '../../shared/workflows/repository';
-import { setupGroup, type GroupSetup } from './webhook-runs';
+import { type GroupSetup, setupGroup } from './webhook-runs';
 
 /** Markup that runs script if it is ever parsed as HTML: every test string carries it. */
 export const HOSTILE = '<img src=x onerror="window.__pwned=(window.__pwned||0)+1">';
@@ -36,17 +36,37 @@ export async function seedEmbed(db: Db, origins: string[], o: { price?: number }
   await g.repo.addWorkflowToBudget(g.budgetId, wf._id);
   const tools = new ToolRepository(db.models);
   const slug = `echo-${Math.random().toString(36).slice(2, 8)}`;
-  const product = await tools.createProduct({ slug, name: 'echo_tool', display_name: `Echo ${HOSTILE}`, description: `Echoes text ${HOSTILE}` });
+  const product = await tools.createProduct({
+    slug,
+    name: 'echo_tool',
+    display_name: `Echo ${HOSTILE}`,
+    description: `Echoes text ${HOSTILE}`,
+  });
   await tools.addAction(slug, {
     slug: 'echo',
     name: 'Echo',
     description: `Sends it back ${HOSTILE}`,
     credits: price,
-    parameters_schema: { type: 'object', properties: { text: { type: 'string', title: `Text ${HOSTILE}` }, count: { type: 'integer' } }, required: ['text'], additionalProperties: false },
+    parameters_schema: {
+      type: 'object',
+      properties: { text: { type: 'string', title: `Text ${HOSTILE}` }, count: { type: 'integer' } },
+      required: ['text'],
+      additionalProperties: false,
+    },
     runner: { kind: 'builtin', handler: 'echo', timeout_ms: 2000 },
   });
   const embeds = new EmbedRepository(db.models);
-  const bundle = await embeds.createBundle({ workspaceId: g.workspaceId, groupId: g.groupId, name: `Bundle ${HOSTILE}`, origins });
-  await embeds.addToBundle(bundle._id, { items: [{ kind: 'workflow', ref: wf._id }, { kind: 'product', ref: product.id }] });
+  const bundle = await embeds.createBundle({
+    workspaceId: g.workspaceId,
+    groupId: g.groupId,
+    name: `Bundle ${HOSTILE}`,
+    origins,
+  });
+  await embeds.addToBundle(bundle._id, {
+    items: [
+      { kind: 'workflow', ref: wf._id },
+      { kind: 'product', ref: product.id },
+    ],
+  });
   return { g, bundleId: bundle._id, workflowId: wf._id, productId: product.id, price };
 }

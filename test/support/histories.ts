@@ -32,7 +32,11 @@ export async function replayHistory(flow: string, fresh: History): Promise<void>
  */
 export async function saveHistory(handle: { fetchHistory(): Promise<any> }, name: string): Promise<void> {
   if (process.env.UPDATE_HISTORIES !== '1') return;
-  const history = History.toObject(History.fromObject(await handle.fetchHistory()), { longs: String, enums: String, bytes: String });
+  const history = History.toObject(History.fromObject(await handle.fetchHistory()), {
+    longs: String,
+    enums: String,
+    bytes: String,
+  });
   writeFileSync(path.join(DIR, name), JSON.stringify(history));
 }
 

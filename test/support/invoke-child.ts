@@ -1,7 +1,7 @@
 // A separate process that starts one paid tool call and is killed by the test mid-call
 // (between hold and capture). Argv: account product requestId.
-import { parseConfig } from '../../shared/platform/config/index';
 import { createDb } from '../../shared/composition/store';
+import { parseConfig } from '../../shared/platform/config/index';
 import { createToolInvoker } from '../../shared/tools/invoke';
 
 async function main() {

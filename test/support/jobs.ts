@@ -1,8 +1,8 @@
 import type { JobDoc } from '../../shared/jobs/models/job';
-import type { Models } from '../../shared/platform/db/index';
 import { JobOperations } from '../../shared/jobs/operations';
 import { JobRepository } from '../../shared/jobs/repository';
 import type { JobCreateInput } from '../../shared/jobs/schemas';
+import type { Models } from '../../shared/platform/db/index';
 
 /** An open job with test defaults; `overrides` wins. */
 export function createJob(models: Models, overrides: Partial<JobCreateInput> = {}): Promise<JobDoc> {
@@ -30,7 +30,12 @@ export const goodPost = (target = 'https://example.com/launch') => ({
  * Polls `read` until `done` holds or the time is up; returns the last value. Every caller waits
  * for something to happen (a workflow's step), which a loaded machine can hold up past 20 s.
  */
-export async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 60_000, everyMs = 150): Promise<T> {
+export async function until<T>(
+  read: () => Promise<T>,
+  done: (v: T) => boolean,
+  timeoutMs = 60_000,
+  everyMs = 150,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   let v = await read();
   while (!done(v) && Date.now() < end) {

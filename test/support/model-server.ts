@@ -34,7 +34,12 @@ interface Behaviour {
 /** A real HTTP server speaking the OpenAI chat-completions protocol (POST /v1/chat/completions). */
 export async function startModelServer(): Promise<ModelServer> {
   const requests: ModelRequest[] = [];
-  let behaviour: Behaviour = { delayMs: 0, status: 200, reply: (b) => `echo: ${b.messages.at(-1).content}`, model: 'test-model-1' };
+  let behaviour: Behaviour = {
+    delayMs: 0,
+    status: 200,
+    reply: (b) => `echo: ${b.messages.at(-1).content}`,
+    model: 'test-model-1',
+  };
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
@@ -51,24 +56,29 @@ export async function startModelServer(): Promise<ModelServer> {
       });
       const request: ModelRequest = { body, headers: req.headers, aborted, answered: false };
       requests.push(request);
-      const timer = setTimeout(() => {
-        if (res.destroyed) return;
-        answered = true;
-        request.answered = true;
-        if (b.status !== 200) {
-          res.writeHead(b.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'refused by test' } }));
-          return;
-        }
-        res.writeHead(200, { 'content-type': 'application/json' }).end(
-          JSON.stringify({
-            id: 'chatcmpl-test',
-            object: 'chat.completion',
-            model: b.model,
-            choices: [{ index: 0, message: { role: 'assistant', content: b.reply(body) }, finish_reason: 'stop' }],
-            ...(b.usage ? { usage: b.usage } : {}),
-          }),
-        );
-      }, b.delayFor?.(body) ?? b.delayMs);
+      const timer = setTimeout(
+        () => {
+          if (res.destroyed) return;
+          answered = true;
+          request.answered = true;
+          if (b.status !== 200) {
+            res
+              .writeHead(b.status, { 'content-type': 'application/json' })
+              .end(JSON.stringify({ error: { message: 'refused by test' } }));
+            return;
+          }
+          res.writeHead(200, { 'content-type': 'application/json' }).end(
+            JSON.stringify({
+              id: 'chatcmpl-test',
+              object: 'chat.completion',
+              model: b.model,
+              choices: [{ index: 0, message: { role: 'assistant', content: b.reply(body) }, finish_reason: 'stop' }],
+              ...(b.usage ? { usage: b.usage } : {}),
+            }),
+          );
+        },
+        b.delayFor?.(body) ?? b.delayMs,
+      );
       res.on('close', () => clearTimeout(timer));
     });
   });

@@ -1,10 +1,10 @@
-import Ajv2020 from 'ajv/dist/2020';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import type { AppDeps } from '../../shared/composition/deps';
+import Ajv2020 from 'ajv/dist/2020';
 import { offlineDeps } from '../../api/http/offline-document';
-import { apiDocument, apiOperations } from '../../api/http/server';
-import { buildRoot } from '../../shared/composition/root';
 import type { OpenApiDocument } from '../../api/http/operations/openapi';
+import { apiDocument, apiOperations } from '../../api/http/server';
+import type { AppDeps } from '../../shared/composition/deps';
+import { buildRoot } from '../../shared/composition/root';
 
 let cached: { document: OpenApiDocument; deps: AppDeps } | undefined;
 
@@ -26,7 +26,8 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'
 
 /** Formats checked without ajv-formats (not a dependency of ours). */
 const FORMATS = {
-  'date-time': (s: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)),
+  'date-time': (s: string) =>
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)),
   date: /^\d{4}-\d{2}-\d{2}$/,
   uri: (s: string) => URL.canParse(s),
   email: /^[^\s@]+@[^\s@]+$/,
@@ -84,16 +85,25 @@ export class ResponseValidator {
   }
 
   /** Throws when the response does not match the document; returns what it checked against. */
-  check(method: string, url: string, res: { status: number; contentType: string | null; body: unknown; text: string }): string {
+  check(
+    method: string,
+    url: string,
+    res: { status: number; contentType: string | null; body: unknown; text: string },
+  ): string {
     if (method.toUpperCase() === 'HEAD') return 'HEAD (no body)';
     const matched = this.match(method, url);
     const type = (res.contentType ?? '').split(';')[0]!.trim();
     if (!matched?.operation) {
       // No declared operation: the app's 404 in one of the error shapes.
       const where = `${method.toUpperCase()} ${new URL(url).pathname} (no operation)`;
-      if (type !== 'application/json' && type !== 'text/html') throw new Error(`${where}: ${res.status} answered ${type || 'no content type'}`);
+      if (type !== 'application/json' && type !== 'text/html')
+        throw new Error(`${where}: ${res.status} answered ${type || 'no content type'}`);
       if (type === 'application/json') {
-        const anyError = { anyOf: ['ValidationError', 'GatewayError', 'ToolError', 'WebhookError'].map((n) => ({ $ref: `#/components/schemas/${n}` })) };
+        const anyError = {
+          anyOf: ['ValidationError', 'GatewayError', 'ToolError', 'WebhookError'].map((n) => ({
+            $ref: `#/components/schemas/${n}`,
+          })),
+        };
         this.assert(this.compile('unknown', anyError), res.body, where, res.status);
       }
       return where;
@@ -108,16 +118,28 @@ export class ResponseValidator {
     }
     const media = response.content[type];
     // Non-JSON answers (pages, scripts, styles, metrics) are checked by being non-JSON where the document says so.
-    if (!media && type !== 'application/json' && Object.keys(response.content).some((t) => t !== 'application/json')) return where;
-    if (!media) throw new Error(`${where}: status ${res.status} answered ${type || 'no content type'}, the document says ${Object.keys(response.content).join(', ')}`);
-    if (type === 'application/json') this.assert(this.compile(`${op.operationId} ${res.status} ${type}`, media.schema), res.body, where, res.status);
+    if (!media && type !== 'application/json' && Object.keys(response.content).some((t) => t !== 'application/json'))
+      return where;
+    if (!media)
+      throw new Error(
+        `${where}: status ${res.status} answered ${type || 'no content type'}, the document says ${Object.keys(response.content).join(', ')}`,
+      );
+    if (type === 'application/json')
+      this.assert(this.compile(`${op.operationId} ${res.status} ${type}`, media.schema), res.body, where, res.status);
     return where;
   }
 
   private assert(fn: ValidateFunction, body: unknown, where: string, status: number): void {
     if (fn(body)) return;
-    const errors = (fn.errors ?? []).slice(0, 8).map((e: ErrorObject) => `${e.instancePath || '/'} ${e.message}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`);
-    throw new Error(`response does not match the OpenAPI document: ${where} status ${status}: ${errors.join('; ')}\nbody: ${JSON.stringify(body).slice(0, 600)}`);
+    const errors = (fn.errors ?? [])
+      .slice(0, 8)
+      .map(
+        (e: ErrorObject) =>
+          `${e.instancePath || '/'} ${e.message}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`,
+      );
+    throw new Error(
+      `response does not match the OpenAPI document: ${where} status ${status}: ${errors.join('; ')}\nbody: ${JSON.stringify(body).slice(0, 600)}`,
+    );
   }
 }
 

@@ -1,12 +1,12 @@
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import { x402Client, type PaymentRequired } from '@x402/fetch';
+import { type PaymentRequired, x402Client } from '@x402/fetch';
 import type { Address, Hex } from 'viem';
-import { generatePrivateKey, privateKeyToAccount, type LocalAccount } from 'viem/accounts';
 import { createPublicClient, createWalletClient, erc20Abi, http, parseEther, parseEventLogs } from 'viem';
-import { devAccount, DEV_ACCOUNT_INDEX } from '../../shared/payments/chain/dev-accounts';
+import { generatePrivateKey, type LocalAccount, privateKeyToAccount } from 'viem/accounts';
 import { mintTokens, tokenBalance } from '../../shared/payments/chain/deploy-token';
-import { viemChain } from '../../shared/payments/x402/networks';
+import { DEV_ACCOUNT_INDEX, devAccount } from '../../shared/payments/chain/dev-accounts';
 import { encodePaymentPayload } from '../../shared/payments/x402/challenge';
+import { viemChain } from '../../shared/payments/x402/networks';
 
 const CHAIN_ID = 84532;
 
@@ -26,12 +26,22 @@ export class TestPayer {
   }
 
   async fund(usd: number): Promise<void> {
-    await mintTokens({ rpcUrl: TestPayer.rpcUrl(), chainId: CHAIN_ID, token: TestPayer.tokenAddress(), to: this.account.address, amount: BigInt(usd) * 1_000_000n });
+    await mintTokens({
+      rpcUrl: TestPayer.rpcUrl(),
+      chainId: CHAIN_ID,
+      token: TestPayer.tokenAddress(),
+      to: this.account.address,
+      amount: BigInt(usd) * 1_000_000n,
+    });
   }
 
   /** A little ETH, for tests where the payer sends a transaction of its own. */
   async fundGas(): Promise<void> {
-    const wallet = createWalletClient({ account: devAccount(DEV_ACCOUNT_INDEX.deployer), chain: viemChain(CHAIN_ID, TestPayer.rpcUrl()), transport: http(TestPayer.rpcUrl()) });
+    const wallet = createWalletClient({
+      account: devAccount(DEV_ACCOUNT_INDEX.deployer),
+      chain: viemChain(CHAIN_ID, TestPayer.rpcUrl()),
+      transport: http(TestPayer.rpcUrl()),
+    });
     await wallet.sendTransaction({ to: this.account.address, value: parseEther('1') });
   }
 
@@ -45,11 +55,19 @@ export class TestPayer {
    * their payments; a transaction's own logs do not.
    */
   async paidIn(tx: Hex, to: Address): Promise<bigint> {
-    const client = createPublicClient({ chain: viemChain(CHAIN_ID, TestPayer.rpcUrl()), transport: http(TestPayer.rpcUrl()) });
+    const client = createPublicClient({
+      chain: viemChain(CHAIN_ID, TestPayer.rpcUrl()),
+      transport: http(TestPayer.rpcUrl()),
+    });
     const receipt = await client.getTransactionReceipt({ hash: tx });
     const token = TestPayer.tokenAddress().toLowerCase();
     return parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs })
-      .filter((l) => l.address.toLowerCase() === token && l.args.from.toLowerCase() === this.account.address.toLowerCase() && l.args.to.toLowerCase() === to.toLowerCase())
+      .filter(
+        (l) =>
+          l.address.toLowerCase() === token &&
+          l.args.from.toLowerCase() === this.account.address.toLowerCase() &&
+          l.args.to.toLowerCase() === to.toLowerCase(),
+      )
       .reduce((sum, l) => sum + l.args.value, 0n);
   }
 

@@ -12,5 +12,9 @@ export function sample(text: string, name: string, labels: Record<string, string
 
 /** Whether a sample line of `name` with these labels is present at all. */
 export function hasSample(text: string, name: string, labels: Record<string, string> = {}): boolean {
-  return text.split('\n').some((line) => line.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`)));
+  return text
+    .split('\n')
+    .some(
+      (line) => line.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`)),
+    );
 }

@@ -22,15 +22,24 @@ export async function purchaseBroadcastUnmined(stack: TestStack, rpcUrl: string,
   const paid = await http('POST', url, { body, headers: { 'x-payment': header } });
   if (paid.status !== 202) throw new Error(`expected 202 while not mining, got ${paid.status}: ${paid.text}`);
   const paymentId = paid.body.data.payment_id as string;
-  await waitUntil('the broadcast', async () => (await stack.db.models.x402Payments.findById(paymentId).lean<X402PaymentDoc>().exec())?.tx_hash);
+  await waitUntil(
+    'the broadcast',
+    async () => (await stack.db.models.x402Payments.findById(paymentId).lean<X402PaymentDoc>().exec())?.tx_hash,
+  );
   return { url, body, header, payer, paymentId };
 }
 
 /** The wallet holds exactly the 500 credits of one grant, and the payer paid once ($5 of $5). */
-export async function creditedOnce(stack: TestStack, wallet: string, payer: TestPayer): Promise<{ balance: number; grants: number; payerLeft: bigint }> {
+export async function creditedOnce(
+  stack: TestStack,
+  wallet: string,
+  payer: TestPayer,
+): Promise<{ balance: number; grants: number; payerLeft: bigint }> {
   return {
     balance: (await new LedgerStore(stack.db.models).balance(wallet)).balance,
-    grants: await stack.db.models.creditTransactions.countDocuments({ user_id: wallet, transaction_type: 'grant' }).exec(),
+    grants: await stack.db.models.creditTransactions
+      .countDocuments({ user_id: wallet, transaction_type: 'grant' })
+      .exec(),
     payerLeft: await payer.balance(),
   };
 }

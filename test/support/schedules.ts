@@ -1,6 +1,6 @@
 import type { Db } from '../../shared/platform/db/index';
 import { buildSchedule, type NewScheduleInput } from '../../shared/schedules/new-schedule';
-import { ScheduleRepository, type Schedule } from '../../shared/schedules/repository';
+import { type Schedule, ScheduleRepository } from '../../shared/schedules/repository';
 import { WorkflowRepository } from '../../shared/workflows/repository';
 import { WorkspaceRepository } from '../../shared/workspaces/repository';
 import { http } from './http';
@@ -15,7 +15,8 @@ export interface ScheduleAccount {
   auth: string;
 }
 
-export const scheduleBearer = (apiKey: string, budgetKey: string) => `Bearer ${Buffer.from(`${apiKey}:${budgetKey}`).toString('base64')}`;
+export const scheduleBearer = (apiKey: string, budgetKey: string) =>
+  `Bearer ${Buffer.from(`${apiKey}:${budgetKey}`).toString('base64')}`;
 
 /** A workspace with an API key, a budget and a workflow on it, through the accounts repositories. */
 export async function scheduleAccount(db: Db, name = 'sched'): Promise<ScheduleAccount> {
@@ -28,14 +29,24 @@ export async function scheduleAccount(db: Db, name = 'sched'): Promise<ScheduleA
     { workspaceId: ws._id },
   );
   await accounts.addWorkflowToBudget(budget._id, wf._id);
-  return { workspaceId: ws._id, budgetId: budget._id, workflowId: wf._id, apiKey, budgetKey, auth: scheduleBearer(apiKey, budgetKey) };
+  return {
+    workspaceId: ws._id,
+    budgetId: budget._id,
+    workflowId: wf._id,
+    apiKey,
+    budgetKey,
+    auth: scheduleBearer(apiKey, budgetKey),
+  };
 }
 
 /** A schedule of the account (interval schedules default to an hour, first due `dueMinutesAgo` ago). */
 export async function makeSchedule(
   db: Db,
   a: ScheduleAccount,
-  o: Partial<Pick<NewScheduleInput, 'cron' | 'everySeconds' | 'timezone'>> & { dueMinutesAgo?: number; now?: Date } = {},
+  o: Partial<Pick<NewScheduleInput, 'cron' | 'everySeconds' | 'timezone'>> & {
+    dueMinutesAgo?: number;
+    now?: Date;
+  } = {},
 ): Promise<Schedule> {
   const now = o.now ?? new Date();
   const built = buildSchedule(
@@ -56,6 +67,15 @@ export async function makeSchedule(
 
 /** A call to /api/external/workflow-schedules<path> with a bearer. */
 export function schedulesApi(mainUrl: string) {
-  return (method: 'GET' | 'POST', path: string, auth: string | undefined, body?: unknown, headers: Record<string, string> = {}) =>
-    http(method, `${mainUrl}/api/external/workflow-schedules${path}`, { body, headers: { ...(auth ? { authorization: auth } : {}), ...headers } });
+  return (
+    method: 'GET' | 'POST',
+    path: string,
+    auth: string | undefined,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) =>
+    http(method, `${mainUrl}/api/external/workflow-schedules${path}`, {
+      body,
+      headers: { ...(auth ? { authorization: auth } : {}), ...headers },
+    });
 }

@@ -1,10 +1,10 @@
-import { parseConfig, AppConfig } from '../../shared/platform/config/index';
-import { Db } from '../../shared/platform/db/index';
+import { RunningServer, startServer } from '../../api/http/server';
 import { createDb } from '../../shared/composition/store';
+import { AppConfig, parseConfig } from '../../shared/platform/config/index';
+import { Db } from '../../shared/platform/db/index';
 import { createTemporal, ensureSearchAttributes, TemporalHandle } from '../../temporal/connection';
-import { startServer, RunningServer } from '../../api/http/server';
 import { selectQueues } from '../../workers/queues';
-import { runWorkers, RunningWorkers } from '../../workers/run-workers';
+import { RunningWorkers, runWorkers } from '../../workers/run-workers';
 import { checkAnswersOf } from './http';
 import { installTestRuntime } from './runtime';
 
@@ -19,7 +19,15 @@ export interface TestStack {
 
 /** The real API on port 0 against the run's MongoDB-wire server and Temporal, optionally with workers. */
 /** A second stack on the same database (another API instance) passes keepDatabase so its stop leaves the data. */
-export async function startTestStack(opts: { workers?: boolean; queues?: string[]; env?: NodeJS.ProcessEnv; keepDatabase?: boolean; waitForStore?: boolean } = {}): Promise<TestStack> {
+export async function startTestStack(
+  opts: {
+    workers?: boolean;
+    queues?: string[];
+    env?: NodeJS.ProcessEnv;
+    keepDatabase?: boolean;
+    waitForStore?: boolean;
+  } = {},
+): Promise<TestStack> {
   installTestRuntime();
   const config = parseConfig({ ...process.env, ...opts.env });
   const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
@@ -28,7 +36,11 @@ export async function startTestStack(opts: { workers?: boolean; queues?: string[
   let workers: RunningWorkers | undefined;
   if (opts.workers) {
     await ensureSearchAttributes(temporal);
-    workers = await runWorkers({ config, db, temporal, identity: `test-${process.pid}` }, selectQueues(opts.queues ?? 'all'), config.temporalAddress);
+    workers = await runWorkers(
+      { config, db, temporal, identity: `test-${process.pid}` },
+      selectQueues(opts.queues ?? 'all'),
+      config.temporalAddress,
+    );
   }
   const server = await startServer({ config, db, temporal }, { main: 0, api: 0 });
   checkAnswersOf(server.mainUrl, server.apiUrl);

@@ -10,8 +10,13 @@ import { installTestRuntime } from './runtime';
  */
 export async function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   installTestRuntime();
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: temporalTestServer() } } });
-  const type = (t: string) => temporal.api.enums.v1.IndexedValueType[`INDEXED_VALUE_TYPE_${t.toUpperCase()}` as keyof typeof temporal.api.enums.v1.IndexedValueType];
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: temporalTestServer() } },
+  });
+  const type = (t: string) =>
+    temporal.api.enums.v1.IndexedValueType[
+      `INDEXED_VALUE_TYPE_${t.toUpperCase()}` as keyof typeof temporal.api.enums.v1.IndexedValueType
+    ];
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',
     searchAttributes: Object.fromEntries(ALL_SEARCH_ATTRIBUTES.map((k) => [k.name, type(k.type)])),

@@ -7,7 +7,9 @@ export interface VendorCall {
   body: unknown;
 }
 
-export type VendorBehaviour = (call: VendorCall) => Promise<{ status: number; body: unknown; delayMs?: number }> | { status: number; body: unknown; delayMs?: number };
+export type VendorBehaviour = (
+  call: VendorCall,
+) => Promise<{ status: number; body: unknown; delayMs?: number }> | { status: number; body: unknown; delayMs?: number };
 
 /** A real HTTP vendor on 127.0.0.1:0 whose answer each test scripts; it records every call. */
 export async function startScriptedVendor(behaviour: VendorBehaviour) {
@@ -18,7 +20,11 @@ export async function startScriptedVendor(behaviour: VendorBehaviour) {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
       const text = Buffer.concat(chunks).toString('utf8');
-      const call: VendorCall = { path: req.url ?? '/', headers: req.headers, body: text ? JSON.parse(text) : undefined };
+      const call: VendorCall = {
+        path: req.url ?? '/',
+        headers: req.headers,
+        body: text ? JSON.parse(text) : undefined,
+      };
       calls.push(call);
       const answer = await current(call);
       const send = () => {

@@ -4,7 +4,6 @@ import { WorkflowRepository } from '../../shared/workflows/repository';
 import { WorkspaceRepository } from '../../shared/workspaces/repository';
 import { http } from './http';
 
-
 export interface GroupSetup {
   workspaceId: string;
   budgetId: string;
@@ -15,12 +14,27 @@ export interface GroupSetup {
 }
 
 /** A workspace with a budget and an agent group. */
-export async function setupGroup(db: Db, o: { daily?: number | null; total?: number | null } = {}): Promise<GroupSetup> {
+export async function setupGroup(
+  db: Db,
+  o: { daily?: number | null; total?: number | null } = {},
+): Promise<GroupSetup> {
   const repo = new WorkspaceRepository(db.models, parseConfig(process.env).credentialsKey);
   const ws = await repo.createWorkspace({ name: 'test workspace' });
-  const { budget } = await repo.createBudget({ workspaceId: ws._id, name: 'test budget', dailyCredits: o.daily ?? null, totalCredits: o.total ?? null });
+  const { budget } = await repo.createBudget({
+    workspaceId: ws._id,
+    name: 'test budget',
+    dailyCredits: o.daily ?? null,
+    totalCredits: o.total ?? null,
+  });
   const g = await repo.createGroup({ budgetId: budget._id, name: 'test agents' });
-  return { workspaceId: ws._id, budgetId: budget._id, groupId: g.group._id, token: g.token, webhookSecret: g.webhookSecret, repo };
+  return {
+    workspaceId: ws._id,
+    budgetId: budget._id,
+    groupId: g.group._id,
+    token: g.token,
+    webhookSecret: g.webhookSecret,
+    repo,
+  };
 }
 
 /** A second group on a new budget of the same workspace. */
@@ -31,21 +45,37 @@ export async function sameWorkspaceGroup(g: GroupSetup): Promise<GroupSetup> {
 }
 
 /** Stores a workflow and lists it on the group's budget. */
-export async function addWorkflow(db: Db, g: GroupSetup, definition: Record<string, unknown>, o: { onBudget?: boolean } = {}): Promise<string> {
+export async function addWorkflow(
+  db: Db,
+  g: GroupSetup,
+  definition: Record<string, unknown>,
+  o: { onBudget?: boolean } = {},
+): Promise<string> {
   const wf = await new WorkflowRepository(db.models).create(definition, { workspaceId: g.workspaceId });
   if (o.onBudget !== false) await g.repo.addWorkflowToBudget(g.budgetId, wf._id);
   return wf._id;
 }
 
 export function trigger(mainUrl: string, token: string, workflowId: string, body: Record<string, unknown>) {
-  return http('POST', `${mainUrl}/api/agent-webhooks/${workflowId}/trigger`, { body, headers: { authorization: `Bearer ${token}` } });
+  return http('POST', `${mainUrl}/api/agent-webhooks/${workflowId}/trigger`, {
+    body,
+    headers: { authorization: `Bearer ${token}` },
+  });
 }
 
 /** Polls a run (by its status_url, or the same path on `mainUrl`) until it is terminal. */
-export async function waitForRun(mainUrl: string, runId: string, token: string, timeoutMs = 60_000, until: (run: any) => boolean = (r) => !['queued', 'running'].includes(r.status)): Promise<any> {
+export async function waitForRun(
+  mainUrl: string,
+  runId: string,
+  token: string,
+  timeoutMs = 60_000,
+  until: (run: any) => boolean = (r) => !['queued', 'running'].includes(r.status),
+): Promise<any> {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const res = await http('GET', `${mainUrl}/api/agent-webhooks/runs/${runId}`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await http('GET', `${mainUrl}/api/agent-webhooks/runs/${runId}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     if (res.status !== 200) throw new Error(`status_url answered ${res.status}: ${res.text}`);
     if (until(res.body.data.run)) return res.body.data.run;
     if (Date.now() > end) throw new Error(`run still ${res.body.data.run.status}`);

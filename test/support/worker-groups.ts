@@ -15,7 +15,9 @@ export interface WorkerProcess {
 
 /** The worker services of docker-compose.yml and their default `--queues` (`${VAR:-default}` read as its default). */
 export function composeWorkers(): WorkerProcess[] {
-  const compose = yaml.load(fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8')) as { services: Record<string, { command?: string[] }> };
+  const compose = yaml.load(fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8')) as {
+    services: Record<string, { command?: string[] }>;
+  };
   return Object.entries(compose.services).flatMap(([name, service]) => {
     const command = service.command ?? [];
     if (!command.includes('workers/main.ts')) return [];
@@ -27,12 +29,20 @@ export function composeWorkers(): WorkerProcess[] {
 /** The worker processes `make dev` starts (scripts/dev.ts: `'workers/main.ts', '--queues', '<queues>'`). */
 export function devWorkers(): WorkerProcess[] {
   const dev = fs.readFileSync(path.join(ROOT, 'scripts/dev.ts'), 'utf8');
-  return [...dev.matchAll(/'workers\/main\.ts',\s*'--queues',\s*'([^']+)'/g)].map((m, i) => ({ name: `dev worker ${i + 1}`, queues: m[1] }));
+  return [...dev.matchAll(/'workers\/main\.ts',\s*'--queues',\s*'([^']+)'/g)].map((m, i) => ({
+    name: `dev worker ${i + 1}`,
+    queues: m[1],
+  }));
 }
 
 /** `--queues` as workers/main.ts reads it. */
 export function queueArg(queues: string): string[] | 'all' {
-  return queues === 'all' ? 'all' : queues.split(',').map((s) => s.trim()).filter(Boolean);
+  return queues === 'all'
+    ? 'all'
+    : queues
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
 }
 
 /** The rows of the markdown table starting with `header` in `text` (header and separator left out). */
@@ -40,5 +50,8 @@ export function tableRows(text: string, header: string): string[] {
   const start = text.indexOf(header);
   if (start < 0) return [];
   const table = text.slice(start);
-  return table.slice(0, table.search(/\n(?!\|)/)).split('\n').slice(2);
+  return table
+    .slice(0, table.search(/\n(?!\|)/))
+    .split('\n')
+    .slice(2);
 }

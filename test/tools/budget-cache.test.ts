@@ -18,7 +18,7 @@ describe('wallet budgets read through the repository cache (real store)', () => 
 
   const wallet = (c: string) => '0x' + c.repeat(40);
 
-  it('no budget is cached like a budget; concurrent misses share one read; the repository\'s own set clears at once', async () => {
+  it("no budget is cached like a budget; concurrent misses share one read; the repository's own set clears at once", async () => {
     // A cache time no store round trip on a loaded machine outlasts: the reads counted here are the cache's doing.
     const repo = new ToolRepository(db.models, { budgetCacheMs: 60_000 });
     const w = wallet('1');

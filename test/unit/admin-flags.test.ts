@@ -1,4 +1,12 @@
-import { COMMON_FLAGS, Flags, POSITIVE, UsageError, WALLET, type AdminCommand, type FlagSpec } from '../../scripts/admin/command';
+import {
+  type AdminCommand,
+  COMMON_FLAGS,
+  Flags,
+  type FlagSpec,
+  POSITIVE,
+  UsageError,
+  WALLET,
+} from '../../scripts/admin/command';
 import { commandHelp, listing, usageLine } from '../../scripts/admin/help';
 import { COMMANDS } from '../../scripts/admin/registry';
 
@@ -25,12 +33,22 @@ const refusal = (...argv: string[]) => {
 describe('operator CLI flags', () => {
   it('reads values, switches and --name=value', () => {
     const f = parse('--wallet', W, '--credits=5', '--open', '--limit', '3', '--reason', '', '--json');
-    expect([f.need('wallet'), f.need('credits'), f.has('open'), f.int('limit'), f.optional('reason'), f.has('json'), f.has('help')]).toEqual([W, '5', true, 3, '', true, false]);
+    expect([
+      f.need('wallet'),
+      f.need('credits'),
+      f.has('open'),
+      f.int('limit'),
+      f.optional('reason'),
+      f.has('json'),
+      f.has('help'),
+    ]).toEqual([W, '5', true, 3, '', true, false]);
     expect(parse('--workspace', 'ws_1', '--credits', '1').optional('wallet')).toBeUndefined();
   });
 
   it('refuses before the command runs: unknown flags naming the valid ones, missing values, patterns, bounds, required, alternatives', () => {
-    expect(refusal('--wallet', W, '--credits', '1', '--limt', '2')).toBe('test:cmd has no flag --limt; its flags: --wallet, --workspace, --credits, --limit, --reason, --open, --json, --help');
+    expect(refusal('--wallet', W, '--credits', '1', '--limt', '2')).toBe(
+      'test:cmd has no flag --limt; its flags: --wallet, --workspace, --credits, --limit, --reason, --open, --json, --help',
+    );
     expect(refusal('--wallet', W, '--credits')).toBe('--credits needs a value (N)');
     expect(refusal('--wallet', '--credits', '1')).toBe('--wallet needs a value (0x..)');
     expect(refusal('--wallet', 'nope', '--credits', '1')).toBe('--wallet is not valid: nope');
@@ -39,7 +57,9 @@ describe('operator CLI flags', () => {
     expect(refusal('--wallet', W)).toBe('--credits is required');
     expect(refusal('--wallet', W, '--credits', '')).toBe('--credits is required');
     expect(refusal('--credits', '1')).toBe('give exactly one of --wallet or --workspace');
-    expect(refusal('--wallet', W, '--workspace', 'ws_1', '--credits', '1')).toBe('give exactly one of --wallet or --workspace');
+    expect(refusal('--wallet', W, '--workspace', 'ws_1', '--credits', '1')).toBe(
+      'give exactly one of --wallet or --workspace',
+    );
     expect(refusal('--wallet', W, '--credits', '1', '--open=yes')).toBe('--open is a switch and takes no value');
     expect(refusal('--wallet', W, 'stray')).toBe('unexpected argument: stray');
   });
@@ -51,10 +71,22 @@ describe('operator CLI flags', () => {
   });
 
   it('derives the usage line and the help of a command from its flags', () => {
-    const cmd: AdminCommand = { name: 'test:cmd', summary: 'does a test', note: 'a note', flags: SPECS, run: async () => null };
+    const cmd: AdminCommand = {
+      name: 'test:cmd',
+      summary: 'does a test',
+      note: 'a note',
+      flags: SPECS,
+      run: async () => null,
+    };
     expect(usageLine(cmd)).toBe('(--wallet 0x.. | --workspace ws_..) --credits N [--limit N] [--reason TEXT] [--open]');
     const help = commandHelp(cmd).split('\n');
-    expect(help.slice(0, 5)).toEqual(['usage: npm run admin -- test:cmd (--wallet 0x.. | --workspace ws_..) --credits N [--limit N] [--reason TEXT] [--open] [--json]', '', 'does a test', '', 'a note']);
+    expect(help.slice(0, 5)).toEqual([
+      'usage: npm run admin -- test:cmd (--wallet 0x.. | --workspace ws_..) --credits N [--limit N] [--reason TEXT] [--open] [--json]',
+      '',
+      'does a test',
+      '',
+      'a note',
+    ]);
     expect(help).toContainEqual(expect.stringMatching(/^--wallet 0x\.\. +one of --wallet\/--workspace +a wallet$/));
     expect(help).toContainEqual(expect.stringMatching(/^--credits N +required +how many$/));
     expect(help).toContainEqual(expect.stringMatching(/^--open +optional +a switch$/));
@@ -66,8 +98,17 @@ describe('operator CLI flags', () => {
     const lines = listing(COMMANDS).split('\n');
     for (const c of COMMANDS) {
       const flags = c.flags.map((s) => s.name);
-      expect({ command: c.name, duplicates: flags.filter((n, i) => flags.indexOf(n) !== i || COMMON_FLAGS.some((s) => s.name === n)) }).toEqual({ command: c.name, duplicates: [] });
-      for (const s of c.flags) expect({ command: c.name, flag: s.name, described: s.description.length > 0, alternatives: !s.oneOf || c.flags.filter((o) => o.oneOf === s.oneOf).length > 1 }).toEqual({ command: c.name, flag: s.name, described: true, alternatives: true });
+      expect({
+        command: c.name,
+        duplicates: flags.filter((n, i) => flags.indexOf(n) !== i || COMMON_FLAGS.some((s) => s.name === n)),
+      }).toEqual({ command: c.name, duplicates: [] });
+      for (const s of c.flags)
+        expect({
+          command: c.name,
+          flag: s.name,
+          described: s.description.length > 0,
+          alternatives: !s.oneOf || c.flags.filter((o) => o.oneOf === s.oneOf).length > 1,
+        }).toEqual({ command: c.name, flag: s.name, described: true, alternatives: true });
       const help = commandHelp(c);
       for (const s of c.flags) expect(help).toContain(`--${s.name}`);
       const line = lines.find((l) => l.startsWith(`  ${c.name} `) || l === `  ${c.name}`);

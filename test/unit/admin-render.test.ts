@@ -2,8 +2,18 @@ import { cell, fields, renderForHumans, table } from '../../scripts/admin/render
 
 describe('operator CLI rendering', () => {
   const rows = [
-    { token_id: 'tok_c12606381a92f3ed', label: 'ops', created_at: new Date('2026-01-02T03:04:05.000Z'), revoked_at: null },
-    { token_id: 'tok_8279b3b4e4731d11aaaa', label: 'a much longer label', created_at: new Date('2026-01-03T00:00:00.000Z'), revoked_at: null },
+    {
+      token_id: 'tok_c12606381a92f3ed',
+      label: 'ops',
+      created_at: new Date('2026-01-02T03:04:05.000Z'),
+      revoked_at: null,
+    },
+    {
+      token_id: 'tok_8279b3b4e4731d11aaaa',
+      label: 'a much longer label',
+      created_at: new Date('2026-01-03T00:00:00.000Z'),
+      revoked_at: null,
+    },
   ];
 
   it('renders a table: a header, one aligned row per record, full ids, no trailing spaces', () => {
@@ -16,8 +26,16 @@ describe('operator CLI rendering', () => {
   });
 
   it('clips only columns given a width, takes headers and derived values from the column', () => {
-    const out = table(rows, [{ key: '_id', header: 'ID', value: (r) => r.token_id }, { key: 'label', max: 8 }, 'revoked_at'], '  ');
-    expect(out.split('\n')).toEqual(['  ID                        LABEL     REVOKED_AT', '  tok_c12606381a92f3ed      ops       -', '  tok_8279b3b4e4731d11aaaa  a much …  -']);
+    const out = table(
+      rows,
+      [{ key: '_id', header: 'ID', value: (r) => r.token_id }, { key: 'label', max: 8 }, 'revoked_at'],
+      '  ',
+    );
+    expect(out.split('\n')).toEqual([
+      '  ID                        LABEL     REVOKED_AT',
+      '  tok_c12606381a92f3ed      ops       -',
+      '  tok_8279b3b4e4731d11aaaa  a much …  -',
+    ]);
     expect(table([{ _id: 'x' }], ['_id'])).toBe('ID\nx');
     expect(table([], ['a'])).toBe('(none)');
   });
@@ -33,7 +51,13 @@ describe('operator CLI rendering', () => {
   });
 
   it('renders a record as key: value lines, nested records indented, named lists as tables after the rest', () => {
-    const product = { product_id: 'p1', categories: ['ops', 'test'], extra: {}, runner: { kind: 'http', url: 'https://v.example' }, actions: [{ slug: 'ping', credits: 2, parameters_schema: { type: 'object' } }] };
+    const product = {
+      product_id: 'p1',
+      categories: ['ops', 'test'],
+      extra: {},
+      runner: { kind: 'http', url: 'https://v.example' },
+      actions: [{ slug: 'ping', credits: 2, parameters_schema: { type: 'object' } }],
+    };
     expect(fields(product, { tables: { actions: ['slug', 'credits'] } }).split('\n')).toEqual([
       'product_id: p1',
       'categories: ops, test',
@@ -49,7 +73,12 @@ describe('operator CLI rendering', () => {
   });
 
   it('falls back to a table of every field for lists and a block for records', () => {
-    expect(renderForHumans([{ a: 1, b: 'x' }, { a: 22, c: true }]).split('\n')).toEqual(['A   B  C', '1   x  -', '22  -  true']);
+    expect(
+      renderForHumans([
+        { a: 1, b: 'x' },
+        { a: 22, c: true },
+      ]).split('\n'),
+    ).toEqual(['A   B  C', '1   x  -', '22  -  true']);
     expect(renderForHumans({ balance: 0, expiration: null })).toBe('balance: 0\nexpiration: -');
     expect(renderForHumans({ jobs: [{ job_id: 'job_1' }] }, {})).toBe('jobs:\n  JOB_ID\n  job_1');
     expect(renderForHumans(['a', 'b'])).toBe('a\nb');

@@ -1,9 +1,15 @@
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
-import { devPrivateKey, DEV_MNEMONIC } from '../../shared/payments/chain/dev-accounts';
+import { DEV_MNEMONIC, devPrivateKey } from '../../shared/payments/chain/dev-accounts';
 import { ConfigError, parseConfig } from '../../shared/platform/config/index';
 
 // Secrets production requires (jobs, tool vendor secrets) are present so each case tests its own refusal.
-const prodBase = { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.com', PUBLIC_API_URL: 'https://bearer.example.com', JOB_WORKFLOW_TOKEN_SECRET: 'production-test-job-workflow-token-secret', TOOL_SECRETS_KEY: '2e'.repeat(32) };
+const prodBase = {
+  NODE_ENV: 'production',
+  PUBLIC_BASE_URL: 'https://api.example.com',
+  PUBLIC_API_URL: 'https://bearer.example.com',
+  JOB_WORKFLOW_TOKEN_SECRET: 'production-test-job-workflow-token-secret',
+  TOOL_SECRETS_KEY: '2e'.repeat(32),
+};
 
 function problem(env: NodeJS.ProcessEnv): string {
   try {
@@ -18,7 +24,13 @@ function problem(env: NodeJS.ProcessEnv): string {
 describe('NODE_ENV=production refuses what is only safe on a laptop', () => {
   it('accepts a real production configuration', () => {
     const key = generatePrivateKey();
-    const c = parseConfig({ ...prodBase, X402_SETTLEMENT_PRIVATE_KEY: key, X402_PAY_TO: privateKeyToAddress(generatePrivateKey()), X402_NETWORK_MODE: 'mainnet', TRUST_PROXY: '10.0.0.0/8' });
+    const c = parseConfig({
+      ...prodBase,
+      X402_SETTLEMENT_PRIVATE_KEY: key,
+      X402_PAY_TO: privateKeyToAddress(generatePrivateKey()),
+      X402_NETWORK_MODE: 'mainnet',
+      TRUST_PROXY: '10.0.0.0/8',
+    });
     expect(c.nodeEnv).toBe('production');
   });
 
@@ -32,26 +44,57 @@ describe('NODE_ENV=production refuses what is only safe on a laptop', () => {
     expect(problem({ ...prodBase, SOME_OTHER_KEY: devPrivateKey(4).slice(2).toUpperCase() })).toMatch(/SOME_OTHER_KEY/);
     expect(problem({ ...prodBase, WALLET_SEED: DEV_MNEMONIC })).toMatch(/WALLET_SEED/);
     // Outside production the dev keys are what local runs use.
-    expect(parseConfig({ X402_SETTLEMENT_PRIVATE_KEY: devPrivateKey(1) }).x402.settlementPrivateKey).toBe(devPrivateKey(1));
+    expect(parseConfig({ X402_SETTLEMENT_PRIVATE_KEY: devPrivateKey(1) }).x402.settlementPrivateKey).toBe(
+      devPrivateKey(1),
+    );
   });
 
   it('refuses TRUST_PROXY=true (any client could name its own address) and takes a hop count or subnets', () => {
-    expect(problem({ ...prodBase, TRUST_PROXY: 'true' })).toMatch(/TRUST_PROXY: true is refused in production; give the number of proxy hops/);
+    expect(problem({ ...prodBase, TRUST_PROXY: 'true' })).toMatch(
+      /TRUST_PROXY: true is refused in production; give the number of proxy hops/,
+    );
     expect(parseConfig({ ...prodBase, TRUST_PROXY: '1' }).trustProxy).toBe(1);
-    expect(parseConfig({ ...prodBase, TRUST_PROXY: '10.0.0.0/8, fc00::/7' }).trustProxy).toEqual(['10.0.0.0/8', 'fc00::/7']);
+    expect(parseConfig({ ...prodBase, TRUST_PROXY: '10.0.0.0/8, fc00::/7' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      'fc00::/7',
+    ]);
     expect(parseConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
   });
 
   it('refuses a local token override on a mainnet network', () => {
     const token = '0x' + '3'.repeat(40);
-    expect(problem({ ...prodBase, X402_LOCAL_TOKEN_ADDRESS: token, X402_LOCAL_TOKEN_CHAIN_ID: '8453' })).toMatch(/X402_LOCAL_TOKEN_ADDRESS: .*mainnet/);
-    expect(problem({ ...prodBase, X402_NETWORK_MODE: 'mainnet', X402_LOCAL_TOKEN_ADDRESS: token, X402_LOCAL_TOKEN_CHAIN_ID: '84532' })).toMatch(/X402_LOCAL_TOKEN_ADDRESS/);
-    expect(parseConfig({ ...prodBase, X402_LOCAL_TOKEN_ADDRESS: token, X402_LOCAL_TOKEN_CHAIN_ID: '84532' }).x402.localToken?.chainId).toBe(84532);
+    expect(problem({ ...prodBase, X402_LOCAL_TOKEN_ADDRESS: token, X402_LOCAL_TOKEN_CHAIN_ID: '8453' })).toMatch(
+      /X402_LOCAL_TOKEN_ADDRESS: .*mainnet/,
+    );
+    expect(
+      problem({
+        ...prodBase,
+        X402_NETWORK_MODE: 'mainnet',
+        X402_LOCAL_TOKEN_ADDRESS: token,
+        X402_LOCAL_TOKEN_CHAIN_ID: '84532',
+      }),
+    ).toMatch(/X402_LOCAL_TOKEN_ADDRESS/);
+    expect(
+      parseConfig({ ...prodBase, X402_LOCAL_TOKEN_ADDRESS: token, X402_LOCAL_TOKEN_CHAIN_ID: '84532' }).x402.localToken
+        ?.chainId,
+    ).toBe(84532);
   });
 
   it('refuses public URLs on localhost, including the defaults', () => {
-    expect(problem({ NODE_ENV: 'production', JOB_WORKFLOW_TOKEN_SECRET: prodBase.JOB_WORKFLOW_TOKEN_SECRET, TOOL_SECRETS_KEY: prodBase.TOOL_SECRETS_KEY })).toMatch(/PUBLIC_BASE_URL.*PUBLIC_API_URL/s);
-    for (const url of ['http://localhost:8080', 'http://127.0.0.1', 'http://[::1]:8080', 'http://0.0.0.0:1', 'http://app.localhost']) {
+    expect(
+      problem({
+        NODE_ENV: 'production',
+        JOB_WORKFLOW_TOKEN_SECRET: prodBase.JOB_WORKFLOW_TOKEN_SECRET,
+        TOOL_SECRETS_KEY: prodBase.TOOL_SECRETS_KEY,
+      }),
+    ).toMatch(/PUBLIC_BASE_URL.*PUBLIC_API_URL/s);
+    for (const url of [
+      'http://localhost:8080',
+      'http://127.0.0.1',
+      'http://[::1]:8080',
+      'http://0.0.0.0:1',
+      'http://app.localhost',
+    ]) {
       expect(problem({ ...prodBase, PUBLIC_BASE_URL: url })).toMatch(/PUBLIC_BASE_URL: must be the public address/);
     }
   });

@@ -6,13 +6,21 @@ import { ConfigError, parseConfig } from '../../shared/platform/config/index';
 describe('configuration from the environment', () => {
   it('applies the documented defaults', () => {
     const c = parseConfig({});
-    expect(c).toMatchObject({ port: 8080, apiPort: 8081, publicBaseUrl: 'http://localhost:8080', temporalAddress: '127.0.0.1:7233', temporalNamespace: 'default' });
+    expect(c).toMatchObject({
+      port: 8080,
+      apiPort: 8081,
+      publicBaseUrl: 'http://localhost:8080',
+      temporalAddress: '127.0.0.1:7233',
+      temporalNamespace: 'default',
+    });
     expect(c.x402).toMatchObject({ mode: 'testnet', rpcUrls: {}, settleWaitMs: 20000 });
     expect(Object.isFrozen(c)).toBe(true);
   });
 
   it('names every bad variable in one error', () => {
-    expect(() => parseConfig({ PORT: 'eighty', MONGODB_URI: 'http://nope', X402_NETWORK_MODE: 'moon' })).toThrow(ConfigError);
+    expect(() => parseConfig({ PORT: 'eighty', MONGODB_URI: 'http://nope', X402_NETWORK_MODE: 'moon' })).toThrow(
+      ConfigError,
+    );
     try {
       parseConfig({ PORT: 'eighty', MONGODB_URI: 'http://nope', X402_NETWORK_MODE: 'moon' });
     } catch (err) {
@@ -33,7 +41,12 @@ describe('configuration from the environment', () => {
   });
 
   it('treats empty variables as unset and reads RPC URLs per chain', () => {
-    const c = parseConfig({ X402_PAY_TO: '', PORT: '', X402_RPC_URL_84532: 'http://127.0.0.1:8545', X402_RPC_URL_8453: 'https://base.example' });
+    const c = parseConfig({
+      X402_PAY_TO: '',
+      PORT: '',
+      X402_RPC_URL_84532: 'http://127.0.0.1:8545',
+      X402_RPC_URL_8453: 'https://base.example',
+    });
     expect(c.port).toBe(8080);
     expect(c.x402.payTo).toBeUndefined();
     expect(c.x402.rpcUrls).toEqual({ 84532: 'http://127.0.0.1:8545', 8453: 'https://base.example' });
@@ -42,7 +55,10 @@ describe('configuration from the environment', () => {
   it('stops the API process at start with a message naming the bad variable', async () => {
     const root = path.resolve(__dirname, '../..');
     const run = promisify(execFile);
-    const failed = await run(path.join(root, 'node_modules/.bin/tsx'), ['api/main.ts'], { cwd: root, env: { ...process.env, API_PORT: '99999' } }).catch((e) => e);
+    const failed = await run(path.join(root, 'node_modules/.bin/tsx'), ['api/main.ts'], {
+      cwd: root,
+      env: { ...process.env, API_PORT: '99999' },
+    }).catch((e) => e);
     expect(failed.code).toBe(78);
     expect(failed.stderr).toMatch(/API_PORT/);
   });

@@ -1,12 +1,14 @@
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { formFields } from '../../shared/embed/form';
 import { escapeHtml, normalizeOrigin, widgetCsp } from '../../shared/embed/rules';
 import { parseSignIn, signInMessage } from '../../shared/embed/siwe';
 import { isSignatureFrom } from '../../shared/identity/verify-signature';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 
 describe('embed rules (pure)', () => {
   it('escapes the five HTML specials and nothing else', () => {
-    expect(escapeHtml(`<img src=x onerror="a('b')">&amp; é`)).toBe('&lt;img src=x onerror=&quot;a(&#39;b&#39;)&quot;&gt;&amp;amp; é');
+    expect(escapeHtml(`<img src=x onerror="a('b')">&amp; é`)).toBe(
+      '&lt;img src=x onerror=&quot;a(&#39;b&#39;)&quot;&gt;&amp;amp; é',
+    );
     expect(escapeHtml(undefined)).toBe('');
   });
 
@@ -14,7 +16,15 @@ describe('embed rules (pure)', () => {
     expect(normalizeOrigin('https://Shop.Example/')).toBe('https://shop.example');
     expect(normalizeOrigin('http://127.0.0.1:8092')).toBe('http://127.0.0.1:8092');
     expect(normalizeOrigin('https://shop.example:443')).toBe('https://shop.example');
-    for (const bad of ['https://shop.example/path', 'https://u:p@shop.example', 'javascript:alert(1)', 'file:///etc', 'null', '*', 'https://shop.example?x=1']) {
+    for (const bad of [
+      'https://shop.example/path',
+      'https://u:p@shop.example',
+      'javascript:alert(1)',
+      'file:///etc',
+      'null',
+      '*',
+      'https://shop.example?x=1',
+    ]) {
       expect([bad, normalizeOrigin(bad)]).toEqual([bad, null]);
     }
   });
@@ -55,12 +65,35 @@ describe('embed rules (pure)', () => {
   it('writes an EIP-4361 message that parses back and verifies (EIP-191) for its signer only', async () => {
     const account = privateKeyToAccount(generatePrivateKey());
     const now = new Date('2026-01-01T00:00:00Z');
-    const message = signInMessage({ domain: 'api.example', uri: 'https://api.example/embed/bundle/bnd_1', origin: 'https://shop.example', address: account.address.toLowerCase(), chainId: 8453, nonce: 'abcdef0123456789', issuedAt: now, expiresAt: new Date(now.getTime() + 300_000) });
+    const message = signInMessage({
+      domain: 'api.example',
+      uri: 'https://api.example/embed/bundle/bnd_1',
+      origin: 'https://shop.example',
+      address: account.address.toLowerCase(),
+      chainId: 8453,
+      nonce: 'abcdef0123456789',
+      issuedAt: now,
+      expiresAt: new Date(now.getTime() + 300_000),
+    });
     const parsed = parseSignIn(message);
-    expect(parsed).toMatchObject({ domain: 'api.example', address: account.address, nonce: 'abcdef0123456789', chainId: 8453, resources: ['https://shop.example'] });
+    expect(parsed).toMatchObject({
+      domain: 'api.example',
+      address: account.address,
+      nonce: 'abcdef0123456789',
+      chainId: 8453,
+      resources: ['https://shop.example'],
+    });
     const signature = await account.signMessage({ message });
     expect(await isSignatureFrom(message, signature, account.address)).toBe(true);
-    expect(await isSignatureFrom(message.replace('api.example', 'evil.example'), signature, account.address)).toBe(false);
-    expect(await isSignatureFrom(message, await privateKeyToAccount(generatePrivateKey()).signMessage({ message }), account.address)).toBe(false);
+    expect(await isSignatureFrom(message.replace('api.example', 'evil.example'), signature, account.address)).toBe(
+      false,
+    );
+    expect(
+      await isSignatureFrom(
+        message,
+        await privateKeyToAccount(generatePrivateKey()).signMessage({ message }),
+        account.address,
+      ),
+    ).toBe(false);
   });
 });

@@ -24,7 +24,11 @@ const source = ['api', 'shared', 'temporal', 'workers']
 describe('error catalog', () => {
   it('lists every code the source throws', () => {
     const thrown = new Set<string>();
-    const patterns = [/errors\.\w+\(\s*'([a-z0-9_]+)'/g, /new AppError\(\s*\d+,\s*'([a-z0-9_]+)'/g, /\bfail\((?:rec,\s*)?'([a-z0-9_]+)'/g];
+    const patterns = [
+      /errors\.\w+\(\s*'([a-z0-9_]+)'/g,
+      /new AppError\(\s*\d+,\s*'([a-z0-9_]+)'/g,
+      /\bfail\((?:rec,\s*)?'([a-z0-9_]+)'/g,
+    ];
     for (const re of patterns) for (const m of source.matchAll(re)) thrown.add(m[1]);
     expect(thrown.size).toBeGreaterThan(20);
     const missing = [...thrown].filter((c) => !(c in ERROR_CATALOG));
@@ -46,7 +50,12 @@ describe('error catalog', () => {
 
   it('gives every code a status, a meaning and an action', () => {
     for (const [code, e] of Object.entries(ERROR_CATALOG)) {
-      expect([code, e.status >= 400 && e.status < 600, e.meaning.length > 10, e.action.length > 5]).toEqual([code, true, true, true]);
+      expect([code, e.status >= 400 && e.status < 600, e.meaning.length > 10, e.action.length > 5]).toEqual([
+        code,
+        true,
+        true,
+        true,
+      ]);
     }
   });
 });

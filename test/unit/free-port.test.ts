@@ -34,16 +34,31 @@ describe('onFreePort', () => {
 
   it('tries a port the caller fixed once, and gives up after three busy picks', async () => {
     let calls = 0;
-    await expect(onFreePort(4321, async () => { calls++; throw busy(); })).rejects.toThrow(/address already in use/);
+    await expect(
+      onFreePort(4321, async () => {
+        calls++;
+        throw busy();
+      }),
+    ).rejects.toThrow(/address already in use/);
     expect(calls).toBe(1);
     calls = 0;
-    await expect(onFreePort(undefined, async () => { calls++; throw busy(); })).rejects.toThrow(/address already in use/);
+    await expect(
+      onFreePort(undefined, async () => {
+        calls++;
+        throw busy();
+      }),
+    ).rejects.toThrow(/address already in use/);
     expect(calls).toBe(3);
   });
 
   it('does not retry an error that is not a busy port', async () => {
     let calls = 0;
-    await expect(onFreePort(undefined, async () => { calls++; throw new Error('binary missing'); })).rejects.toThrow('binary missing');
+    await expect(
+      onFreePort(undefined, async () => {
+        calls++;
+        throw new Error('binary missing');
+      }),
+    ).rejects.toThrow('binary missing');
     expect(calls).toBe(1);
   });
 });

@@ -1,5 +1,5 @@
 import { english, generateMnemonic, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
-import { WalletDerivationError, createAgentWallet, deriveFromMnemonic } from '../../shared/identity/derive-wallet';
+import { createAgentWallet, deriveFromMnemonic, WalletDerivationError } from '../../shared/identity/derive-wallet';
 
 const HARDHAT_MNEMONIC = 'test test test test test test test test test test test junk';
 const HARDHAT_ADDRESS = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
@@ -16,7 +16,7 @@ function reasonOf(run: () => unknown): string | undefined {
 }
 
 describe('createAgentWallet', () => {
-  it('returns a valid 12-word mnemonic, a 32-byte key and the matching m/44\'/60\'/0\'/0/0 address', () => {
+  it("returns a valid 12-word mnemonic, a 32-byte key and the matching m/44'/60'/0'/0/0 address", () => {
     const wallet = createAgentWallet();
     const words = wallet.mnemonic.split(' ');
     expect(words).toHaveLength(12);

@@ -1,14 +1,21 @@
+import type Joi from 'joi';
+import { BUNDLE_ID, PRODUCT_ID, WORKFLOW_ID } from '../../shared/embed/rules';
 import { completionId, jobId, reservationId } from '../../shared/jobs/schemas';
-import { ids, processSecret, secret, SECRET_SHAPES, webhookSecret, type SecretPrefix } from '../../shared/platform/ids/index';
+import {
+  ids,
+  processSecret,
+  secret,
+  SECRET_SHAPES,
+  type SecretPrefix,
+  webhookSecret,
+} from '../../shared/platform/ids/index';
+import { claimIdOfToken } from '../../shared/schedules/repository';
 import { SCHEDULE_ID } from '../../shared/schedules/schemas';
+import { OBJECT_ID_PATTERN } from '../../shared/tools/rules';
 import { runIdSchema } from '../../shared/webhook-runs/schemas';
-import { RUN_ID } from '../../temporal/webhook-runs/ids';
 import { sessionIdSchema } from '../../shared/workflow-sessions/schemas';
 import { workflowIdSchema } from '../../shared/workflows/schemas';
-import { BUNDLE_ID, PRODUCT_ID, WORKFLOW_ID } from '../../shared/embed/rules';
-import { OBJECT_ID_PATTERN } from '../../shared/tools/rules';
-import { claimIdOfToken } from '../../shared/schedules/repository';
-import type Joi from 'joi';
+import { RUN_ID } from '../../temporal/webhook-runs/ids';
 
 const valid = (schema: Joi.Schema, value: string) => expect(schema.validate(value).error).toBeUndefined();
 
@@ -32,7 +39,8 @@ describe('ids: each kind matches the pattern its readers validate against', () =
   });
 
   it('secrets match their shapes', () => {
-    for (const prefix of Object.keys(SECRET_SHAPES) as SecretPrefix[]) expect(secret(prefix)).toMatch(SECRET_SHAPES[prefix]);
+    for (const prefix of Object.keys(SECRET_SHAPES) as SecretPrefix[])
+      expect(secret(prefix)).toMatch(SECRET_SHAPES[prefix]);
     expect(webhookSecret()).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
     expect(processSecret()).toMatch(/^[0-9a-f]{48}$/);
   });
@@ -72,7 +80,17 @@ describe('ids: each kind matches the pattern its readers validate against', () =
 
   it('draws are unique', () => {
     const draws = 3000;
-    const kinds: Array<() => string> = [ids.run, ids.workflow, ids.bundle, ids.cancelRequest, ids.accessToken, ids.product, ids.session, ids.signInNonce, () => secret('act_')];
+    const kinds: Array<() => string> = [
+      ids.run,
+      ids.workflow,
+      ids.bundle,
+      ids.cancelRequest,
+      ids.accessToken,
+      ids.product,
+      ids.session,
+      ids.signInNonce,
+      () => secret('act_'),
+    ];
     for (const mint of kinds) expect(new Set(Array.from({ length: draws }, () => mint())).size).toBe(draws);
   });
 });

@@ -34,13 +34,17 @@ describe('CounterGroup: one counter step for the reservers of a job that ask tog
     expect(await group.next()).toBeNull();
   });
 
-  it("a failed step fails its batch only; the next callers get a step of their own", async () => {
+  it('a failed step fails its batch only; the next callers get a step of their own', async () => {
     let calls = 0;
-    const group = new CounterGroup(async (k) => {
-      calls++;
-      if (calls === 2) throw new Error('store down');
-      return calls * 10 + k * 0;
-    }, 1000, () => undefined);
+    const group = new CounterGroup(
+      async (k) => {
+        calls++;
+        if (calls === 2) throw new Error('store down');
+        return calls * 10 + k * 0;
+      },
+      1000,
+      () => undefined,
+    );
     const first = group.next();
     const batch = [group.next(), group.next()];
     expect(await first).toBe(10);

@@ -1,4 +1,12 @@
-import { afterChecks, defaultReview, onPlatform, reserveRefusal, sameTarget, socialPostChecks, transition } from '../../shared/jobs/rules';
+import {
+  afterChecks,
+  defaultReview,
+  onPlatform,
+  reserveRefusal,
+  sameTarget,
+  socialPostChecks,
+  transition,
+} from '../../shared/jobs/rules';
 import { completeBodySchema, jobCreateSchema, listBodySchema } from '../../shared/jobs/schemas';
 import { signJobWorkflowToken, verifyJobWorkflowToken } from '../../shared/jobs/workflow-token';
 
@@ -39,9 +47,17 @@ describe('job rules', () => {
 
   it('checks each social post and decides what follows', () => {
     const job = { target_url: 'https://example.com/p', platforms: ['x'] };
-    const ok = { platform: 'x', post_url: 'https://x.com/a/status/1', target_url_used: 'https://example.com/p', message_text: 'hi' };
+    const ok = {
+      platform: 'x',
+      post_url: 'https://x.com/a/status/1',
+      target_url_used: 'https://example.com/p',
+      message_text: 'hi',
+    };
     expect(socialPostChecks([ok], job).map((c) => c.status)).toEqual(['passed', 'passed', 'passed']);
-    const wrongPlatform = socialPostChecks([{ ...ok, platform: 'linkedin', post_url: 'https://linkedin.com/p/1' }], job);
+    const wrongPlatform = socialPostChecks(
+      [{ ...ok, platform: 'linkedin', post_url: 'https://linkedin.com/p/1' }],
+      job,
+    );
     expect(wrongPlatform[1]).toMatchObject({ name: 'post_0_on_platform', status: 'failed' });
     expect(socialPostChecks([], job)[0].status).toBe('failed');
     expect(afterChecks(['passed', 'passed'], 'auto', 'workflow_creation')).toBe('approve');
@@ -54,35 +70,63 @@ describe('job rules', () => {
     expect(afterChecks(['passed', 'passed', 'passed', 'passed'], 'auto', 'social_share')).toBe('review');
     expect(afterChecks(['passed'], 'auto', 'proof')).toBe('review');
     expect(afterChecks(['passed', 'failed'], 'auto', 'social_share')).toBe('reject');
-    expect([defaultReview('social_share'), defaultReview('proof'), defaultReview('workflow_creation')]).toEqual(['manual', 'manual', 'auto']);
+    expect([defaultReview('social_share'), defaultReview('proof'), defaultReview('workflow_creation')]).toEqual([
+      'manual',
+      'manual',
+      'auto',
+    ]);
   });
 
   it('validates job input and request bodies', () => {
-    expect(jobCreateSchema.validate({ kind: 'social_share', title: 't', reward_credits: 5 }).error?.message).toMatch(/target_url/);
-    expect(jobCreateSchema.validate({ kind: 'proof', title: 't', reward_credits: 5 }).value).toMatchObject({ slots: 10, reservation_window_seconds: 3600, review_default: 'reject', state: 'draft' });
+    expect(jobCreateSchema.validate({ kind: 'social_share', title: 't', reward_credits: 5 }).error?.message).toMatch(
+      /target_url/,
+    );
+    expect(jobCreateSchema.validate({ kind: 'proof', title: 't', reward_credits: 5 }).value).toMatchObject({
+      slots: 10,
+      reservation_window_seconds: 3600,
+      review_default: 'reject',
+      state: 'draft',
+    });
     expect(listBodySchema.validate({ limit: 0 }).error).toBeDefined();
     expect(listBodySchema.validate({ limit: '5' }).error).toBeDefined();
     expect(listBodySchema.validate({ limit: 100, skip: 10_000 }).error).toBeUndefined();
-    expect(completeBodySchema.validate({ proof_text: 'x', social_posts: [{ platform: 'x', post_url: 'ftp://a/b', target_url_used: 'https://a', message_text: 'm' }] }).error?.details[0].path).toEqual(['social_posts', 0, 'post_url']);
+    expect(
+      completeBodySchema.validate({
+        proof_text: 'x',
+        social_posts: [{ platform: 'x', post_url: 'ftp://a/b', target_url_used: 'https://a', message_text: 'm' }],
+      }).error?.details[0].path,
+    ).toEqual(['social_posts', 0, 'post_url']);
   });
 });
 
 describe('X-Job-Workflow-Token', () => {
   const secret = 'unit-test-secret-unit-test-secret-1234';
   const now = new Date('2026-01-01T00:00:00Z');
-  const claims = { job_id: 'job_abcdef123456', wallet: '0xAbC0000000000000000000000000000000000001', reservation_id: 'res_abcdef123456', exp: now.getTime() / 1000 + 60 };
+  const claims = {
+    job_id: 'job_abcdef123456',
+    wallet: '0xAbC0000000000000000000000000000000000001',
+    reservation_id: 'res_abcdef123456',
+    exp: now.getTime() / 1000 + 60,
+  };
 
   it('round-trips claims, wallet lower-cased', () => {
     const token = signJobWorkflowToken(secret, claims);
     expect(token).toMatch(/^jwt1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
-    expect(verifyJobWorkflowToken(secret, token, { jobId: claims.job_id, now })).toEqual({ ...claims, wallet: claims.wallet.toLowerCase() });
+    expect(verifyJobWorkflowToken(secret, token, { jobId: claims.job_id, now })).toEqual({
+      ...claims,
+      wallet: claims.wallet.toLowerCase(),
+    });
   });
 
   it('refuses another secret, another job, an expired token and tampered claims', () => {
     const token = signJobWorkflowToken(secret, claims);
-    expect(verifyJobWorkflowToken('another-secret-another-secret-123456', token, { jobId: claims.job_id, now })).toBeNull();
+    expect(
+      verifyJobWorkflowToken('another-secret-another-secret-123456', token, { jobId: claims.job_id, now }),
+    ).toBeNull();
     expect(verifyJobWorkflowToken(secret, token, { jobId: 'job_other', now })).toBeNull();
-    expect(verifyJobWorkflowToken(secret, token, { jobId: claims.job_id, now: new Date(now.getTime() + 61_000) })).toBeNull();
+    expect(
+      verifyJobWorkflowToken(secret, token, { jobId: claims.job_id, now: new Date(now.getTime() + 61_000) }),
+    ).toBeNull();
     const [v, , mac] = token.split('.');
     const forged = Buffer.from(JSON.stringify({ ...claims, wallet: '0x' + '9'.repeat(40) })).toString('base64url');
     expect(verifyJobWorkflowToken(secret, `${v}.${forged}.${mac}`, { jobId: claims.job_id, now })).toBeNull();

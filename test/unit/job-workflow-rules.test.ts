@@ -15,9 +15,9 @@ describe('graph problems as validation items', () => {
   it('turns paths into loc arrays under a root', () => {
     expect(pathToLoc('nodes[2].parameters.q')).toEqual(['nodes', '2', 'parameters', 'q']);
     expect(pathToLoc('edges[10]')).toEqual(['edges', '10']);
-    expect(problemsToIssues([{ path: 'edges[0].to', code: 'dangling_edge', message: 'no node "x"' }], ['body'])).toEqual([
-      { loc: ['body', 'edges', '0', 'to'], msg: 'no node "x"', type: 'workflow.dangling_edge' },
-    ]);
+    expect(
+      problemsToIssues([{ path: 'edges[0].to', code: 'dangling_edge', message: 'no node "x"' }], ['body']),
+    ).toEqual([{ loc: ['body', 'edges', '0', 'to'], msg: 'no node "x"', type: 'workflow.dangling_edge' }]);
   });
 });
 
@@ -32,13 +32,19 @@ describe('published workflow summary and price estimate', () => {
     expect(nodesSummary(nodes)).toEqual({
       count: 4,
       by_type: { template: 1, tool: 2, model: 1 },
-      tools: [{ node_id: 't1', product: 'weather', action: 'now' }, { node_id: 't2', product: 'geo', action: null }],
+      tools: [
+        { node_id: 't1', product: 'weather', action: 'now' },
+        { node_id: 't2', product: 'geo', action: null },
+      ],
       uses_model: true,
     });
   });
   it('sums tool prices, is null when one is unknown, and 0 without tool nodes', async () => {
     const prices: Record<string, number> = { weather: 5, geo: 7 };
-    expect(await priceEstimate(nodesSummary(nodes), async (p) => prices[p] ?? null)).toEqual({ credits: 12, basis: 'catalog_prices' });
+    expect(await priceEstimate(nodesSummary(nodes), async (p) => prices[p] ?? null)).toEqual({
+      credits: 12,
+      basis: 'catalog_prices',
+    });
     expect(await priceEstimate(nodesSummary(nodes), async (p) => (p === 'geo' ? null : 1))).toBeNull();
     const unknown = async () => null;
     expect(await priceEstimate(nodesSummary(nodes), unknown)).toBeNull();

@@ -21,10 +21,19 @@ process.stdout.write(JSON.stringify(out));
 `;
 
 const CASES = {
-  modelInApi: { filePath: 'api/tools/x.ts', code: "import type { ToolProductDoc } from '../../shared/tools/models/tool-product';\nexport type M = ToolProductDoc;\n" },
+  modelInApi: {
+    filePath: 'api/tools/x.ts',
+    code: "import type { ToolProductDoc } from '../../shared/tools/models/tool-product';\nexport type M = ToolProductDoc;\n",
+  },
   mongooseInApi: { filePath: 'api/tools/x.ts', code: "import mongoose from 'mongoose';\nexport const m = mongoose;\n" },
-  mongodbInApi: { filePath: 'api/tools/x.ts', code: "import { MongoClient } from 'mongodb';\nexport const m = MongoClient;\n" },
-  repositoryInApi: { filePath: 'api/tools/x.ts', code: "import { ToolRepository } from '../../shared/tools/repository';\nexport const r = new ToolRepository({} as never);\n" },
+  mongodbInApi: {
+    filePath: 'api/tools/x.ts',
+    code: "import { MongoClient } from 'mongodb';\nexport const m = MongoClient;\n",
+  },
+  repositoryInApi: {
+    filePath: 'api/tools/x.ts',
+    code: "import { ToolRepository } from '../../shared/tools/repository';\nexport const r = new ToolRepository({} as never);\n",
+  },
   newWithoutImportInApi: {
     filePath: 'api/tools/x.ts',
     code: 'declare const ToolRepository: any;\ndeclare const LedgerStore: any;\nexport const r = [new ToolRepository({}), new LedgerStore({})];\n',
@@ -43,7 +52,10 @@ const CASES = {
       '',
     ].join('\n'),
   },
-  temporalInShared: { filePath: 'shared/tools/x.ts', code: "import { createEngines } from '../../temporal/engines';\nexport const e = createEngines;\n" },
+  temporalInShared: {
+    filePath: 'shared/tools/x.ts',
+    code: "import { createEngines } from '../../temporal/engines';\nexport const e = createEngines;\n",
+  },
 };
 
 type Name = keyof typeof CASES;
@@ -51,7 +63,11 @@ let rules: Record<Name, (string | null)[]>;
 
 beforeAll(() => {
   const names = Object.keys(CASES) as Name[];
-  const stdout = execFileSync(process.execPath, ['--input-type=module', '-e', LINT, JSON.stringify(names.map((n) => CASES[n]))], { cwd: ROOT, encoding: 'utf8' });
+  const stdout = execFileSync(
+    process.execPath,
+    ['--input-type=module', '-e', LINT, JSON.stringify(names.map((n) => CASES[n]))],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
   const found = JSON.parse(stdout) as (string | null)[][];
   rules = Object.fromEntries(names.map((n, i) => [n, found[i]])) as typeof rules;
 }, 60_000);

@@ -30,7 +30,14 @@ describe('LocalLimiter (a token bucket per key, in process)', () => {
   it('enforce throws the 429 with Retry-After and the rate_limit block', () => {
     const limiter = new LocalLimiter(1, 60, () => 0);
     limiter.enforce('k', 'calls');
-    expect(() => limiter.enforce('k', 'calls')).toThrow(expect.objectContaining({ status: 429, code: 'rate_limited', headers: { 'Retry-After': '60' }, extra: { rate_limit: { limit: 1, window_seconds: 60, retry_after_seconds: 60 } } }));
+    expect(() => limiter.enforce('k', 'calls')).toThrow(
+      expect.objectContaining({
+        status: 429,
+        code: 'rate_limited',
+        headers: { 'Retry-After': '60' },
+        extra: { rate_limit: { limit: 1, window_seconds: 60, retry_after_seconds: 60 } },
+      }),
+    );
   });
 });
 
@@ -60,7 +67,8 @@ describe('the limits middleware', () => {
       this.inner.enforce(key, what);
     }
   }
-  const req = (method = 'POST', path = '/x/invoke') => ({ method, path, ip: '203.0.113.7', socket: {} }) as unknown as Request;
+  const req = (method = 'POST', path = '/x/invoke') =>
+    ({ method, path, ip: '203.0.113.7', socket: {} }) as unknown as Request;
   const res = (wallet?: string) => ({ locals: { wallet } }) as unknown as Response;
   const run = (mw: (req: Request, res: Response, next: NextFunction) => void, rq: Request, rs: Response) =>
     new Promise<unknown>((resolve, reject) => {
@@ -74,18 +82,32 @@ describe('the limits middleware', () => {
   it('an in-process limit refuses at once (Express turns the throw into the error response)', async () => {
     const mw = perClientLimit(new LocalLimiter(1, 60, () => 0), 'invoke');
     expect(await run(mw, req(), res())).toBeUndefined();
-    await expect(run(mw, req(), res())).rejects.toMatchObject({ status: 429, message: expect.stringContaining('invokes from one address') });
+    await expect(run(mw, req(), res())).rejects.toMatchObject({
+      status: 429,
+      message: expect.stringContaining('invokes from one address'),
+    });
   });
 
   it('a store-backed limit passes its refusal to next, keyed per client or per wallet', async () => {
     const limiter = new SlowLimiter();
     const perClient = perClientLimit(limiter, 'start', { what: 'workflow starts' });
     expect(await run(perClient, req(), res())).toBeUndefined();
-    expect(await run(perClient, req(), res())).toMatchObject({ status: 429, message: expect.stringContaining('workflow starts from one address') });
+    expect(await run(perClient, req(), res())).toMatchObject({
+      status: 429,
+      message: expect.stringContaining('workflow starts from one address'),
+    });
     const perWallet = perWalletLimit(limiter, 'start', { what: 'workflow starts' });
     expect(await run(perWallet, req(), res('0xabc'))).toBeUndefined();
-    expect(await run(perWallet, req(), res('0xabc'))).toMatchObject({ status: 429, message: expect.stringContaining('workflow starts for one wallet') });
-    expect(limiter.keys).toEqual(['start:ip:203.0.113.7', 'start:ip:203.0.113.7', 'start:wallet:0xabc', 'start:wallet:0xabc']);
+    expect(await run(perWallet, req(), res('0xabc'))).toMatchObject({
+      status: 429,
+      message: expect.stringContaining('workflow starts for one wallet'),
+    });
+    expect(limiter.keys).toEqual([
+      'start:ip:203.0.113.7',
+      'start:ip:203.0.113.7',
+      'start:wallet:0xabc',
+      'start:wallet:0xabc',
+    ]);
   });
 
   it('`only` narrows the limit to the requests it names', async () => {

@@ -20,21 +20,36 @@ const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
 const queuesOf = (type: NodeType) => ({ trusted: nodeQueueKey(type), untrusted: `untrusted-${nodeQueueKey(type)}` });
 /** The queue keys a worker process started with `p.queues` serves. */
 const served = (p: WorkerProcess) => selectQueues(queueArg(p.queues)).map((q) => q.key);
-const servedBy = (processes: WorkerProcess[], key: string) => processes.filter((p) => served(p).includes(key)).map((p) => p.name);
+const servedBy = (processes: WorkerProcess[], key: string) =>
+  processes.filter((p) => served(p).includes(key)).map((p) => p.name);
 
 describe('a node kind is one folder and one registry line', () => {
   it('has a folder per registered kind holding its kind.ts and activity.ts, and no folder of an unregistered kind', () => {
-    const folders = fs.readdirSync(NODES, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    const folders = fs
+      .readdirSync(NODES, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
     expect([...folders].sort()).toEqual(NODE_TYPES.map(kindFolder).sort());
     for (const type of NODE_TYPES) {
-      for (const file of ['kind.ts', 'activity.ts']) expect({ type, file, exists: fs.existsSync(path.join(NODES, kindFolder(type), file)) }).toEqual({ type, file, exists: true });
+      for (const file of ['kind.ts', 'activity.ts'])
+        expect({ type, file, exists: fs.existsSync(path.join(NODES, kindFolder(type), file)) }).toEqual({
+          type,
+          file,
+          exists: true,
+        });
       expect(NODE_KINDS[type].type).toBe(type);
     }
   });
 
-  it('finds each kind\'s worker half in its folder, serving the activity its registry entry names', () => {
+  it("finds each kind's worker half in its folder, serving the activity its registry entry names", () => {
     // Building activities only keeps its ports (nothing is called), so placeholders do.
-    const deps = { models: {}, ledger: {}, tools: {}, identity: 'test', config: { tools: { secretsKey: Buffer.alloc(32) } } } as unknown as NodeWorkerDeps;
+    const deps = {
+      models: {},
+      ledger: {},
+      tools: {},
+      identity: 'test',
+      config: { tools: { secretsKey: Buffer.alloc(32) } },
+    } as unknown as NodeWorkerDeps;
     for (const type of NODE_TYPES) {
       const activities = nodeWorkerOf(type).activities(deps);
       expect({ type, activity: typeof activities[NODE_KINDS[type].activity] }).toEqual({ type, activity: 'function' });
@@ -47,7 +62,11 @@ describe('a node kind is one folder and one registry line', () => {
       const { trusted, untrusted } = queuesOf(type);
       expect(QUEUES.find((q) => q.key === trusted)).toMatchObject({ taskQueue: kind.queue, activitiesOnly: true });
       expect(QUEUES.find((q) => q.key === trusted)?.untrusted).toBeUndefined();
-      expect(QUEUES.find((q) => q.key === untrusted)).toMatchObject({ taskQueue: kind.untrustedQueue, activitiesOnly: true, untrusted: true });
+      expect(QUEUES.find((q) => q.key === untrusted)).toMatchObject({
+        taskQueue: kind.untrustedQueue,
+        activitiesOnly: true,
+        untrusted: true,
+      });
     }
     expect(QUEUES.filter((q) => /^(untrusted-)?node-/.test(q.key)).length).toBe(2 * NODE_TYPES.length);
   });
@@ -55,8 +74,14 @@ describe('a node kind is one folder and one registry line', () => {
   it('ends a kind at once on its final error codes, and only on them, and waits for a cancelled node to acknowledge', () => {
     for (const type of NODE_TYPES) {
       const kind = NODE_KINDS[type];
-      expect({ type, final: [...(kind.options.retry?.nonRetryableErrorTypes ?? [])].sort() }).toEqual({ type, final: [...kind.finalErrors].sort() });
-      expect({ type, cancellation: kind.options.cancellationType }).toEqual({ type, cancellation: 'WAIT_CANCELLATION_COMPLETED' });
+      expect({ type, final: [...(kind.options.retry?.nonRetryableErrorTypes ?? [])].sort() }).toEqual({
+        type,
+        final: [...kind.finalErrors].sort(),
+      });
+      expect({ type, cancellation: kind.options.cancellationType }).toEqual({
+        type,
+        cancellation: 'WAIT_CANCELLATION_COMPLETED',
+      });
     }
   });
 });
@@ -77,12 +102,16 @@ describe('the worker processes serve every kind, its untrusted queue apart', () 
   it.each([
     ['make dev (scripts/dev.ts)', () => dev],
     ['docker-compose.yml', () => compose],
-  ])('%s serves each kind\'s queue in one process and its untrusted twin in another', (_where, processes) => {
+  ])("%s serves each kind's queue in one process and its untrusted twin in another", (_where, processes) => {
     for (const type of NODE_TYPES) {
       const { trusted, untrusted } = queuesOf(type);
       const byTrusted = servedBy(processes(), trusted);
       const byUntrusted = servedBy(processes(), untrusted);
-      expect({ type, trusted: byTrusted.length > 0, untrusted: byUntrusted.length > 0 }).toEqual({ type, trusted: true, untrusted: true });
+      expect({ type, trusted: byTrusted.length > 0, untrusted: byUntrusted.length > 0 }).toEqual({
+        type,
+        trusted: true,
+        untrusted: true,
+      });
       // A wallet-authored graph's node never shares a process with a workspace's queues.
       expect({ type, shared: byUntrusted.filter((p) => byTrusted.includes(p)) }).toEqual({ type, shared: [] });
     }
@@ -90,12 +119,15 @@ describe('the worker processes serve every kind, its untrusted queue apart', () 
 });
 
 describe('the docs describe every kind', () => {
-  it('lists each kind\'s two queues in the queue table of docs/operations.md, in their group', () => {
+  it("lists each kind's two queues in the queue table of docs/operations.md, in their group", () => {
     const rows = tableRows(read('docs/operations.md'), '| queue key (`--queues`) | task queue | group |');
     for (const type of NODE_TYPES) {
       const kind = NODE_KINDS[type];
       const { trusted, untrusted } = queuesOf(type);
-      for (const [key, queue, group] of [[trusted, kind.queue, 'trusted'], [untrusted, kind.untrustedQueue, 'untrusted']]) {
+      for (const [key, queue, group] of [
+        [trusted, kind.queue, 'trusted'],
+        [untrusted, kind.untrustedQueue, 'untrusted'],
+      ]) {
         const row = rows.find((r) => r.startsWith(`| \`${key}\` |`));
         expect({ key, row: row?.split(' | ').slice(1, 3) }).toEqual({ key, row: [`\`${queue}\``, group] });
       }
@@ -109,9 +141,15 @@ describe('the docs describe every kind', () => {
     NODE_TYPES.forEach((type, i) => {
       const kind = NODE_KINDS[type];
       const [fields, , dispatch] = rows[i].split(' | ').slice(1);
-      for (const f of kind.fields) expect({ type, field: f.name, documented: fields.includes(`\`${f.name}\``) }).toEqual({ type, field: f.name, documented: true });
+      for (const f of kind.fields)
+        expect({ type, field: f.name, documented: fields.includes(`\`${f.name}\``) }).toEqual({
+          type,
+          field: f.name,
+          documented: true,
+        });
       expect({ type, queue: dispatch.includes(`\`${kind.queue}\``) }).toEqual({ type, queue: true });
-      for (const code of [...kind.finalErrors, ...(kind.retriedErrors ?? [])]) expect({ type, code, documented: docs.includes(`\`${code}\``) }).toEqual({ type, code, documented: true });
+      for (const code of [...kind.finalErrors, ...(kind.retriedErrors ?? [])])
+        expect({ type, code, documented: docs.includes(`\`${code}\``) }).toEqual({ type, code, documented: true });
     });
   });
 });

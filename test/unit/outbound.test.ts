@@ -1,6 +1,12 @@
 import http, { type Server } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { keepAliveAgents, RefusedTarget, ResponseTooLarge, safeRequest, TimedOut } from '../../shared/platform/http/outbound';
+import {
+  keepAliveAgents,
+  RefusedTarget,
+  ResponseTooLarge,
+  safeRequest,
+  TimedOut,
+} from '../../shared/platform/http/outbound';
 
 /** safeRequest (any method, bounded answer) against a real plain-HTTP server on loopback. */
 describe('the shared outbound HTTP module', () => {
@@ -9,7 +15,12 @@ describe('the shared outbound HTTP module', () => {
   const seen: Array<{ method: string; url: string; key: string | undefined; port: number }> = [];
   beforeAll(async () => {
     server = http.createServer((req, res) => {
-      seen.push({ method: req.method!, url: req.url!, key: req.headers['idempotency-key'] as string | undefined, port: req.socket.remotePort! });
+      seen.push({
+        method: req.method!,
+        url: req.url!,
+        key: req.headers['idempotency-key'] as string | undefined,
+        port: req.socket.remotePort!,
+      });
       if (req.url!.startsWith('/big')) return res.end('x'.repeat(64 * 1024));
       if (req.url!.startsWith('/slow')) return void setTimeout(() => res.end('late'), 3000);
       res.setHeader('content-type', 'application/json');
@@ -28,32 +39,70 @@ describe('the shared outbound HTTP module', () => {
   it('GETs with headers and returns the body, query values encoded by URL', async () => {
     const url = new URL(`${origin}/echo`);
     url.searchParams.set('q', 'a b&c=d/é');
-    const res = await safeRequest(url.href, { method: 'GET', headers: { 'idempotency-key': 'run:node' }, timeoutMs: 20_000, maxResponseBytes: 1024, allowLoopback: true, allowHttp: true });
+    const res = await safeRequest(url.href, {
+      method: 'GET',
+      headers: { 'idempotency-key': 'run:node' },
+      timeoutMs: 20_000,
+      maxResponseBytes: 1024,
+      allowLoopback: true,
+      allowHttp: true,
+    });
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body.toString('utf8'))).toEqual({ url: '/echo?q=a+b%26c%3Dd%2F%C3%A9' });
     expect(seen.at(-1)).toMatchObject({ method: 'GET', url: '/echo?q=a+b%26c%3Dd%2F%C3%A9', key: 'run:node' });
   });
 
   it('stops reading past maxResponseBytes', async () => {
-    await expect(safeRequest(`${origin}/big`, { method: 'GET', timeoutMs: 20_000, maxResponseBytes: 1000, allowLoopback: true, allowHttp: true })).rejects.toBeInstanceOf(ResponseTooLarge);
+    await expect(
+      safeRequest(`${origin}/big`, {
+        method: 'GET',
+        timeoutMs: 20_000,
+        maxResponseBytes: 1000,
+        allowLoopback: true,
+        allowHttp: true,
+      }),
+    ).rejects.toBeInstanceOf(ResponseTooLarge);
   });
 
   it('bounds the whole exchange in time', async () => {
-    await expect(safeRequest(`${origin}/slow`, { method: 'GET', timeoutMs: 300, maxResponseBytes: 1000, allowLoopback: true, allowHttp: true })).rejects.toThrow('no answer within 300 ms');
+    await expect(
+      safeRequest(`${origin}/slow`, {
+        method: 'GET',
+        timeoutMs: 300,
+        maxResponseBytes: 1000,
+        allowLoopback: true,
+        allowHttp: true,
+      }),
+    ).rejects.toThrow('no answer within 300 ms');
   });
 
   it('refuses plain http unless allowed, and to loopback only; refuses private addresses', async () => {
-    await expect(safeRequest(`${origin}/x`, { method: 'GET', timeoutMs: 1000, allowLoopback: true })).rejects.toThrow('only https');
-    await expect(safeRequest('http://93.184.215.14/x', { method: 'GET', timeoutMs: 1000, allowLoopback: true, allowHttp: true })).rejects.toThrow('loopback only');
-    await expect(safeRequest(`${origin}/x`, { method: 'GET', timeoutMs: 1000, allowHttp: true })).rejects.toBeInstanceOf(RefusedTarget);
+    await expect(safeRequest(`${origin}/x`, { method: 'GET', timeoutMs: 1000, allowLoopback: true })).rejects.toThrow(
+      'only https',
+    );
+    await expect(
+      safeRequest('http://93.184.215.14/x', { method: 'GET', timeoutMs: 1000, allowLoopback: true, allowHttp: true }),
+    ).rejects.toThrow('loopback only');
+    await expect(
+      safeRequest(`${origin}/x`, { method: 'GET', timeoutMs: 1000, allowHttp: true }),
+    ).rejects.toBeInstanceOf(RefusedTarget);
     const resolve = async () => [{ address: '10.0.0.7', family: 4 }];
-    await expect(safeRequest('https://internal.example/x', { method: 'GET', timeoutMs: 1000, resolve })).rejects.toThrow('private');
+    await expect(
+      safeRequest('https://internal.example/x', { method: 'GET', timeoutMs: 1000, resolve }),
+    ).rejects.toThrow('private');
   });
 
-  it('calls an operator\'s own target (a vendor) on any address over kept-alive connections, with the same bounds', async () => {
+  it("calls an operator's own target (a vendor) on any address over kept-alive connections, with the same bounds", async () => {
     const agents = keepAliveAgents();
     try {
-      const opts = { method: 'POST' as const, body: '{"a":1}', headers: { 'content-type': 'application/json' }, timeoutMs: 20_000, maxResponseBytes: 1024, operatorTarget: agents };
+      const opts = {
+        method: 'POST' as const,
+        body: '{"a":1}',
+        headers: { 'content-type': 'application/json' },
+        timeoutMs: 20_000,
+        maxResponseBytes: 1024,
+        operatorTarget: agents,
+      };
       const first = await safeRequest(`${origin}/vendor`, opts);
       const second = await safeRequest(`${origin}/vendor`, opts);
       expect([first.status, second.status]).toEqual([200, 200]);
@@ -79,14 +128,23 @@ describe('the shared outbound HTTP module', () => {
         if (!chunk.toString('latin1').includes('\r\n\r\n')) return;
         connections[i] += 1;
         if (connections[i] > 1) return void socket.destroy();
-        socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 11\r\nconnection: keep-alive\r\n\r\n{"ok":true}');
+        socket.write(
+          'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 11\r\nconnection: keep-alive\r\n\r\n{"ok":true}',
+        );
       });
     });
     await new Promise<void>((r) => raw.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/vendor`;
     const agents = keepAliveAgents();
     try {
-      const opts = { method: 'POST' as const, body: '{}', headers: { 'idempotency-key': 'k' }, timeoutMs: 20_000, maxResponseBytes: 1024, operatorTarget: agents };
+      const opts = {
+        method: 'POST' as const,
+        body: '{}',
+        headers: { 'idempotency-key': 'k' },
+        timeoutMs: 20_000,
+        maxResponseBytes: 1024,
+        operatorTarget: agents,
+      };
       expect((await safeRequest(url, opts)).status).toBe(200);
       // Reuses the connection, which the server drops: answered on a second, fresh one.
       expect((await safeRequest(url, opts)).status).toBe(200);
@@ -95,7 +153,9 @@ describe('the shared outbound HTTP module', () => {
       const dropAll = net.createServer((socket) => socket.on('data', () => socket.destroy()));
       await new Promise<void>((r) => dropAll.listen(0, '127.0.0.1', r));
       try {
-        await expect(safeRequest(`http://127.0.0.1:${(dropAll.address() as AddressInfo).port}/x`, opts)).rejects.toMatchObject({ code: 'ECONNRESET' });
+        await expect(
+          safeRequest(`http://127.0.0.1:${(dropAll.address() as AddressInfo).port}/x`, opts),
+        ).rejects.toMatchObject({ code: 'ECONNRESET' });
       } finally {
         await new Promise((r) => dropAll.close(r));
       }

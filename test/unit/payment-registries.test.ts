@@ -1,5 +1,5 @@
 import { usdToBaseUnits } from '../../shared/credits/money';
-import { PURPOSES, purposeAs, purposeWallet } from '../../shared/payments/purposes';
+import { purposeAs, PURPOSES, purposeWallet } from '../../shared/payments/purposes';
 import { FacilitatorRegistry } from '../../shared/payments/x402/facilitator-registry';
 import type { PaymentFacilitator } from '../../shared/payments/x402/facilitator-types';
 
@@ -12,7 +12,10 @@ describe('payment registries (pure)', () => {
     expect(reg.get('eip155:8453', 'exact')).toBe(b);
     expect(reg.get('eip155:8453', 'upto')).toBeUndefined();
     expect(reg.get('eip155:1', 'exact')).toBeUndefined();
-    expect(reg.keys()).toEqual([['eip155:84532', 'exact'], ['eip155:8453', 'exact']]);
+    expect(reg.keys()).toEqual([
+      ['eip155:84532', 'exact'],
+      ['eip155:8453', 'exact'],
+    ]);
   });
 
   it('knows every purpose kind: the wallet it is searchable by, and narrows by kind', () => {

@@ -23,7 +23,8 @@ function queuesInCode(): Map<string, string> {
     const mod = require(file) as Record<string, unknown>;
     for (const [name, value] of Object.entries(mod)) {
       if (/_QUEUE$/.test(name) && typeof value === 'string') found.set(value, `${flow}/${name}`);
-      if (/_QUEUES$/.test(name) && value && typeof value === 'object') for (const [k, v] of Object.entries(value)) found.set(String(v), `${flow}/${name}.${k}`);
+      if (/_QUEUES$/.test(name) && value && typeof value === 'object')
+        for (const [k, v] of Object.entries(value)) found.set(String(v), `${flow}/${name}.${k}`);
     }
   }
   return found;
@@ -44,7 +45,7 @@ describe('the worker queue registry', () => {
     expect(served.size).toBe(QUEUES.length);
   });
 
-  it('is started by compose\'s worker groups (settlements once payments are configured) and listed in the queue table of docs/operations.md', () => {
+  it("is started by compose's worker groups (settlements once payments are configured) and listed in the queue table of docs/operations.md", () => {
     const compose = composeWorkers();
     const started = new Set(compose.flatMap((p) => selectQueues(queueArg(p.queues)).map((q) => q.key)));
     expect(QUEUES.filter((q) => !started.has(q.key)).map((q) => q.key)).toEqual([]);
@@ -57,14 +58,22 @@ describe('the worker queue registry', () => {
     expect(rows.length).toBe(QUEUES.length);
     for (const q of QUEUES) {
       const row = rows.find((r) => r.startsWith(`| \`${q.key}\` |`))?.split(' | ');
-      expect({ key: q.key, taskQueue: row?.[1], group: row?.[2].split(' ')[0] }).toEqual({ key: q.key, taskQueue: `\`${q.taskQueue}\``, group: q.untrusted ? 'untrusted' : 'trusted' });
+      expect({ key: q.key, taskQueue: row?.[1], group: row?.[2].split(' ')[0] }).toEqual({
+        key: q.key,
+        taskQueue: `\`${q.taskQueue}\``,
+        group: q.untrusted ? 'untrusted' : 'trusted',
+      });
     }
   });
 
-  it('serves untrusted (wallet-authored) graphs\' nodes only in a process of their own: compose, make dev and the groups agree', () => {
+  it("serves untrusted (wallet-authored) graphs' nodes only in a process of their own: compose, make dev and the groups agree", () => {
     const untrustedKeys = QUEUES.filter((q) => q.untrusted).map((q) => q.key);
     expect(untrustedKeys.length).toBe(NODE_TYPES.length);
-    expect(selectQueues(['untrusted']).map((q) => q.key).sort()).toEqual([...untrustedKeys].sort());
+    expect(
+      selectQueues(['untrusted'])
+        .map((q) => q.key)
+        .sort(),
+    ).toEqual([...untrustedKeys].sort());
     expect(selectQueues(['trusted']).some((q) => q.untrusted)).toBe(false);
     expect(selectQueues(['trusted']).length + untrustedKeys.length).toBe(QUEUES.length);
     for (const processes of [composeWorkers(), devWorkers()]) {
@@ -78,6 +87,9 @@ describe('the worker queue registry', () => {
     expect(group.leftOut.map((l) => l.key)).toEqual(['settlements']);
     expect(group.queues.some((q) => q.key === 'settlements')).toBe(false);
     expect(group.queues.length).toBe(selectQueues(['trusted']).length - 1);
-    expect(queuesToServe(['settlements', 'system'], config)).toEqual({ queues: selectQueues(['settlements', 'system']), leftOut: [] });
+    expect(queuesToServe(['settlements', 'system'], config)).toEqual({
+      queues: selectQueues(['settlements', 'system']),
+      leftOut: [],
+    });
   });
 });

@@ -1,13 +1,25 @@
+import { ids } from '../../shared/platform/ids/index';
 import { ClaimMemory, LEARNED_HOLD_MS, MADE_HERE_MS, OWN_HOLD_MS } from '../../shared/schedules/claim-memory';
 import { claimId, type Schedule, type ScheduleClaim } from '../../shared/schedules/repository';
-import { ids } from '../../shared/platform/ids/index';
 
 const T0 = Date.parse('2026-11-23T09:00:00Z');
 const base = new Date(T0 - 60_000);
 
 function claim(attempt = 0, leaseMs = 60_000): ScheduleClaim {
   const id = claimId('sch_1', base, attempt);
-  return { _id: id, schedule_id: 'sch_1', budget_id: 'bud_1', base_due_at: base, attempt, due_at: base, skipped: 0, claim_token: ids.claimToken(id), claimed_at: new Date(T0), lease_expires_at: new Date(T0 + leaseMs), held_entry: false };
+  return {
+    _id: id,
+    schedule_id: 'sch_1',
+    budget_id: 'bud_1',
+    base_due_at: base,
+    attempt,
+    due_at: base,
+    skipped: 0,
+    claim_token: ids.claimToken(id),
+    claimed_at: new Date(T0),
+    lease_expires_at: new Date(T0 + leaseMs),
+    held_entry: false,
+  };
 }
 const schedule = { _id: 'sch_1', budget_id: 'bud_1', next_due_at: base } as Schedule;
 

@@ -1,12 +1,15 @@
-import { buildSchedule } from '../../shared/schedules/new-schedule';
 import { orderQueue } from '../../shared/schedules/due-queue';
+import { buildSchedule } from '../../shared/schedules/new-schedule';
 import type { Schedule } from '../../shared/schedules/repository';
 
 const NOW = new Date('2026-11-23T12:00:00.000Z');
 const min = (m: number) => new Date(NOW.getTime() + m * 60_000);
 
 function schedule(budgetId: string, everySeconds: number, startAt: Date, id?: string): Schedule {
-  const built = buildSchedule({ budgetId, workspaceId: 'ws_1', workflowId: 'wf_1', everySeconds, timezone: 'UTC', startAt }, NOW);
+  const built = buildSchedule(
+    { budgetId, workspaceId: 'ws_1', workflowId: 'wf_1', everySeconds, timezone: 'UTC', startAt },
+    NOW,
+  );
   if ('problem' in built) throw new Error(built.problem);
   return id ? { ...built.schedule, _id: id } : built.schedule;
 }
@@ -27,9 +30,11 @@ describe('the order of due occurrences', () => {
     ]);
   });
 
-  it('coalesces at the reader\'s clock: the later the read, the later the occurrence and the more skipped', () => {
+  it("coalesces at the reader's clock: the later the read, the later the occurrence and the more skipped", () => {
     const s = schedule('bud_a', 600, min(-65), 'sch_h'); // -65, -55, …, -5 min
     expect(orderQueue([s], NOW).map((o) => [o.due_at.toISOString(), o.skipped])).toEqual([[min(-5).toISOString(), 6]]);
-    expect(orderQueue([s], min(60)).map((o) => [o.due_at.toISOString(), o.skipped])).toEqual([[min(55).toISOString(), 12]]);
+    expect(orderQueue([s], min(60)).map((o) => [o.due_at.toISOString(), o.skipped])).toEqual([
+      [min(55).toISOString(), 12],
+    ]);
   });
 });

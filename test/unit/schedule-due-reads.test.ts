@@ -1,8 +1,22 @@
-import { CLAIM_READ_MAX_AGE_MS, CLAIM_READ_MAX_REUSE_MS, CLAIM_READ_REUSE_PER_READ_TIME, DueReads, reuseMs } from '../../shared/schedules/due-reads';
+import {
+  CLAIM_READ_MAX_AGE_MS,
+  CLAIM_READ_MAX_REUSE_MS,
+  CLAIM_READ_REUSE_PER_READ_TIME,
+  DueReads,
+  reuseMs,
+} from '../../shared/schedules/due-reads';
 import type { Schedule } from '../../shared/schedules/repository';
 
 const T0 = Date.parse('2026-11-24T09:00:00Z');
-const due = (id: string) => ({ _id: id, budget_id: 'bud_1', paused: false, next_due_at: new Date(T0 - 60_000), every_seconds: 3600, timezone: 'UTC' }) as unknown as Schedule;
+const due = (id: string) =>
+  ({
+    _id: id,
+    budget_id: 'bud_1',
+    paused: false,
+    next_due_at: new Date(T0 - 60_000),
+    every_seconds: 3600,
+    timezone: 'UTC',
+  }) as unknown as Schedule;
 
 /** A store read that takes `tookMs` (fake clock) and answers the schedules due at the time it is asked. */
 function fakeStore(tookMs: () => number, rows: () => Schedule[]) {
@@ -27,7 +41,10 @@ describe('due reads shared by "next due" claims (DueReads)', () => {
 
   it('a quick read is reused for CLAIM_READ_MAX_AGE_MS; then claimers start a new one and go on with the landed one meanwhile', async () => {
     let rows = [due('sch_a')];
-    const store = fakeStore(() => 20, () => rows);
+    const store = fakeStore(
+      () => 20,
+      () => rows,
+    );
     const reads = new DueReads(store.read);
     const first = reads.forClaims('bud_1', new Date());
     await jest.advanceTimersByTimeAsync(20);
@@ -47,7 +64,10 @@ describe('due reads shared by "next due" claims (DueReads)', () => {
 
   it('a slow read (a large backlog) is reused longer, so the store is not kept reading; `fresh` and `due` never reuse', async () => {
     const tookMs = 600;
-    const store = fakeStore(() => tookMs, () => [due('sch_a')]);
+    const store = fakeStore(
+      () => tookMs,
+      () => [due('sch_a')],
+    );
     const reads = new DueReads(store.read);
     const first = reads.forClaims('bud_1', new Date());
     await jest.advanceTimersByTimeAsync(tookMs);

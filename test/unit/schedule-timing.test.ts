@@ -1,4 +1,10 @@
-import { dueOccurrence, MAX_COUNTED_SKIPS, nextOccurrence, timingProblem, type ScheduleTiming } from '../../shared/schedules/timing';
+import {
+  dueOccurrence,
+  MAX_COUNTED_SKIPS,
+  nextOccurrence,
+  type ScheduleTiming,
+  timingProblem,
+} from '../../shared/schedules/timing';
 import { parseBudgetBearer } from '../../shared/workspaces/budget-bearer';
 
 const cron = (expr: string, timezone: string): ScheduleTiming => ({ kind: 'cron', cron: expr, timezone });
@@ -47,26 +53,50 @@ describe('schedule timing: cron in a named time zone across DST', () => {
       '2026-03-31T07:00:00.000Z',
     ]);
     // 02:30 on the change night does not exist in Berlin either.
-    expect(runs(cron('30 2 * * *', 'Europe/Berlin'), '2026-03-28T12:00:00Z', 2)).toEqual(['2026-03-29T01:00:00.000Z', '2026-03-30T00:30:00.000Z']);
+    expect(runs(cron('30 2 * * *', 'Europe/Berlin'), '2026-03-28T12:00:00Z', 2)).toEqual([
+      '2026-03-29T01:00:00.000Z',
+      '2026-03-30T00:30:00.000Z',
+    ]);
   });
 
   it('next occurrence is strictly after the given instant', () => {
-    expect(nextOccurrence(cron('0 * * * *', 'UTC'), at('2026-01-01T10:00:00Z'))!.toISOString()).toBe('2026-01-01T11:00:00.000Z');
+    expect(nextOccurrence(cron('0 * * * *', 'UTC'), at('2026-01-01T10:00:00Z'))!.toISOString()).toBe(
+      '2026-01-01T11:00:00.000Z',
+    );
   });
 });
 
 describe('schedule timing: fixed intervals', () => {
-  const every = (s: number, anchor: string): ScheduleTiming => ({ kind: 'interval', every_seconds: s, anchor_at: at(anchor), timezone: 'America/New_York' });
+  const every = (s: number, anchor: string): ScheduleTiming => ({
+    kind: 'interval',
+    every_seconds: s,
+    anchor_at: at(anchor),
+    timezone: 'America/New_York',
+  });
 
   it('falls on anchor + k × every of real time, whatever the zone does', () => {
-    expect(runs(every(3600, '2026-11-01T04:00:00Z'), '2026-11-01T04:00:00Z', 3)).toEqual(['2026-11-01T05:00:00.000Z', '2026-11-01T06:00:00.000Z', '2026-11-01T07:00:00.000Z']);
-    expect(nextOccurrence(every(600, '2026-01-01T00:00:00Z'), at('2025-01-01T00:00:00Z'))!.toISOString()).toBe('2026-01-01T00:00:00.000Z');
+    expect(runs(every(3600, '2026-11-01T04:00:00Z'), '2026-11-01T04:00:00Z', 3)).toEqual([
+      '2026-11-01T05:00:00.000Z',
+      '2026-11-01T06:00:00.000Z',
+      '2026-11-01T07:00:00.000Z',
+    ]);
+    expect(nextOccurrence(every(600, '2026-01-01T00:00:00Z'), at('2025-01-01T00:00:00Z'))!.toISOString()).toBe(
+      '2026-01-01T00:00:00.000Z',
+    );
   });
 
   it('catch-up coalesces to the latest due occurrence and counts the skipped ones', () => {
     const t = every(600, '2026-01-01T00:00:00Z');
-    expect(dueOccurrence(t, at('2026-01-01T00:10:00Z'), at('2026-01-01T01:05:00Z'))).toEqual({ due_at: at('2026-01-01T01:00:00Z'), skipped: 5, skipped_at_least: false });
-    expect(dueOccurrence(t, at('2026-01-01T00:10:00Z'), at('2026-01-01T00:10:00Z'))).toEqual({ due_at: at('2026-01-01T00:10:00Z'), skipped: 0, skipped_at_least: false });
+    expect(dueOccurrence(t, at('2026-01-01T00:10:00Z'), at('2026-01-01T01:05:00Z'))).toEqual({
+      due_at: at('2026-01-01T01:00:00Z'),
+      skipped: 5,
+      skipped_at_least: false,
+    });
+    expect(dueOccurrence(t, at('2026-01-01T00:10:00Z'), at('2026-01-01T00:10:00Z'))).toEqual({
+      due_at: at('2026-01-01T00:10:00Z'),
+      skipped: 0,
+      skipped_at_least: false,
+    });
     expect(dueOccurrence(t, at('2026-01-01T00:10:00Z'), at('2026-01-01T00:09:59Z'))).toBeNull();
   });
 });
@@ -102,7 +132,10 @@ describe('schedule bearer', () => {
   const b64 = (s: string) => Buffer.from(s).toString('base64');
   it('is base64("<api_key>:<budget_key>"), padding optional; anything else is refused', () => {
     expect(parseBudgetBearer(`Bearer ${b64('wak_abc:bk_def')}`)).toEqual({ apiKey: 'wak_abc', budgetKey: 'bk_def' });
-    expect(parseBudgetBearer(`Bearer ${b64('wak_abc:bk_def').replace(/=+$/, '')}`)).toEqual({ apiKey: 'wak_abc', budgetKey: 'bk_def' });
+    expect(parseBudgetBearer(`Bearer ${b64('wak_abc:bk_def').replace(/=+$/, '')}`)).toEqual({
+      apiKey: 'wak_abc',
+      budgetKey: 'bk_def',
+    });
     expect(parseBudgetBearer(undefined)).toBeNull();
     expect(parseBudgetBearer(`Basic ${b64('wak_abc:bk_def')}`)).toBeNull();
     expect(parseBudgetBearer(`Bearer ${b64('wak_abc')}`)).toBeNull();

@@ -5,21 +5,21 @@ import { recoverMessageAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { signRequest, signToolInvoke, signToolInvokeById } from '../../sdk/agent-client';
 import {
-  ENVELOPE_FIELDS,
-  SIGNED_ACTIONS,
   buildSignedMessage,
   canonicalJson,
+  ENVELOPE_FIELDS,
   isSignatureFrom,
   payloadDigest,
   productPathParams,
   recoverSigner,
+  SIGNED_ACTIONS,
+  type SignedAction,
   signedActionParts,
   signedPayload,
   toolInvokeByIdParts,
   toolInvokeByIdPath,
   toolInvokeParts,
   toolInvokePath,
-  type SignedAction,
 } from '../../shared/identity/signing';
 import fixture from '../fixtures/signing-vectors.json';
 
@@ -48,7 +48,10 @@ function rebuild(vector: Vector): { payloadObject: object | ''; message: string 
   const context = { wallet: fixture.signer.address, sessionNonce: fixture.session_nonce, requestId: vector.request_id };
   const body = JSON.parse(vector.body_json) as Record<string, unknown>;
   if (vector.kind === 'path' || vector.kind === 'path_id') {
-    const parts = vector.kind === 'path' ? toolInvokeParts(vector.product_slug!, vector.action_slug!, body) : toolInvokeByIdParts(vector.product_id!, body);
+    const parts =
+      vector.kind === 'path'
+        ? toolInvokeParts(vector.product_slug!, vector.action_slug!, body)
+        : toolInvokeByIdParts(vector.product_id!, body);
     const payload = signedPayload(parts.payloadObject);
     return {
       payloadObject: parts.payloadObject,
@@ -67,7 +70,15 @@ function rebuild(vector: Vector): { payloadObject: object | ''; message: string 
 describe('published test vectors', () => {
   it('cover the cases the doc promises', () => {
     expect(vectors.map((v) => v.name)).toEqual(
-      expect.arrayContaining(['balance', 'job_list', 'job_complete', 'tool_invoke_path', 'tool_invoke_by_id', 'job_workflow_update', 'job_workflow_publish']),
+      expect.arrayContaining([
+        'balance',
+        'job_list',
+        'job_complete',
+        'tool_invoke_path',
+        'tool_invoke_by_id',
+        'job_workflow_update',
+        'job_workflow_publish',
+      ]),
     );
     expect(devAccount.address).toBe(fixture.signer.address);
   });
@@ -96,20 +107,24 @@ describe('published test vectors', () => {
       };
       const envelope =
         vector.kind === 'path_id'
-          ? await signToolInvokeById({ ...common, productId: vector.product_id!, parameters: body.parameters as object | undefined })
-          : vector.kind === 'path'
-          ? await signToolInvoke({
+          ? await signToolInvokeById({
               ...common,
-              productSlug: vector.product_slug!,
-              actionSlug: vector.action_slug!,
-              parameters: body.parameters as object,
+              productId: vector.product_id!,
+              parameters: body.parameters as object | undefined,
             })
-          : await signRequest({
-              ...common,
-              action: vector.action as SignedAction,
-              productId: vector.product_id ?? undefined,
-              body,
-            });
+          : vector.kind === 'path'
+            ? await signToolInvoke({
+                ...common,
+                productSlug: vector.product_slug!,
+                actionSlug: vector.action_slug!,
+                parameters: body.parameters as object,
+              })
+            : await signRequest({
+                ...common,
+                action: vector.action as SignedAction,
+                productId: vector.product_id ?? undefined,
+                body,
+              });
       expect(envelope).toEqual({
         wallet_address: fixture.signer.address,
         session_nonce: fixture.session_nonce,
@@ -193,9 +208,12 @@ describe('canonicalJson: RFC 8785 examples', () => {
     expect(canonicalJson(fromBits(bits))).toBe(expected);
   });
 
-  it.each(['7fffffffffffffff', '7ff0000000000000', 'fff0000000000000'])('appendix B: %s (NaN/Infinity) throws', (bits) => {
-    expect(() => canonicalJson(fromBits(bits))).toThrow(TypeError);
-  });
+  it.each(['7fffffffffffffff', '7ff0000000000000', 'fff0000000000000'])(
+    'appendix B: %s (NaN/Infinity) throws',
+    (bits) => {
+      expect(() => canonicalJson(fromBits(bits))).toThrow(TypeError);
+    },
+  );
 });
 
 describe('canonicalJson: input handling', () => {
@@ -272,19 +290,39 @@ describe('buildSignedMessage', () => {
   });
 
   it('path form replaces action and product lines', () => {
-    const message = buildSignedMessage({ ...context, kind: 'path', method: 'POST', path: toolInvokePath('p', 'a'), payload: 'ab' });
-    expect(message.split('\n').slice(4)).toEqual(['method:POST', 'path:/external/tools/p/actions/a/invoke', 'payload:ab']);
+    const message = buildSignedMessage({
+      ...context,
+      kind: 'path',
+      method: 'POST',
+      path: toolInvokePath('p', 'a'),
+      payload: 'ab',
+    });
+    expect(message.split('\n').slice(4)).toEqual([
+      'method:POST',
+      'path:/external/tools/p/actions/a/invoke',
+      'payload:ab',
+    ]);
   });
 
   it.each(['\n', '\r'])('rejects a line break (%j) inside a field', (lineBreak) => {
     expect(() =>
-      buildSignedMessage({ ...context, requestId: `r1${lineBreak}action:balance`, kind: 'action', action: 'x', payload: '' }),
+      buildSignedMessage({
+        ...context,
+        requestId: `r1${lineBreak}action:balance`,
+        kind: 'action',
+        action: 'x',
+        payload: '',
+      }),
     ).toThrow(TypeError);
   });
 
   it('invoke by product id signs the path form', () => {
     expect(toolInvokeByIdPath('prod_1')).toBe('/external/tools/prod_1/invoke');
-    expect(toolInvokeByIdParts('prod_1', {})).toEqual({ method: 'POST', path: '/external/tools/prod_1/invoke', payloadObject: {} });
+    expect(toolInvokeByIdParts('prod_1', {})).toEqual({
+      method: 'POST',
+      path: '/external/tools/prod_1/invoke',
+      payloadObject: {},
+    });
     expect(() => toolInvokeByIdPath('a/b')).toThrow(TypeError);
   });
 
@@ -322,7 +360,10 @@ describe('SIGNED_ACTIONS', () => {
 
   it('has a product rule for every action', () => {
     for (const [action, spec] of Object.entries(SIGNED_ACTIONS)) {
-      const params = spec.productParam === null || typeof spec.productParam === 'string' ? [spec.productParam] : [...spec.productParam];
+      const params =
+        spec.productParam === null || typeof spec.productParam === 'string'
+          ? [spec.productParam]
+          : [...spec.productParam];
       for (const param of params) expect([null, 'jobId', 'workflowId', 'productId', 'tokenId']).toContain(param);
       expect(typeof spec.payloadObject).toBe('function');
       expect(action).toMatch(/^[a-z_]+$/);
@@ -354,7 +395,9 @@ describe('signature verification', () => {
   });
 
   it('rejects another wallet', async () => {
-    await expect(isSignatureFrom(message, signature, '0x70997970C51812dc3A010C7d01b50e0d17dc79C8')).resolves.toBe(false);
+    await expect(isSignatureFrom(message, signature, '0x70997970C51812dc3A010C7d01b50e0d17dc79C8')).resolves.toBe(
+      false,
+    );
   });
 
   it('rejects a tampered message', async () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { judgeAddress } from '../../shared/platform/http/address-policy';
 import { RefusedTarget, safePost } from '../../shared/webhook-runs/callback-post';
 import { classifyStatus, parseRetryAfter, retryDelayMs } from '../../shared/webhook-runs/callback-schedule';
-import { startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver';
+import { type HttpsReceiver, startHttpsReceiver } from '../support/https-receiver';
 
 const REFUSED: Array<[string, string]> = [
   ['127.0.0.1', 'loopback'],
@@ -54,7 +54,13 @@ describe('safePost against a real HTTPS receiver on 127.0.0.1', () => {
   afterAll(async () => {
     await receiver.close();
   });
-  const opts = (o: Partial<Parameters<typeof safePost>[1]> = {}) => ({ body: '{}', headers: {}, timeoutMs: 5000, ca: readFileSync(receiver.caFile), ...o });
+  const opts = (o: Partial<Parameters<typeof safePost>[1]> = {}) => ({
+    body: '{}',
+    headers: {},
+    timeoutMs: 5000,
+    ca: readFileSync(receiver.caFile),
+    ...o,
+  });
 
   it('refuses http, URL credentials, and every non-public literal address (IPv4, IPv6, IPv4-mapped)', async () => {
     await expect(safePost('http://93.184.215.14/x', opts())).rejects.toThrow('only https');
@@ -69,11 +75,29 @@ describe('safePost against a real HTTPS receiver on 127.0.0.1', () => {
   });
 
   it('refuses a host name when any of its addresses is not public', async () => {
-    const resolveTo = (...addresses: string[]) => async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-    await expect(safePost('https://internal.example/hook', opts({ resolve: resolveTo('10.0.0.5') }))).rejects.toThrow('private');
-    await expect(safePost('https://mixed.example/hook', opts({ resolve: resolveTo('93.184.215.14', '169.254.169.254') }))).rejects.toThrow('linkLocal');
-    await expect(safePost('https://v6.example/hook', opts({ resolve: resolveTo('::ffff:192.168.0.1') }))).rejects.toThrow('private');
-    await expect(safePost('https://nowhere.invalid/hook', opts({ resolve: async () => { throw new Error('ENOTFOUND'); } }))).rejects.toThrow('cannot resolve');
+    const resolveTo =
+      (...addresses: string[]) =>
+      async () =>
+        addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    await expect(safePost('https://internal.example/hook', opts({ resolve: resolveTo('10.0.0.5') }))).rejects.toThrow(
+      'private',
+    );
+    await expect(
+      safePost('https://mixed.example/hook', opts({ resolve: resolveTo('93.184.215.14', '169.254.169.254') })),
+    ).rejects.toThrow('linkLocal');
+    await expect(
+      safePost('https://v6.example/hook', opts({ resolve: resolveTo('::ffff:192.168.0.1') })),
+    ).rejects.toThrow('private');
+    await expect(
+      safePost(
+        'https://nowhere.invalid/hook',
+        opts({
+          resolve: async () => {
+            throw new Error('ENOTFOUND');
+          },
+        }),
+      ),
+    ).rejects.toThrow('cannot resolve');
   });
 
   it('connects to the address it checked: one resolution, pinned (no DNS rebinding)', async () => {
@@ -97,7 +121,9 @@ describe('safePost against a real HTTPS receiver on 127.0.0.1', () => {
   });
 
   it('refuses a receiver whose certificate is not trusted', async () => {
-    await expect(safePost(`${receiver.origin}/x`, opts({ allowLoopback: true, ca: undefined }))).rejects.toThrow(/self[- ]signed|certificate/i);
+    await expect(safePost(`${receiver.origin}/x`, opts({ allowLoopback: true, ca: undefined }))).rejects.toThrow(
+      /self[- ]signed|certificate/i,
+    );
   });
 });
 

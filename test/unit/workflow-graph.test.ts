@@ -35,7 +35,9 @@ describe('validateWorkflowGraph', () => {
   });
 
   it('names a dangling edge at its end', () => {
-    expect(validateWorkflowGraph([t('a')], [{ from: 'a', to: 'ghost' }])).toEqual([{ path: 'edges[0].to', code: 'dangling_edge', message: 'no node "ghost"' }]);
+    expect(validateWorkflowGraph([t('a')], [{ from: 'a', to: 'ghost' }])).toEqual([
+      { path: 'edges[0].to', code: 'dangling_edge', message: 'no node "ghost"' },
+    ]);
   });
 
   it('finds a cycle and names an edge on it', () => {
@@ -49,12 +51,22 @@ describe('validateWorkflowGraph', () => {
       ],
     );
     expect(problems).toEqual([{ path: 'edges[1]', code: 'cycle', message: 'the edges form a cycle through b, c' }]);
-    expect(validateWorkflowGraph([t('a')], [{ from: 'a', to: 'a' }])[0]).toMatchObject({ path: 'edges[0]', code: 'cycle' });
+    expect(validateWorkflowGraph([t('a')], [{ from: 'a', to: 'a' }])[0]).toMatchObject({
+      path: 'edges[0]',
+      code: 'cycle',
+    });
   });
 
   it('refuses duplicate ids, missing fields, stray fields, bad operators and regexes', () => {
     const problems = validateWorkflowGraph(
-      [t('a'), t('a'), { id: 'm', type: 'model' }, { id: 'x', type: 'template', template: 'x', extra: 1 }, { id: 'c', type: 'condition', input: 'x', operator: 'like' }, { id: 'r', type: 'condition', input: 'x', operator: 'matches', value: '(' }],
+      [
+        t('a'),
+        t('a'),
+        { id: 'm', type: 'model' },
+        { id: 'x', type: 'template', template: 'x', extra: 1 },
+        { id: 'c', type: 'condition', input: 'x', operator: 'like' },
+        { id: 'r', type: 'condition', input: 'x', operator: 'matches', value: '(' },
+      ],
       [],
     );
     expect(problems.map((p) => [p.path, p.code])).toEqual([
@@ -68,13 +80,24 @@ describe('validateWorkflowGraph', () => {
 
   it('checks edges: when only (and always) on edges leaving a condition', () => {
     const c = { id: 'c', type: 'condition', input: 'x', operator: 'empty' };
-    expect(validateWorkflowGraph([t('a'), c], [{ from: 'a', to: 'c', when: true }])[0]).toMatchObject({ path: 'edges[0].when', code: 'invalid_edge' });
-    expect(validateWorkflowGraph([t('a'), c], [{ from: 'c', to: 'a' }])[0]).toMatchObject({ path: 'edges[0].when', code: 'invalid_edge' });
+    expect(validateWorkflowGraph([t('a'), c], [{ from: 'a', to: 'c', when: true }])[0]).toMatchObject({
+      path: 'edges[0].when',
+      code: 'invalid_edge',
+    });
+    expect(validateWorkflowGraph([t('a'), c], [{ from: 'c', to: 'a' }])[0]).toMatchObject({
+      path: 'edges[0].when',
+      code: 'invalid_edge',
+    });
   });
 
   it('refuses references to nodes that do not run before, bad references and undeclared credentials', () => {
     const problems = validateWorkflowGraph(
-      [t('a', '{{nodes.b.output}}'), t('b', '{{ nodes.zz.output }} {{ process.env }}'), { id: 'k', type: 'tool', product: 'p', parameters: { k: ['{{credentials.SECRET}}'] } }, t('d', '{{credentials.X}}')],
+      [
+        t('a', '{{nodes.b.output}}'),
+        t('b', '{{ nodes.zz.output }} {{ process.env }}'),
+        { id: 'k', type: 'tool', product: 'p', parameters: { k: ['{{credentials.SECRET}}'] } },
+        t('d', '{{credentials.X}}'),
+      ],
       [],
     );
     expect(problems.map((p) => [p.path, p.code])).toEqual([
@@ -89,7 +112,12 @@ describe('validateWorkflowGraph', () => {
   it('parseWorkflowInput reports envelope problems with paths', () => {
     const r = parseWorkflowInput({ name: '', nodes: [], credentials: ['bad name'] });
     expect(r.problems.map((p) => p.path)).toEqual(['name', 'nodes', 'credentials[0]']);
-    expect(parseWorkflowInput({ name: 'ok', nodes: [t('a')] }).value).toMatchObject({ edges: [], credentials: [], status: 'draft', description: '' });
+    expect(parseWorkflowInput({ name: 'ok', nodes: [t('a')] }).value).toMatchObject({
+      edges: [],
+      credentials: [],
+      status: 'draft',
+      description: '',
+    });
   });
 });
 
@@ -105,14 +133,20 @@ describe('running a graph (pure rules)', () => {
 
   it('orders, branches and joins', () => {
     expect(order).toEqual(['a', 'c', 'y', 'n', 'z']);
-    expect(nextDecisions(order, edges, { a: 'pending', c: 'pending', y: 'pending', n: 'pending', z: 'pending' }, {})).toEqual([{ id: 'a', run: true }]);
+    expect(
+      nextDecisions(order, edges, { a: 'pending', c: 'pending', y: 'pending', n: 'pending', z: 'pending' }, {}),
+    ).toEqual([{ id: 'a', run: true }]);
     const state = { a: 'done', c: 'done', y: 'pending', n: 'pending', z: 'pending' } as const;
     expect(nextDecisions(order, edges, state, { c: false })).toEqual([
       { id: 'y', run: false },
       { id: 'n', run: true },
     ]);
-    expect(nextDecisions(order, edges, { ...state, y: 'skipped', n: 'done' }, { c: false })).toEqual([{ id: 'z', run: true }]);
-    expect(nextDecisions(order, edges, { ...state, y: 'skipped', n: 'skipped' }, { c: false })).toEqual([{ id: 'z', run: false }]);
+    expect(nextDecisions(order, edges, { ...state, y: 'skipped', n: 'done' }, { c: false })).toEqual([
+      { id: 'z', run: true },
+    ]);
+    expect(nextDecisions(order, edges, { ...state, y: 'skipped', n: 'skipped' }, { c: false })).toEqual([
+      { id: 'z', run: false },
+    ]);
   });
 
   it('evaluates conditions', () => {
@@ -135,7 +169,9 @@ describe('running a graph (pure rules)', () => {
     const cond = (value: string) => ({ id: 'c', type: 'condition', input: 'x', operator: 'matches', value });
     expect(validateWorkflowGraph([cond('^(a+)+$')], [])).toEqual([]);
     for (const bad of ['(a)\\1', '(?=a)b', 'x'.repeat(513)]) {
-      expect(validateWorkflowGraph([cond(bad)], [])).toEqual([{ path: 'nodes[0].value', code: 'invalid_node', message: expect.any(String) }]);
+      expect(validateWorkflowGraph([cond(bad)], [])).toEqual([
+        { path: 'nodes[0].value', code: 'invalid_node', message: expect.any(String) },
+      ]);
     }
     expect(() => evaluateCondition('matches', 'aa', '(a)\\1')).toThrow(/RE2/);
   });
@@ -144,7 +180,9 @@ describe('running a graph (pure rules)', () => {
     const ask = (max_tokens: number) => ({ id: 'm', type: 'model', prompt: 'x', max_tokens });
     expect(validateWorkflowGraph([ask(4096)], [])).toEqual([]);
     for (const bad of [4097, 1_000_000, 0, 1.5]) {
-      expect(validateWorkflowGraph([ask(bad)], [])).toEqual([{ path: 'nodes[0].max_tokens', code: 'invalid_node', message: expect.stringContaining('4096') }]);
+      expect(validateWorkflowGraph([ask(bad)], [])).toEqual([
+        { path: 'nodes[0].max_tokens', code: 'invalid_node', message: expect.stringContaining('4096') },
+      ]);
     }
   });
 });
@@ -178,20 +216,35 @@ describe('partial capture (pure)', () => {
 });
 
 describe('templates', () => {
-  const scope = { prompt: 'hi', outputs: { a: 'text', j: { user: { name: 'Ada' } }, s: '{"n":3}' }, metadata: { lang: 'en' }, credentials: { K: 'sek' } };
+  const scope = {
+    prompt: 'hi',
+    outputs: { a: 'text', j: { user: { name: 'Ada' } }, s: '{"n":3}' },
+    metadata: { lang: 'en' },
+    credentials: { K: 'sek' },
+  };
 
   it('renders references, paths, JSON and escapes', () => {
-    expect(renderTemplate('{{prompt}} {{ nodes.a.output }} {{nodes.j.output.user.name}} {{nodes.s.output.n}} {{metadata.lang}} {{{{x}}', scope)).toBe('hi text Ada 3 en {{x}}');
+    expect(
+      renderTemplate(
+        '{{prompt}} {{ nodes.a.output }} {{nodes.j.output.user.name}} {{nodes.s.output.n}} {{metadata.lang}} {{{{x}}',
+        scope,
+      ),
+    ).toBe('hi text Ada 3 en {{x}}');
     expect(renderTemplate('{{nodes.j.output}}', scope)).toBe('{"user":{"name":"Ada"}}');
     expect(renderTemplate('{{nodes.missing.output}}|{{constructor}}|{{nodes.j.output.__proto__}}', scope)).toBe('||');
   });
 
   it('keeps the type of a whole-value reference inside tool parameters', () => {
-    expect(renderValue({ q: '{{nodes.j.output.user}}', k: 'Bearer {{credentials.K}}', n: 5, l: ['{{prompt}}'] }, scope)).toEqual({ q: { name: 'Ada' }, k: 'Bearer sek', n: 5, l: ['hi'] });
+    expect(
+      renderValue({ q: '{{nodes.j.output.user}}', k: 'Bearer {{credentials.K}}', n: 5, l: ['{{prompt}}'] }, scope),
+    ).toEqual({ q: { name: 'Ada' }, k: 'Bearer sek', n: 5, l: ['hi'] });
   });
 
   it('lists references and the first bad one', () => {
-    expect(templateRefs('{{prompt}} {{nodes.a.output.x}}').refs).toEqual([{ kind: 'prompt' }, { kind: 'node', node: 'a', path: ['x'] }]);
+    expect(templateRefs('{{prompt}} {{nodes.a.output.x}}').refs).toEqual([
+      { kind: 'prompt' },
+      { kind: 'node', node: 'a', path: ['x'] },
+    ]);
     expect(templateRefs('{{ a + b }}').invalid).toBe('{{ a + b }}');
   });
 
@@ -199,9 +252,15 @@ describe('templates', () => {
     const big = JSON.stringify({ x: 'a'.repeat(200_000) });
     const bomb = { prompt: '', outputs: { a: big } };
     const started = Date.now();
-    expect(() => renderTemplate('{{nodes.a.output}}'.repeat(1000), bomb)).toThrow(expect.objectContaining({ name: 'node_output_too_large' }));
-    expect(() => renderTemplate('{{nodes.a.output.x}}'.repeat(1000), bomb)).toThrow(expect.objectContaining({ name: 'node_output_too_large' }));
-    expect(() => renderValue({ p: Array(1000).fill('{{nodes.a.output}}') }, bomb)).toThrow(expect.objectContaining({ name: 'node_output_too_large' }));
+    expect(() => renderTemplate('{{nodes.a.output}}'.repeat(1000), bomb)).toThrow(
+      expect.objectContaining({ name: 'node_output_too_large' }),
+    );
+    expect(() => renderTemplate('{{nodes.a.output.x}}'.repeat(1000), bomb)).toThrow(
+      expect.objectContaining({ name: 'node_output_too_large' }),
+    );
+    expect(() => renderValue({ p: Array(1000).fill('{{nodes.a.output}}') }, bomb)).toThrow(
+      expect.objectContaining({ name: 'node_output_too_large' }),
+    );
     expect(Date.now() - started).toBeLessThan(1000);
     expect(renderTemplate('{{nodes.a.output.x}}', bomb)).toHaveLength(200_000);
     expect(() => renderTemplate('{{prompt}}{{prompt}}', { prompt: 'abc', outputs: {} }, 5)).toThrow(/exceeds 5/);

@@ -12,7 +12,10 @@ describe('credit expiry sweep on the real Temporal server and store', () => {
     ledger = new LedgerStore(stack.db.models);
   });
   afterAll(async () => {
-    await stack.temporal.client.schedule.getHandle(expiryScheduleId(stack.temporal)).delete().catch(() => undefined);
+    await stack.temporal.client.schedule
+      .getHandle(expiryScheduleId(stack.temporal))
+      .delete()
+      .catch(() => undefined);
     await stack.stop();
   });
 
@@ -31,13 +34,21 @@ describe('credit expiry sweep on the real Temporal server and store', () => {
     const first = await runExpirySweep(stack.temporal, tag);
     expect(first.expirations).toBe(1);
     // The committed history (recorded when missing or with UPDATE_HISTORIES=1) and this one replay on today's code.
-    await replayHistory('credit-expiry', await stack.temporal.client.workflow.getHandle(expirySweepWorkflowId(tag)).fetchHistory());
+    await replayHistory(
+      'credit-expiry',
+      await stack.temporal.client.workflow.getHandle(expirySweepWorkflowId(tag)).fetchHistory(),
+    );
     expect(first.wallets).toBe(2);
     const second = await runExpirySweep(stack.temporal, `t2-${Date.now()}`);
     expect(second.expirations).toBe(0);
 
     const { transactions } = await ledger.history(a, 10);
-    expect(transactions[0]).toMatchObject({ transaction_type: 'expiration', amount_credits: -30, balance_after_credits: 7, grant_id: 'a-old' });
+    expect(transactions[0]).toMatchObject({
+      transaction_type: 'expiration',
+      amount_credits: -30,
+      balance_after_credits: 7,
+      grant_id: 'a-old',
+    });
     expect((await ledger.balance(a)).balance).toBe(7);
     expect((await ledger.history(b, 10)).transactions.map((t) => t.transaction_type)).toEqual(['purchase', 'grant']);
   });

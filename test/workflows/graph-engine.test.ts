@@ -3,8 +3,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { RunOutcome } from '../../shared/webhook-runs/types';
 import type { SessionState } from '../../shared/workflow-sessions/types';
-import type { WorkflowEdge, WorkflowNode } from '../../shared/workflows/types';
 import type { NodeCall } from '../../shared/workflows/nodes/call';
+import type { WorkflowEdge, WorkflowNode } from '../../shared/workflows/types';
 import { workflowBundle } from '../../workers/workflow-bundle';
 import { timeSkippingEnv } from '../support/time-skipping';
 
@@ -40,7 +40,14 @@ describe('the graph engine, with stand-in node activities', () => {
       taskQueue: QUEUE,
       workflowBundle: await workflowBundle(),
       activities: {
-        startRun: async () => ({ status: 'running', prompt: 'hi', metadata: {}, workspaceId: 'ws1', budgetId: '', worker: 'stand-in' }),
+        startRun: async () => ({
+          status: 'running',
+          prompt: 'hi',
+          metadata: {},
+          workspaceId: 'ws1',
+          budgetId: '',
+          worker: 'stand-in',
+        }),
         finishRun: async (runId: string, outcome: RunOutcome) => {
           finished.set(runId, outcome);
           return outcome.status;
@@ -73,7 +80,11 @@ describe('the graph engine, with stand-in node activities', () => {
   async function run(id: string, nodes: WorkflowNode[], edges: WorkflowEdge[]): Promise<RunOutcome> {
     // V2: every node (pure ones too) is an activity, so each shows in `calls`.
     await env.client.workflow
-      .execute('webhookRunWorkflowV2', { taskQueue: QUEUE, workflowId: id, args: [{ runId: id, workflowId: 'wf', groupId: 'g', nodes, edges, queues, callback: null }] })
+      .execute('webhookRunWorkflowV2', {
+        taskQueue: QUEUE,
+        workflowId: id,
+        args: [{ runId: id, workflowId: 'wf', groupId: 'g', nodes, edges, queues, callback: null }],
+      })
       .catch(() => undefined);
     return finished.get(id)!;
   }
@@ -82,7 +93,20 @@ describe('the graph engine, with stand-in node activities', () => {
     return env.client.workflow.execute('workflowSessionWorkflow', {
       taskQueue: QUEUE,
       workflowId: id,
-      args: [{ sessionId: id, workflowId: 'wf', version: '1.0.0', wallet: '0xabc', instanceId: 'default', nodes, edges, idleTimeoutMs: 60_000, startedAt: '2026-01-01T00:00:00.000Z', queues }],
+      args: [
+        {
+          sessionId: id,
+          workflowId: 'wf',
+          version: '1.0.0',
+          wallet: '0xabc',
+          instanceId: 'default',
+          nodes,
+          edges,
+          idleTimeoutMs: 60_000,
+          startedAt: '2026-01-01T00:00:00.000Z',
+          queues,
+        },
+      ],
     });
   }
 
@@ -127,12 +151,16 @@ describe('the graph engine, with stand-in node activities', () => {
     ]);
   });
 
-  it('runs: a wave starts all its nodes; every failure is recorded, the first in graph order is the run\'s code; nothing after the wave runs', async () => {
+  it("runs: a wave starts all its nodes; every failure is recorded, the first in graph order is the run's code; nothing after the wave runs", async () => {
     behaviour.set('pay', fail('budget_exceeded'));
     behaviour.set('think', fail('model_error'));
     const outcome = await run('engine-wave', ...oneWaveFails);
     expect([...calls].sort()).toEqual(['pay', 'think', 'write']);
-    expect(outcome).toMatchObject({ status: 'failed', error_code: 'budget_exceeded', error_message: 'budget_exceeded here' });
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error_code: 'budget_exceeded',
+      error_message: 'budget_exceeded here',
+    });
     expect(outcome.nodes).toEqual([
       { id: 'pay', type: 'tool', status: 'failed', error_code: 'budget_exceeded' },
       { id: 'think', type: 'model', status: 'failed', error_code: 'model_error' },
@@ -145,7 +173,9 @@ describe('the graph engine, with stand-in node activities', () => {
     const outcome = await run('engine-setup', ...branching);
     expect(calls).toEqual(['ask']);
     expect(outcome).toMatchObject({ status: 'setup_required', error_code: 'setup_required' });
-    expect(outcome.nodes).toEqual([{ id: 'ask', type: 'model', status: 'setup_required', error_code: 'setup_required' }]);
+    expect(outcome.nodes).toEqual([
+      { id: 'ask', type: 'model', status: 'setup_required', error_code: 'setup_required' },
+    ]);
   });
 
   it('sessions: the same branching graph, one node at a time, with the same choices', async () => {
@@ -166,8 +196,14 @@ describe('the graph engine, with stand-in node activities', () => {
     behaviour.set('pay', fail('insufficient_credits'));
     const state = await session('engine-session-fail', ...oneWaveFails);
     expect(calls).toEqual(['pay']);
-    expect(state.run).toMatchObject({ status: 'failed', error_code: 'insufficient_credits', error: 'insufficient_credits: insufficient_credits here' });
-    expect(state.run.nodes.map((n) => [n.node_id, n.status, n.error_code])).toEqual([['pay', 'failed', 'insufficient_credits']]);
+    expect(state.run).toMatchObject({
+      status: 'failed',
+      error_code: 'insufficient_credits',
+      error: 'insufficient_credits: insufficient_credits here',
+    });
+    expect(state.run.nodes.map((n) => [n.node_id, n.status, n.error_code])).toEqual([
+      ['pay', 'failed', 'insufficient_credits'],
+    ]);
     expect(state.end_reason).toBe('idle_timeout');
   });
 });

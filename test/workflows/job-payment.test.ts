@@ -7,7 +7,7 @@ import { PLATFORM_ACCOUNT, rewardSpendRequestId } from '../../shared/jobs/rules'
 import { createJobVerificationActivities } from '../../temporal/job-verification/activities';
 import { signalFundsAdded, signalReview, verificationResult } from '../../temporal/job-verification/client';
 import { QUEUES } from '../../workers/queues';
-import { runWorkers, type RunningWorkers } from '../../workers/run-workers';
+import { type RunningWorkers, runWorkers } from '../../workers/run-workers';
 import { TestAgent } from '../support/agent';
 import { createJob, until } from '../support/jobs';
 import { startTestStack, TestStack } from '../support/stack';
@@ -31,33 +31,57 @@ describe('job rewards: exactly once under retries, a killed worker and an underf
   });
 
   const startWorkers = (identity: string): Promise<RunningWorkers> =>
-    runWorkers({ config: stack.config, db: stack.db, temporal: stack.temporal, identity }, QUEUES.filter((q) => q.key === 'jobs'), stack.config.temporalAddress);
+    runWorkers(
+      { config: stack.config, db: stack.db, temporal: stack.temporal, identity },
+      QUEUES.filter((q) => q.key === 'jobs'),
+      stack.config.temporalAddress,
+    );
 
   async function completeProofJob(reward: number) {
-    const job = await createJob(stack.db.models, { kind: 'proof', target_url: null, platforms: [], review: 'manual', reward_credits: reward });
+    const job = await createJob(stack.db.models, {
+      kind: 'proof',
+      target_url: null,
+      platforms: [],
+      review: 'manual',
+      reward_credits: reward,
+    });
     const agent = new TestAgent(stack.server.mainUrl);
     await agent.startSession();
     const r = await agent.call(`/api/external/jobs/${job._id}/reserve`, 'job_reserve', {}, job._id);
     expect(r.status).toBe(200);
-    const c = await agent.call(`/api/external/jobs/${job._id}/complete`, 'job_complete', { proof_text: 'see attached', reservation_id: r.body.data.reservation_id }, job._id);
+    const c = await agent.call(
+      `/api/external/jobs/${job._id}/complete`,
+      'job_complete',
+      { proof_text: 'see attached', reservation_id: r.body.data.reservation_id },
+      job._id,
+    );
     expect(c.status).toBe(200);
     return { job, agent, completionId: c.body.data.completion_id as string };
   }
-  const rewardGrants = async (wallet: string) => (await ledger.history(wallet, 50)).grants.filter((g) => g.credit_type === 'job_reward');
+  const rewardGrants = async (wallet: string) =>
+    (await ledger.history(wallet, 50)).grants.filter((g) => g.credit_type === 'job_reward');
   const platformSpends = async (completionId: string) =>
-    (await ledger.history(PLATFORM_ACCOUNT, 200)).transactions.filter((t) => t.request_id === rewardSpendRequestId(completionId));
+    (await ledger.history(PLATFORM_ACCOUNT, 200)).transactions.filter(
+      (t) => t.request_id === rewardSpendRequestId(completionId),
+    );
 
   it('a worker stopped mid-verification, another started, the platform account empty then funded: one grant', async () => {
     const a = await startWorkers('worker-a');
     const { agent, completionId } = await completeProofJob(120);
-    await until(() => repo.getCompletion(completionId), (c) => c?.status === 'awaiting_review');
+    await until(
+      () => repo.getCompletion(completionId),
+      (c) => c?.status === 'awaiting_review',
+    );
     await a.shutdown();
 
     // Approved while no worker runs; the platform account has nothing yet.
     await signalReview(stack.temporal, completionId, { outcome: 'approve', reason: 'ok' });
     const b = await startWorkers('worker-b');
     try {
-      const unpaid = await until(() => repo.getCompletion(completionId), (c) => c?.payment.status === 'awaiting_funds');
+      const unpaid = await until(
+        () => repo.getCompletion(completionId),
+        (c) => c?.payment.status === 'awaiting_funds',
+      );
       expect(unpaid).toMatchObject({ status: 'approved', payment: { status: 'awaiting_funds', platform_balance: 0 } });
       const st = await agent.call(`/api/external/jobs/${unpaid!.job_id}/status`, 'job_status', {}, unpaid!.job_id);
       expect(st.body.data.completion).toMatchObject({ status: 'approved', payment: { status: 'awaiting_funds' } });
@@ -65,7 +89,11 @@ describe('job rewards: exactly once under retries, a killed worker and an underf
 
       await ledger.grant({ wallet: PLATFORM_ACCOUNT, grantId: 'fund-1', credits: 1000, creditType: 'admin_grant' });
       expect(await signalFundsAdded(stack.temporal, [completionId])).toBe(1);
-      expect(await verificationResult(stack.temporal, completionId)).toEqual({ outcome: 'approved', by: 'operator', paid: true });
+      expect(await verificationResult(stack.temporal, completionId)).toEqual({
+        outcome: 'approved',
+        by: 'operator',
+        paid: true,
+      });
     } finally {
       await b.shutdown();
     }
@@ -79,7 +107,11 @@ describe('job rewards: exactly once under retries, a killed worker and an underf
     await ledger.grant({ wallet: PLATFORM_ACCOUNT, grantId: 'fund-kill', credits: 1000, creditType: 'admin_grant' });
     const root = path.resolve(__dirname, '../..');
     // node itself with tsx's loader (not the tsx CLI, which runs the script in a grandchild a kill would miss).
-    const child = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts', '--queues', 'jobs'], { cwd: root, env: process.env, stdio: 'ignore' });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts', '--queues', 'jobs'], {
+      cwd: root,
+      env: process.env,
+      stdio: 'ignore',
+    });
     const exited = once(child, 'exit');
     let completionId: string;
     let wallet: string;
@@ -88,7 +120,15 @@ describe('job rewards: exactly once under retries, a killed worker and an underf
       completionId = done.completionId;
       wallet = done.agent.wallet;
       // The worker process ran the checks and parked the verification on review; kill it hard.
-      expect((await until(() => repo.getCompletion(completionId), (c) => c?.status === 'awaiting_review', 150_000))?.status).toBe('awaiting_review');
+      expect(
+        (
+          await until(
+            () => repo.getCompletion(completionId),
+            (c) => c?.status === 'awaiting_review',
+            150_000,
+          )
+        )?.status,
+      ).toBe('awaiting_review');
     } finally {
       child.kill('SIGKILL');
       await exited;
@@ -96,7 +136,11 @@ describe('job rewards: exactly once under retries, a killed worker and an underf
     await signalReview(stack.temporal, completionId, { outcome: 'approve' });
     const b = await startWorkers('worker-after-kill');
     try {
-      expect(await verificationResult(stack.temporal, completionId)).toEqual({ outcome: 'approved', by: 'operator', paid: true });
+      expect(await verificationResult(stack.temporal, completionId)).toEqual({
+        outcome: 'approved',
+        by: 'operator',
+        paid: true,
+      });
     } finally {
       await b.shutdown();
     }
@@ -110,10 +154,16 @@ describe('job rewards: exactly once under retries, a killed worker and an underf
     const w = await startWorkers('worker-c');
     try {
       const { agent, completionId } = await completeProofJob(70);
-      await until(() => repo.getCompletion(completionId), (c) => c?.status === 'awaiting_review');
+      await until(
+        () => repo.getCompletion(completionId),
+        (c) => c?.status === 'awaiting_review',
+      );
       // An earlier attempt spent from the platform account and died before granting.
       const before = (await ledger.balance(PLATFORM_ACCOUNT)).balance;
-      expect((await ledger.spend({ wallet: PLATFORM_ACCOUNT, requestId: rewardSpendRequestId(completionId), credits: 70 })).ok).toBe(true);
+      expect(
+        (await ledger.spend({ wallet: PLATFORM_ACCOUNT, requestId: rewardSpendRequestId(completionId), credits: 70 }))
+          .ok,
+      ).toBe(true);
 
       await signalReview(stack.temporal, completionId, { outcome: 'approve' });
       expect(await verificationResult(stack.temporal, completionId)).toMatchObject({ paid: true });

@@ -1,9 +1,9 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { LedgerStore } from '../../shared/credits/ledger-store';
-import { workspaceAccount } from '../../shared/workspaces/types';
 import { createModelNodeActivities, modelHoldId } from '../../shared/workflows/nodes/model/activity';
+import { workspaceAccount } from '../../shared/workspaces/types';
 import { openTestDb } from '../support/db';
-import { startModelServer, type ModelServer } from '../support/model-server';
+import { type ModelServer, startModelServer } from '../support/model-server';
 import { setupGroup } from '../support/webhook-runs';
 
 jest.setTimeout(60_000);
@@ -28,7 +28,8 @@ describe('model node activity in a MockActivityEnvironment', () => {
   /** A funded workspace's call; 1 credit per token (MODEL_CREDITS_PER_1K_TOKENS=1000) keeps the sums readable. */
   async function callFor(credits: number, node: Record<string, unknown> = {}) {
     const g = await setupGroup(db);
-    if (credits > 0) await ledger.grant({ wallet: workspaceAccount(g.workspaceId), credits, creditType: 'admin_grant' });
+    if (credits > 0)
+      await ledger.grant({ wallet: workspaceAccount(g.workspaceId), credits, creditType: 'admin_grant' });
     const call = {
       runId: `run_${String(++runs).padStart(24, '0')}`,
       node: { id: 'ask', type: 'model' as const, prompt: 'Hi {{prompt}}', ...node },
@@ -40,7 +41,13 @@ describe('model node activity in a MockActivityEnvironment', () => {
     };
     return { call, account: workspaceAccount(g.workspaceId) };
   }
-  const acts = () => createModelNodeActivities({ models: db.models, ledger, identity: 'mock', model: { url: model.url, name: 'm', timeoutMs: 30_000, creditsPer1kTokens: 1000 } });
+  const acts = () =>
+    createModelNodeActivities({
+      models: db.models,
+      ledger,
+      identity: 'mock',
+      model: { url: model.url, name: 'm', timeoutMs: 30_000, creditsPer1kTokens: 1000 },
+    });
   const balance = async (account: string) => (await ledger.balance(account)).balance;
 
   it('answers with the completion and heartbeats while waiting', async () => {
@@ -49,7 +56,11 @@ describe('model node activity in a MockActivityEnvironment', () => {
     const env = new MockActivityEnvironment();
     let beats = 0;
     env.on('heartbeat', () => beats++);
-    expect(await env.run(acts().runModelNode, call)).toMatchObject({ output: 'echo: Hi Ada', model: 'test-model-1', worker: 'mock' });
+    expect(await env.run(acts().runModelNode, call)).toMatchObject({
+      output: 'echo: Hi Ada',
+      model: 'test-model-1',
+      worker: 'mock',
+    });
     expect(beats).toBeGreaterThanOrEqual(2);
   });
 
@@ -65,7 +76,9 @@ describe('model node activity in a MockActivityEnvironment', () => {
     const out = await running;
     expect(out).toMatchObject({ output: 'echo: Hi Ada', credits_charged: 40, transaction_id: expect.any(String) });
     expect(await balance(account)).toBe(4_960);
-    const purchases = (await ledger.history(account, 20)).transactions.filter((t: { transaction_type: string }) => t.transaction_type === 'purchase');
+    const purchases = (await ledger.history(account, 20)).transactions.filter(
+      (t: { transaction_type: string }) => t.transaction_type === 'purchase',
+    );
     expect(purchases.map((t: { amount_credits: number }) => t.amount_credits)).toEqual([-40]);
   });
 
@@ -76,7 +89,9 @@ describe('model node activity in a MockActivityEnvironment', () => {
     const running = new MockActivityEnvironment().run(acts().runModelNode, call);
     await model.waitForRequests(before + 1);
     // What the stale-hold healer does to a hold it judges abandoned.
-    expect(await ledger.release({ account, holdId: modelHoldId(call.runId, 'ask'), reason: 'stale' })).toEqual({ released: true });
+    expect(await ledger.release({ account, holdId: modelHoldId(call.runId, 'ask'), reason: 'stale' })).toEqual({
+      released: true,
+    });
     expect(await balance(account)).toBe(5_000);
     expect(await running).toMatchObject({ credits_charged: 40, transaction_id: expect.any(String) });
     expect(await balance(account)).toBe(4_960);
@@ -88,7 +103,10 @@ describe('model node activity in a MockActivityEnvironment', () => {
   it('an account without the credits to hold: insufficient_credits, the endpoint is never called', async () => {
     const { call, account } = await callFor(100);
     const before = model.requests.length;
-    await expect(new MockActivityEnvironment().run(acts().runModelNode, call)).rejects.toMatchObject({ type: 'insufficient_credits', nonRetryable: true });
+    await expect(new MockActivityEnvironment().run(acts().runModelNode, call)).rejects.toMatchObject({
+      type: 'insufficient_credits',
+      nonRetryable: true,
+    });
     expect(model.requests.length).toBe(before);
     expect(await balance(account)).toBe(100);
   });
@@ -96,14 +114,19 @@ describe('model node activity in a MockActivityEnvironment', () => {
   it('a final endpoint failure releases the hold: nothing charged', async () => {
     const { call, account } = await callFor(5_000);
     model.behave({ status: 400 });
-    await expect(new MockActivityEnvironment().run(acts().runModelNode, call)).rejects.toMatchObject({ type: 'model_error' });
+    await expect(new MockActivityEnvironment().run(acts().runModelNode, call)).rejects.toMatchObject({
+      type: 'model_error',
+    });
     expect(await balance(account)).toBe(5_000);
   });
 
   it('max_tokens over the cap is refused at run (a graph stored before the cap), before anything is held or called', async () => {
     const { call, account } = await callFor(1_000_000, { max_tokens: 1_000_000 });
     const before = model.requests.length;
-    await expect(new MockActivityEnvironment().run(acts().runModelNode, call)).rejects.toMatchObject({ type: 'invalid_node', nonRetryable: true });
+    await expect(new MockActivityEnvironment().run(acts().runModelNode, call)).rejects.toMatchObject({
+      type: 'invalid_node',
+      nonRetryable: true,
+    });
     expect(model.requests.length).toBe(before);
     expect(await balance(account)).toBe(1_000_000);
   });

@@ -1,9 +1,9 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { temporalTestServer } from '../../scripts/services/paths';
+import { createPingActivities } from '../../temporal/ping/activities';
 import { runPing } from '../../temporal/ping/client';
 import { PING_QUEUE } from '../../temporal/ping/config';
-import { createPingActivities } from '../../temporal/ping/activities';
 import { pingWorkflowId } from '../../temporal/ping/ids';
 import { workflowBundle } from '../../workers/workflow-bundle';
 import { installTestRuntime } from '../support/runtime';
@@ -32,7 +32,9 @@ describe('ping workflow on the real Temporal dev server', () => {
   it('shows the last ping on the health details page', async () => {
     await runPing(stack.temporal, 'details');
     // The worker identity (host and pid) is shown only with the operator token.
-    const res = (await fetch(`${stack.server.apiUrl}/health/details`, { headers: { authorization: 'Bearer ping-test-operator-token' } }).then((r) => r.json())) as any;
+    const res = (await fetch(`${stack.server.apiUrl}/health/details`, {
+      headers: { authorization: 'Bearer ping-test-operator-token' },
+    }).then((r) => r.json())) as any;
     expect(res.last_ping.workflow_id).toMatch(/^ping:/);
   });
 });

@@ -49,9 +49,16 @@ const workflowsPath = require.resolve('../../temporal/workflows');
 
 describe('replay of every recorded workflow history', () => {
   it('lists every flow in temporal/ and every committed fixture', () => {
-    const flows = fs.readdirSync(path.join(ROOT, 'temporal')).filter((d) => fs.existsSync(path.join(ROOT, 'temporal', d, 'workflows.ts')));
+    const flows = fs
+      .readdirSync(path.join(ROOT, 'temporal'))
+      .filter((d) => fs.existsSync(path.join(ROOT, 'temporal', d, 'workflows.ts')));
     expect(flows.filter((f) => !WITHOUT_FIXTURE.has(f)).sort()).toEqual(Object.keys(FIXTURES_BY_FLOW).sort());
-    expect(fs.readdirSync(DIR).filter((f) => f.endsWith('.json')).sort()).toEqual(Object.values(FIXTURES_BY_FLOW).flat().sort());
+    expect(
+      fs
+        .readdirSync(DIR)
+        .filter((f) => f.endsWith('.json'))
+        .sort(),
+    ).toEqual(Object.values(FIXTURES_BY_FLOW).flat().sort());
   });
 
   for (const [flow, files] of Object.entries(FIXTURES_BY_FLOW)) {

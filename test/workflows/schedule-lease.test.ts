@@ -1,19 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { temporal as proto } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { ScheduleService } from '../../shared/schedules/service';
 import { temporalTestServer } from '../../scripts/services/paths';
+import { ids } from '../../shared/platform/ids/index';
 import { pauseSchedule, resumeSchedule } from '../../shared/schedules/lifecycle';
 import { buildSchedule } from '../../shared/schedules/new-schedule';
 import { claimId, ScheduleRepository } from '../../shared/schedules/repository';
-import { ids } from '../../shared/platform/ids/index';
-import { temporal as proto } from '@temporalio/proto';
-import { TYPE_BY_NAME, type TemporalHandle } from '../../temporal/connection';
-import { ALL_SEARCH_ATTRIBUTES } from '../../temporal/search-attributes';
+import { ScheduleService } from '../../shared/schedules/service';
+import { type TemporalHandle, TYPE_BY_NAME } from '../../temporal/connection';
 import { createScheduleLeaseActivities } from '../../temporal/schedule-lease/activities';
 import { leaseHandle, startLease } from '../../temporal/schedule-lease/client';
 import { SCHEDULE_LEASE_QUEUE } from '../../temporal/schedule-lease/config';
+import { ALL_SEARCH_ATTRIBUTES } from '../../temporal/search-attributes';
 import { workflowBundle } from '../../workers/workflow-bundle';
 import { openTestDb } from '../support/db';
 import { installTestRuntime } from '../support/runtime';
@@ -38,8 +38,17 @@ describe('schedule leases against the real store; the legacy lease workflow on t
     installTestRuntime();
     db = await openTestDb();
     repo = new ScheduleRepository(db.models);
-    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: temporalTestServer() } } });
-    temporal = { client: env.client, connection: env.connection, namespace: env.namespace ?? 'default', prefix: '', queue: (q) => q, close: async () => undefined };
+    env = await TestWorkflowEnvironment.createTimeSkipping({
+      server: { executable: { type: 'existing-path', path: temporalTestServer() } },
+    });
+    temporal = {
+      client: env.client,
+      connection: env.connection,
+      namespace: env.namespace ?? 'default',
+      prefix: '',
+      queue: (q) => q,
+      close: async () => undefined,
+    };
     // The time-skipping server has no listSearchAttributes; registering outright works.
     await env.connection.operatorService.addSearchAttributes({
       namespace: temporal.namespace,
@@ -80,7 +89,14 @@ describe('schedule leases against the real store; the legacy lease workflow on t
     await syncClock();
     const now = serverClock();
     const built = buildSchedule(
-      { budgetId: o.budgetId ?? BUDGET, workspaceId: 'ws_lease', workflowId: 'wf_lease', everySeconds: o.everySeconds ?? 3600, timezone: 'UTC', startAt: o.startAt ?? new Date(now.getTime() - minutesAgo * 60_000) },
+      {
+        budgetId: o.budgetId ?? BUDGET,
+        workspaceId: 'ws_lease',
+        workflowId: 'wf_lease',
+        everySeconds: o.everySeconds ?? 3600,
+        timezone: 'UTC',
+        startAt: o.startAt ?? new Date(now.getTime() - minutesAgo * 60_000),
+      },
       now,
     );
     if ('problem' in built) throw new Error(built.problem);
@@ -107,7 +123,11 @@ describe('schedule leases against the real store; the legacy lease workflow on t
     await expect(later.advance(BUDGET, s._id, stale)).rejects.toMatchObject({ status: 409, code: 'claim_expired' });
     await expect(later.release(BUDGET, s._id, stale)).rejects.toMatchObject({ status: 409, code: 'claim_expired' });
 
-    const done = await later.advance(BUDGET, s._id, { due_at: b.claim.due_at, claim_token: b.claim.claim_token, outcome: 'success' });
+    const done = await later.advance(BUDGET, s._id, {
+      due_at: b.claim.due_at,
+      claim_token: b.claim.claim_token,
+      outcome: 'success',
+    });
     expect(done).toMatchObject({ already_advanced: false, active: null });
     expect(done.schedule.next_due_at.getTime()).toBe(b.claim.due_at.getTime() + 3600_000);
     // The answer is what the store holds.
@@ -115,10 +135,12 @@ describe('schedule leases against the real store; the legacy lease workflow on t
     await expect(later.advance(BUDGET, s._id, stale)).rejects.toMatchObject({ code: 'claim_expired' });
     expect((await repo.get(s._id))!.advance_count).toBe(1);
     // Long after both leases would have run out, only the next occurrence is queued.
-    expect((await at(86_400_000).due(BUDGET, { limit: 10 })).items.map((i) => [i.schedule._id, i.schedule.next_due_at])).toEqual([[s._id, done.schedule.next_due_at]]);
+    expect(
+      (await at(86_400_000).due(BUDGET, { limit: 10 })).items.map((i) => [i.schedule._id, i.schedule.next_due_at]),
+    ).toEqual([[s._id, done.schedule.next_due_at]]);
   });
 
-  it('a lease that ran out an hour later is due again with the latest occurrence due at the reader\'s clock, counting the skipped ones; a re-claim gets it', async () => {
+  it("a lease that ran out an hour later is due again with the latest occurrence due at the reader's clock, counting the skipped ones; a re-claim gets it", async () => {
     const budget = 'bud_lease_catchup';
     await syncClock();
     const t0 = serverClock().getTime();
@@ -129,7 +151,9 @@ describe('schedule leases against the real store; the legacy lease workflow on t
     // The claimed occurrence stays the schedule's current one; readers leave it out while the lease holds.
     expect((await repo.get(s._id))!.next_due_at).toEqual(s.next_due_at);
     const expiry = a.claim.lease_expires_at.getTime();
-    expect((await new ScheduleService(repo, BOUNDS, () => new Date(expiry - 1)).due(budget, { limit: 10 })).items).toEqual([]);
+    expect(
+      (await new ScheduleService(repo, BOUNDS, () => new Date(expiry - 1)).due(budget, { limit: 10 })).items,
+    ).toEqual([]);
 
     // An agent a second after the lease ran out: due and a "next due" re-claim hand out the latest
     // occurrence at or before its clock; the ones in between are skipped.
@@ -139,12 +163,16 @@ describe('schedule leases against the real store; the legacy lease workflow on t
     expect(skipped).toBeGreaterThanOrEqual(65);
     const agent = new ScheduleService(repo, BOUNDS, () => new Date(agentNow));
     const due = await agent.due(budget, { limit: 10 });
-    expect(due.items.map((i) => [i.schedule._id, i.due_at.toISOString(), i.skipped])).toEqual([[s._id, new Date(latest).toISOString(), skipped]]);
+    expect(due.items.map((i) => [i.schedule._id, i.due_at.toISOString(), i.skipped])).toEqual([
+      [s._id, new Date(latest).toISOString(), skipped],
+    ]);
     const b = await agent.claim(budget, { lease_seconds: 600 });
     expect(b.claim).toMatchObject({ schedule_id: s._id, attempt: 1, due_at: new Date(latest), skipped });
     expect((await agent.due(budget, { limit: 10 })).items).toEqual([]);
     // Another process (no memory of the claim) reads the store and leaves it out too.
-    expect((await new ScheduleService(repo, BOUNDS, () => new Date(agentNow)).due(budget, { limit: 10 })).items).toEqual([]);
+    expect(
+      (await new ScheduleService(repo, BOUNDS, () => new Date(agentNow)).due(budget, { limit: 10 })).items,
+    ).toEqual([]);
   });
 
   it('a schedule paused across three skipped days resumes at its next occurrence after the resume time, without replaying the paused period', async () => {
@@ -156,7 +184,9 @@ describe('schedule leases against the real store; the legacy lease workflow on t
     const paused = await pauseSchedule(repo, s, now);
     expect(paused.paused).toBe(true);
     expect((await service.due(budget, { limit: 10 })).items).toEqual([]);
-    await expect(service.claim(budget, { schedule_id: s._id, lease_seconds: 60 })).rejects.toMatchObject({ code: 'occurrence_not_due' });
+    await expect(service.claim(budget, { schedule_id: s._id, lease_seconds: 60 })).rejects.toMatchObject({
+      code: 'occurrence_not_due',
+    });
 
     now = new Date(now.getTime() + 3 * 86_400_000 + 1000);
     const resumed = await resumeSchedule(repo, paused, now);
@@ -170,32 +200,53 @@ describe('schedule leases against the real store; the legacy lease workflow on t
     // Past the resumed occurrence: it is due alone, nothing of the paused days is counted.
     now = new Date(resumed.next_due_at.getTime() + 60_000);
     const due = await service.due(budget, { limit: 10 });
-    expect(due.items.map((i) => [i.schedule._id, i.due_at.toISOString(), i.skipped])).toEqual([[s._id, resumed.next_due_at.toISOString(), 0]]);
+    expect(due.items.map((i) => [i.schedule._id, i.due_at.toISOString(), i.skipped])).toEqual([
+      [s._id, resumed.next_due_at.toISOString(), 0],
+    ]);
     const c = await service.claim(budget, { lease_seconds: 60 });
     expect(c.claim).toMatchObject({ schedule_id: s._id, due_at: resumed.next_due_at, skipped: 0 });
     await service.release(budget, s._id, { due_at: c.claim.due_at, claim_token: c.claim.claim_token });
   });
 
-  it('a lease workflow started before leases ran out by the clock still sleeps until lease_expires_at, then records the expiry; the occurrence is due again', () => withWorker(async () => {
-    const budget = 'bud_lease_legacy';
-    const s = await dueSchedule(5, { budgetId: budget });
-    const now = serverClock();
-    const id = claimId(s._id, s.next_due_at, 0);
-    // A claim as the API made them then (without held_entry), a lease workflow started.
-    const claim = { _id: id, schedule_id: s._id, budget_id: budget, base_due_at: s.next_due_at, attempt: 0, due_at: s.next_due_at, skipped: 0, claim_token: ids.claimToken(id), claimed_at: now, lease_expires_at: new Date(now.getTime() + 600_000) };
-    expect(await repo.insertClaim(claim)).toBe(true);
-    await startLease(temporal, { claimId: id, scheduleId: s._id, budgetId: budget, dueAt: claim.due_at.toISOString(), leaseExpiresAt: claim.lease_expires_at.toISOString() });
+  it('a lease workflow started before leases ran out by the clock still sleeps until lease_expires_at, then records the expiry; the occurrence is due again', () =>
+    withWorker(async () => {
+      const budget = 'bud_lease_legacy';
+      const s = await dueSchedule(5, { budgetId: budget });
+      const now = serverClock();
+      const id = claimId(s._id, s.next_due_at, 0);
+      // A claim as the API made them then (without held_entry), a lease workflow started.
+      const claim = {
+        _id: id,
+        schedule_id: s._id,
+        budget_id: budget,
+        base_due_at: s.next_due_at,
+        attempt: 0,
+        due_at: s.next_due_at,
+        skipped: 0,
+        claim_token: ids.claimToken(id),
+        claimed_at: now,
+        lease_expires_at: new Date(now.getTime() + 600_000),
+      };
+      expect(await repo.insertClaim(claim)).toBe(true);
+      await startLease(temporal, {
+        claimId: id,
+        scheduleId: s._id,
+        budgetId: budget,
+        dueAt: claim.due_at.toISOString(),
+        leaseExpiresAt: claim.lease_expires_at.toISOString(),
+      });
 
-    // Time skips 10 minutes: the lease runs out with nobody releasing or advancing.
-    expect(await leaseHandle(temporal, id).result()).toEqual({ claimId: id, ended: 'expired', signalled: false });
-    expect(await repo.claimEnd(id)).toMatchObject({ kind: 'expired', reason: 'lease_expired' });
-    await syncClock();
-    const due = await new ScheduleService(repo, BOUNDS, serverClock).due(budget, { limit: 10 });
-    expect(due.items.map((i) => i.schedule._id)).toEqual([s._id]);
+      // Time skips 10 minutes: the lease runs out with nobody releasing or advancing.
+      expect(await leaseHandle(temporal, id).result()).toEqual({ claimId: id, ended: 'expired', signalled: false });
+      expect(await repo.claimEnd(id)).toMatchObject({ kind: 'expired', reason: 'lease_expired' });
+      await syncClock();
+      const due = await new ScheduleService(repo, BOUNDS, serverClock).due(budget, { limit: 10 });
+      expect(due.items.map((i) => i.schedule._id)).toEqual([s._id]);
 
-    const history = await leaseHandle(temporal, id).fetchHistory();
-    if (!fs.existsSync(FIXTURE) || process.env.UPDATE_HISTORIES === '1') fs.writeFileSync(FIXTURE, JSON.stringify(history, null, 1));
-  }));
+      const history = await leaseHandle(temporal, id).fetchHistory();
+      if (!fs.existsSync(FIXTURE) || process.env.UPDATE_HISTORIES === '1')
+        fs.writeFileSync(FIXTURE, JSON.stringify(history, null, 1));
+    }));
 
   it('replays the recorded lease history with the current workflow code', async () => {
     const history = proto.api.history.v1.History.fromObject(JSON.parse(fs.readFileSync(FIXTURE, 'utf8')));

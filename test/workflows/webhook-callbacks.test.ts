@@ -1,8 +1,8 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { Webhook } from 'standardwebhooks';
-import type { RetrySchedule } from '../../shared/webhook-runs/callback-schedule';
 import { parseConfig } from '../../shared/platform/config/index';
+import type { RetrySchedule } from '../../shared/webhook-runs/callback-schedule';
 import { RunRepository } from '../../shared/webhook-runs/repository';
 import { createCallbackActivities } from '../../temporal/webhook-callbacks/activities';
 import { CALLBACK_QUEUE } from '../../temporal/webhook-callbacks/config';
@@ -11,12 +11,18 @@ import { callbackDeliveryWorkflow } from '../../temporal/webhook-callbacks/workf
 import { workflowBundle } from '../../workers/workflow-bundle';
 import { openTestDb } from '../support/db';
 import { saveHistory } from '../support/histories';
-import { startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver';
+import { type HttpsReceiver, startHttpsReceiver } from '../support/https-receiver';
 import { storeFinishedRun } from '../support/runs-store';
 import { timeSkippingEnv } from '../support/time-skipping';
-import { setupGroup, type GroupSetup } from '../support/webhook-runs';
+import { type GroupSetup, setupGroup } from '../support/webhook-runs';
 
-const SCHEDULE: RetrySchedule = { maxAttempts: 6, initialIntervalMs: 10_000, backoffCoefficient: 2, maxIntervalMs: 3_600_000, jitter: 0.2 };
+const SCHEDULE: RetrySchedule = {
+  maxAttempts: 6,
+  initialIntervalMs: 10_000,
+  backoffCoefficient: 2,
+  maxIntervalMs: 3_600_000,
+  jitter: 0.2,
+};
 
 describe('callback delivery on the time-skipping test server (real store, real HTTPS receiver)', () => {
   let env: TestWorkflowEnvironment;
@@ -35,7 +41,11 @@ describe('callback delivery on the time-skipping test server (real store, real H
       connection: env.nativeConnection,
       taskQueue: CALLBACK_QUEUE,
       workflowBundle: await workflowBundle(),
-      activities: createCallbackActivities({ models: db.models, credentialsKey: parseConfig(process.env).credentialsKey, callbacks: { allowLoopback: true, caFile: receiver.caFile } }),
+      activities: createCallbackActivities({
+        models: db.models,
+        credentialsKey: parseConfig(process.env).credentialsKey,
+        callbacks: { allowLoopback: true, caFile: receiver.caFile },
+      }),
     });
     running = worker.run();
   }, 120_000);
@@ -59,7 +69,12 @@ describe('callback delivery on the time-skipping test server (real store, real H
   it('retries 5xx and 429 with exponential backoff and jitter, honours Retry-After, and signs every attempt per Standard Webhooks', async () => {
     const runId = await storeFinishedRun(db, g, `${receiver.origin}/hooks/run`);
     receiver.received.length = 0;
-    receiver.script([{ status: 503 }, { status: 500 }, { status: 429, headers: { 'retry-after': '600' } }, { status: 204 }]);
+    receiver.script([
+      { status: 503 },
+      { status: 500 },
+      { status: 429, headers: { 'retry-after': '600' } },
+      { status: 204 },
+    ]);
     const t0 = await env.currentTimeMs();
     const { handle, result } = await deliver(runId);
     const elapsed = (await env.currentTimeMs()) - t0;
@@ -79,12 +94,25 @@ describe('callback delivery on the time-skipping test server (real store, real H
     const wh = new Webhook(g.webhookSecret);
     for (const r of receiver.received) {
       const payload = wh.verify(r.body, r.headers) as any;
-      expect(payload).toMatchObject({ type: 'webhook_run.completed', data: { run: { run_id: runId, status: 'completed', response_text: 'done' } } });
+      expect(payload).toMatchObject({
+        type: 'webhook_run.completed',
+        data: { run: { run_id: runId, status: 'completed', response_text: 'done' } },
+      });
     }
-    expect(() => new Webhook(`whsec_${Buffer.alloc(24, 1).toString('base64')}`).verify(receiver.received[0].body, receiver.received[0].headers)).toThrow();
+    expect(() =>
+      new Webhook(`whsec_${Buffer.alloc(24, 1).toString('base64')}`).verify(
+        receiver.received[0].body,
+        receiver.received[0].headers,
+      ),
+    ).toThrow();
 
     const { run } = (await new RunRepository(db.models).get(runId))!;
-    expect(run).toMatchObject({ callback_status: 'delivered', callback_last_status: 204, callback_last_error: null, callback_attempts: 4 });
+    expect(run).toMatchObject({
+      callback_status: 'delivered',
+      callback_last_status: 204,
+      callback_last_error: null,
+      callback_attempts: 4,
+    });
     expect(run.callback_delivered_at).toBeInstanceOf(Date);
     expect(run.callback_attempted_at).toBeInstanceOf(Date);
     await saveHistory(handle, 'webhook-callback.json');
@@ -95,7 +123,11 @@ describe('callback delivery on the time-skipping test server (real store, real H
     receiver.received.length = 0;
     receiver.script([{ status: 410 }]);
     expect((await deliver(gone)).result).toMatchObject({ attempts: 1, status: 'failed' });
-    expect((await new RunRepository(db.models).get(gone))!.run).toMatchObject({ callback_status: 'failed', callback_last_status: 410, callback_last_error: expect.stringContaining('410') });
+    expect((await new RunRepository(db.models).get(gone))!.run).toMatchObject({
+      callback_status: 'failed',
+      callback_last_status: 410,
+      callback_last_error: expect.stringContaining('410'),
+    });
 
     const bad = await storeFinishedRun(db, g, `${receiver.origin}/bad`);
     receiver.script([{ status: 400 }]);
@@ -112,7 +144,11 @@ describe('callback delivery on the time-skipping test server (real store, real H
     receiver.script(Array.from({ length: 3 }, () => ({ status: 502 })));
     const r = await deliver(down, { ...SCHEDULE, maxAttempts: 3, jitter: 0 });
     expect(r.result).toMatchObject({ attempts: 3, status: 'failed', waits: [10_000, 20_000] });
-    expect((await new RunRepository(db.models).get(down))!.run).toMatchObject({ callback_status: 'failed', callback_last_status: 502, callback_last_error: expect.stringContaining('gave up after 3 attempts') });
+    expect((await new RunRepository(db.models).get(down))!.run).toMatchObject({
+      callback_status: 'failed',
+      callback_last_status: 502,
+      callback_last_error: expect.stringContaining('gave up after 3 attempts'),
+    });
   }, 120_000);
 
   it('treats no answer within the timeout as retryable', async () => {

@@ -1,8 +1,8 @@
 import { LedgerStore } from '../../shared/credits/ledger-store';
-import { runWorkers, type RunningWorkers } from '../../workers/run-workers';
+import { type RunningWorkers, runWorkers } from '../../workers/run-workers';
 import { runsQueue } from '../../workers/runs-queue';
 import { startTestStack, type TestStack } from '../support/stack';
-import { addWorkflow, setupGroup, trigger, waitForRun, type GroupSetup } from '../support/webhook-runs';
+import { addWorkflow, type GroupSetup, setupGroup, trigger, waitForRun } from '../support/webhook-runs';
 
 /**
  * Issue 17: "a node kind whose queue no worker serves leaves its runs `running` forever". Here the
@@ -16,11 +16,21 @@ describe('a run whose node queue no worker serves', () => {
   let g: GroupSetup;
 
   beforeAll(async () => {
-    stack = await startTestStack({ env: { RUN_NODE_START_TIMEOUT_MS: '1500', MODEL_API_URL: 'http://127.0.0.1:9/v1', MODEL_NAME: 'nobody' } });
-    workers = await runWorkers({ config: stack.config, db: stack.db, temporal: stack.temporal, identity: `test-${process.pid}` }, [runsQueue], stack.config.temporalAddress);
+    stack = await startTestStack({
+      env: { RUN_NODE_START_TIMEOUT_MS: '1500', MODEL_API_URL: 'http://127.0.0.1:9/v1', MODEL_NAME: 'nobody' },
+    });
+    workers = await runWorkers(
+      { config: stack.config, db: stack.db, temporal: stack.temporal, identity: `test-${process.pid}` },
+      [runsQueue],
+      stack.config.temporalAddress,
+    );
     g = await setupGroup(stack.db);
     // A trigger reaching a model node needs the workspace's credits for it.
-    await new LedgerStore(stack.db.models).grant({ wallet: `ws:${g.workspaceId}`, credits: 100, creditType: 'admin_grant' });
+    await new LedgerStore(stack.db.models).grant({
+      wallet: `ws:${g.workspaceId}`,
+      credits: 100,
+      creditType: 'admin_grant',
+    });
   }, 120_000);
   afterAll(async () => {
     await workers?.shutdown();
@@ -28,7 +38,11 @@ describe('a run whose node queue no worker serves', () => {
   });
 
   it('fails node_queue_unserved once the bound passes, naming the queue; the execution closes Failed', async () => {
-    const wf = await addWorkflow(stack.db, g, { name: 'nobody home', nodes: [{ id: 'ask', type: 'model', prompt: '{{prompt}}' }], edges: [] });
+    const wf = await addWorkflow(stack.db, g, {
+      name: 'nobody home',
+      nodes: [{ id: 'ask', type: 'model', prompt: '{{prompt}}' }],
+      edges: [],
+    });
     const res = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'anyone?' });
     expect(res.status).toBe(200);
     const runId = res.body.data.run.run_id;
@@ -37,7 +51,9 @@ describe('a run whose node queue no worker serves', () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(1000);
     expect(run).toMatchObject({ status: 'failed', error_code: 'node_queue_unserved', response_text: null });
     expect(run.error_message).toContain(stack.temporal.queue('node-model-v1'));
-    expect(run.run_metadata.nodes).toEqual([{ id: 'ask', type: 'model', status: 'failed', error_code: 'node_queue_unserved' }]);
+    expect(run.run_metadata.nodes).toEqual([
+      { id: 'ask', type: 'model', status: 'failed', error_code: 'node_queue_unserved' },
+    ]);
     // The record is written inside the run's last workflow task; the execution closes with that task's completion.
     const handle = stack.temporal.client.workflow.getHandle(runId);
     await expect(handle.result()).rejects.toThrow();

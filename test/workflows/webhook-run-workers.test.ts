@@ -1,19 +1,24 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { ToolRepository } from '../../shared/tools/repository';
-import { startModelServer, type ModelServer } from '../support/model-server';
+import { type ModelServer, startModelServer } from '../support/model-server';
 import { startTestStack, type TestStack } from '../support/stack';
 import { startScriptedVendor } from '../support/vendor';
-import { addWorkflow, setupGroup, trigger, waitForRun, type GroupSetup } from '../support/webhook-runs';
+import { addWorkflow, type GroupSetup, setupGroup, trigger, waitForRun } from '../support/webhook-runs';
 
 const ROOT = path.resolve(__dirname, '../..');
 
 /** A real worker process (`tsx workers/main.ts --queues …`) on this test file's database and queues. */
 function startWorkerProcess(queues: string, env: NodeJS.ProcessEnv): ChildProcess {
   // Its own process group: tsx runs node as a child, and the kill must reach both.
-  return spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['workers/main.ts', '--queues', queues], { cwd: ROOT, env: { ...process.env, ...env, LOG_LEVEL: 'warn' }, stdio: 'ignore', detached: true });
+  return spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['workers/main.ts', '--queues', queues], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
+    stdio: 'ignore',
+    detached: true,
+  });
 }
 
 /** Waits until `n` distinct worker identities poll the activity queue `queue` (a process that is still starting takes nothing). */
@@ -52,10 +57,20 @@ describe('webhook runs across worker processes', () => {
     // The API only; every worker in this file is a separate process.
     stack = await startTestStack({ env: { MODEL_API_URL: model.url } });
     g = await setupGroup(stack.db);
-    await new LedgerStore(stack.db.models).grant({ wallet: `ws:${g.workspaceId}`, credits: 100, creditType: 'admin_grant' });
+    await new LedgerStore(stack.db.models).grant({
+      wallet: `ws:${g.workspaceId}`,
+      credits: 100,
+      creditType: 'admin_grant',
+    });
     const tools = new ToolRepository(stack.db.models);
     await tools.createProduct({ slug: 'ping-tool', name: 'ping_tool', description: 'answers ok' });
-    await tools.addAction('ping-tool', { slug: 'ping', credits: 3, x402_usd: null, parameters_schema: { type: 'object' }, runner: { kind: 'http', url: `${vendor.url}/ping`, method: 'POST', timeout_ms: 10_000 } });
+    await tools.addAction('ping-tool', {
+      slug: 'ping',
+      credits: 3,
+      x402_usd: null,
+      parameters_schema: { type: 'object' },
+      runner: { kind: 'http', url: `${vendor.url}/ping`, method: 'POST', timeout_ms: 10_000 },
+    });
   }, 120_000);
   afterAll(async () => {
     for (const c of children) kill(c, 'SIGKILL');
@@ -69,10 +84,18 @@ describe('webhook runs across worker processes', () => {
     children.push(startWorkerProcess('runs,node-model', env), startWorkerProcess('runs,node-model', env));
     try {
       await pollersOn(stack, 'node-model-v1', 2);
-      const wf = await addWorkflow(stack.db, g, { name: 'ask', nodes: [{ id: 'ask', type: 'model', prompt: '{{prompt}}' }], edges: [] });
+      const wf = await addWorkflow(stack.db, g, {
+        name: 'ask',
+        nodes: [{ id: 'ask', type: 'model', prompt: '{{prompt}}' }],
+        edges: [],
+      });
       model.behave({ delayMs: 300, status: 200 });
-      const res = await Promise.all(Array.from({ length: 16 }, (_, i) => trigger(stack.server.mainUrl, g.token, wf, { prompt: `q${i}` })));
-      const runs = await Promise.all(res.map((r) => waitForRun(stack.server.mainUrl, r.body.data.run.run_id, g.token, 120_000)));
+      const res = await Promise.all(
+        Array.from({ length: 16 }, (_, i) => trigger(stack.server.mainUrl, g.token, wf, { prompt: `q${i}` })),
+      );
+      const runs = await Promise.all(
+        res.map((r) => waitForRun(stack.server.mainUrl, r.body.data.run.run_id, g.token, 120_000)),
+      );
       expect(runs.every((r) => r.status === 'completed')).toBe(true);
       const workers = new Set(runs.map((r) => r.run_metadata.nodes[0].worker));
       expect(workers.size).toBe(2);
@@ -97,8 +120,12 @@ describe('webhook runs across worker processes', () => {
     model.behave({ delayMs: 20_000, status: 200 });
     const before = model.requests.length;
     const ledger = new LedgerStore(stack.db.models);
-    const purchases = async () => (await ledger.history(`ws:${g.workspaceId}`, 100)).transactions.filter((t) => t.transaction_type === 'purchase');
-    const [balanceBefore, purchasesBefore] = [(await ledger.balance(`ws:${g.workspaceId}`)).balance, (await purchases()).length];
+    const purchases = async () =>
+      (await ledger.history(`ws:${g.workspaceId}`, 100)).transactions.filter((t) => t.transaction_type === 'purchase');
+    const [balanceBefore, purchasesBefore] = [
+      (await ledger.balance(`ws:${g.workspaceId}`)).balance,
+      (await purchases()).length,
+    ];
     const res = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'x' });
     const runId = res.body.data.run.run_id;
     await model.waitForRequests(before + 1, 120_000);

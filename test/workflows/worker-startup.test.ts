@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Runtime } from '@temporalio/worker';
 import { runPing } from '../../temporal/ping/client';
+import type { QueueDefinition } from '../../workers/queue';
 import { selectQueues } from '../../workers/queues';
 import { runWorkers } from '../../workers/run-workers';
-import type { QueueDefinition } from '../../workers/queue';
 import { installTestRuntime } from '../support/runtime';
 import { startTestStack, type TestStack } from '../support/stack';
 
@@ -14,10 +14,19 @@ const ROOT = path.resolve(__dirname, '../..');
 const nativeRefs = () => (Runtime.instance() as unknown as { backRefs: Set<unknown> }).backRefs.size;
 
 /** Runs `workers/main.ts` with `args` and `env` until it exits; its exit code and output. */
-function runWorkerProcess(args: string[], env: NodeJS.ProcessEnv, ms: number): Promise<{ code: number | null; output: string }> {
+function runWorkerProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ms: number,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     let output = '';
-    const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['workers/main.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['workers/main.ts', ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
     // tsx runs node as a child: stop the whole group.
@@ -31,7 +40,14 @@ function runWorkerProcess(args: string[], env: NodeJS.ProcessEnv, ms: number): P
 
 describe('a worker process starting', () => {
   it('stops with exit 78 naming the variable when a queue it serves is not configured, without waiting for the servers', async () => {
-    const env = { ...process.env, NODE_ENV: 'development', X402_PAY_TO: '', MONGODB_URI: 'mongodb://127.0.0.1:9/none', TEMPORAL_ADDRESS: '127.0.0.1:9', LOG_LEVEL: 'warn' };
+    const env = {
+      ...process.env,
+      NODE_ENV: 'development',
+      X402_PAY_TO: '',
+      MONGODB_URI: 'mongodb://127.0.0.1:9/none',
+      TEMPORAL_ADDRESS: '127.0.0.1:9',
+      LOG_LEVEL: 'warn',
+    };
     const { code, output } = await runWorkerProcess(['--queues', 'settlements'], env, 60_000);
     expect(code).toBe(78);
     expect(output).toContain('the settlements queue needs x402 configured: X402_PAY_TO is not set');
@@ -52,7 +68,10 @@ describe('runWorkers when one queue cannot get a worker', () => {
   it('stops the workers it created and closes its connection, so a retry starts clean', async () => {
     const deps = { config: stack.config, db: stack.db, temporal: stack.temporal, identity: `test-${process.pid}` };
     const [system] = selectQueues(['system']);
-    const broken: QueueDefinition = { ...selectQueues(['jobs'])[0], workerOptions: { maxHeartbeatThrottleInterval: 'not a duration' as never } };
+    const broken: QueueDefinition = {
+      ...selectQueues(['jobs'])[0],
+      workerOptions: { maxHeartbeatThrottleInterval: 'not a duration' as never },
+    };
     // The system queue's worker is created, the broken one's refused: nothing of either may stay open.
     expect(nativeRefs()).toBe(0);
     const failure = await runWorkers(deps, [system, broken], stack.config.temporalAddress).then(

@@ -1,7 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BUNDLE_SOURCE_DIRS, buildWorkflowBundle, bundleKey, cachedWorkflowBundle, workflowBundle } from '../../workers/workflow-bundle';
+import {
+  buildWorkflowBundle,
+  BUNDLE_SOURCE_DIRS,
+  bundleKey,
+  cachedWorkflowBundle,
+  workflowBundle,
+} from '../../workers/workflow-bundle';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -54,6 +60,8 @@ describe('the workflow bundle cache', () => {
     const root = copyOfSources();
     temp.push(root);
     const notADir = path.join(root, 'package-lock.json', 'cache');
-    expect(await cachedWorkflowBundle(notADir, async () => ({ code: 'built here' }), root)).toEqual({ code: 'built here' });
+    expect(await cachedWorkflowBundle(notADir, async () => ({ code: 'built here' }), root)).toEqual({
+      code: 'built here',
+    });
   });
 });

@@ -5,10 +5,10 @@ import { activeSessionKey, WorkflowSessionRepository } from '../../shared/workfl
 import type { SessionInput } from '../../shared/workflow-sessions/types';
 import { createConditionNodeActivities } from '../../shared/workflows/nodes/condition/activity';
 import { createTemplateNodeActivities } from '../../shared/workflows/nodes/template/activity';
+import { ALL_SEARCH_ATTRIBUTES } from '../../temporal/search-attributes';
 import { createWorkflowSessionActivities } from '../../temporal/workflow-session/activities';
 import { endSessionUpdate, sessionStateQuery, sessionTouchSignal } from '../../temporal/workflow-session/definitions';
 import { workflowSessionWorkflow } from '../../temporal/workflow-session/workflows';
-import { ALL_SEARCH_ATTRIBUTES } from '../../temporal/search-attributes';
 import { workflowBundle } from '../../workers/workflow-bundle';
 import { openTestDb } from '../support/db';
 import { replayHistory } from '../support/histories';
@@ -27,7 +27,9 @@ describe('workflow session on the time-skipping test server (real store)', () =>
     installTestRuntime();
     db = await openTestDb();
     repo = new WorkflowSessionRepository(db.models);
-    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: temporalTestServer() } } });
+    env = await TestWorkflowEnvironment.createTimeSkipping({
+      server: { executable: { type: 'existing-path', path: temporalTestServer() } },
+    });
     // The time-skipping server can add search attributes but not list them (ensureSearchAttributes lists first).
     await env.connection.operatorService.addSearchAttributes({
       namespace: env.namespace ?? 'default',
@@ -56,7 +58,19 @@ describe('workflow session on the time-skipping test server (real store)', () =>
   async function session(id: string, idleMinutes: number): Promise<SessionInput> {
     const now = new Date();
     const wallet = '0x' + 'c3'.repeat(20);
-    await repo.create({ _id: id, workflow_id: 'wf_ts', wallet, instance_id: id, version: '1.0.0', status: 'active', end_reason: null, state_json: null, created_at: now, updated_at: now, ended_at: null });
+    await repo.create({
+      _id: id,
+      workflow_id: 'wf_ts',
+      wallet,
+      instance_id: id,
+      version: '1.0.0',
+      status: 'active',
+      end_reason: null,
+      state_json: null,
+      created_at: now,
+      updated_at: now,
+      ended_at: null,
+    });
     expect(await repo.claimActive(activeSessionKey(wallet, 'wf_ts', id), id, now)).toBe(true);
     return {
       sessionId: id,
@@ -75,10 +89,17 @@ describe('workflow session on the time-skipping test server (real store)', () =>
   it('ends itself after the idle timeout; a touch restarts the timer; the final state is in the store and the key is free', async () => {
     const input = await session('wss_idle00000000000000000001', 30);
     {
-      const handle = await env.client.workflow.start(workflowSessionWorkflow, { taskQueue: QUEUE, workflowId: input.sessionId, args: [input] });
+      const handle = await env.client.workflow.start(workflowSessionWorkflow, {
+        taskQueue: QUEUE,
+        workflowId: input.sessionId,
+        args: [input],
+      });
       const t0 = await env.currentTimeMs();
       await env.sleep(20 * MINUTE);
-      expect((await handle.query(sessionStateQuery)).run).toMatchObject({ status: 'completed', response_text: `hi ${input.instanceId}` });
+      expect((await handle.query(sessionStateQuery)).run).toMatchObject({
+        status: 'completed',
+        response_text: `hi ${input.instanceId}`,
+      });
       await handle.signal(sessionTouchSignal);
       await env.sleep(20 * MINUTE);
       expect((await handle.query(sessionStateQuery)).status).toBe('active'); // 40 min in, 20 since the touch
@@ -97,7 +118,11 @@ describe('workflow session on the time-skipping test server (real store)', () =>
   it('an end update answers with the final state, written to the store first', async () => {
     const input = await session('wss_end000000000000000000001', 30);
     {
-      const handle = await env.client.workflow.start(workflowSessionWorkflow, { taskQueue: QUEUE, workflowId: input.sessionId, args: [input] });
+      const handle = await env.client.workflow.start(workflowSessionWorkflow, {
+        taskQueue: QUEUE,
+        workflowId: input.sessionId,
+        args: [input],
+      });
       const final = await handle.executeUpdate(endSessionUpdate, { args: [{ reason: 'ended_by_wallet' }] });
       expect(final).toMatchObject({ status: 'ended', end_reason: 'ended_by_wallet' });
       expect((await repo.get(input.sessionId))?.status).toBe('ended');
@@ -106,8 +131,15 @@ describe('workflow session on the time-skipping test server (real store)', () =>
   });
 
   it('continues as new when the history grows: state, results and idle deadline carry over; the query (what fetch reads), the idle end and the store see them; the first run replays', async () => {
-    const input: SessionInput = { ...(await session('wss_can000000000000000000001', 30)), continueAsNewAfterEvents: 40 };
-    const handle = await env.client.workflow.start(workflowSessionWorkflow, { taskQueue: QUEUE, workflowId: input.sessionId, args: [input] });
+    const input: SessionInput = {
+      ...(await session('wss_can000000000000000000001', 30)),
+      continueAsNewAfterEvents: 40,
+    };
+    const handle = await env.client.workflow.start(workflowSessionWorkflow, {
+      taskQueue: QUEUE,
+      workflowId: input.sessionId,
+      args: [input],
+    });
     const first = env.client.workflow.getHandle(input.sessionId, handle.firstExecutionRunId);
     // The next touch goes only once the worker has handled the last one (a completed workflow task
     // after its signal): a worker lagging on a loaded machine would otherwise meet a burst of
@@ -138,13 +170,21 @@ describe('workflow session on the time-skipping test server (real store)', () =>
     expect(now.runId).not.toBe(handle.firstExecutionRunId);
     expect(now.status.name).toBe('RUNNING');
     const state = await handle.query(sessionStateQuery);
-    expect(state).toMatchObject({ workflow_session_id: input.sessionId, status: 'active', run: { status: 'completed', response_text: `hi ${input.instanceId}` } });
+    expect(state).toMatchObject({
+      workflow_session_id: input.sessionId,
+      status: 'active',
+      run: { status: 'completed', response_text: `hi ${input.instanceId}` },
+    });
     expect(state.run.nodes.map((n) => n.node_id)).toEqual(['hi']);
     expect((await handle.fetchHistory()).events!.length).toBeLessThan(20); // the new run starts small
 
     // Nobody touches it again: it ends the idle timeout after the last touch, and result() follows the runs.
     const final = await handle.result();
-    expect(final).toMatchObject({ status: 'ended', end_reason: 'idle_timeout', run: { status: 'completed', response_text: `hi ${input.instanceId}` } });
+    expect(final).toMatchObject({
+      status: 'ended',
+      end_reason: 'idle_timeout',
+      run: { status: 'completed', response_text: `hi ${input.instanceId}` },
+    });
     const idle = new Date(final.ended_at!).getTime() - new Date(final.last_activity_at).getTime();
     expect(idle).toBeGreaterThanOrEqual(30 * MINUTE);
     expect(idle).toBeLessThan(31 * MINUTE);

@@ -1,20 +1,26 @@
-import { createPublicClient, createWalletClient, http as viemHttp, type Hex } from 'viem';
-import { devAccount, DEV_ACCOUNT_INDEX } from '../../shared/payments/chain/dev-accounts';
+import { createPublicClient, createWalletClient, type Hex, http as viemHttp } from 'viem';
+import { type RunningLocalChain, startLocalChain } from '../../scripts/services/local-chain';
 import { LedgerStore } from '../../shared/credits/ledger-store';
+import { DEV_ACCOUNT_INDEX, devAccount } from '../../shared/payments/chain/dev-accounts';
 import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
-import { viemChain } from '../../shared/payments/x402/networks';
 import { encodePaymentPayload } from '../../shared/payments/x402/challenge';
-import { startLocalChain, type RunningLocalChain } from '../../scripts/services/local-chain';
+import { viemChain } from '../../shared/payments/x402/networks';
 import { settlementWorkflowId } from '../../temporal/x402-settlement/ids';
 import { QUEUES } from '../../workers/queues';
-import { runWorkers, type RunningWorkers } from '../../workers/run-workers';
+import { type RunningWorkers, runWorkers } from '../../workers/run-workers';
 import { handSignedPayload, rpc, signAuthorization } from '../support/chain-control';
 import { http } from '../support/http';
-import { waitUntil } from '../support/wait';
 import { TestPayer } from '../support/payer';
 import { startTestStack, TestStack } from '../support/stack';
+import { waitUntil } from '../support/wait';
 
-const body = (wallet: string) => ({ wallet_address: wallet, credits: 500, payment_method: 'x402', chain_id: 84532, token: 'USDC' });
+const body = (wallet: string) => ({
+  wallet_address: wallet,
+  credits: 500,
+  payment_method: 'x402',
+  chain_id: 84532,
+  token: 'USDC',
+});
 const facilitator = devAccount(DEV_ACCOUNT_INDEX.facilitator);
 
 // These tests stop mining and drop transactions, so they run on a chain of their own.
@@ -32,7 +38,11 @@ describe('settlement through dropped, replaced and expired transactions (own anv
     stack = await startTestStack({ env: { X402_SETTLE_WAIT_MS: '300' } });
     url = `${stack.server.mainUrl}/api/external/credits/purchase`;
     ledger = new LedgerStore(stack.db.models);
-    workers = await runWorkers({ config: stack.config, db: stack.db, temporal: stack.temporal, identity: 'faults-test' }, [...QUEUES], stack.config.temporalAddress);
+    workers = await runWorkers(
+      { config: stack.config, db: stack.db, temporal: stack.temporal, identity: 'faults-test' },
+      [...QUEUES],
+      stack.config.temporalAddress,
+    );
   });
   afterAll(async () => {
     await workers?.shutdown();
@@ -87,8 +97,18 @@ describe('settlement through dropped, replaced and expired transactions (own anv
 
     // Someone with the settlement key (an operator's script, another deployment) replaces it by fee.
     const ours = await reader().getTransaction({ hash });
-    const wallet0 = createWalletClient({ account: facilitator, chain: viemChain(84532, chain.rpcUrl), transport: viemHttp(chain.rpcUrl) });
-    await wallet0.sendTransaction({ to: facilitator.address, value: 0n, nonce: ours.nonce, maxFeePerGas: ours.maxFeePerGas! * 3n, maxPriorityFeePerGas: ours.maxPriorityFeePerGas! * 3n + 1n });
+    const wallet0 = createWalletClient({
+      account: facilitator,
+      chain: viemChain(84532, chain.rpcUrl),
+      transport: viemHttp(chain.rpcUrl),
+    });
+    await wallet0.sendTransaction({
+      to: facilitator.address,
+      value: 0n,
+      nonce: ours.nonce,
+      maxFeePerGas: ours.maxFeePerGas! * 3n,
+      maxPriorityFeePerGas: ours.maxPriorityFeePerGas! * 3n + 1n,
+    });
     await rpc(chain.rpcUrl, 'evm_mine');
 
     const moved = await waitUntil('the resubmission', async () => {
@@ -111,12 +131,20 @@ describe('settlement through dropped, replaced and expired transactions (own anv
     // 20 s: the API refuses an authorization less than 6 s from expiry, and a loaded machine can take
     // several seconds from here to the verification (and the broadcast); the test then waits it out.
     const validBefore = BigInt(Math.floor(Date.now() / 1000) + 20);
-    const signed = await signAuthorization(payer.account, { address: TestPayer.tokenAddress(), name: 'USDC', version: '2' }, { to: challenge.accepts[0].payTo, value: 5_000_000n, validBefore });
+    const signed = await signAuthorization(
+      payer.account,
+      { address: TestPayer.tokenAddress(), name: 'USDC', version: '2' },
+      { to: challenge.accepts[0].payTo, value: 5_000_000n, validBefore },
+    );
     const header = encodePaymentPayload(handSignedPayload(challenge, signed) as never);
     const { id, hash } = await payWhileNotMining(wallet, header);
 
     await rpc(chain.rpcUrl, 'anvil_dropTransaction', [hash]);
-    await waitUntil('the authorization to expire', async () => BigInt(Math.floor(Date.now() / 1000)) > validBefore + 1n, 40_000);
+    await waitUntil(
+      'the authorization to expire',
+      async () => BigInt(Math.floor(Date.now() / 1000)) > validBefore + 1n,
+      40_000,
+    );
     await rpc(chain.rpcUrl, 'evm_setAutomine', [true]);
     await rpc(chain.rpcUrl, 'evm_mine');
 
@@ -140,8 +168,13 @@ describe('settlement through dropped, replaced and expired transactions (own anv
     // And the key still settles.
     const next = new TestPayer();
     await next.fund(5);
-    const res = await http('POST', url, { body: body('0x' + 'd4'.repeat(20)), headers: { 'x-payment': await next.paymentHeader(challenge) } });
+    const res = await http('POST', url, {
+      body: body('0x' + 'd4'.repeat(20)),
+      headers: { 'x-payment': await next.paymentHeader(challenge) },
+    });
     const nextId = res.body.data.payment_id as string;
-    expect(await stack.temporal.client.workflow.getHandle(settlementWorkflowId(nextId)).result()).toMatchObject({ status: 'completed' });
+    expect(await stack.temporal.client.workflow.getHandle(settlementWorkflowId(nextId)).result()).toMatchObject({
+      status: 'completed',
+    });
   }, 90_000);
 });

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { type RunningLocalChain, startLocalChain } from '../../scripts/services/local-chain';
+import { ROOT } from '../../scripts/services/paths';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
-import { startLocalChain, type RunningLocalChain } from '../../scripts/services/local-chain';
-import { ROOT } from '../../scripts/services/paths';
 import { settlementWorkflowId } from '../../temporal/x402-settlement/ids';
 import { settlementSweepScheduleId } from '../../temporal/x402-sweep/client';
 import { http } from '../support/http';
@@ -11,7 +11,13 @@ import { TestPayer } from '../support/payer';
 import { startTestStack, TestStack } from '../support/stack';
 
 const PURCHASES = 30;
-const body = (wallet: string) => ({ wallet_address: wallet, credits: 500, payment_method: 'x402', chain_id: 84532, token: 'USDC' });
+const body = (wallet: string) => ({
+  wallet_address: wallet,
+  credits: 500,
+  payment_method: 'x402',
+  chain_id: 84532,
+  token: 'USDC',
+});
 
 interface WorkerProcess {
   lines: string[];
@@ -66,7 +72,10 @@ describe('two settlement worker processes sharing one settlement key (own anvil,
   });
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.stop()));
-    await stack?.temporal.client.schedule.getHandle(settlementSweepScheduleId(stack.temporal)).delete().catch(() => undefined);
+    await stack?.temporal.client.schedule
+      .getHandle(settlementSweepScheduleId(stack.temporal))
+      .delete()
+      .catch(() => undefined);
     await stack?.stop();
     await chain?.stop();
   });
@@ -84,10 +93,14 @@ describe('two settlement worker processes sharing one settlement key (own anvil,
     workers.push(a, b);
 
     const started = Date.now();
-    const answers = await Promise.all(wallets.map((w, i) => http('POST', url, { body: body(w), headers: { 'x-payment': headers[i]! } })));
+    const answers = await Promise.all(
+      wallets.map((w, i) => http('POST', url, { body: body(w), headers: { 'x-payment': headers[i]! } })),
+    );
     const ids = answers.map((r) => r.body?.data?.payment_id as string);
     expect(answers.map((r) => r.status).every((s) => s === 200 || s === 202)).toBe(true);
-    const outcomes = await Promise.all(ids.map((id) => stack.temporal.client.workflow.getHandle(settlementWorkflowId(id)).result()));
+    const outcomes = await Promise.all(
+      ids.map((id) => stack.temporal.client.workflow.getHandle(settlementWorkflowId(id)).result()),
+    );
     const elapsed = Date.now() - started;
 
     expect(outcomes.every((o) => o.status === 'completed')).toBe(true);
@@ -100,7 +113,9 @@ describe('two settlement worker processes sharing one settlement key (own anvil,
 
     // No attempt failed: no nonce collisions, nothing retried.
     const logs = [...a.lines, ...b.lines];
-    expect(logs.filter((l) => /settlement attempt failed|nonce too low|Activity failed|replacement transaction/i.test(l))).toEqual([]);
+    expect(
+      logs.filter((l) => /settlement attempt failed|nonce too low|Activity failed|replacement transaction/i.test(l)),
+    ).toEqual([]);
     // One claim per settlement, consecutive nonces, all mined.
     const claims = await stack.db.models.settlementNonces.find({}).lean();
     expect(claims).toHaveLength(PURCHASES);
@@ -111,7 +126,9 @@ describe('two settlement worker processes sharing one settlement key (own anvil,
     const identities = new Set<string>();
     for (const id of ids) {
       const history = await stack.temporal.client.workflow.getHandle(settlementWorkflowId(id)).fetchHistory();
-      for (const e of history.events ?? []) if (e.workflowTaskCompletedEventAttributes?.identity) identities.add(e.workflowTaskCompletedEventAttributes.identity);
+      for (const e of history.events ?? [])
+        if (e.workflowTaskCompletedEventAttributes?.identity)
+          identities.add(e.workflowTaskCompletedEventAttributes.identity);
     }
     expect(identities.size).toBe(2);
     process.stdout.write(`${PURCHASES} concurrent purchases settled by 2 worker processes in ${elapsed} ms\n`);

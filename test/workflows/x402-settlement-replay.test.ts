@@ -12,7 +12,9 @@ describe('settlement workflows replay their recorded histories', () => {
   beforeAll(() => installTestRuntime());
   it.each(FIXTURES)('%s', async (file) => {
     // Saved with JSON.stringify(await handle.fetchHistory()): longs as strings, bytes as base64.
-    const history = temporal.api.history.v1.History.fromObject(JSON.parse(fs.readFileSync(path.join(__dirname, '../fixtures/histories', file), 'utf8')));
+    const history = temporal.api.history.v1.History.fromObject(
+      JSON.parse(fs.readFileSync(path.join(__dirname, '../fixtures/histories', file), 'utf8')),
+    );
     await Worker.runReplayHistory({ workflowsPath: require.resolve('../../temporal/workflows') }, history);
   });
 });

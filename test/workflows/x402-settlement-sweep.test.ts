@@ -5,14 +5,24 @@ import { LedgerStore } from '../../shared/credits/ledger-store';
 import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
 import { encodePaymentPayload } from '../../shared/payments/x402/challenge';
 import { settlementWorkflowId } from '../../temporal/x402-settlement/ids';
-import { ensureSettlementSweepSchedule, runSettlementSweep, settlementSweepScheduleId } from '../../temporal/x402-sweep/client';
+import {
+  ensureSettlementSweepSchedule,
+  runSettlementSweep,
+  settlementSweepScheduleId,
+} from '../../temporal/x402-sweep/client';
 import { settlementSweepWorkflowId } from '../../temporal/x402-sweep/ids';
 import { handSignedPayload, rpc, signAuthorization } from '../support/chain-control';
 import { http } from '../support/http';
 import { TestPayer } from '../support/payer';
 import { startTestStack, TestStack } from '../support/stack';
 
-const body = (wallet: string) => ({ wallet_address: wallet, credits: 500, payment_method: 'x402', chain_id: 84532, token: 'USDC' });
+const body = (wallet: string) => ({
+  wallet_address: wallet,
+  credits: 500,
+  payment_method: 'x402',
+  chain_id: 84532,
+  token: 'USDC',
+});
 const HISTORY = path.join(__dirname, '../fixtures/histories/x402-settlement-sweep.json');
 
 describe('the stale-payment sweep: payments verified while Temporal was down get settled or failed', () => {
@@ -46,7 +56,11 @@ describe('the stale-payment sweep: payments verified while Temporal was down get
     // 20 s: the API refuses an authorization less than 6 s from expiry, and a loaded machine can take
     // several seconds from here to the verification (and the broadcast); the test then waits it out.
     const validBefore = BigInt(Math.floor(Date.now() / 1000) + 20);
-    const signed = await signAuthorization(late.account, { address: TestPayer.tokenAddress(), name: 'USDC', version: '2' }, { to: challenge.accepts[0].payTo, value: 5_000_000n, validBefore });
+    const signed = await signAuthorization(
+      late.account,
+      { address: TestPayer.tokenAddress(), name: 'USDC', version: '2' },
+      { to: challenge.accepts[0].payTo, value: 5_000_000n, validBefore },
+    );
     const headerB = encodePaymentPayload(handSignedPayload(challenge, signed) as never);
     const refusedB = await http('POST', downUrl, { body: body(walletB), headers: { 'x-payment': headerB } });
     expect(refusedB.status).toBe(503);
@@ -57,7 +71,12 @@ describe('the stale-payment sweep: payments verified while Temporal was down get
     const idB = records.find((r) => r.payer === late.account.address.toLowerCase())!._id;
 
     // Not stale yet under the default age: nothing to do.
-    expect(await runSettlementSweep(up.temporal, `young-${Date.now()}`, 3600)).toEqual({ found: 0, started: 0, running: 0, closed: [] });
+    expect(await runSettlementSweep(up.temporal, `young-${Date.now()}`, 3600)).toEqual({
+      found: 0,
+      started: 0,
+      running: 0,
+      closed: [],
+    });
 
     // B's authorization expires on chain (a block past validBefore) before anyone settles it.
     while (BigInt(Math.floor(Date.now() / 1000)) <= validBefore) await new Promise((r) => setTimeout(r, 250));
@@ -99,7 +118,11 @@ describe('the stale-payment sweep: payments verified while Temporal was down get
     const handle = up.temporal.client.schedule.getHandle(settlementSweepScheduleId(up.temporal));
     try {
       const desc = await handle.describe();
-      expect(desc.action).toMatchObject({ type: 'startWorkflow', workflowType: 'x402SettlementSweepWorkflow', args: [{ staleSeconds: 120 }] });
+      expect(desc.action).toMatchObject({
+        type: 'startWorkflow',
+        workflowType: 'x402SettlementSweepWorkflow',
+        args: [{ staleSeconds: 120 }],
+      });
       expect(desc.spec.intervals?.[0]?.every).toBe(60_000);
     } finally {
       await handle.delete();

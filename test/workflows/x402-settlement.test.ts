@@ -1,7 +1,7 @@
-import { createWalletClient, http as viemHttp, type Address, type Hex } from 'viem';
+import { type Address, createWalletClient, type Hex, http as viemHttp } from 'viem';
 import { LedgerStore } from '../../shared/credits/ledger-store';
-import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
 import { loadTokenArtifact } from '../../shared/payments/chain/token-artifact';
+import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
 import { viemChain } from '../../shared/payments/x402/networks';
 import { paymentSetup } from '../../shared/payments/x402/setup';
 import { settlementWorkflowId } from '../../temporal/x402-settlement/ids';
@@ -11,7 +11,13 @@ import { http } from '../support/http';
 import { TestPayer } from '../support/payer';
 import { startTestStack, TestStack } from '../support/stack';
 
-const body = (wallet: string) => ({ wallet_address: wallet, credits: 500, payment_method: 'x402', chain_id: 84532, token: 'USDC' });
+const body = (wallet: string) => ({
+  wallet_address: wallet,
+  credits: 500,
+  payment_method: 'x402',
+  chain_id: 84532,
+  token: 'USDC',
+});
 
 describe('x402 settlement workflow against the real chain, store and Temporal', () => {
   let stack: TestStack;
@@ -29,13 +35,20 @@ describe('x402 settlement workflow against the real chain, store and Temporal', 
   /** A verified payment whose settlement workflow waits for a worker (none runs yet). */
   async function pendingPurchase(wallet: string, payer: TestPayer): Promise<X402PaymentDoc> {
     const challenge = (await http('POST', url, { body: body(wallet) })).body;
-    const res = await http('POST', url, { body: body(wallet), headers: { 'x-payment': await payer.paymentHeader(challenge) } });
+    const res = await http('POST', url, {
+      body: body(wallet),
+      headers: { 'x-payment': await payer.paymentHeader(challenge) },
+    });
     expect(res.status).toBe(202);
     return (await stack.db.models.x402Payments.findById(res.body.data.payment_id).lean<X402PaymentDoc>())!;
   }
 
   async function withWorkers<T>(fn: () => Promise<T>): Promise<T> {
-    const workers = await runWorkers({ config: stack.config, db: stack.db, temporal: stack.temporal, identity: 'settlement-test' }, [...QUEUES], stack.config.temporalAddress);
+    const workers = await runWorkers(
+      { config: stack.config, db: stack.db, temporal: stack.temporal, identity: 'settlement-test' },
+      [...QUEUES],
+      stack.config.temporalAddress,
+    );
     try {
       return await fn();
     } finally {
@@ -61,7 +74,9 @@ describe('x402 settlement workflow against the real chain, store and Temporal', 
     if (!sent.ok) throw new Error(sent.message);
     await setup.inProcess!.waitForReceipt({ network: record.network as `eip155:${number}`, txHash: sent.txHash });
 
-    const outcome = await withWorkers(() => stack.temporal.client.workflow.getHandle(settlementWorkflowId(record._id)).result());
+    const outcome = await withWorkers(() =>
+      stack.temporal.client.workflow.getHandle(settlementWorkflowId(record._id)).result(),
+    );
     expect(outcome).toMatchObject({ status: 'completed', txHash: sent.txHash });
     const after = await stack.db.models.x402Payments.findById(record._id).lean<X402PaymentDoc>();
     expect(after).toMatchObject({ status: 'completed', tx_hash: sent.txHash, reconciled: true });
@@ -79,12 +94,23 @@ describe('x402 settlement workflow against the real chain, store and Temporal', 
     const { abi } = await loadTokenArtifact();
     const chain = viemChain(84532, TestPayer.rpcUrl());
     const wc = createWalletClient({ account: payer.account, chain, transport: viemHttp(TestPayer.rpcUrl()) });
-    await wc.writeContract({ address: TestPayer.tokenAddress(), abi, functionName: 'transfer', args: ['0x000000000000000000000000000000000000dEaD', 5_000_000n] });
+    await wc.writeContract({
+      address: TestPayer.tokenAddress(),
+      abi,
+      functionName: 'transfer',
+      args: ['0x000000000000000000000000000000000000dEaD', 5_000_000n],
+    });
 
-    const outcome = await withWorkers(() => stack.temporal.client.workflow.getHandle(settlementWorkflowId(record._id)).result());
+    const outcome = await withWorkers(() =>
+      stack.temporal.client.workflow.getHandle(settlementWorkflowId(record._id)).result(),
+    );
     expect(outcome).toMatchObject({ status: 'failed', code: 'insufficient_balance' });
     const after = await stack.db.models.x402Payments.findById(record._id).lean<X402PaymentDoc>();
-    expect(after).toMatchObject({ status: 'failed', error_code: 'insufficient_balance', purpose_key: `failed:${record._id}` });
+    expect(after).toMatchObject({
+      status: 'failed',
+      error_code: 'insufficient_balance',
+      purpose_key: `failed:${record._id}`,
+    });
     expect((await ledger.balance(wallet)).balance).toBe(0);
   });
 });

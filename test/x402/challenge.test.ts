@@ -65,10 +65,18 @@ describe('USD and credit amounts in base units', () => {
 describe('the network table', () => {
   it('serves Base Sepolia only in testnet mode and the five mainnets otherwise', () => {
     expect(networksForMode('testnet').map((n) => n.chainId)).toEqual([84532]);
-    expect(networksForMode('mainnet').map((n) => n.chainId).sort((a, b) => a - b)).toEqual([10, 137, 8453, 42161, 43114]);
+    expect(
+      networksForMode('mainnet')
+        .map((n) => n.chainId)
+        .sort((a, b) => a - b),
+    ).toEqual([10, 137, 8453, 42161, 43114]);
     expect(SUPPORTED_NETWORKS[8453]!.network).toBe('eip155:8453');
     // The configuration refuses a local token outside TESTNET_CHAIN_IDS; the table must agree with it.
-    expect(Object.values(SUPPORTED_NETWORKS).filter((n) => n.testnet).map((n) => n.chainId)).toEqual([...TESTNET_CHAIN_IDS]);
+    expect(
+      Object.values(SUPPORTED_NETWORKS)
+        .filter((n) => n.testnet)
+        .map((n) => n.chainId),
+    ).toEqual([...TESTNET_CHAIN_IDS]);
   });
 
   it('agrees with @x402/evm default assets for every USDC it also lists', () => {
@@ -102,11 +110,23 @@ describe('the network table', () => {
       address: local.toLowerCase(),
       eip712: { name: 'Local USD', version: '1' },
     });
-    expect(getToken(84532, 'USDC', table)).toEqual({ symbol: 'USDC', address: local, decimals: 6, eip712: { name: 'Local USD', version: '1' } });
+    expect(getToken(84532, 'USDC', table)).toEqual({
+      symbol: 'USDC',
+      address: local,
+      decimals: 6,
+      eip712: { name: 'Local USD', version: '1' },
+    });
     expect(findTokenByAddress(84532, local, table)?.symbol).toBe('USDC');
     expect(getToken(84532, 'EURC', table)).toEqual(getToken(84532, 'EURC'));
     expect(getToken(84532, 'USDC')!.address).toBe('0x036CbD53842c5426634e7929541eC2318f3dCF7e');
-    expect(() => withTokenOverride(SUPPORTED_NETWORKS, { chainId: 1, symbol: 'USDC', address: local, eip712: { name: 'x', version: '1' } })).toThrow();
+    expect(() =>
+      withTokenOverride(SUPPORTED_NETWORKS, {
+        chainId: 1,
+        symbol: 'USDC',
+        address: local,
+        eip712: { name: 'x', version: '1' },
+      }),
+    ).toThrow();
   });
 
   it('parses eip155 network ids strictly', () => {
@@ -118,7 +138,11 @@ describe('the network table', () => {
 });
 
 describe('the 402 challenge', () => {
-  const resource = { url: 'https://api.example.test/v1/orders', description: 'Buy 500 credits', mimeType: 'application/json' };
+  const resource = {
+    url: 'https://api.example.test/v1/orders',
+    description: 'Buy 500 credits',
+    mimeType: 'application/json',
+  };
 
   it('builds exactly the x402 v2 PaymentRequired shape', () => {
     const challenge = buildPaymentRequired({
@@ -126,7 +150,13 @@ describe('the 402 challenge', () => {
       error: 'PAYMENT-SIGNATURE header is required',
       accepts: [
         paymentRequirements({ chainId: 8453, token: baseUsdc, amount: creditsToBaseUnits(500), payTo: PAY_TO }),
-        paymentRequirements({ chainId: 84532, token: baseSepoliaUsdc, amount: 1n, payTo: PAY_TO.toLowerCase() as `0x${string}`, maxTimeoutSeconds: 60 }),
+        paymentRequirements({
+          chainId: 84532,
+          token: baseSepoliaUsdc,
+          amount: 1n,
+          payTo: PAY_TO.toLowerCase() as `0x${string}`,
+          maxTimeoutSeconds: 60,
+        }),
       ],
     });
     expect(challenge).toEqual({
@@ -159,8 +189,12 @@ describe('the 402 challenge', () => {
 
   it('refuses empty offers and non-positive amounts', () => {
     expect(() => buildPaymentRequired({ resource, accepts: [] })).toThrow(RangeError);
-    expect(() => paymentRequirements({ chainId: 8453, token: baseUsdc, amount: 0n, payTo: PAY_TO })).toThrow(RangeError);
-    expect(() => paymentRequirements({ chainId: 8453, token: baseUsdc, amount: 1n, payTo: PAY_TO, maxTimeoutSeconds: 0 })).toThrow(RangeError);
+    expect(() => paymentRequirements({ chainId: 8453, token: baseUsdc, amount: 0n, payTo: PAY_TO })).toThrow(
+      RangeError,
+    );
+    expect(() =>
+      paymentRequirements({ chainId: 8453, token: baseUsdc, amount: 1n, payTo: PAY_TO, maxTimeoutSeconds: 0 }),
+    ).toThrow(RangeError);
   });
 
   it('round-trips every header through base64', () => {
@@ -177,12 +211,27 @@ describe('the 402 challenge', () => {
       x402Version: 2,
       resource: challenge.resource,
       accepted: challenge.accepts[0]!,
-      payload: { signature: '0xabcd', authorization: { from: PAY_TO, to: PAY_TO, value: '1', validAfter: '0', validBefore: '9', nonce: `0x${'11'.repeat(32)}` } },
+      payload: {
+        signature: '0xabcd',
+        authorization: {
+          from: PAY_TO,
+          to: PAY_TO,
+          value: '1',
+          validAfter: '0',
+          validBefore: '9',
+          nonce: `0x${'11'.repeat(32)}`,
+        },
+      },
     };
     expect(PaymentPayloadV2Schema.safeParse(payload).success).toBe(true);
     expect(decodePaymentPayload(encodePaymentPayload(payload))).toEqual({ ok: true, value: payload });
 
-    const response = { success: true, transaction: `0x${'ab'.repeat(32)}`, network: 'eip155:8453' as const, payer: PAY_TO };
+    const response = {
+      success: true,
+      transaction: `0x${'ab'.repeat(32)}`,
+      network: 'eip155:8453' as const,
+      payer: PAY_TO,
+    };
     expect(decodePaymentResponse(encodePaymentResponse(response))).toEqual({ ok: true, value: response });
     expect(X402_HEADERS).toEqual({
       paymentRequired: 'PAYMENT-REQUIRED',

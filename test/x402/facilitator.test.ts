@@ -5,17 +5,15 @@ import { x402Facilitator } from '@x402/core/facilitator';
 import { authorizationTypes } from '@x402/evm';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { ExactEvmScheme as ExactEvmFacilitatorScheme } from '@x402/evm/exact/facilitator';
-import { wrapFetchWithPayment, x402Client, type PaymentPayload, type PaymentRequired, type PaymentRequirements } from '@x402/fetch';
 import {
-  createPublicClient,
-  createWalletClient,
-  http,
-  toHex,
-  type Address,
-  type Hex,
-  type LocalAccount,
-} from 'viem';
-import { startAnvil, type RunningAnvil } from '../../scripts/services/anvil';
+  type PaymentPayload,
+  type PaymentRequired,
+  type PaymentRequirements,
+  wrapFetchWithPayment,
+  x402Client,
+} from '@x402/fetch';
+import { type Address, createPublicClient, createWalletClient, type Hex, http, type LocalAccount, toHex } from 'viem';
+import { type RunningAnvil, startAnvil } from '../../scripts/services/anvil';
 import { deployToken, mintTokens, tokenBalance } from '../../shared/payments/chain/deploy-token';
 import { devAccount, devPrivateKey } from '../../shared/payments/chain/dev-accounts';
 import {
@@ -32,12 +30,19 @@ import { facilitatorSigner } from '../../shared/payments/x402/in-process-facilit
 import {
   createInProcessFacilitator,
   createRemoteFacilitator,
-  VERIFY_FAILURE_CODES,
   type InProcessFacilitator,
+  VERIFY_FAILURE_CODES,
   type VerifyFailureCode,
   type VerifyResult,
 } from '../../shared/payments/x402/index';
-import { getToken, SUPPORTED_NETWORKS, viemChain, withTokenOverride, type NetworkTable, type SupportedToken } from '../../shared/payments/x402/networks';
+import {
+  getToken,
+  type NetworkTable,
+  SUPPORTED_NETWORKS,
+  type SupportedToken,
+  viemChain,
+  withTokenOverride,
+} from '../../shared/payments/x402/networks';
 
 const CHAIN_ID = 84532;
 const NETWORK = 'eip155:84532' as const;
@@ -51,7 +56,9 @@ const FIVE_USD = creditsToBaseUnits(500);
 const RESOURCE = { url: 'http://127.0.0.1/paid', description: '500 credits', mimeType: 'application/json' };
 
 /** Loopback HTTP server for the duration of a test; closed by the caller. */
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>): Promise<{ url: string; close(): Promise<void> }> {
+async function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     handler(req, res).catch((err: unknown) => {
       res.writeHead(500, { 'content-type': 'application/json' });
@@ -78,8 +85,13 @@ describe('x402 facilitator against a real anvil chain', () => {
   let table: NetworkTable;
   let facilitator: InProcessFacilitator;
 
-  const balance = (owner: Address) => tokenBalance({ rpcUrl: anvil.rpcUrl, chainId: CHAIN_ID, token: token.address, owner });
-  const balances = async () => ({ payer: await balance(payer.address), merchant: await balance(merchant.address), broke: await balance(brokePayer.address) });
+  const balance = (owner: Address) =>
+    tokenBalance({ rpcUrl: anvil.rpcUrl, chainId: CHAIN_ID, token: token.address, owner });
+  const balances = async () => ({
+    payer: await balance(payer.address),
+    merchant: await balance(merchant.address),
+    broke: await balance(brokePayer.address),
+  });
   const now = () => Math.floor(Date.now() / 1000);
 
   function requirements(overrides: Partial<PaymentRequirements> = {}, amount = FIVE_USD): PaymentRequirements {
@@ -103,7 +115,11 @@ describe('x402 facilitator against a real anvil chain', () => {
     officialClient(account).createPaymentPayload(challenge(reqs));
 
   /** A payload signed by hand, for windows the official client never produces. */
-  async function handSigned(opts: { signer?: LocalAccount; validAfter: number; validBefore: number }): Promise<PaymentPayload> {
+  async function handSigned(opts: {
+    signer?: LocalAccount;
+    validAfter: number;
+    validBefore: number;
+  }): Promise<PaymentPayload> {
     const reqs = requirements();
     const authorization = {
       from: payer.address,
@@ -114,10 +130,20 @@ describe('x402 facilitator against a real anvil chain', () => {
       nonce: toHex(randomBytes(32)),
     };
     const signature = await (opts.signer ?? payer).signTypedData({
-      domain: { name: token.eip712.name, version: token.eip712.version, chainId: CHAIN_ID, verifyingContract: token.address },
+      domain: {
+        name: token.eip712.name,
+        version: token.eip712.version,
+        chainId: CHAIN_ID,
+        verifyingContract: token.address,
+      },
       types: authorizationTypes,
       primaryType: 'TransferWithAuthorization',
-      message: { ...authorization, value: BigInt(authorization.value), validAfter: BigInt(authorization.validAfter), validBefore: BigInt(authorization.validBefore) },
+      message: {
+        ...authorization,
+        value: BigInt(authorization.value),
+        validAfter: BigInt(authorization.validAfter),
+        validBefore: BigInt(authorization.validBefore),
+      },
     });
     return { x402Version: 2, resource: RESOURCE, accepted: reqs, payload: { authorization, signature } };
   }
@@ -135,10 +161,27 @@ describe('x402 facilitator against a real anvil chain', () => {
   beforeAll(async () => {
     anvil = await startAnvil({ port: 0, chainId: CHAIN_ID });
     // Named like Base Sepolia's USDC so the 84532 entry keeps its real domain, only the address changes.
-    const deployed = await deployToken({ rpcUrl: anvil.rpcUrl, chainId: CHAIN_ID, name: 'USDC', symbol: 'USDC', version: '2' });
-    table = withTokenOverride(SUPPORTED_NETWORKS, { chainId: CHAIN_ID, symbol: 'USDC', address: deployed.address, eip712: { name: 'USDC', version: '2' } });
+    const deployed = await deployToken({
+      rpcUrl: anvil.rpcUrl,
+      chainId: CHAIN_ID,
+      name: 'USDC',
+      symbol: 'USDC',
+      version: '2',
+    });
+    table = withTokenOverride(SUPPORTED_NETWORKS, {
+      chainId: CHAIN_ID,
+      symbol: 'USDC',
+      address: deployed.address,
+      eip712: { name: 'USDC', version: '2' },
+    });
     token = getToken(CHAIN_ID, 'USDC', table)!;
-    await mintTokens({ rpcUrl: anvil.rpcUrl, chainId: CHAIN_ID, token: token.address, to: payer.address, amount: 1_000_000_000n });
+    await mintTokens({
+      rpcUrl: anvil.rpcUrl,
+      chainId: CHAIN_ID,
+      token: token.address,
+      to: payer.address,
+      amount: 1_000_000_000n,
+    });
     facilitator = createInProcessFacilitator({
       chains: [{ chainId: CHAIN_ID, rpcUrl: anvil.rpcUrl, settlementPrivateKey: devPrivateKey(FACILITATOR_INDEX) }],
       networks: table,
@@ -153,9 +196,14 @@ describe('x402 facilitator against a real anvil chain', () => {
   it('settles a payment made by the official @x402/fetch client end to end', async () => {
     const reqs = requirements();
     const server = await listen(async (req, res) => {
-      const header = req.headers[X402_HEADERS.paymentSignature.toLowerCase()] ?? req.headers[X402_HEADERS.legacyPayment.toLowerCase()];
+      const header =
+        req.headers[X402_HEADERS.paymentSignature.toLowerCase()] ??
+        req.headers[X402_HEADERS.legacyPayment.toLowerCase()];
       if (!header) {
-        res.writeHead(402, { 'content-type': 'application/json', [X402_HEADERS.paymentRequired]: encodePaymentRequired(challenge(reqs)) });
+        res.writeHead(402, {
+          'content-type': 'application/json',
+          [X402_HEADERS.paymentRequired]: encodePaymentRequired(challenge(reqs)),
+        });
         res.end(JSON.stringify(challenge(reqs)));
         return;
       }
@@ -167,7 +215,12 @@ describe('x402 facilitator against a real anvil chain', () => {
         res.end(JSON.stringify(settled));
         return;
       }
-      const paymentResponse = encodePaymentResponse({ success: true, transaction: settled.txHash, network: settled.network, payer: settled.payer });
+      const paymentResponse = encodePaymentResponse({
+        success: true,
+        transaction: settled.txHash,
+        network: settled.network,
+        payer: settled.payer,
+      });
       res.writeHead(200, { 'content-type': 'application/json', [X402_HEADERS.paymentResponse]: paymentResponse });
       res.end(JSON.stringify({ credits: 500 }));
     });
@@ -187,7 +240,11 @@ describe('x402 facilitator against a real anvil chain', () => {
       expect(receipt.status).toBe('success');
       expect(receipt.from.toLowerCase()).toBe(facilitator.settlementAddress(CHAIN_ID).toLowerCase());
 
-      expect(await balances()).toEqual({ ...before, payer: before.payer - FIVE_USD, merchant: before.merchant + FIVE_USD });
+      expect(await balances()).toEqual({
+        ...before,
+        payer: before.payer - FIVE_USD,
+        merchant: before.merchant + FIVE_USD,
+      });
     } finally {
       await server.close();
     }
@@ -202,7 +259,13 @@ describe('x402 facilitator against a real anvil chain', () => {
       chainId: CHAIN_ID,
       network: NETWORK,
       asset: token.address,
-      authorization: { from: payer.address, to: merchant.address, value: FIVE_USD.toString(), validAfter: expect.stringMatching(/^\d+$/), validBefore: expect.stringMatching(/^\d+$/) },
+      authorization: {
+        from: payer.address,
+        to: merchant.address,
+        value: FIVE_USD.toString(),
+        validAfter: expect.stringMatching(/^\d+$/),
+        validBefore: expect.stringMatching(/^\d+$/),
+      },
     });
     if (!result.ok) return;
     expect(result.authorization.nonce).toMatch(/^0x[0-9a-f]{64}$/);
@@ -215,7 +278,12 @@ describe('x402 facilitator against a real anvil chain', () => {
     const verified = await facilitator.verifyPayment(payload, requirements());
     expect(verified.ok).toBe(true);
     if (!verified.ok) return;
-    const ref = { network: verified.network, asset: verified.asset, from: verified.authorization.from, nonce: verified.authorization.nonce };
+    const ref = {
+      network: verified.network,
+      asset: verified.asset,
+      from: verified.authorization.from,
+      nonce: verified.authorization.nonce,
+    };
     expect(await facilitator.authorizationState(ref)).toBe(false);
     const before = await balances();
 
@@ -225,7 +293,11 @@ describe('x402 facilitator against a real anvil chain', () => {
     const receipt = await facilitator.waitForReceipt({ network: verified.network, txHash: submitted.txHash });
     expect(receipt).toMatchObject({ status: 'confirmed', txHash: submitted.txHash });
     expect(await facilitator.authorizationState(ref)).toBe(true);
-    expect(await balances()).toEqual({ ...before, payer: before.payer - FIVE_USD, merchant: before.merchant + FIVE_USD });
+    expect(await balances()).toEqual({
+      ...before,
+      payer: before.payer - FIVE_USD,
+      merchant: before.merchant + FIVE_USD,
+    });
 
     // A retried activity finds the nonce used: a value it can reconcile, not an exception.
     const again = await facilitator.submitSettlement(verified);
@@ -235,11 +307,20 @@ describe('x402 facilitator against a real anvil chain', () => {
       txHash: submitted.txHash,
       blockNumber: receipt.status === 'confirmed' ? receipt.blockNumber : '',
     });
-    expect(await balances()).toEqual({ ...before, payer: before.payer - FIVE_USD, merchant: before.merchant + FIVE_USD });
+    expect(await balances()).toEqual({
+      ...before,
+      payer: before.payer - FIVE_USD,
+      merchant: before.merchant + FIVE_USD,
+    });
 
     const unknownTx = toHex(randomBytes(32));
-    expect(await facilitator.waitForReceipt({ network: verified.network, txHash: unknownTx, timeoutMs: 300 })).toEqual({ status: 'pending', txHash: unknownTx });
-    expect(await facilitator.findAuthorizationUse({ ...ref, nonce: toHex(randomBytes(32)), fromBlock: 0n })).toBeUndefined();
+    expect(await facilitator.waitForReceipt({ network: verified.network, txHash: unknownTx, timeoutMs: 300 })).toEqual({
+      status: 'pending',
+      txHash: unknownTx,
+    });
+    expect(
+      await facilitator.findAuthorizationUse({ ...ref, nonce: toHex(randomBytes(32)), fromBlock: 0n }),
+    ).toBeUndefined();
   });
 
   it('refuses to submit a badly signed settlement and moves nothing', async () => {
@@ -248,7 +329,10 @@ describe('x402 facilitator against a real anvil chain', () => {
     if (!verified.ok) throw new Error(`expected a valid payment, got ${verified.code}`);
     const before = await balances();
     const forged = await stranger.signMessage({ message: 'not an authorization' });
-    expect(await facilitator.submitSettlement({ ...verified, signature: forged })).toMatchObject({ ok: false, code: 'invalid_signature' });
+    expect(await facilitator.submitSettlement({ ...verified, signature: forged })).toMatchObject({
+      ok: false,
+      code: 'invalid_signature',
+    });
     expect(await balances()).toEqual(before);
   });
 
@@ -280,16 +364,32 @@ describe('x402 facilitator against a real anvil chain', () => {
       otherAsset.accepted.asset = getToken(CHAIN_ID, 'EURC', table)!.address;
       await expectRefused(otherAsset, requirements(), 'asset_mismatch');
       await expectRefused(payload, requirements({ asset: stranger.address }), 'asset_not_supported');
-      await expectRefused(payload, requirements({ extra: { name: 'USD Coin', version: '2' } }), 'token_domain_mismatch');
+      await expectRefused(
+        payload,
+        requirements({ extra: { name: 'USD Coin', version: '2' } }),
+        'token_domain_mismatch',
+      );
     });
 
     it('expired and not-yet-valid authorizations', async () => {
-      await expectRefused(await handSigned({ validAfter: 0, validBefore: now() - 60 }), requirements(), 'authorization_expired');
-      await expectRefused(await handSigned({ validAfter: now() + 3600, validBefore: now() + 7200 }), requirements(), 'authorization_not_yet_valid');
+      await expectRefused(
+        await handSigned({ validAfter: 0, validBefore: now() - 60 }),
+        requirements(),
+        'authorization_expired',
+      );
+      await expectRefused(
+        await handSigned({ validAfter: now() + 3600, validBefore: now() + 7200 }),
+        requirements(),
+        'authorization_not_yet_valid',
+      );
     });
 
     it('bad signatures', async () => {
-      await expectRefused(await handSigned({ signer: stranger, validAfter: 0, validBefore: now() + 600 }), requirements(), 'invalid_signature');
+      await expectRefused(
+        await handSigned({ signer: stranger, validAfter: 0, validBefore: now() + 600 }),
+        requirements(),
+        'invalid_signature',
+      );
       const garbled = structuredClone(await pay(payer));
       garbled.payload.signature = toHex(randomBytes(65));
       await expectRefused(garbled, requirements(), 'invalid_signature');
@@ -316,15 +416,28 @@ describe('x402 facilitator against a real anvil chain', () => {
         { ...good, x402Version: 1 },
         { ...good, accepted: undefined },
         { ...good, payload: { signature: '0x12' } },
-        { ...good, payload: { ...good.payload, authorization: { ...(good.payload.authorization as object), value: '-5' } } },
-        { ...good, payload: { ...good.payload, authorization: { ...(good.payload.authorization as object), nonce: '0x1234' } } },
+        {
+          ...good,
+          payload: { ...good.payload, authorization: { ...(good.payload.authorization as object), value: '-5' } },
+        },
+        {
+          ...good,
+          payload: { ...good.payload, authorization: { ...(good.payload.authorization as object), nonce: '0x1234' } },
+        },
       ];
       for (const bad of cases) await expectRefused(bad, requirements(), 'malformed_payload');
-      await expectRefused({ ...good, payload: { permit2Authorization: {}, signature: '0x12' } }, requirements(), 'unsupported_transfer_method');
+      await expectRefused(
+        { ...good, payload: { permit2Authorization: {}, signature: '0x12' } },
+        requirements(),
+        'unsupported_transfer_method',
+      );
     });
 
     it('only ever answers with a known code', async () => {
-      const results: VerifyResult[] = [await facilitator.verifyPayment({}, requirements()), await facilitator.verifyPayment(await pay(brokePayer), requirements())];
+      const results: VerifyResult[] = [
+        await facilitator.verifyPayment({}, requirements()),
+        await facilitator.verifyPayment(await pay(brokePayer), requirements()),
+      ];
       for (const r of results) {
         expect(r.ok).toBe(false);
         if (!r.ok) expect(VERIFY_FAILURE_CODES).toContain(r.code);
@@ -344,7 +457,10 @@ describe('x402 facilitator against a real anvil chain', () => {
       const signer = facilitatorSigner(reader, writer, 30_000);
       const external = new x402Facilitator().register(NETWORK, new ExactEvmFacilitatorScheme(signer));
       server = await listen(async (req, res) => {
-        const body = (await readJson(req)) as { paymentPayload: PaymentPayload; paymentRequirements: PaymentRequirements };
+        const body = (await readJson(req)) as {
+          paymentPayload: PaymentPayload;
+          paymentRequirements: PaymentRequirements;
+        };
         const result =
           req.url === '/verify'
             ? await external.verify(body.paymentPayload, body.paymentRequirements)
@@ -365,18 +481,39 @@ describe('x402 facilitator against a real anvil chain', () => {
       expect(await remote.verifyPayment(payload, requirements())).toMatchObject({ ok: true, payer: payer.address });
       const before = await balances();
       const settled = await remote.settlePayment(payload, requirements());
-      expect(settled).toMatchObject({ ok: true, payer: payer.address, network: NETWORK, txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
-      expect(await balances()).toEqual({ ...before, payer: before.payer - FIVE_USD, merchant: before.merchant + FIVE_USD });
-      expect(await remote.verifyPayment(payload, requirements())).toMatchObject({ ok: false, code: 'nonce_already_used' });
+      expect(settled).toMatchObject({
+        ok: true,
+        payer: payer.address,
+        network: NETWORK,
+        txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      });
+      expect(await balances()).toEqual({
+        ...before,
+        payer: before.payer - FIVE_USD,
+        merchant: before.merchant + FIVE_USD,
+      });
+      expect(await remote.verifyPayment(payload, requirements())).toMatchObject({
+        ok: false,
+        code: 'nonce_already_used',
+      });
     });
 
     it("maps the remote facilitator's refusals onto the same codes", async () => {
       const remote = createRemoteFacilitator({ url: server.url, networks: table });
       const before = await balances();
-      expect(await remote.verifyPayment(await pay(brokePayer), requirements())).toMatchObject({ ok: false, code: 'insufficient_balance' });
+      expect(await remote.verifyPayment(await pay(brokePayer), requirements())).toMatchObject({
+        ok: false,
+        code: 'insufficient_balance',
+      });
       const forged = await handSigned({ signer: stranger, validAfter: 0, validBefore: now() + 600 });
-      expect(await remote.settlePayment(forged, requirements())).toMatchObject({ ok: false, code: 'invalid_signature' });
-      expect(await remote.verifyPayment(await pay(payer), requirements({}, 1n))).toMatchObject({ ok: false, code: 'amount_mismatch' });
+      expect(await remote.settlePayment(forged, requirements())).toMatchObject({
+        ok: false,
+        code: 'invalid_signature',
+      });
+      expect(await remote.verifyPayment(await pay(payer), requirements({}, 1n))).toMatchObject({
+        ok: false,
+        code: 'amount_mismatch',
+      });
       expect(await balances()).toEqual(before);
     });
   });

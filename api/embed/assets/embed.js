@@ -20,7 +20,11 @@
     var wf = script.getAttribute('data-workflow');
     var product = script.getAttribute('data-product');
     var bundle = script.getAttribute('data-bundle');
-    var path = wf ? '/embed/' + encodeURIComponent(wf) : product ? '/embed/product/' + encodeURIComponent(product) : '/embed/bundle/' + encodeURIComponent(bundle);
+    var path = wf
+      ? '/embed/' + encodeURIComponent(wf)
+      : product
+        ? '/embed/product/' + encodeURIComponent(product)
+        : '/embed/bundle/' + encodeURIComponent(bundle);
     var query = new URLSearchParams();
     if (bundle && (wf || product)) query.set('bundle', bundle);
     query.set('origin', window.location.origin);
@@ -68,7 +72,15 @@
     root.appendChild(panel);
     root.appendChild(button);
     document.body.appendChild(host);
-    var widget = { element: host, src: src, open: open, close: close, frame: function () { return frame; } };
+    var widget = {
+      element: host,
+      src: src,
+      open: open,
+      close: close,
+      frame: function () {
+        return frame;
+      },
+    };
     api.widgets.push(widget);
     return widget;
   }
@@ -79,7 +91,8 @@
       var s = scripts[i];
       if (!/\/embed\.js(\?|#|$)/.test(s.getAttribute('src'))) continue;
       if (s.getAttribute('data-embed-mounted')) continue;
-      if (!s.getAttribute('data-workflow') && !s.getAttribute('data-product') && !s.getAttribute('data-bundle')) continue;
+      if (!s.getAttribute('data-workflow') && !s.getAttribute('data-product') && !s.getAttribute('data-bundle'))
+        continue;
       mount(s);
     }
   }

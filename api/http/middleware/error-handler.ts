@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, errors, renderError } from '../../../shared/platform/errors/index';
 import { isStoreUnavailable } from '../../../shared/platform/db/index';
+import { AppError, errors, renderError } from '../../../shared/platform/errors/index';
 import { describeError, logger } from '../../../shared/platform/logger/index';
 import { recordDependencyError } from '../../../shared/platform/metrics/dependencies';
 
@@ -25,7 +25,9 @@ function isTemporalUnavailable(err: unknown): boolean {
   const code = e.cause?.code ?? e.code;
   return (
     ((e.name === 'ServiceError' || e.name === 'TransportError') &&
-      (code === GRPC_UNAVAILABLE || code === GRPC_DEADLINE_EXCEEDED || /unavailable|connect|deadline/i.test(e.message ?? ''))) ||
+      (code === GRPC_UNAVAILABLE ||
+        code === GRPC_DEADLINE_EXCEEDED ||
+        /unavailable|connect|deadline/i.test(e.message ?? ''))) ||
     e.code === GRPC_UNAVAILABLE
   );
 }

@@ -10,7 +10,11 @@ const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
 
 /** Where in `body` a string or key holds text the store cannot keep; iterative, so nesting depth costs no stack. */
 export function unstorableText(body: unknown): Array<string | number> | undefined {
-  interface Step { value: unknown; key: string | number; parent?: Step }
+  interface Step {
+    value: unknown;
+    key: string | number;
+    parent?: Step;
+  }
   const path = (step: Step, last?: string): Array<string | number> => {
     const out: Array<string | number> = last === undefined ? [] : [last];
     for (let s: Step | undefined = step; s; s = s.parent) out.unshift(s.key);
@@ -39,7 +43,16 @@ export const jsonBody: RequestHandler = (req, res, next) =>
   parser(req, res, (err?: unknown) => {
     if (err) return next(err);
     const at = unstorableText(req.body);
-    if (at) return next(new ValidationError([{ loc: at.map(String), msg: 'text must not contain NUL characters or unpaired UTF-16 surrogates', type: 'string_unicode' }]));
+    if (at)
+      return next(
+        new ValidationError([
+          {
+            loc: at.map(String),
+            msg: 'text must not contain NUL characters or unpaired UTF-16 surrogates',
+            type: 'string_unicode',
+          },
+        ]),
+      );
     next();
   });
 

@@ -1,5 +1,5 @@
 import type { NextFunction, RequestHandler } from 'express';
-import { requestClient, type Limiter } from '../../../shared/platform/limits/index';
+import { type Limiter, requestClient } from '../../../shared/platform/limits/index';
 
 type Only = (req: { method: string; path: string }) => boolean;
 
@@ -35,4 +35,5 @@ export function perWalletLimit(limiter: Limiter, name: string, opts: Pick<LimitO
   return (_req, res, next) => enforce(limiter, `${name}:wallet:${res.locals.wallet}`, what, next);
 }
 
-export const isInvoke = (req: { method: string; path: string }) => req.method === 'POST' && /\/invoke\/?$/.test(req.path);
+export const isInvoke = (req: { method: string; path: string }) =>
+  req.method === 'POST' && /\/invoke\/?$/.test(req.path);

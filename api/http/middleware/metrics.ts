@@ -25,7 +25,9 @@ export function requestMetrics(app: Express): RequestHandler {
   });
   return (req, res, next) => {
     const stop = httpRequestDuration.startTimer();
-    res.on('finish', () => stop({ method: req.method, route: (req as Tracked)[PATTERN] ?? 'unmatched', status: String(res.statusCode) }));
+    res.on('finish', () =>
+      stop({ method: req.method, route: (req as Tracked)[PATTERN] ?? 'unmatched', status: String(res.statusCode) }),
+    );
     next();
   };
 }

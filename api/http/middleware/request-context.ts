@@ -1,5 +1,5 @@
-import { ids } from '../../../shared/platform/ids/index';
 import type { RequestHandler } from 'express';
+import { ids } from '../../../shared/platform/ids/index';
 import { withLogContext } from '../../../shared/platform/logger/index';
 
 const MAX_REQUEST_ID = 128;
@@ -7,7 +7,10 @@ const MAX_REQUEST_ID = 128;
 /** The caller's id made safe to echo and log: cut to 128 characters, anything outside [A-Za-z0-9._:@-] becomes `_`. */
 export function safeRequestId(given: string | undefined): string | undefined {
   if (!given) return undefined;
-  const cut = given.trim().slice(0, MAX_REQUEST_ID).replace(/[^A-Za-z0-9._:@-]/g, '_');
+  const cut = given
+    .trim()
+    .slice(0, MAX_REQUEST_ID)
+    .replace(/[^A-Za-z0-9._:@-]/g, '_');
   return cut === '' ? undefined : cut;
 }
 

@@ -7,7 +7,9 @@ export function requireStore(db: Db): RequestHandler {
   return (_req, _res, next) => {
     if (db.isUp()) return next();
     if (db.state() === 'index_failed') {
-      return next(errors.unavailable('store_indexes_failed', 'the data store is missing its indexes; an operator must fix them'));
+      return next(
+        errors.unavailable('store_indexes_failed', 'the data store is missing its indexes; an operator must fix them'),
+      );
     }
     next(errors.unavailable('store_unavailable', 'the data store is unavailable; retry shortly'));
   };

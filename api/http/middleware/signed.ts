@@ -1,8 +1,8 @@
 import type { RequestHandler } from 'express';
-import { envelopeSchema } from '../../../shared/identity/schemas';
-import { fromJoi } from '../../../shared/platform/errors/index';
-import type { SignedAction } from '../../../shared/identity/signing';
 import type { Services } from '../../../shared/composition/root';
+import { envelopeSchema } from '../../../shared/identity/schemas';
+import type { SignedAction } from '../../../shared/identity/signing';
+import { fromJoi } from '../../../shared/platform/errors/index';
 
 declare module 'express-serve-static-core' {
   interface Locals {
@@ -21,7 +21,12 @@ export function signed(services: Services, action: SignedAction, opts: { readOnl
   return async (req, res, next) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const { value, error } = envelopeSchema.validate(
-      { wallet_address: body.wallet_address, session_nonce: body.session_nonce, request_id: body.request_id, signature: body.signature },
+      {
+        wallet_address: body.wallet_address,
+        session_nonce: body.session_nonce,
+        request_id: body.request_id,
+        signature: body.signature,
+      },
       { abortEarly: false },
     );
     if (error) return next(fromJoi(error, 'body'));

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
-import { errors } from '../../../shared/platform/errors/index';
 import { X402_HEADERS } from '../../../shared/payments/x402/challenge';
+import { errors } from '../../../shared/platform/errors/index';
 
 /** The payment header of a request: X-PAYMENT (the spec's name) wins; PAYMENT-SIGNATURE is its alias. */
 export function paymentHeader(req: Request): string | undefined {
@@ -19,9 +19,13 @@ export const singlePaymentMode: RequestHandler = (req, _res, next) => {
   const signedFields = SIGNED_ONLY_FIELDS.filter((f) => body && typeof body === 'object' && body[f] !== undefined);
   if (paymentHeader(req) !== undefined && signedFields.length > 0) {
     return next(
-      errors.badRequest('mixed_payment_modes', 'send either an x402 payment header or a signed request envelope, not both', {
-        details: { envelope_fields: signedFields },
-      }),
+      errors.badRequest(
+        'mixed_payment_modes',
+        'send either an x402 payment header or a signed request envelope, not both',
+        {
+          details: { envelope_fields: signedFields },
+        },
+      ),
     );
   }
   next();

@@ -15,7 +15,12 @@ declare module 'express-serve-static-core' {
  * Validates body, query and/or headers; the clean values land in res.locals. req.body stays as sent,
  * because signatures are checked over exactly the fields the client signed.
  */
-export function validate(schemas: { body?: Joi.ObjectSchema; query?: Joi.ObjectSchema; params?: Joi.ObjectSchema; headers?: Joi.ObjectSchema }): RequestHandler {
+export function validate(schemas: {
+  body?: Joi.ObjectSchema;
+  query?: Joi.ObjectSchema;
+  params?: Joi.ObjectSchema;
+  headers?: Joi.ObjectSchema;
+}): RequestHandler {
   const readHeaders = schemas.headers && declaredHeaders(schemas.headers);
   return (req, res, next) => {
     if (schemas.params) {
@@ -24,7 +29,10 @@ export function validate(schemas: { body?: Joi.ObjectSchema; query?: Joi.ObjectS
     }
     if (schemas.body) {
       // No body reads as {}; a body of JSON null is a body of the wrong type.
-      const { value, error } = schemas.body.validate(req.body === undefined ? {} : req.body, { abortEarly: false, convert: true });
+      const { value, error } = schemas.body.validate(req.body === undefined ? {} : req.body, {
+        abortEarly: false,
+        convert: true,
+      });
       if (error) return next(fromJoi(error, 'body'));
       res.locals.body = value;
     }
@@ -34,7 +42,10 @@ export function validate(schemas: { body?: Joi.ObjectSchema; query?: Joi.ObjectS
       res.locals.query = value;
     }
     if (schemas.headers) {
-      const { value, error } = schemas.headers.validate(readHeaders!(req.headers), { abortEarly: false, convert: true });
+      const { value, error } = schemas.headers.validate(readHeaders!(req.headers), {
+        abortEarly: false,
+        convert: true,
+      });
       if (error) return next(fromJoi(error, 'header'));
       res.locals.headers = value;
     }
@@ -46,7 +57,9 @@ export function validate(schemas: { body?: Joi.ObjectSchema; query?: Joi.ObjectS
  * The declared headers of a request under their declared names, whatever case either side wrote
  * them in (node lower-cases what it receives); headers nobody declared are not looked at.
  */
-function declaredHeaders(schema: Joi.ObjectSchema): (headers: Record<string, string | string[] | undefined>) => Record<string, string> {
+function declaredHeaders(
+  schema: Joi.ObjectSchema,
+): (headers: Record<string, string | string[] | undefined>) => Record<string, string> {
   const names = Object.keys((schema.describe() as { keys?: Record<string, unknown> }).keys ?? {});
   return (headers) => {
     const out: Record<string, string> = {};

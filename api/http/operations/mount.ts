@@ -21,12 +21,18 @@ export function mountOperations(operations: Operation[], base = ''): Router {
     if (!op.path.startsWith(base)) throw new Error(`${op.id}: ${op.path} is not under ${base}`);
     const sub = expressPath(op.path.slice(base.length) || '/');
     const byMount = op.validation !== 'handler';
-    const rest = { query: byMount ? op.request?.query : undefined, body: byMount ? (op.request?.body as never) : undefined, headers: op.request?.headers };
+    const rest = {
+      query: byMount ? op.request?.query : undefined,
+      body: byMount ? (op.request?.body as never) : undefined,
+      headers: op.request?.headers,
+    };
     const checks = {
       params: byMount && op.request?.params ? validate({ params: op.request.params }) : undefined,
       rest: rest.query || rest.body || rest.headers ? validate(rest) : undefined,
     };
-    const chain = [checks.params, ...(op.before ?? []), checks.rest, ...(op.middleware ?? []), op.handler].filter((h) => h !== undefined);
+    const chain = [checks.params, ...(op.before ?? []), checks.rest, ...(op.middleware ?? []), op.handler].filter(
+      (h) => h !== undefined,
+    );
     const route = router.route(sub);
     if (op.anyMethod) route.all(...chain);
     else route[op.method](...chain);

@@ -1,5 +1,5 @@
-import parse from 'joi-to-json';
 import type Joi from 'joi';
+import parse from 'joi-to-json';
 import { ERROR_SCHEMAS, validationError } from './shapes';
 import type { Auth, Operation } from './types';
 
@@ -18,9 +18,19 @@ export function jsonSchema(schema: Joi.Schema): JsonSchema {
 function openEmptyObjects(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(openEmptyObjects);
   if (!node || typeof node !== 'object') return node;
-  const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, openEmptyObjects(v)])) as Record<string, unknown>;
+  const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, openEmptyObjects(v)])) as Record<
+    string,
+    unknown
+  >;
   const props = out.properties as Record<string, unknown> | undefined;
-  if (out.type === 'object' && out.additionalProperties === false && props && Object.keys(props).length === 0 && !out.patternProperties) out.additionalProperties = true;
+  if (
+    out.type === 'object' &&
+    out.additionalProperties === false &&
+    props &&
+    Object.keys(props).length === 0 &&
+    !out.patternProperties
+  )
+    out.additionalProperties = true;
   return out;
 }
 
@@ -33,7 +43,7 @@ const SIGNED_PROSE = [
   '`product:<id or ->`, `payload:<payload>`. Credits-mode tool invokes replace the action and product lines by `method:POST` and',
   '`path:/external/tools/…/invoke` (the path without /api).',
   '',
-  'The payload is the lower-case hex sha256 of the RFC 8785 (JCS) canonical JSON of the operation\'s fields (the body minus the',
+  "The payload is the lower-case hex sha256 of the RFC 8785 (JCS) canonical JSON of the operation's fields (the body minus the",
   'envelope; for tool invokes, `parameters`); the credits balance signs an empty payload. Each operation names its action and',
   'product line in `x-signed-action`. Full rules and test vectors: docs/signing.md.',
 ].join('\n');
@@ -47,13 +57,42 @@ const X402_PROSE = [
 ].join(' ');
 
 const SECURITY_SCHEMES: Record<string, JsonSchema> = {
-  accessToken: { type: 'http', scheme: 'bearer', bearerFormat: 'act_…', description: 'A wallet\'s access token (POST /api/external/auth/access-token): `Authorization: Bearer act_…`.' },
-  agentGroupToken: { type: 'http', scheme: 'bearer', bearerFormat: 'agt_…', description: 'An agent group\'s token: `Authorization: Bearer agt_…`.' },
-  budgetBearer: { type: 'http', scheme: 'bearer', bearerFormat: 'base64(api_key:budget_key)', description: 'A workspace API key and a budget key: `Authorization: Bearer base64("<api_key>:<budget_key>")`.' },
+  accessToken: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'act_…',
+    description: "A wallet's access token (POST /api/external/auth/access-token): `Authorization: Bearer act_…`.",
+  },
+  agentGroupToken: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'agt_…',
+    description: "An agent group's token: `Authorization: Bearer agt_…`.",
+  },
+  budgetBearer: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'base64(api_key:budget_key)',
+    description: 'A workspace API key and a budget key: `Authorization: Bearer base64("<api_key>:<budget_key>")`.',
+  },
   x402: { type: 'apiKey', in: 'header', name: 'X-PAYMENT', description: X402_PROSE },
-  jobWorkflowToken: { type: 'apiKey', in: 'header', name: 'X-Job-Workflow-Token', description: 'The token the job reserve answer returns for a workflow-creation job; an alternative to the signed envelope.' },
-  embedToken: { type: 'http', scheme: 'bearer', description: 'The widget\'s sign-in token (POST /embed/api/sign-in or /embed/api/sign-in/access-token).' },
-  operatorToken: { type: 'http', scheme: 'bearer', description: 'An operator token (HEALTH_DETAILS_TOKEN, METRICS_TOKEN); optional where the operation says so.' },
+  jobWorkflowToken: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Job-Workflow-Token',
+    description:
+      'The token the job reserve answer returns for a workflow-creation job; an alternative to the signed envelope.',
+  },
+  embedToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description: "The widget's sign-in token (POST /embed/api/sign-in or /embed/api/sign-in/access-token).",
+  },
+  operatorToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An operator token (HEALTH_DETAILS_TOKEN, METRICS_TOKEN); optional where the operation says so.',
+  },
 };
 
 const SCHEME_OF: Record<Auth['kind'], string | undefined> = {
@@ -82,7 +121,13 @@ function parameters(op: Operation): JsonSchema[] {
     if (!schema) return;
     const js = jsonSchema(schema) as { properties?: Record<string, JsonSchema>; required?: string[] };
     for (const [name, s] of Object.entries(js.properties ?? {})) {
-      out.push({ name, in: where, required: where === 'path' || (js.required ?? []).includes(name), schema: s, ...(s.description ? { description: s.description } : {}) });
+      out.push({
+        name,
+        in: where,
+        required: where === 'path' || (js.required ?? []).includes(name),
+        schema: s,
+        ...(s.description ? { description: s.description } : {}),
+      });
     }
   };
   add('path', op.request?.params);
@@ -90,7 +135,8 @@ function parameters(op: Operation): JsonSchema[] {
   add('header', op.request?.headers);
   // A path template's names are always path parameters, declared or not.
   for (const [, name] of op.path.matchAll(/\{([A-Za-z0-9_]+)\}/g)) {
-    if (!out.some((p) => p.in === 'path' && p.name === name)) out.push({ name, in: 'path', required: true, schema: { type: 'string' } });
+    if (!out.some((p) => p.in === 'path' && p.name === name))
+      out.push({ name, in: 'path', required: true, schema: { type: 'string' } });
   }
   return out;
 }
@@ -107,25 +153,47 @@ function responses(op: Operation): Record<string, JsonSchema> {
   for (const [status, r] of Object.entries(op.responses)) {
     const contentType = r.contentType ?? 'application/json';
     const examples = examplesFor(op, Number(status));
-    const others = Object.fromEntries((r.alsoAs ?? []).filter((t) => t !== contentType).map((t) => [t, { schema: { type: 'string' } }]));
+    const others = Object.fromEntries(
+      (r.alsoAs ?? []).filter((t) => t !== contentType).map((t) => [t, { schema: { type: 'string' } }]),
+    );
     out[status] = {
       description: r.description,
-      ...(r.body || contentType !== 'application/json' ? { content: { [contentType]: { schema: r.body ? jsonSchema(r.body) : { type: 'string' }, ...(examples ? { examples } : {}) }, ...others } } : {}),
+      ...(r.body || contentType !== 'application/json'
+        ? {
+            content: {
+              [contentType]: {
+                schema: r.body ? jsonSchema(r.body) : { type: 'string' },
+                ...(examples ? { examples } : {}),
+              },
+              ...others,
+            },
+          }
+        : {}),
       ...(r.links ? { links: r.links } : {}),
     };
   }
   const error = (description: string) =>
-    op.errors === 'html' ? { description, content: { 'text/html': { schema: { type: 'string' } } } } : { description, content: { 'application/json': { schema: errorRef(op.errors) } } };
+    op.errors === 'html'
+      ? { description, content: { 'text/html': { schema: { type: 'string' } } } }
+      : { description, content: { 'application/json': { schema: errorRef(op.errors) } } };
   const detail422 = op.errors === 'gateway' || op.errors === 'validation';
   for (const status of op.errorStatuses) {
     // A validation failure is the 422 `detail[]` body in the gateway and validation families.
-    out[String(status)] ??= status === 422 && detail422 ? { description: errorDescription(422), content: { 'application/json': { schema: errorRef('validation') } } } : error(errorDescription(status));
+    out[String(status)] ??=
+      status === 422 && detail422
+        ? { description: errorDescription(422), content: { 'application/json': { schema: errorRef('validation') } } }
+        : error(errorDescription(status));
   }
   // The gateway and validation families answer a malformed body, query or envelope with the 422 `detail[]` shape.
   if (detail422 && hasInput(op)) {
-    out['422'] ??= { description: 'The body, query or path is not valid', content: { 'application/json': { schema: errorRef('validation') } } };
+    out['422'] ??= {
+      description: 'The body, query or path is not valid',
+      content: { 'application/json': { schema: errorRef('validation') } },
+    };
   }
-  out.default = error(op.errors === 'html' ? 'Any other error: an HTML page' : `Any other error, in the ${op.errors} error shape`);
+  out.default = error(
+    op.errors === 'html' ? 'Any other error: an HTML page' : `Any other error, in the ${op.errors} error shape`,
+  );
   return out;
 }
 
@@ -157,7 +225,11 @@ function operationObject(op: Operation): JsonSchema {
   const bodyExamples = op.examples.filter((e) => e.request.body !== undefined);
   const bodySchema = body && jsonSchema(body);
   // An absent body is read as {}: it is required exactly when the object has required fields.
-  const bodyRequired = Boolean(bodySchema && ((bodySchema.required as unknown[] | undefined)?.length || (body.describe().flags as { presence?: string } | undefined)?.presence === 'required'));
+  const bodyRequired = Boolean(
+    bodySchema &&
+    ((bodySchema.required as unknown[] | undefined)?.length ||
+      (body.describe().flags as { presence?: string } | undefined)?.presence === 'required'),
+  );
   return {
     operationId: op.id,
     summary: op.summary,
@@ -173,7 +245,9 @@ function operationObject(op: Operation): JsonSchema {
             content: {
               'application/json': {
                 schema: bodySchema,
-                ...(bodyExamples.length ? { examples: Object.fromEntries(bodyExamples.map((e) => [e.name, { value: e.request.body }])) } : {}),
+                ...(bodyExamples.length
+                  ? { examples: Object.fromEntries(bodyExamples.map((e) => [e.name, { value: e.request.body }])) }
+                  : {}),
               },
             },
           },
@@ -186,12 +260,17 @@ function operationObject(op: Operation): JsonSchema {
 const ANY_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 /** The OpenAPI 3.1 document of every declared operation; paths served by one host only carry that host's server. */
-export function buildOpenApi(operations: Operation[], urls: { mainUrl: string; apiUrl: string }, version: string): OpenApiDocument {
+export function buildOpenApi(
+  operations: Operation[],
+  urls: { mainUrl: string; apiUrl: string },
+  version: string,
+): OpenApiDocument {
   const main = { url: urls.mainUrl, description: 'main host ({base_url})' };
   const bearer = { url: urls.apiUrl, description: 'bearer host ({api_url})' };
   const paths: Record<string, JsonSchema> = {};
   for (const op of operations) {
-    const item = (paths[op.path] ??= op.host === 'both' ? {} : { servers: [op.host === 'main' ? main : bearer] }) as Record<string, unknown>;
+    const item = (paths[op.path] ??=
+      op.host === 'both' ? {} : { servers: [op.host === 'main' ? main : bearer] }) as Record<string, unknown>;
     // An operation mounted for every method is documented under each (its id suffixed past the first).
     const methods = op.anyMethod ? [op.method, ...ANY_METHODS.filter((m) => m !== op.method)] : [op.method];
     for (const [i, method] of methods.entries()) {

@@ -4,7 +4,15 @@ import type { ErrorStyle } from './types';
 /** The spec's error bodies (shared/platform/errors/shapes.ts renders them); extra fields (rate_limit, data) are allowed. */
 export const validationError = Joi.object({
   detail: Joi.array()
-    .items(Joi.object({ loc: Joi.array().items(Joi.alternatives(Joi.string(), Joi.number())).required(), msg: Joi.string().required(), type: Joi.string().required(), input: Joi.any(), ctx: Joi.object().unknown() }).unknown())
+    .items(
+      Joi.object({
+        loc: Joi.array().items(Joi.alternatives(Joi.string(), Joi.number())).required(),
+        msg: Joi.string().required(),
+        type: Joi.string().required(),
+        input: Joi.any(),
+        ctx: Joi.object().unknown(),
+      }).unknown(),
+    )
     .required(),
 }).meta({ title: 'ValidationError' });
 
@@ -20,11 +28,20 @@ export const gatewayError = Joi.object({
   .unknown()
   .meta({ title: 'GatewayError' });
 
-export const toolError = Joi.object({ success: Joi.boolean().valid(false).required(), error: Joi.string().required(), code: Joi.string().required(), details: Joi.object().unknown() })
+export const toolError = Joi.object({
+  success: Joi.boolean().valid(false).required(),
+  error: Joi.string().required(),
+  code: Joi.string().required(),
+  details: Joi.object().unknown(),
+})
   .unknown()
   .meta({ title: 'ToolError' });
 
-export const webhookError = Joi.object({ success: Joi.boolean().valid(false).required(), error: Joi.string().required(), message: Joi.string().required() })
+export const webhookError = Joi.object({
+  success: Joi.boolean().valid(false).required(),
+  error: Joi.string().required(),
+  message: Joi.string().required(),
+})
   .unknown()
   .meta({ title: 'WebhookError' });
 
@@ -37,7 +54,12 @@ export const ERROR_SCHEMAS: Record<Exclude<ErrorStyle, 'html'>, Joi.ObjectSchema
 
 /** `{success: true, data, message?}`, the envelope most JSON answers use. */
 export function ok(data: Joi.Schema, extra: Record<string, Joi.Schema> = {}): Joi.ObjectSchema {
-  return Joi.object({ success: Joi.boolean().valid(true).required(), data: data.required(), message: Joi.string(), ...extra });
+  return Joi.object({
+    success: Joi.boolean().valid(true).required(),
+    data: data.required(),
+    message: Joi.string(),
+    ...extra,
+  });
 }
 
 /** An object whose fields are not described (yet): any JSON object. */
@@ -50,7 +72,13 @@ export const x402Receipt = Joi.object({
   network: Joi.string(),
   resource_url: Joi.string(),
   settlement_recorded: Joi.boolean(),
-  payment: Joi.object({ token: Joi.string(), asset: Joi.string(), amount_base_units: Joi.string(), amount_usd: Joi.number(), payer_wallet_address: Joi.string() }).unknown(),
+  payment: Joi.object({
+    token: Joi.string(),
+    asset: Joi.string(),
+    amount_base_units: Joi.string(),
+    amount_usd: Joi.number(),
+    payer_wallet_address: Joi.string(),
+  }).unknown(),
 }).unknown();
 
 export const isoDate = Joi.string().isoDate();

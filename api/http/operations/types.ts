@@ -50,7 +50,12 @@ export interface ResponseSpec {
 
 export interface Example {
   name: string;
-  request: { params?: Record<string, unknown>; query?: Record<string, unknown>; headers?: Record<string, string>; body?: unknown };
+  request: {
+    params?: Record<string, unknown>;
+    query?: Record<string, unknown>;
+    headers?: Record<string, string>;
+    body?: unknown;
+  };
   response: { status: number; body?: unknown };
 }
 

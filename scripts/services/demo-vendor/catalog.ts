@@ -12,7 +12,13 @@ const ADDRESS = { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' };
 const TEXT = { type: 'string', minLength: 1, maxLength: 100000 };
 
 function products(vendorUrl: string): Array<ProductInput & { actions: ActionInput[] }> {
-  const http = (handler: string) => ({ kind: 'http' as const, url: `${vendorUrl}/tools/${handler}`, method: 'POST' as const, timeout_ms: 5000, secret: DEMO_SECRET_NAME });
+  const http = (handler: string) => ({
+    kind: 'http' as const,
+    url: `${vendorUrl}/tools/${handler}`,
+    method: 'POST' as const,
+    timeout_ms: 5000,
+    secret: DEMO_SECRET_NAME,
+  });
   return [
     {
       slug: 'chain-reader',
@@ -25,15 +31,25 @@ function products(vendorUrl: string): Array<ProductInput & { actions: ActionInpu
         {
           slug: 'token-balance',
           description: 'Balance of an ERC-20 token held by an address, in base units and formatted.',
-          parameters_schema: { type: 'object', properties: { token: ADDRESS, address: ADDRESS }, required: ['token', 'address'], additionalProperties: false },
+          parameters_schema: {
+            type: 'object',
+            properties: { token: ADDRESS, address: ADDRESS },
+            required: ['token', 'address'],
+            additionalProperties: false,
+          },
           credits: 2,
           x402_usd: '0.02',
           runner: http('chain.token_balance'),
         },
         {
           slug: 'block-facts',
-          description: 'A block (latest by default): number, hash, time, transactions, gas used and limit, base fee, gas price.',
-          parameters_schema: { type: 'object', properties: { block_number: { type: 'integer', minimum: 0 } }, additionalProperties: false },
+          description:
+            'A block (latest by default): number, hash, time, transactions, gas used and limit, base fee, gas price.',
+          parameters_schema: {
+            type: 'object',
+            properties: { block_number: { type: 'integer', minimum: 0 } },
+            additionalProperties: false,
+          },
           credits: 1,
           x402_usd: '0.01',
           runner: http('chain.block_facts'),
@@ -41,7 +57,12 @@ function products(vendorUrl: string): Array<ProductInput & { actions: ActionInpu
         {
           slug: 'erc20-metadata',
           description: "An ERC-20 token's name, symbol, decimals and total supply.",
-          parameters_schema: { type: 'object', properties: { token: ADDRESS }, required: ['token'], additionalProperties: false },
+          parameters_schema: {
+            type: 'object',
+            properties: { token: ADDRESS },
+            required: ['token'],
+            additionalProperties: false,
+          },
           credits: 1,
           x402_usd: '0.01',
           runner: http('chain.erc20_metadata'),
@@ -59,7 +80,12 @@ function products(vendorUrl: string): Array<ProductInput & { actions: ActionInpu
         {
           slug: 'extract-links',
           description: 'Every link in the text once, with its label and host.',
-          parameters_schema: { type: 'object', properties: { text: TEXT }, required: ['text'], additionalProperties: false },
+          parameters_schema: {
+            type: 'object',
+            properties: { text: TEXT },
+            required: ['text'],
+            additionalProperties: false,
+          },
           credits: 1,
           x402_usd: '0.01',
           runner: http('text.extract_links'),
@@ -82,7 +108,10 @@ function products(vendorUrl: string): Array<ProductInput & { actions: ActionInpu
   ];
 }
 
-export async function seedDemoCatalog(repo: ToolRepository, opts: { vendorUrl: string; vendorSecret: string; secretKey: Buffer | string }) {
+export async function seedDemoCatalog(
+  repo: ToolRepository,
+  opts: { vendorUrl: string; vendorSecret: string; secretKey: Buffer | string },
+) {
   await repo.setSecret(DEMO_SECRET_NAME, opts.vendorSecret, opts.secretKey);
   const out: Array<{ id: string; slug: string; actions: string[] }> = [];
   for (const { actions, ...product } of products(opts.vendorUrl)) {

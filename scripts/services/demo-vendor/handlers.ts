@@ -3,7 +3,16 @@
  * Each handler takes the action's parameters (already checked by the service's JSON Schema,
  * and checked again here: a vendor trusts nobody) and returns a JSON object.
  */
-import { createPublicClient, erc20Abi, formatGwei, formatUnits, getAddress, http, isAddress, type PublicClient } from 'viem';
+import {
+  createPublicClient,
+  erc20Abi,
+  formatGwei,
+  formatUnits,
+  getAddress,
+  http,
+  isAddress,
+  type PublicClient,
+} from 'viem';
 import { extractLinks, textStats } from '../../../shared/tools/text';
 
 export class HandlerError extends Error {}
@@ -11,7 +20,8 @@ export class HandlerError extends Error {}
 export type Handler = (params: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
 function address(value: unknown, field: string): `0x${string}` {
-  if (typeof value !== 'string' || !isAddress(value, { strict: false })) throw new HandlerError(`${field} must be a 0x-prefixed 20-byte address`);
+  if (typeof value !== 'string' || !isAddress(value, { strict: false }))
+    throw new HandlerError(`${field} must be a 0x-prefixed 20-byte address`);
   return getAddress(value);
 }
 
@@ -43,7 +53,12 @@ export function demoHandlers(rpcUrl: string): Record<string, Handler> {
       const token = address(p.token, 'token');
       const owner = address(p.address, 'address');
       const meta = await erc20(token);
-      const balance = await client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+      const balance = await client.readContract({
+        address: token,
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [owner],
+      });
       return {
         chain_id: await client.getChainId(),
         token,
@@ -69,10 +84,13 @@ export function demoHandlers(rpcUrl: string): Record<string, Handler> {
     },
     'chain.block_facts': async (p) => {
       const which = p.block_number;
-      if (which !== undefined && (typeof which !== 'number' || !Number.isSafeInteger(which) || which < 0)) throw new HandlerError('block_number must be a non-negative integer');
-      const block = await client.getBlock(which === undefined ? { blockTag: 'latest' } : { blockNumber: BigInt(which) }).catch(() => {
-        throw new HandlerError(`no block ${String(which)} on this chain yet`);
-      });
+      if (which !== undefined && (typeof which !== 'number' || !Number.isSafeInteger(which) || which < 0))
+        throw new HandlerError('block_number must be a non-negative integer');
+      const block = await client
+        .getBlock(which === undefined ? { blockTag: 'latest' } : { blockNumber: BigInt(which) })
+        .catch(() => {
+          throw new HandlerError(`no block ${String(which)} on this chain yet`);
+        });
       const gasPrice = await client.getGasPrice();
       return {
         chain_id: await client.getChainId(),
@@ -83,14 +101,16 @@ export function demoHandlers(rpcUrl: string): Record<string, Handler> {
         gas_used: block.gasUsed.toString(),
         gas_limit: block.gasLimit.toString(),
         gas_used_ratio: block.gasLimit > 0n ? Number((block.gasUsed * 10_000n) / block.gasLimit) / 10_000 : 0,
-        base_fee_per_gas_gwei: block.baseFeePerGas !== null && block.baseFeePerGas !== undefined ? formatGwei(block.baseFeePerGas) : null,
+        base_fee_per_gas_gwei:
+          block.baseFeePerGas !== null && block.baseFeePerGas !== undefined ? formatGwei(block.baseFeePerGas) : null,
         gas_price_gwei: formatGwei(gasPrice),
       };
     },
     'text.extract_links': async (p) => extractLinks(text(p.text)),
     'text.stats': async (p) => {
       const wpm = p.words_per_minute === undefined ? 200 : Number(p.words_per_minute);
-      if (!Number.isFinite(wpm) || wpm < 50 || wpm > 1000) throw new HandlerError('words_per_minute must be between 50 and 1000');
+      if (!Number.isFinite(wpm) || wpm < 50 || wpm > 1000)
+        throw new HandlerError('words_per_minute must be between 50 and 1000');
       return textStats(text(p.text), wpm);
     },
   };

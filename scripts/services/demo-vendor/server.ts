@@ -43,13 +43,19 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-export async function startDemoVendor(opts: { rpcUrl: string; secret: string; port?: number; host?: string }): Promise<DemoVendor> {
+export async function startDemoVendor(opts: {
+  rpcUrl: string;
+  secret: string;
+  port?: number;
+  host?: string;
+}): Promise<DemoVendor> {
   if (opts.secret.length < 16) throw new Error('the demo vendor secret must be at least 16 characters');
   const handlers = demoHandlers(opts.rpcUrl);
   const server = createServer(async (req, res) => {
     try {
       const path = (req.url ?? '/').split('?')[0]!;
-      if (req.method === 'GET' && path === '/health') return send(res, 200, { status: 'ok', tools: Object.keys(handlers) });
+      if (req.method === 'GET' && path === '/health')
+        return send(res, 200, { status: 'ok', tools: Object.keys(handlers) });
       const match = /^\/tools\/([a-z0-9._]+)$/.exec(path);
       const handler = match ? handlers[match[1]!] : undefined;
       if (req.method !== 'POST' || !handler) return send(res, 404, { error: 'no such tool' });
@@ -61,7 +67,8 @@ export async function startDemoVendor(opts: { rpcUrl: string; secret: string; po
         return send(res, 400, { error: 'body must be JSON' });
       }
       const params = body.parameters;
-      if (params === null || typeof params !== 'object' || Array.isArray(params)) return send(res, 400, { error: 'parameters must be an object' });
+      if (params === null || typeof params !== 'object' || Array.isArray(params))
+        return send(res, 400, { error: 'parameters must be an object' });
       send(res, 200, { result: await handler(params as Record<string, unknown>) });
     } catch (err) {
       if (err instanceof HandlerError) return send(res, 400, { error: err.message });

@@ -37,7 +37,8 @@ export interface Command {
   show?(result: any): string;
 }
 
-const str = (o: Values, name: string): string | undefined => (typeof o[name] === 'string' ? (o[name] as string) : undefined);
+const str = (o: Values, name: string): string | undefined =>
+  typeof o[name] === 'string' ? (o[name] as string) : undefined;
 
 function need(o: Values, name: string): string {
   const v = str(o, name);
@@ -64,18 +65,22 @@ function json(o: Values, name: string): any {
 
 function object(o: Values, name: string): Record<string, unknown> | undefined {
   const v = json(o, name);
-  if (v !== undefined && (v === null || typeof v !== 'object' || Array.isArray(v))) throw clientError('sdk_bad_input', `--${name} must be a JSON object`);
+  if (v !== undefined && (v === null || typeof v !== 'object' || Array.isArray(v)))
+    throw clientError('sdk_bad_input', `--${name} must be a JSON object`);
   return v;
 }
 
 /** Drops undefined values so bodies carry only what was given. */
-const given = <T extends Record<string, unknown>>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+const given = <T extends Record<string, unknown>>(o: T): T =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 
 const fmtRun = (run: Run): string =>
   [
     `run ${run.run_id}  ${run.status}`,
     `workflow ${run.workflow_id}`,
-    ...(run.response_text != null ? [`response: ${typeof run.response_text === 'string' ? run.response_text : JSON.stringify(run.response_text)}`] : []),
+    ...(run.response_text != null
+      ? [`response: ${typeof run.response_text === 'string' ? run.response_text : JSON.stringify(run.response_text)}`]
+      : []),
     ...(run.error_code ? [`error: ${run.error_code}${run.error_message ? `: ${run.error_message}` : ''}`] : []),
   ].join('\n');
 
@@ -100,21 +105,36 @@ const fmtJobWorkflow = (w: JobWorkflow): string => {
 function jobWorkflowFields(o: Values): Record<string, unknown> {
   const nodes = json(o, 'nodes');
   const edges = json(o, 'edges');
-  for (const [name, v] of [['nodes', nodes], ['edges', edges]] as const) if (v !== undefined && !Array.isArray(v)) throw clientError('sdk_bad_input', `--${name} must be a JSON array`);
-  return { ...object(o, 'input'), ...given({ name: str(o, 'name'), description: str(o, 'description'), nodes, edges }) };
+  for (const [name, v] of [
+    ['nodes', nodes],
+    ['edges', edges],
+  ] as const)
+    if (v !== undefined && !Array.isArray(v)) throw clientError('sdk_bad_input', `--${name} must be a JSON array`);
+  return {
+    ...object(o, 'input'),
+    ...given({ name: str(o, 'name'), description: str(o, 'description'), nodes, edges }),
+  };
 }
 
 const jobWorkflowFlags = {
-  name: { type: 'string', help: 'the workflow\'s name' },
+  name: { type: 'string', help: "the workflow's name" },
   description: { type: 'string', help: 'a description' },
   nodes: { type: 'string', help: 'the nodes as a JSON array' },
   edges: { type: 'string', help: 'the edges as a JSON array' },
   input: { type: 'string', help: 'any fields of the body as a JSON object (the flags above win)' },
 } as const;
-const workflowToken = { token: { type: 'string', help: 'the workflow_token of `jobs reserve` (X-Job-Workflow-Token): sent unsigned, no key needed' } } as const;
+const workflowToken = {
+  token: {
+    type: 'string',
+    help: 'the workflow_token of `jobs reserve` (X-Job-Workflow-Token): sent unsigned, no key needed',
+  },
+} as const;
 const byToken = (o: Values) => ({ workflowToken: str(o, 'token') });
 
-const paging = { limit: { type: 'string', help: 'how many' }, skip: { type: 'string', help: 'how many to skip' } } as const;
+const paging = {
+  limit: { type: 'string', help: 'how many' },
+  skip: { type: 'string', help: 'how many to skip' },
+} as const;
 const claimFlags = {
   'due-at': { type: 'string', help: 'the claimed due_at (ISO-8601)' },
   'claim-token': { type: 'string', help: 'the claim_token from claim' },
@@ -125,15 +145,28 @@ export const COMMANDS: Command[] = [
   {
     words: ['identity', 'new'],
     summary: 'create a wallet identity and write its key to the key file (mode 0600)',
-    options: { force: { type: 'boolean', help: 'replace an existing key file' }, 'show-key': { type: 'boolean', help: 'also print the private key and mnemonic' } },
+    options: {
+      force: { type: 'boolean', help: 'replace an existing key file' },
+      'show-key': { type: 'boolean', help: 'also print the private key and mnemonic' },
+    },
     async run({ opts, baseUrl, keyFile }) {
       // Checked before asking: the service hands out one identity a minute per address.
-      if (opts.force !== true && existsSync(keyFile)) throw clientError('sdk_bad_input', `${keyFile} exists; pass --force to replace it (its key is lost)`);
+      if (opts.force !== true && existsSync(keyFile))
+        throw clientError('sdk_bad_input', `${keyFile} exists; pass --force to replace it (its key is lost)`);
       const identity = await createIdentity(baseUrl);
       await writeKeyFile(keyFile, identity, { overwrite: opts.force === true });
-      return { address: identity.evmAddress, key_file: keyFile, ...(opts['show-key'] ? { private_key: identity.evmPrivateKey, mnemonic: identity.mnemonic } : {}) };
+      return {
+        address: identity.evmAddress,
+        key_file: keyFile,
+        ...(opts['show-key'] ? { private_key: identity.evmPrivateKey, mnemonic: identity.mnemonic } : {}),
+      };
     },
-    show: (r) => [`address  ${r.address}`, `key file ${r.key_file} (mode 0600)`, ...(r.private_key ? [`key      ${r.private_key}`, `mnemonic ${r.mnemonic}`] : [])].join('\n'),
+    show: (r) =>
+      [
+        `address  ${r.address}`,
+        `key file ${r.key_file} (mode 0600)`,
+        ...(r.private_key ? [`key      ${r.private_key}`, `mnemonic ${r.mnemonic}`] : []),
+      ].join('\n'),
   },
   {
     words: ['identity', 'show'],
@@ -152,7 +185,8 @@ export const COMMANDS: Command[] = [
     async run({ client, opts }) {
       return (opts.bearer ? await client.credits.balanceByToken() : await client.credits.balance()).data;
     },
-    show: (r) => `${r.balance} credits${r.expiration ? ` (next expiry ${r.expiration}, in ${r.expires_in_days} days)` : ''}`,
+    show: (r) =>
+      `${r.balance} credits${r.expiration ? ` (next expiry ${r.expiration}, in ${r.expires_in_days} days)` : ''}`,
   },
   {
     words: ['buy-credits'],
@@ -168,7 +202,15 @@ export const COMMANDS: Command[] = [
     async run({ client, opts }) {
       const credits = int(opts, 'credits');
       if (credits === undefined) throw clientError('sdk_bad_input', '--credits is required');
-      return client.credits.purchase(given({ credits, chain_id: int(opts, 'chain-id') as 84532 | undefined, token: str(opts, 'token') as 'USDC' | undefined, wallet_address: str(opts, 'for'), request_id: str(opts, 'request-id') }));
+      return client.credits.purchase(
+        given({
+          credits,
+          chain_id: int(opts, 'chain-id') as 84532 | undefined,
+          token: str(opts, 'token') as 'USDC' | undefined,
+          wallet_address: str(opts, 'for'),
+          request_id: str(opts, 'request-id'),
+        }),
+      );
     },
     show: (r) =>
       r.success
@@ -179,20 +221,27 @@ export const COMMANDS: Command[] = [
     words: ['tokens', 'issue'],
     summary: 'mint an access token (act_) for the bearer host, signed by the wallet',
     key: true,
-    options: { label: { type: 'string', help: 'a label' }, days: { type: 'string', help: 'lifetime in days (default 30)' } },
-    run: ({ client, opts }) => client.tokens.issue(given({ label: str(opts, 'label'), expires_in_days: int(opts, 'days') })),
+    options: {
+      label: { type: 'string', help: 'a label' },
+      days: { type: 'string', help: 'lifetime in days (default 30)' },
+    },
+    run: ({ client, opts }) =>
+      client.tokens.issue(given({ label: str(opts, 'label'), expires_in_days: int(opts, 'days') })),
     show: (r) => `${r.access_token}\n(token ${r.token_id}, expires ${r.expires_at ?? 'never'}; shown once)`,
   },
   {
     words: ['tokens', 'list'],
-    summary: 'this wallet\'s access tokens (signed)',
+    summary: "this wallet's access tokens (signed)",
     key: true,
     run: ({ client }) => client.tokens.list(),
-    show: (r) => r.map((t: any) => `${t.token_id}  ${t.status}  ${t.label ?? ''}  expires ${t.expires_at ?? 'never'}`).join('\n') || 'no tokens',
+    show: (r) =>
+      r
+        .map((t: any) => `${t.token_id}  ${t.status}  ${t.label ?? ''}  expires ${t.expires_at ?? 'never'}`)
+        .join('\n') || 'no tokens',
   },
   {
     words: ['tokens', 'revoke'],
-    summary: 'revoke one of this wallet\'s access tokens (signed)',
+    summary: "revoke one of this wallet's access tokens (signed)",
     args: ['token'],
     key: true,
     run: ({ client, args }) => client.tokens.revoke(args.token),
@@ -202,11 +251,25 @@ export const COMMANDS: Command[] = [
     words: ['tools', 'search'],
     summary: 'search the tool catalog',
     args: ['query'],
-    options: { categories: { type: 'string', help: 'comma-separated categories' }, page: { type: 'string', help: 'page (1-based)' }, 'page-size': { type: 'string', help: 'page size' } },
-    run: ({ client, args, opts }) => client.tools.search(args.query, given({ categories: str(opts, 'categories'), page: int(opts, 'page'), page_size: int(opts, 'page-size') })),
+    options: {
+      categories: { type: 'string', help: 'comma-separated categories' },
+      page: { type: 'string', help: 'page (1-based)' },
+      'page-size': { type: 'string', help: 'page size' },
+    },
+    run: ({ client, args, opts }) =>
+      client.tools.search(
+        args.query,
+        given({ categories: str(opts, 'categories'), page: int(opts, 'page'), page_size: int(opts, 'page-size') }),
+      ),
     show: (r) =>
       [
-        ...r.tools.map((t: any) => `${t.slug ?? t.product_id}  ${t.display_name ?? t.name ?? ''}  ${t.description ?? ''}`.trimEnd() + (t.actions?.length ? `\n    actions: ${t.actions.map((a: any) => `${a.slug} (${a.price_credits ?? '?'} credits${a.x402_price_usd ? `, ${a.x402_price_usd} USD x402` : ''})`).join(', ')}` : '')),
+        ...r.tools.map(
+          (t: any) =>
+            `${t.slug ?? t.product_id}  ${t.display_name ?? t.name ?? ''}  ${t.description ?? ''}`.trimEnd() +
+            (t.actions?.length
+              ? `\n    actions: ${t.actions.map((a: any) => `${a.slug} (${a.price_credits ?? '?'} credits${a.x402_price_usd ? `, ${a.x402_price_usd} USD x402` : ''})`).join(', ')}`
+              : ''),
+        ),
         `page ${r.pagination.page}/${r.pagination.total_pages}, ${r.pagination.total_count} tools`,
       ].join('\n'),
   },
@@ -227,14 +290,19 @@ export const COMMANDS: Command[] = [
       if (pay !== 'credits') throw clientError('sdk_bad_input', '--pay is credits or x402');
       return client.tools.invoke(args.product, args.action, params, { requestId: str(opts, 'request-id') });
     },
-    show: (r) => JSON.stringify(r.response, null, 2) + (r.x402 ? `\npaid ${r.x402.payment?.amount_usd} USD, transaction ${r.x402.transaction}` : ''),
+    show: (r) =>
+      JSON.stringify(r.response, null, 2) +
+      (r.x402 ? `\npaid ${r.x402.payment?.amount_usd} USD, transaction ${r.x402.transaction}` : ''),
   },
   {
     words: ['runs', 'trigger'],
     summary: 'trigger a workflow run (agent group token); --wait until it ends',
     args: ['workflow'],
     options: {
-      input: { type: 'string', help: 'the trigger body as JSON ({"prompt": ..., "request_metadata": ...}) or a JSON string (the prompt)' },
+      input: {
+        type: 'string',
+        help: 'the trigger body as JSON ({"prompt": ..., "request_metadata": ...}) or a JSON string (the prompt)',
+      },
       prompt: { type: 'string', help: 'the prompt (instead of --input)' },
       'request-id': { type: 'string', help: 'idempotency key' },
       'callback-url': { type: 'string', help: 'HTTPS URL to receive the final run' },
@@ -245,19 +313,36 @@ export const COMMANDS: Command[] = [
       const input = json(opts, 'input');
       const body = typeof input === 'string' ? { prompt: input } : { ...(input ?? {}) };
       if (str(opts, 'prompt') !== undefined) body.prompt = str(opts, 'prompt');
-      if (typeof body.prompt !== 'string') throw clientError('sdk_bad_input', 'give the prompt: --prompt TEXT or --input \'{"prompt": "..."}\'');
-      const triggered = await client.runs.trigger(args.workflow, given({ ...body, request_id: str(opts, 'request-id') ?? body.request_id, callback_url: str(opts, 'callback-url') ?? body.callback_url }) as never);
+      if (typeof body.prompt !== 'string')
+        throw clientError('sdk_bad_input', 'give the prompt: --prompt TEXT or --input \'{"prompt": "..."}\'');
+      const triggered = await client.runs.trigger(
+        args.workflow,
+        given({
+          ...body,
+          request_id: str(opts, 'request-id') ?? body.request_id,
+          callback_url: str(opts, 'callback-url') ?? body.callback_url,
+        }) as never,
+      );
       if (!opts.wait) return triggered;
       const progress = progressPrinter(process.stderr, { enabled: process.stderr.isTTY === true && !jsonOut });
       try {
-        return await client.runs.wait(triggered.run.run_id, { timeoutMs: (int(opts, 'timeout') ?? 300) * 1000, onProgress: progress.status });
+        return await client.runs.wait(triggered.run.run_id, {
+          timeoutMs: (int(opts, 'timeout') ?? 300) * 1000,
+          onProgress: progress.status,
+        });
       } finally {
         progress.stop();
       }
     },
     show: (r) => ('run_id' in r ? fmtRun(r) : `${fmtRun(r.run)}\nstatus_url ${r.status_url}`),
   },
-  { words: ['runs', 'get'], summary: 'a run (agent group token)', args: ['run'], run: ({ client, args }) => client.runs.get(args.run), show: fmtRun },
+  {
+    words: ['runs', 'get'],
+    summary: 'a run (agent group token)',
+    args: ['run'],
+    run: ({ client, args }) => client.runs.get(args.run),
+    show: fmtRun,
+  },
   {
     words: ['runs', 'wait'],
     summary: 'wait for a run to end',
@@ -266,7 +351,10 @@ export const COMMANDS: Command[] = [
     async run({ client, args, opts, json: jsonOut }) {
       const progress = progressPrinter(process.stderr, { enabled: process.stderr.isTTY === true && !jsonOut });
       try {
-        return await client.runs.wait(args.run, { timeoutMs: (int(opts, 'timeout') ?? 300) * 1000, onProgress: progress.status });
+        return await client.runs.wait(args.run, {
+          timeoutMs: (int(opts, 'timeout') ?? 300) * 1000,
+          onProgress: progress.status,
+        });
       } finally {
         progress.stop();
       }
@@ -278,7 +366,8 @@ export const COMMANDS: Command[] = [
     summary: 'cancel a run',
     args: ['run'],
     options: { reason: { type: 'string', help: 'why' }, 'request-id': { type: 'string', help: 'cancel request id' } },
-    run: ({ client, args, opts }) => client.runs.cancel(args.run, given({ reason: str(opts, 'reason'), cancel_request_id: str(opts, 'request-id') })),
+    run: ({ client, args, opts }) =>
+      client.runs.cancel(args.run, given({ reason: str(opts, 'reason'), cancel_request_id: str(opts, 'request-id') })),
     show: fmtRun,
   },
   {
@@ -287,10 +376,31 @@ export const COMMANDS: Command[] = [
     key: true,
     options: paging,
     run: ({ client, opts }) => client.jobs.list(given({ limit: int(opts, 'limit'), skip: int(opts, 'skip') })),
-    show: (r) => [...r.jobs.map((j: any) => `${j.job_id}  ${j.kind}  ${j.reward_credits} credits  ${j.slots_available}/${j.slots} slots  ${j.title}`), r.has_more ? 'more: --skip' : ''].filter(Boolean).join('\n') || 'no jobs',
+    show: (r) =>
+      [
+        ...r.jobs.map(
+          (j: any) =>
+            `${j.job_id}  ${j.kind}  ${j.reward_credits} credits  ${j.slots_available}/${j.slots} slots  ${j.title}`,
+        ),
+        r.has_more ? 'more: --skip' : '',
+      ]
+        .filter(Boolean)
+        .join('\n') || 'no jobs',
   },
-  { words: ['jobs', 'reserve'], summary: 'reserve a job slot (signed)', args: ['job'], key: true, run: ({ client, args }) => client.jobs.reserve(args.job) },
-  { words: ['jobs', 'status'], summary: 'a job as this wallet sees it (signed)', args: ['job'], key: true, run: ({ client, args }) => client.jobs.status(args.job) },
+  {
+    words: ['jobs', 'reserve'],
+    summary: 'reserve a job slot (signed)',
+    args: ['job'],
+    key: true,
+    run: ({ client, args }) => client.jobs.reserve(args.job),
+  },
+  {
+    words: ['jobs', 'status'],
+    summary: 'a job as this wallet sees it (signed)',
+    args: ['job'],
+    key: true,
+    run: ({ client, args }) => client.jobs.status(args.job),
+  },
   {
     words: ['jobs', 'complete'],
     summary: 'submit a job completion (signed)',
@@ -299,11 +409,22 @@ export const COMMANDS: Command[] = [
     options: {
       proof: { type: 'string', help: 'proof_text' },
       'reservation-id': { type: 'string', help: 'the active reservation' },
-      'social-posts': { type: 'string', help: 'JSON array of {platform, post_url, target_url_used, message_text, posted_at?}' },
+      'social-posts': {
+        type: 'string',
+        help: 'JSON array of {platform, post_url, target_url_used, message_text, posted_at?}',
+      },
       'workflow-id': { type: 'string', help: 'for workflow-creation jobs' },
     },
     run: ({ client, args, opts }) =>
-      client.jobs.complete(args.job, given({ proof_text: need(opts, 'proof'), reservation_id: str(opts, 'reservation-id'), social_posts: json(opts, 'social-posts'), workflow_id: str(opts, 'workflow-id') })),
+      client.jobs.complete(
+        args.job,
+        given({
+          proof_text: need(opts, 'proof'),
+          reservation_id: str(opts, 'reservation-id'),
+          social_posts: json(opts, 'social-posts'),
+          workflow_id: str(opts, 'workflow-id'),
+        }),
+      ),
   },
   {
     words: ['jobs', 'workflow', 'create'],
@@ -313,7 +434,8 @@ export const COMMANDS: Command[] = [
     options: { ...jobWorkflowFlags, ...workflowToken },
     async run({ client, args, opts }) {
       const fields = jobWorkflowFields(opts);
-      if (typeof fields.name !== 'string') throw clientError('sdk_bad_input', 'give the name: --name TEXT or --input \'{"name": "..."}\'');
+      if (typeof fields.name !== 'string')
+        throw clientError('sdk_bad_input', 'give the name: --name TEXT or --input \'{"name": "..."}\'');
       return client.jobs.createWorkflow(args.job, fields as { name: string }, byToken(opts));
     },
     show: fmtJobWorkflow,
@@ -324,7 +446,8 @@ export const COMMANDS: Command[] = [
     args: ['job', 'workflow'],
     key: (opts) => typeof opts.token !== 'string',
     options: { ...jobWorkflowFlags, ...workflowToken },
-    run: ({ client, args, opts }) => client.jobs.updateWorkflow(args.job, args.workflow, jobWorkflowFields(opts), byToken(opts)),
+    run: ({ client, args, opts }) =>
+      client.jobs.updateWorkflow(args.job, args.workflow, jobWorkflowFields(opts), byToken(opts)),
     show: fmtJobWorkflow,
   },
   {
@@ -332,31 +455,71 @@ export const COMMANDS: Command[] = [
     summary: 'publish the draft as a new version (signed, or --token)',
     args: ['job', 'workflow'],
     key: (opts) => typeof opts.token !== 'string',
-    options: { bump: { type: 'string', help: 'major, minor or patch (default patch; the first version is 1.0.0)' }, ...workflowToken },
-    run: ({ client, args, opts }) => client.jobs.publishWorkflow(args.job, args.workflow, given({ bump: str(opts, 'bump') as 'minor' | undefined }), byToken(opts)),
+    options: {
+      bump: { type: 'string', help: 'major, minor or patch (default patch; the first version is 1.0.0)' },
+      ...workflowToken,
+    },
+    run: ({ client, args, opts }) =>
+      client.jobs.publishWorkflow(
+        args.job,
+        args.workflow,
+        given({ bump: str(opts, 'bump') as 'minor' | undefined }),
+        byToken(opts),
+      ),
     show: fmtJobWorkflow,
   },
   {
     words: ['schedules', 'due'],
-    summary: 'due occurrences of the budget\'s schedules (schedule key)',
-    options: { limit: { type: 'string', help: 'how many (max 100)' }, cursor: { type: 'string', help: 'next_cursor of the previous page' } },
-    run: async ({ client, opts }) => (await client.schedules.due(given({ limit: int(opts, 'limit'), cursor: str(opts, 'cursor') }))).data,
-    show: (r) => r.occurrences.map((o: any) => `${o.schedule_id}  due ${o.due_at}  late ${o.late_seconds}s  workflow ${o.workflow_id}`).join('\n') || 'nothing due',
+    summary: "due occurrences of the budget's schedules (schedule key)",
+    options: {
+      limit: { type: 'string', help: 'how many (max 100)' },
+      cursor: { type: 'string', help: 'next_cursor of the previous page' },
+    },
+    run: async ({ client, opts }) =>
+      (await client.schedules.due(given({ limit: int(opts, 'limit'), cursor: str(opts, 'cursor') }))).data,
+    show: (r) =>
+      r.occurrences
+        .map((o: any) => `${o.schedule_id}  due ${o.due_at}  late ${o.late_seconds}s  workflow ${o.workflow_id}`)
+        .join('\n') || 'nothing due',
   },
   {
     words: ['schedules', 'claim'],
     summary: 'claim the earliest due occurrence (a lease)',
-    options: { 'schedule-id': { type: 'string', help: 'only this schedule' }, 'lease-seconds': { type: 'string', help: 'lease length' } },
-    run: async ({ client, opts }) => (await client.schedules.claim(given({ schedule_id: str(opts, 'schedule-id'), lease_seconds: int(opts, 'lease-seconds') }))).data,
-    show: (r) => `claimed ${r.schedule_id} due ${r.due_at}\nclaim_token ${r.claim_token} (lease until ${r.lease_expires_at})`,
+    options: {
+      'schedule-id': { type: 'string', help: 'only this schedule' },
+      'lease-seconds': { type: 'string', help: 'lease length' },
+    },
+    run: async ({ client, opts }) =>
+      (
+        await client.schedules.claim(
+          given({ schedule_id: str(opts, 'schedule-id'), lease_seconds: int(opts, 'lease-seconds') }),
+        )
+      ).data,
+    show: (r) =>
+      `claimed ${r.schedule_id} due ${r.due_at}\nclaim_token ${r.claim_token} (lease until ${r.lease_expires_at})`,
   },
   {
     words: ['schedules', 'advance'],
     summary: 'mark a claimed occurrence handled and move the schedule on',
     args: ['schedule'],
-    options: { ...claimFlags, outcome: { type: 'string', help: 'success, failed or skipped' }, 'external-run-id': { type: 'string', help: 'your run id' } },
+    options: {
+      ...claimFlags,
+      outcome: { type: 'string', help: 'success, failed or skipped' },
+      'external-run-id': { type: 'string', help: 'your run id' },
+    },
     run: async ({ client, args, opts }) =>
-      (await client.schedules.advance(args.schedule, given({ due_at: need(opts, 'due-at'), claim_token: need(opts, 'claim-token'), outcome: str(opts, 'outcome') as 'success' | undefined, external_run_id: str(opts, 'external-run-id'), note: str(opts, 'note') }))).data,
+      (
+        await client.schedules.advance(
+          args.schedule,
+          given({
+            due_at: need(opts, 'due-at'),
+            claim_token: need(opts, 'claim-token'),
+            outcome: str(opts, 'outcome') as 'success' | undefined,
+            external_run_id: str(opts, 'external-run-id'),
+            note: str(opts, 'note'),
+          }),
+        )
+      ).data,
     show: (r) => `${r.already_advanced ? 'already advanced' : 'advanced'}; next due ${r.schedule.next_due_at}`,
   },
   {
@@ -364,16 +527,23 @@ export const COMMANDS: Command[] = [
     summary: 'give a claimed occurrence back without moving the schedule',
     args: ['schedule'],
     options: claimFlags,
-    run: async ({ client, args, opts }) => (await client.schedules.release(args.schedule, given({ due_at: need(opts, 'due-at'), claim_token: need(opts, 'claim-token'), note: str(opts, 'note') }))).data,
+    run: async ({ client, args, opts }) =>
+      (
+        await client.schedules.release(
+          args.schedule,
+          given({ due_at: need(opts, 'due-at'), claim_token: need(opts, 'claim-token'), note: str(opts, 'note') }),
+        )
+      ).data,
     show: (r) => `released; next due ${r.schedule.next_due_at}`,
   },
   {
     words: ['sessions', 'start'],
-    summary: 'start (or resume) this wallet\'s session of a published workflow (signed)',
+    summary: "start (or resume) this wallet's session of a published workflow (signed)",
     args: ['workflow'],
     key: true,
     options: { 'instance-id': { type: 'string', help: 'several sessions at once' } },
-    run: ({ client, args, opts }) => client.workflows.start(args.workflow, given({ instance_id: str(opts, 'instance-id') })),
+    run: ({ client, args, opts }) =>
+      client.workflows.start(args.workflow, given({ instance_id: str(opts, 'instance-id') })),
     show: (r) => `${r.resumed ? 'resumed' : 'started'} ${r.workflow_session_id} (${r.status}, run ${r.run.status})`,
   },
   {
@@ -381,9 +551,17 @@ export const COMMANDS: Command[] = [
     summary: 'state and results of the session (signed)',
     args: ['workflow'],
     key: true,
-    options: { 'session-id': { type: 'string', help: 'workflow_session_id' }, 'instance-id': { type: 'string', help: 'instance' } },
-    run: ({ client, args, opts }) => client.workflows.fetch(args.workflow, given({ workflow_session_id: str(opts, 'session-id'), instance_id: str(opts, 'instance-id') })),
-    show: (r) => `${r.workflow_session_id} ${r.status}; run ${r.run.status}${r.run.response_text != null ? `\nresponse: ${r.run.response_text}` : ''}`,
+    options: {
+      'session-id': { type: 'string', help: 'workflow_session_id' },
+      'instance-id': { type: 'string', help: 'instance' },
+    },
+    run: ({ client, args, opts }) =>
+      client.workflows.fetch(
+        args.workflow,
+        given({ workflow_session_id: str(opts, 'session-id'), instance_id: str(opts, 'instance-id') }),
+      ),
+    show: (r) =>
+      `${r.workflow_session_id} ${r.status}; run ${r.run.status}${r.run.response_text != null ? `\nresponse: ${r.run.response_text}` : ''}`,
   },
   {
     words: ['sessions', 'end'],
@@ -391,15 +569,19 @@ export const COMMANDS: Command[] = [
     args: ['workflow'],
     key: true,
     options: { 'session-id': { type: 'string', help: 'workflow_session_id (default: the active one)' } },
-    run: ({ client, args, opts }) => client.workflows.end(args.workflow, given({ workflow_session_id: str(opts, 'session-id') })),
+    run: ({ client, args, opts }) =>
+      client.workflows.end(args.workflow, given({ workflow_session_id: str(opts, 'session-id') })),
     show: (r) => `${r.already_ended ? 'already ended' : 'ended'} ${r.workflow_session_id}`,
   },
   {
     words: ['sessions', 'active'],
-    summary: 'this wallet\'s active sessions (signed)',
+    summary: "this wallet's active sessions (signed)",
     key: true,
     options: { 'instance-id': { type: 'string', help: 'instance' } },
     run: ({ client, opts }) => client.workflows.active(given({ instance_id: str(opts, 'instance-id') })),
-    show: (r) => r.map((s: any) => `${s.workflow_session_id}  ${s.workflow_id}  ${s.instance_id}  run ${s.run.status}`).join('\n') || 'no active sessions',
+    show: (r) =>
+      r
+        .map((s: any) => `${s.workflow_session_id}  ${s.workflow_id}  ${s.instance_id}  run ${s.run.status}`)
+        .join('\n') || 'no active sessions',
   },
 ];

@@ -8,13 +8,32 @@ import type { AllowedAsset } from '../x402';
 
 /** Flags every command takes; each has an environment variable (the flag wins). */
 export const GLOBAL_OPTIONS = {
-  'base-url': { type: 'string', env: 'AGENT_COMMERCE_URL', help: 'main host ({base_url})', fallback: 'http://localhost:8080' },
-  'api-url': { type: 'string', env: 'AGENT_COMMERCE_API_URL', help: 'bearer host ({api_url})', fallback: 'http://localhost:8081' },
-  'key-file': { type: 'string', env: 'AGENT_COMMERCE_KEY_FILE', help: 'the wallet key file', fallback: join(homedir(), '.agent-commerce', 'key.json') },
+  'base-url': {
+    type: 'string',
+    env: 'AGENT_COMMERCE_URL',
+    help: 'main host ({base_url})',
+    fallback: 'http://localhost:8080',
+  },
+  'api-url': {
+    type: 'string',
+    env: 'AGENT_COMMERCE_API_URL',
+    help: 'bearer host ({api_url})',
+    fallback: 'http://localhost:8081',
+  },
+  'key-file': {
+    type: 'string',
+    env: 'AGENT_COMMERCE_KEY_FILE',
+    help: 'the wallet key file',
+    fallback: join(homedir(), '.agent-commerce', 'key.json'),
+  },
   'access-token': { type: 'string', env: 'AGENT_COMMERCE_ACCESS_TOKEN', help: 'act_ token for the bearer host' },
   'agent-token': { type: 'string', env: 'AGENT_COMMERCE_AGENT_TOKEN', help: 'agt_ token of an agent group (runs)' },
   'schedule-key': { type: 'string', env: 'AGENT_COMMERCE_SCHEDULE_KEY', help: '<api_key>:<budget_key> (schedules)' },
-  'x402-asset': { type: 'string', env: 'AGENT_COMMERCE_X402_ASSETS', help: 'extra payable assets, <caip2>:<address>[,...]' },
+  'x402-asset': {
+    type: 'string',
+    env: 'AGENT_COMMERCE_X402_ASSETS',
+    help: 'extra payable assets, <caip2>:<address>[,...]',
+  },
   json: { type: 'boolean', help: 'print one JSON value' },
   help: { type: 'boolean', short: 'h', help: 'show help' },
 } as const;
@@ -42,11 +61,16 @@ function devToken(env: NodeJS.ProcessEnv, cwd: string): string | undefined {
 }
 
 /** `eip155:84532:0xabc...` entries, and the dev stack's local token when there is one. */
-export function allowedAssets(values: Values, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): AllowedAsset[] {
+export function allowedAssets(
+  values: Values,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): AllowedAsset[] {
   const list = (setting(values, 'x402-asset', env) ?? '').split(',').filter(Boolean);
   const assets = list.map((entry) => {
     const at = entry.lastIndexOf(':');
-    if (at < 0 || !entry.slice(0, at).includes(':')) throw clientError('sdk_bad_input', `--x402-asset ${entry}: expected <caip2 network>:<token address>`);
+    if (at < 0 || !entry.slice(0, at).includes(':'))
+      throw clientError('sdk_bad_input', `--x402-asset ${entry}: expected <caip2 network>:<token address>`);
     return { network: entry.slice(0, at) as `${string}:${string}`, asset: entry.slice(at + 1) };
   });
   const local = devToken(env, cwd);
@@ -59,7 +83,11 @@ export interface ClientNeeds {
 }
 
 /** Client options from flags and environment; the key file is read only when the command signs or pays. */
-export async function clientOptions(values: Values, needs: ClientNeeds, env: NodeJS.ProcessEnv = process.env): Promise<ClientOptions> {
+export async function clientOptions(
+  values: Values,
+  needs: ClientNeeds,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ClientOptions> {
   const schedule = setting(values, 'schedule-key', env);
   let scheduleKey: ClientOptions['scheduleKey'];
   if (schedule) {

@@ -5,7 +5,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { AgentClient } from '../client';
 import { AgentCommerceError, clientError } from '../errors';
-import { COMMANDS, type Command } from './commands';
+import { type Command, COMMANDS } from './commands';
 import { clientOptions, GLOBAL_OPTIONS, setting, type Values } from './config';
 
 export interface Io {
@@ -48,13 +48,23 @@ function usageOf(c: Command): string {
 }
 
 function flagLines(title: string, options: Record<string, { type: string; help: string; env?: string }>): string {
-  const rows = Object.entries(options).map(([name, o]) => [`  --${name}${o.type === 'string' ? ' <value>' : ''}`, `${o.help}${o.env ? ` (env ${o.env})` : ''}`]);
+  const rows = Object.entries(options).map(([name, o]) => [
+    `  --${name}${o.type === 'string' ? ' <value>' : ''}`,
+    `${o.help}${o.env ? ` (env ${o.env})` : ''}`,
+  ]);
   const width = Math.max(...rows.map(([l]) => l.length));
   return [title, ...rows.map(([l, r]) => `${l.padEnd(width)}  ${r}`)].join('\n');
 }
 
 function commandHelp(c: Command): string {
-  return [`usage: ${NAME} ${usageOf(c)} [flags]`, '', c.summary, '', ...(c.options ? [flagLines('flags:', c.options), ''] : []), flagLines('flags of every command:', GLOBAL_OPTIONS)].join('\n');
+  return [
+    `usage: ${NAME} ${usageOf(c)} [flags]`,
+    '',
+    c.summary,
+    '',
+    ...(c.options ? [flagLines('flags:', c.options), ''] : []),
+    flagLines('flags of every command:', GLOBAL_OPTIONS),
+  ].join('\n');
 }
 
 function parseConfig(c: Command | undefined): ParseArgsConfig['options'] {
@@ -65,7 +75,10 @@ function parseConfig(c: Command | undefined): ParseArgsConfig['options'] {
   return options;
 }
 
-export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+export async function main(
+  argv: string[],
+  io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env },
+): Promise<number> {
   const { command, rest, words } = findCommand(argv);
   const wantsJson = argv.includes('--json');
   const write = (stream: NodeJS.WritableStream, text: string) => stream.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -90,18 +103,42 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     }
     const names = command.args ?? [];
     if (parsed.positionals.length !== names.length) {
-      throw clientError('sdk_bad_input', `usage: ${NAME} ${usageOf(command)} (got ${parsed.positionals.length} argument${parsed.positionals.length === 1 ? '' : 's'})`);
+      throw clientError(
+        'sdk_bad_input',
+        `usage: ${NAME} ${usageOf(command)} (got ${parsed.positionals.length} argument${parsed.positionals.length === 1 ? '' : 's'})`,
+      );
     }
     const args = Object.fromEntries(names.map((n, i) => [n, parsed.positionals[i]]));
     const needsKey = typeof command.key === 'function' ? command.key(values) : command.key === true;
     const client = new AgentClient(await clientOptions(values, { key: needsKey }, io.env));
-    const result = await command.run({ client, args, opts: values, baseUrl: setting(values, 'base-url', io.env)!, keyFile: setting(values, 'key-file', io.env)!, json: values.json === true });
-    write(io.stdout, values.json ? JSON.stringify(result) : command.show ? command.show(result) : JSON.stringify(result, null, 2));
+    const result = await command.run({
+      client,
+      args,
+      opts: values,
+      baseUrl: setting(values, 'base-url', io.env)!,
+      keyFile: setting(values, 'key-file', io.env)!,
+      json: values.json === true,
+    });
+    write(
+      io.stdout,
+      values.json ? JSON.stringify(result) : command.show ? command.show(result) : JSON.stringify(result, null, 2),
+    );
     return 0;
   } catch (err) {
-    const e = err instanceof AgentCommerceError ? err : new AgentCommerceError({ code: 'sdk_internal', message: (err as Error).message ?? String(err), status: 0 });
+    const e =
+      err instanceof AgentCommerceError
+        ? err
+        : new AgentCommerceError({ code: 'sdk_internal', message: (err as Error).message ?? String(err), status: 0 });
     if (wantsJson) write(io.stdout, JSON.stringify({ error: e.toJSON() }));
-    else write(io.stderr, [`error: ${e.code}${e.status ? ` (HTTP ${e.status})` : ''}: ${e.message}`, ...(e.hint ? [`hint: ${e.hint}`] : []), ...(e.requestId ? [`request: ${e.requestId}`] : [])].join('\n'));
+    else
+      write(
+        io.stderr,
+        [
+          `error: ${e.code}${e.status ? ` (HTTP ${e.status})` : ''}: ${e.message}`,
+          ...(e.hint ? [`hint: ${e.hint}`] : []),
+          ...(e.requestId ? [`request: ${e.requestId}`] : []),
+        ].join('\n'),
+      );
     return e.code === 'sdk_bad_input' ? 2 : 1;
   }
 }

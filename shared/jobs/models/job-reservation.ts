@@ -66,5 +66,7 @@ const outcomeSchema = new Schema<JobReservationOutcomeDoc>(
 );
 
 export function jobReservationOutcomeModel(conn: Connection) {
-  return conn.models.JobReservationOutcome ?? conn.model<JobReservationOutcomeDoc>('JobReservationOutcome', outcomeSchema);
+  return (
+    conn.models.JobReservationOutcome ?? conn.model<JobReservationOutcomeDoc>('JobReservationOutcome', outcomeSchema)
+  );
 }

@@ -1,4 +1,4 @@
-import { createPublicClient, createWalletClient, http, type Account, type Address, type Hex } from 'viem';
+import { type Account, type Address, createPublicClient, createWalletClient, type Hex, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { viemChain } from '../x402/networks';
 import { DEV_ACCOUNT_INDEX, devAccount } from './dev-accounts';
@@ -76,5 +76,10 @@ export async function mintTokens(opts: MintTokensOptions): Promise<{ txHash: Hex
 export async function tokenBalance(opts: ChainTarget & { token: Address; owner: Address }): Promise<bigint> {
   const { abi } = await loadTokenArtifact();
   const reader = createPublicClient({ chain: viemChain(opts.chainId, opts.rpcUrl), transport: http(opts.rpcUrl) });
-  return (await reader.readContract({ address: opts.token, abi, functionName: 'balanceOf', args: [opts.owner] })) as bigint;
+  return (await reader.readContract({
+    address: opts.token,
+    abi,
+    functionName: 'balanceOf',
+    args: [opts.owner],
+  })) as bigint;
 }

@@ -1,5 +1,5 @@
 import { bytesToHex, type Hex } from 'viem';
-import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
+import { type HDAccount, mnemonicToAccount } from 'viem/accounts';
 import { DEV_MNEMONIC } from '../../platform/config/chains';
 
 // Scripts and tests take the dev accounts and their mnemonic from this one module.
@@ -15,7 +15,8 @@ export const DEV_ACCOUNT_INDEX = {
 
 /** The dev account at `m/44'/60'/0'/0/{index}`. */
 export function devAccount(index: number): HDAccount {
-  if (!Number.isInteger(index) || index < 0) throw new Error(`dev account index must be a non-negative integer, got ${index}`);
+  if (!Number.isInteger(index) || index < 0)
+    throw new Error(`dev account index must be a non-negative integer, got ${index}`);
   return mnemonicToAccount(DEV_MNEMONIC, { addressIndex: index });
 }
 

@@ -39,10 +39,16 @@ function viemSummary(err: BaseError): string {
 export function isChainTransportError(err: unknown): boolean {
   if (err instanceof ChainUnavailableError) return true;
   if (err instanceof BaseError) {
-    return Boolean(err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError || e instanceof SocketClosedError));
+    return Boolean(
+      err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError || e instanceof SocketClosedError),
+    );
   }
   const e = err as { name?: string; message?: string; cause?: { code?: string } } | undefined;
-  return Boolean(e && (e.name === 'TimeoutError' || /fetch failed|ECONNREFUSED|ECONNRESET|ETIMEDOUT/i.test(`${e.message ?? ''} ${e.cause?.code ?? ''}`)));
+  return Boolean(
+    e &&
+    (e.name === 'TimeoutError' ||
+      /fetch failed|ECONNREFUSED|ECONNRESET|ETIMEDOUT/i.test(`${e.message ?? ''} ${e.cause?.code ?? ''}`)),
+  );
 }
 
 /** Stable code and one short, URL-free line for any failure of a chain or facilitator call. */
@@ -54,10 +60,12 @@ export function describeChainFailure(err: unknown): { code: string; message: str
   }
   if (err instanceof BaseError) {
     const reverted = err.walk((e) => e instanceof ContractFunctionRevertedError);
-    if (reverted instanceof ContractFunctionRevertedError) return { code: 'settlement_reverted', message: short(reverted.reason ?? reverted.shortMessage) };
+    if (reverted instanceof ContractFunctionRevertedError)
+      return { code: 'settlement_reverted', message: short(reverted.reason ?? reverted.shortMessage) };
     const text = `${err.shortMessage} ${err.details ?? ''}`;
     if (/nonce too low/i.test(text)) return { code: 'nonce_too_low', message: short(viemSummary(err)) };
-    if (/replacement transaction underpriced|already known/i.test(text)) return { code: 'nonce_in_use', message: short(viemSummary(err)) };
+    if (/replacement transaction underpriced|already known/i.test(text))
+      return { code: 'nonce_in_use', message: short(viemSummary(err)) };
     return { code: 'chain_error', message: short(viemSummary(err)) };
   }
   const named = err as { name?: string; code?: unknown; message?: string; type?: string };

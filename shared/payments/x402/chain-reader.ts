@@ -1,23 +1,23 @@
 import { eip3009ABI } from '@x402/evm';
 import {
+  type Address,
+  type Chain,
   createPublicClient,
   decodeAbiParameters,
   erc20Abi,
+  type Hex,
   http,
   numberToHex,
   pad,
+  type PublicClient,
   toEventSelector,
   TransactionNotFoundError,
-  TransactionReceiptNotFoundError,
-  type Address,
-  type Chain,
-  type Hex,
-  type PublicClient,
   type TransactionReceipt,
+  TransactionReceiptNotFoundError,
   type Transport,
 } from 'viem';
 import { ChainUnavailableError, isChainTransportError } from './chain-errors';
-import { chainIdOf, viemChain, type CaipNetwork } from './networks';
+import { type CaipNetwork, chainIdOf, viemChain } from './networks';
 
 // What a chain read answers. They live with the reader, which the facilitator types import, so
 // the two files depend in one direction only.
@@ -27,8 +27,7 @@ export type ReceiptResult =
   | { status: 'pending'; txHash: Hex };
 
 export type AuthorizationUse =
-  | { kind: 'used'; txHash: Hex; blockNumber: string }
-  | { kind: 'canceled'; txHash: Hex; blockNumber: string };
+  { kind: 'used'; txHash: Hex; blockNumber: string } | { kind: 'canceled'; txHash: Hex; blockNumber: string };
 
 export interface AuthorizationRef {
   network: CaipNetwork;
@@ -70,7 +69,11 @@ const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /** A viem HTTP transport with a deadline per call and few retries: a dead RPC fails fast. */
 export function chainTransport(url: string, opts: { timeoutMs?: number; retryCount?: number } = {}) {
-  return http(url, { timeout: opts.timeoutMs ?? DEFAULT_RPC_TIMEOUT_MS, retryCount: opts.retryCount ?? 1, retryDelay: 100 });
+  return http(url, {
+    timeout: opts.timeoutMs ?? DEFAULT_RPC_TIMEOUT_MS,
+    retryCount: opts.retryCount ?? 1,
+    retryDelay: 100,
+  });
 }
 
 /**
@@ -83,7 +86,10 @@ export function createChainReader(config: ChainReaderConfig) {
   const clients = new Map<number, PublicClient<Transport, Chain>>();
   for (const c of config.chains) {
     const transport = chainTransport(c.rpcUrl, config);
-    clients.set(c.chainId, createPublicClient({ chain: viemChain(c.chainId, c.rpcUrl), transport }) as PublicClient<Transport, Chain>);
+    clients.set(
+      c.chainId,
+      createPublicClient({ chain: viemChain(c.chainId, c.rpcUrl), transport }) as PublicClient<Transport, Chain>,
+    );
   }
 
   function client(network: string): PublicClient<Transport, Chain> {
@@ -106,15 +112,24 @@ export function createChainReader(config: ChainReaderConfig) {
   const chainKeys = new Map<string, Promise<string>>();
 
   const fetchReceipt = (network: string, hash: Hex) =>
-    client(network).getTransactionReceipt({ hash }).catch((err: unknown) => {
-      if (err instanceof TransactionReceiptNotFoundError) return undefined;
-      throw err;
-    });
+    client(network)
+      .getTransactionReceipt({ hash })
+      .catch((err: unknown) => {
+        if (err instanceof TransactionReceiptNotFoundError) return undefined;
+        throw err;
+      });
 
-  function transferIn(receipt: TransactionReceipt, ref: AuthorizationRef & { txHash: Hex }): AuthorizedTransfer | undefined {
+  function transferIn(
+    receipt: TransactionReceipt,
+    ref: AuthorizationRef & { txHash: Hex },
+  ): AuthorizedTransfer | undefined {
     const logs = [...receipt.logs].sort((a, b) => a.logIndex - b.logIndex);
     const i = logs.findIndex(
-      (l) => same(l.address, ref.asset) && l.topics[0] === AUTHORIZATION_USED && same(l.topics[1] ?? '', topicAddress(ref.from)) && same(l.topics[2] ?? '', ref.nonce),
+      (l) =>
+        same(l.address, ref.asset) &&
+        l.topics[0] === AUTHORIZATION_USED &&
+        same(l.topics[1] ?? '', topicAddress(ref.from)) &&
+        same(l.topics[2] ?? '', ref.nonce),
     );
     const t = i >= 0 ? logs[i + 1] : undefined;
     if (!t || !same(t.address, ref.asset) || t.topics[0] !== TRANSFER || t.topics.length !== 3) return undefined;
@@ -134,7 +149,10 @@ export function createChainReader(config: ChainReaderConfig) {
     chainKey: (network: CaipNetwork): Promise<string> => {
       let key = chainKeys.get(network);
       if (!key) {
-        key = call(async () => `${chainIdOf(network)}:${(await client(network).getBlock({ blockNumber: 0n })).hash.slice(0, 18)}`);
+        key = call(
+          async () =>
+            `${chainIdOf(network)}:${(await client(network).getBlock({ blockNumber: 0n })).hash.slice(0, 18)}`,
+        );
         key.catch(() => chainKeys.delete(network));
         chainKeys.set(network, key);
       }
@@ -157,12 +175,19 @@ export function createChainReader(config: ChainReaderConfig) {
 
     /** The payer's token balance at the latest block. */
     tokenBalance: (network: CaipNetwork, asset: Address, owner: Address) =>
-      call(() => client(network).readContract({ address: asset, abi: erc20Abi, functionName: 'balanceOf', args: [owner] })),
+      call(() =>
+        client(network).readContract({ address: asset, abi: erc20Abi, functionName: 'balanceOf', args: [owner] }),
+      ),
 
     /** True once the nonce was used or canceled on chain. */
     authorizationState: (ref: AuthorizationRef) =>
       call(async () => {
-        const used = await client(ref.network).readContract({ address: ref.asset, abi: eip3009ABI, functionName: 'authorizationState', args: [ref.from, ref.nonce] });
+        const used = await client(ref.network).readContract({
+          address: ref.asset,
+          abi: eip3009ABI,
+          functionName: 'authorizationState',
+          args: [ref.from, ref.nonce],
+        });
         return used === true;
       }),
 
@@ -175,11 +200,26 @@ export function createChainReader(config: ChainReaderConfig) {
           const end = start + window - 1n < latest ? start + window - 1n : latest;
           const logs = (await c.request({
             method: 'eth_getLogs',
-            params: [{ address: ref.asset, fromBlock: numberToHex(start), toBlock: numberToHex(end), topics: [[AUTHORIZATION_USED, AUTHORIZATION_CANCELED], topicAddress(ref.from), ref.nonce.toLowerCase() as Hex] }],
+            params: [
+              {
+                address: ref.asset,
+                fromBlock: numberToHex(start),
+                toBlock: numberToHex(end),
+                topics: [
+                  [AUTHORIZATION_USED, AUTHORIZATION_CANCELED],
+                  topicAddress(ref.from),
+                  ref.nonce.toLowerCase() as Hex,
+                ],
+              },
+            ],
           })) as Array<{ transactionHash: Hex | null; blockNumber: Hex | null; topics: Hex[] }>;
           const log = logs.find((l) => l.transactionHash && l.blockNumber);
           if (log) {
-            return { kind: log.topics[0] === AUTHORIZATION_USED ? 'used' : 'canceled', txHash: log.transactionHash!, blockNumber: BigInt(log.blockNumber!).toString() };
+            return {
+              kind: log.topics[0] === AUTHORIZATION_USED ? 'used' : 'canceled',
+              txHash: log.transactionHash!,
+              blockNumber: BigInt(log.blockNumber!).toString(),
+            };
           }
         }
         return undefined;
@@ -202,9 +242,15 @@ export function createChainReader(config: ChainReaderConfig) {
         const receipt = await fetchReceipt(ref.network, ref.txHash);
         if (!receipt) return { receipt: { status: 'pending', txHash: ref.txHash } };
         const blockNumber = receipt.blockNumber.toString();
-        if (receipt.status === 'success') return { receipt: { status: 'confirmed', txHash: ref.txHash, blockNumber }, transfer: transferIn(receipt, ref) };
+        if (receipt.status === 'success')
+          return {
+            receipt: { status: 'confirmed', txHash: ref.txHash, blockNumber },
+            transfer: transferIn(receipt, ref),
+          };
         const block = await client(ref.network).getBlock({ blockNumber: receipt.blockNumber });
-        return { receipt: { status: 'reverted', txHash: ref.txHash, blockNumber, blockTimestamp: block.timestamp.toString() } };
+        return {
+          receipt: { status: 'reverted', txHash: ref.txHash, blockNumber, blockTimestamp: block.timestamp.toString() },
+        };
       }),
 
     receipt: (network: CaipNetwork, txHash: Hex) =>
@@ -221,10 +267,12 @@ export function createChainReader(config: ChainReaderConfig) {
     /** Whether the node knows the transaction at all (mined or in its pool); false once dropped. */
     knowsTransaction: (network: CaipNetwork, txHash: Hex) =>
       call(async () => {
-        const tx = await client(network).getTransaction({ hash: txHash }).catch((err: unknown) => {
-          if (err instanceof TransactionNotFoundError) return undefined;
-          throw err;
-        });
+        const tx = await client(network)
+          .getTransaction({ hash: txHash })
+          .catch((err: unknown) => {
+            if (err instanceof TransactionNotFoundError) return undefined;
+            throw err;
+          });
         return Boolean(tx);
       }),
 
@@ -241,7 +289,8 @@ export function createChainReader(config: ChainReaderConfig) {
         } catch (err) {
           const text = `${(err as { details?: string }).details ?? ''} ${(err as Error).message}`;
           if (/already known|already imported|known transaction/i.test(text)) return 'known';
-          if (/nonce too low|nonce has already been used|replacement transaction underpriced/i.test(text)) return 'nonce_taken';
+          if (/nonce too low|nonce has already been used|replacement transaction underpriced/i.test(text))
+            return 'nonce_taken';
           throw err;
         }
       }),

@@ -13,7 +13,7 @@ import type {
   ResourceInfo,
   SettleResponse,
 } from '@x402/core/types';
-import { getAddress, type Address } from 'viem';
+import { type Address, getAddress } from 'viem';
 import { caipNetwork, type SupportedToken } from './networks';
 
 export type { PaymentPayload, PaymentRequired, PaymentRequirements, ResourceInfo, SettleResponse };
@@ -48,7 +48,8 @@ export function usdToBaseUnits(usd: string | bigint): bigint {
     return usd * BASE_UNITS_PER_USD;
   }
   const match = /^(\d+)(?:\.(\d{1,6}))?$/.exec(usd.trim());
-  if (!match) throw new RangeError(`not a USD amount with at most ${STABLECOIN_DECIMALS} decimals: ${JSON.stringify(usd)}`);
+  if (!match)
+    throw new RangeError(`not a USD amount with at most ${STABLECOIN_DECIMALS} decimals: ${JSON.stringify(usd)}`);
   const whole = BigInt(match[1]!);
   const fraction = BigInt((match[2] ?? '').padEnd(STABLECOIN_DECIMALS, '0'));
   return whole * BASE_UNITS_PER_USD + fraction;
@@ -89,7 +90,8 @@ export interface RequirementOptions {
 export function paymentRequirements(opts: RequirementOptions): PaymentRequirements {
   if (opts.amount <= 0n) throw new RangeError('amount must be positive');
   const maxTimeoutSeconds = opts.maxTimeoutSeconds ?? DEFAULT_MAX_TIMEOUT_SECONDS;
-  if (!Number.isInteger(maxTimeoutSeconds) || maxTimeoutSeconds <= 0) throw new RangeError('maxTimeoutSeconds must be a positive integer');
+  if (!Number.isInteger(maxTimeoutSeconds) || maxTimeoutSeconds <= 0)
+    throw new RangeError('maxTimeoutSeconds must be a positive integer');
   return {
     scheme: 'exact',
     network: caipNetwork(opts.chainId),

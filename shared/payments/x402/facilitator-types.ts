@@ -59,12 +59,17 @@ export type Failure<C extends string> = { ok: false; code: C; message: string; p
 
 export type VerifyResult =
   /** `blockNumber`: the chain's block when it was verified; the authorization was unused then. */
-  | ({ ok: true; payer: Address; chainId: number; authorization: Eip3009Authorization; blockNumber?: string } & SettlementRequest)
+  | ({
+      ok: true;
+      payer: Address;
+      chainId: number;
+      authorization: Eip3009Authorization;
+      blockNumber?: string;
+    } & SettlementRequest)
   | Failure<VerifyFailureCode>;
 
 export type SettleResult =
-  | { ok: true; payer: Address; network: CaipNetwork; txHash: Hex }
-  | (Failure<SettleFailureCode> & { txHash?: Hex });
+  { ok: true; payer: Address; network: CaipNetwork; txHash: Hex } | (Failure<SettleFailureCode> & { txHash?: Hex });
 
 export type SubmitResult = { ok: true; txHash: Hex } | Failure<SettleFailureCode>;
 

@@ -1,10 +1,9 @@
+import type { InProcessFacilitator, PaymentFacilitator } from './facilitator-types';
 import { createInProcessFacilitator, type InProcessFacilitatorConfig } from './in-process-facilitator';
 import { createRemoteFacilitator, type RemoteFacilitatorConfig } from './remote-facilitator';
-import type { InProcessFacilitator, PaymentFacilitator } from './facilitator-types';
 
 export type FacilitatorConfigChoice =
-  | ({ kind: 'in_process' } & InProcessFacilitatorConfig)
-  | ({ kind: 'remote' } & RemoteFacilitatorConfig);
+  ({ kind: 'in_process' } & InProcessFacilitatorConfig) | ({ kind: 'remote' } & RemoteFacilitatorConfig);
 
 /** The facilitator the config names: in-process (our own signer) or a remote one over HTTP. */
 export function createFacilitator(config: { kind: 'in_process' } & InProcessFacilitatorConfig): InProcessFacilitator;

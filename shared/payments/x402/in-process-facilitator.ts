@@ -1,37 +1,37 @@
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import { eip3009ABI, toFacilitatorEvmSigner, type FacilitatorEvmSigner } from '@x402/evm';
+import { eip3009ABI, type FacilitatorEvmSigner, toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
 import {
+  type Account,
   BaseError,
+  type Chain,
   ContractFunctionRevertedError,
   createPublicClient,
   createWalletClient,
   encodeFunctionData,
+  type Hex,
   isErc6492Signature,
   keccak256,
   parseErc6492Signature,
   parseSignature,
-  type Hex,
   type PublicClient,
-  type WalletClient,
-  type Account,
-  type Chain,
   type Transport,
+  type WalletClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ChainUnavailableError, isChainTransportError, stripUrls } from './chain-errors';
 import { chainTransport, createChainReader, type ReceiptResult } from './chain-reader';
-import { chainIdOf, SUPPORTED_NETWORKS, viemChain, type CaipNetwork, type NetworkTable } from './networks';
 import {
+  type Failure,
   type InProcessFacilitator,
   type PreparedSettlement,
-  type SettleResult,
-  type Failure,
   type SettleFailureCode,
   type SettlementRequest,
+  type SettleResult,
   type SubmitResult,
   type VerifyResult,
 } from './facilitator-types';
+import { type CaipNetwork, chainIdOf, type NetworkTable, SUPPORTED_NETWORKS, viemChain } from './networks';
 import {
   checkPaymentAgainstRequirements,
   codeForRevert,
@@ -80,7 +80,8 @@ export function facilitatorSigner(
   return toFacilitatorEvmSigner(
     {
       address: writer.account.address,
-      readContract: (args) => reader.readContract({ ...args, args: args.args ?? [] } as Parameters<typeof reader.readContract>[0]),
+      readContract: (args) =>
+        reader.readContract({ ...args, args: args.args ?? [] } as Parameters<typeof reader.readContract>[0]),
       verifyTypedData: (args) => reader.verifyTypedData(args as Parameters<typeof reader.verifyTypedData>[0]),
       writeContract: (args) => writer.writeContract(args as Parameters<typeof writer.writeContract>[0]),
       sendTransaction: (args) => writer.sendTransaction(args as Parameters<typeof writer.sendTransaction>[0]),
@@ -96,7 +97,11 @@ export function createInProcessFacilitator(config: InProcessFacilitatorConfig): 
   const receiptTimeoutMs = config.receiptTimeoutMs ?? 120_000;
   const receiptPollMs = config.receiptPollMs ?? 1_000;
   const runtimes = new Map<number, ChainRuntime>();
-  const chainReader = createChainReader({ chains: config.chains, timeoutMs: config.rpcTimeoutMs, logWindowBlocks: config.logWindowBlocks });
+  const chainReader = createChainReader({
+    chains: config.chains,
+    timeoutMs: config.rpcTimeoutMs,
+    logWindowBlocks: config.logWindowBlocks,
+  });
   for (const c of config.chains) {
     const chain = viemChain(c.chainId, c.rpcUrl);
     const transport = chainTransport(c.rpcUrl, { timeoutMs: config.rpcTimeoutMs });
@@ -125,12 +130,21 @@ export function createInProcessFacilitator(config: InProcessFacilitatorConfig): 
     if (!checked.ok) return checked;
     const { payload: parsed, request } = checked.checked;
     const rt = runtimeFor(requirements.network);
-    if (!rt) return fail('unsupported_network', `no settlement chain configured for ${requirements.network}`, request.authorization.from);
+    if (!rt)
+      return fail(
+        'unsupported_network',
+        `no settlement chain configured for ${requirements.network}`,
+        request.authorization.from,
+      );
     // The block number read beside verification does two jobs: it is where a later log search
     // for this authorization starts (it cannot have been used before), and it tells a dead RPC
     // (the package's verify turns RPC failures into "simulation failed") from a bad payment.
-    const [block, response] = await Promise.allSettled([chainReader.blockNumber(requirements.network as CaipNetwork), rt.scheme.verify(parsed, requirements)]);
-    if (block.status === 'rejected') throw block.reason instanceof ChainUnavailableError ? block.reason : new ChainUnavailableError();
+    const [block, response] = await Promise.allSettled([
+      chainReader.blockNumber(requirements.network as CaipNetwork),
+      rt.scheme.verify(parsed, requirements),
+    ]);
+    if (block.status === 'rejected')
+      throw block.reason instanceof ChainUnavailableError ? block.reason : new ChainUnavailableError();
     if (response.status === 'rejected') {
       if (isChainTransportError(response.reason)) throw new ChainUnavailableError();
       throw response.reason;
@@ -148,7 +162,9 @@ export function createInProcessFacilitator(config: InProcessFacilitatorConfig): 
   }
 
   /** Simulates transferWithAuthorization; a revert is a value, the transaction is returned unsigned. */
-  async function prepareSettlement(request: SettlementRequest): Promise<PreparedSettlement | Failure<SettleFailureCode>> {
+  async function prepareSettlement(
+    request: SettlementRequest,
+  ): Promise<PreparedSettlement | Failure<SettleFailureCode>> {
     const rt = runtimeFor(request.network);
     const payer = request.authorization.from;
     if (!rt) return fail('unsupported_network', `no settlement chain configured for ${request.network}`, payer);
@@ -174,7 +190,11 @@ export function createInProcessFacilitator(config: InProcessFacilitatorConfig): 
         functionName: 'transferWithAuthorization',
         args,
       } as Parameters<typeof rt.reader.simulateContract>[0]);
-      const data = encodeFunctionData({ abi: eip3009ABI, functionName: 'transferWithAuthorization', args } as Parameters<typeof encodeFunctionData>[0]);
+      const data = encodeFunctionData({
+        abi: eip3009ABI,
+        functionName: 'transferWithAuthorization',
+        args,
+      } as Parameters<typeof encodeFunctionData>[0]);
       // Gas, fees and type only: the nonce comes from the caller (a claim in the store).
       const tx = await rt.writer.prepareTransactionRequest({
         to: request.asset,
@@ -199,7 +219,9 @@ export function createInProcessFacilitator(config: InProcessFacilitatorConfig): 
   async function signSettlement(prepared: PreparedSettlement, nonce: number): Promise<{ raw: Hex; txHash: Hex }> {
     const rt = runtimes.get(prepared.chainId);
     if (!rt?.account.signTransaction) throw new Error(`no settlement signer for chain ${prepared.chainId}`);
-    const raw = await rt.account.signTransaction({ ...(prepared.tx as object), nonce } as Parameters<NonNullable<Account['signTransaction']>>[0]);
+    const raw = await rt.account.signTransaction({ ...(prepared.tx as object), nonce } as Parameters<
+      NonNullable<Account['signTransaction']>
+    >[0]);
     return { raw, txHash: keccak256(raw) };
   }
 
@@ -214,7 +236,11 @@ export function createInProcessFacilitator(config: InProcessFacilitatorConfig): 
   }
 
   // Polled by hand: viem's waitForTransactionReceipt keeps retrying in the background after its timeout.
-  async function waitForReceipt(args: { network: CaipNetwork; txHash: Hex; timeoutMs?: number }): Promise<ReceiptResult> {
+  async function waitForReceipt(args: {
+    network: CaipNetwork;
+    txHash: Hex;
+    timeoutMs?: number;
+  }): Promise<ReceiptResult> {
     requireRuntime(args.network);
     const deadline = Date.now() + (args.timeoutMs ?? receiptTimeoutMs);
     for (;;) {

@@ -1,4 +1,4 @@
-import { defineChain, getAddress, type Address, type Chain } from 'viem';
+import { type Address, type Chain, defineChain, getAddress } from 'viem';
 import { TESTNET_CHAIN_IDS } from '../../platform/config/chains';
 
 export type NetworkMode = 'mainnet' | 'testnet';
@@ -32,12 +32,7 @@ function token(symbol: TokenSymbol, address: string, name: string, version: stri
   return { symbol, address: getAddress(address), decimals: 6, eip712: { name, version } };
 }
 
-function network(
-  chainId: number,
-  displayName: string,
-  testnet: boolean,
-  tokens: SupportedToken[],
-): SupportedNetwork {
+function network(chainId: number, displayName: string, testnet: boolean, tokens: SupportedToken[]): SupportedNetwork {
   return {
     chainId,
     network: caipNetwork(chainId),
@@ -62,7 +57,9 @@ export const SUPPORTED_NETWORKS: NetworkTable = Object.freeze({
     token('USDC', '0xaf88d065e77c8cC2239327C5EDb3A432268e5831', 'USD Coin', '2'),
   ]),
   10: network(10, 'OP Mainnet', false, [token('USDC', '0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85', 'USD Coin', '2')]),
-  137: network(137, 'Polygon PoS', false, [token('USDC', '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', 'USD Coin', '2')]),
+  137: network(137, 'Polygon PoS', false, [
+    token('USDC', '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', 'USD Coin', '2'),
+  ]),
   43114: network(43114, 'Avalanche C-Chain', false, [
     token('USDC', '0xB97EF9Ef8734C71904D8002F8b6Bc66Dd9c48a6E', 'USD Coin', '2'),
     token('EURC', '0xC891EB4cbdEFf6e073e859e987815Ed1505c2ACD', 'Euro Coin', '2'),
@@ -87,9 +84,7 @@ export function chainIdOf(network: string): number | undefined {
 
 /** The networks served in a mode: `testnet` is Base Sepolia only; `mainnet` is every other entry. */
 export function networksForMode(mode: NetworkMode, table: NetworkTable = SUPPORTED_NETWORKS): SupportedNetwork[] {
-  return Object.values(table).filter((n) =>
-    mode === 'testnet' ? TESTNET_CHAIN_IDS.includes(n.chainId) : !n.testnet,
-  );
+  return Object.values(table).filter((n) => (mode === 'testnet' ? TESTNET_CHAIN_IDS.includes(n.chainId) : !n.testnet));
 }
 
 export function getNetwork(chainId: number, table: NetworkTable = SUPPORTED_NETWORKS): SupportedNetwork | undefined {

@@ -1,18 +1,18 @@
 import { PaymentPayloadV2Schema } from '@x402/core/schemas';
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
-import { getAddress, isAddress, type Address, type Hex } from 'viem';
+import { type Address, getAddress, type Hex, isAddress } from 'viem';
 import { stripUrls } from './chain-errors';
-import { chainIdOf, findTokenByAddress, SUPPORTED_NETWORKS, type CaipNetwork, type NetworkTable } from './networks';
 import {
   type Eip3009Authorization,
   type Failure,
   type SettleFailureCode,
-  type SettleResult,
   type SettlementRequest,
+  type SettleResult,
   VERIFY_FAILURE_CODES,
   type VerifyFailureCode,
   type VerifyResult,
 } from './facilitator-types';
+import { type CaipNetwork, chainIdOf, findTokenByAddress, type NetworkTable, SUPPORTED_NETWORKS } from './networks';
 
 /** @x402/evm `exact` invalid/error reasons (their exported constant values) onto our codes. */
 const PACKAGE_REASON_CODES: Readonly<Record<string, SettleFailureCode>> = {
@@ -110,7 +110,10 @@ export function checkPaymentAgainstRequirements(
   const parsed = PaymentPayloadV2Schema.safeParse(rawPayload);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
-    return fail('malformed_payload', `not an x402 v2 payment payload: ${first ? `${first.path.join('.')}: ${first.message}` : 'invalid'}`);
+    return fail(
+      'malformed_payload',
+      `not an x402 v2 payment payload: ${first ? `${first.path.join('.')}: ${first.message}` : 'invalid'}`,
+    );
   }
   const payload = parsed.data as PaymentPayload;
   if (typeof payload.payload === 'object' && payload.payload !== null && 'permit2Authorization' in payload.payload) {
@@ -126,12 +129,14 @@ export function checkPaymentAgainstRequirements(
   }
   const chainId = chainIdOf(requirements.network);
   const served = chainId === undefined ? undefined : table[chainId];
-  if (chainId === undefined || !served) return fail('unsupported_network', `network ${requirements.network} is not served`, payer);
+  if (chainId === undefined || !served)
+    return fail('unsupported_network', `network ${requirements.network} is not served`, payer);
   if (accepted.network !== requirements.network) {
     return fail('network_mismatch', `paid on ${accepted.network}, required ${requirements.network}`, payer);
   }
   const token = findTokenByAddress(chainId, requirements.asset, table);
-  if (!token) return fail('asset_not_supported', `asset ${requirements.asset} is not served on ${requirements.network}`, payer);
+  if (!token)
+    return fail('asset_not_supported', `asset ${requirements.asset} is not served on ${requirements.network}`, payer);
   if (requirements.extra?.name !== token.eip712.name || requirements.extra?.version !== token.eip712.version) {
     return fail('token_domain_mismatch', `requirements announce a domain other than ${token.symbol}'s`, payer);
   }

@@ -1,7 +1,7 @@
-import { HTTPFacilitatorClient, type FacilitatorConfig } from '@x402/core/http';
+import { type FacilitatorConfig, HTTPFacilitatorClient } from '@x402/core/http';
 import type { PaymentRequirements, SettleError, SettleResponse, VerifyError, VerifyResponse } from '@x402/core/types';
-import { SUPPORTED_NETWORKS, type NetworkTable } from './networks';
 import { type PaymentFacilitator, type SettleResult, type VerifyResult } from './facilitator-types';
+import { type NetworkTable, SUPPORTED_NETWORKS } from './networks';
 import { checkPaymentAgainstRequirements, settleOutcome, verifiedResult, verifyFailure } from './payment-checks';
 
 export interface RemoteFacilitatorConfig {

@@ -17,7 +17,8 @@ export const x402SettlementErrors: Readonly<Record<string, ErrorEntry & { area: 
   settlement_failed: {
     status: 402,
     area: 'x402 settlement',
-    meaning: 'The settlement failed for another reason (for example funds moved away after verification); nothing was charged.',
+    meaning:
+      'The settlement failed for another reason (for example funds moved away after verification); nothing was charged.',
     action: 'Pay again; the same `request_id` may be paid again.',
   },
   authorization_canceled: {
@@ -29,13 +30,15 @@ export const x402SettlementErrors: Readonly<Record<string, ErrorEntry & { area: 
   authorization_used_elsewhere: {
     status: 402,
     area: 'x402 settlement',
-    meaning: 'The payment\'s authorization nonce was used on chain by another transaction that did not pay us exactly the verified amount of the verified token (for example the payer front-ran it with a transfer to themselves). Nothing is granted; the failed payment names that transaction (`conflicting_tx_hash`).',
+    meaning:
+      "The payment's authorization nonce was used on chain by another transaction that did not pay us exactly the verified amount of the verified token (for example the payer front-ran it with a transfer to themselves). Nothing is granted; the failed payment names that transaction (`conflicting_tx_hash`).",
     action: 'Sign a new payment with a fresh nonce and do not spend it elsewhere.',
   },
   authorization_expired_unsettled: {
     status: 402,
     area: 'x402 settlement',
-    meaning: 'The authorization\'s `validBefore` passed before any transaction executed it (a dropped transaction, a facilitator that never broadcast, a settlement that could not start): its nonce is unused and nothing was charged.',
+    meaning:
+      "The authorization's `validBefore` passed before any transaction executed it (a dropped transaction, a facilitator that never broadcast, a settlement that could not start): its nonce is unused and nothing was charged.",
     action: 'Pay again with a new authorization; the same `request_id` may be paid again.',
   },
 };

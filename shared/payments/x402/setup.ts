@@ -1,11 +1,18 @@
 import type { Address, Hex } from 'viem';
 import type { X402Config } from '../../platform/config/schema';
-import { createChainReader, type ChainReader } from './chain-reader';
-import type { InProcessFacilitator, PaymentFacilitator } from './facilitator-types';
+import { type ChainReader, createChainReader } from './chain-reader';
 import { FacilitatorRegistry } from './facilitator-registry';
+import type { InProcessFacilitator, PaymentFacilitator } from './facilitator-types';
 import { createInProcessFacilitator } from './in-process-facilitator';
+import {
+  type CaipNetwork,
+  networksForMode,
+  type NetworkTable,
+  SUPPORTED_NETWORKS,
+  type SupportedNetwork,
+  withTokenOverride,
+} from './networks';
 import { createRemoteFacilitator } from './remote-facilitator';
-import { networksForMode, SUPPORTED_NETWORKS, withTokenOverride, type CaipNetwork, type NetworkTable, type SupportedNetwork } from './networks';
 
 export interface PaymentSetup {
   mode: X402Config['mode'];
@@ -40,9 +47,18 @@ export function paymentSetup(config: X402Config): PaymentSetup | { disabled: str
   const inMode = networksForMode(config.mode, networks);
   const logWindowBlocks = BigInt(config.logWindowBlocks ?? 2000);
   if (config.facilitatorUrl) {
-    const readable = inMode.filter((n) => config.rpcUrls[n.chainId]).map((n) => ({ chainId: n.chainId, rpcUrl: config.rpcUrls[n.chainId] }));
-    const remote = createRemoteFacilitator({ url: config.facilitatorUrl, networks, timeoutMs: config.facilitatorTimeoutMs });
-    const chain = readable.length > 0 ? createChainReader({ chains: readable, timeoutMs: config.rpcTimeoutMs, logWindowBlocks }) : undefined;
+    const readable = inMode
+      .filter((n) => config.rpcUrls[n.chainId])
+      .map((n) => ({ chainId: n.chainId, rpcUrl: config.rpcUrls[n.chainId] }));
+    const remote = createRemoteFacilitator({
+      url: config.facilitatorUrl,
+      networks,
+      timeoutMs: config.facilitatorTimeoutMs,
+    });
+    const chain =
+      readable.length > 0
+        ? createChainReader({ chains: readable, timeoutMs: config.rpcTimeoutMs, logWindowBlocks })
+        : undefined;
     const facilitator = chain ? withVerifiedBlock(remote, chain) : remote;
     return {
       mode: config.mode,
@@ -54,12 +70,23 @@ export function paymentSetup(config: X402Config): PaymentSetup | { disabled: str
       ...(chain ? { chain } : {}),
     };
   }
-  if (!config.settlementPrivateKey) return { disabled: 'neither X402_FACILITATOR_URL nor X402_SETTLEMENT_PRIVATE_KEY is set' };
+  if (!config.settlementPrivateKey)
+    return { disabled: 'neither X402_FACILITATOR_URL nor X402_SETTLEMENT_PRIVATE_KEY is set' };
   const chains = inMode
     .filter((n) => config.rpcUrls[n.chainId])
-    .map((n) => ({ chainId: n.chainId, rpcUrl: config.rpcUrls[n.chainId], settlementPrivateKey: config.settlementPrivateKey as Hex }));
+    .map((n) => ({
+      chainId: n.chainId,
+      rpcUrl: config.rpcUrls[n.chainId],
+      settlementPrivateKey: config.settlementPrivateKey as Hex,
+    }));
   if (chains.length === 0) return { disabled: `no X402_RPC_URL_<chainId> for the ${config.mode} networks` };
-  const inProcess = createInProcessFacilitator({ chains, networks, receiptPollMs: 200, rpcTimeoutMs: config.rpcTimeoutMs, logWindowBlocks });
+  const inProcess = createInProcessFacilitator({
+    chains,
+    networks,
+    receiptPollMs: 200,
+    rpcTimeoutMs: config.rpcTimeoutMs,
+    logWindowBlocks,
+  });
   const served = inMode.filter((n) => config.rpcUrls[n.chainId]);
   return {
     mode: config.mode,
@@ -89,7 +116,9 @@ function withVerifiedBlock(remote: PaymentFacilitator, chain: ChainReader): Paym
     ...remote,
     verifyPayment: async (payload, requirements) => {
       const [block, result] = await Promise.allSettled([
-        chain.serves(requirements.network) ? chain.blockNumber(requirements.network as CaipNetwork) : Promise.resolve(undefined),
+        chain.serves(requirements.network)
+          ? chain.blockNumber(requirements.network as CaipNetwork)
+          : Promise.resolve(undefined),
         remote.verifyPayment(payload, requirements),
       ]);
       if (result.status === 'rejected') throw result.reason;

@@ -22,7 +22,10 @@ const LOCAL_HOST = /^(localhost|.*\.localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::
  * in for a real one on a mainnet, and public URLs nobody outside this host can reach.
  * Returns one problem per offending variable; never the value itself.
  */
-export function productionProblems(env: Record<string, unknown>, resolved: { publicBaseUrl: string; publicApiUrl: string; mode: string; localTokenChainId?: number }): string[] {
+export function productionProblems(
+  env: Record<string, unknown>,
+  resolved: { publicBaseUrl: string; publicApiUrl: string; mode: string; localTokenChainId?: number },
+): string[] {
   const problems: string[] = [];
   const keys = publicDevKeys();
   const mnemonic = DEV_MNEMONIC.replace(/\s+/g, ' ');
@@ -31,19 +34,24 @@ export function productionProblems(env: Record<string, unknown>, resolved: { pub
     const value = raw.toLowerCase();
     const hexes = value.match(/[0-9a-f]{64}/g) ?? [];
     if (hexes.some((h) => keys.includes(h)) || value.replace(/\s+/g, ' ').includes(mnemonic)) {
-      problems.push(`${name}: holds a key of the public development mnemonic (value not shown); use a key of your own in production`);
+      problems.push(
+        `${name}: holds a key of the public development mnemonic (value not shown); use a key of your own in production`,
+      );
     }
   }
   if (resolved.localTokenChainId !== undefined) {
     if (resolved.mode === 'mainnet' || !TESTNET_CHAIN_IDS.includes(resolved.localTokenChainId)) {
-      problems.push(`X402_LOCAL_TOKEN_ADDRESS: a local token override is for local chains and tests, never on a mainnet network (chain ${resolved.localTokenChainId}, mode ${resolved.mode})`);
+      problems.push(
+        `X402_LOCAL_TOKEN_ADDRESS: a local token override is for local chains and tests, never on a mainnet network (chain ${resolved.localTokenChainId}, mode ${resolved.mode})`,
+      );
     }
   }
   for (const [name, url] of [
     ['PUBLIC_BASE_URL', resolved.publicBaseUrl],
     ['PUBLIC_API_URL', resolved.publicApiUrl],
   ] as const) {
-    if (LOCAL_HOST.test(new URL(url).hostname)) problems.push(`${name}: must be the public address clients use, not ${new URL(url).host} (set it in production)`);
+    if (LOCAL_HOST.test(new URL(url).hostname))
+      problems.push(`${name}: must be the public address clients use, not ${new URL(url).host} (set it in production)`);
   }
   return problems;
 }

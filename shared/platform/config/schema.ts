@@ -170,7 +170,9 @@ const envSchema = Joi.object({
   CREDIT_EXPIRY_DAYS: Joi.number().integer().min(1).max(3650).default(365),
   X402_NETWORK_MODE: Joi.string().valid('mainnet', 'testnet').default('testnet'),
   X402_PAY_TO: Joi.string().pattern(/^0x[0-9a-fA-F]{40}$/),
-  X402_SETTLEMENT_PRIVATE_KEY: Joi.string().pattern(/^0x[0-9a-fA-F]{64}$/).messages({ 'string.pattern.base': 'must be 0x + 64 hex (value not shown)' }),
+  X402_SETTLEMENT_PRIVATE_KEY: Joi.string()
+    .pattern(/^0x[0-9a-fA-F]{64}$/)
+    .messages({ 'string.pattern.base': 'must be 0x + 64 hex (value not shown)' }),
   X402_FACILITATOR_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
   X402_LOCAL_TOKEN_ADDRESS: Joi.string().pattern(/^0x[0-9a-fA-F]{40}$/),
   X402_LOCAL_TOKEN_CHAIN_ID: Joi.number().integer().default(84532),
@@ -181,9 +183,15 @@ const envSchema = Joi.object({
   HTTP_HEADERS_TIMEOUT_MS: Joi.number().integer().min(100).max(120000).default(10000),
   HTTP_REQUEST_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(30000),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: Joi.number().integer().min(100).max(120000).default(5000),
-  METRICS_TOKEN: Joi.string().min(16).max(256).messages({ 'string.min': 'must be at least 16 characters (value not shown)' }),
+  METRICS_TOKEN: Joi.string()
+    .min(16)
+    .max(256)
+    .messages({ 'string.min': 'must be at least 16 characters (value not shown)' }),
   WORKER_METRICS_PORT: Joi.number().port().invalid(0),
-  HEALTH_DETAILS_TOKEN: Joi.string().min(16).max(256).messages({ 'string.min': 'must be at least 16 characters (value not shown)' }),
+  HEALTH_DETAILS_TOKEN: Joi.string()
+    .min(16)
+    .max(256)
+    .messages({ 'string.min': 'must be at least 16 characters (value not shown)' }),
   AUTH_RATE_WINDOW_SECONDS: Joi.number().integer().min(1).max(3600).default(60),
   AUTH_SESSION_LIMIT_PER_CLIENT: Joi.number().integer().min(1).max(100000).default(30),
   AUTH_SESSION_LIMIT_PER_WALLET: Joi.number().integer().min(1).max(100000).default(10),
@@ -211,7 +219,10 @@ const envSchema = Joi.object({
   CREDENTIALS_ENCRYPTION_KEY: Joi.string()
     .pattern(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/)
     .messages({ 'string.pattern.base': 'must be 32 bytes as 64 hex characters or base64 (value not shown)' }),
-  JOB_WORKFLOW_TOKEN_SECRET: Joi.string().min(32).when('NODE_ENV', { is: 'production', then: Joi.required() }).messages({ 'string.min': 'must be at least 32 characters (value not shown)' }),
+  JOB_WORKFLOW_TOKEN_SECRET: Joi.string()
+    .min(32)
+    .when('NODE_ENV', { is: 'production', then: Joi.required() })
+    .messages({ 'string.min': 'must be at least 32 characters (value not shown)' }),
   JOB_MAX_ACTIVE_RESERVATIONS_PER_WALLET: Joi.number().integer().min(1).max(1000).default(5),
   MODEL_API_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
   MODEL_API_KEY: Joi.string(),
@@ -230,8 +241,13 @@ const envSchema = Joi.object({
   SCHEDULE_LEASE_MIN_SECONDS: Joi.number().integer().min(1).max(86400).default(30),
   SCHEDULE_LEASE_MAX_SECONDS: Joi.number().integer().min(1).max(86400).default(3600),
   SCHEDULE_LEASE_DEFAULT_SECONDS: Joi.number().integer().min(1).max(86400).default(300),
-  SESSION_IDLE_TIMEOUT_SECONDS: Joi.number().integer().min(10).max(7 * 86400).default(1800),
-}).pattern(/^X402_RPC_URL_\d+$/, Joi.string().uri({ scheme: ['http', 'https', 'ws', 'wss'] }))
+  SESSION_IDLE_TIMEOUT_SECONDS: Joi.number()
+    .integer()
+    .min(10)
+    .max(7 * 86400)
+    .default(1800),
+})
+  .pattern(/^X402_RPC_URL_\d+$/, Joi.string().uri({ scheme: ['http', 'https', 'ws', 'wss'] }))
   .unknown(true);
 
 export class ConfigError extends Error {
@@ -256,7 +272,9 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
   }
   if (value.NODE_ENV === 'production' && trustProxy === true) {
     // true believes the left-most X-Forwarded-For, which any client writes: every per-IP limit would be spoofable.
-    problems.push('TRUST_PROXY: true is refused in production; give the number of proxy hops in front of the API or their addresses/subnets');
+    problems.push(
+      'TRUST_PROXY: true is refused in production; give the number of proxy hops in front of the API or their addresses/subnets',
+    );
   }
   if (value.HTTP_HEADERS_TIMEOUT_MS > value.HTTP_REQUEST_TIMEOUT_MS) {
     problems.push('HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
@@ -364,7 +382,13 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
     jobWorkflowTokenSecret: value.JOB_WORKFLOW_TOKEN_SECRET ?? 'insecure-development-job-workflow-token-secret',
     jobMaxActiveReservationsPerWallet: value.JOB_MAX_ACTIVE_RESERVATIONS_PER_WALLET,
     model: value.MODEL_API_URL
-      ? Object.freeze({ url: stripSlash(value.MODEL_API_URL), apiKey: value.MODEL_API_KEY, name: value.MODEL_NAME, timeoutMs: value.MODEL_TIMEOUT_MS, creditsPer1kTokens: value.MODEL_CREDITS_PER_1K_TOKENS })
+      ? Object.freeze({
+          url: stripSlash(value.MODEL_API_URL),
+          apiKey: value.MODEL_API_KEY,
+          name: value.MODEL_NAME,
+          timeoutMs: value.MODEL_TIMEOUT_MS,
+          creditsPer1kTokens: value.MODEL_CREDITS_PER_1K_TOKENS,
+        })
       : undefined,
     callbacks: Object.freeze({
       timeoutMs: value.CALLBACK_TIMEOUT_MS,
@@ -376,7 +400,13 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
       allowLoopback: value.CALLBACK_ALLOW_LOOPBACK,
       caFile: value.CALLBACK_CA_FILE,
     }),
-    scheduleLease: Object.freeze(leaseBounds(value.SCHEDULE_LEASE_MIN_SECONDS, value.SCHEDULE_LEASE_MAX_SECONDS, value.SCHEDULE_LEASE_DEFAULT_SECONDS)),
+    scheduleLease: Object.freeze(
+      leaseBounds(
+        value.SCHEDULE_LEASE_MIN_SECONDS,
+        value.SCHEDULE_LEASE_MAX_SECONDS,
+        value.SCHEDULE_LEASE_DEFAULT_SECONDS,
+      ),
+    ),
     sessionIdleTimeoutSeconds: value.SESSION_IDLE_TIMEOUT_SECONDS,
     runNodeStartTimeoutMs: value.RUN_NODE_START_TIMEOUT_MS,
   });
@@ -391,7 +421,9 @@ function credentialsKey(raw: string | undefined, nodeEnv: string): Buffer | unde
 
 function leaseBounds(minSeconds: number, maxSeconds: number, defaultSeconds: number) {
   if (!(minSeconds <= defaultSeconds && defaultSeconds <= maxSeconds)) {
-    throw new ConfigError('invalid configuration: SCHEDULE_LEASE_MIN_SECONDS <= SCHEDULE_LEASE_DEFAULT_SECONDS <= SCHEDULE_LEASE_MAX_SECONDS must hold');
+    throw new ConfigError(
+      'invalid configuration: SCHEDULE_LEASE_MIN_SECONDS <= SCHEDULE_LEASE_DEFAULT_SECONDS <= SCHEDULE_LEASE_MAX_SECONDS must hold',
+    );
   }
   return { minSeconds, maxSeconds, defaultSeconds };
 }

@@ -22,7 +22,10 @@ export function parseTrustProxy(raw: string | undefined): TrustProxy {
   if (value === '' || value === 'false') return false;
   if (value === 'true') return true;
   if (/^\d+$/.test(value)) return Number(value);
-  const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = items.filter((i) => !isAddressOrSubnet(i));
   if (bad.length > 0 || items.length === 0) {
     throw new Error(

@@ -1,8 +1,8 @@
 import mongoose, { Connection, Model } from 'mongoose';
-import { logger } from '../logger/index';
 // Only the type: the models themselves are registered by whoever opens the store (the
 // composition root passes registerModels), so the plumbing loads no capability's schemas.
 import type { Models } from '../../composition/models';
+import { logger } from '../logger/index';
 
 /** Registers every model on a connection and returns them by name. */
 export type ModelRegistry = (connection: Connection) => Models;
@@ -84,10 +84,13 @@ export function openDb(options: DbOptions, registerModels: ModelRegistry): Db {
       if (err instanceof IndexBuildError) {
         state = 'index_failed';
         indexError = err.message;
-        logger.error('mongodb indexes could not be built; the store stays unavailable until an operator fixes it and restarts', {
-          collection: err.collection,
-          error: err.message,
-        });
+        logger.error(
+          'mongodb indexes could not be built; the store stays unavailable until an operator fixes it and restarts',
+          {
+            collection: err.collection,
+            error: err.message,
+          },
+        );
         return;
       }
       state = 'connecting';
@@ -134,7 +137,8 @@ async function verifyIndexes(model: Model<unknown>): Promise<void> {
     const key = JSON.stringify(fields);
     const found = existing.find((i) => JSON.stringify(i.key) === key);
     if (!found) throw new Error(`index ${key} is missing after createIndexes`);
-    if ((options as { unique?: boolean }).unique && !found.unique) throw new Error(`index ${key} exists but is not unique`);
+    if ((options as { unique?: boolean }).unique && !found.unique)
+      throw new Error(`index ${key} exists but is not unique`);
   }
 }
 
@@ -153,7 +157,8 @@ class IndexBuildError extends Error {
  * FerretDB answers while the PostgreSQL behind it is away, with InternalError (code 1) and the
  * driver's message: not a bug of ours, a store to retry.
  */
-const BACKEND_AWAY = /failed to connect to|connection refused|the database system is (starting up|shutting down|in recovery|not yet accepting connections)|terminating connection|conn closed|unexpected EOF|broken pipe|connection reset by peer/i;
+const BACKEND_AWAY =
+  /failed to connect to|connection refused|the database system is (starting up|shutting down|in recovery|not yet accepting connections)|terminating connection|conn closed|unexpected EOF|broken pipe|connection reset by peer/i;
 
 export function isStoreUnavailable(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;

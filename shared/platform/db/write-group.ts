@@ -60,7 +60,9 @@ async function sendInserts(target: GroupTarget, batch: Waiting<object>[]): Promi
       for (const w of batch) w.reject(err);
       return;
     }
-    const failed = new Map<number, unknown>((Array.isArray(raw) ? raw : [raw]).map((e: { index: number }) => [e.index, e]));
+    const failed = new Map<number, unknown>(
+      (Array.isArray(raw) ? raw : [raw]).map((e: { index: number }) => [e.index, e]),
+    );
     batch.forEach((w, i) => {
       const e = failed.get(i);
       if (e === undefined) w.resolve(true);

@@ -5,7 +5,11 @@ import { ValidationError, ValidationIssue } from './app-error';
 export function fromJoi(error: Joi.ValidationError, root: 'body' | 'query' | 'path' | 'header'): ValidationError {
   const issues: ValidationIssue[] = error.details.map((d) => {
     const { label: _label, key: _key, value, ...rest } = d.context ?? {};
-    const issue: ValidationIssue = { loc: [root, ...d.path.map(String)], msg: d.message.replace(/"/g, ''), type: d.type };
+    const issue: ValidationIssue = {
+      loc: [root, ...d.path.map(String)],
+      msg: d.message.replace(/"/g, ''),
+      type: d.type,
+    };
     if (value !== undefined) issue.input = value;
     if (Object.keys(rest).length > 0) issue.ctx = rest;
     return issue;

@@ -1,7 +1,7 @@
 export type { AppErrorOptions, ValidationIssue } from './app-error';
-export { AppError, ValidationError, errors } from './app-error';
-export type { ErrorShape, RenderContext, RenderedError } from './shapes';
-export { renderError, statusLabel } from './shapes';
-export { fromJoi } from './from-joi';
+export { AppError, errors, ValidationError } from './app-error';
 export type { ErrorArea, ErrorEntry } from './catalog-entry';
 export { ERROR_AREAS } from './catalog-entry';
+export { fromJoi } from './from-joi';
+export type { ErrorShape, RenderContext, RenderedError } from './shapes';
+export { renderError, statusLabel } from './shapes';

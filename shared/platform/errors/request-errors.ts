@@ -5,7 +5,8 @@ export const requestErrors: Readonly<Record<string, ErrorEntry & { area: 'reques
   validation_error: {
     status: 422,
     area: 'request',
-    meaning: 'The body or query failed validation. Gateway endpoints answer with `detail[{loc, msg, type, input?, ctx?}]`; a body that is not JSON has `type: "json_invalid"`.',
+    meaning:
+      'The body or query failed validation. Gateway endpoints answer with `detail[{loc, msg, type, input?, ctx?}]`; a body that is not JSON has `type: "json_invalid"`.',
     action: 'Fix the fields named in `loc` and send again.',
   },
   invalid_request: {
@@ -30,6 +31,7 @@ export const requestErrors: Readonly<Record<string, ErrorEntry & { area: 'reques
     status: 404,
     area: 'request',
     meaning: 'No endpoint answers this method and path on this host.',
-    action: 'Check the path, the method, and the host: `/health` and `/credits/*` live on the API host, `/api/external/*` on the main host.',
+    action:
+      'Check the path, the method, and the host: `/health` and `/credits/*` live on the API host, `/api/external/*` on the main host.',
   },
 };

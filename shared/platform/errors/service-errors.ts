@@ -11,7 +11,8 @@ export const serviceErrors: Readonly<Record<string, ErrorEntry & { area: 'servic
   workflow_engine_unavailable: {
     status: 503,
     area: 'service',
-    meaning: 'Temporal is unreachable. Nothing was lost: a verified payment is recorded and the retry of the same payment starts its settlement.',
+    meaning:
+      'Temporal is unreachable. Nothing was lost: a verified payment is recorded and the retry of the same payment starts its settlement.',
     action: 'Retry the same request shortly.',
   },
   internal_error: {
@@ -23,7 +24,8 @@ export const serviceErrors: Readonly<Record<string, ErrorEntry & { area: 'servic
   store_indexes_failed: {
     status: 503,
     area: 'service',
-    meaning: 'The data store is reachable but its unique indexes could not be built (a conflicting index, or duplicates under a unique key). The service refuses to work without them; `/health/details` shows `store: "index_failed"`.',
+    meaning:
+      'The data store is reachable but its unique indexes could not be built (a conflicting index, or duplicates under a unique key). The service refuses to work without them; `/health/details` shows `store: "index_failed"`.',
     action: 'Operators: read the error log line, fix the index or the duplicates, restart. Callers: retry later.',
   },
   health_token_invalid: {
@@ -36,12 +38,14 @@ export const serviceErrors: Readonly<Record<string, ErrorEntry & { area: 'servic
     status: 401,
     area: 'service',
     meaning: '`METRICS_TOKEN` is set and `GET /metrics` came without it (or with another token).',
-    action: 'Configure the scraper with `Authorization: Bearer <METRICS_TOKEN>` (Prometheus: `authorization.credentials`).',
+    action:
+      'Configure the scraper with `Authorization: Bearer <METRICS_TOKEN>` (Prometheus: `authorization.credentials`).',
   },
   chain_unavailable: {
     status: 503,
     area: 'service',
-    meaning: 'The chain\'s RPC endpoint did not answer within its deadline while verifying a payment (`X402_RPC_TIMEOUT_MS`). Nothing was recorded or charged.',
+    meaning:
+      "The chain's RPC endpoint did not answer within its deadline while verifying a payment (`X402_RPC_TIMEOUT_MS`). Nothing was recorded or charged.",
     action: 'Retry the same payment shortly.',
   },
 };

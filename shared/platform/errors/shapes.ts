@@ -47,7 +47,13 @@ export function renderError(err: AppError, shape: ErrorShape, ctx: RenderContext
     case 'tool':
       return {
         status,
-        body: { success: false, error: err.message, code, ...(err.details ? { details: err.details } : {}), ...err.extra },
+        body: {
+          success: false,
+          error: err.message,
+          code,
+          ...(err.details ? { details: err.details } : {}),
+          ...err.extra,
+        },
       };
     case 'webhook':
       return { status, body: { success: false, error: code, message: err.message, ...err.extra } };

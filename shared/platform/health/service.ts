@@ -1,4 +1,4 @@
-import { timingSafeEqual, createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { StoreState } from '../db/connection';
 import type { Db } from '../db/index';
 
@@ -45,10 +45,17 @@ export async function healthDetails(deps: HealthInputs, full: boolean): Promise<
   const [temporalUp, lastPing] = await Promise.all([
     deps.temporalUp().catch(() => false),
     storeUp
-      ? deps.db.models.pings.findOne({}, null, { sort: { recorded_at: -1 } }).lean().catch(() => null)
+      ? deps.db.models.pings
+          .findOne({}, null, { sort: { recorded_at: -1 } })
+          .lean()
+          .catch(() => null)
       : Promise.resolve(null),
   ]);
-  const summary = { status: 'ok' as const, store: storeStatus(deps), temporal: temporalUp ? ('up' as const) : ('down' as const) };
+  const summary = {
+    status: 'ok' as const,
+    store: storeStatus(deps),
+    temporal: temporalUp ? ('up' as const) : ('down' as const),
+  };
   if (!full) return { ...summary, last_ping: lastPing ? { recorded_at: lastPing.recorded_at.toISOString() } : null };
   return {
     ...summary,

@@ -11,7 +11,8 @@ export type AddressVerdict = { ok: true; address: string; family: 4 | 6 } | { ok
 export function judgeAddress(raw: string, opts: { allowLoopback?: boolean } = {}): AddressVerdict {
   if (!ipaddr.isValid(raw)) return { ok: false, reason: `not an IP address: ${raw}` };
   let addr = ipaddr.parse(raw);
-  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress())
+    addr = (addr as ipaddr.IPv6).toIPv4Address();
   const range = addr.range();
   const family = addr.kind() === 'ipv4' ? 4 : 6;
   if (range === 'unicast') return { ok: true, address: addr.toString(), family };

@@ -1,4 +1,4 @@
-import { promises as dns, type LookupAddress } from 'node:dns';
+import { type LookupAddress, promises as dns } from 'node:dns';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
@@ -28,7 +28,10 @@ export interface TargetAgents {
 }
 
 export function keepAliveAgents(maxSockets = 256): TargetAgents {
-  return { http: new http.Agent({ keepAlive: true, maxSockets }), https: new https.Agent({ keepAlive: true, maxSockets }) };
+  return {
+    http: new http.Agent({ keepAlive: true, maxSockets }),
+    https: new https.Agent({ keepAlive: true, maxSockets }),
+  };
 }
 
 export interface OutboundRequest {
@@ -83,20 +86,25 @@ export async function safeRequest(url: string, o: OutboundRequest): Promise<Outb
     if (!plain && target.protocol !== 'https:') throw new RefusedTarget('only http and https URLs are allowed');
     return exchange(target, o, { agent: plain ? o.operatorTarget.http : o.operatorTarget.https });
   }
-  if (target.protocol !== 'https:' && !(plain && o.allowHttp && o.allowLoopback)) throw new RefusedTarget('only https URLs are allowed');
+  if (target.protocol !== 'https:' && !(plain && o.allowHttp && o.allowLoopback))
+    throw new RefusedTarget('only https URLs are allowed');
   if (target.username || target.password) throw new RefusedTarget('credentials in the URL are not allowed');
   const host = target.hostname.replace(/^\[|\]$/g, '');
-  const addresses = ipaddr.isValid(host) ? [{ address: host, family: host.includes(':') ? 6 : 4 }] : await (o.resolve ?? defaultResolve)(host).catch((err: Error) => {
-    throw new RefusedTarget(`cannot resolve ${host}: ${err.message}`);
-  });
+  const addresses = ipaddr.isValid(host)
+    ? [{ address: host, family: host.includes(':') ? 6 : 4 }]
+    : await (o.resolve ?? defaultResolve)(host).catch((err: Error) => {
+        throw new RefusedTarget(`cannot resolve ${host}: ${err.message}`);
+      });
   if (addresses.length === 0) throw new RefusedTarget(`${host} has no address`);
   const verdicts = addresses.map((a) => judgeAddress(a.address, { allowLoopback: o.allowLoopback }));
   const refused = verdicts.find((v) => !v.ok);
   if (refused && !refused.ok) throw new RefusedTarget(`refused: ${refused.reason}`);
-  if (plain && !verdicts.every((v) => v.ok && ipaddr.parse(v.address).range() === 'loopback')) throw new RefusedTarget('plain http is allowed to loopback only');
+  if (plain && !verdicts.every((v) => v.ok && ipaddr.parse(v.address).range() === 'loopback'))
+    throw new RefusedTarget('plain http is allowed to loopback only');
   const pinned = verdicts[0] as { address: string; family: 4 | 6 };
   const lookup: LookupFunction = (_hostname, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as (e: null, a: LookupAddress[]) => void)(null, [{ address: pinned.address, family: pinned.family }]);
+    if ((options as { all?: boolean }).all)
+      (callback as (e: null, a: LookupAddress[]) => void)(null, [{ address: pinned.address, family: pinned.family }]);
     else callback(null, pinned.address, pinned.family);
   };
   return exchange(target, o, {
@@ -114,7 +122,11 @@ export async function safeRequest(url: string, o: OutboundRequest): Promise<Outb
  * any answer: it is sent once more on a fresh connection, within the same time bound. Only pooled
  * targets reuse connections: vendors, whose calls carry an idempotency key.
  */
-async function exchange(target: URL, o: OutboundRequest, connect: Pick<https.RequestOptions, 'lookup' | 'servername' | 'ca' | 'agent'>): Promise<OutboundResponse> {
+async function exchange(
+  target: URL,
+  o: OutboundRequest,
+  connect: Pick<https.RequestOptions, 'lookup' | 'servername' | 'ca' | 'agent'>,
+): Promise<OutboundResponse> {
   const started = Date.now();
   try {
     return await exchangeOnce(target, o, connect);
@@ -129,7 +141,11 @@ async function exchange(target: URL, o: OutboundRequest, connect: Pick<https.Req
 /** A reused connection was closed under a request before any answer (see exchange). */
 class StaleConnection extends Error {}
 
-function exchangeOnce(target: URL, o: OutboundRequest, connect: Pick<https.RequestOptions, 'lookup' | 'servername' | 'ca' | 'agent'>): Promise<OutboundResponse> {
+function exchangeOnce(
+  target: URL,
+  o: OutboundRequest,
+  connect: Pick<https.RequestOptions, 'lookup' | 'servername' | 'ca' | 'agent'>,
+): Promise<OutboundResponse> {
   const plain = target.protocol === 'http:';
   const limit = o.maxResponseBytes ?? 0;
   const headers: Record<string, string> = { 'user-agent': 'agent-commerce/1', ...o.headers };
@@ -137,10 +153,12 @@ function exchangeOnce(target: URL, o: OutboundRequest, connect: Pick<https.Reque
 
   return new Promise<OutboundResponse>((resolve, reject) => {
     const deadline = setTimeout(() => req.destroy(new TimedOut(`no answer within ${o.timeoutMs} ms`)), o.timeoutMs);
-    const settle = <T>(fn: (v: T) => void) => (v: T) => {
-      clearTimeout(deadline);
-      fn(v);
-    };
+    const settle =
+      <T>(fn: (v: T) => void) =>
+      (v: T) => {
+        clearTimeout(deadline);
+        fn(v);
+      };
     const ok = settle(resolve);
     const fail = settle(reject);
     let answered = false;

@@ -45,7 +45,8 @@ export const ids = {
    * A bearer purchase's order. With a seed (wallet and Idempotency-Key) the id is derived, so a
    * replay of the same purchase answers the same order; the format is the same either way.
    */
-  order: (seed?: string) => (seed === undefined ? hex('ord_', 12) : `ord_${createHash('sha256').update(seed).digest('hex').slice(0, 24)}`),
+  order: (seed?: string) =>
+    seed === undefined ? hex('ord_', 12) : `ord_${createHash('sha256').update(seed).digest('hex').slice(0, 24)}`,
   /** Tool products keep MongoDB ObjectId hex ids (24 hex, no prefix) that clients already hold. */
   product: () => new Types.ObjectId().toHexString(),
 
@@ -59,7 +60,8 @@ export const ids = {
    * A schedule claim token: `clm_<base64url claim id>.<24 base64url>`. It names its claim so the
    * claim is read by `_id`; the random part is what makes it a secret.
    */
-  claimToken: (claimId: string) => `clm_${Buffer.from(claimId).toString('base64url')}.${randomBytes(18).toString('base64url')}`,
+  claimToken: (claimId: string) =>
+    `clm_${Buffer.from(claimId).toString('base64url')}.${randomBytes(18).toString('base64url')}`,
   /** A row of its own under `key` (`<key>|<16 hex>`), where every hit is inserted and then counted. */
   row: (key: string) => `${key}|${randomBytes(8).toString('hex')}`,
   /** A request's id when the client sent none we can echo. */

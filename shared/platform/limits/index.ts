@@ -21,11 +21,25 @@ export interface Limiter {
 }
 
 /** The 429 every limit answers: Retry-After and a rate_limit block, in the route's error shape. */
-export function rateLimited(limiter: Pick<Limiter, 'limit' | 'windowSeconds'>, what: string, retryAfterSeconds: number) {
-  return errors.tooMany('rate_limited', `at most ${limiter.limit} ${what} per ${limiter.windowSeconds} s; retry after ${retryAfterSeconds} s`, {
-    extra: { rate_limit: { limit: limiter.limit, window_seconds: limiter.windowSeconds, retry_after_seconds: retryAfterSeconds } },
-    headers: { 'Retry-After': String(retryAfterSeconds) },
-  });
+export function rateLimited(
+  limiter: Pick<Limiter, 'limit' | 'windowSeconds'>,
+  what: string,
+  retryAfterSeconds: number,
+) {
+  return errors.tooMany(
+    'rate_limited',
+    `at most ${limiter.limit} ${what} per ${limiter.windowSeconds} s; retry after ${retryAfterSeconds} s`,
+    {
+      extra: {
+        rate_limit: {
+          limit: limiter.limit,
+          window_seconds: limiter.windowSeconds,
+          retry_after_seconds: retryAfterSeconds,
+        },
+      },
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+    },
+  );
 }
 
 /** The rate-limit key of the client that sent a request (its address, per clientKey). */
@@ -42,5 +56,8 @@ export function clientKey(ip: string): string {
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
   const groups = ip.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => parseInt(g || '0', 16).toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g || '0', 16).toString(16))
+    .join(':')}::/64`;
 }

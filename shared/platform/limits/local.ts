@@ -1,6 +1,6 @@
-import type { HotRateLimits } from '../config/index';
 import { BoundedCache } from '../cache/bounded-cache';
-import { rateLimited, type Limiter, type RateDecision } from './index';
+import type { HotRateLimits } from '../config/index';
+import { type Limiter, type RateDecision, rateLimited } from './index';
 
 /** Keys one limiter tracks at most; past it the oldest key's bucket starts over full. */
 const MAX_KEYS = 100_000;

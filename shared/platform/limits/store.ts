@@ -1,6 +1,6 @@
 import { insertOnce, type Models } from '../db/index';
 import { ids } from '../ids/index';
-import { rateLimited, type Limiter, type RateDecision } from './index';
+import { type Limiter, type RateDecision, rateLimited } from './index';
 import type { RateLimitDoc } from './model';
 
 /**
@@ -19,7 +19,10 @@ export class OncePerWindowLimiter implements Limiter {
   async hit(key: string, now = new Date()): Promise<RateDecision> {
     const windowMs = this.windowSeconds * 1000;
     const slot = Math.floor(now.getTime() / windowMs);
-    const previous = await this.models.rateLimits.findById(`${key}|${slot - 1}`).lean<RateLimitDoc>().exec();
+    const previous = await this.models.rateLimits
+      .findById(`${key}|${slot - 1}`)
+      .lean<RateLimitDoc>()
+      .exec();
     if (previous && now.getTime() - previous.last_at.getTime() < windowMs) return this.refuse(previous.last_at, now);
     if (await insertOnce(this.models.rateLimits, { _id: `${key}|${slot}`, last_at: now })) return { allowed: true };
     const current = await this.models.rateLimits.findById(`${key}|${slot}`).lean<RateLimitDoc>().exec();
@@ -56,7 +59,10 @@ export class CountingLimiter implements Limiter {
     await this.models.rateLimits.collection.insertOne({ _id: ids.row(bucket), bucket, last_at: now } as never);
     const count = await this.models.rateLimits.countDocuments({ bucket }).exec();
     if (count <= this.limit) return { allowed: true };
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(((slot + 1) * windowMs - now.getTime()) / 1000)) };
+    return {
+      allowed: false,
+      retryAfterSeconds: Math.max(1, Math.ceil(((slot + 1) * windowMs - now.getTime()) / 1000)),
+    };
   }
 
   async enforce(key: string, what: string): Promise<void> {

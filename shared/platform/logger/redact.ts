@@ -1,14 +1,16 @@
 import { english } from 'viem/accounts';
 
 /** Fields whose whole value is a secret. */
-export const SECRET_KEY = /(private_?key|privatekey|mnemonic|seed|secret|password|authorization|signature|token|x-payment|payment-signature)/i;
+export const SECRET_KEY =
+  /(private_?key|privatekey|mnemonic|seed|secret|password|authorization|signature|token|x-payment|payment-signature)/i;
 
 /**
  * Fields whose value is a public hash (transaction, block) or an id built from public values:
  * left readable, operators need them. Matched on the field name, so a key can never pass as one
  * by its value alone.
  */
-export const PUBLIC_HASH_KEY = /^(tx_?hash|txhash|tx|transaction(_?hash)?|transactionhash|block_?hash|blockhash|hash|payment_id|workflow_id|run_id)$/i;
+export const PUBLIC_HASH_KEY =
+  /^(tx_?hash|txhash|tx|transaction(_?hash)?|transactionhash|block_?hash|blockhash|hash|payment_id|workflow_id|run_id)$/i;
 
 const WORDS = new Set(english);
 const MIN_MNEMONIC_WORDS = 12;
@@ -67,16 +69,25 @@ function redactUrl(url: string): string {
  * label it a hash ("tx", "txHash", "transaction", "hash"). A key in text is never labelled so.
  */
 export function redactText(text: string): string {
-  const masked = text.replace(URL_IN_TEXT, redactUrl).replace(HEX64, (match, _prefix, offset: number) =>
-    HASH_LABEL.test(text.slice(Math.max(0, offset - 24), offset)) ? match : match.startsWith('0x') ? '0x[redacted]' : '[redacted]',
-  );
+  const masked = text
+    .replace(URL_IN_TEXT, redactUrl)
+    .replace(HEX64, (match, _prefix, offset: number) =>
+      HASH_LABEL.test(text.slice(Math.max(0, offset - 24), offset))
+        ? match
+        : match.startsWith('0x')
+          ? '0x[redacted]'
+          : '[redacted]',
+    );
   return redactMnemonics(masked);
 }
 
 /** Masks values under secret-looking keys, keys and mnemonics in text; leaves public hashes readable. */
 export function redact(value: unknown, depth = 0, key?: string): unknown {
   if (depth > 6) return '[depth]';
-  if (typeof value === 'string') return key && PUBLIC_HASH_KEY.test(key) && /^(0x)?[0-9a-fA-F:x]+$|^[\w:.-]+$/.test(value) ? value : redactText(value);
+  if (typeof value === 'string')
+    return key && PUBLIC_HASH_KEY.test(key) && /^(0x)?[0-9a-fA-F:x]+$|^[\w:.-]+$/.test(value)
+      ? value
+      : redactText(value);
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1, key));
   if (value instanceof Error) return redact(describeError(value), depth + 1);
   if (value && typeof value === 'object') {

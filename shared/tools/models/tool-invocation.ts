@@ -105,7 +105,10 @@ const takeoverSchema = new Schema<ToolInvocationTakeoverDoc>(
 );
 
 export function toolInvocationTakeoverModel(conn: Connection) {
-  return conn.models.ToolInvocationTakeover ?? conn.model<ToolInvocationTakeoverDoc>('ToolInvocationTakeover', takeoverSchema);
+  return (
+    conn.models.ToolInvocationTakeover ??
+    conn.model<ToolInvocationTakeoverDoc>('ToolInvocationTakeover', takeoverSchema)
+  );
 }
 
 export function takeoverKey(account: string, requestId: string, attempt: number): string {
@@ -135,5 +138,7 @@ const outcomeSchema = new Schema<ToolInvocationOutcomeDoc>(
 );
 
 export function toolInvocationOutcomeModel(conn: Connection) {
-  return conn.models.ToolInvocationOutcome ?? conn.model<ToolInvocationOutcomeDoc>('ToolInvocationOutcome', outcomeSchema);
+  return (
+    conn.models.ToolInvocationOutcome ?? conn.model<ToolInvocationOutcomeDoc>('ToolInvocationOutcome', outcomeSchema)
+  );
 }

@@ -2,7 +2,15 @@ import { Connection, Schema } from 'mongoose';
 
 /** How an action runs: an HTTP vendor endpoint, or a handler built into the service. */
 export type ActionRunner =
-  | { kind: 'http'; url: string; method: 'POST' | 'GET'; timeout_ms: number; auth_header?: string; auth_scheme?: string; secret?: string }
+  | {
+      kind: 'http';
+      url: string;
+      method: 'POST' | 'GET';
+      timeout_ms: number;
+      auth_header?: string;
+      auth_scheme?: string;
+      secret?: string;
+    }
   | { kind: 'builtin'; handler: string; timeout_ms: number };
 
 export interface ToolActionDoc {

@@ -30,7 +30,10 @@ export interface TemplatedString {
  * `nodeWorker` of ./<kind>/activity.ts (./runtime.ts), found by the kind's folder, so this half
  * never imports it. Registered in ./index.ts.
  */
-export interface NodeKind<N extends BaseNode & { type: string } = BaseNode & { type: string }, A extends string = string> {
+export interface NodeKind<
+  N extends BaseNode & { type: string } = BaseNode & { type: string },
+  A extends string = string,
+> {
   type: N['type'];
   fields: readonly FieldSpec[];
   /** The kind's own checks once every field has its type (`field` is the path's last part). */

@@ -1,9 +1,17 @@
 import { NodeError } from '../../node-output';
-import { patternMatches, patternProblem } from './pattern';
 import { renderTemplate, type TemplateScope } from '../../template';
-import { defineKind, WAIT_CANCELLATION, type BaseNode } from '../kind';
+import { type BaseNode, defineKind, WAIT_CANCELLATION } from '../kind';
+import { patternMatches, patternProblem } from './pattern';
 
-export const CONDITION_OPERATORS = ['equals', 'not_equals', 'contains', 'not_contains', 'matches', 'empty', 'not_empty'] as const;
+export const CONDITION_OPERATORS = [
+  'equals',
+  'not_equals',
+  'contains',
+  'not_contains',
+  'matches',
+  'empty',
+  'not_empty',
+] as const;
 export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];
 
 export interface ConditionNode extends BaseNode {
@@ -18,7 +26,12 @@ export interface ConditionNode extends BaseNode {
 }
 
 /** The result of a condition node on its rendered input and value. */
-export function evaluateCondition(operator: ConditionOperator, input: string, value: string, ignoreCase = true): boolean {
+export function evaluateCondition(
+  operator: ConditionOperator,
+  input: string,
+  value: string,
+  ignoreCase = true,
+): boolean {
   const a = ignoreCase ? input.trim().toLowerCase() : input.trim();
   const b = ignoreCase ? value.trim().toLowerCase() : value.trim();
   switch (operator) {
@@ -85,5 +98,9 @@ export const conditionKind = defineKind<ConditionNode>()({
   queue: 'node-condition-v1',
   untrustedQueue: 'untrusted-node-condition-v1',
   activity: 'runConditionNode',
-  options: { cancellationType: WAIT_CANCELLATION, startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['invalid_node'] } },
+  options: {
+    cancellationType: WAIT_CANCELLATION,
+    startToCloseTimeout: '10 seconds',
+    retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['invalid_node'] },
+  },
 });

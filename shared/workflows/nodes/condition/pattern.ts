@@ -23,5 +23,7 @@ export function patternProblem(pattern: string): string | undefined {
 export function patternMatches(pattern: string, input: string, ignoreCase: boolean): boolean {
   const problem = patternProblem(pattern);
   if (problem) throw new Error(`pattern ${problem}`);
-  return RE2JS.compile(pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0).matcher(input).find();
+  return RE2JS.compile(pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0)
+    .matcher(input)
+    .find();
 }

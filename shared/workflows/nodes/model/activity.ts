@@ -67,13 +67,26 @@ export function createModelNodeActivities(deps: ModelNodeDeps) {
       if (!budget) throw ApplicationFailure.nonRetryable(`budget ${call.budgetId} no longer exists`, 'budget_exceeded');
       const r = await charges.reserve(budget, holdId, credits);
       if (!r.ok) {
-        throw ApplicationFailure.nonRetryable(`this model call (up to ${credits} credits) is over the budget's ${r.refusal.limit} allowance of ${r.refusal.allowance}`, 'budget_exceeded', r.refusal);
+        throw ApplicationFailure.nonRetryable(
+          `this model call (up to ${credits} credits) is over the budget's ${r.refusal.limit} allowance of ${r.refusal.allowance}`,
+          'budget_exceeded',
+          r.refusal,
+        );
       }
     }
-    const held = await ledger.hold({ account, holdId, credits, details: { model_node: call.node.id, run_id: call.runId } });
+    const held = await ledger.hold({
+      account,
+      holdId,
+      credits,
+      details: { model_node: call.node.id, run_id: call.runId },
+    });
     if (!held.ok) {
       if (call.budgetId) await charges.release(holdId);
-      throw ApplicationFailure.nonRetryable(`a model call needs up to ${credits} credits held; the balance is ${held.balance}`, 'insufficient_credits', { required: credits, balance: held.balance });
+      throw ApplicationFailure.nonRetryable(
+        `a model call needs up to ${credits} credits held; the balance is ${held.balance}`,
+        'insufficient_credits',
+        { required: credits, balance: held.balance },
+      );
     }
   }
 
@@ -88,9 +101,12 @@ export function createModelNodeActivities(deps: ModelNodeDeps) {
         const approval = await workspaces.openApproval({
           kind: 'model_endpoint',
           workspaceId: call.workspaceId,
-          reason: 'workflows with a model node need MODEL_API_URL (an OpenAI-compatible chat-completions endpoint) configured on the workers',
+          reason:
+            'workflows with a model node need MODEL_API_URL (an OpenAI-compatible chat-completions endpoint) configured on the workers',
         });
-        throw ApplicationFailure.nonRetryable('no model endpoint is configured (MODEL_API_URL)', 'setup_required', { approval_request_id: approval._id });
+        throw ApplicationFailure.nonRetryable('no model endpoint is configured (MODEL_API_URL)', 'setup_required', {
+          approval_request_id: approval._id,
+        });
       }
       const model = deps.model;
       const limit = modelMaxTokens(call.node.max_tokens);
@@ -132,19 +148,28 @@ export function createModelNodeActivities(deps: ModelNodeDeps) {
             });
           } catch (err) {
             if (signal.aborted) throw err;
-            throw ApplicationFailure.retryable(`model endpoint unreachable: ${(err as Error).message}`, 'model_unavailable');
+            throw ApplicationFailure.retryable(
+              `model endpoint unreachable: ${(err as Error).message}`,
+              'model_unavailable',
+            );
           }
         });
         const text = await res.text();
-        if (res.status === 429 || res.status >= 500) throw ApplicationFailure.retryable(`model endpoint answered ${res.status}`, 'model_unavailable');
-        if (!res.ok) throw ApplicationFailure.nonRetryable(`model endpoint answered ${res.status}: ${text.slice(0, 300)}`, 'model_error');
+        if (res.status === 429 || res.status >= 500)
+          throw ApplicationFailure.retryable(`model endpoint answered ${res.status}`, 'model_unavailable');
+        if (!res.ok)
+          throw ApplicationFailure.nonRetryable(
+            `model endpoint answered ${res.status}: ${text.slice(0, 300)}`,
+            'model_error',
+          );
         try {
           parsed = JSON.parse(text) as ChatCompletion;
         } catch {
           throw ApplicationFailure.nonRetryable('model endpoint answered something that is not JSON', 'model_error');
         }
         const answer = parsed.choices?.[0]?.message?.content;
-        if (typeof answer !== 'string') throw ApplicationFailure.nonRetryable('model answer has no choices[0].message.content', 'model_error');
+        if (typeof answer !== 'string')
+          throw ApplicationFailure.nonRetryable('model answer has no choices[0].message.content', 'model_error');
         content = answer;
       } catch (err) {
         // A retryable failure keeps the hold for the next attempt (same hold id); a final one gives it
@@ -153,16 +178,27 @@ export function createModelNodeActivities(deps: ModelNodeDeps) {
         throw err;
       }
       const cost = modelCostCredits(parsed.usage, credits, model.creditsPer1kTokens);
-      const captured = await ledger.capture({ account, holdId, credits: cost }).catch(async (err: { code?: string }) => {
-        if (err.code !== 'hold_not_open') throw err;
-        // Healed (released) while this attempt waited on the endpoint: charge the answer as a direct
-        // spend, once per hold id (a retry replays it); only an account emptied meanwhile gets it free.
-        const spent = await ledger.spend({ wallet: account, requestId: `healed:${holdId}`, credits: cost, details: JSON.stringify({ model_node: call.node.id, run_id: call.runId }) });
-        return spent.ok ? { transaction: spent.transaction } : null;
-      });
+      const captured = await ledger
+        .capture({ account, holdId, credits: cost })
+        .catch(async (err: { code?: string }) => {
+          if (err.code !== 'hold_not_open') throw err;
+          // Healed (released) while this attempt waited on the endpoint: charge the answer as a direct
+          // spend, once per hold id (a retry replays it); only an account emptied meanwhile gets it free.
+          const spent = await ledger.spend({
+            wallet: account,
+            requestId: `healed:${holdId}`,
+            credits: cost,
+            details: JSON.stringify({ model_node: call.node.id, run_id: call.runId }),
+          });
+          return spent.ok ? { transaction: spent.transaction } : null;
+        });
       const charged = captured ? -captured.transaction.amount_credits : 0;
       if (call.budgetId && charged < credits) await charges.settle(holdId, charged);
-      Context.current().log.info('model node answered', { node: call.node.id, model: parsed.model ?? model.name, credits: charged });
+      Context.current().log.info('model node answered', {
+        node: call.node.id,
+        model: parsed.model ?? model.name,
+        credits: charged,
+      });
       return {
         output: capped(content),
         model: parsed.model ?? model.name,
@@ -178,7 +214,16 @@ export function createModelNodeActivities(deps: ModelNodeDeps) {
 export const nodeWorker = defineNodeWorker(modelKind, {
   // Heartbeats reach the server at least every second, so a cancel reaches the HTTP call within about a second.
   workerOptions: { maxHeartbeatThrottleInterval: '1 second' },
-  activities: (deps) => createModelNodeActivities({ models: deps.models, ledger: deps.ledger, workspaces: deps.workspaces, sessions: deps.sessions, budgetCharges: deps.budgetCharges, identity: deps.identity, model: deps.config.model }),
+  activities: (deps) =>
+    createModelNodeActivities({
+      models: deps.models,
+      ledger: deps.ledger,
+      workspaces: deps.workspaces,
+      sessions: deps.sessions,
+      budgetCharges: deps.budgetCharges,
+      identity: deps.identity,
+      model: deps.config.model,
+    }),
 });
 
 export type ModelNodeActivities = ReturnType<typeof createModelNodeActivities>;

@@ -1,5 +1,5 @@
+import { type BaseNode, defineKind, WAIT_CANCELLATION } from '../kind';
 import { modelMaxTokens } from './pricing';
-import { defineKind, WAIT_CANCELLATION, type BaseNode } from '../kind';
 
 export interface ModelNode extends BaseNode {
   type: 'model';
@@ -42,6 +42,12 @@ export const modelKind = defineKind<ModelNode>()({
     cancellationType: WAIT_CANCELLATION,
     startToCloseTimeout: '11 minutes',
     heartbeatTimeout: '10 seconds',
-    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 4, nonRetryableErrorTypes: ['setup_required', 'model_error'] },
+    retry: {
+      initialInterval: '2 seconds',
+      backoffCoefficient: 2,
+      maximumInterval: '30 seconds',
+      maximumAttempts: 4,
+      nonRetryableErrorTypes: ['setup_required', 'model_error'],
+    },
   },
 });

@@ -20,7 +20,9 @@ function creditsFor(tokens: number, creditsPer1kTokens: number): number {
 }
 
 /** The `max_tokens` a node runs with, or why it may not run. */
-export function modelMaxTokens(requested: number | undefined): { ok: true; maxTokens: number } | { ok: false; message: string } {
+export function modelMaxTokens(
+  requested: number | undefined,
+): { ok: true; maxTokens: number } | { ok: false; message: string } {
   if (requested === undefined) return { ok: true, maxTokens: DEFAULT_MODEL_MAX_TOKENS };
   if (!Number.isInteger(requested) || requested < 1 || requested > MAX_MODEL_TOKENS) {
     return { ok: false, message: `max_tokens must be a whole number from 1 to ${MAX_MODEL_TOKENS}` };
@@ -37,7 +39,10 @@ export function modelHoldCredits(promptChars: number, maxTokens: number, credits
  * The balance a graph needs before it may start (a session or a webhook run): the least its
  * largest model node holds (`max_tokens` alone, no prompt yet); 0 without model nodes.
  */
-export function modelStartCredits(nodes: ReadonlyArray<{ type: string; max_tokens?: number }>, creditsPer1kTokens: number): number {
+export function modelStartCredits(
+  nodes: ReadonlyArray<{ type: string; max_tokens?: number }>,
+  creditsPer1kTokens: number,
+): number {
   const needs = nodes.flatMap((n) => {
     if (n.type !== 'model') return [];
     const limit = modelMaxTokens(n.max_tokens);
@@ -52,7 +57,11 @@ export function modelStartCredits(nodes: ReadonlyArray<{ type: string; max_token
  */
 export function modelCostCredits(usage: ModelUsage | undefined, held: number, creditsPer1kTokens: number): number {
   const total =
-    typeof usage?.total_tokens === 'number' ? usage.total_tokens : typeof usage?.prompt_tokens === 'number' && typeof usage?.completion_tokens === 'number' ? usage.prompt_tokens + usage.completion_tokens : undefined;
+    typeof usage?.total_tokens === 'number'
+      ? usage.total_tokens
+      : typeof usage?.prompt_tokens === 'number' && typeof usage?.completion_tokens === 'number'
+        ? usage.prompt_tokens + usage.completion_tokens
+        : undefined;
   if (total === undefined || !Number.isFinite(total) || total < 0) return held;
   return Math.min(held, creditsFor(total, creditsPer1kTokens));
 }

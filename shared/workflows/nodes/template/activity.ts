@@ -7,7 +7,10 @@ export function createTemplateNodeActivities(deps: { identity: string }) {
   return {
     async runTemplateNode(call: NodeCall<TemplateNode>): Promise<NodeResult> {
       try {
-        return { output: runTemplate(call.node, { prompt: call.prompt, outputs: call.outputs, metadata: call.metadata }), worker: deps.identity };
+        return {
+          output: runTemplate(call.node, { prompt: call.prompt, outputs: call.outputs, metadata: call.metadata }),
+          worker: deps.identity,
+        };
       } catch (err) {
         throw finalFailure(err);
       }
@@ -15,6 +18,8 @@ export function createTemplateNodeActivities(deps: { identity: string }) {
   };
 }
 
-export const nodeWorker = defineNodeWorker(templateKind, { activities: (deps) => createTemplateNodeActivities({ identity: deps.identity }) });
+export const nodeWorker = defineNodeWorker(templateKind, {
+  activities: (deps) => createTemplateNodeActivities({ identity: deps.identity }),
+});
 
 export type TemplateNodeActivities = ReturnType<typeof createTemplateNodeActivities>;

@@ -1,6 +1,6 @@
 import { capOutput } from '../../node-output';
 import { renderTemplate, type TemplateScope } from '../../template';
-import { defineKind, WAIT_CANCELLATION, type BaseNode } from '../kind';
+import { type BaseNode, defineKind, WAIT_CANCELLATION } from '../kind';
 
 export interface TemplateNode extends BaseNode {
   type: 'template';
@@ -24,5 +24,9 @@ export const templateKind = defineKind<TemplateNode>()({
   untrustedQueue: 'untrusted-node-template-v1',
   activity: 'runTemplateNode',
   // Pure and fast: a short timeout, a couple of retries (a lost worker).
-  options: { cancellationType: WAIT_CANCELLATION, startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['node_output_too_large'] } },
+  options: {
+    cancellationType: WAIT_CANCELLATION,
+    startToCloseTimeout: '10 seconds',
+    retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['node_output_too_large'] },
+  },
 });

@@ -30,7 +30,15 @@ export interface ToolNodeDeps {
 }
 
 /** Refusals no retry changes; anything else (vendor errors, timeouts, a twin attempt still running) is retried. */
-const FINAL = new Set(['product_not_found', 'action_not_found', 'action_ambiguous', 'invalid_parameters', 'insufficient_credits', 'budget_exceeded', 'missing_credentials']);
+const FINAL = new Set([
+  'product_not_found',
+  'action_not_found',
+  'action_ambiguous',
+  'invalid_parameters',
+  'insufficient_credits',
+  'budget_exceeded',
+  'missing_credentials',
+]);
 
 /**
  * `tool` nodes: one catalog action through the tool invoker, paid from the workspace account
@@ -41,17 +49,34 @@ const FINAL = new Set(['product_not_found', 'action_not_found', 'action_ambiguou
  * run aborts the vendor call; the invoker releases the held credits.
  */
 export function createToolNodeActivities(deps: ToolNodeDeps) {
-  const invoker = createToolInvoker({ models: deps.models, secretKey: deps.toolSecretsKey, ledger: deps.ledger, repository: deps.tools });
+  const invoker = createToolInvoker({
+    models: deps.models,
+    secretKey: deps.toolSecretsKey,
+    ledger: deps.ledger,
+    repository: deps.tools,
+  });
   const workspaces = deps.workspaces ?? new WorkspaceRepository(deps.models, deps.credentialsKey);
   const charges = deps.budgetCharges ?? new BudgetChargeRepository(deps.models);
 
   return {
     async runToolNode(call: NodeCall<ToolNode>): Promise<NodeResult> {
-      const names = [...new Set(stringsIn(call.node.parameters).flatMap((s) => templateRefs(s.text).refs.flatMap((r) => (r.kind === 'credential' ? [r.name] : []))))];
+      const names = [
+        ...new Set(
+          stringsIn(call.node.parameters).flatMap((s) =>
+            templateRefs(s.text).refs.flatMap((r) => (r.kind === 'credential' ? [r.name] : [])),
+          ),
+        ),
+      ];
       const credentials = await workspaces.credentialValues(call.workspaceId, names);
       const missing = names.filter((n) => credentials[n] === undefined);
-      if (missing.length) throw ApplicationFailure.nonRetryable(`credentials not set: ${missing.join(', ')}`, 'missing_credentials');
-      const parameters = renderValue(call.node.parameters, { prompt: call.prompt, outputs: call.outputs, metadata: call.metadata, credentials }) as Record<string, unknown>;
+      if (missing.length)
+        throw ApplicationFailure.nonRetryable(`credentials not set: ${missing.join(', ')}`, 'missing_credentials');
+      const parameters = renderValue(call.node.parameters, {
+        prompt: call.prompt,
+        outputs: call.outputs,
+        metadata: call.metadata,
+        credentials,
+      }) as Record<string, unknown>;
 
       const budget = await workspaces.getBudget(call.budgetId);
       if (!budget) throw ApplicationFailure.nonRetryable(`budget ${call.budgetId} no longer exists`, 'budget_exceeded');
@@ -61,7 +86,9 @@ export function createToolNodeActivities(deps: ToolNodeDeps) {
         const out = await withHeartbeats((signal) =>
           invoker.invoke({
             account: workspaceAccount(call.workspaceId),
-            product: OBJECT_ID_PATTERN.test(call.node.product) ? { id: call.node.product } : { slug: call.node.product },
+            product: OBJECT_ID_PATTERN.test(call.node.product)
+              ? { id: call.node.product }
+              : { slug: call.node.product },
             actionSlug: call.node.action,
             parameters,
             requestId: `run:${call.runId}:${call.node.id}`,
@@ -69,7 +96,12 @@ export function createToolNodeActivities(deps: ToolNodeDeps) {
             authorize: async (price) => {
               const r = await charges.reserve(budget, chargeId, price.credits);
               if (!r.ok) {
-                throw new AppError(402, 'budget_exceeded', `this call (${price.credits} credits) is over the budget's ${r.refusal.limit} allowance of ${r.refusal.allowance} (committed: ${r.refusal.committed})`, { details: r.refusal });
+                throw new AppError(
+                  402,
+                  'budget_exceeded',
+                  `this call (${price.credits} credits) is over the budget's ${r.refusal.limit} allowance of ${r.refusal.allowance} (committed: ${r.refusal.committed})`,
+                  { details: r.refusal },
+                );
               }
               reserved = true;
             },
@@ -79,11 +111,19 @@ export function createToolNodeActivities(deps: ToolNodeDeps) {
           }),
         );
         Context.current().log.info('tool node charged', { node: call.node.id, credits: out.credits_charged });
-        return { output: capped(out.response), worker: deps.identity, credits_charged: out.credits_charged, transaction_id: out.transaction_id };
+        return {
+          output: capped(out.response),
+          worker: deps.identity,
+          credits_charged: out.credits_charged,
+          transaction_id: out.transaction_id,
+        };
       } catch (err) {
-        if (reserved || !(err instanceof AppError && err.code === 'budget_exceeded')) await charges.release(chargeId).catch(() => undefined);
+        if (reserved || !(err instanceof AppError && err.code === 'budget_exceeded'))
+          await charges.release(chargeId).catch(() => undefined);
         if (err instanceof AppError) {
-          throw FINAL.has(err.code) ? ApplicationFailure.nonRetryable(err.message, err.code, err.details ?? null) : ApplicationFailure.retryable(err.message, err.code, err.details ?? null);
+          throw FINAL.has(err.code)
+            ? ApplicationFailure.nonRetryable(err.message, err.code, err.details ?? null)
+            : ApplicationFailure.retryable(err.message, err.code, err.details ?? null);
         }
         throw err;
       }
@@ -95,7 +135,11 @@ export function createToolNodeActivities(deps: ToolNodeDeps) {
 export const nodeWorker = defineNodeWorker(toolKind, {
   workerOptions: { maxHeartbeatThrottleInterval: '1 second' },
   activities: (deps) => ({
-    ...createToolNodeActivities({ ...deps, toolSecretsKey: deps.config.tools.secretsKey, credentialsKey: deps.config.credentialsKey }),
+    ...createToolNodeActivities({
+      ...deps,
+      toolSecretsKey: deps.config.tools.secretsKey,
+      credentialsKey: deps.config.credentialsKey,
+    }),
     ...createSessionToolActivities({ ...deps, toolSecretsKey: deps.config.tools.secretsKey }),
   }),
 });

@@ -1,5 +1,5 @@
 import { stringsIn } from '../../template';
-import { defineKind, WAIT_CANCELLATION, type BaseNode } from '../kind';
+import { type BaseNode, defineKind, WAIT_CANCELLATION } from '../kind';
 
 export interface ToolNode extends BaseNode {
   type: 'tool';
@@ -28,7 +28,16 @@ export function sessionToolRequestId(sessionId: string, nodeId: string): string 
   return `session:${sessionId}:${nodeId}`;
 }
 
-const TOOL_FINAL_ERRORS = ['budget_exceeded', 'insufficient_credits', 'invalid_parameters', 'product_not_found', 'action_not_found', 'action_ambiguous', 'missing_credentials', 'node_output_too_large'];
+const TOOL_FINAL_ERRORS = [
+  'budget_exceeded',
+  'insufficient_credits',
+  'invalid_parameters',
+  'product_not_found',
+  'action_not_found',
+  'action_ambiguous',
+  'missing_credentials',
+  'node_output_too_large',
+];
 
 /**
  * `tool`: one catalog action through the tool invoker (shared/tools/invoke.ts), paid from the
@@ -56,6 +65,12 @@ export const toolKind = defineKind<ToolNode>()({
     cancellationType: WAIT_CANCELLATION,
     startToCloseTimeout: '5 minutes',
     heartbeatTimeout: '10 seconds',
-    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3, nonRetryableErrorTypes: TOOL_FINAL_ERRORS },
+    retry: {
+      initialInterval: '2 seconds',
+      backoffCoefficient: 2,
+      maximumInterval: '30 seconds',
+      maximumAttempts: 3,
+      nonRetryableErrorTypes: TOOL_FINAL_ERRORS,
+    },
   },
 });

@@ -42,20 +42,42 @@ const FINAL = new Set(SESSION_TOOL_FINAL_CODES);
  * `{{credentials.*}}` is `setup_required` before anything is held.
  */
 export function createSessionToolActivities(deps: SessionToolNodeDeps) {
-  const invoker = createToolInvoker({ models: deps.models, secretKey: deps.toolSecretsKey, ledger: deps.ledger, repository: deps.tools });
+  const invoker = createToolInvoker({
+    models: deps.models,
+    secretKey: deps.toolSecretsKey,
+    ledger: deps.ledger,
+    repository: deps.tools,
+  });
 
   return {
     async runSessionToolNode(call: SessionToolCall): Promise<NodeResult> {
-      const names = [...new Set(stringsIn(call.node.parameters).flatMap((s) => templateRefs(s.text).refs.flatMap((r) => (r.kind === 'credential' ? [r.name] : []))))];
+      const names = [
+        ...new Set(
+          stringsIn(call.node.parameters).flatMap((s) =>
+            templateRefs(s.text).refs.flatMap((r) => (r.kind === 'credential' ? [r.name] : [])),
+          ),
+        ),
+      ];
       if (names.length) {
-        throw ApplicationFailure.nonRetryable(`the tool node uses workspace credentials (${names.join(', ')}); a wallet session has none`, 'setup_required', { credentials: names });
+        throw ApplicationFailure.nonRetryable(
+          `the tool node uses workspace credentials (${names.join(', ')}); a wallet session has none`,
+          'setup_required',
+          { credentials: names },
+        );
       }
-      const parameters = renderValue(call.node.parameters, { prompt: '', outputs: call.outputs, metadata: call.metadata, credentials: {} }) as Record<string, unknown>;
+      const parameters = renderValue(call.node.parameters, {
+        prompt: '',
+        outputs: call.outputs,
+        metadata: call.metadata,
+        credentials: {},
+      }) as Record<string, unknown>;
       try {
         const out = await withHeartbeats((signal) =>
           invokeWithinWalletBudget(invoker, {
             account: call.wallet,
-            product: OBJECT_ID_PATTERN.test(call.node.product) ? { id: call.node.product } : { slug: call.node.product },
+            product: OBJECT_ID_PATTERN.test(call.node.product)
+              ? { id: call.node.product }
+              : { slug: call.node.product },
             actionSlug: call.node.action,
             parameters,
             requestId: sessionToolRequestId(call.sessionId, call.node.id),
@@ -64,11 +86,22 @@ export function createSessionToolActivities(deps: SessionToolNodeDeps) {
             meta: { workflow_session_id: call.sessionId, node_id: call.node.id },
           }),
         );
-        Context.current().log.info('session tool node charged', { session: call.sessionId, node: call.node.id, credits: out.credits_charged });
-        return { output: capped(out.response), worker: deps.identity, credits_charged: out.credits_charged, transaction_id: out.transaction_id };
+        Context.current().log.info('session tool node charged', {
+          session: call.sessionId,
+          node: call.node.id,
+          credits: out.credits_charged,
+        });
+        return {
+          output: capped(out.response),
+          worker: deps.identity,
+          credits_charged: out.credits_charged,
+          transaction_id: out.transaction_id,
+        };
       } catch (err) {
         if (err instanceof AppError) {
-          throw FINAL.has(err.code) ? ApplicationFailure.nonRetryable(err.message, err.code, err.details ?? null) : ApplicationFailure.retryable(err.message, err.code, err.details ?? null);
+          throw FINAL.has(err.code)
+            ? ApplicationFailure.nonRetryable(err.message, err.code, err.details ?? null)
+            : ApplicationFailure.retryable(err.message, err.code, err.details ?? null);
         }
         throw err;
       }
