@@ -47,11 +47,11 @@ export function queueArg(queues: string): string[] | 'all' {
 
 /** The rows of the markdown table starting with `header` in `text` (header and separator left out). */
 export function tableRows(text: string, header: string): string[] {
-  const start = text.indexOf(header);
+  // Cells are compared without the padding a formatter aligns columns with: `|  a  | b |` reads as `| a | b |`.
+  const tidy = (line: string) => line.replace(/ *\| */g, ' | ').trim();
+  const lines = text.split('\n').map(tidy);
+  const start = lines.findIndex((l) => l.startsWith(tidy(header)));
   if (start < 0) return [];
-  const table = text.slice(start);
-  return table
-    .slice(0, table.search(/\n(?!\|)/))
-    .split('\n')
-    .slice(2);
+  const end = lines.findIndex((l, i) => i > start && !l.startsWith('|'));
+  return lines.slice(start + 2, end < 0 ? undefined : end);
 }
