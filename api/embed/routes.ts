@@ -181,7 +181,7 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
         },
       ],
       handler: async (req, res) => {
-        await services.authLimits.sessionPerClient.enforce(
+        await services.limits.sessionPerClient.enforce(
           `embed-nonce:ip:${requestClient(req)}`,
           'widget sign-ins from one address',
         );
@@ -215,7 +215,7 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
         },
       ],
       handler: async (req, res) => {
-        await services.authLimits.sessionPerClient.enforce(
+        await services.limits.sessionPerClient.enforce(
           `embed-sign-in:ip:${requestClient(req)}`,
           'widget sign-ins from one address',
         );
@@ -246,7 +246,7 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
         },
       ],
       handler: async (req, res) => {
-        await services.authLimits.sessionPerClient.enforce(
+        await services.limits.sessionPerClient.enforce(
           `embed-token:ip:${requestClient(req)}`,
           'widget sign-ins from one address',
         );
@@ -309,11 +309,11 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
       ],
       handler: async (req, res) => {
         const { wallet, bundle } = res.locals.embedAuth!;
-        await services.workflowLimits.startPerClient.enforce(
+        await services.limits.startPerClient.enforce(
           `embed-message:ip:${requestClient(req)}`,
           'widget messages from one address',
         );
-        await services.workflowLimits.startPerWallet.enforce(
+        await services.limits.startPerWallet.enforce(
           `embed-message:wallet:${wallet}`,
           'widget messages for one wallet',
         );

@@ -50,7 +50,7 @@ const revokeAnswer = ok(Joi.object({ token_id: Joi.string().required(), already_
 const TOKEN_ID = 'tok_8d1f0c2b9a7e4d3c';
 
 export function authOperations(services: Services): Operation[] {
-  const limits = services.authLimits;
+  const limits = services.limits;
   const common = { host: 'main', tag: 'Identity and sessions', errors: 'gateway' } as const;
 
   // The client is counted before the signature is checked; the wallet only once it proved it signed,

@@ -75,7 +75,10 @@ export function identityOperations(services: Services): Operation[] {
       ],
       handler: async (req, res) => {
         // Counted in the store and failing closed: a store outage is a 503, never an unlimited minting.
-        await services.identityLimiter.enforce(`agentaddress:${requestClient(req)}`, 'agent address from one address');
+        await services.limits.agentAddressPerClient.enforce(
+          `agentaddress:${requestClient(req)}`,
+          'agent address from one address',
+        );
         let wallet;
         try {
           wallet = createAgentWallet();

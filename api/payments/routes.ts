@@ -154,7 +154,7 @@ export function creditPurchaseOperations(services: Services): Operation[] {
           },
         },
       ],
-      before: [perClientLimit(services.hotLimits.purchasePerClient, 'credit purchase'), singlePaymentMode],
+      before: [perClientLimit(services.limits.purchasePerClient, 'credit purchase'), singlePaymentMode],
       handler: async (req, res) => {
         if (!services.purchases)
           throw errors.unavailable('payments_unavailable', 'x402 payments are not configured on this deployment');

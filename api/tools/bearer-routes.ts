@@ -175,9 +175,9 @@ export function bearerToolOperations(services: Services): Operation[] {
       responses: { 200: { description: "The tool's payload", body: purchaseAnswer } },
       errorStatuses: [400, 401, 402, 404, 409, 422, 429, 502, 504],
       before: [
-        perClientLimit(services.hotLimits.invokePerClient, 'invoke'),
+        perClientLimit(services.limits.invokePerClient, 'invoke'),
         bearer(services),
-        perWalletLimit(services.hotLimits.invokePerWallet, 'invoke'),
+        perWalletLimit(services.limits.invokePerWallet, 'invoke'),
       ],
       examples: [
         {

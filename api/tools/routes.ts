@@ -131,7 +131,7 @@ export function toolRoutes(operations: Operation[], services: Services, db: Db):
   const router = Router();
   router.use(
     shapeByPath,
-    perClientLimit(services.hotLimits.invokePerClient, 'invoke', { only: isInvoke }),
+    perClientLimit(services.limits.invokePerClient, 'invoke', { only: isInvoke }),
     jsonBody,
     jsonBodyErrors,
     requireStore(db),

@@ -63,7 +63,7 @@ const exampleSession = {
 export function workflowOperations(services: Services): Operation[] {
   const listings = services.publicWorkflows;
   const sessions = services.workflowSessions;
-  const limits = services.workflowLimits;
+  const limits = services.limits;
 
   // Sessions run wallet-authored graphs on shared workers: the client is counted before the
   // signature is checked, the wallet only once it proved it signed (nobody uses up another's).

@@ -69,7 +69,24 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
   const tools = new ToolService(models, ledger, config.tools.secretsKey, config.publicBaseUrl, repos.tools);
   const setup = paymentSetup(config.x402);
   if ('disabled' in setup) logger.warn('x402 payments disabled', { reason: setup.disabled });
-  const hotLimits = localLimits(config.hotRateLimits);
+  // Every rate limit of the API by one name: the in-process buckets of the hot money paths, the
+  // store-backed counts of sign-ins and workflow sessions, the one-per-window agent address.
+  const limits = {
+    ...localLimits(config.hotRateLimits),
+    ...countingLimiters(deps, config.authRateLimits, [
+      'sessionPerClient',
+      'sessionPerWallet',
+      'accessTokenPerClient',
+      'accessTokenPerWallet',
+    ]),
+    ...countingLimiters(deps, config.workflowRateLimits, [
+      'startPerClient',
+      'startPerWallet',
+      'fetchPerClient',
+      'fetchPerWallet',
+    ]),
+    agentAddressPerClient: new OncePerWindowLimiter(models, 60),
+  };
   const payments =
     'disabled' in setup
       ? undefined
@@ -79,7 +96,7 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
           engines.settlements,
           repos.inFlightPayments,
           config.x402.settleWaitMs,
-          hotLimits.x402PerPayer,
+          limits.x402PerPayer,
         );
   const webhookRuns = new WebhookRunService(
     { runs: repos.runs, workflows: repos.workflows, workspaces, engine: engines.runs, ledger },
@@ -87,8 +104,8 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
   );
   const tokens = new AccessTokenService(models);
   return {
-    sessions: new SessionService(models, config.sessionNonceTtlSeconds, hotLimits.invokePerWallet),
-    hotLimits,
+    sessions: new SessionService(models, config.sessionNonceTtlSeconds, limits.invokePerWallet),
+    limits,
     ledger,
     payments,
     purchases:
@@ -96,7 +113,6 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
         ? new CreditPurchaseService(setup, payments, ledger, `${config.publicBaseUrl}/api/external/credits/purchase`)
         : undefined,
     tokens,
-    identityLimiter: new OncePerWindowLimiter(models, 60),
     webhookRuns,
     schedules: new ScheduleService(repos.schedules, config.scheduleLease),
     scheduleAuth: new BudgetBearerAuth(workspaces, SCHEDULE_BEARER_CACHE),
@@ -108,18 +124,6 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
     ),
     tools,
     toolCatalog: new ToolCatalogService(tools, config.publicApiUrl),
-    authLimits: countingLimiters(deps, config.authRateLimits, [
-      'sessionPerClient',
-      'sessionPerWallet',
-      'accessTokenPerClient',
-      'accessTokenPerWallet',
-    ]),
-    workflowLimits: countingLimiters(deps, config.workflowRateLimits, [
-      'startPerClient',
-      'startPerWallet',
-      'fetchPerClient',
-      'fetchPerWallet',
-    ]),
     jobWorkflows: new JobWorkflowService(
       repos.jobs,
       repos.workflows,
