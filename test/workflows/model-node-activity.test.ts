@@ -82,6 +82,18 @@ describe('model node activity in a MockActivityEnvironment', () => {
     expect(purchases.map((t: { amount_credits: number }) => t.amount_credits)).toEqual([-40]);
   });
 
+  it('holds a prompt of rare characters by its UTF-8 bytes (what a byte-level tokenizer may bill), not its UTF-16 length', async () => {
+    const { call, account } = await callFor(20_000, { prompt: '\u{1D518}'.repeat(1000) });
+    model.behave({ delayMs: 800, usage: { prompt_tokens: 4000, completion_tokens: 10, total_tokens: 4010 } });
+    const before = model.requests.length;
+    const running = new MockActivityEnvironment().run(acts().runModelNode, call);
+    await model.waitForRequests(before + 1);
+    // 1000 characters of 4 UTF-8 bytes each (2000 UTF-16 units) + the default max_tokens 1024.
+    expect(await balance(account)).toBe(20_000 - 4_000 - 1_024);
+    expect(await running).toMatchObject({ credits_charged: 4_010 });
+    expect(await balance(account)).toBe(20_000 - 4_010);
+  });
+
   it('a call still running when the healer releases its hold is still charged its usage, once (a direct spend)', async () => {
     const { call, account } = await callFor(5_000);
     model.behave({ delayMs: 800, usage: { prompt_tokens: 12, completion_tokens: 28, total_tokens: 40 } });

@@ -10,7 +10,7 @@ import { renderTemplate } from '../../template';
 import type { NodeCall, NodeResult } from '../call';
 import { capped, defineNodeWorker, withHeartbeats } from '../runtime';
 import { modelKind, type ModelNode } from './kind';
-import { modelCostCredits, modelHoldCredits, modelMaxTokens, type ModelUsage } from './pricing';
+import { modelCostCredits, modelHoldCredits, modelMaxTokens, type ModelUsage, promptBytes } from './pricing';
 
 export interface ModelNodeDeps {
   models: Models;
@@ -124,11 +124,7 @@ export function createModelNodeActivities(deps: ModelNodeDeps) {
       });
       const account = await accountOf(call);
       const holdId = modelHoldId(call.runId, call.node.id);
-      const credits = modelHoldCredits(
-        messages.reduce((n, m) => n + m.content.length, 0),
-        limit.maxTokens,
-        model.creditsPer1kTokens,
-      );
+      const credits = modelHoldCredits(promptBytes(messages), limit.maxTokens, model.creditsPer1kTokens);
       await hold(call, account, holdId, credits);
       let parsed: ChatCompletion;
       let content: string;

@@ -1,7 +1,10 @@
 /**
  * What a model node may cost, as pure rules. A node holds its most expensive outcome before the
- * call (every prompt character counted as a token, plus the completion's `max_tokens`) and is
- * charged the endpoint's reported `usage` after it, never more than it held.
+ * call (every UTF-8 byte of the prompt counted as a token, plus the completion's `max_tokens`) and
+ * is charged the endpoint's reported `usage` after it, never more than it held. Byte-level BPE
+ * tokenizers (those of the chat models an endpoint serves) never make more tokens than bytes, so
+ * bytes bound the prompt's tokens; UTF-16 length did not (a rare character is one or two UTF-16
+ * units and up to four bytes, and a tokenizer may spend a token per byte on it).
  */
 
 /** The largest `max_tokens` a model node may ask for (checked at create/publish and at run). */
@@ -30,9 +33,14 @@ export function modelMaxTokens(
   return { ok: true, maxTokens: requested };
 }
 
-/** Credits held before the call: the prompt's characters (a token is at least one) plus the completion limit. */
-export function modelHoldCredits(promptChars: number, maxTokens: number, creditsPer1kTokens: number): number {
-  return creditsFor(promptChars + maxTokens, creditsPer1kTokens);
+/** The prompt's size in UTF-8 bytes: the bound on its tokens that a hold counts. */
+export function promptBytes(messages: ReadonlyArray<{ content: string }>): number {
+  return messages.reduce((n, m) => n + Buffer.byteLength(m.content, 'utf8'), 0);
+}
+
+/** Credits held before the call: the prompt's UTF-8 bytes (a token is at least one) plus the completion limit. */
+export function modelHoldCredits(promptBytes: number, maxTokens: number, creditsPer1kTokens: number): number {
+  return creditsFor(promptBytes + maxTokens, creditsPer1kTokens);
 }
 
 /**
