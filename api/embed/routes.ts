@@ -287,6 +287,28 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
       },
     },
     {
+      ...withToken,
+      id: 'embedSignOut',
+      method: 'post',
+      path: '/embed/api/bundles/{bundleId}/sign-out',
+      summary: 'Sign the widget out: its token authenticates nothing afterwards',
+      request: { params: Joi.object(bundleParam) },
+      responses: {
+        200: { description: 'Signed out', body: ok(Joi.object({ signed_out: Joi.boolean().valid(true).required() })) },
+      },
+      examples: [
+        {
+          name: 'signed out',
+          request: { params: { bundleId: BUNDLE }, headers: AUTH },
+          response: { status: 200, body: { success: true, data: { signed_out: true } } },
+        },
+      ],
+      handler: async (req, res) => {
+        await embed.signOut(req.get('authorization'));
+        res.json({ success: true, data: { signed_out: true } });
+      },
+    },
+    {
       // Each message starts a run the bundle's workspace pays for: counted like wallet session starts.
       ...withToken,
       id: 'embedSendMessage',

@@ -56,6 +56,8 @@ export interface EmbedTokenDoc {
   bundle_id: string;
   origin: string;
   via: 'siwe' | 'access_token';
+  /** For `access_token`: the `act_` token's key (its sha256); the widget token works only while that token does. */
+  access_token_key?: string;
   created_at: Date;
   expires_at: Date;
 }
@@ -117,6 +119,7 @@ const tokenSchema = new Schema<EmbedTokenDoc>(
     bundle_id: { type: String, required: true },
     origin: { type: String, required: true },
     via: { type: String, required: true },
+    access_token_key: { type: String },
     created_at: { type: Date, required: true },
     expires_at: { type: Date, required: true },
   },

@@ -143,21 +143,30 @@ export class EmbedRepository {
     bundleId: string;
     origin: string;
     via: EmbedTokenDoc['via'];
+    /** The `act_` token it was exchanged for: its key, and its expiry, past which the widget token may not live. */
+    accessToken?: { key: string; expiresAt: Date | null };
     now: Date;
   }): Promise<{ token: string; expiresAt: Date }> {
     const token = secret('emb_');
-    const expiresAt = new Date(i.now.getTime() + TOKEN_TTL_MS);
+    const ttlEnd = i.now.getTime() + TOKEN_TTL_MS;
+    const expiresAt = new Date(Math.min(ttlEnd, i.accessToken?.expiresAt?.getTime() ?? ttlEnd));
     const doc: EmbedTokenDoc = {
       _id: sha256(token),
       wallet: i.wallet,
       bundle_id: i.bundleId,
       origin: i.origin,
       via: i.via,
+      ...(i.accessToken ? { access_token_key: i.accessToken.key } : {}),
       created_at: i.now,
       expires_at: expiresAt,
     };
     await this.models.embedTokens.collection.insertOne(doc as never);
     return { token, expiresAt };
+  }
+
+  /** Signs a widget token out: deleted, so it authenticates nothing from then on. True when it existed. */
+  async revokeToken(token: string): Promise<boolean> {
+    return (await this.models.embedTokens.deleteOne({ _id: sha256(token) })).deletedCount > 0;
   }
 
   async getToken(token: string): Promise<EmbedTokenDoc | null> {

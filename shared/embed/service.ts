@@ -176,12 +176,19 @@ export class EmbedService {
   /** A pasted `act_` bearer token: its wallet gets a widget token like a signed-in one. */
   async signInWithAccessToken(i: { bundleId: string; origin: string; accessToken: string }, now = new Date()) {
     const { bundle, origin } = await this.allowedOrigin(i.bundleId, i.origin);
-    const { wallet } = await this.accessTokens.authenticate(`Bearer ${i.accessToken}`, now);
-    return this.issue(wallet, bundle._id, origin, 'access_token', now);
+    const { wallet, key, expiresAt } = await this.accessTokens.authenticate(`Bearer ${i.accessToken}`, now);
+    return this.issue(wallet, bundle._id, origin, 'access_token', now, { key, expiresAt });
   }
 
-  private async issue(wallet: string, bundleId: string, origin: string, via: 'siwe' | 'access_token', now: Date) {
-    const { token, expiresAt } = await this.repo.issueToken({ wallet, bundleId, origin, via, now });
+  private async issue(
+    wallet: string,
+    bundleId: string,
+    origin: string,
+    via: 'siwe' | 'access_token',
+    now: Date,
+    accessToken?: { key: string; expiresAt: Date | null },
+  ) {
+    const { token, expiresAt } = await this.repo.issueToken({ wallet, bundleId, origin, via, accessToken, now });
     return {
       token,
       wallet,
@@ -202,7 +209,17 @@ export class EmbedService {
     return { bundle, origin };
   }
 
-  /** The wallet a widget token speaks for, on the bundle it was issued for. */
+  /** Signs the widget token in `header` out (the widget's sign-out); true when it was signed in. */
+  async signOut(header: string | undefined): Promise<boolean> {
+    const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
+    if (!match || !EMBED_TOKEN.test(match[1])) return false;
+    return this.repo.revokeToken(match[1]);
+  }
+
+  /**
+   * The wallet a widget token speaks for, on the bundle it was issued for. A token exchanged for an
+   * `act_` token works only while that token does: revoking or expiring it signs the widget out.
+   */
   async authenticate(
     header: string | undefined,
     bundleId: string,
@@ -216,6 +233,11 @@ export class EmbedService {
       throw errors.unauthorized('embed_sign_in_required', 'sign in to the widget first');
     if (doc.expires_at.getTime() <= now.getTime())
       throw errors.unauthorized('embed_token_expired', 'the widget sign-in has expired; sign in again');
+    if (doc.access_token_key && !(await this.accessTokens.isActive(doc.access_token_key, now)))
+      throw errors.unauthorized(
+        'embed_token_expired',
+        'the access token this sign-in used was revoked or expired; sign in again',
+      );
     const bundle = await this.repo.getBundle(bundleId);
     if (!bundle || !bundle.allowed_origins.includes(doc.origin))
       throw errors.unauthorized('embed_sign_in_required', 'sign in to the widget first');

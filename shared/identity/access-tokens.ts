@@ -50,7 +50,10 @@ export class AccessTokenService {
   }
 
   /** The wallet a bearer token speaks for, or a 401. */
-  async authenticate(header: string | undefined, now = new Date()): Promise<{ wallet: string; tokenId: string }> {
+  async authenticate(
+    header: string | undefined,
+    now = new Date(),
+  ): Promise<{ wallet: string; tokenId: string; key: string; expiresAt: Date | null }> {
     const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
     if (!match) throw errors.unauthorized('missing_bearer', 'Authorization: Bearer <token> is required');
     if (!SECRET_SHAPES.act_.test(match[1])) throw errors.unauthorized('invalid_bearer', 'bearer token is not valid');
@@ -59,7 +62,16 @@ export class AccessTokenService {
     if (doc.expires_at && doc.expires_at.getTime() <= now.getTime()) {
       throw errors.unauthorized('bearer_expired', 'bearer token has expired');
     }
-    return { wallet: doc.wallet_address, tokenId: doc.token_id };
+    return { wallet: doc.wallet_address, tokenId: doc.token_id, key: doc._id, expiresAt: doc.expires_at ?? null };
+  }
+
+  /** Whether the token stored under `key` (its sha256) still authenticates: not revoked, not expired. */
+  async isActive(key: string, now = new Date()): Promise<boolean> {
+    const doc = await this.models.accessTokens
+      .findById(key, { revoked_at: 1, expires_at: 1 })
+      .lean<AccessTokenDoc>()
+      .exec();
+    return !!doc && !doc.revoked_at && !(doc.expires_at && doc.expires_at.getTime() <= now.getTime());
   }
 
   async revoke(tokenId: string, now = new Date()): Promise<boolean> {

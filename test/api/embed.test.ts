@@ -271,6 +271,41 @@ describe('embed widget over HTTP: pages, CSP, sign-in, paid product calls, opera
     expect((await http('GET', url(`/embed/api/bundles/${s.bundleId}/me`))).status).toBe(401);
   });
 
+  it('a widget token bought with an act_ token lives no longer than it, dies with its revocation, and signs out', async () => {
+    const tokens = new AccessTokenService(stack.db.models);
+    const issued = await tokens.issue({ wallet: account.address, createdBy: 'operator', expiresInDays: 1 });
+    const signedIn = await http('POST', url('/embed/api/sign-in/access-token'), {
+      body: { bundle_id: s.bundleId, origin: ALLOWED, access_token: issued.access_token },
+    });
+    expect(signedIn.status).toBe(200);
+    const auth = { authorization: `Bearer ${signedIn.body.data.token}` };
+    const me = () => http('GET', url(`/embed/api/bundles/${s.bundleId}/me`), { headers: auth });
+    expect((await me()).status).toBe(200);
+    // The act_ token revoked: the widget token it bought stops at once.
+    expect(await tokens.revoke(issued.token_id)).toBe(true);
+    const after = await me();
+    expect([after.status, after.body.error_code]).toEqual([401, 'embed_token_expired']);
+
+    // An act_ token that expires before the widget token's 30 minutes caps its expiry.
+    const soon = await tokens.issue({ wallet: account.address, createdBy: 'operator', expiresInDays: 1 });
+    await stack.db.models.accessTokens.updateOne(
+      { token_id: soon.token_id },
+      { $set: { expires_at: new Date(Date.now() + 60_000) } },
+    );
+    const capped = await http('POST', url('/embed/api/sign-in/access-token'), {
+      body: { bundle_id: s.bundleId, origin: ALLOWED, access_token: soon.access_token },
+    });
+    expect(new Date(capped.body.data.expires_at).getTime()).toBeLessThanOrEqual(Date.now() + 60_000);
+
+    // Sign-out (a wallet sign-in here): the token authenticates nothing afterwards.
+    const { res } = await signIn();
+    const widget = { authorization: `Bearer ${res.body.data.token}` };
+    const out = await http('POST', url(`/embed/api/bundles/${s.bundleId}/sign-out`), { headers: widget });
+    expect(out.body).toEqual({ success: true, data: { signed_out: true } });
+    const gone = await http('GET', url(`/embed/api/bundles/${s.bundleId}/me`), { headers: widget });
+    expect([gone.status, gone.body.error_code]).toEqual([401, 'embed_sign_in_required']);
+  });
+
   it('charges a product call exactly its price, once per request id, and refuses products outside the bundle', async () => {
     const { res } = await signIn();
     const auth = { authorization: `Bearer ${res.body.data.token}` };

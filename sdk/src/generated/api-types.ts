@@ -1876,6 +1876,17 @@ export interface EmbedMeResponse {
 }
 
 /**
+ * The 200 answer of embedSignOut (POST /embed/api/bundles/{bundleId}/sign-out: Sign the widget out: its token authenticates nothing afterwards).
+ */
+export interface EmbedSignOutResponse {
+  success: true;
+  data: {
+    signed_out: true;
+  };
+  message?: string;
+}
+
+/**
  * The request body of embedSendMessage (POST /embed/api/bundles/{bundleId}/workflows/{workflowId}/messages: Send a message: starts a run of the workflow).
  */
 export interface EmbedSendMessageBody {
