@@ -74,7 +74,7 @@ async function main(): Promise<void> {
   const timer = new StageTimer();
   if (STAGES) {
     timer.wrap(
-      services.sessions,
+      services.signedRequests,
       'verifyOwnGuard',
       'B verify (session + message + signature; the hold is the replay guard)',
     );
@@ -138,7 +138,7 @@ async function main(): Promise<void> {
       try {
         const body = req.body as { request_id: string; parameters?: unknown };
         const paths = await services.tools.slugPaths('text-tools', 'stats');
-        const wallet = await services.sessions.verifyOwnGuard(body as never, body as Record<string, unknown>, {
+        const wallet = await services.signedRequests.verifyOwnGuard(body as never, body as Record<string, unknown>, {
           kind: 'tool_paths',
           paths,
         });

@@ -7,5 +7,6 @@ import type { QueueDefinition } from './queue';
 export const sessionsQueue: QueueDefinition = {
   key: 'sessions',
   taskQueue: SESSIONS_QUEUE,
-  activities: (deps) => createWorkflowSessionActivities({ models: deps.db.models, sessions: reposOf(deps).sessions }),
+  activities: (deps) =>
+    createWorkflowSessionActivities({ models: deps.db.models, sessions: reposOf(deps).workflowSessions }),
 };

@@ -92,7 +92,7 @@ export function authOperations(services: Services): Operation[] {
           `session:wallet:${res.locals.body.wallet_address.toLowerCase()}`,
           'sessions for one wallet',
         );
-        const session = await services.sessions.issue(res.locals.body.wallet_address);
+        const session = await services.signedRequests.issue(res.locals.body.wallet_address);
         res.json({
           success: true,
           data: {

@@ -145,7 +145,7 @@ export function toolOperations(services: Services): Operation[] {
   const creditInvoke = async (req: Request, product: string, actionSlug: string | undefined, paths: string[]) => {
     const body = req.body as CreditInvokeBody;
     // No request-id claim: the call's hold is unique per (wallet, request_id) and refuses a replay itself.
-    const wallet = await services.sessions.verifyOwnGuard(body, body as unknown as Record<string, unknown>, {
+    const wallet = await services.signedRequests.verifyOwnGuard(body, body as unknown as Record<string, unknown>, {
       kind: 'tool_paths',
       paths,
     });

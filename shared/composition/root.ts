@@ -2,7 +2,7 @@ import { LedgerStore } from '../credits/ledger-store';
 import { EmbedRepository } from '../embed/repository';
 import { EmbedService, signInSite } from '../embed/service';
 import { AccessTokenService } from '../identity/access-tokens';
-import { SessionService } from '../identity/service';
+import { SignedRequestService } from '../identity/service';
 import { JobWorkflowRepository } from '../jobs/job-workflow-repository';
 import { JobWorkflowService } from '../jobs/job-workflow-service';
 import { JobRepository } from '../jobs/repository';
@@ -51,7 +51,7 @@ export function createRepositories(deps: Pick<AppDeps, 'config' | 'db'>) {
     jobs: new JobRepository(models),
     jobWorkflows: new JobWorkflowRepository(models),
     schedules: new ScheduleRepository(models),
-    sessions: new WorkflowSessionRepository(models),
+    workflowSessions: new WorkflowSessionRepository(models),
     embed: new EmbedRepository(models),
     budgetCharges: new BudgetChargeRepository(models),
     settlementNonces: new NonceClaims(models),
@@ -104,7 +104,7 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
   );
   const tokens = new AccessTokenService(models);
   return {
-    sessions: new SessionService(models, config.sessionNonceTtlSeconds, limits.invokePerWallet),
+    signedRequests: new SignedRequestService(models, config.sessionNonceTtlSeconds, limits.invokePerWallet),
     limits,
     ledger,
     payments,
@@ -132,7 +132,7 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
     ),
     publicWorkflows: new PublicWorkflowService(repos.workflows, repos.jobWorkflows, catalogPriceLookup(repos.tools)),
     workflowSessions: new WorkflowSessionService(
-      repos.sessions,
+      repos.workflowSessions,
       repos.workflows,
       engines.sessions,
       config.sessionIdleTimeoutSeconds,

@@ -29,7 +29,7 @@ export type SignedTarget =
   /** Path form, any of these paths (a tool invoke's accepted variants, canonical first). */
   | { kind: 'tool_paths'; paths: string[] };
 
-export class SessionService {
+export class SignedRequestService {
   /** Sessions never change once issued, so a bounded in-process cache is safe and spares a read per call. */
   private readonly cache = new BoundedCache<AuthSessionDoc>(10_000);
 

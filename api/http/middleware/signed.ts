@@ -31,7 +31,7 @@ export function signed(services: Services, action: SignedAction, opts: { readOnl
     );
     if (error) return next(fromJoi(error, 'body'));
     const target = { kind: 'action' as const, action, pathParams: req.params as Record<string, string> };
-    const { wallet, claim } = await services.sessions.authenticate(value, body, target);
+    const { wallet, claim } = await services.signedRequests.authenticate(value, body, target);
     if (opts.readOnly) res.locals.claim = claim;
     else await claim;
     res.locals.wallet = wallet;

@@ -57,7 +57,7 @@ export interface NodeWorkerDeps {
   ledger: LedgerStore;
   tools: ToolRepository;
   workspaces: WorkspaceRepository;
-  sessions: WorkflowSessionRepository;
+  workflowSessions: WorkflowSessionRepository;
   budgetCharges: BudgetChargeRepository;
   /** This worker (`host:pid`), recorded on each node it ran. */
   identity: string;

@@ -215,7 +215,7 @@ export const nodeWorker = defineNodeWorker(modelKind, {
       models: deps.models,
       ledger: deps.ledger,
       workspaces: deps.workspaces,
-      sessions: deps.sessions,
+      sessions: deps.workflowSessions,
       budgetCharges: deps.budgetCharges,
       identity: deps.identity,
       model: deps.config.model,
