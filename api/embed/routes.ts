@@ -16,6 +16,7 @@ import { errors } from '../../shared/platform/errors/index';
 import { requestClient } from '../../shared/platform/limits/index';
 import { errorShape } from '../http/middleware/error-shape';
 import { jsonBody, jsonBodyErrors } from '../http/middleware/json-body';
+import { perClientLimit, perWalletLimit } from '../http/middleware/limits';
 import { requireStore } from '../http/middleware/require-store';
 import { mountOperations } from '../http/operations/mount';
 import { EXAMPLE, ok } from '../http/operations/shapes';
@@ -152,6 +153,8 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
   const signedIn: RequestHandler = (req, res, next) =>
     embed.authenticate(req.get('authorization'), String(req.params.bundleId)).then((a) => {
       res.locals.embedAuth = a;
+      // The wallet the token speaks for, where the per-wallet limits look for it.
+      res.locals.wallet = a.wallet;
       next();
     }, next);
   const api = { host: 'main', tag: 'Embedding', errors: 'gateway' } as const;
@@ -376,7 +379,14 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
         params: Joi.object({ ...bundleParam, productId: Joi.string().required() }),
         body: productInvokeBodySchema,
       },
-      errorStatuses: [400, 401, 402, 404, 409, 502, 504],
+      errorStatuses: [400, 401, 402, 404, 409, 429, 502, 504],
+      // The same invoke limits as signed and bearer calls, under the same keys: a widget is one
+      // more way in, not a way around them. The address counts before the token is looked up.
+      before: [
+        perClientLimit(services.limits.invokePerClient, 'invoke'),
+        signedIn,
+        perWalletLimit(services.limits.invokePerWallet, 'invoke'),
+      ],
       examples: [
         {
           name: 'invoked',

@@ -10,6 +10,7 @@ import {
   listBodySchema,
   reservationViewSchema,
 } from '../../shared/jobs/schemas';
+import { perClientLimit } from '../http/middleware/limits';
 import { signed } from '../http/middleware/signed';
 import { EXAMPLE, ok } from '../http/operations/shapes';
 import type { Link, Operation } from '../http/operations/types';
@@ -138,6 +139,10 @@ export function jobOperations(services: Services): Operation[] {
         'For a workflow-creation job the answer also carries workflow_token (and the X-Job-Workflow-Token header).',
       request: { params: jobParam, body: emptyBodySchema },
       responses: { 200: { description: 'The reservation', body: reserveAnswer, links: reservationLinks } },
+      errorStatuses: [401, 404, 409, 429],
+      // Wallets are free, so the per-wallet cap alone lets one address squat every slot; this counts
+      // every attempt from the address, before its signature is checked.
+      before: [perClientLimit(services.limits.reservePerClient, 'job-reserve', { what: 'job reservations' })],
       examples: [
         {
           name: 'reserved',

@@ -70,7 +70,8 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
   const setup = paymentSetup(config.x402);
   if ('disabled' in setup) logger.warn('x402 payments disabled', { reason: setup.disabled });
   // Every rate limit of the API by one name: the in-process buckets of the hot money paths, the
-  // store-backed counts of sign-ins and workflow sessions, the one-per-window agent address.
+  // store-backed counts of sign-ins, workflow sessions and job reservations, the one-per-window
+  // agent address.
   const limits = {
     ...localLimits(config.hotRateLimits),
     ...countingLimiters(deps, config.authRateLimits, [
@@ -85,6 +86,7 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
       'fetchPerClient',
       'fetchPerWallet',
     ]),
+    ...countingLimiters(deps, config.jobReserveRateLimits, ['reservePerClient']),
     agentAddressPerClient: new OncePerWindowLimiter(models, 60),
   };
   const payments =

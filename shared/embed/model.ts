@@ -41,12 +41,16 @@ export interface EmbedNonceFailureDoc {
   _id: string;
   nonce: string;
   at: Date;
+  /** The nonce's expiry: past it the row counts for nothing and housekeeping deletes it (absent on older rows). */
+  expires_at?: Date;
 }
 
 /** The one use of a nonce: taken by an insert under the nonce, so a second sign-in with it fails. */
 export interface EmbedNonceUseDoc {
   _id: string;
   used_at: Date;
+  /** The nonce's expiry: past it the nonce is refused anyway, so housekeeping may delete the row (absent on older rows). */
+  expires_at?: Date;
 }
 
 /** A widget token (`emb_…`, stored as its sha256): one wallet, one bundle, one host origin, short-lived. */
@@ -102,15 +106,18 @@ const nonceFailureSchema = new Schema<EmbedNonceFailureDoc>(
     _id: { type: String, required: true },
     nonce: { type: String, required: true },
     at: { type: Date, required: true },
+    expires_at: Date,
   },
   { collection: 'embed_nonce_failures', versionKey: false },
 );
 nonceFailureSchema.index({ nonce: 1 });
+nonceFailureSchema.index({ expires_at: 1 });
 
 const nonceUseSchema = new Schema<EmbedNonceUseDoc>(
-  { _id: { type: String, required: true }, used_at: { type: Date, required: true } },
+  { _id: { type: String, required: true }, used_at: { type: Date, required: true }, expires_at: Date },
   { collection: 'embed_nonce_uses', versionKey: false },
 );
+nonceUseSchema.index({ expires_at: 1 });
 
 const tokenSchema = new Schema<EmbedTokenDoc>(
   {

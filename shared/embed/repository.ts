@@ -10,6 +10,7 @@ type EmbedModels = Pick<
 >;
 
 export type EmbedBundle = EmbedBundleDoc;
+type NonceRef = Pick<EmbedNonceDoc, '_id' | 'expires_at'>;
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -127,15 +128,21 @@ export class EmbedRepository {
    * Records a failed sign-in with `nonce`; at `limit` failures the nonce is used up (the same
    * insert a successful sign-in makes), so it can never be exchanged for a token afterwards.
    */
-  async recordFailure(nonce: string, limit: number, now: Date): Promise<void> {
-    await this.models.embedNonceFailures.collection.insertOne({ _id: ids.row(nonce), nonce, at: now } as never);
-    if ((await this.models.embedNonceFailures.countDocuments({ nonce }).exec()) >= limit)
+  async recordFailure(nonce: NonceRef, limit: number, now: Date): Promise<void> {
+    await this.models.embedNonceFailures.collection.insertOne({
+      _id: ids.row(nonce._id),
+      nonce: nonce._id,
+      at: now,
+      expires_at: nonce.expires_at,
+    } as never);
+    if ((await this.models.embedNonceFailures.countDocuments({ nonce: nonce._id }).exec()) >= limit)
       await this.useNonce(nonce, now);
   }
 
   /** True for the one caller that uses this nonce; every later caller gets false. */
-  useNonce(nonce: string, now: Date): Promise<boolean> {
-    return insertOnce(this.models.embedNonceUses, { _id: nonce, used_at: now });
+  useNonce(nonce: NonceRef, now: Date): Promise<boolean> {
+    // The row carries the nonce's expiry so housekeeping can delete it once it no longer decides anything.
+    return insertOnce(this.models.embedNonceUses, { _id: nonce._id, used_at: now, expires_at: nonce.expires_at });
   }
 
   async issueToken(i: {

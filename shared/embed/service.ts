@@ -160,7 +160,7 @@ export class EmbedService {
     if (state.used || state.failures >= SIGN_IN_FAILURES_PER_NONCE)
       throw invalidSignIn('this nonce was used already; ask for a new one');
     const fail = async (why: string) => {
-      await this.repo.recordFailure(nonce._id, SIGN_IN_FAILURES_PER_NONCE, now);
+      await this.repo.recordFailure(nonce, SIGN_IN_FAILURES_PER_NONCE, now);
       return invalidSignIn(why);
     };
     if (!this.repo.isIssuedMessage(nonce, i.message))
@@ -168,8 +168,7 @@ export class EmbedService {
     if (!(await isSignatureFrom(i.message, i.signature, nonce.wallet)))
       throw await fail('the signature does not verify for this message and wallet');
     await this.allowedOrigin(nonce.bundle_id, nonce.origin);
-    if (!(await this.repo.useNonce(nonce._id, now)))
-      throw invalidSignIn('this nonce was used already; ask for a new one');
+    if (!(await this.repo.useNonce(nonce, now))) throw invalidSignIn('this nonce was used already; ask for a new one');
     return this.issue(nonce.wallet, nonce.bundle_id, nonce.origin, 'siwe', now);
   }
 

@@ -1,4 +1,5 @@
 import { LedgerStore } from '../../shared/credits/ledger-store';
+import { pruneEmbedRecords } from '../../shared/embed/housekeeping';
 import { pruneAuthRecords } from '../../shared/identity/housekeeping';
 import type { Models } from '../../shared/platform/db/index';
 
@@ -19,8 +20,18 @@ export function createCreditExpiryActivities(deps: CreditExpiryDeps) {
     async expireWallet(wallet: string, nowIso: string): Promise<number> {
       return ledger.recordExpirations(wallet, new Date(nowIso));
     },
+    /**
+     * Every sign-in record past use: the API's sessions, request ids and rate-limit rows, and the
+     * widget's nonces and tokens. One activity under its recorded name, so the sweep's history
+     * keeps its shape.
+     */
     async pruneAuthRecords(nowIso: string) {
-      return pruneAuthRecords(deps.models, new Date(nowIso), deps.sessionTtlSeconds);
+      const now = new Date(nowIso);
+      const [auth, embed] = await Promise.all([
+        pruneAuthRecords(deps.models, now, deps.sessionTtlSeconds),
+        pruneEmbedRecords(deps.models, now),
+      ]);
+      return { ...auth, ...embed };
     },
   };
 }

@@ -1,4 +1,5 @@
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { EmbedPruneCounts } from '../../shared/embed/housekeeping';
 import type { CreditExpiryActivities } from './activities';
 import { EXPIRY_BATCH, EXPIRY_TIMEOUTS } from './config';
 
@@ -10,7 +11,8 @@ const acts = proxyActivities<CreditExpiryActivities>({
 export interface ExpirySweepResult {
   wallets: number;
   expirations: number;
-  pruned: { sessions: number; requestIds: number; rateLimits: number };
+  /** What housekeeping deleted; sweeps recorded before the widget's rows were pruned lack those counts. */
+  pruned: { sessions: number; requestIds: number; rateLimits: number } & Partial<EmbedPruneCounts>;
 }
 
 /**

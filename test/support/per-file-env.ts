@@ -8,6 +8,7 @@ process.env.LOG_LEVEL ??= 'silent';
 // Test files open many sessions from 127.0.0.1; the limits themselves are tested with their own values.
 process.env.AUTH_SESSION_LIMIT_PER_CLIENT ??= '10000';
 process.env.ACCESS_TOKEN_LIMIT_PER_CLIENT ??= '10000';
+process.env.JOB_RESERVE_LIMIT_PER_CLIENT ??= '10000';
 // The API runs in the test's own process. When a loaded machine stalls that process for longer
 // than the server's 5 s keep-alive (a first schema compile, a workflow bundle), the client reuses
 // a pooled socket that the server's overdue idle timer closes a moment later: "fetch failed: other

@@ -14,6 +14,9 @@ describe('configuration from the environment', () => {
       temporalNamespace: 'default',
     });
     expect(c.x402).toMatchObject({ mode: 'testnet', rpcUrls: {}, settleWaitMs: 20000 });
+    expect(c.jobReserveRateLimits).toEqual({ windowSeconds: 3600, reservePerClient: 30 });
+    // Housekeeping deletes rate-limit rows an hour old: a longer window would forget hits inside it.
+    expect(() => parseConfig({ JOB_RESERVE_RATE_WINDOW_SECONDS: '7200' })).toThrow(/JOB_RESERVE_RATE_WINDOW_SECONDS/);
     expect(Object.isFrozen(c)).toBe(true);
   });
 

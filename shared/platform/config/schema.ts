@@ -30,6 +30,7 @@ export interface AppConfig {
   authRateLimits: AuthRateLimits;
   workflowRateLimits: WorkflowRateLimits;
   hotRateLimits: HotRateLimits;
+  jobReserveRateLimits: JobReserveRateLimits;
   tools: ToolsConfig;
   /** AES-256-GCM key for credentials and webhook secrets at rest (CREDENTIALS_ENCRYPTION_KEY); a fixed dev key outside production. */
   credentialsKey?: Buffer;
@@ -109,6 +110,15 @@ export interface HotRateLimits {
   invokePerWallet: number;
   purchasePerClient: number;
   x402PerPayer: number;
+}
+
+/**
+ * Job reservations allowed per window per client address, shared by every API instance (store
+ * counts): wallets are free, so the per-wallet cap alone does not bound what one address holds.
+ */
+export interface JobReserveRateLimits {
+  windowSeconds: number;
+  reservePerClient: number;
 }
 
 export interface ToolsConfig {
@@ -224,6 +234,10 @@ const envSchema = Joi.object({
     .when('NODE_ENV', { is: 'production', then: Joi.required() })
     .messages({ 'string.min': 'must be at least 32 characters (value not shown)' }),
   JOB_MAX_ACTIVE_RESERVATIONS_PER_WALLET: Joi.number().integer().min(1).max(1000).default(5),
+  // At most an hour: housekeeping deletes rate-limit rows an hour old, which must be past their window.
+  JOB_RESERVE_RATE_WINDOW_SECONDS: Joi.number().integer().min(1).max(3600).default(3600),
+  // Room for an agent host that runs a few wallets, each up to its own cap.
+  JOB_RESERVE_LIMIT_PER_CLIENT: Joi.number().integer().min(1).max(100000).default(30),
   MODEL_API_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
   MODEL_API_KEY: Joi.string(),
   MODEL_NAME: Joi.string().max(200).default('default'),
@@ -370,6 +384,10 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
       invokePerWallet: value.INVOKE_LIMIT_PER_WALLET,
       purchasePerClient: value.PURCHASE_LIMIT_PER_CLIENT,
       x402PerPayer: value.X402_VERIFY_LIMIT_PER_PAYER,
+    }),
+    jobReserveRateLimits: Object.freeze({
+      windowSeconds: value.JOB_RESERVE_RATE_WINDOW_SECONDS,
+      reservePerClient: value.JOB_RESERVE_LIMIT_PER_CLIENT,
     }),
     tools: Object.freeze({
       secretsKey: value.TOOL_SECRETS_KEY ? Buffer.from(value.TOOL_SECRETS_KEY, 'hex') : DEV_TOOL_SECRETS_KEY,
