@@ -21,13 +21,18 @@ export interface PostResult {
   location: string | null;
 }
 
-/** A callback POST of JSON through the shared outbound module (shared/http/outbound.ts); the receiver's body is not read. */
+/**
+ * A callback POST of JSON through the shared outbound module (shared/platform/http/outbound.ts).
+ * Only the status and headers matter, so no body is read (maxResponseBytes 0): the connection is
+ * closed at the receiver's head, and the whole attempt ends within `timeoutMs` whatever it sends.
+ */
 export async function safePost(url: string, o: SafePostOptions): Promise<PostResult> {
   const res = await safeRequest(url, {
     method: 'POST',
     body: o.body,
     headers: { 'content-type': 'application/json', 'user-agent': 'agent-commerce-callbacks/1', ...o.headers },
     timeoutMs: o.timeoutMs,
+    maxResponseBytes: 0,
     allowLoopback: o.allowLoopback,
     ca: o.ca,
     signal: o.signal,

@@ -120,6 +120,18 @@ describe('safePost against a real HTTPS receiver on 127.0.0.1', () => {
     expect(receiver.received).toHaveLength(1);
   });
 
+  it("ends at the receiver's head and closes the connection when the body that follows never ends", async () => {
+    receiver.received.length = 0;
+    receiver.script([{ status: 200, trickle: true }]);
+    const started = Date.now();
+    const res = await safePost(`${receiver.origin}/trickle`, opts({ allowLoopback: true, timeoutMs: 2000 }));
+    expect(res.status).toBe(200);
+    // The receiver's side of the connection closes within the attempt's timeout, not when it stops sending.
+    while (receiver.openConnections() > 0 && Date.now() - started < 2500) await new Promise((r) => setTimeout(r, 20));
+    expect(receiver.openConnections()).toBe(0);
+    expect(receiver.received).toHaveLength(1);
+  });
+
   it('refuses a receiver whose certificate is not trusted', async () => {
     await expect(safePost(`${receiver.origin}/x`, opts({ allowLoopback: true, ca: undefined }))).rejects.toThrow(
       /self[- ]signed|certificate/i,

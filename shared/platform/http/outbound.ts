@@ -40,7 +40,10 @@ export interface OutboundRequest {
   body?: string;
   /** The whole exchange, connect to last byte. */
   timeoutMs: number;
-  /** Read at most this much of the answer (0: settle on the status and headers, discard the body). */
+  /**
+   * Read at most this much of the answer. 0: the status and headers are the answer; the connection
+   * is closed there and the body never read.
+   */
   maxResponseBytes?: number;
   allowLoopback?: boolean;
   /** Plain http, for loopback development endpoints only (with allowLoopback). */
@@ -152,7 +155,13 @@ function exchangeOnce(
   if (o.body !== undefined) headers['content-length'] = Buffer.byteLength(o.body).toString();
 
   return new Promise<OutboundResponse>((resolve, reject) => {
-    const deadline = setTimeout(() => req.destroy(new TimedOut(`no answer within ${o.timeoutMs} ms`)), o.timeoutMs);
+    // Runs until the exchange is over (the last byte read, or the connection closed at the head):
+    // a server that sends its headers and then trickles its body must not hold the socket past it.
+    const deadline = setTimeout(() => {
+      const err = new TimedOut(`no answer within ${o.timeoutMs} ms`);
+      fail(err);
+      req.destroy(err);
+    }, o.timeoutMs);
     const settle =
       <T>(fn: (v: T) => void) =>
       (v: T) => {
@@ -177,9 +186,11 @@ function exchangeOnce(
         answered = true;
         res.on('error', fail);
         if (limit === 0) {
-          // The status is the answer: settle on the head, drain the rest.
-          res.resume();
+          // The status is the answer: settle on the head and close the connection there. Draining a
+          // body nobody reads would let the server keep the socket (and the worker's slot) as long as
+          // it keeps sending, past any deadline of ours.
           ok({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.alloc(0) });
+          req.destroy();
           return;
         }
         const chunks: Buffer[] = [];
