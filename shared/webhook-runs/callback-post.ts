@@ -44,3 +44,17 @@ export async function safePost(url: string, o: SafePostOptions): Promise<PostRes
     location: headerOf(res.headers.location),
   };
 }
+
+/**
+ * A failed attempt as its group may read it (callback_last_error, the next attempt's body) and as
+ * the operator's log keeps it. A refusal tells the group no address (see RefusedTarget); a socket
+ * error's message ends with the address and port it was dialled on, which is our resolver's
+ * answer too, so the group reads only its system call and code ("connect ECONNREFUSED").
+ */
+export function attemptError(err: Error): { error: string; detail: string } {
+  if (err instanceof RefusedTarget) return { error: err.message, detail: err.detail };
+  const { code, syscall } = err as NodeJS.ErrnoException;
+  if (typeof code === 'string' && typeof syscall === 'string')
+    return { error: `${syscall} ${code}`, detail: err.message };
+  return { error: err.message, detail: err.message };
+}

@@ -89,7 +89,7 @@ describe('the shared outbound HTTP module', () => {
     const resolve = async () => [{ address: '10.0.0.7', family: 4 }];
     await expect(
       safeRequest('https://internal.example/x', { method: 'GET', timeoutMs: 1000, resolve }),
-    ).rejects.toThrow('private');
+    ).rejects.toMatchObject({ detail: 'internal.example resolves to 10.0.0.7: 10.0.0.7 is a private address' });
   });
 
   it("calls an operator's own target (a vendor) on any address over kept-alive connections, with the same bounds", async () => {

@@ -6,10 +6,24 @@ import tls from 'node:tls';
 import ipaddr from 'ipaddr.js';
 import { judgeAddress } from './address-policy';
 
-/** The target may not be called: not a URL, not https, a non-public address, or no address. Final: retrying cannot help. */
+/**
+ * The target may not be called: not a URL, not https, a non-public address, or no address. Final:
+ * retrying cannot help. `message` is what the URL's owner may read (it lands in records they
+ * see); `detail` is for the operator's log only: what the host resolved to is our resolver's
+ * answer, and inside a private network it maps the network (which internal names exist, where).
+ */
 export class RefusedTarget extends Error {
   override name = 'RefusedTarget';
+  constructor(
+    message: string,
+    readonly detail: string = message,
+  ) {
+    super(message);
+  }
 }
+
+/** One refusal for every host that does not resolve to public addresses only: no resolver answer is told. */
+export const NOT_PUBLIC = "the URL's host does not resolve to a public address";
 
 /** The answer's body passed `maxResponseBytes`; the connection was closed there. */
 export class ResponseTooLarge extends Error {
@@ -96,12 +110,18 @@ export async function safeRequest(url: string, o: OutboundRequest): Promise<Outb
   const addresses = ipaddr.isValid(host)
     ? [{ address: host, family: host.includes(':') ? 6 : 4 }]
     : await (o.resolve ?? defaultResolve)(host).catch((err: Error) => {
-        throw new RefusedTarget(`cannot resolve ${host}: ${err.message}`);
+        throw new RefusedTarget(NOT_PUBLIC, `cannot resolve ${host}: ${err.message}`);
       });
-  if (addresses.length === 0) throw new RefusedTarget(`${host} has no address`);
+  if (addresses.length === 0) throw new RefusedTarget(NOT_PUBLIC, `${host} has no address`);
   const verdicts = addresses.map((a) => judgeAddress(a.address, { allowLoopback: o.allowLoopback }));
   const refused = verdicts.find((v) => !v.ok);
-  if (refused && !refused.ok) throw new RefusedTarget(`refused: ${refused.reason}`);
+  if (refused && !refused.ok)
+    throw new RefusedTarget(
+      NOT_PUBLIC,
+      ipaddr.isValid(host)
+        ? refused.reason
+        : `${host} resolves to ${addresses.map((a) => a.address).join(', ')}: ${refused.reason}`,
+    );
   if (plain && !verdicts.every((v) => v.ok && ipaddr.parse(v.address).range() === 'loopback'))
     throw new RefusedTarget('plain http is allowed to loopback only');
   const pinned = verdicts[0] as { address: string; family: 4 | 6 };
