@@ -107,6 +107,7 @@ export function productionBenchEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     NODE_ENV: 'production',
     TOOL_SECRETS_KEY: randomBytes(32).toString('hex'),
     JOB_WORKFLOW_TOKEN_SECRET: randomBytes(32).toString('hex'),
+    METRICS_TOKEN: randomBytes(16).toString('hex'),
     PUBLIC_BASE_URL: 'https://bench.invalid',
     PUBLIC_API_URL: 'https://api.bench.invalid',
   };

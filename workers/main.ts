@@ -58,7 +58,12 @@ async function main(): Promise<void> {
   const { db, temporal } = deps;
   for (const { key, reason } of leftOut) logger.warn(`not serving queue ${key}`, { reason });
   const metrics = config.workerMetricsPort
-    ? await startWorkerMetrics(config.host, config.workerMetricsPort)
+    ? await startWorkerMetrics({
+        host: config.workerMetricsHost,
+        port: config.workerMetricsPort,
+        token: config.metricsToken,
+        helpBaseUrl: config.publicBaseUrl,
+      })
     : undefined;
   Runtime.install({
     logger: sdkLogger,

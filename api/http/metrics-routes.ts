@@ -1,11 +1,10 @@
 import { errors } from '../../shared/platform/errors/index';
-import { isOperatorToken } from '../../shared/platform/health/service';
-import { metricsText } from '../../shared/platform/metrics/index';
+import { metricsText, scrapeAllowed } from '../../shared/platform/metrics/index';
 import type { Operation } from './operations/types';
 
 /**
  * GET /metrics for Prometheus. With METRICS_TOKEN set it wants `Authorization: Bearer <token>`;
- * without, it is open (keep the bearer host's /metrics off the public internet at the proxy).
+ * without (never in production, which requires the token), it is open.
  * Needs neither the store nor Temporal, so it answers through an outage.
  */
 export function metricsOperations(token: string | undefined): Operation[] {
@@ -29,11 +28,8 @@ export function metricsOperations(token: string | undefined): Operation[] {
         },
       ],
       handler: async (req, res) => {
-        if (token) {
-          const presented = /^Bearer (.+)$/i.exec(req.header('authorization') ?? '')?.[1];
-          if (!isOperatorToken(presented, token))
-            throw errors.unauthorized('metrics_token_invalid', 'GET /metrics needs the operator token METRICS_TOKEN');
-        }
+        if (!scrapeAllowed(req.header('authorization'), token))
+          throw errors.unauthorized('metrics_token_invalid', 'GET /metrics needs the operator token METRICS_TOKEN');
         const { contentType, body } = await metricsText();
         res.setHeader('Cache-Control', 'no-store');
         res.type(contentType).send(body);

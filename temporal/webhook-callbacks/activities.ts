@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { Context } from '@temporalio/activity';
 import type { CallbackConfig } from '../../shared/platform/config/index';
 import type { Models } from '../../shared/platform/db/index';
+import { logger } from '../../shared/platform/logger/index';
 import { callbackAttempts } from '../../shared/webhook-runs/callback-metrics';
-import { RefusedTarget, safePost } from '../../shared/webhook-runs/callback-post';
+import { attemptError, RefusedTarget, safePost } from '../../shared/webhook-runs/callback-post';
 import {
   classifyStatus,
   parseRetryAfter,
@@ -92,7 +93,17 @@ export function createCallbackActivities(deps: CallbackDeps) {
         else if (status < 200 || status >= 300) error = `receiver answered ${status}`;
       } catch (err) {
         refused = err instanceof RefusedTarget;
-        error = (err as Error).message.slice(0, 500);
+        const told = attemptError(err as Error);
+        error = told.error.slice(0, 500);
+        // The operator reads what the group does not: the host and the addresses it resolved to.
+        if (told.detail !== told.error)
+          logger.warn('callback attempt failed', {
+            run_id: i.runId,
+            group_id: i.groupId,
+            attempt: i.attempt,
+            error,
+            detail: told.detail,
+          });
       }
 
       const verdict = refused ? 'fail' : classifyStatus(status);

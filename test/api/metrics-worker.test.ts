@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../scripts/services/process';
 import { LedgerStore } from '../../shared/credits/ledger-store';
@@ -8,13 +10,15 @@ import { hasSample, sample } from '../support/prometheus';
 import { startTestStack, TestStack } from '../support/stack';
 
 const ROOT = path.resolve(__dirname, '../..');
+const TOKEN = 'worker-metrics-test-token-0123';
+const AUTH = { authorization: `Bearer ${TOKEN}` };
 
 async function scrape(url: string, timeoutMs: number, until: (text: string) => boolean): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   for (;;) {
     try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+      const res = await fetch(url, { headers: AUTH, signal: AbortSignal.timeout(5000) });
       last = await res.text();
       if (res.status === 200 && until(last)) return last;
     } catch {
@@ -30,15 +34,16 @@ describe('a worker process exposes its metrics on WORKER_METRICS_PORT', () => {
   let stack: TestStack;
   let child: ChildProcess | undefined;
   let url: string;
+  let port: number;
 
   beforeAll(async () => {
     stack = await startTestStack();
-    const port = await freePort();
+    port = await freePort();
     url = `http://127.0.0.1:${port}/metrics`;
     // Its own process group: tsx runs node as a child, and the kill must reach both.
     child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['workers/main.ts', '--queues', 'credits'], {
       cwd: ROOT,
-      env: { ...process.env, WORKER_METRICS_PORT: String(port), LOG_LEVEL: 'warn' },
+      env: { ...process.env, WORKER_METRICS_PORT: String(port), METRICS_TOKEN: TOKEN, LOG_LEVEL: 'warn' },
       stdio: 'ignore',
       detached: true,
     });
@@ -93,4 +98,29 @@ describe('a worker process exposes its metrics on WORKER_METRICS_PORT', () => {
     expect(sample(text, 'credit_ledger_credits_total', { type: 'expiration' })).toBe(12);
     expect(text).toContain('process_resident_memory_bytes');
   }, 180_000);
+  it('wants METRICS_TOKEN as a bearer token when it is set, as the API does, and listens on loopback only by default', async () => {
+    await scrape(url, 90_000, (t) => t.includes('process_resident_memory_bytes'));
+    const none = await fetch(url);
+    expect(none.status).toBe(401);
+    expect(await none.json()).toMatchObject({ error_code: 'metrics_token_invalid' });
+    const wrong = await fetch(url, { headers: { authorization: 'Bearer not-the-metrics-token-at-all' } });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.text()).not.toContain('process_resident_memory_bytes');
+    expect((await fetch(url, { headers: AUTH })).status).toBe(200);
+
+    // Bound to 127.0.0.1 (WORKER_METRICS_HOST unset): this machine's other addresses do not answer.
+    const external = Object.values(os.networkInterfaces())
+      .flat()
+      .filter((a) => a && !a.internal && a.family === 'IPv4')
+      .map((a) => a!.address);
+    for (const address of external) {
+      const reached = await new Promise<boolean>((resolve) => {
+        const socket = net.connect({ host: address, port, timeout: 2000 });
+        socket.once('connect', () => (socket.destroy(), resolve(true)));
+        socket.once('error', () => resolve(false));
+        socket.once('timeout', () => (socket.destroy(), resolve(false)));
+      });
+      expect({ address, reached }).toEqual({ address, reached: false });
+    }
+  }, 120_000);
 });

@@ -37,6 +37,19 @@ describe('docker-compose.yml is safe to run as is', () => {
     expect(text).not.toMatch(/PASSWORD:-|PWD:-/);
   });
 
+  it("requires METRICS_TOKEN (production refuses to start without it) and opens the workers' metrics address on purpose", () => {
+    expect(compose['x-app-env'].METRICS_TOKEN).toMatch(/^\$\{METRICS_TOKEN:\?.+\}$/);
+    // A worker's metrics bind loopback unless told otherwise; the scraper reaches them on the compose network.
+    for (const name of ['worker', 'untrusted-worker']) {
+      const env = compose.services[name].environment!;
+      expect(env.WORKER_METRICS_HOST).toBe('0.0.0.0');
+      expect(env.WORKER_METRICS_PORT).toBeDefined();
+    }
+    expect(Object.values(compose.services).flatMap((s) => s.ports ?? [])).not.toContainEqual(
+      expect.stringMatching(/9464/),
+    );
+  });
+
   it('requires the public URLs (production refuses localhost)', () => {
     expect(compose['x-app-env'].NODE_ENV).toBe('production');
     expect(compose['x-app-env'].PUBLIC_BASE_URL).toMatch(/^\$\{PUBLIC_BASE_URL:\?/);

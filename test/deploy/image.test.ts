@@ -106,13 +106,14 @@ describe('the Docker image command path, replayed without a container engine', (
     let output = '';
     const child = spawn(image.cmd[0], image.cmd.slice(1), {
       cwd: app,
-      // Production requires its own secrets (jobs, tool vendor secrets); the image's own refusals are what is tested.
+      // Production requires its own secrets (jobs, tool vendor secrets, the metrics token); the image's own refusals are what is tested.
       env: {
         PATH: process.env.PATH,
         HOME: os.tmpdir(),
         ...image.env,
         JOB_WORKFLOW_TOKEN_SECRET: 'image-test-job-workflow-token-secret-000000',
         TOOL_SECRETS_KEY: '1f'.repeat(32),
+        METRICS_TOKEN: 'image-test-metrics-token-0000',
         ...extraEnv,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -15,6 +15,8 @@ export interface Answer {
   status: number;
   headers?: Record<string, string>;
   delayMs?: number;
+  /** After the head, a body that never ends: one byte every 50 ms until the caller closes the connection. */
+  trickle?: boolean;
 }
 
 export interface HttpsReceiver {
@@ -26,6 +28,8 @@ export interface HttpsReceiver {
   /** Answers to give, in order; when used up, 200. */
   script(answers: Answer[]): void;
   waitFor(n: number, timeoutMs?: number): Promise<void>;
+  /** Connections the receiver has open right now. */
+  openConnections(): number;
   close(): Promise<void>;
 }
 
@@ -56,9 +60,18 @@ export async function startHttpsReceiver(): Promise<HttpsReceiver> {
       received.push({ headers: req.headers as Record<string, string>, body, at: Date.now() });
       const a = answers.shift() ?? { status: 200 };
       setTimeout(() => {
-        if (!res.destroyed) res.writeHead(a.status, a.headers).end('ok');
+        if (res.destroyed) return;
+        if (!a.trickle) return void res.writeHead(a.status, a.headers).end('ok');
+        res.writeHead(a.status, a.headers);
+        const drip = setInterval(() => res.write('.'), 50);
+        res.on('close', () => clearInterval(drip));
       }, a.delayMs ?? 0).unref();
     });
+  });
+  const sockets = new Set<unknown>();
+  server.on('secureConnection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -66,6 +79,7 @@ export async function startHttpsReceiver(): Promise<HttpsReceiver> {
     caFile,
     received,
     script: (a) => (answers = [...a]),
+    openConnections: () => sockets.size,
     waitFor: async (n, timeoutMs = 30_000) => {
       const until = Date.now() + timeoutMs;
       while (received.length < n) {

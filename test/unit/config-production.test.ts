@@ -9,6 +9,7 @@ const prodBase = {
   PUBLIC_API_URL: 'https://bearer.example.com',
   JOB_WORKFLOW_TOKEN_SECRET: 'production-test-job-workflow-token-secret',
   TOOL_SECRETS_KEY: '2e'.repeat(32),
+  METRICS_TOKEN: 'production-test-metrics-token',
 };
 
 function problem(env: NodeJS.ProcessEnv): string {
@@ -78,6 +79,16 @@ describe('NODE_ENV=production refuses what is only safe on a laptop', () => {
       parseConfig({ ...prodBase, X402_LOCAL_TOKEN_ADDRESS: token, X402_LOCAL_TOKEN_CHAIN_ID: '84532' }).x402.localToken
         ?.chainId,
     ).toBe(84532);
+  });
+
+  it('refuses to start without METRICS_TOKEN: no /metrics (API or worker) open to whoever reaches it', () => {
+    const { METRICS_TOKEN: _, ...withoutToken } = prodBase;
+    for (const env of [withoutToken, { ...withoutToken, METRICS_TOKEN: '' }]) {
+      expect(problem(env)).toMatch(/METRICS_TOKEN: required in production/);
+    }
+    expect(parseConfig(prodBase).metricsToken).toBe(prodBase.METRICS_TOKEN);
+    // Outside production the metrics stay open for local runs.
+    expect(parseConfig({}).metricsToken).toBeUndefined();
   });
 
   it('refuses public URLs on localhost, including the defaults', () => {

@@ -89,7 +89,7 @@ describe('the shared outbound HTTP module', () => {
     const resolve = async () => [{ address: '10.0.0.7', family: 4 }];
     await expect(
       safeRequest('https://internal.example/x', { method: 'GET', timeoutMs: 1000, resolve }),
-    ).rejects.toThrow('private');
+    ).rejects.toMatchObject({ detail: 'internal.example resolves to 10.0.0.7: 10.0.0.7 is a private address' });
   });
 
   it("calls an operator's own target (a vendor) on any address over kept-alive connections, with the same bounds", async () => {
@@ -162,6 +162,58 @@ describe('the shared outbound HTTP module', () => {
     } finally {
       agents.http.destroy();
       await new Promise((r) => raw.close(r));
+    }
+  });
+  it('ends within its timeout and closes the socket when the server sends its head and then a body that never ends', async () => {
+    // A server that answers at once and then keeps its body coming: endless (as fast as it can) or
+    // a trickle (one byte now and then, never idle long enough for a socket timeout).
+    const closed: number[] = [];
+    const open = new Set<net.Socket>();
+    const endless = http.createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const chunk = Buffer.alloc(16 * 1024, 120);
+      const timer = req.url!.startsWith('/trickle')
+        ? setInterval(() => res.write('x'), 50)
+        : setInterval(() => {
+            while (res.write(chunk));
+          }, 5);
+      res.on('close', () => clearInterval(timer));
+    });
+    endless.on('connection', (socket) => {
+      open.add(socket);
+      socket.on('close', () => {
+        open.delete(socket);
+        closed.push(Date.now());
+      });
+    });
+    await new Promise<void>((r) => endless.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(endless.address() as AddressInfo).port}`;
+    const opts = { method: 'POST' as const, body: '{}', allowLoopback: true, allowHttp: true };
+    const socketsClosed = async (withinMs: number) => {
+      const until = Date.now() + withinMs;
+      while (open.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      return open.size;
+    };
+    try {
+      for (const path of ['/endless', '/trickle']) {
+        // Head only (a callback): the status is the answer, and the connection ends there.
+        const started = Date.now();
+        const res = await safeRequest(`${base}${path}`, { ...opts, timeoutMs: 1000, maxResponseBytes: 0 });
+        expect(res.status).toBe(200);
+        expect(res.body).toHaveLength(0);
+        expect(await socketsClosed(1000 - (Date.now() - started) + 200)).toBe(0);
+      }
+      // A body that is read: the deadline holds until its last byte, and the socket is closed at it.
+      const started = Date.now();
+      await expect(
+        safeRequest(`${base}/trickle`, { ...opts, timeoutMs: 500, maxResponseBytes: 1024 * 1024 }),
+      ).rejects.toBeInstanceOf(TimedOut);
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(await socketsClosed(200)).toBe(0);
+      expect(closed).toHaveLength(3);
+    } finally {
+      endless.closeAllConnections();
+      await new Promise((r) => endless.close(r));
     }
   });
 });

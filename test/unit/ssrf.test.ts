@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { judgeAddress } from '../../shared/platform/http/address-policy';
+import { NOT_PUBLIC } from '../../shared/platform/http/outbound';
 import { RefusedTarget, safePost } from '../../shared/webhook-runs/callback-post';
 import { classifyStatus, parseRetryAfter, retryDelayMs } from '../../shared/webhook-runs/callback-schedule';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/https-receiver';
@@ -70,24 +71,33 @@ describe('safePost against a real HTTPS receiver on 127.0.0.1', () => {
       await expect(safePost(`https://${host}/hook`, opts())).rejects.toBeInstanceOf(RefusedTarget);
     }
     const port = new URL(receiver.origin).port;
-    await expect(safePost(`https://127.0.0.1:${port}/hook`, opts())).rejects.toThrow('loopback');
+    await expect(safePost(`https://127.0.0.1:${port}/hook`, opts())).rejects.toMatchObject({
+      message: NOT_PUBLIC,
+      detail: '127.0.0.1 is a loopback address',
+    });
     expect(receiver.received).toHaveLength(0);
   });
 
-  it('refuses a host name when any of its addresses is not public', async () => {
+  it('refuses a host name when any of its addresses is not public, telling the caller no address (the operator gets them)', async () => {
     const resolveTo =
       (...addresses: string[]) =>
       async () =>
         addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-    await expect(safePost('https://internal.example/hook', opts({ resolve: resolveTo('10.0.0.5') }))).rejects.toThrow(
-      'private',
-    );
+    // The message is all a callback's owner may read: the same for every refusal, whatever the resolver said.
+    const refusal = (detail: string) => ({ name: 'RefusedTarget', message: NOT_PUBLIC, detail });
+    await expect(
+      safePost('https://internal.example/hook', opts({ resolve: resolveTo('10.0.0.5') })),
+    ).rejects.toMatchObject(refusal('internal.example resolves to 10.0.0.5: 10.0.0.5 is a private address'));
     await expect(
       safePost('https://mixed.example/hook', opts({ resolve: resolveTo('93.184.215.14', '169.254.169.254') })),
-    ).rejects.toThrow('linkLocal');
+    ).rejects.toMatchObject(
+      refusal('mixed.example resolves to 93.184.215.14, 169.254.169.254: 169.254.169.254 is a linkLocal address'),
+    );
     await expect(
       safePost('https://v6.example/hook', opts({ resolve: resolveTo('::ffff:192.168.0.1') })),
-    ).rejects.toThrow('private');
+    ).rejects.toMatchObject(
+      refusal('v6.example resolves to ::ffff:192.168.0.1: ::ffff:192.168.0.1 is a private address'),
+    );
     await expect(
       safePost(
         'https://nowhere.invalid/hook',
@@ -97,7 +107,8 @@ describe('safePost against a real HTTPS receiver on 127.0.0.1', () => {
           },
         }),
       ),
-    ).rejects.toThrow('cannot resolve');
+    ).rejects.toMatchObject(refusal('cannot resolve nowhere.invalid: ENOTFOUND'));
+    expect(NOT_PUBLIC).not.toMatch(/\d|internal|private|loopback/);
   });
 
   it('connects to the address it checked: one resolution, pinned (no DNS rebinding)', async () => {
@@ -117,6 +128,18 @@ describe('safePost against a real HTTPS receiver on 127.0.0.1', () => {
     receiver.script([{ status: 307, headers: { location: `${receiver.origin}/second` } }]);
     const res = await safePost(`${receiver.origin}/first`, opts({ allowLoopback: true }));
     expect(res).toMatchObject({ status: 307, location: `${receiver.origin}/second` });
+    expect(receiver.received).toHaveLength(1);
+  });
+
+  it("ends at the receiver's head and closes the connection when the body that follows never ends", async () => {
+    receiver.received.length = 0;
+    receiver.script([{ status: 200, trickle: true }]);
+    const started = Date.now();
+    const res = await safePost(`${receiver.origin}/trickle`, opts({ allowLoopback: true, timeoutMs: 2000 }));
+    expect(res.status).toBe(200);
+    // The receiver's side of the connection closes within the attempt's timeout, not when it stops sending.
+    while (receiver.openConnections() > 0 && Date.now() - started < 2500) await new Promise((r) => setTimeout(r, 20));
+    expect(receiver.openConnections()).toBe(0);
     expect(receiver.received).toHaveLength(1);
   });
 

@@ -19,7 +19,8 @@ const LOCAL_HOST = /^(localhost|.*\.localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::
 
 /**
  * What NODE_ENV=production refuses, beyond the schema: keys everyone knows, a test token standing
- * in for a real one on a mainnet, and public URLs nobody outside this host can reach.
+ * in for a real one on a mainnet, metrics without their token, and public URLs nobody outside
+ * this host can reach.
  * Returns one problem per offending variable; never the value itself.
  */
 export function productionProblems(
@@ -45,6 +46,12 @@ export function productionProblems(
         `X402_LOCAL_TOKEN_ADDRESS: a local token override is for local chains and tests, never on a mainnet network (chain ${resolved.localTokenChainId}, mode ${resolved.mode})`,
       );
     }
+  }
+  if (typeof env.METRICS_TOKEN !== 'string' || env.METRICS_TOKEN === '') {
+    // Credits moved and settlements are business figures: no scrape target is left open to whoever reaches it.
+    problems.push(
+      'METRICS_TOKEN: required in production (GET /metrics on the bearer host and on every worker then wants it as a bearer token); set 16+ random characters and give them to the scraper',
+    );
   }
   for (const [name, url] of [
     ['PUBLIC_BASE_URL', resolved.publicBaseUrl],

@@ -23,10 +23,12 @@ export interface AppConfig {
   http: HttpConfig;
   /** Operator token for the full /health/details (absent: only the summary is served). */
   healthDetailsToken?: string;
-  /** Operator token for the bearer host's GET /metrics (absent: /metrics is open). */
+  /** Operator token for GET /metrics, the bearer host's and every worker's (absent, outside production only: open). */
   metricsToken?: string;
   /** A worker serves Prometheus metrics on this port (absent: none). */
   workerMetricsPort?: number;
+  /** ... and on this address: loopback unless an operator opens it (a scraper on the same network). */
+  workerMetricsHost: string;
   authRateLimits: AuthRateLimits;
   workflowRateLimits: WorkflowRateLimits;
   hotRateLimits: HotRateLimits;
@@ -198,6 +200,7 @@ const envSchema = Joi.object({
     .max(256)
     .messages({ 'string.min': 'must be at least 16 characters (value not shown)' }),
   WORKER_METRICS_PORT: Joi.number().port().invalid(0),
+  WORKER_METRICS_HOST: Joi.string().hostname().default('127.0.0.1'),
   HEALTH_DETAILS_TOKEN: Joi.string()
     .min(16)
     .max(256)
@@ -363,6 +366,7 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
     healthDetailsToken: value.HEALTH_DETAILS_TOKEN,
     metricsToken: value.METRICS_TOKEN,
     workerMetricsPort: value.WORKER_METRICS_PORT,
+    workerMetricsHost: value.WORKER_METRICS_HOST,
     authRateLimits: Object.freeze({
       windowSeconds: value.AUTH_RATE_WINDOW_SECONDS,
       sessionPerClient: value.AUTH_SESSION_LIMIT_PER_CLIENT,

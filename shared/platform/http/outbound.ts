@@ -6,10 +6,24 @@ import tls from 'node:tls';
 import ipaddr from 'ipaddr.js';
 import { judgeAddress } from './address-policy';
 
-/** The target may not be called: not a URL, not https, a non-public address, or no address. Final: retrying cannot help. */
+/**
+ * The target may not be called: not a URL, not https, a non-public address, or no address. Final:
+ * retrying cannot help. `message` is what the URL's owner may read (it lands in records they
+ * see); `detail` is for the operator's log only: what the host resolved to is our resolver's
+ * answer, and inside a private network it maps the network (which internal names exist, where).
+ */
 export class RefusedTarget extends Error {
   override name = 'RefusedTarget';
+  constructor(
+    message: string,
+    readonly detail: string = message,
+  ) {
+    super(message);
+  }
 }
+
+/** One refusal for every host that does not resolve to public addresses only: no resolver answer is told. */
+export const NOT_PUBLIC = "the URL's host does not resolve to a public address";
 
 /** The answer's body passed `maxResponseBytes`; the connection was closed there. */
 export class ResponseTooLarge extends Error {
@@ -40,7 +54,10 @@ export interface OutboundRequest {
   body?: string;
   /** The whole exchange, connect to last byte. */
   timeoutMs: number;
-  /** Read at most this much of the answer (0: settle on the status and headers, discard the body). */
+  /**
+   * Read at most this much of the answer. 0: the status and headers are the answer; the connection
+   * is closed there and the body never read.
+   */
   maxResponseBytes?: number;
   allowLoopback?: boolean;
   /** Plain http, for loopback development endpoints only (with allowLoopback). */
@@ -93,12 +110,18 @@ export async function safeRequest(url: string, o: OutboundRequest): Promise<Outb
   const addresses = ipaddr.isValid(host)
     ? [{ address: host, family: host.includes(':') ? 6 : 4 }]
     : await (o.resolve ?? defaultResolve)(host).catch((err: Error) => {
-        throw new RefusedTarget(`cannot resolve ${host}: ${err.message}`);
+        throw new RefusedTarget(NOT_PUBLIC, `cannot resolve ${host}: ${err.message}`);
       });
-  if (addresses.length === 0) throw new RefusedTarget(`${host} has no address`);
+  if (addresses.length === 0) throw new RefusedTarget(NOT_PUBLIC, `${host} has no address`);
   const verdicts = addresses.map((a) => judgeAddress(a.address, { allowLoopback: o.allowLoopback }));
   const refused = verdicts.find((v) => !v.ok);
-  if (refused && !refused.ok) throw new RefusedTarget(`refused: ${refused.reason}`);
+  if (refused && !refused.ok)
+    throw new RefusedTarget(
+      NOT_PUBLIC,
+      ipaddr.isValid(host)
+        ? refused.reason
+        : `${host} resolves to ${addresses.map((a) => a.address).join(', ')}: ${refused.reason}`,
+    );
   if (plain && !verdicts.every((v) => v.ok && ipaddr.parse(v.address).range() === 'loopback'))
     throw new RefusedTarget('plain http is allowed to loopback only');
   const pinned = verdicts[0] as { address: string; family: 4 | 6 };
@@ -152,7 +175,13 @@ function exchangeOnce(
   if (o.body !== undefined) headers['content-length'] = Buffer.byteLength(o.body).toString();
 
   return new Promise<OutboundResponse>((resolve, reject) => {
-    const deadline = setTimeout(() => req.destroy(new TimedOut(`no answer within ${o.timeoutMs} ms`)), o.timeoutMs);
+    // Runs until the exchange is over (the last byte read, or the connection closed at the head):
+    // a server that sends its headers and then trickles its body must not hold the socket past it.
+    const deadline = setTimeout(() => {
+      const err = new TimedOut(`no answer within ${o.timeoutMs} ms`);
+      fail(err);
+      req.destroy(err);
+    }, o.timeoutMs);
     const settle =
       <T>(fn: (v: T) => void) =>
       (v: T) => {
@@ -177,9 +206,11 @@ function exchangeOnce(
         answered = true;
         res.on('error', fail);
         if (limit === 0) {
-          // The status is the answer: settle on the head, drain the rest.
-          res.resume();
+          // The status is the answer: settle on the head and close the connection there. Draining a
+          // body nobody reads would let the server keep the socket (and the worker's slot) as long as
+          // it keeps sending, past any deadline of ours.
           ok({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.alloc(0) });
+          req.destroy();
           return;
         }
         const chunks: Buffer[] = [];

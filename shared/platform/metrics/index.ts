@@ -3,3 +3,4 @@
 export { recordDependencyError } from './dependencies';
 export { httpRequestDuration } from './http';
 export { metricsText, registry } from './registry';
+export { scrapeAllowed } from './scrape-auth';
