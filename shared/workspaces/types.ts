@@ -1,4 +1,4 @@
-import type { ApprovalKind, ApprovalStatus } from './models/approval-request';
+import type { ApprovalKind, ApprovalRequestDoc, ApprovalStatus } from './models/approval-request';
 
 export type { ApprovalKind, ApprovalStatus };
 
@@ -29,21 +29,8 @@ export interface AgentGroup {
   created_at: Date;
 }
 
-export interface ApprovalRequest {
-  _id: string;
-  kind: ApprovalKind;
-  status: ApprovalStatus;
-  workspace_id: string;
-  budget_id: string | null;
-  workflow_id: string | null;
-  group_id: string | null;
-  credential_name: string | null;
-  workflow_version?: string | null;
-  reason: string;
-  created_at: Date;
-  approved_at: Date | null;
-  approved_by: string | null;
-}
+/** An approval request as callers see it: the stored document without its open-request key. */
+export type ApprovalRequest = Omit<ApprovalRequestDoc, 'open_key'>;
 
 /** The ledger account of a workspace (`ws:<workspaceId>`; docs/decisions.md, "Ledger accounts"). */
 export function workspaceAccount(workspaceId: string): string {
