@@ -44,13 +44,18 @@ export interface TemplateScope {
   credentials?: Readonly<Record<string, string>>;
 }
 
-function asText(v: unknown): string {
-  if (v === undefined || v === null) return '';
-  return typeof v === 'string' ? v : JSON.stringify(v);
+/** What a lookup asks before it holds more: `parse`, before a string is JSON-parsed for a `.key` path (a parse holds several times its text in objects). */
+interface LookupBudget {
+  parse?(text: string): void;
 }
 
 /** The value a reference names; `parsed` memoises JSON parses of strings walked by `.key` paths. */
-export function lookup(ref: TemplateRef, scope: TemplateScope, parsed = new Map<string, unknown>()): unknown {
+export function lookup(
+  ref: TemplateRef,
+  scope: TemplateScope,
+  parsed = new Map<string, unknown>(),
+  budget: LookupBudget = {},
+): unknown {
   switch (ref.kind) {
     case 'prompt':
       return scope.prompt;
@@ -62,7 +67,10 @@ export function lookup(ref: TemplateRef, scope: TemplateScope, parsed = new Map<
       let v: unknown = scope.outputs[ref.node];
       for (const key of ref.path) {
         if (typeof v === 'string') {
-          if (!parsed.has(v)) parsed.set(v, parseOrUndefined(v));
+          if (!parsed.has(v)) {
+            budget.parse?.(v);
+            parsed.set(v, parseOrUndefined(v));
+          }
           v = parsed.get(v);
         }
         v =
@@ -99,54 +107,194 @@ export class RenderTooLarge extends Error {
   }
 }
 
-class Budget {
+/**
+ * What one render materialised, in UTF-16 units: `built` the rendered pieces (literal text,
+ * values, JSON of objects), `parsed` the strings JSON-parsed for `.key` paths. Both stay within
+ * the render's limit: every piece is measured before it is built, every string before it is parsed.
+ */
+export interface RenderMeter {
+  built: number;
+  parsed: number;
+}
+
+class Budget implements LookupBudget {
   private left: number;
+  /**
+   * Text one render may JSON-parse for `.key` paths, apart from its output: a parse holds several
+   * times its text in objects until the render ends (the memo keeps it), so a template naming
+   * `.key` in many large outputs would otherwise hold all of them parsed at once. One output
+   * (within the byte cap, so within this many units) always fits.
+   */
+  private parseLeft: number;
   /** Strings parsed for `.key` paths, once per render however often they are named. */
   readonly parsed = new Map<string, unknown>();
-  constructor(readonly limit: number) {
+  constructor(
+    readonly limit: number,
+    private readonly meter: RenderMeter = { built: 0, parsed: 0 },
+  ) {
     this.left = limit;
+    this.parseLeft = limit;
   }
-  spend(text: string): string {
-    this.left -= text.length;
+  /** Reserves `length` units of output before the piece is built. */
+  reserve(length: number): void {
+    this.left -= length;
     if (this.left < 0) throw new RenderTooLarge(this.limit);
-    return text;
+    this.meter.built += length;
   }
+  parse(text: string): void {
+    this.parseLeft -= text.length;
+    if (this.parseLeft < 0) throw new RenderTooLarge(this.limit);
+    this.meter.parsed += text.length;
+  }
+  /** A value as text (objects as JSON), measured against what is left before any JSON is built. */
+  text(v: unknown): string {
+    if (v === undefined || v === null) return '';
+    if (typeof v === 'string') {
+      this.reserve(v.length);
+      return v;
+    }
+    const known = jsonLength(v, this.left);
+    if (known !== undefined) this.reserve(known);
+    const json = JSON.stringify(v);
+    if (known === undefined) this.reserve(json.length);
+    return json;
+  }
+  /** Counts a value kept as it is (a whole-reference parameter) at its text's length, building JSON only when it cannot be measured. */
+  count(v: unknown): void {
+    if (v === undefined || v === null) return;
+    if (typeof v === 'string') return this.reserve(v.length);
+    const known = jsonLength(v, this.left);
+    this.reserve(known ?? JSON.stringify(v).length);
+  }
+  /** `text.slice(from, to)`, reserved before it is cut. */
+  slice(text: string, from: number, to = text.length): string {
+    this.reserve(Math.max(0, to - from));
+    return text.slice(from, to);
+  }
+}
+
+/**
+ * JSON.stringify(v).length for JSON data (what outputs, metadata and parses hold), without building
+ * it; past `max` it stops and answers max + 1. undefined for anything JSON.stringify would treat
+ * specially (toJSON, boxed primitives, bigint): the caller builds those and measures after.
+ */
+export function jsonLength(v: unknown, max: number): number | undefined {
+  let n = 0;
+  const over = () => n > max;
+  const walk = (x: unknown, inArray: boolean): boolean => {
+    switch (typeof x) {
+      case 'string':
+        n += quotedLength(x, max - n);
+        return true;
+      case 'number':
+        n += Number.isFinite(x) ? String(x).length : 4;
+        return true;
+      case 'boolean':
+        n += x ? 4 : 5;
+        return true;
+      case 'undefined':
+      case 'function':
+      case 'symbol':
+        if (inArray) n += 4;
+        return true;
+      case 'bigint':
+        return false;
+    }
+    if (x === null) {
+      n += 4;
+      return true;
+    }
+    const tag = Object.prototype.toString.call(x);
+    if (
+      typeof (x as { toJSON?: unknown }).toJSON === 'function' ||
+      /^\[object (Number|String|Boolean|BigInt)\]$/.test(tag)
+    )
+      return false;
+    if (Array.isArray(x)) {
+      n += 2 + Math.max(0, x.length - 1);
+      for (let i = 0; i < x.length && !over(); i++) if (!walk(x[i], true)) return false;
+      return true;
+    }
+    n += 2;
+    let first = true;
+    for (const key of Object.keys(x as object)) {
+      if (over()) return true;
+      const val = (x as Record<string, unknown>)[key];
+      if (val === undefined || typeof val === 'function' || typeof val === 'symbol') continue;
+      n += (first ? 0 : 1) + quotedLength(key, max - n) + 1;
+      first = false;
+      if (!walk(val, false)) return false;
+    }
+    return true;
+  };
+  if (!walk(v, false)) return undefined;
+  return over() ? max + 1 : n;
+}
+
+/** JSON.stringify(s).length (escapes included), or anything past `max` once it is passed. */
+function quotedLength(s: string, max: number): number {
+  if (s.length + 2 > max) return s.length + 2;
+  let n = 2;
+  for (let i = 0; i < s.length && n <= max; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x22 || c === 0x5c || c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d) n += 2;
+    else if (c < 0x20) n += 6;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 2;
+      i++;
+    } else if (c >= 0xd800 && c <= 0xdfff) n += 6;
+    else n += 1;
+  }
+  return n;
 }
 
 function renderWithin(text: string, scope: TemplateScope, budget: Budget): string {
   let out = '';
   let last = 0;
   for (const m of text.matchAll(TOKEN)) {
-    out += budget.spend(text.slice(last, m.index));
+    out += budget.slice(text, last, m.index);
     last = m.index + m[0].length;
     if (m[0] === '{{{{') {
-      out += budget.spend('{{');
+      out += budget.slice('{{', 0);
       continue;
     }
     const ref = parseRef(m[1] ?? '');
-    if (ref) out += budget.spend(asText(lookup(ref, scope, budget.parsed)));
+    if (ref) out += budget.text(lookup(ref, scope, budget.parsed, budget));
   }
-  return out + budget.spend(text.slice(last));
+  return out + budget.slice(text, last);
 }
 
-/** Renders a template; unknown or missing values render as empty text. Throws RenderTooLarge past `limit`. */
-export function renderTemplate(text: string, scope: TemplateScope, limit = MAX_RENDERED_LENGTH): string {
-  return renderWithin(text, scope, new Budget(limit));
+/**
+ * Renders a template; unknown or missing values render as empty text. Throws RenderTooLarge past
+ * `limit`, before building the piece that would pass it. `meter` counts what the render built.
+ */
+export function renderTemplate(
+  text: string,
+  scope: TemplateScope,
+  limit = MAX_RENDERED_LENGTH,
+  meter?: RenderMeter,
+): string {
+  return renderWithin(text, scope, new Budget(limit, meter));
 }
 
 /**
  * Renders every string inside a JSON-like value (tool parameters), all within one budget. A string
  * that is exactly one `{{ref}}` keeps the value's type (counted at its JSON length).
  */
-export function renderValue(value: unknown, scope: TemplateScope, limit = MAX_RENDERED_LENGTH): unknown {
-  const budget = new Budget(limit);
+export function renderValue(
+  value: unknown,
+  scope: TemplateScope,
+  limit = MAX_RENDERED_LENGTH,
+  meter?: RenderMeter,
+): unknown {
+  const budget = new Budget(limit, meter);
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') {
       const whole = /^\{\{\s*([^{}]*?)\s*\}\}$/.exec(v);
       const ref = whole ? parseRef(whole[1]) : null;
       if (ref) {
-        const found = lookup(ref, scope, budget.parsed);
-        budget.spend(asText(found));
+        const found = lookup(ref, scope, budget.parsed, budget);
+        budget.count(found);
         return found === undefined ? '' : found;
       }
       return renderWithin(v, scope, budget);
