@@ -102,8 +102,8 @@ export const MAX_RENDERED_LENGTH = 256 * 1024;
 /** A render that would pass its budget; its name is the error type Temporal retry policies match. */
 export class RenderTooLarge extends Error {
   override name = 'node_output_too_large';
-  constructor(limit: number) {
-    super(`rendered text exceeds ${limit} characters`);
+  constructor(limit: number, what = 'rendered text') {
+    super(`${what} exceeds ${limit} characters`);
   }
 }
 
@@ -143,7 +143,7 @@ class Budget implements LookupBudget {
   }
   parse(text: string): void {
     this.parseLeft -= text.length;
-    if (this.parseLeft < 0) throw new RenderTooLarge(this.limit);
+    if (this.parseLeft < 0) throw new RenderTooLarge(this.limit, 'text parsed for .key paths');
     this.meter.parsed += text.length;
   }
   /** A value as text (objects as JSON), measured against what is left before any JSON is built. */
