@@ -51,6 +51,7 @@ import { approvalRequestModel } from '../workspaces/models/approval-request';
 import { budgetModel } from '../workspaces/models/budget';
 import { budgetChargeModel } from '../workspaces/models/budget-charge';
 import { budgetWorkflowModel } from '../workspaces/models/budget-workflow';
+import { budgetWorkflowPinModel } from '../workspaces/models/budget-workflow-pin';
 import { credentialModel } from '../workspaces/models/credential';
 import { workspaceModel } from '../workspaces/models/workspace';
 import { workspaceApiKeyModel } from '../workspaces/models/workspace-api-key';
@@ -83,6 +84,7 @@ export function registerModels(conn: Connection) {
     workspaces: workspaceModel(conn),
     budgets: budgetModel(conn),
     budgetWorkflows: budgetWorkflowModel(conn),
+    budgetWorkflowPins: budgetWorkflowPinModel(conn),
     workspaceApiKeys: workspaceApiKeyModel(conn),
     agentGroups: agentGroupModel(conn),
     agentGroupTokens: agentGroupTokenModel(conn),

@@ -18,6 +18,7 @@ type WorkspaceModels = Pick<
   | 'workspaces'
   | 'budgets'
   | 'budgetWorkflows'
+  | 'budgetWorkflowPins'
   | 'workspaceApiKeys'
   | 'agentGroups'
   | 'agentGroupTokens'
@@ -132,11 +133,24 @@ export class WorkspaceRepository {
       .sort({ created_at: 1 })
       .lean<{ workflow_id: string; version?: string | null }[]>()
       .exec();
+    // Only links made without a version look for a pin: one read, and none for pinned links.
+    const unpinned = links.filter((l) => !l.version).map((l) => `${doc._id}:${l.workflow_id}`);
+    const pins = unpinned.length ? await this.pinsOf(unpinned) : new Map<string, string>();
     return {
       ...doc,
       workflow_ids: links.map((l) => l.workflow_id),
-      workflow_versions: Object.fromEntries(links.map((l) => [l.workflow_id, l.version ?? null])),
+      workflow_versions: Object.fromEntries(
+        links.map((l) => [l.workflow_id, l.version || pins.get(`${doc._id}:${l.workflow_id}`) || null]),
+      ),
     };
+  }
+
+  private async pinsOf(linkIds: string[]): Promise<Map<string, string>> {
+    const rows = await this.models.budgetWorkflowPins
+      .find({ _id: { $in: linkIds } }, { version: 1 })
+      .lean<{ _id: string; version: string }[]>()
+      .exec();
+    return new Map(rows.map((r) => [r._id, r.version]));
   }
 
   /**
@@ -167,21 +181,28 @@ export class WorkspaceRepository {
         .findById(_id, { version: 1 })
         .lean<{ version?: string | null }>()
         .exec();
-      if (!link?.version || compareSemver(version, link.version) > 0)
+      const current = link?.version || (await this.pinsOf([_id])).get(_id);
+      // Only the operator's CLI approves, one writer: this read-then-write decides nothing concurrent.
+      if (!current || compareSemver(version, current) > 0)
         await this.models.budgetWorkflows.updateOne({ _id }, { $set: { version } });
     }
     return (await this.getBudget(budgetId))!;
   }
 
-  /** Pins an unpinned link (made before pinning) to `version`; a concurrent pin wins. Returns the pinned version. */
+  /**
+   * Pins an unpinned link (made without a version) to `version` at its first run; a concurrent
+   * pin wins. Returns the pinned version. The pin's insert under the link's key decides, and the
+   * link is never written here, so an approval that moved the link forward is never overwritten.
+   */
   async pinBudgetWorkflow(budgetId: string, workflowId: string, version: string): Promise<string> {
     const _id = `${budgetId}:${workflowId}`;
-    await this.models.budgetWorkflows.updateOne({ _id, version: { $in: [null] } }, { $set: { version } });
     const link = await this.models.budgetWorkflows
       .findById(_id, { version: 1 })
       .lean<{ version?: string | null }>()
       .exec();
-    return link?.version ?? version;
+    if (link?.version) return link.version;
+    if (await insertOnce(this.models.budgetWorkflowPins, { _id, version, pinned_at: new Date() })) return version;
+    return (await this.pinsOf([_id])).get(_id) ?? version;
   }
 
   async isWorkflowOnBudget(budgetId: string, workflowId: string): Promise<boolean> {

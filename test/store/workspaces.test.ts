@@ -64,6 +64,30 @@ describe('workspaces, budgets, groups, credentials and approvals on the real sto
     expect(await repo.isWorkflowOnBudget(budget._id, 'wf_other')).toBe(false);
   });
 
+  it('pins an unpinned link to one version under 30 concurrent first runs, every time', async () => {
+    // Each racer brings a different "latest" (a publish landing between first runs): a pin set by a
+    // filtered update on the link (FerretDB applies those as a read then a write) let several racers
+    // each win and run their own version; the pin's insert decides now.
+    const ws = await repo.createWorkspace({ name: 'P' });
+    const { budget } = await repo.createBudget({ workspaceId: ws._id, name: 'b' });
+    for (let round = 0; round < 5; round++) {
+      const wfId = `wf_pin_${round}`;
+      await repo.addWorkflowToBudget(budget._id, wfId);
+      const versions = Array.from({ length: 30 }, (_, i) => `1.${i}.0`);
+      const pinned = await Promise.all(versions.map((v) => repo.pinBudgetWorkflow(budget._id, wfId, v)));
+      expect(new Set(pinned).size).toBe(1);
+      expect((await repo.getBudget(budget._id))!.workflow_versions[wfId]).toBe(pinned[0]);
+      expect(await repo.pinBudgetWorkflow(budget._id, wfId, '9.0.0')).toBe(pinned[0]);
+    }
+    // An approval moves the link forward from its pin, and a later first-run pin does not undo it.
+    await repo.addWorkflowToBudget(budget._id, 'wf_pin_0', new Date(), '5.0.0');
+    expect(await repo.pinBudgetWorkflow(budget._id, 'wf_pin_0', '1.0.0')).toBe('5.0.0');
+    expect((await repo.getBudget(budget._id))!.workflow_versions.wf_pin_0).toBe('5.0.0');
+    // A link made with a version is pinned already: nothing to decide.
+    await repo.addWorkflowToBudget(budget._id, 'wf_pin_fixed', new Date(), '2.0.0');
+    expect(await repo.pinBudgetWorkflow(budget._id, 'wf_pin_fixed', '3.0.0')).toBe('2.0.0');
+  });
+
   it('agent groups: agt_ tokens resolve to group, budget and workspace; revoked tokens do not; the webhook secret is sealed', async () => {
     const ws = await repo.createWorkspace({ name: 'G' });
     const { budget } = await repo.createBudget({ workspaceId: ws._id, name: 'b' });
