@@ -1,5 +1,5 @@
 /**
- * The benchmark's server process: the real main app (createMainApp + createServices, exactly as
+ * The benchmark's server process: the real main app (createMainApp over a composition root's services, exactly as
  * api/ builds it) behind an outer Express app that first mounts the bare baseline route
  * POST /bench/insert (requestContext + the same JSON body parser + one insert on the same
  * mongoose connection) and, with BENCH_VENDOR_URL, POST /bench/insert-vendor (the same plus one

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express, { Express, Router } from 'express';
 import type { AppDeps } from '../../shared/composition/deps';
-import { buildRoot, createServices, type Services } from '../../shared/composition/root';
+import { buildRoot, type Services } from '../../shared/composition/root';
 import type { TemporalHandle } from '../../temporal/connection';
 import { createEngines } from '../../temporal/engines';
 import { bearerCreditOperations } from '../credits/bearer-routes';
@@ -96,7 +96,7 @@ function finish(app: Express, helpBaseUrl: string): Express {
 }
 
 /** The main host: /api/external, /api/agent-webhooks, /embed. */
-export function createMainApp(deps: AppDeps, services: Services = createServices(deps)): Express {
+export function createMainApp(deps: AppDeps, services: Services): Express {
   const ops = apiOperations(deps, services);
   const app = baseApp(deps, ops);
   // Tools set their own error shape before parsing, so they are mounted ahead of the generic router.
@@ -119,7 +119,7 @@ export function createMainApp(deps: AppDeps, services: Services = createServices
 }
 
 /** The bearer host: /health, /credits, /products, /issues. */
-export function createApiApp(deps: AppDeps, services: Services = createServices(deps)): Express {
+export function createApiApp(deps: AppDeps, services: Services): Express {
   const ops = apiOperations(deps, services);
   const app = baseApp(deps, ops);
   app.use(errorShape('gateway'), mountOperations(ops.operator));

@@ -185,11 +185,6 @@ export function buildRoot(deps: AppDeps): Root {
   };
 }
 
-/** The API's services (a new root's); kept for callers that want only the services. */
-export function createServices(deps: AppDeps): Services {
-  return buildRoot(deps).services;
-}
-
 /** One counting limiter per named limit of a config block, all over the block's window. */
 function countingLimiters<K extends string>(
   deps: AppDeps,

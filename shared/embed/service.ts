@@ -210,9 +210,8 @@ export class EmbedService {
 
   /** Signs the widget token in `header` out (the widget's sign-out); true when it was signed in. */
   async signOut(header: string | undefined): Promise<boolean> {
-    const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
-    if (!match || !EMBED_TOKEN.test(match[1])) return false;
-    return this.repo.revokeToken(match[1]);
+    const token = widgetToken(header);
+    return token ? this.repo.revokeToken(token) : false;
   }
 
   /**
@@ -224,10 +223,9 @@ export class EmbedService {
     bundleId: string,
     now = new Date(),
   ): Promise<{ wallet: string; bundle: EmbedBundle }> {
-    const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
-    if (!match || !EMBED_TOKEN.test(match[1]))
-      throw errors.unauthorized('embed_sign_in_required', 'sign in to the widget first');
-    const doc = await this.repo.getToken(match[1]);
+    const token = widgetToken(header);
+    if (!token) throw errors.unauthorized('embed_sign_in_required', 'sign in to the widget first');
+    const doc = await this.repo.getToken(token);
     if (!doc || doc.bundle_id !== bundleId)
       throw errors.unauthorized('embed_sign_in_required', 'sign in to the widget first');
     if (doc.expires_at.getTime() <= now.getTime())
@@ -319,6 +317,12 @@ function runView(run: {
     error_code: run.error_code,
     error_message: run.error_message,
   };
+}
+
+/** The widget token an `Authorization: Bearer emb_…` header carries, or null. */
+function widgetToken(header: string | undefined): string | null {
+  const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
+  return match && EMBED_TOKEN.test(match[1]) ? match[1] : null;
 }
 
 const missing = (what: string) => errors.notFound('embed_not_found', `no ${what} here is published for embedding`);
