@@ -5,7 +5,7 @@ export { jobVerificationWorkflow } from './job-verification/workflows';
 export { pingWorkflow } from './ping/workflows';
 export { scheduleLeaseWorkflow } from './schedule-lease/workflows';
 export { toolHoldHealWorkflow } from './tool-holds/workflows';
-export { callbackDeliveryWorkflow } from './webhook-callbacks/workflows';
+export { callbackDeliveryWorkflow, callbackReplayWorkflow } from './webhook-callbacks/workflows';
 export { webhookRunWorkflow, webhookRunWorkflowV2, webhookRunWorkflowV3 } from './webhook-runs/legacy-workflows';
 export { webhookRun } from './webhook-runs/workflows';
 export { workflowSessionWorkflow } from './workflow-session/workflows';

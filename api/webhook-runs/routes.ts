@@ -6,6 +6,7 @@ import { workflowIdSchema } from '../../shared/workflows/schemas';
 import { agentGroup } from '../http/middleware/agent-group';
 import { EXAMPLE, ok } from '../http/operations/shapes';
 import type { Link, Operation } from '../http/operations/types';
+import { callbackOperations } from './callback-routes';
 
 const workflowParam = Joi.object({ workflowId: workflowIdSchema.required() });
 const runParam = Joi.object({ runId: runIdSchema.required() });
@@ -217,5 +218,6 @@ export function agentWebhookOperations(services: Services): Operation[] {
         res.json({ success: true, data: { run: fullRun(record) } });
       },
     },
+    ...callbackOperations(services),
   ];
 }

@@ -39,6 +39,9 @@ import { toolProductModel } from '../tools/models/tool-product';
 import { toolSecretModel } from '../tools/models/tool-secret';
 import { walletBudgetModel } from '../tools/models/wallet-budget';
 import { walletSpendModel } from '../tools/models/wallet-spend';
+import { callbackAttemptModel } from '../webhook-runs/models/callback-attempt';
+import { callbackReplayModel } from '../webhook-runs/models/callback-replay';
+import { signingKeyModel } from '../webhook-runs/models/signing-key';
 import { webhookRunModel } from '../webhook-runs/models/webhook-run';
 import { webhookRunCancelModel } from '../webhook-runs/models/webhook-run-cancel';
 import { webhookRunRequestModel } from '../webhook-runs/models/webhook-run-request';
@@ -105,6 +108,9 @@ export function registerModels(conn: Connection) {
     webhookRuns: webhookRunModel(conn),
     webhookRunRequests: webhookRunRequestModel(conn),
     webhookRunCancels: webhookRunCancelModel(conn),
+    callbackAttempts: callbackAttemptModel(conn),
+    callbackReplays: callbackReplayModel(conn),
+    signingKeys: signingKeyModel(conn),
     budgetCharges: budgetChargeModel(conn),
     workflowSchedules: workflowScheduleModel(conn),
     scheduleClaims: scheduleClaimModel(conn),

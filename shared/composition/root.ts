@@ -21,8 +21,11 @@ import { ScheduleService } from '../schedules/service';
 import { ToolCatalogService } from '../tools/catalog-service';
 import { ToolRepository } from '../tools/repository';
 import { ToolService } from '../tools/service';
+import { CallbackService } from '../webhook-runs/callback-service';
+import { DeliveryLogRepository } from '../webhook-runs/deliveries';
 import { RunRepository } from '../webhook-runs/repository';
 import { WebhookRunService } from '../webhook-runs/service';
+import { SigningKeyRepository } from '../webhook-runs/signing-keys';
 import { catalogPriceLookup } from '../workflow-sessions/public-catalog-prices';
 import { PublicWorkflowService } from '../workflow-sessions/public-workflows';
 import { WorkflowSessionRepository } from '../workflow-sessions/repository';
@@ -42,12 +45,15 @@ const SCHEDULE_BEARER_CACHE = { ttlMs: 5000, maxEntries: 1000 };
  */
 export function createRepositories(deps: Pick<AppDeps, 'config' | 'db'>) {
   const { models } = deps.db;
+  const workspaces = new WorkspaceRepository(models, deps.config.credentialsKey);
   return {
     ledger: new LedgerStore(models),
     tools: new ToolRepository(models),
-    workspaces: new WorkspaceRepository(models, deps.config.credentialsKey),
+    workspaces,
+    signingKeys: new SigningKeyRepository(models, workspaces, deps.config.credentialsKey),
     workflows: new WorkflowRepository(models),
     runs: new RunRepository(models),
+    deliveries: new DeliveryLogRepository(models),
     jobs: new JobRepository(models),
     jobWorkflows: new JobWorkflowRepository(models),
     schedules: new ScheduleRepository(models),
@@ -88,6 +94,7 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
     ]),
     ...countingLimiters(deps, config.jobReserveRateLimits, ['reservePerClient']),
     agentAddressPerClient: new OncePerWindowLimiter(models, 60),
+    ...countingLimiters(deps, config.callbackRateLimits, ['replayPerGroup', 'rotatePerGroup']),
   };
   const payments =
     'disabled' in setup
@@ -116,6 +123,10 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
         : undefined,
     tokens,
     webhookRuns,
+    callbacks: new CallbackService(
+      { runs: repos.runs, deliveries: repos.deliveries, signingKeys: repos.signingKeys, engine: engines.runs },
+      config.callbacks,
+    ),
     schedules: new ScheduleService(repos.schedules, config.scheduleLease),
     scheduleAuth: new BudgetBearerAuth(workspaces, SCHEDULE_BEARER_CACHE),
     jobs: new JobService(

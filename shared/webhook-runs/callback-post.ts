@@ -19,6 +19,8 @@ export interface PostResult {
   status: number;
   retryAfter: string | null;
   location: string | null;
+  /** The receiver's `webhook-delivery` answer header (`abort-message` stops retries). */
+  delivery: string | null;
 }
 
 /**
@@ -42,6 +44,7 @@ export async function safePost(url: string, o: SafePostOptions): Promise<PostRes
     status: res.status,
     retryAfter: headerOf(res.headers['retry-after']),
     location: headerOf(res.headers.location),
+    delivery: headerOf(res.headers['webhook-delivery']),
   };
 }
 

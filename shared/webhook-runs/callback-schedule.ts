@@ -10,11 +10,22 @@ export interface RetrySchedule {
 
 export type AttemptVerdict = 'delivered' | 'retry' | 'fail' | 'stop';
 
-/** 2xx delivered; 408, 425, 429 and 5xx (and no answer) retried; 410 stops for good; other 3xx/4xx fail. */
-export function classifyStatus(status: number | null): AttemptVerdict {
+/**
+ * What a receiver answers to stop every further attempt of a message besides 410: the response
+ * header `webhook-delivery: abort-message` on a non-2xx answer (docs/webhook-runs.md, "Stopping
+ * retries"). On a 2xx the message is delivered whatever the header says.
+ */
+export const ABORT_HEADER = 'webhook-delivery';
+export const ABORT_VALUE = 'abort-message';
+
+/**
+ * 2xx delivered; 410, or any other answer carrying `webhook-delivery: abort-message`, stops for
+ * good; 408, 425, 429 and 5xx (and no answer) retried; other 3xx/4xx fail.
+ */
+export function classifyStatus(status: number | null, delivery: string | null = null): AttemptVerdict {
   if (status === null) return 'retry';
   if (status >= 200 && status < 300) return 'delivered';
-  if (status === 410) return 'stop';
+  if (status === 410 || delivery?.trim().toLowerCase() === ABORT_VALUE) return 'stop';
   if (status === 408 || status === 425 || status === 429 || status >= 500) return 'retry';
   return 'fail';
 }

@@ -15,6 +15,15 @@ export interface RunStart {
   untrusted: boolean;
 }
 
+/** A replay of a run's callback the group asked for (already recorded under `replayId`). */
+export interface CallbackReplayStart {
+  replayId: string;
+  runId: string;
+  groupId: string;
+  requestedBy: string;
+  timeoutMs: number;
+}
+
 /**
  * Where runs execute, as the run service sees it. A port, so the service needs no workflow
  * engine to be built or tested; temporal/webhook-runs/client.ts implements it.
@@ -24,4 +33,6 @@ export interface RunEngine {
   start(run: RunStart): Promise<void>;
   /** Requests cancellation; false when there is no open execution. */
   cancel(runId: string): Promise<boolean>;
+  /** Starts the replay once; a second start of the same replay finds the first. */
+  replayCallback(replay: CallbackReplayStart): Promise<void>;
 }

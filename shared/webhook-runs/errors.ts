@@ -51,4 +51,23 @@ export const webhookRunsErrors: Readonly<Record<string, ErrorEntry & { area: 'we
       'callback_url names a loopback, private, link-local or other non-public address. Host names are checked again at every delivery.',
     action: 'Give a public https URL.',
   },
+  run_has_no_callback: {
+    status: 409,
+    area: 'webhook runs',
+    meaning: 'The run was triggered without a callback_url: there is no callback to replay.',
+    action: 'Read the run with GET /api/agent-webhooks/runs/{runId}.',
+  },
+  callback_not_final: {
+    status: 409,
+    area: 'webhook runs',
+    meaning:
+      "The run has not ended, or its scheduled callback deliveries are still under way: a replay sends the callback's final body again, which exists only once they end.",
+    action: 'Wait until callback_status is delivered or failed (GET the run or its deliveries), then replay.',
+  },
+  signing_key_rotation_conflict: {
+    status: 409,
+    area: 'webhook runs',
+    meaning: "Another rotation of the group's signing key took the next version at the same moment.",
+    action: 'Read GET /api/agent-webhooks/signing-keys; rotate again only if the newest key is not the one you wanted.',
+  },
 };

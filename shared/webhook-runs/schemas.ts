@@ -30,3 +30,18 @@ export const cancelBodySchema = Joi.object({
 });
 
 export const MAX_METADATA_BYTES = 16 * 1024;
+
+/** GET .../deliveries: a page of the delivery log, after an attempt id. */
+export const deliveriesQuerySchema = Joi.object({
+  limit: Joi.number().integer().min(1).max(100).default(50),
+  after: Joi.string().pattern(/^dla_[0-9a-z]{9}[0-9a-f]{12}$/),
+});
+
+/** POST /api/agent-webhooks/signing-keys/rotate. */
+export const rotateBodySchema = Joi.object({
+  scheme: Joi.string().valid('v1', 'v1a'),
+  overlap_seconds: Joi.number()
+    .integer()
+    .min(0)
+    .max(7 * 24 * 3600),
+}).unknown(false);

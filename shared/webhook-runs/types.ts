@@ -1,7 +1,32 @@
+import type { CallbackAttemptDoc } from './models/callback-attempt';
+import type { CallbackReplayDoc } from './models/callback-replay';
+import type { SignatureScheme } from './models/signing-key';
 import type { CallbackStatus, RunNodeRecord, RunStatus, WebhookRunDoc } from './models/webhook-run';
 import type { WebhookRunCancelDoc } from './models/webhook-run-cancel';
 
-export type { CallbackStatus, RunNodeRecord, RunStatus, WebhookRunCancelDoc, WebhookRunDoc };
+export type {
+  CallbackReplayDoc,
+  CallbackStatus,
+  RunNodeRecord,
+  RunStatus,
+  SignatureScheme,
+  WebhookRunCancelDoc,
+  WebhookRunDoc,
+};
+
+/** A delivery log entry as the group reads it (no body). */
+export type DeliveryAttempt = Omit<CallbackAttemptDoc, 'body' | 'final'>;
+
+/** A group signing key as the group may read it (never the secret). */
+export interface PublicSigningKey {
+  version: number;
+  scheme: SignatureScheme;
+  /** `whpk_…` for v1a; null for v1 (an HMAC secret has no public half). */
+  public_key: string | null;
+  created_at: Date | null;
+  /** null while the key is the newest; otherwise when it stops signing. */
+  valid_until: Date | null;
+}
 
 export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'setup_required', 'cancelled'];
 

@@ -1,7 +1,7 @@
 import { proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { RetrySchedule } from '../../shared/webhook-runs/callback-schedule';
 import { SA } from '../search-attributes';
-import type { CallbackActivities } from './activities';
+import type { CallbackActivities, ReplayInput, ReplayResult } from './activities';
 import { attemptOptions } from './config';
 import { type CallbackProgress, callbackProgressQuery } from './definitions';
 
@@ -56,4 +56,14 @@ export async function callbackDeliveryWorkflow(input: CallbackInput): Promise<Ca
   await deliverCallback(input, progress);
   upsertSearchAttributes([{ key: SA.flowStatus, value: progress.status }]);
   return progress;
+}
+
+/**
+ * A replay a group asked for (id `callback-replay:<replay id>`): one POST of the run's final
+ * callback body under its webhook-id, logged in the delivery log; it never writes the run. Its
+ * activity retries only a lost worker or a store hiccup, never the receiver's answer.
+ */
+export async function callbackReplayWorkflow(input: ReplayInput): Promise<ReplayResult> {
+  const { replayDelivery } = proxyActivities<CallbackActivities>(attemptOptions(input.timeoutMs));
+  return replayDelivery(input);
 }

@@ -3,6 +3,7 @@ import type { RunEngine, RunStart } from '../../shared/webhook-runs/engine';
 import { NODE_TYPES, type NodeType } from '../../shared/workflows/nodes/index';
 import type { TemporalHandle } from '../connection';
 import { SA } from '../search-attributes';
+import { startCallbackReplay } from '../webhook-callbacks/client';
 import { CALLBACK_QUEUE } from '../webhook-callbacks/config';
 import { type CallbackProgress, callbackProgressQuery } from '../webhook-callbacks/definitions';
 import { NODE_QUEUES, RUN_QUEUE, UNTRUSTED_NODE_QUEUES } from './config';
@@ -115,5 +116,6 @@ export function runEngine(temporal: TemporalHandle): RunEngine {
   return {
     start: (run) => startWebhookRun(temporal, run),
     cancel: (runId) => cancelWebhookRun(temporal, runId),
+    replayCallback: (replay) => startCallbackReplay(temporal, replay),
   };
 }

@@ -5,7 +5,7 @@ import { AgentClient, AgentCommerceError, type SessionInfo, verifyCallback } fro
 import { ERROR_CATALOG } from '../../shared/composition/error-catalog';
 import { DEV_ACCOUNT_INDEX, devAccount } from '../../shared/payments/chain/dev-accounts';
 import { ToolRepository } from '../../shared/tools/repository';
-import { standardWebhookHeaders } from '../../shared/webhook-runs/callback-sign';
+import { hmacKey, standardWebhookHeaders } from '../../shared/webhook-runs/callback-sign';
 import { WorkflowRepository } from '../../shared/workflows/repository';
 import { startTestDemoVendor } from '../support/demo-vendor';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/https-receiver';
@@ -310,7 +310,12 @@ describe('the agent SDK against the real stack (API, store, Temporal workers, lo
         timestamp: new Date().toISOString(),
         data: { run: { run_id: 'run_1', status: 'completed' } },
       });
-      const headers = standardWebhookHeaders(secret, 'msg_1', body, new Date());
+      const headers = standardWebhookHeaders(
+        [{ scheme: 'v1', version: 0, secret: hmacKey(secret) }],
+        'msg_1',
+        body,
+        new Date(),
+      );
       expect(verifyCallback(secret, body, headers).data.run.run_id).toBe('run_1');
       expect(verifyCallback(secret, Buffer.from(body), new Headers(headers)).type).toBe('webhook_run.completed');
       const tampered = (() => {

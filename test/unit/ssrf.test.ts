@@ -163,9 +163,24 @@ describe('callback schedule rules', () => {
     expect(parseRetryAfter('soon', 0)).toBeNull();
   });
   it('classifies answers', () => {
-    expect([200, 204, 299].map(classifyStatus)).toEqual(['delivered', 'delivered', 'delivered']);
-    expect([500, 503, 429, 408, null].map(classifyStatus)).toEqual(['retry', 'retry', 'retry', 'retry', 'retry']);
-    expect([400, 401, 404, 301, 302].map(classifyStatus)).toEqual(['fail', 'fail', 'fail', 'fail', 'fail']);
+    expect([200, 204, 299].map((s) => classifyStatus(s))).toEqual(['delivered', 'delivered', 'delivered']);
+    expect([500, 503, 429, 408, null].map((s) => classifyStatus(s))).toEqual([
+      'retry',
+      'retry',
+      'retry',
+      'retry',
+      'retry',
+    ]);
+    expect([400, 401, 404, 301, 302].map((s) => classifyStatus(s))).toEqual(['fail', 'fail', 'fail', 'fail', 'fail']);
     expect(classifyStatus(410)).toBe('stop');
+    // The receiver's stop header on a non-2xx answer, in any case; a 2xx is delivered whatever it says.
+    expect([400, 429, 500, 503].map((s) => classifyStatus(s, 'Abort-Message'))).toEqual([
+      'stop',
+      'stop',
+      'stop',
+      'stop',
+    ]);
+    expect(classifyStatus(200, 'abort-message')).toBe('delivered');
+    expect(classifyStatus(503, 'retry')).toBe('retry');
   });
 });

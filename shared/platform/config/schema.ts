@@ -33,6 +33,8 @@ export interface AppConfig {
   workflowRateLimits: WorkflowRateLimits;
   hotRateLimits: HotRateLimits;
   jobReserveRateLimits: JobReserveRateLimits;
+  /** Callback replays and signing-key rotations a group may ask for per window (store-backed counts). */
+  callbackRateLimits: { windowSeconds: number; replayPerGroup: number; rotatePerGroup: number };
   tools: ToolsConfig;
   /** AES-256-GCM key for credentials and webhook secrets at rest (CREDENTIALS_ENCRYPTION_KEY); a fixed dev key outside production. */
   credentialsKey?: Buffer;
@@ -75,7 +77,12 @@ export interface CallbackConfig {
   allowLoopback: boolean;
   /** Test/dev only: a PEM file of extra trusted CAs for callback receivers. */
   caFile?: string;
+  /** After a signing-key rotation the previous key keeps signing this long unless the rotation asks otherwise. */
+  keyOverlapSeconds: number;
 }
+
+/** The longest overlap a rotation may ask for (and CALLBACK_KEY_OVERLAP_SECONDS may set). */
+export const MAX_KEY_OVERLAP_SECONDS = 7 * 24 * 3600;
 
 /** Node's server timeouts: a client that never finishes its request is cut off. */
 export interface HttpConfig {
@@ -255,6 +262,14 @@ const envSchema = Joi.object({
   CALLBACK_JITTER: Joi.number().min(0).max(1).default(0.2),
   CALLBACK_ALLOW_LOOPBACK: Joi.boolean().default(false),
   CALLBACK_CA_FILE: Joi.string(),
+  CALLBACK_KEY_OVERLAP_SECONDS: Joi.number()
+    .integer()
+    .min(0)
+    .max(MAX_KEY_OVERLAP_SECONDS)
+    .default(24 * 3600),
+  CALLBACK_RATE_WINDOW_SECONDS: Joi.number().integer().min(1).max(86400).default(3600),
+  CALLBACK_REPLAY_LIMIT_PER_GROUP: Joi.number().integer().min(1).max(100000).default(60),
+  CALLBACK_ROTATE_LIMIT_PER_GROUP: Joi.number().integer().min(1).max(1000).default(10),
   SCHEDULE_LEASE_MIN_SECONDS: Joi.number().integer().min(1).max(86400).default(30),
   SCHEDULE_LEASE_MAX_SECONDS: Joi.number().integer().min(1).max(86400).default(3600),
   SCHEDULE_LEASE_DEFAULT_SECONDS: Joi.number().integer().min(1).max(86400).default(300),
@@ -421,6 +436,12 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
       jitter: value.CALLBACK_JITTER,
       allowLoopback: value.CALLBACK_ALLOW_LOOPBACK,
       caFile: value.CALLBACK_CA_FILE,
+      keyOverlapSeconds: value.CALLBACK_KEY_OVERLAP_SECONDS,
+    }),
+    callbackRateLimits: Object.freeze({
+      windowSeconds: value.CALLBACK_RATE_WINDOW_SECONDS,
+      replayPerGroup: value.CALLBACK_REPLAY_LIMIT_PER_GROUP,
+      rotatePerGroup: value.CALLBACK_ROTATE_LIMIT_PER_GROUP,
     }),
     scheduleLease: Object.freeze(
       leaseBounds(

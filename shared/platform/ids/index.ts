@@ -41,6 +41,13 @@ export const ids = {
   instance: () => hex('inst_', 12),
   issue: () => hex('iss_', 12),
   grant: () => hex('grant_', 12),
+  /** A callback replay request. */
+  callbackReplay: () => hex('rpl_', 12),
+  /**
+   * A callback delivery attempt: `dla_` + the time in ms (base36, 9 chars) + 12 hex, so a run's
+   * attempts sort by `_id` in the order they were made (the delivery log pages on it).
+   */
+  deliveryAttempt: (at: Date) => `dla_${at.getTime().toString(36).padStart(9, '0')}${randomBytes(6).toString('hex')}`,
   /**
    * A bearer purchase's order. With a seed (wallet and Idempotency-Key) the id is derived, so a
    * replay of the same purchase answers the same order; the format is the same either way.
