@@ -134,7 +134,7 @@ export function callbackOperations(services: Services): Operation[] {
         'One POST of the body the last scheduled attempt sent, under the same `webhook-id`, with a new timestamp and signatures. Answers 202 before the POST; its result appears in the delivery log under `replay_id`. The run is not changed. Rate limited per group.',
       request: { params: runParam },
       responses: {
-        202: { description: 'Replay recorded and started', body: ok(Joi.object({ replay: replaySchema })) },
+        202: { description: 'Replay recorded and started', body: ok(Joi.object({ replay: replaySchema.required() })) },
       },
       errorStatuses: [400, 401, 404, 409, 429, 500, 503],
       examples: [

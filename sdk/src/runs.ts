@@ -5,6 +5,12 @@ import type {
   CancelRunBody,
   CancelRunResponse,
   GetRunResponse,
+  ListRunDeliveriesQuery,
+  ListRunDeliveriesResponse,
+  ListSigningKeysResponse,
+  ReplayRunCallbackResponse,
+  RotateSigningKeyBody,
+  RotateSigningKeyResponse,
   TriggerRunBody,
   TriggerRunResponse,
 } from './generated/api-types';
@@ -70,6 +76,51 @@ export class Runs {
       headers: this.ctx.bearer('agent'),
     });
     return res.body.data.run;
+  }
+
+  /** The run's callback delivery log: a page of attempts and replays, oldest first (`after`: the previous page's next_cursor). */
+  async deliveries(runId: string, page: ListRunDeliveriesQuery = {}): Promise<DataOf<ListRunDeliveriesResponse>> {
+    const query = new URLSearchParams();
+    if (page.limit !== undefined) query.set('limit', String(page.limit));
+    if (page.after !== undefined) query.set('after', page.after);
+    const qs = query.size ? `?${query}` : '';
+    const res = await this.ctx.send<ListRunDeliveriesResponse>({
+      method: 'GET',
+      url: this.ctx.main(`/api/agent-webhooks/runs/${encodeURIComponent(runId)}/deliveries${qs}`),
+      headers: this.ctx.bearer('agent'),
+    });
+    return res.body.data;
+  }
+
+  /** Sends the run's final callback again (same webhook-id); its result appears in deliveries() under replay_id. */
+  async replayCallback(runId: string): Promise<DataOf<ReplayRunCallbackResponse>['replay']> {
+    const res = await this.ctx.send<ReplayRunCallbackResponse>({
+      method: 'POST',
+      url: this.ctx.main(`/api/agent-webhooks/runs/${encodeURIComponent(runId)}/deliveries/replay`),
+      headers: this.ctx.bearer('agent'),
+    });
+    return res.body.data.replay;
+  }
+
+  /** The group's callback signing keys in force (ed25519 public keys as whpk_). */
+  async signingKeys(): Promise<DataOf<ListSigningKeysResponse>['keys']> {
+    const res = await this.ctx.send<ListSigningKeysResponse>({
+      method: 'GET',
+      url: this.ctx.main('/api/agent-webhooks/signing-keys'),
+      headers: this.ctx.bearer('agent'),
+    });
+    return res.body.data.keys;
+  }
+
+  /** A new signing key (v1 HMAC: its whsec_ secret, once; v1a ed25519: its whpk_ public key); the old one signs beside it for the overlap. */
+  async rotateSigningKey(input: RotateSigningKeyBody = {}): Promise<DataOf<RotateSigningKeyResponse>> {
+    const res = await this.ctx.send<RotateSigningKeyResponse>({
+      method: 'POST',
+      url: this.ctx.main('/api/agent-webhooks/signing-keys/rotate'),
+      body: input,
+      headers: this.ctx.bearer('agent'),
+    });
+    return res.body.data;
   }
 
   /** Polls the run with backoff until it is terminal (or the callback brings it first). */

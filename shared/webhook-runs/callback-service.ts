@@ -8,12 +8,7 @@ import type { CallbackReplayDoc } from './models/callback-replay';
 import type { SignatureScheme } from './models/signing-key';
 import type { RunRepository } from './repository';
 import type { SigningKeyRepository } from './signing-keys';
-import { isTerminal } from './types';
-
-/** The Standard Webhooks message id of a run's callback: the same on every attempt and replay. */
-export function callbackMessageId(runId: string): string {
-  return `msg_${runId}`;
-}
+import { callbackMessageId, isTerminal } from './types';
 
 /**
  * What a group does with its callbacks beyond receiving them: read a run's delivery log, replay

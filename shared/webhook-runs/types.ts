@@ -34,6 +34,11 @@ export function isTerminal(status: RunStatus): boolean {
   return TERMINAL_STATUSES.includes(status);
 }
 
+/** The Standard Webhooks message id of a run's callback: the same on every attempt and replay (pure: workflow code uses it). */
+export function callbackMessageId(runId: string): string {
+  return `msg_${runId}`;
+}
+
 /** How a run ended, as its workflow reports it. */
 export interface RunOutcome {
   status: Exclude<RunStatus, 'queued' | 'running'>;

@@ -1,4 +1,4 @@
-export { callbackMessageId } from '../../shared/webhook-runs/callback-service';
+export { callbackMessageId } from '../../shared/webhook-runs/types';
 
 export function callbackWorkflowId(runId: string): string {
   return `callback:${runId}`;

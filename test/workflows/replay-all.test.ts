@@ -14,7 +14,7 @@ const FIXTURES_BY_FLOW: Record<string, string[]> = {
   'job-verification': ['job-verification.json'],
   'schedule-lease': ['schedule-lease.json'],
   'tool-holds': ['tool-holds.json'],
-  'webhook-callbacks': ['webhook-callback.json'],
+  'webhook-callbacks': ['webhook-callback.json', 'webhook-callback-replay.json'],
   // webhook-run*.json: webhookRunWorkflow (store activities, callback child workflow);
   // webhook-run-floor*.json: webhookRunWorkflowV2 (local store activities, callback delivered by the run itself);
   // webhook-run-v3*.json: webhookRunWorkflowV3 (template and condition nodes evaluated in the workflow task);

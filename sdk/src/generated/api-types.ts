@@ -1599,6 +1599,103 @@ export interface CancelRunResponse {
 }
 
 /**
+ * The query string of listRunDeliveries (GET /api/agent-webhooks/runs/{runId}/deliveries: A run's callback delivery log: every attempt and replay, oldest first).
+ */
+export interface ListRunDeliveriesQuery {
+  limit?: number;
+  after?: string;
+}
+
+/**
+ * The 200 answer of listRunDeliveries (GET /api/agent-webhooks/runs/{runId}/deliveries: A run's callback delivery log: every attempt and replay, oldest first).
+ */
+export interface ListRunDeliveriesResponse {
+  success: true;
+  data: {
+    run_id: string;
+    webhook_id: string;
+    callback_status: string;
+    deliveries: {
+      attempt_id: string;
+      kind: "delivery" | "replay";
+      attempt: number | null;
+      replay_id: string | null;
+      requested_by: string | null;
+      attempted_at: string | null;
+      status_code: number | null;
+      latency_ms: number;
+      outcome: "delivered" | "retry" | "failed" | "stopped" | "refused";
+      error: string | null;
+      signed_with: string[];
+    }[];
+    next_cursor: string | null;
+  };
+  message?: string;
+}
+
+/**
+ * The 202 answer of replayRunCallback (POST /api/agent-webhooks/runs/{runId}/deliveries/replay: Send a finished run's final callback again (same webhook-id, fresh signature)).
+ */
+export interface ReplayRunCallbackResponse {
+  success: true;
+  data: {
+    replay: {
+      replay_id: string;
+      run_id: string;
+      webhook_id: string;
+      requested_by: string;
+      requested_at: string | null;
+      status: "pending";
+    };
+  };
+  message?: string;
+}
+
+/**
+ * The 200 answer of listSigningKeys (GET /api/agent-webhooks/signing-keys: The group's callback signing keys in force (ed25519 public keys as whpk_…)).
+ */
+export interface ListSigningKeysResponse {
+  success: true;
+  data: {
+    keys: {
+      version: number;
+      scheme: "v1" | "v1a";
+      public_key: string | null;
+      created_at: string | null;
+      valid_until: string | null;
+    }[];
+  };
+  message?: string;
+}
+
+/**
+ * The request body of rotateSigningKey (POST /api/agent-webhooks/signing-keys/rotate: Rotate the group's callback signing key (v1 HMAC or v1a ed25519), with an overlap).
+ */
+export interface RotateSigningKeyBody {
+  scheme?: "v1" | "v1a";
+  overlap_seconds?: number;
+}
+
+/**
+ * The 200 answer of rotateSigningKey (POST /api/agent-webhooks/signing-keys/rotate: Rotate the group's callback signing key (v1 HMAC or v1a ed25519), with an overlap).
+ */
+export interface RotateSigningKeyResponse {
+  success: true;
+  data: {
+    key: {
+      version: number;
+      scheme: "v1" | "v1a";
+      public_key: string | null;
+      created_at: string | null;
+      valid_until: string | null;
+    };
+    secret: string | null;
+    previous_valid_until: string | null;
+  };
+  message?: string;
+}
+
+/**
  * The 200 answer of health (GET /health: Liveness: ok whenever the process accepts requests (any method)).
  */
 export interface HealthResponse {
