@@ -3,6 +3,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { parseConfig } from '../../shared/platform/config/index';
 import { NOT_PUBLIC } from '../../shared/platform/http/outbound';
 import { logger } from '../../shared/platform/logger/index';
+import { DeliveryLogRepository } from '../../shared/webhook-runs/deliveries';
 import { RunRepository } from '../../shared/webhook-runs/repository';
 import { type AttemptResult, createCallbackActivities } from '../../temporal/webhook-callbacks/activities';
 import { openTestDb } from '../support/db';
@@ -18,7 +19,7 @@ const SCHEDULE = { maxAttempts: 1, initialIntervalMs: 1000, backoffCoefficient: 
  * answered: not the addresses an internal name has, not the address a refused connection went to.
  * The operator's log has them. One delivery attempt in a MockActivityEnvironment, on the real store.
  */
-describe('a failed callback attempt keeps resolver answers out of callback_last_error', () => {
+describe('a failed callback attempt keeps resolver answers out of callback_last_error and the delivery log', () => {
   let db: Awaited<ReturnType<typeof openTestDb>>;
   let g: GroupSetup;
   let warn: jest.SpyInstance;
@@ -50,7 +51,11 @@ describe('a failed callback attempt keeps resolver answers out of callback_last_
       timeoutMs: 5000,
     });
     const { run } = (await new RunRepository(db.models).get(runId))!;
-    return { runId, result, run };
+    // The delivery log the group reads holds the same text as callback_last_error, never more.
+    const { attempts } = await new DeliveryLogRepository(db.models).page(runId, { limit: 10 });
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0].error).toBe(run.callback_last_error);
+    return { runId, result, run, attempt: attempts[0] };
   }
   const logged = () => warn.mock.calls.map(([, meta]) => meta as Record<string, unknown>);
 
@@ -59,8 +64,9 @@ describe('a failed callback attempt keeps resolver answers out of callback_last_
       { address: '10.20.30.40', family: 4 },
       { address: 'fd00::1234', family: 6 },
     ];
-    const { runId, result, run } = await attempt('https://billing.corp.internal/hooks', { resolve });
+    const { runId, result, run, attempt: logged1 } = await attempt('https://billing.corp.internal/hooks', { resolve });
     expect(result).toMatchObject({ outcome: 'failed', status: null });
+    expect(logged1).toMatchObject({ outcome: 'refused', status_code: null, error: NOT_PUBLIC });
     expect(run.callback_status).toBe('failed');
     expect(run.callback_last_error).toBe(NOT_PUBLIC);
     expect(run.callback_last_error).not.toMatch(/10\.20\.30\.40|fd00|private|uniqueLocal/);
