@@ -6,7 +6,7 @@
  * heap and RSS growth of that last render (garbage included: no collection between the marks),
  * and the heap growth of the whole run (the 98 outputs the run holds, then that render).
  *
- *   node --expose-gc node_modules/.bin/tsx bench/template-amplification.ts
+ *   NODE_OPTIONS=--expose-gc node_modules/.bin/tsx bench/template-amplification.ts
  *
  * Not part of `make bench` (no services); a figure for docs/decisions.md.
  */
@@ -15,7 +15,7 @@ import { runTemplate } from '../shared/workflows/pure-nodes';
 import type { WorkflowNode } from '../shared/workflows/types';
 
 const gc = (globalThis as { gc?: () => void }).gc;
-if (!gc) throw new Error('run with node --expose-gc');
+if (!gc) throw new Error('run with NODE_OPTIONS=--expose-gc');
 
 const WIDE = 98;
 const prompt = ',[]'.repeat(33_333);

@@ -26,6 +26,7 @@ import { rateLimitModel } from '../platform/limits/model';
 import { scheduleAdvanceModel } from '../schedules/models/schedule-advance';
 import { scheduleClaimModel } from '../schedules/models/schedule-claim';
 import { scheduleClaimEndModel } from '../schedules/models/schedule-claim-end';
+import { schedulePauseModel } from '../schedules/models/schedule-pause';
 import { workflowScheduleModel } from '../schedules/models/workflow-schedule';
 import { issueReportModel } from '../tools/models/issue-report';
 import { toolCatalogVersionModel } from '../tools/models/tool-catalog-version';
@@ -116,6 +117,7 @@ export function registerModels(conn: Connection) {
     scheduleClaims: scheduleClaimModel(conn),
     scheduleClaimEnds: scheduleClaimEndModel(conn),
     scheduleAdvances: scheduleAdvanceModel(conn),
+    schedulePauses: schedulePauseModel(conn),
     embedBundles: embedBundleModel(conn),
     embedNonces: embedNonceModel(conn),
     embedNonceUses: embedNonceUseModel(conn),

@@ -1,10 +1,14 @@
 import { resumeNextDue } from './new-schedule';
 import { type Schedule, type ScheduleRepository, timingOf } from './repository';
 
-/** Pauses a schedule: due reads leave it out from then on (a claim already held runs out or ends as usual). */
+/**
+ * Pauses a schedule: from its answer on, due reads leave it out and no claim takes it (a claim
+ * already held runs out or ends as usual, and its advance is recorded).
+ */
 export async function pauseSchedule(repo: ScheduleRepository, s: Schedule, now: Date): Promise<Schedule> {
   if (s.paused) return s;
-  return (await repo.setPaused(s._id, true, now)) ?? s;
+  await repo.pause(s, now);
+  return (await repo.get(s._id)) ?? s;
 }
 
 /**
@@ -13,5 +17,6 @@ export async function pauseSchedule(repo: ScheduleRepository, s: Schedule, now: 
  */
 export async function resumeSchedule(repo: ScheduleRepository, s: Schedule, now: Date): Promise<Schedule> {
   if (!s.paused) return s;
-  return (await repo.setPaused(s._id, false, now, resumeNextDue(s, timingOf(s), now))) ?? s;
+  await repo.resume(s._id, now, resumeNextDue(s, timingOf(s), now));
+  return (await repo.get(s._id)) ?? s;
 }

@@ -1,7 +1,8 @@
-import { insertOnceGrouped, type Models } from '../platform/db/index';
+import { insertOnce, insertOnceGrouped, type Models } from '../platform/db/index';
 import type { ScheduleAdvanceDoc } from './models/schedule-advance';
 import type { ScheduleClaimDoc } from './models/schedule-claim';
 import type { ClaimEndKind, ScheduleClaimEndDoc } from './models/schedule-claim-end';
+import type { SchedulePauseDoc } from './models/schedule-pause';
 import type { ScheduleOutcome, WorkflowScheduleDoc } from './models/workflow-schedule';
 import { timingOf } from './timing';
 
@@ -52,6 +53,14 @@ function advanceFields(a: ScheduleAdvance): Partial<Schedule> {
   return set;
 }
 
+/**
+ * The schedule as its pause row says: paused while the row exists. A document paused by the code
+ * before the rows (its own flag set, no row) stays paused until resumed.
+ */
+export function withPause(s: Schedule, pause: Pick<SchedulePauseDoc, 'paused_at'> | null): Schedule {
+  return pause ? { ...s, paused: true, paused_at: pause.paused_at } : s;
+}
+
 /** The schedule `s` (still at the occurrence `a` advanced) as applying `a` leaves it. */
 export function appliedTo(s: Schedule, a: ScheduleAdvance): Schedule {
   return { ...s, ...advanceFields(a) };
@@ -62,7 +71,7 @@ export class ScheduleRepository {
   constructor(
     private readonly models: Pick<
       Models,
-      'workflowSchedules' | 'scheduleClaims' | 'scheduleClaimEnds' | 'scheduleAdvances'
+      'workflowSchedules' | 'scheduleClaims' | 'scheduleClaimEnds' | 'scheduleAdvances' | 'schedulePauses'
     >,
   ) {}
 
@@ -77,8 +86,13 @@ export class ScheduleRepository {
     await this.models.workflowSchedules.collection.insertMany(docs as never[]);
   }
 
-  get(id: string): Promise<Schedule | null> {
-    return this.models.workflowSchedules.findById(id).lean<Schedule>().exec();
+  /** The schedule with its pause (read from its own row at the same time). */
+  async get(id: string): Promise<Schedule | null> {
+    const [s, pause] = await Promise.all([
+      this.models.workflowSchedules.findById(id).lean<Schedule>().exec(),
+      this.pauseOf(id),
+    ]);
+    return s && withPause(s, pause);
   }
 
   async getInBudget(id: string, budgetId: string): Promise<Schedule | null> {
@@ -86,23 +100,58 @@ export class ScheduleRepository {
     return s && s.budget_id === budgetId ? s : null;
   }
 
-  list(filter: { budgetId?: string; workspaceId?: string }, limit = 500): Promise<Schedule[]> {
+  async list(filter: { budgetId?: string; workspaceId?: string }, limit = 500): Promise<Schedule[]> {
     const q: Record<string, string> = {};
     if (filter.budgetId) q.budget_id = filter.budgetId;
     if (filter.workspaceId) q.workspace_id = filter.workspaceId;
-    return this.models.workflowSchedules.find(q).sort({ created_at: 1, _id: 1 }).limit(limit).lean<Schedule[]>().exec();
+    const found = await this.models.workflowSchedules
+      .find(q)
+      .sort({ created_at: 1, _id: 1 })
+      .limit(limit)
+      .lean<Schedule[]>()
+      .exec();
+    const pauses = await this.pausesOf(found.map((s) => s._id));
+    return found.map((s) => withPause(s, pauses.get(s._id) ?? null));
   }
 
-  /** Sets the paused flag (and the next occurrence on resume). */
-  async setPaused(id: string, paused: boolean, now: Date, nextDueAt?: Date): Promise<Schedule | null> {
-    const set: Partial<Schedule> = { paused, paused_at: paused ? now : null, updated_at: now };
-    if (nextDueAt) set.next_due_at = nextDueAt;
-    await this.models.workflowSchedules.updateOne({ _id: id }, { $set: set });
-    return this.get(id);
+  /** The schedule's pause row, if it is paused. */
+  pauseOf(id: string): Promise<SchedulePauseDoc | null> {
+    return this.models.schedulePauses.findById(id).lean<SchedulePauseDoc>().exec();
+  }
+
+  private async pausesOf(ids: string[]): Promise<Map<string, SchedulePauseDoc>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.models.schedulePauses
+      .find({ _id: { $in: ids } })
+      .lean<SchedulePauseDoc[]>()
+      .exec();
+    return new Map(rows.map((p) => [p._id, p]));
+  }
+
+  /**
+   * Pauses a schedule: an insert of its pause row, so nothing that rewrites the schedule document
+   * (an advance's apply) can undo it. False when it was paused already.
+   */
+  pause(s: Pick<Schedule, '_id' | 'budget_id'>, now: Date): Promise<boolean> {
+    return insertOnce(this.models.schedulePauses, { _id: s._id, budget_id: s.budget_id, paused_at: now });
+  }
+
+  /**
+   * Resumes a schedule at `nextDueAt`: the occurrence moves first, then the pause row goes, so the
+   * schedule is never due at an occurrence of its paused period. The document's own flag (set by
+   * pauses from before the rows) is cleared with it.
+   */
+  async resume(id: string, now: Date, nextDueAt: Date): Promise<void> {
+    await this.models.workflowSchedules.updateOne(
+      { _id: id },
+      { $set: { next_due_at: nextDueAt, paused: false, paused_at: null, updated_at: now } },
+    );
+    await this.models.schedulePauses.deleteOne({ _id: id });
   }
 
   async delete(id: string): Promise<boolean> {
     const res = await this.models.workflowSchedules.deleteOne({ _id: id });
+    await this.models.schedulePauses.deleteOne({ _id: id });
     return res.deletedCount > 0;
   }
 
@@ -110,13 +159,20 @@ export class ScheduleRepository {
 
   /**
    * The budget's unpaused schedules whose current occurrence is at or before `now` (unordered).
-   * The equalities are pushed down to PostgreSQL by FerretDB; the date bound is applied by it.
+   * The equalities are pushed down to PostgreSQL by FerretDB; the date bound is applied by it. The
+   * budget's pause rows are read beside it and their schedules left out.
    */
-  dueSchedules(budgetId: string, now: Date): Promise<Schedule[]> {
-    return this.models.workflowSchedules
-      .find({ budget_id: budgetId, paused: false, next_due_at: { $lte: now } })
-      .lean<Schedule[]>()
-      .exec();
+  async dueSchedules(budgetId: string, now: Date): Promise<Schedule[]> {
+    const [due, pauses] = await Promise.all([
+      this.models.workflowSchedules
+        .find({ budget_id: budgetId, paused: false, next_due_at: { $lte: now } })
+        .lean<Schedule[]>()
+        .exec(),
+      this.models.schedulePauses.find({ budget_id: budgetId }, { _id: 1 }).lean<Array<{ _id: string }>>().exec(),
+    ]);
+    if (pauses.length === 0) return due;
+    const paused = new Set(pauses.map((p) => p._id));
+    return due.filter((s) => !paused.has(s._id));
   }
 
   /**
@@ -127,10 +183,18 @@ export class ScheduleRepository {
   async openOccurrences(filter: { budgetId?: string }, now: Date): Promise<{ queued: number; held: number }> {
     const q: Record<string, unknown> = { paused: false };
     if (filter.budgetId) q.budget_id = filter.budgetId;
-    const schedules = await this.models.workflowSchedules.find(q).lean<Schedule[]>().exec();
+    const [schedules, pauses] = await Promise.all([
+      this.models.workflowSchedules.find(q).lean<Schedule[]>().exec(),
+      this.models.schedulePauses
+        .find(filter.budgetId ? { budget_id: filter.budgetId } : {}, { _id: 1 })
+        .lean<Array<{ _id: string }>>()
+        .exec(),
+    ]);
+    const paused = new Set(pauses.map((p) => p._id));
     let queued = 0;
     let held = 0;
     for (const s of schedules) {
+      if (paused.has(s._id)) continue;
       const latest = await this.latestClaim(s._id, s.next_due_at);
       if (latest?.end?.kind === 'advanced') continue;
       if (latest && !latest.end && latest.claim.lease_expires_at.getTime() > now.getTime()) held += 1;

@@ -14,6 +14,7 @@ import {
   type ScheduleClaim,
   ScheduleRepository,
   timingOf,
+  withPause,
 } from './repository';
 import type { AdvanceBody, ClaimBody, DueQuery, ReleaseBody } from './schemas';
 import { dueOccurrence, nextOccurrence } from './timing';
@@ -166,7 +167,9 @@ export class ScheduleService {
    */
   async claim(budgetId: string, body: ClaimBody): Promise<ClaimResult> {
     if (body.schedule_id)
-      return this.claimSchedule(await this.scheduleInBudget(budgetId, body.schedule_id), body.lease_seconds);
+      return this.claimSchedule(await this.scheduleInBudget(budgetId, body.schedule_id), body.lease_seconds, {
+        pauseRead: true,
+      });
     const now = this.clock();
     const rank = this.claiming.get(budgetId) ?? 0;
     this.claiming.set(budgetId, rank + 1);
@@ -219,9 +222,13 @@ export class ScheduleService {
    * runs out. An advanced occurrence whose apply has not landed is applied, and the schedule's next
    * occurrence claimed if it is due (`healed` bounds that to once per call).
    */
-  private async claimSchedule(s: Schedule, leaseSeconds: number, healed = false): Promise<ClaimResult> {
+  private async claimSchedule(
+    s: Schedule,
+    leaseSeconds: number,
+    opts: { healed?: boolean; pauseRead?: boolean } = {},
+  ): Promise<ClaimResult> {
     const now = this.clock();
-    if (s.paused) throw conflict('occurrence_not_due', 'the schedule is paused', { paused: true });
+    if (s.paused) throw paused();
     const occ = dueOccurrence(timingOf(s), s.next_due_at, now);
     if (!occ)
       throw conflict('occurrence_not_due', `the next occurrence is due at ${iso(s.next_due_at)}`, {
@@ -243,6 +250,10 @@ export class ScheduleService {
         held_entry: false,
       };
     };
+    // A schedule from a due read (possibly reused) or an apply's answer may have been paused since:
+    // its pause row is read beside the insert, so a pause answered before this call began is seen.
+    const pause = opts.pauseRead ? null : this.repo.pauseOf(s._id);
+    pause?.catch(() => undefined);
     let claim = draft(0);
     if (!(await this.repo.insertClaim(claim))) {
       const latest = await this.repo.latestClaim(s._id, s.next_due_at);
@@ -256,8 +267,8 @@ export class ScheduleService {
       }
       if (latest.end?.kind === 'advanced') {
         const moved = await this.heal(latest.end);
-        if (moved && !healed && moved.next_due_at.getTime() > s.next_due_at.getTime())
-          return this.claimSchedule(moved, leaseSeconds, true);
+        if (moved && !opts.healed && moved.next_due_at.getTime() > s.next_due_at.getTime())
+          return this.claimSchedule(moved, leaseSeconds, { healed: true });
         throw conflict('occurrence_not_due', 'this occurrence was just advanced');
       }
       if (!latest.end) {
@@ -268,6 +279,11 @@ export class ScheduleService {
       claim = draft(latest.claim.attempt + 1);
       if (!(await this.repo.insertClaim(claim)))
         throw conflict('occurrence_claimed', 'another holder claimed this occurrence first');
+    }
+    if (pause && (await pause)) {
+      // Paused before this claim began: the claim is ended at once and the occurrence left alone.
+      await this.repo.endClaim(claim, 'released', now, { reason: 'schedule_paused' });
+      throw paused();
     }
     this.memory.noteHeld(claim, OWN_HOLD_MS);
     this.memory.remember(claim, s);
@@ -333,10 +349,14 @@ export class ScheduleService {
       const now = this.clock();
       if (now.getTime() < claim.lease_expires_at.getTime()) {
         const advance = advanceOf(s, claim, body, now);
-        const { won } = await this.repo.endClaim(claim, 'advanced', now, { note: body.note, advance });
+        // The pause is read beside the decision: the schedule in memory is as claimed, and the answer shows it paused since.
+        const [{ won }, pause] = await Promise.all([
+          this.repo.endClaim(claim, 'advanced', now, { note: body.note, advance }),
+          this.repo.pauseOf(s._id),
+        ]);
         if (won) {
           this.memory.advanced(claim);
-          return this.applyFresh(s, advance);
+          return this.applyFresh(withPause(s, pause), advance);
         }
       }
     }
@@ -385,17 +405,21 @@ export class ScheduleService {
 
   /**
    * Applies a just-decided advance to `s`, the schedule as read at the advanced occurrence. When it
-   * is still there and not paused, the guarded update leaves exactly `appliedTo(s, advance)` (only
-   * pause and resume change a schedule otherwise, and the guard refuses both), so that is the
-   * answer. Otherwise the apply guarded on the occurrence alone answers what the store holds
-   * (paused since the claim, say); when the schedule was not at the occurrence, see catchUp. Should
+   * is still there, the guarded update leaves exactly `appliedTo(s, advance)` (only a resume changes
+   * a schedule otherwise, and the guard refuses it; a pause is a row of its own, carried by `s`), so
+   * that is the answer. Otherwise the apply guarded on the occurrence alone answers what the store
+   * holds (paused by the code before pause rows, say); when the schedule was not at the occurrence,
+   * see catchUp. Should
    * the apply fail, the answer is an error and the holder's repeat (same token and due_at) applies
    * it; so does any reader that finds the occurrence advanced (see heal).
    */
   private async applyFresh(s: Schedule, advance: ScheduleAdvance) {
     if (await this.repo.applyAdvanceIfOpen(advance))
       return { schedule: appliedTo(s, advance), already_advanced: false as const, active: null };
-    const schedule = (await this.repo.applyAdvanceReturning(advance)) ?? (await this.catchUp(advance));
+    const returned = await this.repo.applyAdvanceReturning(advance);
+    const schedule = returned
+      ? withPause(returned, s.paused && s.paused_at ? { paused_at: s.paused_at } : null)
+      : await this.catchUp(advance);
     return { schedule, already_advanced: false as const, active: null };
   }
 
@@ -455,6 +479,10 @@ export class ScheduleService {
     this.memory.released(held.claim);
     return { schedule: s, active: won ? null : await this.activeClaim(s) };
   }
+}
+
+function paused(): AppError {
+  return conflict('occurrence_not_due', 'the schedule is paused', { paused: true });
 }
 
 function checkDueAt(claim: ScheduleClaim, dueAt: Date): void {

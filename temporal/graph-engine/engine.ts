@@ -3,11 +3,12 @@ import {
   type ActivityOptions,
   ApplicationFailure,
   isCancellation,
+  patched,
   proxyActivities,
   TimeoutFailure,
 } from '@temporalio/workflow';
 import { nextDecisions, type NodeState, topoOrder } from '../../shared/workflows/graph';
-import { NodeError } from '../../shared/workflows/node-output';
+import { NodeError, RunOutputsMeter } from '../../shared/workflows/node-output';
 import type { NodeResult } from '../../shared/workflows/nodes/call';
 import { kindOf, NODE_TYPES, type NodeType } from '../../shared/workflows/nodes/index';
 import { RenderTooLarge } from '../../shared/workflows/template';
@@ -32,6 +33,12 @@ export class NodeFailed extends Error {
     super(message);
   }
 }
+
+/**
+ * Marks executions that bound their node outputs run-wide. Asked only when a bound is passed, so a
+ * run within the bounds records no marker, and a history recorded before (no marker) replays as it ran.
+ */
+export const RUN_OUTPUTS_CAP_PATCH = 'run-outputs-cap';
 
 /** The error code and message of a failed node (an activity's ApplicationFailure type is the code). */
 export function nodeFailure(err: unknown, queue?: string): NodeFailed {
@@ -119,10 +126,18 @@ export async function runGraph(g: GraphRun): Promise<GraphEnd> {
   const conditions: Record<string, boolean> = {};
   let last: { id: string; output: unknown } | null = null;
   let model: string | null = null;
+  const meter = new RunOutputsMeter();
+  /** Executes a node unless the outputs it would be handed are past the run's bounds. */
+  const execute = (node: WorkflowNode): Promise<NodeResult> => {
+    const over = meter.nextNode();
+    if (over !== null && patched(RUN_OUTPUTS_CAP_PATCH)) throw new NodeError('run_outputs_too_large', over);
+    return g.execute(node, outputs);
+  };
 
   const done = (node: WorkflowNode, result: NodeResult) => {
     state[node.id] = 'done';
     outputs[node.id] = result.output;
+    meter.added(result.output);
     if (kindOf(node.type).branches) conditions[node.id] = result.output === true;
     else last = { id: node.id, output: result.output };
     if (result.model) model = result.model;
@@ -146,7 +161,7 @@ export async function runGraph(g: GraphRun): Promise<GraphEnd> {
           continue;
         }
         try {
-          done(node, await g.execute(node, outputs));
+          done(node, await execute(node));
         } catch (err) {
           const failure = failureOf(node, err);
           g.hooks.failed(node, failure, err);
@@ -164,7 +179,7 @@ export async function runGraph(g: GraphRun): Promise<GraphEnd> {
     const settled = await Promise.allSettled(
       runnable.map(async (node): Promise<NodeResult> => {
         g.hooks.running?.(node);
-        return g.execute(node, outputs);
+        return execute(node);
       }),
     );
     let first: { failure: NodeFailed | null; error: unknown } | null = null;

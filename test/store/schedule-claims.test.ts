@@ -54,12 +54,17 @@ describe('schedule claims and advances against the real store', () => {
     }
   }
 
-  it('a claim reads the schedule and inserts once; advancing it from the same process writes only, and answers what the store holds', async () => {
+  it('a claim reads the schedule and inserts once; advancing it from the same process writes and reads only its pause row, and answers what the store holds', async () => {
     const b = budget();
     const s = await dueSchedule(b);
     const service = new ScheduleService(repo, BOUNDS);
     const claim = await commands(() => service.claim(b, { schedule_id: s._id, lease_seconds: 60 }));
-    expect(claim.sent.sort()).toEqual(['findOne workflow_schedules', 'insertMany schedule_claims']);
+    // The schedule and its pause row (point reads, at once), then the insert.
+    expect(claim.sent.sort()).toEqual([
+      'findOne schedule_pauses',
+      'findOne workflow_schedules',
+      'insertMany schedule_claims',
+    ]);
     const c = claim.result.claim;
     // The occurrence stays the schedule's current one while held; due leaves it out here and in another process.
     expect((await service.due(b, { limit: 10 })).items).toEqual([]);
@@ -68,9 +73,14 @@ describe('schedule claims and advances against the real store', () => {
     const advance = await commands(() =>
       service.advance(b, s._id, { due_at: c.due_at, claim_token: c.claim_token, outcome: 'success', note: 'n' }),
     );
-    expect(advance.sent.filter((m) => /^(find|findOne) /.test(m))).toEqual([]); // no reads (the schedule as claimed, applied, is the answer)
+    // No read of the schedule (as claimed, applied, it is the answer); its pause row is read beside the decision.
+    expect(advance.sent.filter((m) => /^(find|findOne) /.test(m))).toEqual(['findOne schedule_pauses']);
     // The end (the decision, carrying the advance) and the guarded apply (which moves the schedule, its own queue entry).
-    expect(advance.sent.sort()).toEqual(['insertMany schedule_claim_ends', 'updateOne workflow_schedules']);
+    expect(advance.sent.sort()).toEqual([
+      'findOne schedule_pauses',
+      'insertMany schedule_claim_ends',
+      'updateOne workflow_schedules',
+    ]);
     const done = advance.result;
     expect(done).toMatchObject({
       already_advanced: false,
@@ -101,8 +111,11 @@ describe('schedule claims and advances against the real store', () => {
     const service = new ScheduleService(repo, BOUNDS);
     const first = await service.claim(b, { lease_seconds: 60 });
     const second = await commands(() => service.claim(b, { lease_seconds: 60 }));
-    // A due read of its own only when the first one is over a second old.
-    expect(second.sent.filter((m) => m !== 'find workflow_schedules')).toEqual(['insertMany schedule_claims']);
+    // A due read of its own (the budget's schedules and pause rows) only when the first one is over a second old.
+    expect(second.sent.filter((m) => m !== 'find workflow_schedules' && m !== 'find schedule_pauses').sort()).toEqual([
+      'findOne schedule_pauses',
+      'insertMany schedule_claims',
+    ]);
     expect([first.claim.schedule_id, second.result.claim.schedule_id].sort()).toEqual([s1._id, s2._id].sort());
     expect(second.result.schedule).toEqual(await repo.get(second.result.claim.schedule_id));
   });

@@ -201,12 +201,14 @@ describe('model pricing (pure)', () => {
     expect(modelHoldCredits(promptBytes([{ content: rare.repeat(1000) }]), 1024, 1000)).toBe(12_000 + 1024);
   });
 
-  it('holds prompt bytes + max_tokens, charges usage capped at the hold, at least one credit', () => {
+  it('holds prompt bytes + max_tokens, charges usage (above the hold too, within a bound), at least one credit', () => {
     expect(modelHoldCredits(6, 1024, 1000)).toBe(1030);
     expect(modelHoldCredits(6, 1024, 1)).toBe(2);
     expect(modelCostCredits({ total_tokens: 40 }, 1030, 1000)).toBe(40);
     expect(modelCostCredits({ prompt_tokens: 10, completion_tokens: 5 }, 1030, 1000)).toBe(15);
-    expect(modelCostCredits({ total_tokens: 5_000 }, 1030, 1000)).toBe(1030);
+    // Usage above the hold is charged, up to four times the hold.
+    expect(modelCostCredits({ total_tokens: 1_500 }, 1030, 1000)).toBe(1_500);
+    expect(modelCostCredits({ total_tokens: 50_000 }, 1030, 1000)).toBe(4_120);
     expect(modelCostCredits(undefined, 1030, 1000)).toBe(1030);
     expect(modelCostCredits({ total_tokens: 0 }, 1030, 1000)).toBe(1);
     expect(modelMaxTokens(undefined)).toEqual({ ok: true, maxTokens: 1024 });

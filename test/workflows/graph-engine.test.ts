@@ -206,4 +206,34 @@ describe('the graph engine, with stand-in node activities', () => {
     ]);
     expect(state.end_reason).toBe('idle_timeout');
   });
+  /** Three nodes in a line; the first two answer 600,000 bytes each, so the third would be handed 1.2 MB. */
+  const heavy: [WorkflowNode[], WorkflowEdge[]] = [
+    [
+      { id: 'a', type: 'template', template: 'a' },
+      { id: 'b', type: 'template', template: 'b' },
+      { id: 'c', type: 'template', template: 'c' },
+    ],
+    [
+      { from: 'a', to: 'b' },
+      { from: 'b', to: 'c' },
+    ],
+  ];
+
+  it('runs and sessions alike: a node is not started once the outputs it would be handed are past the run-wide bound', async () => {
+    behaviour.set('a', () => 'x'.repeat(600_000));
+    behaviour.set('b', () => 'y'.repeat(600_000));
+    const outcome = await run('engine-run-heavy', ...heavy);
+    expect(calls).toEqual(['a', 'b']);
+    expect(outcome).toMatchObject({ status: 'failed', error_code: 'run_outputs_too_large' });
+    expect(outcome.nodes.map((n) => [n.id, n.status, n.error_code])).toEqual([
+      ['a', 'completed', undefined],
+      ['b', 'completed', undefined],
+      ['c', 'failed', 'run_outputs_too_large'],
+    ]);
+    calls.length = 0;
+    const state = await session('engine-session-heavy', ...heavy);
+    expect(calls).toEqual(['a', 'b']);
+    expect(state.run).toMatchObject({ status: 'failed', error_code: 'run_outputs_too_large' });
+    expect(state.run.error).toMatch(/^run_outputs_too_large: the run's node outputs total 1200000 bytes/);
+  });
 });

@@ -1,6 +1,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { createModelNodeActivities, modelHoldId } from '../../shared/workflows/nodes/model/activity';
+import { BudgetChargeRepository } from '../../shared/workspaces/budget-charges';
 import { workspaceAccount } from '../../shared/workspaces/types';
 import { openTestDb } from '../support/db';
 import { type ModelServer, startModelServer } from '../support/model-server';
@@ -92,6 +93,52 @@ describe('model node activity in a MockActivityEnvironment', () => {
     expect(await balance(account)).toBe(20_000 - 4_000 - 1_024);
     expect(await running).toMatchObject({ credits_charged: 4_010 });
     expect(await balance(account)).toBe(20_000 - 4_010);
+  });
+
+  it('usage above the hold is charged too: the hold captured, the excess a debit of its own, once; the budget counts it all', async () => {
+    const { call, account } = await callFor(5_000);
+    // "Hi Ada" + max_tokens 1024 holds 1030; the endpoint reports 1500 tokens (a chat template's own tokens, say).
+    model.behave({ usage: { prompt_tokens: 476, completion_tokens: 1024, total_tokens: 1500 } });
+    const out = await new MockActivityEnvironment().run(acts().runModelNode, call);
+    expect(out).toMatchObject({
+      credits_charged: 1_500,
+      transaction_id: expect.any(String),
+      excess_transaction_id: expect.any(String),
+    });
+    expect(await balance(account)).toBe(3_500);
+    const purchases = async () =>
+      (await ledger.history(account, 20)).transactions
+        .filter((t: { transaction_type: string }) => t.transaction_type === 'purchase')
+        .map((t: { amount_credits: number }) => t.amount_credits)
+        .sort((a: number, b: number) => a - b);
+    expect(await purchases()).toEqual([-1_030, -470]);
+    expect((await new BudgetChargeRepository(db.models).spent(call.budgetId)).total).toBe(1_500);
+    // A retry of the attempt (the endpoint answers again): the capture and the excess replay, nothing more is charged.
+    expect(await new MockActivityEnvironment().run(acts().runModelNode, call)).toMatchObject({
+      credits_charged: 1_500,
+    });
+    expect(await balance(account)).toBe(3_500);
+    expect(await purchases()).toEqual([-1_030, -470]);
+  });
+
+  it('usage above the hold that the balance cannot cover is charged down to zero; the node still answers', async () => {
+    const { call, account } = await callFor(1_100);
+    model.behave({ usage: { prompt_tokens: 476, completion_tokens: 1024, total_tokens: 1500 } });
+    expect(await new MockActivityEnvironment().run(acts().runModelNode, call)).toMatchObject({
+      output: 'echo: Hi Ada',
+      credits_charged: 1_100,
+    });
+    expect(await balance(account)).toBe(0);
+    expect((await new BudgetChargeRepository(db.models).spent(call.budgetId)).total).toBe(1_100);
+  });
+
+  it('a usage report far above the hold is charged at most four times the hold', async () => {
+    const { call, account } = await callFor(10_000);
+    model.behave({ usage: { prompt_tokens: 1_000_000, completion_tokens: 10, total_tokens: 1_000_010 } });
+    expect(await new MockActivityEnvironment().run(acts().runModelNode, call)).toMatchObject({
+      credits_charged: 4_120,
+    });
+    expect(await balance(account)).toBe(10_000 - 4_120);
   });
 
   it('a call still running when the healer releases its hold is still charged its usage, once (a direct spend)', async () => {

@@ -19,4 +19,6 @@ export interface NodeResult {
   model?: string;
   credits_charged?: number;
   transaction_id?: string;
+  /** A model node's usage above its hold, charged apart. */
+  excess_transaction_id?: string;
 }

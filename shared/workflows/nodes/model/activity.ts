@@ -1,5 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { LedgerStore } from '../../../credits/ledger-store';
+import type { CreditTransaction } from '../../../credits/types';
 import type { ModelConfig } from '../../../platform/config/index';
 import type { Models } from '../../../platform/db/index';
 import { WorkflowSessionRepository } from '../../../workflow-sessions/repository';
@@ -90,6 +91,25 @@ export function createModelNodeActivities(deps: ModelNodeDeps) {
     }
   }
 
+  /**
+   * Spends `credits` once per request id, or (the balance short) what the balance holds; null when
+   * nothing could be charged. The request id's op key keeps a retry from charging twice.
+   */
+  async function chargeDirect(
+    account: string,
+    requestId: string,
+    credits: number,
+    details: string,
+  ): Promise<CreditTransaction | null> {
+    let want = credits;
+    for (let tries = 0; tries < 3 && want > 0; tries++) {
+      const spent = await ledger.spend({ wallet: account, requestId, credits: want, details });
+      if (spent.ok) return spent.transaction;
+      want = Math.min(want, spent.balance);
+    }
+    return null;
+  }
+
   async function giveBack(call: NodeCall<ModelNode>, account: string, holdId: string): Promise<void> {
     await ledger.release({ account, holdId, reason: 'model call failed' }).catch(() => undefined);
     if (call.budgetId) await charges.release(holdId).catch(() => undefined);
@@ -174,22 +194,30 @@ export function createModelNodeActivities(deps: ModelNodeDeps) {
         throw err;
       }
       const cost = modelCostCredits(parsed.usage, credits, model.creditsPer1kTokens);
+      const details = JSON.stringify({ model_node: call.node.id, run_id: call.runId });
       const captured = await ledger
-        .capture({ account, holdId, credits: cost })
+        .capture({ account, holdId, credits: Math.min(cost, credits) })
+        .then((c) => ({ transaction: c.transaction, covered: credits }))
         .catch(async (err: { code?: string }) => {
           if (err.code !== 'hold_not_open') throw err;
           // Healed (released) while this attempt waited on the endpoint: charge the answer as a direct
-          // spend, once per hold id (a retry replays it); only an account emptied meanwhile gets it free.
-          const spent = await ledger.spend({
-            wallet: account,
-            requestId: `healed:${holdId}`,
-            credits: cost,
-            details: JSON.stringify({ model_node: call.node.id, run_id: call.runId }),
-          });
-          return spent.ok ? { transaction: spent.transaction } : null;
+          // spend, once per hold id (a retry replays it), as far as the account now covers it.
+          const spent = await chargeDirect(account, `healed:${holdId}`, cost, details);
+          return spent && { transaction: spent, covered: cost };
         });
-      const charged = captured ? -captured.transaction.amount_credits : 0;
-      if (call.budgetId && charged < credits) await charges.settle(holdId, charged);
+      // Usage above the hold: a debit of its own, decided once (its request id names the hold), as far
+      // as the balance covers it; what it cannot cover is logged, the answer is still the run's.
+      const excess = captured ? cost - captured.covered : 0;
+      const extra = excess > 0 ? await chargeDirect(account, `excess:${holdId}`, excess, details) : null;
+      const charged = (captured ? -captured.transaction.amount_credits : 0) + (extra ? -extra.amount_credits : 0);
+      if (charged < cost)
+        Context.current().log.warn('model usage charged in part: the account could not cover it', {
+          node: call.node.id,
+          usage_credits: cost,
+          credits: charged,
+        });
+      // The budget's row counts what was charged, above the reservation too (a usage the budget cannot refuse after the call).
+      if (call.budgetId && charged !== credits) await charges.settle(holdId, charged);
       Context.current().log.info('model node answered', {
         node: call.node.id,
         model: parsed.model ?? model.name,
@@ -201,6 +229,7 @@ export function createModelNodeActivities(deps: ModelNodeDeps) {
         worker: deps.identity,
         credits_charged: charged,
         ...(captured ? { transaction_id: captured.transaction._id } : {}),
+        ...(extra ? { excess_transaction_id: extra._id } : {}),
       };
     },
   };

@@ -1,7 +1,8 @@
 /**
  * What a model node may cost, as pure rules. A node holds its most expensive outcome before the
  * call (every UTF-8 byte of the prompt counted as a token, plus the completion's `max_tokens`) and
- * is charged the endpoint's reported `usage` after it, never more than it held. Byte-level BPE
+ * is charged the endpoint's reported `usage` after it, above the hold too (a chat template's own
+ * tokens, a tokenizer that is not byte-level), up to MAX_USAGE_OVER_HOLD times the hold. Byte-level BPE
  * tokenizers (those of the chat models an endpoint serves) never make more tokens than bytes, so
  * bytes bound the prompt's tokens; UTF-16 length did not (a rare character is one or two UTF-16
  * units and up to four bytes, and a tokenizer may spend a token per byte on it).
@@ -60,8 +61,15 @@ export function modelStartCredits(
 }
 
 /**
- * Credits charged after the call: the endpoint's `usage` (total, else prompt + completion),
- * capped at what was held. An answer without usage is charged the hold: we cannot know less.
+ * The most a call is charged, as a multiple of its hold: usage is the endpoint's word, and an
+ * endpoint that misreports it by orders of magnitude must not empty the account it bills.
+ */
+export const MAX_USAGE_OVER_HOLD = 4;
+
+/**
+ * Credits charged after the call: the endpoint's `usage` (total, else prompt + completion), above
+ * the hold when it says so, up to MAX_USAGE_OVER_HOLD × the hold. An answer without usage is
+ * charged the hold: we cannot know less.
  */
 export function modelCostCredits(usage: ModelUsage | undefined, held: number, creditsPer1kTokens: number): number {
   const total =
@@ -71,5 +79,5 @@ export function modelCostCredits(usage: ModelUsage | undefined, held: number, cr
         ? usage.prompt_tokens + usage.completion_tokens
         : undefined;
   if (total === undefined || !Number.isFinite(total) || total < 0) return held;
-  return Math.min(held, creditsFor(total, creditsPer1kTokens));
+  return Math.min(held * MAX_USAGE_OVER_HOLD, creditsFor(total, creditsPer1kTokens));
 }
