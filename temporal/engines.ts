@@ -27,7 +27,11 @@ export function lazyEngines(temporal: () => TemporalHandle): Engines {
   let engines: Engines | undefined;
   const now = () => (engines ??= createEngines(temporal()));
   return {
-    runs: { start: (run) => now().runs.start(run), cancel: (runId) => now().runs.cancel(runId) },
+    runs: {
+      start: (run) => now().runs.start(run),
+      cancel: (runId) => now().runs.cancel(runId),
+      awaitEnd: (runId, signal) => now().runs.awaitEnd(runId, signal),
+    },
     settlements: {
       start: (s) => now().settlements.start(s),
       await: (paymentId, waitMs) => now().settlements.await(paymentId, waitMs),

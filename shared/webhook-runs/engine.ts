@@ -24,4 +24,11 @@ export interface RunEngine {
   start(run: RunStart): Promise<void>;
   /** Requests cancellation; false when there is no open execution. */
   cancel(runId: string): Promise<boolean>;
+  /**
+   * Resolves when the engine knows the stored run is terminal ('ended'), or that it has no
+   * execution to watch ('unknown'); the caller then reads the store. Rejects when aborted.
+   */
+  awaitEnd(runId: string, signal: AbortSignal): Promise<RunEnd>;
 }
+
+export type RunEnd = 'ended' | 'unknown';

@@ -30,3 +30,14 @@ export const cancelBodySchema = Joi.object({
 });
 
 export const MAX_METADATA_BYTES = 16 * 1024;
+
+/** The longest a GET of a run may hold its answer for the run's end (below common proxy timeouts). */
+export const MAX_RUN_WAIT_SECONDS = 30;
+export const runWaitQuerySchema = Joi.object({
+  wait_seconds: Joi.number()
+    .min(0)
+    .max(MAX_RUN_WAIT_SECONDS)
+    .description(
+      `Answer as soon as the run is terminal, or after this many seconds (0–${MAX_RUN_WAIT_SECONDS}, fractions allowed) with the run as it is then. Without it the run is answered at once.`,
+    ),
+});

@@ -15,6 +15,7 @@ import { workspaceAccount } from '../workspaces/types';
 import type { RunEngine } from './engine';
 import type { WebhookRunDoc } from './models/webhook-run';
 import type { RunRepository } from './repository';
+import { type RunWaitLimits,RunWaits } from './run-waits';
 import { MAX_CANCEL_REASON, MAX_METADATA_BYTES, type TriggerBody } from './schemas';
 import { isTerminal, type RunRecord } from './types';
 
@@ -43,6 +44,8 @@ export class WebhookRunService {
   private readonly engine: RunEngine;
   /** The process's one ledger (its head hints and caches are per instance). */
   private readonly ledger: Pick<LedgerStore, 'balance'>;
+  /** This process's waits for runs to end (one watch per awaited run). */
+  readonly waits: RunWaits;
 
   constructor(
     ports: {
@@ -53,6 +56,7 @@ export class WebhookRunService {
       ledger: Pick<LedgerStore, 'balance'>;
     },
     private readonly config: Pick<AppConfig, 'publicBaseUrl' | 'model' | 'callbacks' | 'runNodeStartTimeoutMs'>,
+    waitLimits?: RunWaitLimits,
   ) {
     ({
       runs: this.runs,
@@ -61,6 +65,7 @@ export class WebhookRunService {
       engine: this.engine,
       ledger: this.ledger,
     } = ports);
+    this.waits = new RunWaits({ runs: this.runs, engine: this.engine }, waitLimits);
   }
 
   /** The group an `Authorization: Bearer agt_…` header speaks for, or 401. */
@@ -371,6 +376,20 @@ export class WebhookRunService {
     if (!record || record.run.group_id !== access.group._id)
       throw errors.notFound('run_not_found', `no run ${runId} for this agent group`);
     return record;
+  }
+
+  /**
+   * The run, once it is terminal or waitMs has passed (or the client left), whichever is first.
+   * Store reads: this one, one shared by every waiter of this process when the run ends, and one
+   * at the deadline; none while waiting.
+   */
+  async getWhenDone(access: RunOwner, runId: string, waitMs: number, signal: AbortSignal): Promise<RunRecord> {
+    const record = await this.get(access, runId);
+    if (waitMs <= 0 || isTerminal(record.run.status)) return record;
+    const outcome = await this.waits.until(runId, access.group._id, waitMs, signal);
+    if (outcome.ended) return outcome.ended;
+    if (outcome.refused || signal.aborted) return record;
+    return (await this.runs.get(runId)) ?? record;
   }
 
   /**
