@@ -168,6 +168,7 @@ export function agentWebhookOperations(services: Services): Operation[] {
     {
       ...common,
       id: 'getRun',
+      before: [agentGroup(services, 'reuse')],
       method: 'get',
       path: '/api/agent-webhooks/runs/{runId}',
       summary: 'Read a run (the full run resource); optionally wait for its end',

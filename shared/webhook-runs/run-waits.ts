@@ -1,4 +1,5 @@
 import { Gauge } from 'prom-client';
+import { BoundedCache } from '../platform/cache/bounded-cache';
 import { logger } from '../platform/logger/index';
 import { registry } from '../platform/metrics/registry';
 import type { RunEngine } from './engine';
@@ -12,12 +13,18 @@ export interface RunWaitLimits {
   maxWaitersPerOwner: number;
   /** When the engine cannot watch a run, the watch reads the store this often (one read for all its waiters). */
   storePollMs: number;
+  /**
+   * A run read without a wait is answered from this process's last read of it for this long while
+   * a watch covers it (the watch replaces it with the terminal record the moment the run ends).
+   */
+  freshMs: number;
 }
 
 export const DEFAULT_RUN_WAIT_LIMITS: RunWaitLimits = {
   maxWaiters: 2000,
   maxWaitersPerOwner: 200,
   storePollMs: 1000,
+  freshMs: 1000,
 };
 
 /** What a wait ended with: the terminal record, the deadline or the client leaving, or no room to wait. */
@@ -42,6 +49,8 @@ interface Waiter {
 interface Watch {
   waiters: Set<Waiter>;
   stop: AbortController;
+  /** Keeps a watch without waiters alive while its run is being polled. */
+  keep?: NodeJS.Timeout;
 }
 
 /**
@@ -55,15 +64,64 @@ export class RunWaits {
   private readonly watches = new Map<string, Watch>();
   private readonly perOwner = new Map<string, number>();
   private total = 0;
+  /** Runs as last read, served for freshMs while a watch covers them. */
+  private readonly recent: BoundedCache<RunRecord>;
 
   constructor(
     private readonly ports: { runs: Pick<RunRepository, 'get'>; engine: Pick<RunEngine, 'awaitEnd'> },
     private readonly limits: RunWaitLimits = DEFAULT_RUN_WAIT_LIMITS,
-  ) {}
+  ) {
+    this.recent = new BoundedCache(limits.maxWaiters, limits.freshMs);
+  }
+
+  /**
+   * The run for a reader that does not wait (an agent polling): at most one store read per run
+   * and freshMs in this process, however often it is asked. A run not yet terminal is served from
+   * that read only while this process watches it, so its end shows the moment the watch learns it;
+   * a status between (queued → running) may show up to freshMs late.
+   */
+  async read(runId: string): Promise<RunRecord | null> {
+    const hit = this.recent.get(runId);
+    if (hit && (isTerminal(hit.run.status) || this.watches.has(runId))) return hit;
+    const record = await this.ports.runs.get(runId);
+    if (!record) return null;
+    if (isTerminal(record.run.status) || this.keepWatching(runId)) this.recent.set(runId, record);
+    return record;
+  }
+
+  /** Drops this process's last read of a run (after a change made here, such as a cancel). */
+  forget(runId: string): void {
+    this.recent.delete(runId);
+  }
 
   /** Clients waiting now, and runs watched for them. */
   get waiting(): { clients: number; runs: number } {
     return { clients: this.total, runs: this.watches.size };
+  }
+
+  /** Starts or prolongs a watch of a polled run; false when this process watches as many runs as it may. */
+  private keepWatching(runId: string): boolean {
+    let watch = this.watches.get(runId);
+    if (!watch) {
+      if (this.watches.size >= this.limits.maxWaiters) return false;
+      watch = this.open(runId);
+    }
+    const kept = watch;
+    clearTimeout(kept.keep);
+    kept.keep = setTimeout(() => {
+      kept.keep = undefined;
+      if (kept.waiters.size === 0) this.end(runId, kept);
+    }, 2 * this.limits.freshMs);
+    kept.keep.unref();
+    return true;
+  }
+
+  private open(runId: string): Watch {
+    const watch: Watch = { waiters: new Set(), stop: new AbortController() };
+    this.watches.set(runId, watch);
+    watchesGauge.inc();
+    void this.watch(runId, watch);
+    return watch;
   }
 
   /** Waits up to waitMs (or until signal aborts) for the run's terminal record. */
@@ -77,14 +135,7 @@ export class RunWaits {
     waitersGauge.inc();
 
     return new Promise<WaitOutcome>((resolve) => {
-      let found = this.watches.get(runId);
-      if (!found) {
-        found = { waiters: new Set(), stop: new AbortController() };
-        this.watches.set(runId, found);
-        watchesGauge.inc();
-        void this.watch(runId, found);
-      }
-      const watch = found;
+      const watch = this.watches.get(runId) ?? this.open(runId);
       const leave = (outcome: WaitOutcome) => {
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
@@ -106,10 +157,12 @@ export class RunWaits {
     if (held > 0) this.perOwner.set(waiter.owner, held);
     else this.perOwner.delete(waiter.owner);
     waitersGauge.dec();
-    if (watch.waiters.size === 0) this.end(runId, watch);
+    if (watch.waiters.size === 0 && !watch.keep) this.end(runId, watch);
   }
 
   private end(runId: string, watch: Watch): void {
+    clearTimeout(watch.keep);
+    watch.keep = undefined;
     this.detach(runId, watch);
     watch.stop.abort();
   }
@@ -138,11 +191,13 @@ export class RunWaits {
         if (signal.aborted) return;
         const record = await this.ports.runs.get(runId);
         if (record && isTerminal(record.run.status)) {
+          this.recent.set(runId, record);
           for (const waiter of [...watch.waiters]) waiter.done(record);
+          this.end(runId, watch);
           return;
         }
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.limits.storePollMs);
+          const timer = setTimeout(resolve, this.limits.storePollMs).unref();
           signal.addEventListener(
             'abort',
             () => {

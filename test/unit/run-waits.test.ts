@@ -5,7 +5,7 @@ import type { RunRecord } from '../../shared/webhook-runs/types';
 const record = (status: string) => ({ run: { _id: 'run_1', status } }) as unknown as RunRecord;
 
 /** An engine whose runs end when the test says so, and a store that counts its reads. */
-function fixture(limits = { maxWaiters: 10, maxWaitersPerOwner: 3, storePollMs: 20 }) {
+function fixture(limits = { maxWaiters: 10, maxWaitersPerOwner: 3, storePollMs: 20, freshMs: 1000 }) {
   let status = 'running';
   let ends: Array<(end: RunEnd) => void> = [];
   const watched: string[] = [];
@@ -65,7 +65,7 @@ describe('RunWaits: one watch per run, one store read per end', () => {
   });
 
   it('refuses past its bounds (per owner and per process) without waiting', async () => {
-    const f = fixture({ maxWaiters: 4, maxWaitersPerOwner: 3, storePollMs: 20 });
+    const f = fixture({ maxWaiters: 4, maxWaitersPerOwner: 3, storePollMs: 20, freshMs: 1000 });
     const held = [1, 2, 3].map(() => f.waits.until('run_1', 'g', 10_000, never()));
     await expect(f.waits.until('run_2', 'g', 10_000, never())).resolves.toEqual({ ended: null, refused: true });
     const other = f.waits.until('run_2', 'h', 10_000, never());
@@ -83,5 +83,19 @@ describe('RunWaits: one watch per run, one store read per end', () => {
     expect(f.reads()).toBeGreaterThanOrEqual(2);
     f.end('cancelled');
     expect((await waiting).ended?.run.status).toBe('cancelled');
+  });
+
+  it('answers polls of a run from one store read while it watches it, and shows the end at once', async () => {
+    const f = fixture();
+    for (let i = 0; i < 20; i++) expect((await f.waits.read('run_1'))?.run.status).toBe('running');
+    expect(f.reads()).toBe(1);
+    expect(f.watched).toEqual(['run_1']);
+    f.end('completed');
+    await new Promise((r) => setTimeout(r, 10));
+    // The watch's one read at the end replaced the polled record.
+    expect(f.reads()).toBe(2);
+    expect((await f.waits.read('run_1'))?.run.status).toBe('completed');
+    expect(f.reads()).toBe(2);
+    expect(f.waits.waiting).toEqual({ clients: 0, runs: 0 });
   });
 });
