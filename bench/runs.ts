@@ -430,7 +430,11 @@ async function main(): Promise<number> {
     const storeCost = async (how: 'wait' | 'poll' | 'trigger') => {
       let commands = 0;
       let waitingMs = 0;
-      db.connection.set('debug', () => void commands++);
+      const byCommand: Record<string, number> = {};
+      db.connection.set('debug', (collection: string, method: string) => {
+        commands++;
+        byCommand[`${collection}.${method}`] = (byCommand[`${collection}.${method}`] ?? 0) + 1;
+      });
       const r = await closedLoop(CONCURRENCY, THROUGHPUT_MS / 2, async () => {
         if (how === 'trigger') {
           const res = await triggerOn(idle, { prompt: 'store cost' });
@@ -444,7 +448,7 @@ async function main(): Promise<number> {
       });
       db.connection.set('debug', false);
       errors += r.errors;
-      return { runs: r.latency.count, commands, waitingMs, runs_per_s: r.perSecond, errors: r.errors };
+      return { runs: r.latency.count, commands, byCommand, waitingMs, runs_per_s: r.perSecond, errors: r.errors };
     };
     let cost: Record<string, unknown> | null = null;
     if (PHASES.has('p')) {
@@ -458,10 +462,11 @@ async function main(): Promise<number> {
         reading_commands_per_run: c.commands / c.runs - perTrigger,
         reading_commands_per_run_s: (c.commands - perTrigger * c.runs) / (c.waitingMs / 1000),
         mean_wait_ms: c.waitingMs / c.runs,
+        by_command: c.byCommand,
       });
       const poll = reading(await storeCost('poll'));
       const wait = reading(await storeCost('wait'));
-      cost = { trigger_commands_per_run: perTrigger, poll, wait };
+      cost = { trigger_commands_per_run: perTrigger, trigger_by_command: trig0.byCommand, poll, wait };
       log(
         `(p) store commands per run, this API process: trigger ${perTrigger.toFixed(1)}; reading until the end: polling every ${POLL_MS} ms ${poll.reading_commands_per_run.toFixed(2)} (${poll.reading_commands_per_run_s.toFixed(2)} per run-second of waiting, mean wait ${poll.mean_wait_ms.toFixed(0)} ms), waiting ${wait.reading_commands_per_run.toFixed(2)}`,
       );

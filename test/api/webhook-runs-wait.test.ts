@@ -90,6 +90,8 @@ describe('webhook runs: waiting for a run to end', () => {
   it('wakes every waiter, on this API instance and on another one, as soon as the run ends', async () => {
     const queued = await trigger(a.server.mainUrl, g.token, wf, { prompt: 'Ada' });
     const runId = queued.body.data.run.run_id;
+    // The engine's watch of the run in flight (what each API process keeps per awaited run).
+    const watched = awaitRunEnd(a.temporal, runId, AbortSignal.timeout(60_000)).catch((err: Error) => err.message);
     // A second API instance on the same store, with the workers this run needs; it starts no run.
     b = await startTestStack({ workers: true, keepDatabase: true });
     const base = await waiters(a);
@@ -98,6 +100,7 @@ describe('webhook runs: waiting for a run to end', () => {
     const waits = [wait(a), wait(a), wait(a), wait(b)];
     const sent = Date.now();
     const answers = await Promise.all(waits);
+    await expect(watched).resolves.toBe('ended');
     expect(base).toBeGreaterThanOrEqual(0);
     for (const { res, at } of answers) {
       expect(res.status).toBe(200);
