@@ -430,6 +430,7 @@ async function main(): Promise<number> {
     const storeCost = async (how: 'wait' | 'poll' | 'trigger') => {
       let commands = 0;
       let waitingMs = 0;
+      let triggers = 0;
       const byCommand: Record<string, number> = {};
       db.connection.set('debug', (collection: string, method: string) => {
         commands++;
@@ -441,6 +442,7 @@ async function main(): Promise<number> {
           if (res.status !== 200) throw new Error(`trigger ${res.status} ${res.body.error}`);
           return;
         }
+        triggers++;
         const runId = await startRun({ prompt: `store cost ${how}` });
         const w0 = performance.now();
         await untilEnd(runId, how);
@@ -448,7 +450,15 @@ async function main(): Promise<number> {
       });
       db.connection.set('debug', false);
       errors += r.errors;
-      return { runs: r.latency.count, commands, byCommand, waitingMs, runs_per_s: r.perSecond, errors: r.errors };
+      return {
+        runs: r.latency.count,
+        triggers: how === 'trigger' ? r.latency.count : triggers,
+        commands,
+        byCommand,
+        waitingMs,
+        runs_per_s: r.perSecond,
+        errors: r.errors,
+      };
     };
     let cost: Record<string, unknown> | null = null;
     if (PHASES.has('p')) {
@@ -459,8 +469,8 @@ async function main(): Promise<number> {
         runs_per_s: c.runs_per_s,
         store_commands_per_run: c.commands / c.runs,
         /** Beyond the trigger's: what reading the run until its end cost, per run and per second of waiting. */
-        reading_commands_per_run: c.commands / c.runs - perTrigger,
-        reading_commands_per_run_s: (c.commands - perTrigger * c.runs) / (c.waitingMs / 1000),
+        reading_commands_per_run: (c.commands - perTrigger * c.triggers) / c.runs,
+        reading_commands_per_run_s: (c.commands - perTrigger * c.triggers) / (c.waitingMs / 1000),
         mean_wait_ms: c.waitingMs / c.runs,
         by_command: c.byCommand,
       });
