@@ -91,7 +91,7 @@ describe('webhook runs: waiting for a run to end', () => {
     const queued = await trigger(a.server.mainUrl, g.token, wf, { prompt: 'Ada' });
     const runId = queued.body.data.run.run_id;
     // The engine's watch of the run in flight (what each API process keeps per awaited run).
-    const watched = awaitRunEnd(a.temporal, runId, AbortSignal.timeout(60_000)).catch((err: Error) => err.message);
+    const watched = awaitRunEnd(a.temporal, runId, AbortSignal.timeout(170_000)).catch((err: Error) => err.message);
     // A second API instance on the same store, with the workers this run needs; it starts no run.
     b = await startTestStack({ workers: true, keepDatabase: true });
     const base = await waiters(a);
@@ -120,5 +120,5 @@ describe('webhook runs: waiting for a run to end', () => {
     const signal = AbortSignal.timeout(20_000);
     await expect(awaitRunEnd(a.temporal, runId, signal)).resolves.toBe('ended');
     await expect(awaitRunEnd(a.temporal, 'run_000000000000000000000000', signal)).resolves.toBe('unknown');
-  }, 120_000);
+  }, 240_000);
 });
