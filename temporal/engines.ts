@@ -31,6 +31,7 @@ export function lazyEngines(temporal: () => TemporalHandle): Engines {
       start: (run) => now().runs.start(run),
       cancel: (runId) => now().runs.cancel(runId),
       replayCallback: (replay) => now().runs.replayCallback(replay),
+      awaitEnd: (runId, signal) => now().runs.awaitEnd(runId, signal),
     },
     settlements: {
       start: (s) => now().settlements.start(s),

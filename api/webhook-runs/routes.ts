@@ -1,7 +1,12 @@
 import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
 import { fullRun, shortRun } from '../../shared/webhook-runs/present';
-import { cancelBodySchema, runIdSchema, triggerBodySchema } from '../../shared/webhook-runs/schemas';
+import {
+  cancelBodySchema,
+  runIdSchema,
+  runWaitQuerySchema,
+  triggerBodySchema,
+} from '../../shared/webhook-runs/schemas';
 import { workflowIdSchema } from '../../shared/workflows/schemas';
 import { agentGroup } from '../http/middleware/agent-group';
 import { EXAMPLE, ok } from '../http/operations/shapes';
@@ -164,10 +169,15 @@ export function agentWebhookOperations(services: Services): Operation[] {
     {
       ...common,
       id: 'getRun',
+      before: [agentGroup(services, 'reuse')],
       method: 'get',
       path: '/api/agent-webhooks/runs/{runId}',
-      summary: 'Read a run (the full run resource)',
-      request: { params: runParam },
+      summary: 'Read a run (the full run resource); optionally wait for its end',
+      description:
+        'With `wait_seconds` the answer is held until the run is terminal or the wait is over, whichever comes first, ' +
+        'and then carries the run as it is (check `status`). One request replaces a poll loop: the answer comes the ' +
+        'moment the run ends. When this server already holds its most waiting requests, it answers at once as without the parameter.',
+      request: { params: runParam, query: runWaitQuerySchema },
       responses: { 200: { description: 'The run', body: runAnswer } },
       errorStatuses: [400, 401, 404, 500],
       examples: [
@@ -176,12 +186,43 @@ export function agentWebhookOperations(services: Services): Operation[] {
           request: { params: { runId: RUN_ID }, headers: AUTH },
           response: { status: 200, body: { success: true, data: { run: exampleFull } } },
         },
+        {
+          name: 'waited',
+          request: { params: { runId: RUN_ID }, query: { wait_seconds: 20 }, headers: AUTH },
+          response: {
+            status: 200,
+            body: {
+              success: true,
+              data: {
+                run: {
+                  ...exampleFull,
+                  status: 'completed',
+                  response_text: 'Three items today',
+                  started_at: EXAMPLE.time,
+                  completed_at: EXAMPLE.time,
+                },
+              },
+            },
+          },
+        },
       ],
       handler: async (req, res) => {
-        res.json({
-          success: true,
-          data: { run: fullRun(await runs.get(res.locals.group!, req.params.runId as string)) },
-        });
+        const waitSeconds: number = res.locals.query?.wait_seconds ?? 0;
+        // The client hanging up ends its wait (and, when it was the run's last waiter, the watch).
+        const left = new AbortController();
+        const onClose = () => left.abort();
+        res.on('close', onClose);
+        try {
+          const record = await runs.getWhenDone(
+            res.locals.group!,
+            req.params.runId as string,
+            waitSeconds * 1000,
+            left.signal,
+          );
+          if (!left.signal.aborted) res.json({ success: true, data: { run: fullRun(record) } });
+        } finally {
+          res.off('close', onClose);
+        }
       },
     },
     {

@@ -9,6 +9,8 @@ export interface HttpRequest {
   headers?: Record<string, string>;
   /** Statuses answered as results rather than errors (a 202 that is not a failure, ...). Every 2xx is one. */
   accept?: number[];
+  /** Aborts the request (the error's code is then sdk_network). */
+  signal?: AbortSignal;
 }
 
 export interface HttpResponse<T> {
@@ -27,7 +29,7 @@ export async function sendJson<T>(fetchImpl: FetchLike, req: HttpRequest): Promi
   }
   let res: Response;
   try {
-    res = await fetchImpl(req.url, { method: req.method, headers, body: payload });
+    res = await fetchImpl(req.url, { method: req.method, headers, body: payload, signal: req.signal });
   } catch (err) {
     if (err instanceof AgentCommerceError) throw err;
     throw clientError('sdk_network', `${req.method} ${req.url}: ${(err as Error).message}`);

@@ -29,7 +29,16 @@ export type Triggered = DataOf<TriggerRunResponse> & {
 export interface WaitOptions {
   /** Give up after this long (default 5 minutes): the error's code is sdk_wait_timeout. */
   timeoutMs?: number;
-  /** First poll interval (default 250 ms), growing by half each poll up to maxIntervalMs (default 5 s). */
+  /**
+   * How long each request asks the server to hold its answer until the run ends (`wait_seconds`,
+   * default and most 30): the wait ends the moment the run does, with one request per this long.
+   * 0 polls instead.
+   */
+  waitSeconds?: number;
+  /**
+   * Between answers that came back early without the end (polling, or a server that does not hold
+   * answers): first pause (default 250 ms), growing by half each time up to maxIntervalMs (default 5 s).
+   */
   intervalMs?: number;
   maxIntervalMs?: number;
   /** Called with the first run seen and each time its status changes. */
@@ -41,6 +50,9 @@ export interface WaitOptions {
   callback?: PromiseLike<Run>;
   signal?: AbortSignal;
 }
+
+/** The longest wait_seconds the server takes. */
+export const MAX_WAIT_SECONDS = 30;
 
 const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'setup_required', 'cancelled']);
 export const isTerminal = (run: Pick<Run, 'status'>): boolean => TERMINAL.has(run.status);
@@ -59,11 +71,16 @@ export class Runs {
     return { ...res.body.data, http_status: res.status, message: res.body.message };
   }
 
-  async get(runId: string): Promise<Run> {
+  /** The run; with waitSeconds the server answers once it is terminal or that many seconds have passed. */
+  async get(runId: string, opts: { waitSeconds?: number; signal?: AbortSignal } = {}): Promise<Run> {
+    const wait = opts.waitSeconds ? Math.min(MAX_WAIT_SECONDS, Math.max(0, opts.waitSeconds)) : undefined;
     const res = await this.ctx.send<GetRunResponse>({
       method: 'GET',
-      url: this.ctx.main(`/api/agent-webhooks/runs/${encodeURIComponent(runId)}`),
+      url: this.ctx.main(`/api/agent-webhooks/runs/${encodeURIComponent(runId)}`, {
+        wait_seconds: wait ? Number(wait.toFixed(3)) : undefined,
+      }),
       headers: this.ctx.bearer('agent'),
+      signal: opts.signal,
     });
     return res.body.data.run;
   }
@@ -123,23 +140,31 @@ export class Runs {
     return res.body.data;
   }
 
-  /** Polls the run with backoff until it is terminal (or the callback brings it first). */
+  /**
+   * Waits until the run is terminal (or the callback brings it first): each request asks the
+   * server to hold its answer until the run ends (waitSeconds), so the run arrives the moment it
+   * ends; answers that come back early without the end are spaced with backoff.
+   */
   async wait(runId: string, opts: WaitOptions = {}): Promise<Run> {
     const started = Date.now();
     const deadline = started + (opts.timeoutMs ?? 300_000);
     const maxInterval = opts.maxIntervalMs ?? 5_000;
+    const waitSeconds = Math.min(MAX_WAIT_SECONDS, Math.max(0, opts.waitSeconds ?? MAX_WAIT_SECONDS));
     let interval = opts.intervalMs ?? 250;
     let lastStatus: string | undefined;
     let delivered: Run | undefined;
-    let wake: (() => void) | undefined;
-    opts.signal?.addEventListener('abort', () => wake?.(), { once: true });
+    // Ends a request in flight and a pause alike: the caller's signal, or the callback's arrival.
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
     opts.callback?.then(
       (run) => {
         delivered = run;
-        wake?.();
+        if (arrived()) stop.abort();
       },
       () => undefined,
     );
+    const arrived = () => delivered !== undefined && delivered.run_id === runId && isTerminal(delivered);
     const seen = (run: Run): Run => {
       if (run.status !== lastStatus) {
         lastStatus = run.status;
@@ -147,26 +172,41 @@ export class Runs {
       }
       return run;
     };
-    for (;;) {
-      if (delivered && delivered.run_id === runId && isTerminal(delivered)) return seen(delivered);
-      if (opts.signal?.aborted) throw clientError('sdk_wait_timeout', `stopped waiting for run ${runId}`);
-      const run = seen(await this.get(runId));
-      if (isTerminal(run)) return run;
-      const left = deadline - Date.now();
-      if (left <= 0)
-        throw clientError(
-          'sdk_wait_timeout',
-          `run ${runId} is still ${run.status} after ${Math.round((Date.now() - started) / 1000)} s`,
-        );
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(interval, left));
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = undefined;
-      interval = Math.min(maxInterval, Math.round(interval * 1.5));
+    try {
+      for (;;) {
+        if (arrived()) return seen(delivered!);
+        if (opts.signal?.aborted) throw clientError('sdk_wait_timeout', `stopped waiting for run ${runId}`);
+        const left = deadline - Date.now();
+        const asked = Math.min(waitSeconds, Math.max(0, left) / 1000);
+        const sent = Date.now();
+        let run: Run;
+        try {
+          run = seen(await this.get(runId, { waitSeconds: asked >= 0.1 ? asked : 0, signal: stop.signal }));
+        } catch (err) {
+          if (stop.signal.aborted) continue;
+          throw err;
+        }
+        if (isTerminal(run)) return run;
+        if (Date.now() >= deadline)
+          throw clientError(
+            'sdk_wait_timeout',
+            `run ${runId} is still ${run.status} after ${Math.round((Date.now() - started) / 1000)} s`,
+          );
+        // Held for most of the wait: ask again at once. Answered early: pause first.
+        if (asked >= 0.1 && Date.now() - sent >= asked * 500) continue;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, Math.min(interval, Math.max(0, deadline - Date.now())));
+          function done() {
+            clearTimeout(timer);
+            stop.signal.removeEventListener('abort', done);
+            resolve();
+          }
+          stop.signal.addEventListener('abort', done, { once: true });
+        });
+        interval = Math.min(maxInterval, Math.round(interval * 1.5));
+      }
+    } finally {
+      opts.signal?.removeEventListener('abort', onAbort);
     }
   }
 }

@@ -35,4 +35,11 @@ export interface RunEngine {
   cancel(runId: string): Promise<boolean>;
   /** Starts the replay once; a second start of the same replay finds the first. */
   replayCallback(replay: CallbackReplayStart): Promise<void>;
+  /**
+   * Resolves when the engine knows the stored run is terminal ('ended'), or that it has no
+   * execution to watch ('unknown'); the caller then reads the store. Rejects when aborted.
+   */
+  awaitEnd(runId: string, signal: AbortSignal): Promise<RunEnd>;
 }
+
+export type RunEnd = 'ended' | 'unknown';

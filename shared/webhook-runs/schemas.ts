@@ -45,3 +45,13 @@ export const rotateBodySchema = Joi.object({
     .min(0)
     .max(7 * 24 * 3600),
 }).unknown(false);
+/** The longest a GET of a run may hold its answer for the run's end (below common proxy timeouts). */
+export const MAX_RUN_WAIT_SECONDS = 30;
+export const runWaitQuerySchema = Joi.object({
+  wait_seconds: Joi.number()
+    .min(0)
+    .max(MAX_RUN_WAIT_SECONDS)
+    .description(
+      `Answer as soon as the run is terminal, or after this many seconds (0–${MAX_RUN_WAIT_SECONDS}, fractions allowed) with the run as it is then. Without it the run is answered at once.`,
+    ),
+});

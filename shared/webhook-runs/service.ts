@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { LedgerStore } from '../credits/ledger-store';
 import { canonicalJson } from '../identity/canonical-json';
+import { BoundedCache } from '../platform/cache/bounded-cache';
 import type { AppConfig } from '../platform/config/index';
 import { errors } from '../platform/errors/index';
 import { judgeAddress } from '../platform/http/address-policy';
-import { ids } from '../platform/ids/index';
+import { ids, sha256Hex } from '../platform/ids/index';
 import { logger } from '../platform/logger/index';
 import { modelStartCredits } from '../workflows/nodes/model/pricing';
 import type { RunnableWorkflow, WorkflowRepository } from '../workflows/repository';
@@ -15,6 +16,7 @@ import { workspaceAccount } from '../workspaces/types';
 import type { RunEngine } from './engine';
 import type { WebhookRunDoc } from './models/webhook-run';
 import type { RunRepository } from './repository';
+import { type RunWaitLimits, RunWaits } from './run-waits';
 import { MAX_CANCEL_REASON, MAX_METADATA_BYTES, type TriggerBody } from './schemas';
 import { isTerminal, type RunRecord } from './types';
 
@@ -27,6 +29,8 @@ export interface TriggerResult {
 }
 
 const CANCEL_WAIT_MS = 10_000;
+/** A bearer resolved for reading runs is reused this long (as schedule bearers are). */
+const READ_BEARER_CACHE = { ttlMs: 5000, maxEntries: 1000 };
 
 /** Who a run belongs to: a group's bearer, or our own widget acting for a bundle's group. */
 export type RunOwner = Omit<GroupAccess, 'tokenId'>;
@@ -43,6 +47,10 @@ export class WebhookRunService {
   private readonly engine: RunEngine;
   /** The process's one ledger (its head hints and caches are per instance). */
   private readonly ledger: Pick<LedgerStore, 'balance'>;
+  /** This process's waits for runs to end (one watch per awaited run). */
+  readonly waits: RunWaits;
+  /** Bearers resolved for reads of runs, by sha256 of the token. */
+  private readonly readers = new BoundedCache<GroupAccess>(READ_BEARER_CACHE.maxEntries, READ_BEARER_CACHE.ttlMs);
 
   constructor(
     ports: {
@@ -53,6 +61,7 @@ export class WebhookRunService {
       ledger: Pick<LedgerStore, 'balance'>;
     },
     private readonly config: Pick<AppConfig, 'publicBaseUrl' | 'model' | 'callbacks' | 'runNodeStartTimeoutMs'>,
+    waitLimits?: RunWaitLimits,
   ) {
     ({
       runs: this.runs,
@@ -61,14 +70,23 @@ export class WebhookRunService {
       engine: this.engine,
       ledger: this.ledger,
     } = ports);
+    this.waits = new RunWaits({ runs: this.runs, engine: this.engine }, waitLimits);
   }
 
-  /** The group an `Authorization: Bearer agt_…` header speaks for, or 401. */
-  async authenticate(header: string | undefined): Promise<GroupAccess> {
+  /**
+   * The group an `Authorization: Bearer agt_…` header speaks for, or 401. `reuse` (reads of runs
+   * only): a token resolved in the last few seconds is not resolved again (four reads less per
+   * poll), so a revocation takes effect on reads within that time; refusals are never reused.
+   */
+  async authenticate(header: string | undefined, reuse = false): Promise<GroupAccess> {
     const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
     if (!match) throw errors.unauthorized('missing_bearer', 'Authorization: Bearer <agent group token> is required');
+    const key = reuse ? sha256Hex(match[1]) : '';
+    const kept = reuse ? this.readers.get(key) : undefined;
+    if (kept) return kept;
     const access = await this.workspaces.resolveGroupToken(match[1]);
     if (!access) throw errors.unauthorized('invalid_bearer', 'bearer token is not valid');
+    if (reuse) this.readers.set(key, access);
     return access;
   }
 
@@ -367,10 +385,36 @@ export class WebhookRunService {
   }
 
   async get(access: RunOwner, runId: string): Promise<RunRecord> {
-    const record = await this.runs.get(runId);
+    return this.owned(access, runId, await this.runs.get(runId));
+  }
+
+  /**
+   * The run for an agent that polls: from this process's read of it up to a second old while the
+   * process watches the run for its end (RunWaits.read), so polling costs the store about one read
+   * per run per second, and the end still shows at once.
+   */
+  async poll(access: RunOwner, runId: string): Promise<RunRecord> {
+    return this.owned(access, runId, await this.waits.read(runId));
+  }
+
+  private owned(access: RunOwner, runId: string, record: RunRecord | null): RunRecord {
     if (!record || record.run.group_id !== access.group._id)
       throw errors.notFound('run_not_found', `no run ${runId} for this agent group`);
     return record;
+  }
+
+  /**
+   * The run, once it is terminal or waitMs has passed (or the client left), whichever is first.
+   * Store reads: this one, one shared by every waiter of this process when the run ends, and one
+   * at the deadline; none while waiting.
+   */
+  async getWhenDone(access: RunOwner, runId: string, waitMs: number, signal: AbortSignal): Promise<RunRecord> {
+    const record = await this.poll(access, runId);
+    if (waitMs <= 0 || isTerminal(record.run.status)) return record;
+    const outcome = await this.waits.until(runId, access.group._id, waitMs, signal);
+    if (outcome.ended) return outcome.ended;
+    if (outcome.refused || signal.aborted) return record;
+    return (await this.waits.read(runId)) ?? record;
   }
 
   /**
@@ -404,8 +448,10 @@ export class WebhookRunService {
       cancel_requested_by_user_id: access.tokenId,
       cancel_reason: body.reason ? body.reason.slice(0, MAX_CANCEL_REASON) : null,
     });
+    this.waits.forget(runId);
     await this.engine.cancel(runId);
     const after = await this.waitForEnd(runId, CANCEL_WAIT_MS);
+    this.waits.forget(runId);
     if (!isTerminal(after.run.status)) logger.warn('run did not end within the cancel wait', { run_id: runId });
     if (isTerminal(after.run.status) && after.run.status !== 'cancelled')
       throw errors.conflict(

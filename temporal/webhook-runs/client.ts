@@ -1,5 +1,12 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
-import type { RunEngine, RunStart } from '../../shared/webhook-runs/engine';
+import {
+  isGrpcServiceError,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
+} from '@temporalio/client';
+import { temporal as proto } from '@temporalio/proto';
+import type { RunEnd, RunEngine, RunStart } from '../../shared/webhook-runs/engine';
+import { TERMINAL_STATUSES } from '../../shared/webhook-runs/types';
 import { NODE_TYPES, type NodeType } from '../../shared/workflows/nodes/index';
 import type { TemporalHandle } from '../connection';
 import { SA } from '../search-attributes';
@@ -111,11 +118,75 @@ export function runProgress(temporal: TemporalHandle, runId: string): Promise<Ru
   return temporal.client.workflow.getHandle(runId).query(runProgressQuery);
 }
 
+const EventType = proto.api.enums.v1.EventType;
+const CLOSE_EVENTS: ReadonlySet<number> = new Set([
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW,
+]);
+const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
+/** gRPC NOT_FOUND: the namespace has no execution with this id. */
+const GRPC_NOT_FOUND = 5;
+
+/**
+ * Whether this history event says the stored run is terminal: the run workflow upserts FlowStatus
+ * to the terminal status right after its finishRun write (in the same workflow task completion),
+ * and any close of the execution means the record is final too (a run that ended before its
+ * workflow began closes at once).
+ */
+export function endsRun(event: proto.api.history.v1.IHistoryEvent): boolean {
+  if (event.eventType != null && CLOSE_EVENTS.has(event.eventType)) return true;
+  const fields = event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
+  const status = fields?.[SA.flowStatus.name]?.data;
+  if (!status) return false;
+  try {
+    return TERMINAL.has(JSON.parse(Buffer.from(status).toString('utf8')) as string);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Waits for a run's end as its workflow history shows it: one long poll of the history at a
+ * time (the server answers when new events land), no store read. 'unknown' when there is no
+ * execution to watch; rejects with the signal's reason when aborted.
+ */
+export async function awaitRunEnd(temporal: TemporalHandle, runId: string, signal: AbortSignal): Promise<RunEnd> {
+  const req: proto.api.workflowservice.v1.IGetWorkflowExecutionHistoryRequest = {
+    namespace: temporal.namespace,
+    execution: { workflowId: runId },
+    waitNewEvent: true,
+    skipArchival: true,
+    historyEventFilterType: proto.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT,
+  };
+  for (;;) {
+    signal.throwIfAborted();
+    let res: proto.api.workflowservice.v1.GetWorkflowExecutionHistoryResponse;
+    try {
+      res = await temporal.connection.withAbortSignal(signal, () =>
+        temporal.connection.workflowService.getWorkflowExecutionHistory(req),
+      );
+    } catch (err) {
+      signal.throwIfAborted();
+      if (isGrpcServiceError(err) && err.code === GRPC_NOT_FOUND) return 'unknown';
+      throw err;
+    }
+    if ((res.history?.events ?? []).some(endsRun)) return 'ended';
+    // An empty token: the history is complete and no end was in it (cannot happen for a closed run).
+    if (!res.nextPageToken?.length) return 'unknown';
+    req.nextPageToken = res.nextPageToken;
+  }
+}
+
 /** The run service's port onto this process's Temporal client. */
 export function runEngine(temporal: TemporalHandle): RunEngine {
   return {
     start: (run) => startWebhookRun(temporal, run),
     cancel: (runId) => cancelWebhookRun(temporal, runId),
     replayCallback: (replay) => startCallbackReplay(temporal, replay),
+    awaitEnd: (runId, signal) => awaitRunEnd(temporal, runId, signal),
   };
 }

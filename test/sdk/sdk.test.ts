@@ -269,6 +269,20 @@ describe('the agent SDK against the real stack (API, store, Temporal workers, lo
       expect(new Set(seen).size).toBe(seen.length);
       expect(await runs.get(run.run_id)).toMatchObject({ run_id: run.run_id, status: 'completed' });
 
+      // The wait holds each request until the run ends (wait_seconds): a few requests, not a poll every 1 ms.
+      const asked: string[] = [];
+      const counted = new AgentClient({
+        baseUrl: stack.server.mainUrl,
+        agentToken: group.token,
+        fetch: (input, init) => (asked.push(String(input)), globalThis.fetch(input, init)),
+      }).runs;
+      const next = await counted.trigger(workflowId, { prompt: 'Grace' });
+      const waited = await counted.wait(next.run.run_id, { timeoutMs: 60_000, intervalMs: 1, maxIntervalMs: 1 });
+      expect(waited).toMatchObject({ status: 'completed', response_text: 'Hello, Grace!' });
+      const gets = asked.filter((url) => url.includes(`/runs/${next.run.run_id}`));
+      expect(gets.every((url) => url.includes('wait_seconds='))).toBe(true);
+      expect(gets.length).toBeLessThanOrEqual(3);
+
       const again = await runs.trigger(workflowId, { prompt: 'Ada', request_id: 'sdk-run-1' });
       expect(again.run.run_id).toBe(run.run_id);
       const late = await sdkError(runs.cancel(run.run_id));

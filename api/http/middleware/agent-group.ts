@@ -8,10 +8,13 @@ declare module 'express-serve-static-core' {
   }
 }
 
-/** Authorization: Bearer agt_… → res.locals.group (the group, its budget and workspace). */
-export function agentGroup(services: Services): RequestHandler {
+/**
+ * Authorization: Bearer agt_… → res.locals.group (the group, its budget and workspace). 'reuse'
+ * for reads that agents repeat often (polling a run): a token resolved seconds ago is reused.
+ */
+export function agentGroup(services: Services, mode: 'resolve' | 'reuse' = 'resolve'): RequestHandler {
   return async (req, res, next) => {
-    res.locals.group = await services.webhookRuns.authenticate(req.header('authorization'));
+    res.locals.group = await services.webhookRuns.authenticate(req.header('authorization'), mode === 'reuse');
     next();
   };
 }

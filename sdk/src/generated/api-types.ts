@@ -1493,7 +1493,17 @@ export interface TriggerRunResponse202 {
 }
 
 /**
- * The 200 answer of getRun (GET /api/agent-webhooks/runs/{runId}: Read a run (the full run resource)).
+ * The query string of getRun (GET /api/agent-webhooks/runs/{runId}: Read a run (the full run resource); optionally wait for its end).
+ */
+export interface GetRunQuery {
+  /**
+   * Answer as soon as the run is terminal, or after this many seconds (0–30, fractions allowed) with the run as it is then. Without it the run is answered at once.
+   */
+  wait_seconds?: number;
+}
+
+/**
+ * The 200 answer of getRun (GET /api/agent-webhooks/runs/{runId}: Read a run (the full run resource); optionally wait for its end).
  */
 export interface GetRunResponse {
   success: true;

@@ -1,0 +1,217 @@
+import { Gauge } from 'prom-client';
+import { BoundedCache } from '../platform/cache/bounded-cache';
+import { logger } from '../platform/logger/index';
+import { registry } from '../platform/metrics/registry';
+import type { RunEngine } from './engine';
+import type { RunRepository } from './repository';
+import { isTerminal, type RunRecord } from './types';
+
+export interface RunWaitLimits {
+  /** Clients of this process waiting at once; past it a wait answers at once (the client polls). */
+  maxWaiters: number;
+  /** The same per agent group, so one group cannot take every slot. */
+  maxWaitersPerOwner: number;
+  /** When the engine cannot watch a run, the watch reads the store this often (one read for all its waiters). */
+  storePollMs: number;
+  /**
+   * A run read without a wait is answered from this process's last read of it for this long while
+   * a watch covers it (the watch replaces it with the terminal record the moment the run ends).
+   */
+  freshMs: number;
+}
+
+export const DEFAULT_RUN_WAIT_LIMITS: RunWaitLimits = {
+  maxWaiters: 2000,
+  maxWaitersPerOwner: 200,
+  storePollMs: 1000,
+  freshMs: 1000,
+};
+
+/** What a wait ended with: the terminal record, the deadline or the client leaving, or no room to wait. */
+export type WaitOutcome = { ended: RunRecord } | { ended: null; refused: boolean };
+
+const waitersGauge = new Gauge({
+  name: 'webhook_run_waiters',
+  help: 'Clients of this process waiting for a run to end (GET /runs/{id}?wait_seconds)',
+  registers: [registry],
+});
+const watchesGauge = new Gauge({
+  name: 'webhook_run_watches',
+  help: 'Runs this process watches for their end, one watch shared by all waiters of a run',
+  registers: [registry],
+});
+
+interface Waiter {
+  owner: string;
+  done(record: RunRecord): void;
+}
+
+interface Watch {
+  waiters: Set<Waiter>;
+  stop: AbortController;
+  /** Keeps a watch without waiters alive while its run is being polled. */
+  keep?: NodeJS.Timeout;
+}
+
+/**
+ * The waits of one process. One watch per awaited run, whatever the number of its waiters: it
+ * learns the end from the engine (a long poll of the run's workflow, no store read), then reads
+ * the store once and wakes every waiter with that record. Any API process can watch any run, so
+ * a waiter needs nothing from the process that started the run. A watch stops when its last
+ * waiter leaves (deadline or disconnect).
+ */
+export class RunWaits {
+  private readonly watches = new Map<string, Watch>();
+  private readonly perOwner = new Map<string, number>();
+  private total = 0;
+  /** Runs as last read, served for freshMs while a watch covers them. */
+  private readonly recent: BoundedCache<RunRecord>;
+
+  constructor(
+    private readonly ports: { runs: Pick<RunRepository, 'get'>; engine: Pick<RunEngine, 'awaitEnd'> },
+    private readonly limits: RunWaitLimits = DEFAULT_RUN_WAIT_LIMITS,
+  ) {
+    this.recent = new BoundedCache(limits.maxWaiters, limits.freshMs);
+  }
+
+  /**
+   * The run for a reader that does not wait (an agent polling): at most one store read per run
+   * and freshMs in this process, however often it is asked. A run not yet terminal is served from
+   * that read only while this process watches it, so its end shows the moment the watch learns it;
+   * a status between (queued → running) may show up to freshMs late.
+   */
+  async read(runId: string): Promise<RunRecord | null> {
+    const hit = this.recent.get(runId);
+    if (hit && (isTerminal(hit.run.status) || this.watches.has(runId))) return hit;
+    const record = await this.ports.runs.get(runId);
+    if (!record) return null;
+    if (isTerminal(record.run.status) || this.keepWatching(runId)) this.recent.set(runId, record);
+    return record;
+  }
+
+  /** Drops this process's last read of a run (after a change made here, such as a cancel). */
+  forget(runId: string): void {
+    this.recent.delete(runId);
+  }
+
+  /** Clients waiting now, and runs watched for them. */
+  get waiting(): { clients: number; runs: number } {
+    return { clients: this.total, runs: this.watches.size };
+  }
+
+  /** Starts or prolongs a watch of a polled run; false when this process watches as many runs as it may. */
+  private keepWatching(runId: string): boolean {
+    let watch = this.watches.get(runId);
+    if (!watch) {
+      if (this.watches.size >= this.limits.maxWaiters) return false;
+      watch = this.open(runId);
+    }
+    const kept = watch;
+    clearTimeout(kept.keep);
+    kept.keep = setTimeout(() => {
+      kept.keep = undefined;
+      if (kept.waiters.size === 0) this.end(runId, kept);
+    }, 2 * this.limits.freshMs);
+    kept.keep.unref();
+    return true;
+  }
+
+  private open(runId: string): Watch {
+    const watch: Watch = { waiters: new Set(), stop: new AbortController() };
+    this.watches.set(runId, watch);
+    watchesGauge.inc();
+    void this.watch(runId, watch);
+    return watch;
+  }
+
+  /** Waits up to waitMs (or until signal aborts) for the run's terminal record. */
+  until(runId: string, owner: string, waitMs: number, signal: AbortSignal): Promise<WaitOutcome> {
+    const held = this.perOwner.get(owner) ?? 0;
+    if (this.total >= this.limits.maxWaiters || held >= this.limits.maxWaitersPerOwner)
+      return Promise.resolve({ ended: null, refused: true });
+    if (signal.aborted) return Promise.resolve({ ended: null, refused: false });
+    this.total++;
+    this.perOwner.set(owner, held + 1);
+    waitersGauge.inc();
+
+    return new Promise<WaitOutcome>((resolve) => {
+      const watch = this.watches.get(runId) ?? this.open(runId);
+      const leave = (outcome: WaitOutcome) => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        this.release(runId, watch, waiter);
+        resolve(outcome);
+      };
+      const onAbort = () => leave({ ended: null, refused: false });
+      const waiter: Waiter = { owner, done: (record) => leave({ ended: record }) };
+      const timer = setTimeout(onAbort, waitMs);
+      signal.addEventListener('abort', onAbort, { once: true });
+      watch.waiters.add(waiter);
+    });
+  }
+
+  private release(runId: string, watch: Watch, waiter: Waiter): void {
+    if (!watch.waiters.delete(waiter)) return;
+    this.total--;
+    const held = (this.perOwner.get(waiter.owner) ?? 1) - 1;
+    if (held > 0) this.perOwner.set(waiter.owner, held);
+    else this.perOwner.delete(waiter.owner);
+    waitersGauge.dec();
+    if (watch.waiters.size === 0 && !watch.keep) this.end(runId, watch);
+  }
+
+  private end(runId: string, watch: Watch): void {
+    clearTimeout(watch.keep);
+    watch.keep = undefined;
+    this.detach(runId, watch);
+    watch.stop.abort();
+  }
+
+  private detach(runId: string, watch: Watch): void {
+    if (this.watches.get(runId) !== watch) return;
+    this.watches.delete(runId);
+    watchesGauge.dec();
+  }
+
+  /** Learns the run's end (engine first, the store as the fallback) and wakes the watch's waiters. */
+  private async watch(runId: string, watch: Watch): Promise<void> {
+    const { signal } = watch.stop;
+    try {
+      try {
+        await this.ports.engine.awaitEnd(runId, signal);
+      } catch (err) {
+        if (signal.aborted) return;
+        logger.warn('run watch: the engine could not watch the run; reading the store instead', {
+          run_id: runId,
+          err: (err as Error).message,
+        });
+      }
+      // 'ended' makes the first read the last; without an engine's word the store is read at intervals.
+      for (;;) {
+        if (signal.aborted) return;
+        const record = await this.ports.runs.get(runId);
+        if (record && isTerminal(record.run.status)) {
+          this.recent.set(runId, record);
+          for (const waiter of [...watch.waiters]) waiter.done(record);
+          this.end(runId, watch);
+          return;
+        }
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.limits.storePollMs).unref();
+          signal.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(timer);
+              resolve();
+            },
+            { once: true },
+          );
+        });
+      }
+    } catch (err) {
+      // Its waiters answer at their deadline; the next waiter of this run starts a new watch.
+      logger.warn('run watch failed', { run_id: runId, err: (err as Error).message });
+      this.detach(runId, watch);
+    }
+  }
+}

@@ -1,0 +1,101 @@
+import type { RunEnd } from '../../shared/webhook-runs/engine';
+import { RunWaits } from '../../shared/webhook-runs/run-waits';
+import type { RunRecord } from '../../shared/webhook-runs/types';
+
+const record = (status: string) => ({ run: { _id: 'run_1', status } }) as unknown as RunRecord;
+
+/** An engine whose runs end when the test says so, and a store that counts its reads. */
+function fixture(limits = { maxWaiters: 10, maxWaitersPerOwner: 3, storePollMs: 20, freshMs: 1000 }) {
+  let status = 'running';
+  let ends: Array<(end: RunEnd) => void> = [];
+  const watched: string[] = [];
+  let reads = 0;
+  const waits = new RunWaits(
+    {
+      runs: { get: async () => (reads++, record(status)) },
+      engine: {
+        awaitEnd: (runId, signal) =>
+          new Promise<RunEnd>((resolve, reject) => {
+            watched.push(runId);
+            ends.push(resolve);
+            signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+          }),
+      },
+    },
+    limits,
+  );
+  return {
+    waits,
+    watched,
+    reads: () => reads,
+    end(to: string, how: RunEnd = 'ended') {
+      status = to;
+      for (const e of ends) e(how);
+      ends = [];
+    },
+  };
+}
+
+const never = () => new AbortController().signal;
+
+describe('RunWaits: one watch per run, one store read per end', () => {
+  it('wakes every waiter of a run with one engine watch and one store read', async () => {
+    const f = fixture();
+    const waits = [1, 2, 3].map((i) => f.waits.until('run_1', `g${i}`, 10_000, never()));
+    expect(f.waits.waiting).toEqual({ clients: 3, runs: 1 });
+    expect(f.watched).toEqual(['run_1']);
+    f.end('completed');
+    for (const outcome of await Promise.all(waits)) expect(outcome.ended?.run.status).toBe('completed');
+    expect(f.reads()).toBe(1);
+    expect(f.waits.waiting).toEqual({ clients: 0, runs: 0 });
+  });
+
+  it('times out without a store read, and stops the watch when its last waiter leaves', async () => {
+    const f = fixture();
+    const hangUp = new AbortController();
+    const [timedOut, left] = await Promise.all([
+      f.waits.until('run_1', 'g', 30, never()),
+      f.waits.until('run_1', 'g', 10_000, hangUp.signal),
+      new Promise((r) => setTimeout(r, 60)).then(() => hangUp.abort()),
+    ]);
+    expect(timedOut).toEqual({ ended: null, refused: false });
+    expect(left).toEqual({ ended: null, refused: false });
+    expect(f.reads()).toBe(0);
+    expect(f.waits.waiting).toEqual({ clients: 0, runs: 0 });
+  });
+
+  it('refuses past its bounds (per owner and per process) without waiting', async () => {
+    const f = fixture({ maxWaiters: 4, maxWaitersPerOwner: 3, storePollMs: 20, freshMs: 1000 });
+    const held = [1, 2, 3].map(() => f.waits.until('run_1', 'g', 10_000, never()));
+    await expect(f.waits.until('run_2', 'g', 10_000, never())).resolves.toEqual({ ended: null, refused: true });
+    const other = f.waits.until('run_2', 'h', 10_000, never());
+    await expect(f.waits.until('run_3', 'k', 10_000, never())).resolves.toEqual({ ended: null, refused: true });
+    f.end('failed');
+    await Promise.all([...held, other]);
+    expect(f.waits.waiting).toEqual({ clients: 0, runs: 0 });
+  });
+
+  it('reads the store at intervals when the engine has no execution to watch', async () => {
+    const f = fixture();
+    const waiting = f.waits.until('run_1', 'g', 10_000, never());
+    f.end('running', 'unknown');
+    await new Promise((r) => setTimeout(r, 70));
+    expect(f.reads()).toBeGreaterThanOrEqual(2);
+    f.end('cancelled');
+    expect((await waiting).ended?.run.status).toBe('cancelled');
+  });
+
+  it('answers polls of a run from one store read while it watches it, and shows the end at once', async () => {
+    const f = fixture();
+    for (let i = 0; i < 20; i++) expect((await f.waits.read('run_1'))?.run.status).toBe('running');
+    expect(f.reads()).toBe(1);
+    expect(f.watched).toEqual(['run_1']);
+    f.end('completed');
+    await new Promise((r) => setTimeout(r, 10));
+    // The watch's one read at the end replaced the polled record.
+    expect(f.reads()).toBe(2);
+    expect((await f.waits.read('run_1'))?.run.status).toBe('completed');
+    expect(f.reads()).toBe(2);
+    expect(f.waits.waiting).toEqual({ clients: 0, runs: 0 });
+  });
+});
