@@ -1,9 +1,9 @@
-import type { Address } from 'viem';
+import { type Address, verifyTypedData } from 'viem';
 import { baseUnitsToUsd } from '../credits/money';
 import { insertOnce, type Models } from '../platform/db/index';
 import { AppError, errors } from '../platform/errors/index';
 import type { LocalLimiter } from '../platform/limits/local';
-import { type IdentifierClaim, paymentIdentifierOf,type PaymentIdentifiers } from './extensions/payment-identifier';
+import { type IdentifierClaim, paymentIdentifierOf, type PaymentIdentifiers } from './extensions/payment-identifier';
 import { ReceiptIssuer, type SignedReceipt } from './extensions/receipts';
 import { type InFlightPayments, payerKey } from './in-flight';
 import type { PaymentPurpose, X402PaymentDoc } from './models/x402-payment';
@@ -23,6 +23,18 @@ import {
 } from './x402/challenge';
 import type { CaipNetwork, SupportedToken } from './x402/networks';
 import type { PaymentSetup } from './x402/setup';
+
+/** EIP-3009's typed data, as the tokens sign it. */
+const TRANSFER_WITH_AUTHORIZATION = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+} as const;
 
 export interface Offer {
   chainId: number;
@@ -491,17 +503,43 @@ export class PaymentGate {
     return earlier(rec, await this.provesPayer(payload, input.offers, rec.payer));
   }
 
-  /** Whether the payload's own authorization verifies (signature, amount, unused nonce) for `payer`. */
+  /**
+   * Whether the payload's own authorization proves `payer`: an EIP-3009 authorization to us,
+   * signed by the payer, still open, and not a payment we hold (one already used is public on chain,
+   * so it proves nothing). Checked offline: a payer who spent its balance on the first payment
+   * still gets its recorded result.
+   */
   private async provesPayer(payload: CheckedPaymentPayload, offers: Offer[], payer: string): Promise<boolean> {
-    if (payload.payload.authorization.from.toLowerCase() !== payer.toLowerCase()) return false;
-    const accepts = this.requirements(offers);
-    const chosen =
-      accepts.find(
-        (r) => r.network === payload.accepted.network && r.asset.toLowerCase() === payload.accepted.asset.toLowerCase(),
-      ) ?? accepts[0];
-    const facilitator = this.setup.facilitators.get(chosen.network, chosen.scheme);
-    if (!facilitator) return false;
-    const verified = await facilitator.verifyPayment(payload, chosen);
-    return verified.ok && verified.payer.toLowerCase() === payer.toLowerCase();
+    const auth = payload.payload.authorization;
+    if (auth.from.toLowerCase() !== payer.toLowerCase()) return false;
+    if (auth.to.toLowerCase() !== this.setup.payTo.toLowerCase()) return false;
+    if (BigInt(auth.validBefore) <= BigInt(Math.floor(Date.now() / 1000))) return false;
+    const chosen = this.requirements(offers).find(
+      (r) => r.network === payload.accepted.network && r.asset.toLowerCase() === payload.accepted.asset.toLowerCase(),
+    );
+    if (!chosen) return false;
+    const id = paymentId({ network: chosen.network, asset: chosen.asset, payer: auth.from, nonce: auth.nonce });
+    if (await this.byId(id)) return false;
+    const extra = chosen.extra as { name: string; version: string };
+    return verifyTypedData({
+      address: auth.from as Address,
+      domain: {
+        name: extra.name,
+        version: extra.version,
+        chainId: Number(chosen.network.split(':')[1]),
+        verifyingContract: chosen.asset as Address,
+      },
+      types: TRANSFER_WITH_AUTHORIZATION,
+      primaryType: 'TransferWithAuthorization',
+      message: {
+        from: auth.from as Address,
+        to: auth.to as Address,
+        value: BigInt(auth.value),
+        validAfter: BigInt(auth.validAfter),
+        validBefore: BigInt(auth.validBefore),
+        nonce: auth.nonce as `0x${string}`,
+      },
+      signature: payload.payload.signature as `0x${string}`,
+    }).catch(() => false);
   }
 }
