@@ -426,6 +426,7 @@ export class PaymentGate {
       payer: record.payer,
       network: record.network,
       transaction: record.tx_hash ?? '',
+      issuedAt: new Date(record.settled_at ?? record.completed_at ?? record.created_at),
     });
     const header = this.encodeResponse({
       transaction: record.tx_hash ?? '',

@@ -1,6 +1,11 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import type { PaymentRequired } from '@x402/core/types';
 import { type Address, getAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { main } from '../../sdk/src/cli/main';
 import { receiptFromHeader, signInWithX, verifyReceipt } from '../../sdk/src/payments';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { DEV_ACCOUNT_INDEX, devAccount } from '../../shared/payments/chain/dev-accounts';
@@ -30,6 +35,8 @@ describe('x402 extensions on the real stack (store, Temporal workers, local chai
   let stack: TestStack;
   let vendor: Awaited<ReturnType<typeof startScriptedVendor>>;
   let signer: string;
+  /** The direct call's answer, for the CLI test. */
+  let paidAnswer: { payment_id: string; receipt: unknown; transaction: string } | undefined;
   const toolUrl = (params = '') => `${stack.server.mainUrl}/api/external/tools/ext${params}/actions/run/invoke`;
   const purchaseUrl = () => `${stack.server.mainUrl}/api/external/credits/purchase`;
   const paymentsOf = (payer: TestPayer) =>
@@ -136,6 +143,7 @@ describe('x402 extensions on the real stack (store, Temporal workers, local chai
 
     // The status oracle for the direct call.
     const paymentId = first.body.x402.payment_id;
+    paidAnswer = { payment_id: paymentId, receipt, transaction: tx };
     const status = await http('GET', `${stack.server.mainUrl}/api/external/payments/${paymentId}`);
     expect(status.status).toBe(200);
     expect(status.body.data).toMatchObject({
@@ -282,5 +290,36 @@ describe('x402 extensions on the real stack (store, Temporal workers, local chai
       kinds: [{ x402Version: 2, scheme: 'exact', network: 'eip155:84532' }],
       extensions: expect.arrayContaining(['bazaar', 'payment-identifier', 'sign-in-with-x', 'offer-receipt']),
     });
+  });
+
+  it('the CLI: payments status, and receipts verify (exit 0 for the receipt, non-zero for a tampered one)', async () => {
+    expect(paidAnswer).toBeDefined();
+    const runCli = async (args: string[]) => {
+      const out = new PassThrough();
+      let text = '';
+      out.on('data', (b: Buffer) => (text += b.toString()));
+      const code = await main([...args, '--json'], {
+        stdout: out,
+        stderr: out,
+        env: { AGENT_COMMERCE_URL: stack.server.mainUrl, AGENT_COMMERCE_API_URL: stack.server.apiUrl },
+      });
+      return { code, text };
+    };
+    const status = await runCli(['payments', 'status', paidAnswer!.payment_id]);
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.text)).toMatchObject({ status: 'settled', transaction: paidAnswer!.transaction });
+
+    const dir = mkdtempSync(path.join(tmpdir(), 'receipts-'));
+    const good = path.join(dir, 'good.json');
+    writeFileSync(good, JSON.stringify(paidAnswer!.receipt));
+    const verified = await runCli(['receipts', 'verify', good]);
+    expect(verified.code).toBe(0);
+    expect(JSON.parse(verified.text)).toMatchObject({ valid: true, transaction: paidAnswer!.transaction });
+    const r = paidAnswer!.receipt as { payload: Record<string, unknown> };
+    const bad = path.join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ ...r, payload: { ...r.payload, resourceUrl: 'https://evil.example/x' } }));
+    const refused = await runCli(['receipts', 'verify', bad]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.text).toContain('receipt refused');
   });
 });

@@ -1,7 +1,8 @@
 import {
-  createReceiptEIP712,
   type EIP712SignedReceipt,
   OFFER_RECEIPT,
+  type ReceiptPayload,
+  signReceiptEIP712,
   type SignTypedDataFn,
 } from '@x402/extensions/offer-receipt';
 import type { Hex } from 'viem';
@@ -17,6 +18,11 @@ export interface ReceiptFacts {
   network: string;
   /** The settlement's transaction hash, or `credits:<ledger transaction id>` for a credit debit. */
   transaction: string;
+  /**
+   * When the payment settled: a replay of the same payment then answers the very same receipt
+   * (signatures are deterministic). Defaults to now (a credit debit, issued once).
+   */
+  issuedAt?: Date;
 }
 
 /**
@@ -38,16 +44,16 @@ export class ReceiptIssuer {
     return this.account.address;
   }
 
-  issue(facts: ReceiptFacts): Promise<SignedReceipt> {
-    return createReceiptEIP712(
-      {
-        resourceUrl: facts.resourceUrl,
-        payer: facts.payer.toLowerCase(),
-        network: facts.network,
-        transaction: facts.transaction,
-      },
-      this.signTypedData,
-    );
+  async issue(facts: ReceiptFacts): Promise<SignedReceipt> {
+    const payload: ReceiptPayload = {
+      version: 1,
+      network: facts.network,
+      resourceUrl: facts.resourceUrl,
+      payer: facts.payer.toLowerCase(),
+      issuedAt: Math.floor((facts.issuedAt ?? new Date()).getTime() / 1000),
+      transaction: facts.transaction,
+    };
+    return { format: 'eip712', payload, signature: await signReceiptEIP712(payload, this.signTypedData) };
   }
 
   /** The PAYMENT-RESPONSE `extensions` entry the extension's clients read the receipt from. */
