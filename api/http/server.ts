@@ -14,6 +14,7 @@ import { authOperations } from '../identity/routes';
 import { identityBodyErrors, identityOperations } from '../identity/wallet-routes';
 import { jobWorkflowOperations } from '../jobs/job-workflow-routes';
 import { jobOperations } from '../jobs/routes';
+import { discoveryOperations, paymentStatusOperations } from '../payments/extension-routes';
 import { creditPurchaseOperations } from '../payments/routes';
 import { scheduleDocsOperations, workflowScheduleOperations, workflowScheduleRoutes } from '../schedules/routes';
 import { bearerToolOperations } from '../tools/bearer-routes';
@@ -46,11 +47,13 @@ export function apiOperations(deps: AppDeps, services: Services) {
       ...authOperations(services),
       ...creditOperations(services),
       ...creditPurchaseOperations(services),
+      ...paymentStatusOperations(services),
       ...jobOperations(services),
       ...jobWorkflowOperations(services),
       ...workflowOperations(services),
     ],
     scheduleDocs: scheduleDocsOperations(),
+    discovery: discoveryOperations(services),
     schedules: workflowScheduleOperations(services, deps.config.publicBaseUrl),
     webhooks: agentWebhookOperations(services),
     embed: embedOperations(services),
@@ -106,6 +109,10 @@ export function createMainApp(deps: AppDeps, services: Services): Express {
   external.use('/agentaddress', identityBodyErrors);
   external.use(mountOperations(ops.external, '/api/external'));
   app.use(mountOperations(ops.scheduleDocs));
+  // Bazaar discovery and the facilitator's /supported sit at the root, as x402 clients look for them.
+  app.use('/discovery', errorShape('gateway'), requireStore(deps.db));
+  app.use('/supported', errorShape('gateway'));
+  app.use(mountOperations(ops.discovery));
   app.use('/api/external/workflow-schedules', workflowScheduleRoutes(ops.schedules, services, deps.db));
   app.use('/api/external', external);
 

@@ -3,7 +3,7 @@ import { purposeAs } from '../../shared/payments/purposes';
 import type { PaymentGate } from '../../shared/payments/service';
 import type { X402PaymentDoc } from '../../shared/payments/types';
 
-type X402Block = ReturnType<PaymentGate['receipt']>['block'];
+type X402Block = Awaited<ReturnType<PaymentGate['receipt']>>['block'];
 
 function purposeOf(record: X402PaymentDoc) {
   return purposeAs(record.purpose, 'credit_purchase');
@@ -19,7 +19,15 @@ export function purchasePendingBody(record: X402PaymentDoc, wallet: string, cred
     status: 'settling',
     message:
       'payment verified but NOT yet settled: no credits granted yet. Retry with the same payment (or the same request_id) for the result, or poll the balance.',
-    data: { status: 'settling', payment_id: record._id, wallet_address: wallet.toLowerCase(), credits },
+    data: {
+      status: 'settling',
+      payment_id: record._id,
+      wallet_address: wallet.toLowerCase(),
+      credits,
+      // Broadcast already (or null): ask GET /api/external/payments/{payment_id} what became of it.
+      transaction: record.tx_hash ?? null,
+      status_url: `/api/external/payments/${encodeURIComponent(record._id)}`,
+    },
   };
 }
 

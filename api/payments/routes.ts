@@ -48,6 +48,8 @@ const pendingAnswer = Joi.object({
     payment_id: Joi.string().required(),
     wallet_address: Joi.string().required(),
     credits: Joi.number().integer().required(),
+    transaction: Joi.string().allow(null),
+    status_url: Joi.string(),
   }).required(),
 });
 /** The x402 challenge: x402Version, error, resource, accepts[] (docs/x402.md). */
@@ -168,7 +170,7 @@ export function creditPurchaseOperations(services: Services): Operation[] {
           res.json(purchaseStatusBody(result.record));
           return;
         }
-        const receipt = services.payments!.receipt(result.record);
+        const receipt = await services.payments!.receipt(result.record);
         res.set(receipt.header).json(purchaseCompletedBody(result, receipt.block));
       },
     },

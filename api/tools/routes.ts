@@ -16,7 +16,7 @@ import { signed } from '../http/middleware/signed';
 import { singlePaymentMode } from '../http/middleware/single-payment-mode';
 import { paymentHeader } from '../http/middleware/single-payment-mode';
 import { mountOperations } from '../http/operations/mount';
-import { anyObject, EXAMPLE, ok, toolError, x402Receipt } from '../http/operations/shapes';
+import { anyObject, EXAMPLE, ok, signedReceipt, toolError, x402Receipt } from '../http/operations/shapes';
 import type { Operation } from '../http/operations/types';
 import { challengeSchema } from '../payments/routes';
 import { budgetBody, invokeSuccessBody } from './presenters';
@@ -43,8 +43,12 @@ function namedAction(parameters: Record<string, unknown> | undefined): string | 
   return typeof a === 'string' ? a : undefined;
 }
 
+/** The sign-in-with-x proof (base64 JSON), as the extension names it. */
+const SIWX_HEADER = 'sign-in-with-x';
+
 const invokeAnswer = Joi.object({
   success: Joi.boolean().valid(true).required(),
+  receipt: signedReceipt.description('sign-in-with-x calls: the signed receipt of the credit debit'),
   response: Joi.any().required(),
   warnings: Joi.array(),
   credits_charged: Joi.number(),
@@ -282,7 +286,7 @@ export function toolOperations(services: Services): Operation[] {
         },
         { kind: 'x402' },
       ],
-      summary: 'Invoke an action: signed with credits, or paid directly with x402',
+      summary: 'Invoke an action: signed with credits, paid directly with x402, or signed in with x (credits)',
       description:
         'Signed-credit mode: the body is the envelope plus `parameters`. Direct x402 mode: the body is the action parameters themselves; the first call answers 402 with the challenge, the retry of the identical body with X-PAYMENT answers the result with an `x402` block.',
       request: {
@@ -293,6 +297,11 @@ export function toolOperations(services: Services): Operation[] {
         ),
         headers: Joi.object({
           'x-payment': Joi.string().allow('').description('base64 x402 payment envelope (x402 mode)'),
+          'sign-in-with-x': Joi.string()
+            .max(8192)
+            .description(
+              "x402 mode: a sign-in-with-x proof (base64 JSON, from the 402's extensions): paid from the wallet's prepaid credits, no on-chain payment",
+            ),
         }),
       },
       // Which schema applies depends on the mode; the handler checks (400 in the tool shape).
@@ -358,7 +367,22 @@ export function toolOperations(services: Services): Operation[] {
         }
         await assertSameAction(services, productSlug, actionSlug, req.body as Record<string, unknown>);
         const header = paymentHeader(req);
+        const siwx = req.get(SIWX_HEADER);
+        if (siwx !== undefined && header !== undefined)
+          throw errors.badRequest(
+            'mixed_payment_modes',
+            'send either a payment (X-PAYMENT) or a sign-in-with-x proof (SIGN-IN-WITH-X), not both',
+            { details: { envelope_fields: [SIWX_HEADER] } },
+          );
         const direct = await tools.directOffer(productSlug, actionSlug, req.body as Record<string, unknown>);
+        if (siwx !== undefined && direct && services.directTools?.siwx) {
+          // Signed in: served from the wallet's prepaid credits, no 402 round and no on-chain payment.
+          const paid = await services.directTools.invokeSignedIn(direct, req.body as Record<string, unknown>, siwx);
+          res
+            .set(paid.headers)
+            .json({ ...invokeSuccessBody(paid.out), ...(paid.receipt ? { receipt: paid.receipt } : {}) });
+          return;
+        }
         if (!direct) {
           if (header !== undefined)
             throw errors.notFound(

@@ -3,6 +3,7 @@ import { Credits } from './credits';
 import type { HealthResponse } from './generated/api-types';
 import { type AgentIdentity, createIdentity } from './identity';
 import { Jobs } from './jobs';
+import { Payments } from './payments';
 import { Runs } from './runs';
 import { Schedules } from './schedules';
 import { AccessTokens } from './tokens';
@@ -25,6 +26,7 @@ export class AgentClient {
   readonly jobs: Jobs;
   readonly workflows: Workflows;
   readonly tokens: AccessTokens;
+  readonly payments: Payments;
   private readonly ctx: Context;
 
   constructor(options: ClientOptions) {
@@ -36,6 +38,7 @@ export class AgentClient {
     this.jobs = new Jobs(this.ctx);
     this.workflows = new Workflows(this.ctx);
     this.tokens = new AccessTokens(this.ctx);
+    this.payments = new Payments(this.ctx);
   }
 
   /** A new wallet from the service (POST /api/external/agentaddress); keep the key, it is shown once. */

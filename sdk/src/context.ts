@@ -109,11 +109,20 @@ export class Context {
     return { authorization: `Bearer ${token}` };
   }
 
-  /** fetch that answers x402 challenges by paying (the payer's wallet, else the account's). */
-  payingFetch(): FetchLike {
+  /**
+   * fetch that answers x402 challenges by paying (the payer's wallet, else the account's); with a
+   * payment identifier, a fetch of its own that puts it in the payment (payment-identifier).
+   */
+  payingFetch(paymentIdentifier?: string): FetchLike {
     const payer = this.options.payer ? toAccount(this.options.payer) : this.account();
+    if (paymentIdentifier) return payingFetch(this.fetch, payer, { ...this.options.x402, paymentIdentifier });
     this.paying ??= payingFetch(this.fetch, payer, this.options.x402);
     return this.paying;
+  }
+
+  /** The plain fetch (no x402 handling). */
+  plainFetch(): FetchLike {
+    return this.fetch;
   }
 
   /** POST /api/external/auth/session for the account's wallet. */

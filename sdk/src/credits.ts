@@ -35,7 +35,7 @@ export class Credits {
   }
 
   /** POST /api/external/credits/purchase, paid through the x402 handshake (the official client signs the challenge). */
-  async purchase(input: PurchaseInput): Promise<PurchaseResult> {
+  async purchase(input: PurchaseInput, opts: { paymentIdentifier?: string } = {}): Promise<PurchaseResult> {
     const body: PurchaseCreditsBody = {
       ...input,
       wallet_address: input.wallet_address ?? this.ctx.account().address,
@@ -45,7 +45,7 @@ export class Credits {
     };
     const res = await this.ctx.send<PurchaseResult>(
       { method: 'POST', url: this.ctx.main('/api/external/credits/purchase'), body, accept: [202] },
-      this.ctx.payingFetch(),
+      this.ctx.payingFetch(opts.paymentIdentifier),
     );
     return res.body;
   }

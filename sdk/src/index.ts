@@ -32,6 +32,15 @@ export type {
   Reservation,
   ReserveResult,
 } from './jobs';
+export {
+  Payments,
+  type PaymentStatus,
+  type ReceiptCheck,
+  receiptFromHeader,
+  type SignedReceipt,
+  signInWithX,
+  verifyReceipt,
+} from './payments';
 export { isTerminal, type Run, type RunStatus, type Triggered, type TriggerInput, type WaitOptions } from './runs';
 export type { AdvanceInput, Claim, DueOccurrence, ReleaseInput, Schedule, ScheduleAnswer } from './schedules';
 export {

@@ -13,6 +13,7 @@ import type {
   SetToolBudgetBody,
   SetToolBudgetResponse,
 } from './generated/api-types';
+import { type PaymentRequired, type SignedReceipt, signInWithX } from './payments';
 
 export type ToolListQuery = ListToolsQuery;
 export type ToolList = ListToolsResponse;
@@ -82,15 +83,43 @@ export class Tools {
     productSlug: string,
     actionSlug: string,
     parameters: Parameters = {},
+    opts: { paymentIdentifier?: string } = {},
   ): Promise<InvokeResult<R> | InvokeSettling> {
     const url = this.ctx.main(
       `/api/external/tools/${encodeURIComponent(productSlug)}/actions/${encodeURIComponent(actionSlug)}/invoke`,
     );
     return (
       await this.ctx.send<InvokeResult<R> | InvokeSettling>(
-        { method: 'POST', url, body: parameters },
-        this.ctx.payingFetch(),
+        { method: 'POST', url, body: parameters, accept: [202] },
+        this.ctx.payingFetch(opts.paymentIdentifier),
       )
+    ).body;
+  }
+
+  /**
+   * Slug invoke paid from this wallet's prepaid credits by sign-in-with-x: the 402's challenge is
+   * signed (CAIP-122 / EIP-4361, EIP-191) and sent as SIGN-IN-WITH-X; no on-chain payment. The
+   * answer carries the service's signed receipt of the debit (`receipt`, verify with verifyReceipt).
+   */
+  async invokeSignedIn<R = unknown>(
+    productSlug: string,
+    actionSlug: string,
+    parameters: Parameters = {},
+    /** `origin`: the service's public origin, when it is reached through another address (a tunnel, a test). */
+    opts: { origin?: string } = {},
+  ): Promise<InvokeResult<R> & { receipt?: SignedReceipt }> {
+    const url = this.ctx.main(
+      `/api/external/tools/${encodeURIComponent(productSlug)}/actions/${encodeURIComponent(actionSlug)}/invoke`,
+    );
+    const challenge = await this.ctx.send<PaymentRequired>({ method: 'POST', url, body: parameters, accept: [402] });
+    const header = await signInWithX(challenge.body, this.ctx.account(), url, opts.origin);
+    return (
+      await this.ctx.send<InvokeResult<R> & { receipt?: SignedReceipt }>({
+        method: 'POST',
+        url,
+        body: parameters,
+        headers: { 'sign-in-with-x': header },
+      })
     ).body;
   }
 

@@ -18,7 +18,9 @@ import { jobCompletionModel } from '../jobs/models/job-completion';
 import { jobReservationModel, jobReservationOutcomeModel } from '../jobs/models/job-reservation';
 import { jobFreeSlotModel, jobSlotCounterModel, jobSlotModel } from '../jobs/models/job-slot';
 import { jobWorkflowModel } from '../jobs/models/job-workflow';
+import { paymentIdentifierModel } from '../payments/models/payment-identifier';
 import { settlementNonceModel } from '../payments/models/settlement-nonce';
+import { siwxNonceModel } from '../payments/models/siwx-nonce';
 import { x402InFlightModel } from '../payments/models/x402-in-flight';
 import { x402PaymentModel } from '../payments/models/x402-payment';
 import { systemPingModel } from '../platform/health/model';
@@ -74,6 +76,8 @@ export function registerModels(conn: Connection) {
     x402Payments: x402PaymentModel(conn),
     settlementNonces: settlementNonceModel(conn),
     x402InFlight: x402InFlightModel(conn),
+    paymentIdentifiers: paymentIdentifierModel(conn),
+    siwxNonces: siwxNonceModel(conn),
     ledgerWatermarks: ledgerWatermarkModel(conn),
     toolProducts: toolProductModel(conn),
     toolSecrets: toolSecretModel(conn),

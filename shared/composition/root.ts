@@ -9,6 +9,11 @@ import { JobRepository } from '../jobs/repository';
 import { JobService } from '../jobs/service';
 import { CreditPurchaseService } from '../payments/credit-purchase';
 import { DirectToolPayments } from '../payments/direct-tool-payments';
+import { challengeExtensions } from '../payments/extensions/challenge-extensions';
+import { PaymentDiscovery } from '../payments/extensions/discovery';
+import { PaymentIdentifiers } from '../payments/extensions/payment-identifier';
+import { ReceiptIssuer } from '../payments/extensions/receipts';
+import { SignInWithX } from '../payments/extensions/sign-in-with-x';
 import { InFlightPayments } from '../payments/in-flight';
 import { NonceClaims } from '../payments/nonce-claims';
 import { PaymentGate } from '../payments/service';
@@ -96,6 +101,14 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
     agentAddressPerClient: new OncePerWindowLimiter(models, 60),
     ...countingLimiters(deps, config.callbackRateLimits, ['replayPerGroup', 'rotatePerGroup']),
   };
+  const siwx =
+    'disabled' in setup
+      ? undefined
+      : new SignInWithX(
+          models,
+          config.publicBaseUrl,
+          setup.served.map((n) => `eip155:${n.chainId}`),
+        );
   const payments =
     'disabled' in setup
       ? undefined
@@ -106,7 +119,17 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
           repos.inFlightPayments,
           config.x402.settleWaitMs,
           limits.x402PerPayer,
+          new PaymentIdentifiers(models),
+          config.x402.receiptPrivateKey ? new ReceiptIssuer(config.x402.receiptPrivateKey as `0x${string}`) : undefined,
+          challengeExtensions(config.publicBaseUrl, siwx),
         );
+  const purchaseUrl = `${config.publicBaseUrl}/api/external/credits/purchase`;
+  const purchases =
+    payments && !('disabled' in setup) ? new CreditPurchaseService(setup, payments, ledger, purchaseUrl) : undefined;
+  const directTools =
+    payments && !('disabled' in setup)
+      ? new DirectToolPayments(setup, payments, tools, config.publicBaseUrl, siwx)
+      : undefined;
   const webhookRuns = new WebhookRunService(
     { runs: repos.runs, workflows: repos.workflows, workspaces, engine: engines.runs, ledger },
     config,
@@ -117,9 +140,10 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
     limits,
     ledger,
     payments,
-    purchases:
-      payments && !('disabled' in setup)
-        ? new CreditPurchaseService(setup, payments, ledger, `${config.publicBaseUrl}/api/external/credits/purchase`)
+    purchases,
+    discovery:
+      payments && purchases && directTools && !('disabled' in setup)
+        ? new PaymentDiscovery(tools, payments, directTools, purchases, purchaseUrl, setup)
         : undefined,
     tokens,
     webhookRuns,
@@ -163,10 +187,7 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
       tokens,
       signInSite(config.publicBaseUrl),
     ),
-    directTools:
-      payments && !('disabled' in setup)
-        ? new DirectToolPayments(setup, payments, tools, config.publicBaseUrl)
-        : undefined,
+    directTools,
   };
 }
 

@@ -51,6 +51,11 @@ export class CreditPurchaseService {
     private readonly resourceUrl: string,
   ) {}
 
+  /** The chain ids purchases are served on. */
+  served(): number[] {
+    return this.setup.served.filter((n) => n.tokens.USDC).map((n) => n.chainId);
+  }
+
   offer(req: PurchaseRequest): Offer {
     const served: SupportedNetwork | undefined = this.setup.served.find((n) => n.chainId === req.chain_id);
     if (!served) {
@@ -116,23 +121,37 @@ export class CreditPurchaseService {
       if (paid) return this.replay(paid, header);
     }
     if (!header) throw this.gate.paymentRequired(this.resource(req), [offer]);
-    const outcome = await this.gate.pay({
+    const resource = this.resource(req);
+    return this.gate.identified(
       header,
-      resource: this.resource(req),
-      offers: [offer],
-      purposeKey,
-      expectedPayer: req.payer_wallet_address,
-      purpose: {
-        kind: 'credit_purchase',
-        wallet,
-        credits: req.credits,
-        fingerprint,
-        ...(req.request_id ? { request_id: req.request_id } : {}),
-        ...(req.email ? { email: req.email } : {}),
-        ...(req.transaction_hash ? { transaction_hash: req.transaction_hash } : {}),
+      `credit_purchase:${fingerprint}`,
+      { resource, offers: [offer] },
+      async () => {
+        const outcome = await this.gate.pay({
+          header,
+          resource,
+          offers: [offer],
+          purposeKey,
+          expectedPayer: req.payer_wallet_address,
+          purpose: {
+            kind: 'credit_purchase',
+            wallet,
+            credits: req.credits,
+            fingerprint,
+            ...(req.request_id ? { request_id: req.request_id } : {}),
+            ...(req.email ? { email: req.email } : {}),
+            ...(req.transaction_hash ? { transaction_hash: req.transaction_hash } : {}),
+          },
+        });
+        return this.result(outcome);
       },
-    });
-    return this.result(outcome);
+      // The same payment-identifier, another authorization: the recorded purchase, nothing paid again.
+      async (earlier, proven) => {
+        const outcome = this.gate.outcomeOf(earlier);
+        if (outcome.kind === 'pending') return outcome;
+        return proven ? this.result(outcome) : { kind: 'status', record: earlier };
+      },
+    );
   }
 
   /**

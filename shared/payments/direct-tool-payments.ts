@@ -1,11 +1,15 @@
 import { createHash } from 'node:crypto';
 import { usdToBaseUnits } from '../credits/money';
 import { AppError, errors } from '../platform/errors/index';
+import type { InvokeOutput } from '../tools/invoke';
 import { type ResolvedCall, vendorFailure } from '../tools/invoke';
 import type { ToolService } from '../tools/service';
+import { ReceiptIssuer } from './extensions/receipts';
+import type { SignInWithX } from './extensions/sign-in-with-x';
 import type { PaymentPurpose, X402PaymentDoc } from './models/x402-payment';
 import { purposeAs } from './purposes';
 import type { Offer, PaidOutcome, PaymentGate } from './service';
+import { X402_HEADERS } from './x402/challenge';
 import type { PaymentSetup } from './x402/setup';
 
 /** When a caller whose payment is still settling should ask again. */
@@ -45,11 +49,17 @@ export class DirectToolPayments {
     private readonly gate: PaymentGate,
     private readonly tools: ToolService,
     private readonly baseUrl: string,
+    /** sign-in-with-x: a wallet's proof that pays the call from its credits (absent: x402 only). */
+    readonly siwx?: SignInWithX,
   ) {}
 
   /** The action's x402 price in every served USD token. */
   offers(call: ResolvedCall): Offer[] {
-    const usd = call.action.x402_usd!;
+    return this.offersFor(call.action.x402_usd!);
+  }
+
+  /** A USD price's offers in every served USD token. */
+  offersFor(usd: string): Offer[] {
     const out: Offer[] = [];
     for (const n of this.setup.served) {
       const token = n.tokens.USDC;
@@ -59,7 +69,7 @@ export class DirectToolPayments {
     return out;
   }
 
-  resource(call: ResolvedCall) {
+  resource(call: Pick<ResolvedCall, 'product' | 'action'>) {
     return {
       url: `${this.baseUrl}/api/external/tools/${encodeURIComponent(call.product.slug)}/actions/${encodeURIComponent(call.action.slug)}/invoke`,
       description: `${call.product.display_name ?? call.product.name}: ${call.action.name}`,
@@ -75,7 +85,7 @@ export class DirectToolPayments {
     const resource = this.resource(call);
     const offers = this.offers(call);
     if (header === undefined) throw this.gate.paymentRequired(resource, offers);
-    const purpose: PaymentPurpose = {
+    const purpose: Extract<PaymentPurpose, { kind: 'tool_call' }> = {
       kind: 'tool_call',
       product: call.product.slug,
       product_id: call.product.id,
@@ -83,25 +93,93 @@ export class DirectToolPayments {
       params_sha256: paramsDigest(parameters),
     };
     try {
-      const held = await this.gate.authorize({ header, resource, offers, purpose });
-      if (held.kind !== 'new') return this.answer(this.sameCall(held, purpose));
-      const outcome = await this.tools.runDirect(call, parameters, `x402:${held.record._id}`);
-      if (!outcome.ok) {
-        const failure = vendorFailure(outcome, call);
-        await this.gate.abandon(held.record, failure.code, failure.message);
-        throw failure;
-      }
-      const result = {
-        response: outcome.response,
-        ...(outcome.warnings?.length ? { warnings: outcome.warnings } : {}),
-      };
-      return this.answer(await this.gate.deliver(held.record, JSON.stringify(result)));
+      return await this.gate.identified(
+        header,
+        `tool_call:${purpose.product_id}:${purpose.action}:${purpose.params_sha256}`,
+        { resource, offers },
+        () => this.payAndCall(call, parameters, header, resource, offers, purpose),
+        // The same payment-identifier, another authorization: the recorded call, nothing paid or called again.
+        async (earlier, proven) => {
+          if (!proven)
+            throw errors.conflict(
+              'payment_already_used',
+              'this payment-identifier names a payment of another payer, or this authorization does not verify',
+            );
+          return this.answer(this.gate.outcomeOf(earlier));
+        },
+      );
     } catch (err) {
       // Every 402 carries the challenge, whichever step refused (a failed settlement included).
       if (err instanceof AppError && err.status === 402 && !err.body)
         throw this.gate.paymentRequired(resource, offers, err.code, err.message);
       throw err;
     }
+  }
+
+  private async payAndCall(
+    call: ResolvedCall,
+    parameters: Record<string, unknown>,
+    header: string,
+    resource: ReturnType<DirectToolPayments['resource']>,
+    offers: Offer[],
+    purpose: Extract<PaymentPurpose, { kind: 'tool_call' }>,
+  ): Promise<DirectResult> {
+    let held;
+    try {
+      held = await this.gate.authorize({ header, resource, offers, purpose });
+    } catch (err) {
+      // The same payment while it settles: pending with its id and hash, never a new 402.
+      if (err instanceof AppError && err.code === 'payment_in_progress') {
+        const rec = await this.gate.byId(this.gate.idOf(header));
+        if (rec && rec.status !== 'delivering' && rec.status !== 'failed')
+          return this.answer({ kind: 'pending', record: rec });
+      }
+      throw err;
+    }
+    if (held.kind !== 'new') return this.answer(this.sameCall(held, purpose));
+    const outcome = await this.tools.runDirect(call, parameters, `x402:${held.record._id}`);
+    if (!outcome.ok) {
+      const failure = vendorFailure(outcome, call);
+      await this.gate.abandon(held.record, failure.code, failure.message);
+      throw failure;
+    }
+    const result = {
+      response: outcome.response,
+      ...(outcome.warnings?.length ? { warnings: outcome.warnings } : {}),
+    };
+    return this.answer(await this.gate.deliver(held.record, JSON.stringify(result)));
+  }
+
+  /**
+   * A call paid from the prepaid credits of the wallet a sign-in-with-x proof names: the same
+   * hold → vendor → capture path as a signed credits invoke (the proof's nonce is its request id),
+   * answered with a receipt of the debit signed by the service.
+   */
+  async invokeSignedIn(call: ResolvedCall, parameters: Record<string, unknown>, header: string) {
+    const resource = this.resource(call);
+    const proof = await this.siwx!.verify(header, resource.url);
+    const out: InvokeOutput = await this.tools.invokeWithCredits({
+      wallet: proof.wallet,
+      product: call.product.slug,
+      actionSlug: call.action.slug,
+      parameters,
+      requestId: `siwx:${proof.nonce}`,
+      signed: true,
+    });
+    const transaction = `credits:${out.transaction_id}`;
+    const receipt = await this.gate.receipts?.issue({
+      resourceUrl: resource.url,
+      payer: proof.wallet,
+      network: proof.chainId,
+      transaction,
+    });
+    const header402 = this.gate.encodeResponse({
+      transaction,
+      network: proof.chainId,
+      payer: proof.wallet,
+      ...(receipt ? { extensions: ReceiptIssuer.extension(receipt) } : {}),
+    });
+    return { out, headers: { [X402_HEADERS.paymentResponse]: header402 }, receipt, wallet: proof.wallet };
   }
 
   /** A replayed payment answers only for the call it paid for. */
@@ -118,9 +196,8 @@ export class DirectToolPayments {
     return outcome;
   }
 
-  private answer(outcome: PaidOutcome): DirectResult {
+  private async answer(outcome: PaidOutcome): Promise<DirectResult> {
     const rec: X402PaymentDoc = outcome.record;
-    const receipt = this.gate.receipt(rec);
     if (outcome.kind === 'pending') {
       // Delivered, not yet paid: the result is kept for this payment and answered once it settles.
       return {
@@ -130,10 +207,18 @@ export class DirectToolPayments {
           success: false,
           status: 'settling',
           message: 'the payment is settling; send the same payment again for the result once it has settled',
-          x402: { ...receipt.block, settled: false, transaction: null, settlement_status: rec.status },
+          payment_id: rec._id,
+          status_url: `/api/external/payments/${encodeURIComponent(rec._id)}`,
+          x402: {
+            ...this.gate.block(rec),
+            settled: false,
+            transaction: rec.tx_hash ?? null,
+            settlement_status: rec.status,
+          },
         },
       };
     }
+    const receipt = await this.gate.receipt(rec);
     const result = JSON.parse(rec.result_json ?? '{}') as { response?: unknown; warnings?: unknown[] };
     return { status: 200, headers: receipt.header, body: { success: true, ...result, x402: receipt.block } };
   }

@@ -66,4 +66,54 @@ export const paymentsErrors: Readonly<Record<string, ErrorEntry & { area: 'payme
       'This `request_id` was already used with another body: for a purchase, other credits, chain, token, payer or wallet; for a webhook trigger, by your group with another prompt, callback_url, request_metadata or workflow.',
     action: 'Send the original body again to get its result, or use a new `request_id`.',
   },
+  invalid_payment_identifier: {
+    status: 400,
+    area: 'payments',
+    meaning:
+      'The payment payload\'s `extensions["payment-identifier"]` is malformed: `info.required` must be a boolean and `info.id` 16 to 128 characters of letters, digits, `-` and `_`.',
+    action:
+      'Build the extension with `appendPaymentIdentifierToExtensions` from `@x402/extensions/payment-identifier`.',
+  },
+  payment_identifier_conflict: {
+    status: 409,
+    area: 'payments',
+    meaning:
+      'This payer already used the payment identifier for another request (another purchase body, or another tool, action or parameters). Nothing was verified or charged.',
+    action: 'Send the original request again to get its recorded result, or use a new payment identifier.',
+  },
+  siwx_malformed: {
+    status: 400,
+    area: 'payments',
+    meaning:
+      'The `SIGN-IN-WITH-X` header is not base64 JSON of a sign-in-with-x payload (CAIP-122 fields and a signature).',
+    action:
+      'Build it with `createSIWxPayload` and `encodeSIWxHeader` from `@x402/extensions/sign-in-with-x`, from the 402\'s `extensions["sign-in-with-x"]`.',
+  },
+  siwx_invalid: {
+    status: 401,
+    area: 'payments',
+    meaning:
+      "The sign-in-with-x proof was refused: `details.reason` says why (the extension's codes: domain or URI not ours or not this resource, issued more than 5 minutes ago or in the future, expiry past or more than 5 minutes after issue, unsupported chain, bad signature). Nothing was charged.",
+    action: 'Sign a fresh message from a new 402 challenge for this resource, on a supported chain.',
+  },
+  siwx_nonce_used: {
+    status: 401,
+    area: 'payments',
+    meaning: 'This sign-in-with-x message (its nonce, for this wallet) was already used: each proof pays for one call.',
+    action: 'Sign a new message with a new nonce (a new 402 challenge carries one).',
+  },
+  payment_not_found: {
+    status: 404,
+    area: 'payments',
+    meaning: 'No x402 payment has this id (`<network>:<asset>:<payer>:<authorization nonce>`, lower-case).',
+    action:
+      'Use the `payment_id` an answer gave you (202 `data.payment_id`, the `x402` block), or the id built from your own authorization.',
+  },
+  invalid_discovery_query: {
+    status: 400,
+    area: 'payments',
+    meaning:
+      '`GET /discovery/resources` got an unknown `type`, a `limit` outside 1..100, or a negative `offset`; `details.fields` names them.',
+    action: 'Send `type=http`, `limit` from 1 to 100, `offset` from 0.',
+  },
 };

@@ -1,8 +1,10 @@
-import type { Address } from 'viem';
+import { type Address, verifyTypedData } from 'viem';
 import { baseUnitsToUsd } from '../credits/money';
 import { insertOnce, type Models } from '../platform/db/index';
 import { AppError, errors } from '../platform/errors/index';
 import type { LocalLimiter } from '../platform/limits/local';
+import { type IdentifierClaim, paymentIdentifierOf, type PaymentIdentifiers } from './extensions/payment-identifier';
+import { ReceiptIssuer, type SignedReceipt } from './extensions/receipts';
 import { type InFlightPayments, payerKey } from './in-flight';
 import type { PaymentPurpose, X402PaymentDoc } from './models/x402-payment';
 import { paymentId } from './payment-id';
@@ -21,6 +23,18 @@ import {
 } from './x402/challenge';
 import type { CaipNetwork, SupportedToken } from './x402/networks';
 import type { PaymentSetup } from './x402/setup';
+
+/** EIP-3009's typed data, as the tokens sign it. */
+const TRANSFER_WITH_AUTHORIZATION = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+} as const;
 
 export interface Offer {
   chainId: number;
@@ -68,6 +82,12 @@ export class PaymentGate {
     private readonly settleWaitMs: number,
     /** Verified new payments per payer; a known payment's repeat is not counted. */
     private readonly perPayer?: LocalLimiter,
+    /** Payment identifiers (the payment-identifier extension), each taken once. */
+    readonly identifiers?: PaymentIdentifiers,
+    /** Signs the offer-and-receipt receipts of settled answers; without a key, answers carry none. */
+    readonly receipts?: ReceiptIssuer,
+    /** The 402's `extensions` (payment-identifier, sign-in-with-x), per resource. */
+    private readonly challengeExtensions: (resource: ResourceInfo) => Record<string, unknown> = () => ({}),
   ) {}
 
   requirements(offers: Offer[]): PaymentRequirements[] {
@@ -78,7 +98,13 @@ export class PaymentGate {
 
   /** A 402 carrying the challenge in the body and, base64, in PAYMENT-REQUIRED. */
   paymentRequired(resource: ResourceInfo, offers: Offer[], error = 'payment_required', message?: string): AppError {
-    const challenge = buildPaymentRequired({ resource, accepts: this.requirements(offers), error });
+    const extensions = this.challengeExtensions(resource);
+    const challenge = buildPaymentRequired({
+      resource,
+      accepts: this.requirements(offers),
+      error,
+      ...(Object.keys(extensions).length ? { extensions } : {}),
+    });
     return errors.paymentRequired(error, message ?? 'payment required', {
       body: { ...challenge, ...(message ? { message } : {}) },
       headers: { [X402_HEADERS.paymentRequired]: encodePaymentRequired(challenge) },
@@ -359,31 +385,162 @@ export class PaymentGate {
     return { kind: 'completed', record: latest };
   }
 
-  /** The body's `x402` block and the PAYMENT-RESPONSE header for a settled payment. */
-  receipt(record: X402PaymentDoc) {
-    const header = encodePaymentResponse({
+  /** The body's `x402` block of a payment (settled or not; the caller says which). */
+  block(record: X402PaymentDoc) {
+    return {
+      settled: true as const,
+      payment_id: record._id,
+      transaction: record.tx_hash,
+      network: record.network,
+      resource_url: record.resource_url,
+      settlement_recorded: true,
+      payment: {
+        token: record.token_symbol,
+        asset: record.asset,
+        amount_base_units: record.amount_base_units,
+        ...amountFields(record.token_symbol, record.amount_base_units),
+        payer_wallet_address: record.payer,
+        pay_to: record.pay_to as Address,
+      },
+    };
+  }
+
+  /** A PAYMENT-RESPONSE header value (x402's SettleResponse, base64). */
+  encodeResponse(r: { transaction: string; network: string; payer: string; extensions?: Record<string, unknown> }) {
+    return encodePaymentResponse({
       success: true,
-      transaction: record.tx_hash ?? '',
-      network: record.network as `${string}:${string}`,
+      transaction: r.transaction,
+      network: r.network as `${string}:${string}`,
+      payer: r.payer,
+      ...(r.extensions ? { extensions: r.extensions } : {}),
+    });
+  }
+
+  /**
+   * The body's `x402` block and the PAYMENT-RESPONSE header for a settled payment, with the
+   * service's signed receipt (offer-and-receipt) in both when a receipt key is configured.
+   */
+  async receipt(record: X402PaymentDoc) {
+    const signed: SignedReceipt | undefined = await this.receipts?.issue({
+      resourceUrl: record.resource_url,
       payer: record.payer,
+      network: record.network,
+      transaction: record.tx_hash ?? '',
+      issuedAt: new Date(record.settled_at ?? record.completed_at ?? record.created_at),
+    });
+    const header = this.encodeResponse({
+      transaction: record.tx_hash ?? '',
+      network: record.network,
+      payer: record.payer,
+      ...(signed ? { extensions: ReceiptIssuer.extension(signed) } : {}),
     });
     return {
       header: { [X402_HEADERS.paymentResponse]: header },
-      block: {
-        settled: true as const,
-        transaction: record.tx_hash,
-        network: record.network,
-        resource_url: record.resource_url,
-        settlement_recorded: true,
-        payment: {
-          token: record.token_symbol,
-          asset: record.asset,
-          amount_base_units: record.amount_base_units,
-          ...amountFields(record.token_symbol, record.amount_base_units),
-          payer_wallet_address: record.payer,
-          pay_to: record.pay_to as Address,
-        },
-      },
+      block: { ...this.block(record), ...(signed ? { receipt: signed } : {}) },
     };
+  }
+
+  /** The id of the payment a header carries (shape-checked, not verified). */
+  idOf(header: string): string {
+    const p = this.decode(header);
+    return paymentId({
+      network: p.accepted.network,
+      asset: p.accepted.asset,
+      payer: p.payload.authorization.from,
+      nonce: p.payload.authorization.nonce,
+    });
+  }
+
+  /** A payment by its id, for the status oracle. */
+  async byId(paymentId: string): Promise<X402PaymentDoc | null> {
+    return this.models.x402Payments.findById(paymentId).lean<X402PaymentDoc>().exec();
+  }
+
+  /**
+   * The payment-identifier extension around a payment. Without an id in the payload: `fresh()`.
+   * With one: the id is taken for this payment and request (`fingerprint`), or already names an
+   * earlier payment of the same request, which answers through `earlier(record, proven)` and
+   * settles nothing again (`proven`: this header's own authorization verifies for that payer).
+   * The same id for another request is 409. An id whose payment failed unsettled is given back.
+   */
+  async identified<T>(
+    header: string,
+    fingerprint: string,
+    input: Pick<PayInput, 'resource' | 'offers'>,
+    fresh: () => Promise<T>,
+    earlier: (record: X402PaymentDoc, proven: boolean) => Promise<T>,
+  ): Promise<T> {
+    const payload = this.decode(header);
+    const id = paymentIdentifierOf(payload);
+    if (!id || !this.identifiers) return fresh();
+    const auth = payload.payload.authorization;
+    const thisPayment = paymentId({
+      network: payload.accepted.network,
+      asset: payload.accepted.asset,
+      payer: auth.from,
+      nonce: auth.nonce,
+    });
+    const claim: IdentifierClaim = await this.identifiers.claim(auth.from, id, thisPayment, fingerprint);
+    if (claim.kind === 'claimed' || claim.paymentId === thisPayment) {
+      try {
+        return await fresh();
+      } catch (err) {
+        const rec = await this.byId(thisPayment);
+        if (!rec || rec.status === 'failed') await this.identifiers.release(auth.from, id, thisPayment);
+        throw err;
+      }
+    }
+    const rec = await this.byId(claim.paymentId);
+    if (!rec)
+      throw errors.conflict(
+        'payment_in_progress',
+        'a payment with this payment-identifier is being verified; retry shortly for its result',
+      );
+    if (rec.status === 'failed') {
+      // Failed unsettled: nothing was charged, so the id is free for a new payment.
+      await this.identifiers.release(auth.from, id, rec._id);
+      throw this.failure(rec);
+    }
+    return earlier(rec, await this.provesPayer(payload, input.offers, rec.payer));
+  }
+
+  /**
+   * Whether the payload's own authorization proves `payer`: an EIP-3009 authorization to us,
+   * signed by the payer, still open, and not a payment we hold (one already used is public on chain,
+   * so it proves nothing). Checked offline: a payer who spent its balance on the first payment
+   * still gets its recorded result.
+   */
+  private async provesPayer(payload: CheckedPaymentPayload, offers: Offer[], payer: string): Promise<boolean> {
+    const auth = payload.payload.authorization;
+    if (auth.from.toLowerCase() !== payer.toLowerCase()) return false;
+    if (auth.to.toLowerCase() !== this.setup.payTo.toLowerCase()) return false;
+    if (BigInt(auth.validBefore) <= BigInt(Math.floor(Date.now() / 1000))) return false;
+    const chosen = this.requirements(offers).find(
+      (r) => r.network === payload.accepted.network && r.asset.toLowerCase() === payload.accepted.asset.toLowerCase(),
+    );
+    if (!chosen) return false;
+    const id = paymentId({ network: chosen.network, asset: chosen.asset, payer: auth.from, nonce: auth.nonce });
+    if (await this.byId(id)) return false;
+    const extra = chosen.extra as { name: string; version: string };
+    return verifyTypedData({
+      address: auth.from as Address,
+      domain: {
+        name: extra.name,
+        version: extra.version,
+        chainId: Number(chosen.network.split(':')[1]),
+        verifyingContract: chosen.asset as Address,
+      },
+      types: TRANSFER_WITH_AUTHORIZATION,
+      primaryType: 'TransferWithAuthorization',
+      message: {
+        from: auth.from as Address,
+        to: auth.to as Address,
+        value: BigInt(auth.value),
+        validAfter: BigInt(auth.validAfter),
+        validBefore: BigInt(auth.validBefore),
+        nonce: auth.nonce as `0x${string}`,
+      },
+      signature: payload.payload.signature as `0x${string}`,
+    }).catch(() => false);
   }
 }

@@ -80,7 +80,8 @@ describe('direct x402 tool calls when settlement or the vendor misbehave (own an
     await rpc(chain.rpcUrl, 'evm_setAutomine', [false]);
     const res = await http('POST', url(), { body: { n: 1 }, headers: { 'x-payment': header } });
     expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({ success: false, status: 'settling', x402: { settled: false, transaction: null } });
+    expect(res.body).toMatchObject({ success: false, status: 'settling', x402: { settled: false } });
+    expect(res.body.payment_id).toBe(res.body.x402.payment_id);
     expect(res.body.response).toBeUndefined();
     expect(res.text).not.toContain('only_once_paid');
     expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
@@ -88,9 +89,13 @@ describe('direct x402 tool calls when settlement or the vendor misbehave (own an
     expect(res.headers.get('payment-response')).toBeNull();
     expect(vendor.calls.length - before).toBe(1);
 
-    // Still settling: the same payment again is in progress, and the vendor is not called again.
+    // Still settling: the same payment again is reported pending with its id (never a 402), and the
+    // vendor is not called again; the status oracle says the same.
     const early = await http('POST', url(), { body: { n: 1 }, headers: { 'x-payment': header } });
-    expect([early.status, early.body.code]).toEqual([409, 'payment_in_progress']);
+    expect(early.status).toBe(202);
+    expect(early.body).toMatchObject({ status: 'settling', payment_id: res.body.payment_id });
+    const oracle = await http('GET', `${stack.server.mainUrl}/api/external/payments/${res.body.payment_id}`);
+    expect(oracle.body.data).toMatchObject({ status: 'pending', payment_id: res.body.payment_id });
 
     await rpc(chain.rpcUrl, 'evm_setAutomine', [true]);
     await rpc(chain.rpcUrl, 'anvil_mine', ['0x1']);

@@ -66,8 +66,24 @@ export function ok(data: Joi.Schema, extra: Record<string, Joi.Schema> = {}): Jo
 export const anyObject = Joi.object().unknown();
 
 /** The `x402` block of an answer paid with x402 (credit purchase, direct tool invoke): the settlement. */
+/** The offer-and-receipt extension's EIP-712 receipt, signed by the service (docs/x402.md). */
+export const signedReceipt = Joi.object({
+  format: Joi.string().valid('eip712').required(),
+  payload: Joi.object({
+    version: Joi.number().integer().required(),
+    network: Joi.string().required(),
+    resourceUrl: Joi.string().required(),
+    payer: Joi.string().required(),
+    issuedAt: Joi.number().integer().required(),
+    transaction: Joi.string().allow('').required(),
+  }).required(),
+  signature: Joi.string().required(),
+});
+
 export const x402Receipt = Joi.object({
   settled: Joi.boolean(),
+  payment_id: Joi.string(),
+  receipt: signedReceipt,
   transaction: Joi.string().allow(null),
   network: Joi.string(),
   resource_url: Joi.string(),

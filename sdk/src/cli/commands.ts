@@ -2,11 +2,12 @@
  * The CLI's commands as data: words, positional arguments, flags, whether the wallet key is
  * needed, what to call and how to show it. main.ts parses, builds the client and prints.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { AgentClient } from '../client';
 import { clientError } from '../errors';
 import { createIdentity, writeKeyFile } from '../identity';
 import type { JobWorkflow } from '../jobs';
+import { verifyReceipt } from '../payments';
 import type { Run } from '../runs';
 import type { Values } from './config';
 import { progressPrinter } from './progress';
@@ -198,6 +199,10 @@ export const COMMANDS: Command[] = [
       token: { type: 'string', help: 'USDC (default) or EURC' },
       for: { type: 'string', help: 'credit another wallet (sponsored purchase)' },
       'request-id': { type: 'string', help: 'idempotency key' },
+      'payment-id': {
+        type: 'string',
+        help: 'payment-identifier (16-128 of A-Z a-z 0-9 - _): a retry with it is answered, never paid again',
+      },
     },
     async run({ client, opts }) {
       const credits = int(opts, 'credits');
@@ -210,6 +215,7 @@ export const COMMANDS: Command[] = [
           wallet_address: str(opts, 'for'),
           request_id: str(opts, 'request-id'),
         }),
+        { paymentIdentifier: str(opts, 'payment-id') },
       );
     },
     show: (r) =>
@@ -248,6 +254,47 @@ export const COMMANDS: Command[] = [
     show: (r) => `${r.already_revoked ? 'already revoked' : 'revoked'} ${r.token_id}`,
   },
   {
+    words: ['payments', 'status'],
+    summary: 'what became of an x402 payment: pending, settled (transaction) or failed (reason)',
+    args: ['payment'],
+    run: ({ client, args }) => client.payments.status(args.payment),
+    show: (r) =>
+      `${r.payment_id}\n${r.status} (${r.settlement_status})` +
+      (r.transaction ? `, transaction ${r.transaction}` : '') +
+      (r.error ? `\n${r.error.code}: ${r.error.message}` : ''),
+  },
+  {
+    words: ['receipts', 'verify'],
+    summary: "verify a signed receipt offline (the JSON, or a file holding it) against the service's receipt signer",
+    args: ['receipt'],
+    options: {
+      signer: { type: 'string', help: 'the receipt signer address (default: GET /supported receiptSigner)' },
+      payer: { type: 'string', help: 'the payer the receipt must name' },
+      resource: { type: 'string', help: 'the resource URL the receipt must name' },
+    },
+    async run({ client, args, opts }) {
+      const text = existsSync(args.receipt) ? readFileSync(args.receipt, 'utf8') : args.receipt;
+      let receipt: unknown;
+      try {
+        receipt = JSON.parse(text);
+      } catch (err) {
+        throw clientError('sdk_bad_input', `the receipt is not JSON: ${(err as Error).message}`);
+      }
+      // A whole answer is accepted too: its x402 block's receipt, or a sign-in-with-x answer's.
+      const r = receipt as { x402?: { receipt?: unknown }; receipt?: unknown };
+      const inner = r?.x402?.receipt ?? r?.receipt ?? receipt;
+      const signer = str(opts, 'signer') ?? (await client.payments.receiptSigner());
+      const check = await verifyReceipt(
+        inner,
+        given({ signer, payer: str(opts, 'payer'), resourceUrl: str(opts, 'resource') }),
+      );
+      if (!check.ok) throw clientError('sdk_bad_input', `receipt refused: ${check.reason}`);
+      return { valid: true, signer, ...check.payload };
+    },
+    show: (r) =>
+      `valid receipt signed by ${r.signer}\n${r.payer} paid for ${r.resourceUrl}\n${r.network} ${r.transaction} at ${new Date(r.issuedAt * 1000).toISOString()}`,
+  },
+  {
     words: ['tools', 'search'],
     summary: 'search the tool catalog',
     args: ['query'],
@@ -280,14 +327,22 @@ export const COMMANDS: Command[] = [
     key: true,
     options: {
       params: { type: 'string', help: 'the action parameters as a JSON object' },
-      pay: { type: 'string', help: 'credits (default) or x402' },
+      pay: {
+        type: 'string',
+        help: 'credits (default, signed), x402 (on chain) or siwx (sign-in-with-x, from credits)',
+      },
       'request-id': { type: 'string', help: 'idempotency key (credits)' },
+      'payment-id': { type: 'string', help: 'payment-identifier for --pay x402' },
     },
     async run({ client, args, opts }) {
       const params = object(opts, 'params') ?? {};
       const pay = str(opts, 'pay') ?? 'credits';
-      if (pay === 'x402') return client.tools.invokePaid(args.product, args.action, params);
-      if (pay !== 'credits') throw clientError('sdk_bad_input', '--pay is credits or x402');
+      if (pay === 'x402')
+        return client.tools.invokePaid(args.product, args.action, params, {
+          paymentIdentifier: str(opts, 'payment-id'),
+        });
+      if (pay === 'siwx') return client.tools.invokeSignedIn(args.product, args.action, params);
+      if (pay !== 'credits') throw clientError('sdk_bad_input', '--pay is credits, x402 or siwx');
       return client.tools.invoke(args.product, args.action, params, { requestId: str(opts, 'request-id') });
     },
     show: (r) =>

@@ -119,12 +119,40 @@ export interface InvokeToolByIdBody {
  */
 export interface InvokeToolByIdResponse {
   success: true;
+  /**
+   * sign-in-with-x calls: the signed receipt of the credit debit
+   */
+  receipt?: {
+    format: "eip712";
+    payload: {
+      version: number;
+      network: string;
+      resourceUrl: string;
+      payer: string;
+      issuedAt: number;
+      transaction: string;
+    };
+    signature: string;
+  };
   response: unknown;
   warnings?: unknown[];
   credits_charged?: number;
   transaction_id?: string | null;
   x402?: {
     settled?: boolean;
+    payment_id?: string;
+    receipt?: {
+      format: "eip712";
+      payload: {
+        version: number;
+        network: string;
+        resourceUrl: string;
+        payer: string;
+        issuedAt: number;
+        transaction: string;
+      };
+      signature: string;
+    };
     transaction?: string | null;
     network?: string;
     resource_url?: string;
@@ -142,7 +170,7 @@ export interface InvokeToolByIdResponse {
 }
 
 /**
- * The request body of invokeToolAction (POST /api/external/tools/{productSlug}/actions/{actionSlug}/invoke: Invoke an action: signed with credits, or paid directly with x402).
+ * The request body of invokeToolAction (POST /api/external/tools/{productSlug}/actions/{actionSlug}/invoke: Invoke an action: signed with credits, paid directly with x402, or signed in with x (credits)).
  */
 export type InvokeToolActionBody =
   | {
@@ -159,16 +187,44 @@ export type InvokeToolActionBody =
     };
 
 /**
- * The 200 answer of invokeToolAction (POST /api/external/tools/{productSlug}/actions/{actionSlug}/invoke: Invoke an action: signed with credits, or paid directly with x402).
+ * The 200 answer of invokeToolAction (POST /api/external/tools/{productSlug}/actions/{actionSlug}/invoke: Invoke an action: signed with credits, paid directly with x402, or signed in with x (credits)).
  */
 export interface InvokeToolActionResponse200 {
   success: true;
+  /**
+   * sign-in-with-x calls: the signed receipt of the credit debit
+   */
+  receipt?: {
+    format: "eip712";
+    payload: {
+      version: number;
+      network: string;
+      resourceUrl: string;
+      payer: string;
+      issuedAt: number;
+      transaction: string;
+    };
+    signature: string;
+  };
   response: unknown;
   warnings?: unknown[];
   credits_charged?: number;
   transaction_id?: string | null;
   x402?: {
     settled?: boolean;
+    payment_id?: string;
+    receipt?: {
+      format: "eip712";
+      payload: {
+        version: number;
+        network: string;
+        resourceUrl: string;
+        payer: string;
+        issuedAt: number;
+        transaction: string;
+      };
+      signature: string;
+    };
     transaction?: string | null;
     network?: string;
     resource_url?: string;
@@ -186,7 +242,7 @@ export interface InvokeToolActionResponse200 {
 }
 
 /**
- * The 202 answer of invokeToolAction (POST /api/external/tools/{productSlug}/actions/{actionSlug}/invoke: Invoke an action: signed with credits, or paid directly with x402).
+ * The 202 answer of invokeToolAction (POST /api/external/tools/{productSlug}/actions/{actionSlug}/invoke: Invoke an action: signed with credits, paid directly with x402, or signed in with x (credits)).
  */
 export interface InvokeToolActionResponse202 {
   success: false;
@@ -363,6 +419,19 @@ export interface PurchaseCreditsResponse200 {
   };
   x402?: {
     settled?: boolean;
+    payment_id?: string;
+    receipt?: {
+      format: "eip712";
+      payload: {
+        version: number;
+        network: string;
+        resourceUrl: string;
+        payer: string;
+        issuedAt: number;
+        transaction: string;
+      };
+      signature: string;
+    };
     transaction?: string | null;
     network?: string;
     resource_url?: string;
@@ -391,6 +460,37 @@ export interface PurchaseCreditsResponse202 {
     payment_id: string;
     wallet_address: string;
     credits: number;
+    transaction?: string | null;
+    status_url?: string;
+  };
+}
+
+/**
+ * The 200 answer of getPaymentStatus (GET /api/external/payments/{paymentId}: What became of an x402 payment: pending, settled with its transaction, or failed with its reason).
+ */
+export interface GetPaymentStatusResponse {
+  success: true;
+  data: {
+    payment_id: string;
+    status: "pending" | "settled" | "failed";
+    settlement_status: string;
+    purpose: string;
+    network: string;
+    asset: string;
+    token: string;
+    amount_base_units: string;
+    payer: string;
+    pay_to: string;
+    resource_url: string;
+    transaction: string | null;
+    block_number: string | null;
+    valid_before: string;
+    error: {
+      code: string;
+      message: string;
+    } | null;
+    created_at: string;
+    settled_at: string | null;
   };
 }
 
@@ -1250,6 +1350,54 @@ export interface EndWorkflowSessionResponse {
     already_ended: boolean;
   };
   message?: string;
+}
+
+/**
+ * The query string of listDiscoveryResources (GET /discovery/resources: The Bazaar discovery list: every resource payable with x402 here, with its accepts).
+ */
+export interface ListDiscoveryResourcesQuery {
+  type?: "http" | "mcp";
+  limit?: number;
+  offset?: number;
+}
+
+/**
+ * The 200 answer of listDiscoveryResources (GET /discovery/resources: The Bazaar discovery list: every resource payable with x402 here, with its accepts).
+ */
+export interface ListDiscoveryResourcesResponse {
+  x402Version: number;
+  items: {
+    resource: string;
+    type: string;
+    x402Version: number;
+    accepts: {
+      [k: string]: unknown;
+    }[];
+    lastUpdated: string;
+    [k: string]: unknown;
+  }[];
+  pagination: {
+    limit: number;
+    offset: number;
+    total: number;
+  };
+}
+
+/**
+ * The 200 answer of facilitatorSupported (GET /supported: The in-process facilitator's supported kinds, extensions and signers (x402 v2 /supported)).
+ */
+export interface FacilitatorSupportedResponse {
+  kinds: {
+    x402Version: number;
+    scheme: string;
+    network: string;
+    [k: string]: unknown;
+  }[];
+  extensions: string[];
+  signers: {
+    [k: string]: unknown;
+  };
+  receiptSigner?: string;
 }
 
 /**

@@ -148,6 +148,8 @@ export interface X402Config {
   mode: 'mainnet' | 'testnet';
   payTo?: string;
   settlementPrivateKey?: string;
+  /** Signs receipts (offer-and-receipt); X402_RECEIPT_PRIVATE_KEY, else the settlement key. */
+  receiptPrivateKey?: string;
   /** chain id → JSON-RPC URL, from X402_RPC_URL_<chainId>. */
   rpcUrls: Record<number, string>;
   facilitatorUrl?: string;
@@ -190,6 +192,10 @@ const envSchema = Joi.object({
   X402_NETWORK_MODE: Joi.string().valid('mainnet', 'testnet').default('testnet'),
   X402_PAY_TO: Joi.string().pattern(/^0x[0-9a-fA-F]{40}$/),
   X402_SETTLEMENT_PRIVATE_KEY: Joi.string()
+    .pattern(/^0x[0-9a-fA-F]{64}$/)
+    .messages({ 'string.pattern.base': 'must be 0x + 64 hex (value not shown)' }),
+  // Signs the offer-and-receipt receipts; the settlement key signs them when this is unset.
+  X402_RECEIPT_PRIVATE_KEY: Joi.string()
     .pattern(/^0x[0-9a-fA-F]{64}$/)
     .messages({ 'string.pattern.base': 'must be 0x + 64 hex (value not shown)' }),
   X402_FACILITATOR_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
@@ -352,6 +358,7 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
       mode: value.X402_NETWORK_MODE,
       payTo: value.X402_PAY_TO,
       settlementPrivateKey: value.X402_SETTLEMENT_PRIVATE_KEY,
+      receiptPrivateKey: value.X402_RECEIPT_PRIVATE_KEY ?? value.X402_SETTLEMENT_PRIVATE_KEY,
       rpcUrls: Object.fromEntries(
         Object.entries(value as Record<string, unknown>)
           .filter(([k]) => /^X402_RPC_URL_\d+$/.test(k))
