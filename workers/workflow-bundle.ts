@@ -85,13 +85,11 @@ const quietBundlerLogger = {
 };
 
 /**
- * The Temporal SDK's OpenTelemetry workflow interceptors: a span per workflow run and per activity
- * it schedules, exported through the worker's `exporter` sink. Only the bundle of a process that
- * traces holds them; the other one is byte for byte what it was without tracing.
+ * The workflow interceptors of tracing (the Temporal SDK's OpenTelemetry ones, see that module): a
+ * span per workflow run and per activity it schedules, exported through the worker's `exporter`
+ * sink. Only the bundle of a process that traces holds them; the other is what it was without.
  */
-export const TRACING_WORKFLOW_INTERCEPTORS = [
-  require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
-];
+export const TRACING_WORKFLOW_INTERCEPTORS = [require.resolve('../temporal/tracing-interceptors')];
 
 /** Builds the bundle from the sources (no cache); `traced` adds the tracing interceptors. */
 export function buildWorkflowBundle(o: { traced?: boolean } = {}): Promise<WorkflowBundle> {

@@ -1,9 +1,14 @@
 import { PassThrough } from 'node:stream';
+import { Resource } from '@opentelemetry/resources';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
+import { Worker } from '@temporalio/worker';
 import winston from 'winston';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { logger } from '../../shared/platform/logger/index';
 import { runningTracing } from '../../shared/platform/tracing/index';
 import { ToolRepository } from '../../shared/tools/repository';
+import { workflowBundle } from '../../workers/workflow-bundle';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/https-receiver';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver';
 import { startTestStack, type TestStack } from '../support/stack';
@@ -173,6 +178,20 @@ describe('one trace per paid webhook run, received by a real OTLP/HTTP receiver'
     const ours = lines.filter((l) => l.trace_id === traceId);
     expect(ours.find((l) => l.message === 'request' && String(l.path).endsWith('/trigger'))).toBeDefined();
     expect(ours.filter((l) => l.activity_type || l.workflow_id === runId).length).toBeGreaterThan(0);
+
+    // Tracing can be turned off (or on) under running executions: a history recorded with it
+    // replays on a worker without it, and on one with it.
+    const history = await stack.temporal.client.workflow.getHandle(runId).fetchHistory();
+    await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history);
+    const replayed = new InMemorySpanExporter();
+    await Worker.runReplayHistory(
+      {
+        workflowBundle: await workflowBundle({ traced: true }),
+        sinks: { exporter: makeWorkflowExporter(new SimpleSpanProcessor(replayed), Resource.empty()) },
+      },
+      history,
+    );
+    expect(replayed.getFinishedSpans()).toEqual([]);
   }, 180_000);
 
   it('starts its own trace at the edge: a caller traceparent is a link, not the parent', async () => {
