@@ -166,6 +166,9 @@ describe('one trace per paid webhook run, received by a real OTLP/HTTP receiver'
       'StartWorkflow:webhookRun',
       'POST /api/agent-webhooks/:workflowId/trigger',
     ]);
+    // The record's writes (local activities) are spans of the run too.
+    for (const name of ['StartActivity:startRun', 'RunActivity:startRun'])
+      expect(ancestry(named(trace, name)!, trace).map((s) => s.name)).toContain('RunWorkflow:webhookRun');
     // Where to go in the Temporal UI: the workflow id and run id ride on the workflow's spans.
     const start = named(trace, 'StartWorkflow:webhookRun')!;
     expect(start.attributes).toMatchObject({ temporalWorkflowId: runId, run_id: expect.any(String) });
