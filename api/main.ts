@@ -1,6 +1,7 @@
 import { createDb } from '../shared/composition/store';
 import { getConfig } from '../shared/platform/config/index';
 import { logger } from '../shared/platform/logger/index';
+import { startTracing, stopTracing } from '../shared/platform/tracing/index';
 import { createTemporal } from '../temporal/connection';
 import { startServer } from './http/server';
 
@@ -13,6 +14,7 @@ async function main(): Promise<void> {
     console.error((err as Error).message);
     process.exit(78);
   }
+  startTracing(config.tracing, 'api');
   const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
   const temporal = createTemporal(config);
   const server = await startServer({ config, db, temporal });
@@ -21,7 +23,7 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string) => {
     logger.info('api stopping', { signal });
     await server.stop();
-    await Promise.allSettled([db.close(), temporal.close()]);
+    await Promise.allSettled([db.close(), temporal.close(), stopTracing()]);
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));

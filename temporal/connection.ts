@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { AppConfig } from '../shared/platform/config/index';
 import { logger } from '../shared/platform/logger/index';
+import { runningTracing } from '../shared/platform/tracing/index';
 import { ALL_SEARCH_ATTRIBUTES } from './search-attributes';
 
 export interface TemporalHandle {
@@ -20,7 +21,13 @@ export function createTemporal(
   config: Pick<AppConfig, 'temporalAddress' | 'temporalNamespace' | 'temporalTaskQueuePrefix'>,
 ): TemporalHandle {
   const connection = Connection.lazy({ address: config.temporalAddress, connectTimeout: '3s' });
-  const client = new Client({ connection, namespace: config.temporalNamespace });
+  // With tracing on, a start is a span of the caller's trace, handed to the workflow in its headers.
+  const interceptors = runningTracing()?.clientInterceptors;
+  const client = new Client({
+    connection,
+    namespace: config.temporalNamespace,
+    ...(interceptors ? { interceptors: { workflow: interceptors } } : {}),
+  });
   return {
     client,
     connection,

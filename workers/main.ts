@@ -2,6 +2,7 @@ import { Runtime } from '@temporalio/worker';
 import { createDb } from '../shared/composition/store';
 import { getConfig } from '../shared/platform/config/index';
 import { describeError, logger } from '../shared/platform/logger/index';
+import { startTracing, stopTracing } from '../shared/platform/tracing/index';
 import { createTemporal, ensureSearchAttributes } from '../temporal/connection';
 import { ensureExpirySchedule } from '../temporal/credit-expiry/client';
 import { startReservationSweep } from '../temporal/job-reservation/client';
@@ -42,6 +43,8 @@ async function main(): Promise<void> {
   let leftOut;
   try {
     config = getConfig();
+    // Before the Temporal client is made: its interceptors come from the running tracing.
+    startTracing(config.tracing, 'worker');
     ({ queues, leftOut } = queuesToServe(parseQueues(process.argv.slice(2)), config));
     deps = {
       config,
@@ -83,7 +86,7 @@ async function main(): Promise<void> {
     await waitFor('job reservation sweep', () => startReservationSweep(temporal));
   const running = await waitFor('temporal worker', () => runWorkers(deps, queues, config.temporalAddress, activities));
   await running.done;
-  await Promise.allSettled([db.close(), temporal.close(), metrics?.close()]);
+  await Promise.allSettled([db.close(), temporal.close(), metrics?.close(), stopTracing()]);
   logger.info('worker stopped');
 }
 

@@ -1,5 +1,6 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { logger } from '../shared/platform/logger/index';
+import { runningTracing } from '../shared/platform/tracing/index';
 import type { WorkerDeps } from './deps';
 import { activityLogContext } from './logging';
 import type { QueueDefinition } from './queue';
@@ -32,9 +33,10 @@ export async function runWorkers(
   activities = queueActivities(deps, queues),
 ): Promise<RunningWorkers> {
   const connection = await NativeConnection.connect({ address });
+  const tracing = runningTracing();
   let workers: Worker[];
   try {
-    const bundle = queues.some((q) => !q.activitiesOnly) ? await workflowBundle() : undefined;
+    const bundle = queues.some((q) => !q.activitiesOnly) ? await workflowBundle({ traced: !!tracing }) : undefined;
     const created = await Promise.allSettled(
       queues.map((q, i) =>
         Worker.create({
@@ -44,7 +46,8 @@ export async function runWorkers(
           ...(q.activitiesOnly ? {} : { workflowBundle: bundle }),
           activities: activities[i],
           identity: deps.identity,
-          interceptors: { activity: [activityLogContext] },
+          interceptors: { activity: [activityLogContext, ...(tracing?.activityInterceptors ?? [])] },
+          ...(tracing ? { sinks: tracing.sinks } : {}),
           ...q.workerOptions,
         }),
       ),

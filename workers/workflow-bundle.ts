@@ -45,8 +45,9 @@ export async function cachedWorkflowBundle(
   dir: string,
   build: () => Promise<WorkflowBundle>,
   root = ROOT,
+  variant?: 'traced',
 ): Promise<WorkflowBundle> {
-  const file = path.join(dir, `${bundleKey(root)}.js`);
+  const file = path.join(dir, `${bundleKey(root)}${variant ? `-${variant}` : ''}.js`);
   try {
     return { code: fs.readFileSync(file, 'utf8') };
   } catch {
@@ -83,15 +84,36 @@ const quietBundlerLogger = {
   error: (message: string) => logger.error(message),
 };
 
-/** Builds the bundle from the sources (no cache). */
-export function buildWorkflowBundle(): Promise<WorkflowBundle> {
-  return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
+/**
+ * The workflow interceptors of tracing (the Temporal SDK's OpenTelemetry ones, see that module): a
+ * span per workflow run and per activity it schedules, exported through the worker's `exporter`
+ * sink. Only the bundle of a process that traces holds them; the other is what it was without.
+ */
+export const TRACING_WORKFLOW_INTERCEPTORS = [require.resolve('../temporal/tracing-interceptors')];
+
+/** Builds the bundle from the sources (no cache); `traced` adds the tracing interceptors. */
+export function buildWorkflowBundle(o: { traced?: boolean } = {}): Promise<WorkflowBundle> {
+  return bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    logger: quietBundlerLogger,
+    ...(o.traced ? { workflowInterceptorModules: TRACING_WORKFLOW_INTERCEPTORS } : {}),
+  });
 }
 
-let bundlePromise: Promise<WorkflowBundle> | undefined;
+const bundlePromises = new Map<boolean, Promise<WorkflowBundle>>();
 
 /** The workflow bundle, once per process however many queues it serves (docs/decisions.md, "Workflow bundle cache"). */
-export function workflowBundle(): Promise<WorkflowBundle> {
-  bundlePromise ??= cachedWorkflowBundle(path.join(ROOT, '.cache/workflow-bundles'), buildWorkflowBundle);
-  return bundlePromise;
+export function workflowBundle(o: { traced?: boolean } = {}): Promise<WorkflowBundle> {
+  const traced = o.traced ?? false;
+  let bundle = bundlePromises.get(traced);
+  if (!bundle) {
+    bundle = cachedWorkflowBundle(
+      path.join(ROOT, '.cache/workflow-bundles'),
+      () => buildWorkflowBundle({ traced }),
+      ROOT,
+      traced ? 'traced' : undefined,
+    );
+    bundlePromises.set(traced, bundle);
+  }
+  return bundle;
 }

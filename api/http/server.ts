@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import express, { Express, Router } from 'express';
 import type { AppDeps } from '../../shared/composition/deps';
 import { buildRoot, type Services } from '../../shared/composition/root';
+import { tracingOn } from '../../shared/platform/tracing/index';
 import type { TemporalHandle } from '../../temporal/connection';
 import { createEngines } from '../../temporal/engines';
 import { bearerCreditOperations } from '../credits/bearer-routes';
@@ -31,6 +32,7 @@ import { jsonBody, jsonBodyErrors } from './middleware/json-body';
 import { requestMetrics } from './middleware/metrics';
 import { requestContext } from './middleware/request-context';
 import { requireStore } from './middleware/require-store';
+import { traceRequests } from './middleware/tracing';
 import { mountOperations } from './operations/mount';
 import { buildOpenApi, type OpenApiDocument } from './operations/openapi';
 import type { Operation } from './operations/types';
@@ -86,6 +88,7 @@ function baseApp(deps: AppDeps, ops: Operations): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.trustProxy);
+  if (tracingOn()) app.use(traceRequests);
   app.use(requestContext, accessLog, requestMetrics(app));
   // Both hosts serve the page their errors' help_url points at, /openapi.json and /docs.
   app.use(mountOperations(ops.docs));

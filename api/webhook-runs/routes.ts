@@ -55,6 +55,9 @@ const fullRunSchema = shortRunSchema.keys({
     setup_required_at: iso,
     cancelled_at: iso,
     nodes: Joi.array().required(),
+    trace_id: Joi.string()
+      .allow(null)
+      .description('the OpenTelemetry trace of the trigger request (null when the deployment does not trace)'),
   })
     .unknown()
     .required(),
@@ -102,6 +105,7 @@ const exampleFull = {
     setup_required_at: null,
     cancelled_at: null,
     nodes: [],
+    trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
   },
   started_at: null,
   completed_at: null,

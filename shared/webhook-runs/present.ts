@@ -34,6 +34,7 @@ export function fullRun({ run, cancel }: RunRecord) {
       setup_required_at: iso(run.setup_required_at),
       cancelled_at: iso(run.cancelled_at),
       nodes: run.run_metadata?.nodes ?? [],
+      trace_id: run.run_metadata?.trace_id ?? null,
     },
     created_at: iso(run.created_at),
     updated_at: iso(run.updated_at),

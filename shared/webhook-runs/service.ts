@@ -8,6 +8,7 @@ import { errors } from '../platform/errors/index';
 import { judgeAddress } from '../platform/http/address-policy';
 import { ids, sha256Hex } from '../platform/ids/index';
 import { logger } from '../platform/logger/index';
+import { currentTraceId } from '../platform/tracing/index';
 import { modelStartCredits } from '../workflows/nodes/model/pricing';
 import type { RunnableWorkflow, WorkflowRepository } from '../workflows/repository';
 import { compareSemver } from '../workflows/semver';
@@ -234,6 +235,7 @@ export class WebhookRunService {
   }
 
   private newRun(runId: string, access: RunOwner, wf: RunnableWorkflow, body: TriggerBody, now: Date): WebhookRunDoc {
+    const traceId = currentTraceId();
     return {
       _id: runId,
       workflow_id: wf.workflow_id,
@@ -257,7 +259,7 @@ export class WebhookRunService {
       callback_delivered_at: null,
       callback_attempts: 0,
       request_metadata_json: body.request_metadata ? JSON.stringify(body.request_metadata) : null,
-      run_metadata: { workflow_version: wf.version, nodes: [] },
+      run_metadata: { workflow_version: wf.version, nodes: [], ...(traceId ? { trace_id: traceId } : {}) },
       created_at: now,
       updated_at: now,
       queued_at: now,

@@ -2,6 +2,7 @@ import { RunningServer, startServer } from '../../api/http/server';
 import { createDb } from '../../shared/composition/store';
 import { AppConfig, parseConfig } from '../../shared/platform/config/index';
 import { Db } from '../../shared/platform/db/index';
+import { startTracing, stopTracing } from '../../shared/platform/tracing/index';
 import { createTemporal, ensureSearchAttributes, TemporalHandle } from '../../temporal/connection';
 import { selectQueues } from '../../workers/queues';
 import { RunningWorkers, runWorkers } from '../../workers/run-workers';
@@ -30,6 +31,8 @@ export async function startTestStack(
 ): Promise<TestStack> {
   installTestRuntime();
   const config = parseConfig({ ...process.env, ...opts.env });
+  // As the API and the workers start it (OTEL_EXPORTER_OTLP_ENDPOINT in env): before the Temporal client.
+  const tracing = startTracing(config.tracing, 'api');
   const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
   if (opts.waitForStore !== false) await db.ready(20000);
   const temporal = createTemporal(config);
@@ -56,6 +59,7 @@ export async function startTestStack(
       if (!opts.keepDatabase) await db.connection.dropDatabase().catch(() => undefined);
       await db.close();
       await temporal.close();
+      if (tracing) await stopTracing();
     },
   };
 }

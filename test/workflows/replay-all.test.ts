@@ -1,6 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { Resource } from '@opentelemetry/resources';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
 import { Worker } from '@temporalio/worker';
+import { workflowBundle } from '../../workers/workflow-bundle';
 import { loadHistory } from '../support/histories';
 
 /**
@@ -70,4 +74,27 @@ describe('replay of every recorded workflow history', () => {
       });
     }
   }
+
+  // A worker with tracing on runs a bundle holding the OpenTelemetry workflow interceptors, and
+  // picks up executions that began without them (and the other way round when it is turned off).
+  it('every recorded history replays on a tracing worker too', async () => {
+    const bundle = await workflowBundle({ traced: true });
+    expect(bundle.code).toContain('OpenTelemetryInboundInterceptor');
+    const spans = new InMemorySpanExporter();
+    const histories = Object.values(FIXTURES_BY_FLOW)
+      .flat()
+      .map((file) => ({ workflowId: file, history: loadHistory(file) }));
+    const results: { workflowId: string; error?: string }[] = [];
+    for await (const r of Worker.runReplayHistories(
+      {
+        workflowBundle: bundle,
+        sinks: { exporter: makeWorkflowExporter(new SimpleSpanProcessor(spans), Resource.empty()) },
+      },
+      histories,
+    ))
+      results.push({ workflowId: r.workflowId, error: r.error?.message });
+    expect(results).toEqual(histories.map((h) => ({ workflowId: h.workflowId, error: undefined })));
+    // A replay exports nothing: the spans were exported when the history was first made.
+    expect(spans.getFinishedSpans()).toEqual([]);
+  }, 300_000);
 });

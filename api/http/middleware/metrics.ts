@@ -25,9 +25,12 @@ export function requestMetrics(app: Express): RequestHandler {
   });
   return (req, res, next) => {
     const stop = httpRequestDuration.startTimer();
-    res.on('finish', () =>
-      stop({ method: req.method, route: (req as Tracked)[PATTERN] ?? 'unmatched', status: String(res.statusCode) }),
-    );
+    res.on('finish', () => stop({ method: req.method, route: routeOf(req), status: String(res.statusCode) }));
     next();
   };
+}
+
+/** The request's full route pattern as requestMetrics recorded it ("/api/agent-webhooks/:workflowId/trigger"). */
+export function routeOf(req: Request): string {
+  return (req as Tracked)[PATTERN] ?? 'unmatched';
 }

@@ -1690,6 +1690,10 @@ export interface GetRunResponse {
         setup_required_at?: string | null;
         cancelled_at?: string | null;
         nodes: unknown[];
+        /**
+         * the OpenTelemetry trace of the trigger request (null when the deployment does not trace)
+         */
+        trace_id?: string | null;
         [k: string]: unknown;
       };
       started_at?: string | null;
@@ -1747,6 +1751,10 @@ export interface CancelRunResponse {
         setup_required_at?: string | null;
         cancelled_at?: string | null;
         nodes: unknown[];
+        /**
+         * the OpenTelemetry trace of the trigger request (null when the deployment does not trace)
+         */
+        trace_id?: string | null;
         [k: string]: unknown;
       };
       started_at?: string | null;

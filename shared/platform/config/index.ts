@@ -1,6 +1,6 @@
 import { AppConfig, parseConfig } from './schema';
 
-export type { AppConfig, CallbackConfig, HotRateLimits, ModelConfig } from './schema';
+export type { AppConfig, CallbackConfig, HotRateLimits, ModelConfig, TracingConfig } from './schema';
 export { ConfigError, parseConfig } from './schema';
 
 let cached: AppConfig | undefined;

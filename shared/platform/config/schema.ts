@@ -51,6 +51,19 @@ export interface AppConfig {
   sessionIdleTimeoutSeconds: number;
   /** A run's node that no worker takes from its queue within this fails `node_queue_unserved` (RUN_NODE_START_TIMEOUT_MS). */
   runNodeStartTimeoutMs: number;
+  /** OpenTelemetry traces over OTLP/HTTP; absent (no OTEL_EXPORTER_OTLP_ENDPOINT): tracing is off, nothing of it loaded. */
+  tracing?: TracingConfig;
+}
+
+export interface TracingConfig {
+  /** The collector's base URL; spans go to `<endpoint>/v1/traces`. */
+  endpoint: string;
+  /** OTEL_EXPORTER_OTLP_HEADERS (`k=v,k2=v2`): often a backend's API key, so a secret (never logged). */
+  headers: Record<string, string>;
+  /** OTEL_SERVICE_NAME; absent: agent-commerce-api / agent-commerce-worker. */
+  serviceName?: string;
+  /** Share of new traces kept (OTEL_TRACES_SAMPLER_ARG, parent-based): a trace is kept or dropped whole. */
+  sampleRatio: number;
 }
 
 export interface ModelConfig {
@@ -284,6 +297,14 @@ const envSchema = Joi.object({
     .min(10)
     .max(7 * 86400)
     .default(1800),
+  OTEL_EXPORTER_OTLP_ENDPOINT: Joi.string().uri({ scheme: ['http', 'https'] }),
+  OTEL_EXPORTER_OTLP_HEADERS: Joi.string()
+    .pattern(/^\s*[^=,\s]+\s*=[^,]*(,\s*[^=,\s]+\s*=[^,]*)*$/)
+    .messages({ 'string.pattern.base': 'must be key=value pairs separated by commas (value not shown)' }),
+  OTEL_SERVICE_NAME: Joi.string()
+    .pattern(/^[A-Za-z0-9_.-]{1,100}$/)
+    .messages({ 'string.pattern.base': 'must be 1-100 of [A-Za-z0-9_.-]' }),
+  OTEL_TRACES_SAMPLER_ARG: Joi.number().min(0).max(1).default(1),
 })
   .pattern(/^X402_RPC_URL_\d+$/, Joi.string().uri({ scheme: ['http', 'https', 'ws', 'wss'] }))
   .unknown(true);
@@ -459,7 +480,32 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
     ),
     sessionIdleTimeoutSeconds: value.SESSION_IDLE_TIMEOUT_SECONDS,
     runNodeStartTimeoutMs: value.RUN_NODE_START_TIMEOUT_MS,
+    tracing: value.OTEL_EXPORTER_OTLP_ENDPOINT
+      ? Object.freeze({
+          endpoint: stripSlash(value.OTEL_EXPORTER_OTLP_ENDPOINT),
+          headers: otlpHeaders(value.OTEL_EXPORTER_OTLP_HEADERS),
+          serviceName: value.OTEL_SERVICE_NAME,
+          sampleRatio: value.OTEL_TRACES_SAMPLER_ARG,
+        })
+      : undefined,
   });
+}
+
+/** OTEL_EXPORTER_OTLP_HEADERS as the OpenTelemetry spec writes it: `k=v,k2=v2`, values percent-encoded. */
+function otlpHeaders(raw: string | undefined): Record<string, string> {
+  if (!raw) return {};
+  return Object.fromEntries(
+    raw.split(',').map((pair) => {
+      const at = pair.indexOf('=');
+      try {
+        return [pair.slice(0, at).trim(), decodeURIComponent(pair.slice(at + 1).trim())];
+      } catch {
+        throw new ConfigError(
+          'invalid configuration: OTEL_EXPORTER_OTLP_HEADERS: bad percent-encoding (value not shown)',
+        );
+      }
+    }),
+  );
 }
 
 /** The configured key; outside production a fixed, public development key so `make dev` and tests need no setup. */

@@ -4,6 +4,7 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import tls from 'node:tls';
 import ipaddr from 'ipaddr.js';
+import { inClientSpan, tracingOn } from '../tracing/index';
 import { judgeAddress } from './address-policy';
 
 /**
@@ -91,7 +92,15 @@ const defaultResolve = (host: string) => dns.lookup(host, { all: true, verbatim:
  * answer is read up to `maxResponseBytes`; the whole exchange is bounded by `timeoutMs`.
  * Tool vendors go through it too, as `operatorTarget`s (their URLs are the operator's choice).
  */
-export async function safeRequest(url: string, o: OutboundRequest): Promise<OutboundResponse> {
+export function safeRequest(url: string, o: OutboundRequest): Promise<OutboundResponse> {
+  if (!tracingOn() || !URL.canParse(url)) return request(url, o);
+  // The exchange is a span of the caller's trace, and the other side gets its traceparent.
+  return inClientSpan(o.method, new URL(url), (traceHeaders) =>
+    request(url, { ...o, headers: { ...o.headers, ...traceHeaders } }),
+  );
+}
+
+async function request(url: string, o: OutboundRequest): Promise<OutboundResponse> {
   let target: URL;
   try {
     target = new URL(url);

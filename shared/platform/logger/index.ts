@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import winston from 'winston';
 import { redact, SECRET_KEY } from './redact';
 
@@ -26,6 +27,12 @@ const addContext = winston.format((info) => {
   if (ctx.requestId && info.request_id === undefined) info.request_id = ctx.requestId;
   if (ctx.workflowId && info.workflow_id === undefined) info.workflow_id = ctx.workflowId;
   if (ctx.runId && info.run_id === undefined) info.run_id = ctx.runId;
+  // Without a tracer provider (tracing off) there is never an active span: one global lookup.
+  const span = trace.getActiveSpan()?.spanContext();
+  if (span && isSpanContextValid(span) && info.trace_id === undefined) {
+    info.trace_id = span.traceId;
+    info.span_id = span.spanId;
+  }
   return info;
 });
 

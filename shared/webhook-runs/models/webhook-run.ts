@@ -45,7 +45,8 @@ export interface WebhookRunDoc {
   callback_attempts: number;
   /** The caller's request_metadata as JSON text (free-form keys). */
   request_metadata_json: string | null;
-  run_metadata: { workflow_version: string | null; nodes: RunNodeRecord[] };
+  /** trace_id: the trigger request's trace (OpenTelemetry), when tracing is on. */
+  run_metadata: { workflow_version: string | null; nodes: RunNodeRecord[]; trace_id?: string };
   created_at: Date;
   updated_at: Date;
   queued_at: Date;
