@@ -102,7 +102,9 @@ export class History {
     try {
       fields = await fn();
     } catch (err) {
-      fields = { status: 0, error: transportError(err) };
+      // A call without an answer still names what it was about (attached to the error by the caller).
+      const about = err as { account?: string; requestId?: string };
+      fields = { status: 0, error: transportError(err), account: about.account, requestId: about.requestId };
     }
     const op: Op = { id: this.next++, kind, agent, startedAt, endedAt: Date.now(), ...fields };
     this.ops.push(op);
