@@ -68,7 +68,7 @@ export async function runFaults(
       const wait = t0 + f.atMs - Date.now();
       if (wait > 0) await sleep(wait);
       const startedAt = Date.now();
-      let detail = '';
+      let detail: string;
       try {
         detail = await inject(stack, f, workerPicks[i]!);
       } catch (err) {
