@@ -63,10 +63,15 @@ async function sendInserts(target: GroupTarget, batch: Waiting<object>[]): Promi
     const failed = new Map<number, unknown>(
       (Array.isArray(raw) ? raw : [raw]).map((e: { index: number }) => [e.index, e]),
     );
+    // Only duplicates prove the rest went in. Any other error (the store going away mid-batch)
+    // leaves the unlisted documents unknown: FerretDB over a PostgreSQL shutting down reported
+    // one failure and stored none of the documents after it (the chaos soak saw acknowledged
+    // ledger entries missing). Unknown is an error for their callers, never a success.
+    const fatal = [...failed.values()].some((e) => !isDuplicateKey(e));
     batch.forEach((w, i) => {
       const e = failed.get(i);
-      if (e === undefined) w.resolve(true);
-      else if (isDuplicateKey(e)) w.resolve(false);
+      if (e !== undefined && isDuplicateKey(e)) w.resolve(false);
+      else if (e === undefined && !fatal) w.resolve(true);
       else w.reject(err);
     });
   }
