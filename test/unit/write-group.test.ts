@@ -80,5 +80,17 @@ describe('insertOnceGrouped: one insert command for the writes asked for togethe
       ['dup', 'broken', 'unlisted'].map((id) => insertOnceGrouped(lost, { _id: id })),
     );
     expect(got.map((g) => (g.status === 'fulfilled' ? g.value : 'error'))).toEqual([false, 'error', 'error']);
+
+    // FerretDB when it cannot reach PostgreSQL: an error with an empty writeErrors list, nothing stored.
+    const away = {
+      collection: {
+        async insertMany() {
+          throw Object.assign(new Error('failed to connect to `user=postgres database=postgres`'), { writeErrors: [] });
+        },
+        async deleteMany() {},
+      },
+    };
+    const none = await Promise.allSettled(['u', 'v'].map((id) => insertOnceGrouped(away, { _id: id })));
+    expect(none.map((g) => g.status)).toEqual(['rejected', 'rejected']);
   });
 });
