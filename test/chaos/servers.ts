@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -108,7 +108,7 @@ export async function startChaosReceiver() {
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      }).finally(() => rmSync(dir, { recursive: true, force: true })),
   };
 }
 export type ChaosReceiver = Awaited<ReturnType<typeof startChaosReceiver>>;
