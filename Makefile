@@ -1,5 +1,5 @@
 # The README's two commands. Both install what they need first (scripts/bootstrap.sh).
-.PHONY: dev test bench fuzz lint typecheck bootstrap sdk-types
+.PHONY: dev test bench fuzz chaos lint typecheck bootstrap sdk-types
 
 bootstrap:
 	@bash scripts/bootstrap.sh
@@ -20,6 +20,11 @@ sdk-types:
 # schemathesis against /openapi.json on a stack of its own (test/fuzz/run.ts); FUZZ_SECONDS bounds it.
 fuzz: bootstrap
 	@FUZZ_SECONDS=$${FUZZ_SECONDS:-300} node_modules/.bin/tsx test/fuzz/run.ts
+
+# The chaos soak (test/chaos/run.ts): the whole stack as separate processes, agents under load,
+# seeded faults, then the invariant checker; rewrites docs/reliability.md. Exits 1 on a violation.
+chaos: bootstrap
+	@CHAOS_SECONDS=$${CHAOS_SECONDS:-900} node_modules/.bin/tsx test/chaos/run.ts
 
 # Each script writes its figures into this run's own folder; bench/report.ts merges them into
 # bench/results/latest.{json,md} and the README. BENCH_QUICK=1: shorter windows, rougher figures.

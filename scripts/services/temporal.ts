@@ -8,6 +8,8 @@ import { SEARCH_ATTRIBUTE_FLAGS } from './search-attribute-flags';
 export interface RunningTemporal {
   address: string;
   uiUrl: string;
+  /** The server's process id (its own process group): the chaos soak kills it hard. */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -96,5 +98,5 @@ async function launch(
     await proc.stop();
     await removeState();
   };
-  return { address: `127.0.0.1:${port}`, uiUrl: `http://127.0.0.1:${uiPort}`, stop };
+  return { address: `127.0.0.1:${port}`, uiUrl: `http://127.0.0.1:${uiPort}`, pid: proc.child.pid, stop };
 }

@@ -60,4 +60,37 @@ describe('insertOnceGrouped: one insert command for the writes asked for togethe
     expect(await Promise.all([a, ...rest])).toEqual([true, true, true]);
     expect(c.commands).toEqual([['p'], ['q', 'r']]);
   });
+
+  it('a batch the store failed part-way (not a duplicate) proves nothing about the documents it did not list: every caller but a duplicate gets the error', async () => {
+    // FerretDB over a PostgreSQL shutting down: one document reported failed, those after it silently not stored.
+    const lost = {
+      collection: {
+        async insertMany() {
+          throw Object.assign(new Error('terminating connection due to administrator command'), {
+            writeErrors: [
+              { index: 0, code: 11000 },
+              { index: 1, code: 1, errmsg: 'terminating connection' },
+            ],
+          });
+        },
+        async deleteMany() {},
+      },
+    };
+    const got = await Promise.allSettled(
+      ['dup', 'broken', 'unlisted'].map((id) => insertOnceGrouped(lost, { _id: id })),
+    );
+    expect(got.map((g) => (g.status === 'fulfilled' ? g.value : 'error'))).toEqual([false, 'error', 'error']);
+
+    // FerretDB when it cannot reach PostgreSQL: an error with an empty writeErrors list, nothing stored.
+    const away = {
+      collection: {
+        async insertMany() {
+          throw Object.assign(new Error('failed to connect to `user=postgres database=postgres`'), { writeErrors: [] });
+        },
+        async deleteMany() {},
+      },
+    };
+    const none = await Promise.allSettled(['u', 'v'].map((id) => insertOnceGrouped(away, { _id: id })));
+    expect(none.map((g) => g.status)).toEqual(['rejected', 'rejected']);
+  });
 });

@@ -63,10 +63,15 @@ async function sendInserts(target: GroupTarget, batch: Waiting<object>[]): Promi
     const failed = new Map<number, unknown>(
       (Array.isArray(raw) ? raw : [raw]).map((e: { index: number }) => [e.index, e]),
     );
+    // Only a list of duplicates proves the rest went in. Anything else leaves the unlisted
+    // documents unknown: FerretDB whose PostgreSQL is away answers with an empty writeErrors list
+    // and stores nothing (the chaos soak saw acknowledged ledger entries missing, their positions
+    // then reused). Unknown is an error for their callers, never a success.
+    const fatal = failed.size === 0 || [...failed.values()].some((e) => !isDuplicateKey(e));
     batch.forEach((w, i) => {
       const e = failed.get(i);
-      if (e === undefined) w.resolve(true);
-      else if (isDuplicateKey(e)) w.resolve(false);
+      if (e !== undefined && isDuplicateKey(e)) w.resolve(false);
+      else if (e === undefined && !fatal) w.resolve(true);
       else w.reject(err);
     });
   }
