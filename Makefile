@@ -1,5 +1,5 @@
 # The README's two commands. Both install what they need first (scripts/bootstrap.sh).
-.PHONY: dev test bench fuzz lint typecheck bootstrap sdk-types
+.PHONY: dev test build bench fuzz lint typecheck bootstrap sdk-types
 
 bootstrap:
 	@bash scripts/bootstrap.sh
@@ -7,11 +7,20 @@ bootstrap:
 dev: bootstrap
 	@LOG_LEVEL=$${LOG_LEVEL:-warn} node_modules/.bin/tsx scripts/dev.ts
 
+# The checkout as it was before anything ran (expanded when make reads this file, before bootstrap):
+# the run must leave it so, and on a fresh clone that is an empty `git status` (scripts/tree-state.sh).
+test: export TREE_BEFORE := $(shell bash scripts/tree-state.sh)
 test: bootstrap
+	@node_modules/.bin/tsx scripts/check-lock.ts
 	@node_modules/.bin/tsc --noEmit -p .
 	@node_modules/.bin/eslint . --max-warnings 0
 	@node_modules/.bin/prettier --check .
 	@node_modules/.bin/jest --ci
+	@bash scripts/tree-state.sh --unchanged-since "$$TREE_BEFORE"
+
+# The production build: dist/ (compiled JavaScript and the workflow bundle), what the image runs.
+build: bootstrap
+	@npm run build --silent
 
 # The SDK's request and answer types from the OpenAPI document (sdk/src/generated/api-types.ts).
 sdk-types:
