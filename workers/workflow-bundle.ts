@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import { bundleWorkflowCode, type WorkflowBundle, type WorkflowBundleOption } from '@temporalio/worker';
 import { writeCacheFile } from '../shared/platform/cache/cache-file';
 import { logger } from '../shared/platform/logger/index';
 
@@ -83,15 +83,51 @@ const quietBundlerLogger = {
   error: (message: string) => logger.error(message),
 };
 
-/** Builds the bundle from the sources (no cache). */
+/** Builds the bundle from the workflow code beside this module (the sources, or dist/ when compiled); no cache. */
 export function buildWorkflowBundle(): Promise<WorkflowBundle> {
   return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
 }
 
+/** Where `npm run build` writes the bundle of the compiled workflow code, beside dist/workers/. */
+export const PREBUILT_BUNDLE = 'workflow-bundle.js';
+
+/**
+ * The bundle the compiled build carries (dist/workflow-bundle.js), read by path so no webpack
+ * runs at start. Missing is a broken build, not something to bundle around: the runtime image
+ * has neither the TypeScript sources nor the bundler's native compiler.
+ */
+export function prebuiltWorkflowBundle(dir = path.resolve(__dirname, '..')): { codePath: string } {
+  const codePath = path.join(dir, PREBUILT_BUNDLE);
+  if (!fs.existsSync(codePath)) throw new Error(`${codePath} missing: run npm run build (scripts/build.ts)`);
+  return { codePath };
+}
+
 let bundlePromise: Promise<WorkflowBundle> | undefined;
 
-/** The workflow bundle, once per process however many queues it serves (docs/decisions.md, "Workflow bundle cache"). */
+/** The bundle of the sources, once per process however many queues it serves (docs/decisions.md, "Workflow bundle cache"). */
 export function workflowBundle(): Promise<WorkflowBundle> {
   bundlePromise ??= cachedWorkflowBundle(path.join(ROOT, '.cache/workflow-bundles'), buildWorkflowBundle);
   return bundlePromise;
+}
+
+/** What the workers load: the build's bundle when this code runs compiled (dist/), else the sources' bundle (tsx, jest). */
+export async function workerWorkflowBundle(): Promise<WorkflowBundleOption> {
+  return __filename.endsWith('.js') ? prebuiltWorkflowBundle() : workflowBundle();
+}
+
+/**
+ * Run as a script from the compiled code (scripts/build.ts runs `node dist/workers/workflow-bundle.js`):
+ * bundles the compiled workflow code, which WORKFLOWS_PATH names there, into dist/workflow-bundle.js.
+ */
+if (require.main === module) {
+  buildWorkflowBundle().then(
+    ({ code }) => {
+      fs.writeFileSync(path.join(ROOT, PREBUILT_BUNDLE), code);
+      console.log(`${path.join(ROOT, PREBUILT_BUNDLE)}: ${(code.length / 1024).toFixed(0)} KiB`);
+    },
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }
