@@ -46,8 +46,11 @@ bench: export BENCH_THROUGHPUT_MS := 5000
 bench: export BENCH_CALLBACK_RUNS := 10
 bench: export BENCH_GROWTH_MS := 1000
 bench: export BENCH_PURCHASE_ROUNDS := 10
+bench: export BENCH_STARTUP_ROUNDS := 1
 endif
 bench: bootstrap
+	@npm run build --silent
+	@node_modules/.bin/tsx bench/startup.ts
 	@node_modules/.bin/tsx bench/run.ts
 	@node_modules/.bin/tsx bench/purchase.ts
 	@node_modules/.bin/tsx bench/tools.ts
