@@ -1,19 +1,31 @@
-# One image for the API and the workers; the command picks the role.
-# test/deploy/image.test.ts replays this file without a container engine: it copies what the
-# COPY lines copy, installs only production dependencies and runs the CMD with NODE_ENV=production.
-FROM node:20-bookworm-slim
+# One image for the API and the workers; the command picks the role (docker-compose.yml).
+# Two stages: the build stage compiles the TypeScript to dist/ and bundles the workflow code
+# (npm run build, scripts/build.ts); the runtime stage holds production dependencies and dist/
+# only, and runs plain `node` (no tsx, no TypeScript, no webpack at start).
+# test/deploy/image.test.ts replays this file without a container engine: each stage's COPY lines,
+# its npm install line and RUN npm run build, then the CMD with the ENV of the runtime stage.
+FROM node:20-bookworm-slim AS build
 WORKDIR /app
-ENV NODE_ENV=production
 COPY package.json package-lock.json ./
-# tsx, which runs the TypeScript sources, is a production dependency; dev tools stay out.
-RUN npm ci --omit=dev --no-audit --no-fund
-COPY tsconfig.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
 COPY api ./api
 COPY workers ./workers
 COPY temporal ./temporal
 COPY shared ./shared
-COPY contracts ./contracts
 COPY scripts ./scripts
+RUN npm run build
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+# Optional packages left out too: the runtime needs none (the lock's are other platforms' binaries,
+# swc's compiler that only bundling uses, and TypeScript as viem's optional peer).
+RUN npm ci --omit=dev --omit=optional --no-audit --no-fund
+COPY --from=build /app/dist ./dist
+COPY contracts ./contracts
+COPY docs/schedules.md ./docs/schedules.md
 USER node
 EXPOSE 8080 8081
-CMD ["node_modules/.bin/tsx", "api/main.ts"]
+CMD ["node", "dist/api/main.js"]

@@ -1,5 +1,5 @@
 # The README's two commands. Both install what they need first (scripts/bootstrap.sh).
-.PHONY: dev test bench fuzz chaos lint typecheck bootstrap sdk-types
+.PHONY: dev test build bench fuzz chaos lint typecheck bootstrap sdk-types
 
 bootstrap:
 	@bash scripts/bootstrap.sh
@@ -7,11 +7,20 @@ bootstrap:
 dev: bootstrap
 	@LOG_LEVEL=$${LOG_LEVEL:-warn} node_modules/.bin/tsx scripts/dev.ts
 
+# The checkout as it was before anything ran (expanded when make reads this file, before bootstrap):
+# the run must leave it so, and on a fresh clone that is an empty `git status` (scripts/tree-state.sh).
+test: export TREE_BEFORE := $(shell bash scripts/tree-state.sh)
 test: bootstrap
+	@node_modules/.bin/tsx scripts/check-lock.ts
 	@node_modules/.bin/tsc --noEmit -p .
 	@node_modules/.bin/eslint . --max-warnings 0
 	@node_modules/.bin/prettier --check .
 	@node_modules/.bin/jest --ci
+	@bash scripts/tree-state.sh --unchanged-since "$$TREE_BEFORE"
+
+# The production build: dist/ (compiled JavaScript and the workflow bundle), what the image runs.
+build: bootstrap
+	@npm run build --silent
 
 # The SDK's request and answer types from the OpenAPI document (sdk/src/generated/api-types.ts).
 sdk-types:
@@ -42,8 +51,11 @@ bench: export BENCH_THROUGHPUT_MS := 5000
 bench: export BENCH_CALLBACK_RUNS := 10
 bench: export BENCH_GROWTH_MS := 1000
 bench: export BENCH_PURCHASE_ROUNDS := 10
+bench: export BENCH_STARTUP_ROUNDS := 1
 endif
 bench: bootstrap
+	@npm run build --silent
+	@node_modules/.bin/tsx bench/startup.ts
 	@node_modules/.bin/tsx bench/run.ts
 	@node_modules/.bin/tsx bench/purchase.ts
 	@node_modules/.bin/tsx bench/tools.ts

@@ -32,6 +32,14 @@ export const KEYS = {
   waiting_store_commands_per_run: 'runs',
   api_peak_rss_mb: 'runs',
   worker_peak_rss_mb: 'runs',
+  api_tsx_start_ms: 'startup',
+  api_compiled_start_ms: 'startup',
+  api_tsx_rss_mb: 'startup',
+  api_compiled_rss_mb: 'startup',
+  worker_tsx_start_ms: 'startup',
+  worker_compiled_start_ms: 'startup',
+  worker_tsx_rss_mb: 'startup',
+  worker_compiled_rss_mb: 'startup',
 } as const;
 type Key = keyof typeof KEYS;
 const GROWTH_COLLECTIONS = [
@@ -187,6 +195,35 @@ function rows(l: Latest, x: Figures): Row[] {
       baseline: '',
       ratio: '',
       target: '',
+    },
+    {
+      figure: 'API start to /health, compiled (node dist/)',
+      value: num(l.api_compiled_start_ms, ' ms'),
+      baseline: `tsx ${num(l.api_tsx_start_ms, ' ms')} (cold cache ${num(x.api_tsx_cold_start_ms, ' ms')})`,
+      ratio: num(l.api_compiled_start_ms / l.api_tsx_start_ms),
+      target: '',
+    },
+    {
+      figure: 'API resident memory after start, compiled',
+      value: num(l.api_compiled_rss_mb, ' MB'),
+      baseline: `tsx ${num(l.api_tsx_rss_mb, ' MB')}`,
+      ratio: num(l.api_compiled_rss_mb / l.api_tsx_rss_mb),
+      target: '',
+    },
+    {
+      figure: 'worker (--queues all) start to polling, compiled',
+      value: num(l.worker_compiled_start_ms, ' ms'),
+      baseline: `tsx ${num(l.worker_tsx_start_ms, ' ms')} (cold cache ${num(x.worker_tsx_cold_start_ms, ' ms')})`,
+      ratio: num(l.worker_compiled_start_ms / l.worker_tsx_start_ms),
+      target: '',
+    },
+    {
+      figure: 'worker (--queues all) resident memory after start, compiled',
+      value: num(l.worker_compiled_rss_mb, ' MB'),
+      baseline: `tsx ${num(l.worker_tsx_rss_mb, ' MB')}`,
+      ratio: num(l.worker_compiled_rss_mb / l.worker_tsx_rss_mb),
+      target: '< 400 MB',
+      met: l.worker_compiled_rss_mb < 400,
     },
   ];
 }

@@ -66,7 +66,8 @@ const WAIT_SECONDS = 30;
 const POLL_MS = 100;
 const TERMINAL = new Set(['completed', 'failed', 'setup_required', 'cancelled']);
 const ROOT = path.resolve(__dirname, '..');
-const WORKER_QUEUES = 'runs,node-template,callbacks,system';
+// BENCH_WORKER_QUEUES=all: the memory of a worker serving every queue under the same load.
+const WORKER_QUEUES = process.env.BENCH_WORKER_QUEUES ?? 'runs,node-template,callbacks,system';
 const log = (m: string) => process.stderr.write(`[bench:runs] ${m}\n`);
 const fmt = (l: LatencySummary) => `p50 ${l.p50Ms.toFixed(1)} / p99 ${l.p99Ms.toFixed(1)} ms (n=${l.count})`;
 
@@ -120,7 +121,12 @@ async function startFloorWorker(address: string, taskQueue: string, logFile: str
 /** A worker process on the bench's store and queue prefix; its own process group (tsx runs node as a child). */
 function startWorker(env: NodeJS.ProcessEnv, logFile: string): ChildProcess {
   const out = openSync(logFile, 'a');
-  return spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['workers/main.ts', '--queues', WORKER_QUEUES], {
+  // BENCH_WORKER_COMPILED=1: the compiled build's worker as the image runs it (npm run build first).
+  const [command, entry] =
+    process.env.BENCH_WORKER_COMPILED === '1'
+      ? [process.execPath, 'dist/workers/main.js']
+      : [path.join(ROOT, 'node_modules/.bin/tsx'), 'workers/main.ts'];
+  return spawn(command, [entry, '--queues', WORKER_QUEUES], {
     cwd: ROOT,
     env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
     stdio: ['ignore', out, out],

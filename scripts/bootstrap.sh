@@ -9,10 +9,10 @@ mkdir -p "$CACHE/bin"
 say() { printf '[bootstrap] %s\n' "$*"; }
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  # `npm install` from the lock rather than `npm ci`: npm 11 writes locks without other
-  # platforms' optional binaries (swc, anvil) and then `npm ci` refuses its own lock.
-  say "npm install (from package-lock.json)"
-  npm install --no-audit --no-fund --loglevel=error
+  # `npm ci`: installs exactly the lock and never writes it, so a fresh clone stays clean. The lock
+  # holds every platform's optional binaries (scripts/check-lock.ts, run by `make test`, says so).
+  say "npm ci (from package-lock.json)"
+  npm ci --no-audit --no-fund --loglevel=error
 fi
 
 if [ ! -x "$CACHE/venv/bin/temporal" ] || [ ! -x "$CACHE/venv/bin/temporal-test-server" ]; then
@@ -51,8 +51,10 @@ if [ -z "${CHROMIUM_PATH:-}" ] && [ ! -x /usr/bin/chromium ]; then
   else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; fi
 fi
 
-ANVIL=$(node -p "require('path').join(require('path').dirname(require.resolve('@foundry-rs/anvil-linux-amd64/package.json')), 'bin/anvil')" 2>/dev/null || true)
+# The anvil binary of this platform's optional package (scripts/services/anvil.ts picks the same one).
+ANVIL_PKG=$(node -p "'@foundry-rs/anvil-' + process.platform + '-' + (process.arch === 'x64' ? 'amd64' : process.arch)")
+ANVIL=$(node -p "require('path').join(require('path').dirname(require.resolve('$ANVIL_PKG/package.json')), 'bin/anvil')" 2>/dev/null || true)
 if [ -z "$ANVIL" ] || [ ! -x "$ANVIL" ]; then
-  say "anvil binary missing from node_modules/@foundry-rs (only linux-amd64 is wired here)"; exit 1
+  say "anvil binary missing: $ANVIL_PKG is not in node_modules (does package-lock.json list it?)"; exit 1
 fi
 say "ready"

@@ -21,8 +21,8 @@ export interface QueueDefinition {
   untrusted?: true;
   /**
    * No workflow runs on this queue (a node kind's queue: the run's workflow dispatches only its
-   * activities here), so its worker loads no workflow bundle: each queue that does holds a V8
-   * context of its own with the bundle, about 45 MB (docs/decisions.md, "Activity-only queues").
+   * activities here), so its worker polls for no workflow tasks and loads no workflow bundle (the
+   * queues that do share the process's one workflow thread, workers/run-workers.ts).
    */
   activitiesOnly?: true;
 }

@@ -4,7 +4,41 @@ import { runningTracing } from '../shared/platform/tracing/index';
 import type { WorkerDeps } from './deps';
 import { activityLogContext } from './logging';
 import type { QueueDefinition } from './queue';
-import { workflowBundle } from './workflow-bundle';
+import { workerWorkflowBundle } from './workflow-bundle';
+
+type CreatorArgs = Parameters<(typeof Worker)['createWorkflowCreator']>;
+type WorkflowCreator = Awaited<ReturnType<(typeof Worker)['createWorkflowCreator']>>;
+
+/**
+ * A Worker class whose instances share one workflow creator: one worker thread, one V8 isolate
+ * with one copy of the bundle and one reused context, runs the workflows of every queue of the
+ * process. The SDK would give each Worker its own thread and isolate (a worker of every queue held
+ * nine), which is most of a worker's memory; a workflow's state lives in its run's sandbox either
+ * way, so sharing changes where it runs, not what it sees. The local activity check the sandbox
+ * makes eagerly knows every activity of the process (`activities`). A worker's own shutdown leaves
+ * the thread to the others; `close()` ends it once every worker has stopped, or none was created.
+ */
+export function sharedWorkflowThread(activities: object[]): { Worker: typeof Worker; close(): Promise<void> } {
+  let shared: Promise<WorkflowCreator> | undefined;
+  return {
+    Worker: class SharedWorkflowThreadWorker extends Worker {
+      protected static override async createWorkflowCreator(...[bundle, options, logger]: CreatorArgs) {
+        const every = new Map([...activities.flatMap((a) => Object.entries(a)), ...options.activities]);
+        shared ??= super.createWorkflowCreator(bundle, { ...options, activities: every }, logger);
+        const creator = await shared;
+        return {
+          createWorkflow: (o) => creator.createWorkflow(o),
+          destroy: async () => undefined,
+        } satisfies WorkflowCreator;
+      }
+    },
+    close: async () => {
+      const creator = await shared?.catch(() => undefined);
+      shared = undefined;
+      await creator?.destroy();
+    },
+  };
+}
 
 export interface RunningWorkers {
   workers: Worker[];
@@ -22,9 +56,9 @@ export function queueActivities(deps: WorkerDeps, queues: QueueDefinition[]): ob
 }
 
 /**
- * Creates one Temporal worker per queue over a shared native connection and runs them. If one
- * cannot be created, those that were are stopped and the connection closed before it throws, so
- * a caller retrying (the server not up yet) leaks nothing.
+ * Creates one Temporal worker per queue over a shared native connection and a shared workflow
+ * thread, and runs them. If one cannot be created, those that were are stopped and the thread and
+ * the connection closed before it throws, so a caller retrying (the server not up yet) leaks nothing.
  */
 export async function runWorkers(
   deps: WorkerDeps,
@@ -34,12 +68,15 @@ export async function runWorkers(
 ): Promise<RunningWorkers> {
   const connection = await NativeConnection.connect({ address });
   const tracing = runningTracing();
+  const workflowThread = sharedWorkflowThread(activities);
   let workers: Worker[];
   try {
-    const bundle = queues.some((q) => !q.activitiesOnly) ? await workflowBundle({ traced: !!tracing }) : undefined;
+    const bundle = queues.some((q) => !q.activitiesOnly)
+      ? await workerWorkflowBundle({ traced: !!tracing })
+      : undefined;
     const created = await Promise.allSettled(
       queues.map((q, i) =>
-        Worker.create({
+        workflowThread.Worker.create({
           connection,
           namespace: deps.config.temporalNamespace,
           taskQueue: deps.temporal.queue(q.taskQueue),
@@ -66,10 +103,12 @@ export async function runWorkers(
       throw failed.reason;
     }
   } catch (err) {
+    await workflowThread.close();
     await connection.close();
     throw err;
   }
   const done = Promise.all(workers.map((w) => w.run())).then(async () => {
+    await workflowThread.close();
     await connection.close();
   });
   logger.info('workers running', { queues: queues.map((q) => deps.temporal.queue(q.taskQueue)) });

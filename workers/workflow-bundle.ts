@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import { bundleWorkflowCode, type WorkflowBundle, type WorkflowBundleOption } from '@temporalio/worker';
 import { writeCacheFile } from '../shared/platform/cache/cache-file';
 import { logger } from '../shared/platform/logger/index';
 
@@ -91,7 +91,7 @@ const quietBundlerLogger = {
  */
 export const TRACING_WORKFLOW_INTERCEPTORS = [require.resolve('../temporal/tracing-interceptors')];
 
-/** Builds the bundle from the sources (no cache); `traced` adds the tracing interceptors. */
+/** Builds the bundle from the workflow code beside this module (the sources, or dist/ when compiled); no cache. `traced` adds the tracing interceptors. */
 export function buildWorkflowBundle(o: { traced?: boolean } = {}): Promise<WorkflowBundle> {
   return bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
@@ -100,9 +100,27 @@ export function buildWorkflowBundle(o: { traced?: boolean } = {}): Promise<Workf
   });
 }
 
+/** Where `npm run build` writes the bundles of the compiled workflow code, beside dist/workers/. */
+export const PREBUILT_BUNDLE = 'workflow-bundle.js';
+export const PREBUILT_TRACED_BUNDLE = 'workflow-bundle-traced.js';
+
+/**
+ * The bundle the compiled build carries (dist/workflow-bundle.js, or its traced twin), read by
+ * path so no webpack runs at start. Missing is a broken build, not something to bundle around: the
+ * runtime image has neither the TypeScript sources nor the bundler's native compiler.
+ */
+export function prebuiltWorkflowBundle(
+  o: { traced?: boolean } = {},
+  dir = path.resolve(__dirname, '..'),
+): { codePath: string } {
+  const codePath = path.join(dir, o.traced ? PREBUILT_TRACED_BUNDLE : PREBUILT_BUNDLE);
+  if (!fs.existsSync(codePath)) throw new Error(`${codePath} missing: run npm run build (scripts/build.ts)`);
+  return { codePath };
+}
+
 const bundlePromises = new Map<boolean, Promise<WorkflowBundle>>();
 
-/** The workflow bundle, once per process however many queues it serves (docs/decisions.md, "Workflow bundle cache"). */
+/** The bundle of the sources, once per process however many queues it serves (docs/decisions.md, "Workflow bundle cache"). */
 export function workflowBundle(o: { traced?: boolean } = {}): Promise<WorkflowBundle> {
   const traced = o.traced ?? false;
   let bundle = bundlePromises.get(traced);
@@ -116,4 +134,28 @@ export function workflowBundle(o: { traced?: boolean } = {}): Promise<WorkflowBu
     bundlePromises.set(traced, bundle);
   }
   return bundle;
+}
+
+/** What the workers load: the build's bundle when this code runs compiled (dist/), else the sources' bundle (tsx, jest). */
+export async function workerWorkflowBundle(o: { traced?: boolean } = {}): Promise<WorkflowBundleOption> {
+  return __filename.endsWith('.js') ? prebuiltWorkflowBundle(o) : workflowBundle(o);
+}
+
+/**
+ * Run as a script from the compiled code (scripts/build.ts runs `node dist/workers/workflow-bundle.js`):
+ * bundles the compiled workflow code, which WORKFLOWS_PATH names there, into dist/workflow-bundle.js
+ * and its traced twin.
+ */
+if (require.main === module) {
+  const write = async (traced: boolean, name: string) => {
+    const { code } = await buildWorkflowBundle({ traced });
+    fs.writeFileSync(path.join(ROOT, name), code);
+    console.log(`${path.join(ROOT, name)}: ${(code.length / 1024).toFixed(0)} KiB`);
+  };
+  write(false, PREBUILT_BUNDLE)
+    .then(() => write(true, PREBUILT_TRACED_BUNDLE))
+    .catch((err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    });
 }

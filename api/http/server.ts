@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import express, { Express, Router } from 'express';
 import type { AppDeps } from '../../shared/composition/deps';
 import { buildRoot, type Services } from '../../shared/composition/root';
+import { PROJECT_ROOT } from '../../shared/platform/project-root';
 import { tracingOn } from '../../shared/platform/tracing/index';
 import type { TemporalHandle } from '../../temporal/connection';
 import { createEngines } from '../../temporal/engines';
@@ -37,8 +38,7 @@ import { mountOperations } from './operations/mount';
 import { buildOpenApi, type OpenApiDocument } from './operations/openapi';
 import type { Operation } from './operations/types';
 
-const VERSION = (JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string })
-  .version;
+const VERSION = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** Every operation of both hosts, by the router that mounts it (each family declares its own). */
 export function apiOperations(deps: AppDeps, services: Services) {

@@ -5,6 +5,7 @@ import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
 import type { Db } from '../../shared/platform/db/index';
 import { errors, fromJoi, ValidationError } from '../../shared/platform/errors/index';
+import { PROJECT_ROOT } from '../../shared/platform/project-root';
 import { advanceBody, claimBodySchema, dueQuery, releaseBody, scheduleIdParam } from '../../shared/schedules/schemas';
 import { budgetBearer } from '../http/middleware/budget-bearer';
 import { errorShape } from '../http/middleware/error-shape';
@@ -370,7 +371,7 @@ export function workflowScheduleOperations(services: Services, publicBaseUrl: st
 
 /** GET /docs/schedules: the page the schedule answers' help_url points at. */
 export function scheduleDocsOperations(): Operation[] {
-  const file = path.resolve(__dirname, '../../docs/schedules.md');
+  const file = path.join(PROJECT_ROOT, 'docs/schedules.md');
   return [
     {
       id: 'scheduleDocs',

@@ -23,10 +23,14 @@ export interface StartAnvilOptions {
   timeoutMs?: number;
 }
 
-/** The anvil binary shipped in the npm package (its postinstall is skipped, so call it directly). */
+/**
+ * The anvil binary shipped in this platform's npm package (its postinstall is skipped, so call it
+ * directly). The packages name the x64 architecture `amd64`.
+ */
 export function anvilBinary(): string {
-  const pkgDir = path.dirname(require.resolve('@foundry-rs/anvil-linux-amd64/package.json'));
-  const bin = path.join(pkgDir, 'bin/anvil');
+  const arch = process.arch === 'x64' ? 'amd64' : process.arch;
+  const pkgDir = path.dirname(require.resolve(`@foundry-rs/anvil-${process.platform}-${arch}/package.json`));
+  const bin = path.join(pkgDir, process.platform === 'win32' ? 'bin/anvil.exe' : 'bin/anvil');
   if (!fs.existsSync(bin)) throw new Error(`anvil binary missing at ${bin}`);
   return bin;
 }

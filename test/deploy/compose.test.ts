@@ -6,6 +6,8 @@ import path from 'node:path';
 const yaml = require('js-yaml') as { load(text: string): unknown };
 
 interface Service {
+  build?: string;
+  command?: string[];
   ports?: string[];
   profiles?: string[];
   environment?: Record<string, string>;
@@ -54,5 +56,15 @@ describe('docker-compose.yml is safe to run as is', () => {
     expect(compose['x-app-env'].NODE_ENV).toBe('production');
     expect(compose['x-app-env'].PUBLIC_BASE_URL).toMatch(/^\$\{PUBLIC_BASE_URL:\?/);
     expect(compose['x-app-env'].PUBLIC_API_URL).toMatch(/^\$\{PUBLIC_API_URL:\?/);
+  });
+
+  it('runs the compiled build of the image: node on dist/, no TypeScript loader', () => {
+    const ofImage = Object.entries(compose.services).filter(([, s]) => s.build === '.');
+    expect(ofImage.map(([name]) => name).sort()).toEqual(['api', 'untrusted-worker', 'worker']);
+    for (const [, service] of ofImage) {
+      expect(service.command?.[0]).toBe('node');
+      expect(service.command?.[1]).toMatch(/^dist\/(api|workers)\/main\.js$/);
+    }
+    expect(text).not.toMatch(/tsx/);
   });
 });

@@ -6,52 +6,105 @@ import mongoose from 'mongoose';
 import { generatePrivateKey } from 'viem/accounts';
 import { freePort } from '../../scripts/services/process';
 import { devPrivateKey } from '../../shared/payments/chain/dev-accounts';
+import { createTemporal } from '../../temporal/connection';
+import { runPing } from '../../temporal/ping/client';
+import { TestAgent } from '../support/agent';
 import { http } from '../support/http';
 
 const ROOT = path.resolve(__dirname, '../..');
 
-interface Image {
+interface Stage {
+  name: string;
   env: Record<string, string>;
-  copies: Array<{ from: string[]; to: string }>;
+  copies: Array<{ from: string[]; to: string; stage?: string }>;
+  /** The RUN lines in order: the npm install, then (build stage) npm run build. */
+  runs: string[];
   cmd: string[];
-  install: string;
 }
 
-/** The parts of the Dockerfile this test replays: ENV, COPY, the npm install line and CMD. */
-function readDockerfile(): Image {
-  const lines = fs
+/** The parts of the Dockerfile this test replays, stage by stage: ENV, COPY (with --from), RUN and CMD. */
+function readDockerfile(): Stage[] {
+  const stages: Stage[] = [];
+  for (const line of fs
     .readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')
     .split('\n')
-    .map((l) => l.trim());
-  const image: Image = { env: {}, copies: [], cmd: [], install: '' };
-  for (const line of lines) {
+    .map((l) => l.trim())) {
     const [op, ...rest] = line.split(/\s+/);
-    if (op === 'ENV') for (const kv of rest) image.env[kv.split('=')[0]] = kv.split('=').slice(1).join('=');
-    if (op === 'COPY') image.copies.push({ from: rest.slice(0, -1), to: rest[rest.length - 1] });
-    if (op === 'RUN' && /npm (ci|install)/.test(line)) image.install = line;
-    if (op === 'CMD') image.cmd = JSON.parse(line.slice(4));
+    if (op === 'FROM')
+      stages.push({ name: rest[2] ?? `stage${stages.length}`, env: {}, copies: [], runs: [], cmd: [] });
+    const stage = stages[stages.length - 1];
+    if (op === 'ENV') for (const kv of rest) stage.env[kv.split('=')[0]] = kv.split('=').slice(1).join('=');
+    if (op === 'COPY') {
+      const from = rest[0].startsWith('--from=') ? rest.shift()!.slice('--from='.length) : undefined;
+      stage.copies.push({ from: rest.slice(0, -1), to: rest[rest.length - 1], stage: from });
+    }
+    if (op === 'RUN') stage.runs.push(rest.join(' '));
+    if (op === 'CMD') stage.cmd = JSON.parse(line.slice(4));
   }
-  return image;
+  return stages;
+}
+
+/** Copies a stage's COPY lines into `dir`, from the checkout or from an earlier stage's folder. */
+function replayCopies(stage: Stage, dir: string, stageDirs: Record<string, string>): void {
+  for (const { from, to, stage: source } of stage.copies) {
+    const base = source ? stageDirs[source] : ROOT;
+    for (const src of from) {
+      const rel = source ? path.relative('/app', src) : src;
+      const dest = to.endsWith('/') || from.length > 1 ? path.join(dir, to, path.basename(src)) : path.join(dir, to);
+      fs.cpSync(path.join(base, rel), dest, { recursive: true });
+    }
+  }
 }
 
 /**
- * node_modules as `npm ci --omit=dev` would leave it, without the network: the packages npm
- * lists as production ones, linked from the working copy, and their bin links.
+ * node_modules as the stage's `npm ci` line would leave it, without the network: npm itself lists
+ * the packages (the same line with --dry-run, in a folder holding only the copied package.json and
+ * lock, so the workspace's packages are left out as in the image), and each is linked from the
+ * working copy's node_modules at the version npm named.
  */
-function productionNodeModules(target: string): void {
-  const listed = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: ROOT, encoding: 'utf8' })
+function installLikeNpmCi(dir: string, install: string): string[] {
+  const args = install.split(/\s+/).slice(1);
+  const listed = execFileSync('npm', [...args, '--dry-run', '--no-audit', '--no-fund'], {
+    cwd: dir,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
     .split('\n')
-    .filter(Boolean);
-  const top = path.join(ROOT, 'node_modules') + path.sep;
-  const packages = listed.filter(
-    (p) => p.startsWith(top) && !p.slice(top.length).includes(`${path.sep}node_modules${path.sep}`),
-  );
+    .flatMap((l) => /^add (\S+) (\S+)$/.exec(l)?.slice(1, 3) ?? [])
+    .reduce<Array<[string, string]>>((pairs, v, i, all) => (i % 2 ? pairs : [...pairs, [v, all[i + 1]]]), []);
+  if (listed.length < 50) throw new Error(`npm ${args.join(' ')} --dry-run listed ${listed.length} packages`);
+  const target = path.join(dir, 'node_modules');
+  const versionAt = (p: string) =>
+    fs.existsSync(path.join(p, 'package.json'))
+      ? (JSON.parse(fs.readFileSync(path.join(p, 'package.json'), 'utf8')) as { version: string }).version
+      : undefined;
+  const lock = JSON.parse(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { version?: string }>;
+  };
+  const nested: Array<[string, string]> = [];
+  for (const [name, version] of listed) {
+    const src = path.join(ROOT, 'node_modules', name);
+    // Another version, nested under its dependant: it comes along inside the dependant's link.
+    if (versionAt(src) !== version) nested.push([name, version]);
+    else if (!fs.existsSync(path.join(target, name))) {
+      fs.mkdirSync(path.dirname(path.join(target, name)), { recursive: true });
+      fs.symlinkSync(src, path.join(target, name));
+    }
+  }
+  for (const [name, version] of nested) {
+    const where = Object.keys(lock.packages).filter(
+      (k) => k.endsWith(`/node_modules/${name}`) && lock.packages[k].version === version,
+    );
+    const linked = where.some((k) => fs.existsSync(path.join(dir, k, 'package.json')));
+    if (!linked) throw new Error(`${name}@${version}: npm would install it, the replay cannot place it`);
+  }
   fs.mkdirSync(path.join(target, '.bin'), { recursive: true });
-  for (const dir of packages) {
-    const name = dir.slice(top.length);
-    fs.mkdirSync(path.dirname(path.join(target, name)), { recursive: true });
-    fs.symlinkSync(dir, path.join(target, name));
-    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+  for (const name of fs
+    .readdirSync(target)
+    .flatMap((n) =>
+      n.startsWith('@') ? fs.readdirSync(path.join(target, n)).map((m) => `${n}/${m}`) : n === '.bin' ? [] : [n],
+    )) {
+    const manifest = JSON.parse(fs.readFileSync(path.join(target, name, 'package.json'), 'utf8')) as {
       name: string;
       bin?: string | Record<string, string>;
     };
@@ -59,9 +112,10 @@ function productionNodeModules(target: string): void {
       typeof manifest.bin === 'string' ? { [manifest.name.split('/').pop()!]: manifest.bin } : (manifest.bin ?? {});
     for (const [bin, file] of Object.entries(bins)) {
       const link = path.join(target, '.bin', bin);
-      if (!fs.existsSync(link)) fs.symlinkSync(path.join(dir, file), link);
+      if (!fs.existsSync(link)) fs.symlinkSync(path.join(target, name, file), link);
     }
   }
+  return listed.map(([name]) => name);
 }
 
 function waitForExit(child: ChildProcess, ms: number): Promise<number | null> {
@@ -75,42 +129,54 @@ function waitForExit(child: ChildProcess, ms: number): Promise<number | null> {
   });
 }
 
-describe('the Docker image command path, replayed without a container engine', () => {
-  const image = readDockerfile();
+describe('the Docker image, both stages replayed without a container engine', () => {
+  const [build, runtime] = readDockerfile();
+  let buildDir: string;
   let app: string;
+  let installed: string[];
   const children: ChildProcess[] = [];
+  const dbName = `${process.env.MONGODB_DB_NAME}_image`;
+  // Its own task queues: no other worker of the test run takes the ping meant for the compiled one.
+  const prefix = `image-${process.pid}-`;
   beforeAll(() => {
+    // Build stage: every dependency (the checkout's node_modules), the sources, then its RUN npm run build.
+    buildDir = fs.mkdtempSync(path.join(os.tmpdir(), 'image-build-'));
+    replayCopies(build, buildDir, {});
+    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(buildDir, 'node_modules'));
+    for (const run of build.runs.filter((r) => /^npm run /.test(r)))
+      execFileSync('npm', run.split(/\s+/).slice(1), { cwd: buildDir, stdio: 'pipe' });
+    // Runtime stage: the lock's production packages as its npm ci line installs them, and dist/ from the build stage.
     app = fs.mkdtempSync(path.join(os.tmpdir(), 'image-'));
-    for (const { from, to } of image.copies) {
-      for (const src of from) {
-        const dest = to.endsWith('/') || from.length > 1 ? path.join(app, to, path.basename(src)) : path.join(app, to);
-        fs.cpSync(path.join(ROOT, src), dest, { recursive: true });
-      }
-    }
-    productionNodeModules(path.join(app, 'node_modules'));
-  });
+    replayCopies({ ...runtime, copies: runtime.copies.filter((c) => c.from.includes('package.json')) }, app, {});
+    installed = installLikeNpmCi(
+      app,
+      runtime.runs.find((r) => /^npm ci/.test(r))!,
+    );
+    replayCopies({ ...runtime, copies: runtime.copies.filter((c) => !c.from.includes('package.json')) }, app, {
+      [build.name]: buildDir,
+    });
+  }, 600_000);
   afterAll(async () => {
     for (const child of children) {
       if (child.exitCode === null) child.kill('SIGTERM');
-      await waitForExit(child, 5000);
+      await waitForExit(child, 10_000);
     }
     fs.rmSync(app, { recursive: true, force: true });
-    const conn = await mongoose
-      .createConnection(process.env.MONGODB_URI!, { dbName: `${process.env.MONGODB_DB_NAME}_image` })
-      .asPromise();
+    fs.rmSync(buildDir, { recursive: true, force: true });
+    const conn = await mongoose.createConnection(process.env.MONGODB_URI!, { dbName }).asPromise();
     await conn.dropDatabase().catch(() => undefined);
     await conn.close();
   });
 
-  function run(extraEnv: Record<string, string>): { child: ChildProcess; output: () => string } {
+  function run(cmd: string[], extraEnv: Record<string, string>): { child: ChildProcess; output: () => string } {
     let output = '';
-    const child = spawn(image.cmd[0], image.cmd.slice(1), {
+    const child = spawn(cmd[0], cmd.slice(1), {
       cwd: app,
       // Production requires its own secrets (jobs, tool vendor secrets, the metrics token); the image's own refusals are what is tested.
       env: {
         PATH: process.env.PATH,
         HOME: os.tmpdir(),
-        ...image.env,
+        ...runtime.env,
         JOB_WORKFLOW_TOKEN_SECRET: 'image-test-job-workflow-token-secret-000000',
         TOOL_SECRETS_KEY: '1f'.repeat(32),
         METRICS_TOKEN: 'image-test-metrics-token-0000',
@@ -124,53 +190,109 @@ describe('the Docker image command path, replayed without a container engine', (
     return { child, output: () => output };
   }
 
-  it('installs production dependencies only and runs with NODE_ENV=production', () => {
-    expect(image.env.NODE_ENV).toBe('production');
-    expect(image.install).toMatch(/npm ci/);
-    expect(image.cmd[0]).toBe('node_modules/.bin/tsx');
-    // Before the fix tsx was a devDependency: the image had no node_modules/.bin/tsx.
-    expect(fs.existsSync(path.join(app, image.cmd[0]))).toBe(true);
+  const serviceEnv = () => ({
+    MONGODB_URI: process.env.MONGODB_URI!,
+    MONGODB_DB_NAME: dbName,
+    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
+    TEMPORAL_TASK_QUEUE_PREFIX: prefix,
+    PUBLIC_BASE_URL: 'https://api.example.test',
+    PUBLIC_API_URL: 'https://bearer.example.test',
+    HEALTH_DETAILS_TOKEN: 'image-test-operator-token',
+    LOG_LEVEL: 'warn',
   });
 
-  it('starts the API from the image layout against the test store and Temporal, and /health answers', async () => {
+  it('builds in one stage and runs compiled JavaScript with production dependencies only in the other', () => {
+    expect(build.runs).toContain('npm run build');
+    expect(runtime.env.NODE_ENV).toBe('production');
+    expect(runtime.runs.find((r) => /^npm ci/.test(r))).toMatch(/--omit=dev/);
+    expect(runtime.cmd).toEqual(['node', 'dist/api/main.js']);
+    expect(fs.existsSync(path.join(app, 'dist/api/main.js'))).toBe(true);
+    expect(fs.existsSync(path.join(app, 'dist/workflow-bundle.js'))).toBe(true);
+    // No TypeScript at runtime: no sources, no loader, no compiler (before, tsx ran the sources at every start).
+    for (const dir of ['api', 'workers', 'temporal', 'shared']) expect(fs.existsSync(path.join(app, dir))).toBe(false);
+    const tsFiles = fs.readdirSync(path.join(app, 'dist'), { recursive: true }).filter((f) => /\.ts$/.test(String(f)));
+    expect(tsFiles).toEqual([]);
+    for (const pkg of ['tsx', 'typescript', 'esbuild', '@swc/jest', 'jest']) {
+      expect(installed).not.toContain(pkg);
+      expect(fs.existsSync(path.join(app, 'node_modules', pkg))).toBe(false);
+    }
+    // Every package the compiled code requires is one the runtime installed (a dev-only one would crash at start).
+    const required = new Set<string>();
+    for (const file of fs.readdirSync(path.join(app, 'dist'), { recursive: true }).map(String)) {
+      if (!file.endsWith('.js') || file === 'workflow-bundle.js') continue;
+      for (const [, name] of fs
+        .readFileSync(path.join(app, 'dist', file), 'utf8')
+        .matchAll(/require\("([^".][^"]*)"\)/g))
+        if (!name.startsWith('node:'))
+          required.add(
+            name
+              .split('/')
+              .slice(0, name.startsWith('@') ? 2 : 1)
+              .join('/'),
+          );
+    }
+    expect([...required].filter((name) => !installed.includes(name))).toEqual([]);
+    // Nor the bundler's native compiler: a worker that tried to bundle at start would fail, not slow down.
+    expect(installed.filter((p) => p.startsWith('@swc/core-'))).toEqual([]);
+    expect(installed).toContain('@temporalio/worker');
+  });
+
+  it('serves /health and a real request from the compiled API, and a compiled worker of every queue runs a workflow', async () => {
     const [port, apiPort] = [await freePort(), await freePort()];
-    const { child, output } = run({
+    const api = run(runtime.cmd, {
+      ...serviceEnv(),
       HOST: '127.0.0.1',
       PORT: String(port),
       API_PORT: String(apiPort),
-      MONGODB_URI: process.env.MONGODB_URI!,
-      MONGODB_DB_NAME: `${process.env.MONGODB_DB_NAME}_image`,
-      TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
-      PUBLIC_BASE_URL: 'https://api.example.test',
-      PUBLIC_API_URL: 'https://bearer.example.test',
       X402_SETTLEMENT_PRIVATE_KEY: generatePrivateKey(),
-      LOG_LEVEL: 'warn',
     });
-    // tsx compiles the whole API in a fresh directory (no cache) before it listens: up to 150 s on a loaded machine.
+    const worker = run(['node', 'dist/workers/main.js', '--queues', 'all'], serviceEnv());
     let health: Awaited<ReturnType<typeof http>> | undefined;
-    for (const deadline = Date.now() + 150_000; Date.now() < deadline && child.exitCode === null;) {
+    for (const deadline = Date.now() + 90_000; Date.now() < deadline && api.child.exitCode === null;) {
       health = await http('GET', `http://127.0.0.1:${apiPort}/health`).catch(() => undefined);
       if (health?.status === 200) break;
       await new Promise((r) => setTimeout(r, 200));
     }
-    if (health?.status !== 200) throw new Error(`the image command did not serve /health:\n${output()}`);
+    if (health?.status !== 200) throw new Error(`the image command did not serve /health:\n${api.output()}`);
     expect(health.body).toEqual({ status: 'ok' });
+    // The API serves before the store answers (requests needing it get 503 until then).
     for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
       const details = await http('GET', `http://127.0.0.1:${apiPort}/health/details`);
       if (details.body.store === 'up') break;
       await new Promise((r) => setTimeout(r, 200));
     }
-    expect((await http('GET', `http://127.0.0.1:${apiPort}/health/details`)).body.store).toBe('up');
-  }, 240_000);
+    // A real request on the main host: a wallet session, written to the store.
+    const agent = new TestAgent(`http://127.0.0.1:${port}`);
+    expect(await agent.startSession()).toMatch(/\S/);
+    // The compiled worker runs the ping workflow from the prebuilt bundle; the compiled API shows it.
+    const temporal = createTemporal({
+      temporalAddress: process.env.TEMPORAL_ADDRESS!,
+      temporalNamespace: 'default',
+      temporalTaskQueuePrefix: prefix,
+    });
+    try {
+      const result = await runPing(temporal, `image-${Date.now()}`);
+      expect(result.worker).toMatch(/\S/);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\nworker output:\n${worker.output()}`, { cause: err });
+    } finally {
+      await temporal.close();
+    }
+    const details = await http('GET', `http://127.0.0.1:${apiPort}/health/details`, {
+      headers: { authorization: 'Bearer image-test-operator-token' },
+    });
+    expect(details.body).toMatchObject({ store: 'up', temporal: 'up', last_ping: { workflow_id: expect.any(String) } });
+    expect(worker.child.exitCode).toBeNull();
+  }, 300_000);
 
   it('refuses to start in production with a public dev key, naming the variable (exit 78)', async () => {
-    const { child, output } = run({
+    const { child, output } = run(runtime.cmd, {
       PUBLIC_BASE_URL: 'https://api.example.test',
       PUBLIC_API_URL: 'https://bearer.example.test',
       X402_SETTLEMENT_PRIVATE_KEY: devPrivateKey(1),
     });
-    expect(await waitForExit(child, 150_000)).toBe(78);
+    expect(await waitForExit(child, 60_000)).toBe(78);
     expect(output()).toMatch(/X402_SETTLEMENT_PRIVATE_KEY: holds a key of the public development mnemonic/);
     expect(output()).not.toContain(devPrivateKey(1).slice(2));
-  }, 160_000);
+  }, 70_000);
 });

@@ -6,6 +6,9 @@ import {
   BUNDLE_SOURCE_DIRS,
   bundleKey,
   cachedWorkflowBundle,
+  PREBUILT_BUNDLE,
+  prebuiltWorkflowBundle,
+  workerWorkflowBundle,
   workflowBundle,
 } from '../../workers/workflow-bundle';
 
@@ -63,5 +66,14 @@ describe('the workflow bundle cache', () => {
     expect(await cachedWorkflowBundle(notADir, async () => ({ code: 'built here' }), root)).toEqual({
       code: 'built here',
     });
+  });
+
+  it("the compiled build's bundle is read by path, and a build without one is an error naming the build", async () => {
+    const dist = fs.mkdtempSync(path.join(os.tmpdir(), 'dist-'));
+    expect(() => prebuiltWorkflowBundle({}, dist)).toThrow(/workflow-bundle\.js missing: run npm run build/);
+    fs.writeFileSync(path.join(dist, PREBUILT_BUNDLE), '// bundle');
+    expect(prebuiltWorkflowBundle({}, dist)).toEqual({ codePath: path.join(dist, PREBUILT_BUNDLE) });
+    // From the sources (here, under jest) the workers load the sources' bundle, not a build's.
+    expect(await workerWorkflowBundle()).toEqual(await workflowBundle());
   });
 });

@@ -3,13 +3,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Abi, Hex } from 'viem';
 import { writeCacheFile } from '../../platform/cache/cache-file';
+import { PROJECT_ROOT } from '../../platform/project-root';
 
 export interface TokenArtifact {
   abi: Abi;
   bytecode: Hex;
 }
 
-const ROOT = path.resolve(__dirname, '../../..');
+const ROOT = PROJECT_ROOT;
 const SOURCE_PATH = path.join(ROOT, 'contracts/LocalStablecoin.sol');
 const CACHE_DIR = path.join(ROOT, '.cache/contracts');
 const CONTRACT_NAME = 'LocalStablecoin';
