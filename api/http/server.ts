@@ -14,6 +14,7 @@ import { authOperations } from '../identity/routes';
 import { identityBodyErrors, identityOperations } from '../identity/wallet-routes';
 import { jobWorkflowOperations } from '../jobs/job-workflow-routes';
 import { jobOperations } from '../jobs/routes';
+import { mcpRoutes } from '../mcp/routes';
 import { creditPurchaseOperations } from '../payments/routes';
 import { scheduleDocsOperations, workflowScheduleOperations, workflowScheduleRoutes } from '../schedules/routes';
 import { bearerToolOperations } from '../tools/bearer-routes';
@@ -99,6 +100,8 @@ function finish(app: Express, helpBaseUrl: string): Express {
 export function createMainApp(deps: AppDeps, services: Services): Express {
   const ops = apiOperations(deps, services);
   const app = baseApp(deps, ops);
+  // MCP reads its own body (JSON-RPC) and answers in JSON-RPC, so no parser of ours runs ahead of it.
+  app.use(mcpRoutes(services, deps.config.publicBaseUrl, VERSION));
   // Tools set their own error shape before parsing, so they are mounted ahead of the generic router.
   app.use('/api/external/tools', toolRoutes(ops.tools, services, deps.db));
   const external = Router();

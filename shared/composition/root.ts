@@ -7,6 +7,7 @@ import { JobWorkflowRepository } from '../jobs/job-workflow-repository';
 import { JobWorkflowService } from '../jobs/job-workflow-service';
 import { JobRepository } from '../jobs/repository';
 import { JobService } from '../jobs/service';
+import { McpToolService } from '../mcp/service';
 import { CreditPurchaseService } from '../payments/credit-purchase';
 import { DirectToolPayments } from '../payments/direct-tool-payments';
 import { InFlightPayments } from '../payments/in-flight';
@@ -105,6 +106,10 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
     config,
   );
   const tokens = new AccessTokenService(models);
+  const directTools =
+    payments && !('disabled' in setup)
+      ? new DirectToolPayments(setup, payments, tools, config.publicBaseUrl)
+      : undefined;
   return {
     signedRequests: new SignedRequestService(models, config.sessionNonceTtlSeconds, limits.invokePerWallet),
     limits,
@@ -152,10 +157,8 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
       tokens,
       signInSite(config.publicBaseUrl),
     ),
-    directTools:
-      payments && !('disabled' in setup)
-        ? new DirectToolPayments(setup, payments, tools, config.publicBaseUrl)
-        : undefined,
+    directTools,
+    mcp: new McpToolService(tools, directTools),
   };
 }
 

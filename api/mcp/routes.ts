@@ -1,0 +1,144 @@
+/**
+ * The MCP endpoint on the main host: Streamable HTTP through the official SDK's per-request
+ * handler (the 2026-07-28 revision, stateless; 2025-era clients served statelessly from the same
+ * factory). Host and Origin are checked first (DNS rebinding), the bearer token next, then the
+ * SDK dispatches to the catalog service. HTTP only: what the tools are and how a call is paid
+ * lives in shared/mcp.
+ */
+import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/express';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import {
+  type AuthInfo,
+  createMcpHandler,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+} from '@modelcontextprotocol/server';
+import { type RequestHandler, Router } from 'express';
+import type { Services } from '../../shared/composition/root';
+import type { McpCaller } from '../../shared/mcp/service';
+import { AppError } from '../../shared/platform/errors/index';
+import { logger } from '../../shared/platform/logger/index';
+
+export const MCP_PATH = '/mcp';
+
+/** A JSON-RPC request larger than this is refused (413) before it is parsed. */
+const MAX_BODY_BYTES = 1024 * 1024;
+/** How long a client may cache a tools/list page (the catalog changes by operator action only). */
+const LIST_TTL_MS = 60_000;
+
+const INSTRUCTIONS = [
+  'Every tool is a paid vendor action; its description and _meta["agent-commerce/price"] give the price.',
+  'Pay with credits: connect with Authorization: Bearer act_… (a wallet access token); each call is charged once, and a failed call costs nothing.',
+  'Pay with x402 instead: call without a token, read the payment requirements from the error result, and call again with the signed payment in _meta["x402/payment"].',
+  'Send _meta["agent-commerce/idempotency-key"] to make a credits call safe to repeat: the same key is charged once and answers the same result.',
+].join(' ');
+
+/** Hostnames the endpoint answers for: the public one, and loopback for local clients. */
+export function allowedHostnames(publicBaseUrl: string): string[] {
+  return [...new Set([new URL(publicBaseUrl).hostname, 'localhost', '127.0.0.1', '[::1]'])];
+}
+
+/** A thrown error as the JSON-RPC error MCP clients get: our catalog code in `data.code`. */
+function protocolError(err: unknown): ProtocolError {
+  if (err instanceof AppError) {
+    const code =
+      err.status === 400 || err.status === 404 ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError;
+    return new ProtocolError(code, err.message, { code: err.code, status: err.status });
+  }
+  logger.error('mcp request failed', { err });
+  return new ProtocolError(ProtocolErrorCode.InternalError, 'internal error', { code: 'internal_error', status: 500 });
+}
+
+function callerOf(auth: AuthInfo | undefined): McpCaller {
+  const wallet = auth?.extra?.wallet;
+  return typeof wallet === 'string' ? { kind: 'wallet', wallet } : { kind: 'anonymous' };
+}
+
+/** One server instance per request (the SDK's model): the caller decides what a call pays with. */
+function mcpServer(services: Services, caller: McpCaller, version: string): Server {
+  const server = new Server(
+    { name: 'agent-commerce', version },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+      cacheHints: { 'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: 'public' } },
+    },
+  );
+  server.setRequestHandler('tools/list', async (request) => {
+    try {
+      return await services.mcp.list(request.params?.cursor);
+    } catch (err) {
+      throw protocolError(err);
+    }
+  });
+  server.setRequestHandler('tools/call', async (request) => {
+    try {
+      return await services.mcp.call({
+        name: request.params.name,
+        arguments: (request.params.arguments ?? {}) as Record<string, unknown>,
+        meta: (request.params._meta ?? {}) as Record<string, unknown>,
+        caller,
+      });
+    } catch (err) {
+      throw protocolError(err);
+    }
+  });
+  return server;
+}
+
+/**
+ * `Authorization: Bearer act_…` → the wallet that pays with credits; no header → anonymous
+ * (x402 or a challenge). A header that does not authenticate is refused with 401, as the MCP
+ * authorization rules ask, in a JSON-RPC error body carrying our code.
+ */
+function authenticate(services: Services): RequestHandler {
+  return async (req, res, next) => {
+    const header = req.header('authorization');
+    if (header === undefined) return next();
+    try {
+      const { wallet, tokenId, expiresAt } = await services.tokens.authenticate(header);
+      (req as { auth?: AuthInfo }).auth = {
+        token: tokenId,
+        clientId: wallet,
+        scopes: [],
+        ...(expiresAt ? { expiresAt: Math.floor(expiresAt.getTime() / 1000) } : {}),
+        extra: { wallet },
+      };
+      next();
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status !== 401) return next(err);
+      res
+        .status(401)
+        .set('WWW-Authenticate', `Bearer error="invalid_token", error_description="${err.code}"`)
+        .json({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32001, message: err.message, data: { code: err.code, status: 401 } },
+        });
+    }
+  };
+}
+
+/** The router serving POST/GET/DELETE /mcp. */
+export function mcpRoutes(services: Services, publicBaseUrl: string, version: string): Router {
+  const handler = createMcpHandler(({ authInfo }) => mcpServer(services, callerOf(authInfo), version), {
+    legacy: 'stateless',
+    maxRequestBodySize: MAX_BODY_BYTES,
+    onerror: (err) => logger.warn('mcp request refused', { err: err.message }),
+  });
+  const node = toNodeHandler(handler, {
+    maxRequestBodySize: MAX_BODY_BYTES,
+    onerror: (err) => logger.error('mcp handler failed', { err }),
+  });
+  const hosts = allowedHostnames(publicBaseUrl);
+  const router = Router();
+  router.all(
+    MCP_PATH,
+    hostHeaderValidation(hosts),
+    originValidation(hosts),
+    authenticate(services),
+    (req, res) => void node(req, res),
+  );
+  return router;
+}
