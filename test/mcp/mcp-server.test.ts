@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Address } from 'viem';
 import { LedgerStore } from '../../shared/credits/ledger-store';
@@ -281,7 +282,7 @@ describe('the MCP server at /mcp, driven by the official MCP client SDK against 
     const port = new URL(stack.server.mainUrl).port;
     const send = (headers: Record<string, string>) =>
       new Promise<number>((resolve, reject) => {
-        const req = require('node:http').request(
+        const req = request(
           {
             host: '127.0.0.1',
             port,
@@ -289,9 +290,9 @@ describe('the MCP server at /mcp, driven by the official MCP client SDK against 
             method: 'POST',
             headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
           },
-          (res: { statusCode: number; resume(): void }) => {
+          (res) => {
             res.resume();
-            resolve(res.statusCode);
+            resolve(res.statusCode ?? 0);
           },
         );
         req.on('error', reject);
