@@ -109,10 +109,23 @@ describe('the MCP server at /mcp, driven by the official MCP client SDK against 
     await repo.insertProducts(
       Array.from({ length: 25 }, (_, i) => ({ slug: `filler-${i}`, name: `filler_${i}`, description: 'filler' })),
     );
+    // The first page as a plain 2025-era request (the SDK client's no-cursor call walks every page itself).
+    const res = await fetch(`${stack.server.mainUrl}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    const text = await res.text();
+    const first = JSON.parse(text.startsWith('{') ? text : text.split('data: ')[1]!).result;
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const firstNames = first.tools.map((t: { name: string }) => t.name);
     const client = await connect();
-    const first = await client.listTools({ cursor: undefined }, { cache: 'bypass' } as never);
-    // The no-cursor call walks every page; an explicit cursor returns that one page.
-    expect(first.tools.length).toBeGreaterThanOrEqual(2);
+    const second = await client.listTools({ cursor: first.nextCursor });
+    expect(second.tools.filter((t) => firstNames.includes(t.name))).toEqual([]);
+    // Products without actions are no tools; the pages together are the whole list, once each.
+    const all = await client.listTools(undefined, { cacheMode: 'refresh' });
+    expect([...firstNames, ...second.tools.map((t) => t.name)].sort()).toEqual(all.tools.map((t) => t.name).sort());
+    expect(all.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['stats__mean', 'stats__count']));
     await expect(client.listTools({ cursor: 'not-ours' })).rejects.toMatchObject({
       code: -32602,
       data: { code: 'invalid_cursor' },
