@@ -32,6 +32,7 @@ export type {
   Reservation,
   ReserveResult,
 } from './jobs';
+export { mcpConfig, type McpConfigInput, type McpServerEntry, mcpUrl } from './mcp';
 export { isTerminal, type Run, type RunStatus, type Triggered, type TriggerInput, type WaitOptions } from './runs';
 export type { AdvanceInput, Claim, DueOccurrence, ReleaseInput, Schedule, ScheduleAnswer } from './schedules';
 export {

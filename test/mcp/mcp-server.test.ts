@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Address } from 'viem';
 import { LedgerStore } from '../../shared/credits/ledger-store';
@@ -290,6 +292,39 @@ describe('the MCP server at /mcp, driven by the official MCP client SDK against 
     expect(malformed).toMatchObject({ isError: true, structuredContent: { error: { code: 'malformed_payment' } } });
     expect((await ledger.balance(wallet)).balance).toBe(before);
   });
+
+  it('the CLI prints the client configuration (mcp config) that connects an MCP client paying with credits', async () => {
+    const bin = join(__dirname, '../../sdk/bin/agent-commerce.cjs');
+    const out = await new Promise<string>((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        [bin, 'mcp', 'config', '--token', token, '--base-url', stack.server.mainUrl, '--json'],
+        {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
+      let text = '';
+      child.stdout.on('data', (c: Buffer) => (text += c.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => (code === 0 ? resolve(text) : reject(new Error(`exit ${code}: ${text}`))));
+    });
+    const config = JSON.parse(out);
+    const entry = config.mcpServers['agent-commerce'];
+    expect(entry).toEqual({
+      type: 'http',
+      url: `${stack.server.mainUrl}/mcp`,
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    const client = new Client({ name: 'from-config', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers: entry.headers } }),
+    );
+    clients.push(client);
+    const before = (await ledger.balance(wallet)).balance;
+    const result = await client.callTool({ name: 'stats__count', arguments: { values: [5] } });
+    expect(result.structuredContent).toMatchObject({ response: { value: 1 }, credits_charged: 2 });
+    expect((await ledger.balance(wallet)).balance).toBe(before - 2);
+  }, 120_000);
 
   it('refuses a foreign Host or Origin (DNS rebinding) with 403 before anything runs', async () => {
     const port = new URL(stack.server.mainUrl).port;
