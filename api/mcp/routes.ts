@@ -19,6 +19,7 @@ import type { Services } from '../../shared/composition/root';
 import type { McpCaller } from '../../shared/mcp/service';
 import { AppError } from '../../shared/platform/errors/index';
 import { logger } from '../../shared/platform/logger/index';
+import type { GroupAccess } from '../../shared/workspaces/types';
 
 export const MCP_PATH = '/mcp';
 
@@ -52,6 +53,8 @@ function protocolError(err: unknown): ProtocolError {
 
 function callerOf(auth: AuthInfo | undefined): McpCaller {
   const wallet = auth?.extra?.wallet;
+  const group = auth?.extra?.group as GroupAccess | undefined;
+  if (group) return { kind: 'group', access: group };
   return typeof wallet === 'string' ? { kind: 'wallet', wallet } : { kind: 'anonymous' };
 }
 
@@ -62,12 +65,13 @@ function mcpServer(services: Services, caller: McpCaller, version: string): Serv
     {
       capabilities: { tools: { listChanged: false } },
       instructions: INSTRUCTIONS,
-      cacheHints: { 'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: 'public' } },
+      // A group's list holds its own workflows: only that client may cache it.
+      cacheHints: { 'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: caller.kind === 'group' ? 'private' : 'public' } },
     },
   );
   server.setRequestHandler('tools/list', async (request) => {
     try {
-      return await services.mcp.list(request.params?.cursor);
+      return await services.mcp.list(request.params?.cursor, caller);
     } catch (err) {
       throw protocolError(err);
     }
@@ -88,7 +92,8 @@ function mcpServer(services: Services, caller: McpCaller, version: string): Serv
 }
 
 /**
- * `Authorization: Bearer act_…` → the wallet that pays with credits; no header → anonymous
+ * `Authorization: Bearer act_…` → the wallet that pays with credits; `agt_…` → an agent group (its
+ * budget's workflows are tools too); no header → anonymous
  * (x402 or a challenge). A header that does not authenticate is refused with 401, as the MCP
  * authorization rules ask, in a JSON-RPC error body carrying our code.
  */
@@ -97,6 +102,16 @@ function authenticate(services: Services): RequestHandler {
     const header = req.header('authorization');
     if (header === undefined) return next();
     try {
+      if (/^Bearer\s+agt_/i.test(header)) {
+        const group = await services.webhookRuns.authenticate(header);
+        (req as { auth?: AuthInfo }).auth = {
+          token: group.tokenId,
+          clientId: group.group._id,
+          scopes: [],
+          extra: { group },
+        };
+        return next();
+      }
       const { wallet, tokenId, expiresAt } = await services.tokens.authenticate(header);
       (req as { auth?: AuthInfo }).auth = {
         token: tokenId,

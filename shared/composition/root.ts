@@ -158,7 +158,7 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
       signInSite(config.publicBaseUrl),
     ),
     directTools,
-    mcp: new McpToolService(tools, directTools),
+    mcp: new McpToolService(tools, directTools, webhookRuns, repos.workflows),
   };
 }
 

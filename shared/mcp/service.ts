@@ -5,6 +5,11 @@ import { ids } from '../platform/ids/index';
 import type { ResolvedCall } from '../tools/invoke';
 import type { ToolAction, ToolProduct } from '../tools/rules';
 import type { ToolService } from '../tools/service';
+import { type TriggerBody,triggerBodySchema } from '../webhook-runs/schemas';
+import type { WebhookRunService } from '../webhook-runs/service';
+import { isTerminal } from '../webhook-runs/types';
+import type { RunnableWorkflow, WorkflowRepository } from '../workflows/repository';
+import type { GroupAccess } from '../workspaces/types';
 import { paidResult, paymentRequiredResult, paymentResponseMeta, type ToolCallResult, toolError } from './results';
 import {
   catalogTools,
@@ -16,9 +21,11 @@ import {
   nameCandidates,
   toolName,
 } from './tools';
+import { workflowIdOf, workflowTool, workflowToolName } from './workflow-tools';
 
 /** Who pays a call: a wallet's credits (its `act_` token), or nobody yet (x402 in the call, or a challenge). */
-export type McpCaller = { kind: 'wallet'; wallet: string } | { kind: 'anonymous' };
+export type McpCaller =
+  { kind: 'wallet'; wallet: string } | { kind: 'group'; access: GroupAccess } | { kind: 'anonymous' };
 
 export interface McpCall {
   name: string;
@@ -28,6 +35,8 @@ export interface McpCall {
 }
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
+/** How long a workflow call waits for its run: under the 60 s request timeout MCP clients default to. */
+const RUN_WAIT_MS = 45_000;
 
 /**
  * The catalog served over MCP: every listed action is a tool, called through the same paid paths
@@ -39,16 +48,26 @@ export class McpToolService {
   constructor(
     private readonly tools: ToolService,
     private readonly direct: DirectToolPayments | undefined,
+    private readonly runs: WebhookRunService,
+    private readonly workflows: WorkflowRepository,
   ) {}
 
-  async list(cursor: string | undefined): Promise<{ tools: McpTool[]; nextCursor?: string }> {
+  async list(cursor: string | undefined, caller: McpCaller): Promise<{ tools: McpTool[]; nextCursor?: string }> {
     const page = cursor === undefined ? 1 : decodeCursor(cursor);
     if (page === undefined) throw errors.badRequest('invalid_cursor', 'cursor is not one this server handed out');
     const { items, pagination } = await this.tools.catalogPage(page, MCP_PAGE_PRODUCTS);
+    // A group's workflows lead its first page (a budget lists a handful, never a catalog's worth).
+    const own = caller.kind === 'group' && page === 1 ? await this.groupWorkflows(caller.access) : [];
     return {
-      tools: catalogTools(items),
+      tools: [...own, ...catalogTools(items)],
       ...(pagination.has_next ? { nextCursor: encodeCursor(page + 1) } : {}),
     };
+  }
+
+  private async groupWorkflows(access: GroupAccess): Promise<McpTool[]> {
+    const found = await Promise.all(access.budget.workflow_ids.map((id) => this.workflows.runnable(id)));
+    // Published ones only: a draft runs for its own workspace over the webhook, but is no tool.
+    return found.filter((wf): wf is RunnableWorkflow => wf !== null && wf.version !== null).map(workflowTool);
   }
 
   /** The product and action a tool name stands for (only active, listed products are tools). */
@@ -63,6 +82,9 @@ export class McpToolService {
   }
 
   async call(input: McpCall): Promise<ToolCallResult> {
+    const workflowId = workflowIdOf(input.name);
+    if (workflowId !== undefined && input.caller.kind === 'group')
+      return this.runWorkflow(input.caller.access, workflowId, input.arguments);
     const { product, action } = await this.resolve(input.name);
     try {
       const payment = input.meta[MCP_META.x402Payment];
@@ -81,6 +103,58 @@ export class McpToolService {
       if (err.status === 402 && err.body && 'accepts' in err.body)
         return paymentRequiredResult(err.body as unknown as Parameters<typeof paymentRequiredResult>[0]);
       return toolError(err);
+    }
+  }
+
+  /**
+   * Triggers the run and waits a bounded time for its end. The SDK serves no MCP tasks (below),
+   * so a run still going when the wait ends is answered with its id and status URL to poll.
+   */
+  private async runWorkflow(
+    access: GroupAccess,
+    workflowId: string,
+    args: Record<string, unknown>,
+  ): Promise<ToolCallResult> {
+    const listed = access.budget.workflow_ids.includes(workflowId);
+    if (!listed) throw errors.notFound('tool_not_found', `no tool named ${workflowToolName(workflowId)}`);
+    try {
+      const { value, error } = triggerBodySchema.validate(args, { abortEarly: false });
+      if (error)
+        throw errors.badRequest('invalid_parameters', error.details.map((d) => d.message).join('; '), {
+          details: { errors: error.details.map((d) => ({ path: d.path.join('.'), message: d.message })) },
+        });
+      const body = value as TriggerBody;
+      const triggered = await this.runs.trigger(access, workflowId, {
+        prompt: body.prompt,
+        ...(body.request_id ? { request_id: body.request_id } : {}),
+      });
+      const runId = triggered.record.run._id;
+      const deadline = Date.now() + RUN_WAIT_MS;
+      let run = triggered.record.run;
+      for (let pause = 50; !isTerminal(run.status) && Date.now() < deadline; pause = Math.min(pause * 2, 500)) {
+        await new Promise((r) => setTimeout(r, pause));
+        run = (await this.runs.get(access, runId)).run;
+      }
+      const about = { run_id: runId, status: run.status, status_url: triggered.statusUrl };
+      if (run.status === 'completed')
+        return {
+          content: [{ type: 'text', text: run.response_text ?? '' }],
+          structuredContent: { ...about, response_text: run.response_text },
+        };
+      if (!isTerminal(run.status))
+        return {
+          content: [
+            { type: 'text', text: `run ${runId} is ${run.status}; poll ${triggered.statusUrl} for its result` },
+          ],
+          structuredContent: about,
+        };
+      const failed = toolError(
+        new AppError(422, run.error_code ?? `run_${run.status}`, run.error_message ?? `the run ended ${run.status}`),
+      );
+      return { ...failed, structuredContent: { ...failed.structuredContent, ...about } };
+    } catch (err) {
+      if (err instanceof AppError) return toolError(err);
+      throw err;
     }
   }
 

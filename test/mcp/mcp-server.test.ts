@@ -7,9 +7,11 @@ import { LedgerStore } from '../../shared/credits/ledger-store';
 import { AccessTokenService } from '../../shared/identity/access-tokens';
 import { DEV_ACCOUNT_INDEX, devAccount } from '../../shared/payments/chain/dev-accounts';
 import { ToolRepository } from '../../shared/tools/repository';
+import { WorkflowRepository } from '../../shared/workflows/repository';
 import { TestPayer } from '../support/payer';
 import { startTestStack, TestStack } from '../support/stack';
 import { startScriptedVendor } from '../support/vendor';
+import { addWorkflow, setupGroup, templateWorkflow } from '../support/webhook-runs';
 
 const merchant = devAccount(DEV_ACCOUNT_INDEX.merchant).address as Address;
 
@@ -324,6 +326,44 @@ describe('the MCP server at /mcp, driven by the official MCP client SDK against 
     const result = await client.callTool({ name: 'stats__count', arguments: { values: [5] } });
     expect(result.structuredContent).toMatchObject({ response: { value: 1 }, credits_charged: 2 });
     expect((await ledger.balance(wallet)).balance).toBe(before - 2);
+  }, 120_000);
+
+  it("an agent group's published workflows are its tools: calling one triggers a webhook run and answers its result", async () => {
+    const g = await setupGroup(stack.db, { daily: 1000 });
+    const published = await addWorkflow(stack.db, g, templateWorkflow('greeter'));
+    await new WorkflowRepository(stack.db.models).publish(published, '1.0.0');
+    const draft = await addWorkflow(stack.db, g, templateWorkflow('draft'));
+    const client = await connect({ authorization: `Bearer ${g.token}` });
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    expect(names).toContain(`workflow__${published}`);
+    expect(names).not.toContain(`workflow__${draft}`);
+    expect(names).toContain('stats__mean');
+    expect(tools.find((t) => t.name === `workflow__${published}`)?.inputSchema).toMatchObject({ required: ['prompt'] });
+
+    const result = await client.callTool({
+      name: `workflow__${published}`,
+      arguments: { prompt: 'MCP', request_id: 'mcp-run-1' },
+    });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ status: 'completed', response_text: 'Hello, MCP!' });
+    const runId = (result.structuredContent as { run_id: string }).run_id;
+    const again = await client.callTool({
+      name: `workflow__${published}`,
+      arguments: { prompt: 'MCP', request_id: 'mcp-run-1' },
+    });
+    expect((again.structuredContent as { run_id: string }).run_id).toBe(runId);
+    expect(await stack.db.models.webhookRuns.countDocuments({ group_id: g.groupId })).toBe(1);
+
+    const bad = await client.callTool({ name: `workflow__${published}`, arguments: { prompt: 7 } });
+    expect(bad).toMatchObject({ isError: true, structuredContent: { error: { code: 'invalid_parameters' } } });
+    // Another caller has no such tool.
+    await expect(
+      (await connect()).callTool({ name: `workflow__${published}`, arguments: { prompt: 'x' } }),
+    ).rejects.toMatchObject({
+      code: -32602,
+      data: { code: 'tool_not_found' },
+    });
   }, 120_000);
 
   it('refuses a foreign Host or Origin (DNS rebinding) with 403 before anything runs', async () => {
