@@ -5,7 +5,7 @@ import { ids } from '../platform/ids/index';
 import type { ResolvedCall } from '../tools/invoke';
 import type { ToolAction, ToolProduct } from '../tools/rules';
 import type { ToolService } from '../tools/service';
-import { type TriggerBody,triggerBodySchema } from '../webhook-runs/schemas';
+import { type TriggerBody, triggerBodySchema } from '../webhook-runs/schemas';
 import type { WebhookRunService } from '../webhook-runs/service';
 import { isTerminal } from '../webhook-runs/types';
 import type { RunnableWorkflow, WorkflowRepository } from '../workflows/repository';
