@@ -14,7 +14,7 @@ import { authOperations } from '../identity/routes';
 import { identityBodyErrors, identityOperations } from '../identity/wallet-routes';
 import { jobWorkflowOperations } from '../jobs/job-workflow-routes';
 import { jobOperations } from '../jobs/routes';
-import { mcpRoutes } from '../mcp/routes';
+import { mcpOperations } from '../mcp/routes';
 import { creditPurchaseOperations } from '../payments/routes';
 import { scheduleDocsOperations, workflowScheduleOperations, workflowScheduleRoutes } from '../schedules/routes';
 import { bearerToolOperations } from '../tools/bearer-routes';
@@ -57,6 +57,7 @@ export function apiOperations(deps: AppDeps, services: Services) {
     embed: embedOperations(services),
     operator: [...healthOperations(deps), ...metricsOperations(deps.config.metricsToken)],
     bearer: [...bearerCreditOperations(services), ...bearerToolOperations(services)],
+    mcp: mcpOperations(services, deps.config.publicBaseUrl, VERSION),
   };
   let document: OpenApiDocument | undefined;
   const docs = docsOperations(
@@ -101,7 +102,7 @@ export function createMainApp(deps: AppDeps, services: Services): Express {
   const ops = apiOperations(deps, services);
   const app = baseApp(deps, ops);
   // MCP reads its own body (JSON-RPC) and answers in JSON-RPC, so no parser of ours runs ahead of it.
-  app.use(mcpRoutes(services, deps.config.publicBaseUrl, VERSION));
+  app.use(mountOperations(ops.mcp));
   // Tools set their own error shape before parsing, so they are mounted ahead of the generic router.
   app.use('/api/external/tools', toolRoutes(ops.tools, services, deps.db));
   const external = Router();

@@ -14,12 +14,14 @@ import {
   ProtocolErrorCode,
   Server,
 } from '@modelcontextprotocol/server';
-import { type RequestHandler, Router } from 'express';
+import type { RequestHandler } from 'express';
+import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
 import type { McpCaller } from '../../shared/mcp/service';
 import { AppError } from '../../shared/platform/errors/index';
 import { logger } from '../../shared/platform/logger/index';
 import type { GroupAccess } from '../../shared/workspaces/types';
+import type { Operation } from '../http/operations/types';
 
 export const MCP_PATH = '/mcp';
 
@@ -135,8 +137,22 @@ function authenticate(services: Services): RequestHandler {
   };
 }
 
-/** The router serving POST/GET/DELETE /mcp. */
-export function mcpRoutes(services: Services, publicBaseUrl: string, version: string): Router {
+const jsonRpcError = Joi.object({
+  jsonrpc: Joi.string().valid('2.0').required(),
+  id: Joi.any().description('the request id (a string, a number, or null)'),
+  error: Joi.object({ code: Joi.number().integer().required(), message: Joi.string().required(), data: Joi.any() })
+    .unknown()
+    .required(),
+}).unknown();
+const jsonRpcAnswer = Joi.object({
+  jsonrpc: Joi.string().valid('2.0').required(),
+  id: Joi.any().description('the request id (a string, a number, or null)'),
+  result: Joi.object().unknown(),
+  error: Joi.object().unknown(),
+}).unknown();
+
+/** POST/GET/DELETE /mcp, declared as one operation (JSON-RPC over one path; docs/mcp.md has the methods). */
+export function mcpOperations(services: Services, publicBaseUrl: string, version: string): Operation[] {
   const handler = createMcpHandler(({ authInfo }) => mcpServer(services, callerOf(authInfo), version), {
     legacy: 'stateless',
     maxRequestBodySize: MAX_BODY_BYTES,
@@ -147,13 +163,58 @@ export function mcpRoutes(services: Services, publicBaseUrl: string, version: st
     onerror: (err) => logger.error('mcp handler failed', { err }),
   });
   const hosts = allowedHostnames(publicBaseUrl);
-  const router = Router();
-  router.all(
-    MCP_PATH,
-    hostHeaderValidation(hosts),
-    originValidation(hosts),
-    authenticate(services),
-    (req, res) => void node(req, res),
-  );
-  return router;
+  const refused = (description: string) => ({ description, body: jsonRpcError });
+  return [
+    {
+      id: 'mcp',
+      method: 'post',
+      anyMethod: true,
+      path: MCP_PATH,
+      host: 'main',
+      auth: [{ kind: 'none' }, { kind: 'act' }, { kind: 'agt' }, { kind: 'x402' }],
+      tag: 'MCP',
+      summary: 'The MCP server: Streamable HTTP, JSON-RPC 2.0 (tools/list, tools/call, ping, server/discover)',
+      description:
+        'The 2026-07-28 revision (stateless, per-request `_meta` envelope, `Mcp-Method`/`Mcp-Name` headers) and 2025 clients (initialize) on one path. Every active catalog action is a tool; calls are paid with credits (Bearer act_) or x402 in `_meta["x402/payment"]`. An agent group token (agt_) adds its workflows. See docs/mcp.md.',
+      request: {
+        body: Joi.object({
+          jsonrpc: Joi.string().valid('2.0').required(),
+          id: Joi.any().description('a string or a number; absent for a notification'),
+          method: Joi.string().required(),
+          params: Joi.object().unknown(),
+        }).unknown(),
+      },
+      // The SDK reads and checks the JSON-RPC body itself (its own errors, in JSON-RPC).
+      validation: 'handler',
+      responses: {
+        200: {
+          description: 'The JSON-RPC response (or an SSE stream carrying it)',
+          body: jsonRpcAnswer,
+          alsoAs: ['text/event-stream'],
+        },
+        202: { description: 'A notification, accepted' },
+        400: refused('Not a JSON-RPC request, or its headers disagree with the body'),
+        401: refused('A bearer token that does not authenticate (`data.code`)'),
+        403: refused('A Host or Origin this server does not answer (DNS rebinding)'),
+        405: { description: 'GET or DELETE: no sessions, no standalone stream' },
+        406: refused('The Accept header allows neither JSON nor an event stream'),
+        413: refused('A body over 1 MiB'),
+        415: refused('Not application/json'),
+      },
+      errorStatuses: [],
+      errors: 'gateway',
+      examples: [
+        {
+          name: 'ping',
+          request: {
+            headers: { accept: 'application/json, text/event-stream' },
+            body: { jsonrpc: '2.0', id: 1, method: 'ping' },
+          },
+          response: { status: 200, body: { jsonrpc: '2.0', id: 1, result: {} } },
+        },
+      ],
+      before: [hostHeaderValidation(hosts), originValidation(hosts), authenticate(services)],
+      handler: (req, res) => void node(req, res),
+    },
+  ];
 }
