@@ -192,6 +192,7 @@ async function main(): Promise<void> {
   agent commerce service is up
     main host (agents):      http://localhost:${PORT}/api/external/...
     bearer host:             http://localhost:${API_PORT}/health
+    MCP server:              http://localhost:${PORT}/mcp (agent-commerce mcp config --token act_… prints a client config)
     Temporal Web UI:         ${uiUrl}
     MongoDB (wire):          ${env.MONGODB_URI}
     local chain:             ${chainInfo}

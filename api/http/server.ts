@@ -16,6 +16,7 @@ import { authOperations } from '../identity/routes';
 import { identityBodyErrors, identityOperations } from '../identity/wallet-routes';
 import { jobWorkflowOperations } from '../jobs/job-workflow-routes';
 import { jobOperations } from '../jobs/routes';
+import { mcpOperations } from '../mcp/routes';
 import { discoveryOperations, paymentStatusOperations } from '../payments/extension-routes';
 import { creditPurchaseOperations } from '../payments/routes';
 import { scheduleDocsOperations, workflowScheduleOperations, workflowScheduleRoutes } from '../schedules/routes';
@@ -61,6 +62,7 @@ export function apiOperations(deps: AppDeps, services: Services) {
     embed: embedOperations(services),
     operator: [...healthOperations(deps), ...metricsOperations(deps.config.metricsToken)],
     bearer: [...bearerCreditOperations(services), ...bearerToolOperations(services)],
+    mcp: mcpOperations(services, deps.config.publicBaseUrl, VERSION),
   };
   let document: OpenApiDocument | undefined;
   const docs = docsOperations(
@@ -105,6 +107,8 @@ function finish(app: Express, helpBaseUrl: string): Express {
 export function createMainApp(deps: AppDeps, services: Services): Express {
   const ops = apiOperations(deps, services);
   const app = baseApp(deps, ops);
+  // MCP reads its own body (JSON-RPC) and answers in JSON-RPC, so no parser of ours runs ahead of it.
+  app.use(mountOperations(ops.mcp));
   // Tools set their own error shape before parsing, so they are mounted ahead of the generic router.
   app.use('/api/external/tools', toolRoutes(ops.tools, services, deps.db));
   const external = Router();

@@ -32,6 +32,7 @@ export type {
   Reservation,
   ReserveResult,
 } from './jobs';
+export { mcpConfig, type McpConfigInput, type McpServerEntry, mcpUrl } from './mcp';
 export {
   Payments,
   type PaymentStatus,

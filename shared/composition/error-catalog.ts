@@ -9,6 +9,7 @@ import { bearerTokensErrors } from '../identity/bearer-token-errors';
 import { identityErrors } from '../identity/errors';
 import { signedRequestsErrors } from '../identity/signed-request-errors';
 import { jobsErrors } from '../jobs/errors';
+import { mcpErrors } from '../mcp/errors';
 import { paymentsErrors } from '../payments/errors';
 import { x402SettlementErrors } from '../payments/x402/settlement-errors';
 import { x402VerificationErrors } from '../payments/x402/verification-errors';
@@ -35,4 +36,5 @@ export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
   ...webhookRunsErrors,
   ...schedulesErrors,
   ...embedErrors,
+  ...mcpErrors,
 };

@@ -7,6 +7,7 @@ import { JobWorkflowRepository } from '../jobs/job-workflow-repository';
 import { JobWorkflowService } from '../jobs/job-workflow-service';
 import { JobRepository } from '../jobs/repository';
 import { JobService } from '../jobs/service';
+import { McpToolService } from '../mcp/service';
 import { CreditPurchaseService } from '../payments/credit-purchase';
 import { DirectToolPayments } from '../payments/direct-tool-payments';
 import { challengeExtensions } from '../payments/extensions/challenge-extensions';
@@ -188,6 +189,7 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
       signInSite(config.publicBaseUrl),
     ),
     directTools,
+    mcp: new McpToolService(tools, directTools, webhookRuns, repos.workflows),
   };
 }
 

@@ -7,6 +7,7 @@ import type { AgentClient } from '../client';
 import { clientError } from '../errors';
 import { createIdentity, writeKeyFile } from '../identity';
 import type { JobWorkflow } from '../jobs';
+import { mcpConfig } from '../mcp';
 import { verifyReceipt } from '../payments';
 import type { Run } from '../runs';
 import type { Values } from './config';
@@ -293,6 +294,22 @@ export const COMMANDS: Command[] = [
     },
     show: (r) =>
       `valid receipt signed by ${r.signer}\n${r.payer} paid for ${r.resourceUrl}\n${r.network} ${r.transaction} at ${new Date(r.issuedAt * 1000).toISOString()}`,
+  },
+  {
+    words: ['mcp', 'config'],
+    summary: 'the MCP client configuration (mcpServers JSON) that adds this service to an MCP host',
+    options: {
+      token: { type: 'string', help: 'an act_ access token (calls paid from credits; without one, x402)' },
+      'issue-token': { type: 'boolean', help: 'mint a new act_ token for the wallet (signed) and put it in' },
+      name: { type: 'string', help: 'the server name in mcpServers (default agent-commerce)' },
+    },
+    key: (o) => o['issue-token'] === true,
+    run: async ({ client, opts, baseUrl }) => {
+      const token =
+        opts['issue-token'] === true ? (await client.tokens.issue({ label: 'mcp' })).access_token : str(opts, 'token');
+      return mcpConfig({ baseUrl, token, name: str(opts, 'name') });
+    },
+    show: (r) => JSON.stringify(r, null, 2),
   },
   {
     words: ['tools', 'search'],

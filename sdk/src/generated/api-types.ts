@@ -2053,6 +2053,40 @@ export interface ReportIssueResponse {
 }
 
 /**
+ * The request body of mcp (POST /mcp: The MCP server: Streamable HTTP, JSON-RPC 2.0 (tools/list, tools/call, ping, server/discover)).
+ */
+export interface McpBody {
+  jsonrpc: "2.0";
+  /**
+   * a string or a number; absent for a notification
+   */
+  id?: unknown;
+  method: string;
+  params?: {
+    [k: string]: unknown;
+  };
+  [k: string]: unknown;
+}
+
+/**
+ * The 200 answer of mcp (POST /mcp: The MCP server: Streamable HTTP, JSON-RPC 2.0 (tools/list, tools/call, ping, server/discover)).
+ */
+export interface McpResponse {
+  jsonrpc: "2.0";
+  /**
+   * the request id (a string, a number, or null)
+   */
+  id?: unknown;
+  result?: {
+    [k: string]: unknown;
+  };
+  error?: {
+    [k: string]: unknown;
+  };
+  [k: string]: unknown;
+}
+
+/**
  * The request body of embedSignInNonce (POST /embed/api/sign-in/nonce: The sign-in message a wallet signs (EIP-4361 style) for a bundle and origin).
  */
 export interface EmbedSignInNonceBody {

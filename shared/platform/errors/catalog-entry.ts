@@ -24,7 +24,8 @@ export type ErrorArea =
   | 'jobs'
   | 'webhook runs'
   | 'schedules'
-  | 'embed';
+  | 'embed'
+  | 'mcp';
 
 /** The order of the areas in docs/errors.md and GET /docs/errors. */
 export const ERROR_AREAS: readonly ErrorArea[] = [
@@ -42,4 +43,5 @@ export const ERROR_AREAS: readonly ErrorArea[] = [
   'webhook runs',
   'schedules',
   'embed',
+  'mcp',
 ];

@@ -1,0 +1,226 @@
+import type { DirectToolPayments } from '../payments/direct-tool-payments';
+import { decodePaymentResponse, encodePaymentPayload, type PaymentPayload } from '../payments/x402/challenge';
+import { AppError, errors } from '../platform/errors/index';
+import { ids } from '../platform/ids/index';
+import type { ResolvedCall } from '../tools/invoke';
+import type { ToolAction, ToolProduct } from '../tools/rules';
+import type { ToolService } from '../tools/service';
+import { type TriggerBody, triggerBodySchema } from '../webhook-runs/schemas';
+import type { WebhookRunService } from '../webhook-runs/service';
+import { isTerminal } from '../webhook-runs/types';
+import type { RunnableWorkflow, WorkflowRepository } from '../workflows/repository';
+import type { GroupAccess } from '../workspaces/types';
+import { paidResult, paymentRequiredResult, paymentResponseMeta, type ToolCallResult, toolError } from './results';
+import {
+  catalogTools,
+  decodeCursor,
+  encodeCursor,
+  MCP_META,
+  MCP_PAGE_PRODUCTS,
+  type McpTool,
+  nameCandidates,
+  toolName,
+} from './tools';
+import { workflowIdOf, workflowTool, workflowToolName } from './workflow-tools';
+
+/** Who pays a call: a wallet's credits (its `act_` token), or nobody yet (x402 in the call, or a challenge). */
+export type McpCaller =
+  { kind: 'wallet'; wallet: string } | { kind: 'group'; access: GroupAccess } | { kind: 'anonymous' };
+
+export interface McpCall {
+  name: string;
+  arguments: Record<string, unknown>;
+  meta: Record<string, unknown>;
+  caller: McpCaller;
+}
+
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
+/** How long a workflow call waits for its run: under the 60 s request timeout MCP clients default to. */
+const RUN_WAIT_MS = 45_000;
+
+/**
+ * The catalog served over MCP: every listed action is a tool, called through the same paid paths
+ * as the REST API (credits: hold → vendor → capture; x402: verify → vendor → settle). Errors the
+ * model can act on come back as tool errors with our code; a request that names no tool of ours
+ * throws (the transport answers it as a protocol error).
+ */
+export class McpToolService {
+  constructor(
+    private readonly tools: ToolService,
+    private readonly direct: DirectToolPayments | undefined,
+    private readonly runs: WebhookRunService,
+    private readonly workflows: WorkflowRepository,
+  ) {}
+
+  async list(cursor: string | undefined, caller: McpCaller): Promise<{ tools: McpTool[]; nextCursor?: string }> {
+    const page = cursor === undefined ? 1 : decodeCursor(cursor);
+    if (page === undefined) throw errors.badRequest('invalid_cursor', 'cursor is not one this server handed out');
+    const { items, pagination } = await this.tools.catalogPage(page, MCP_PAGE_PRODUCTS);
+    // A group's workflows lead its first page (a budget lists a handful, never a catalog's worth).
+    const own = caller.kind === 'group' && page === 1 ? await this.groupWorkflows(caller.access) : [];
+    return {
+      tools: [...own, ...catalogTools(items)],
+      ...(pagination.has_next ? { nextCursor: encodeCursor(page + 1) } : {}),
+    };
+  }
+
+  private async groupWorkflows(access: GroupAccess): Promise<McpTool[]> {
+    const found = await Promise.all(access.budget.workflow_ids.map((id) => this.workflows.runnable(id)));
+    // Published ones only: a draft runs for its own workspace over the webhook, but is no tool.
+    return found.filter((wf): wf is RunnableWorkflow => wf !== null && wf.version !== null).map(workflowTool);
+  }
+
+  /** The product and action a tool name stands for (only active, listed products are tools). */
+  async resolve(name: string): Promise<{ product: ToolProduct; action: ToolAction }> {
+    for (const c of nameCandidates(name)) {
+      const product = await this.tools.findProduct(c.product);
+      const action = product?.actions.find((a) => a.slug === c.action);
+      if (product && action && !product.private && toolName(product.slug, action.slug) === name)
+        return { product, action };
+    }
+    throw errors.notFound('tool_not_found', `no tool named ${name}; list them with tools/list`);
+  }
+
+  async call(input: McpCall): Promise<ToolCallResult> {
+    const workflowId = workflowIdOf(input.name);
+    if (workflowId !== undefined && input.caller.kind === 'group')
+      return this.runWorkflow(input.caller.access, workflowId, input.arguments);
+    const { product, action } = await this.resolve(input.name);
+    try {
+      const payment = input.meta[MCP_META.x402Payment];
+      if (input.caller.kind === 'wallet') {
+        if (payment !== undefined)
+          throw errors.badRequest(
+            'mixed_payment_modes',
+            'pay either with credits (the bearer token) or with x402 (_meta["x402/payment"]), not both',
+          );
+        return await this.withCredits(input.caller.wallet, product, action, input);
+      }
+      return await this.withX402(product, action, input.arguments, payment);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      // Every refusal that asks for a payment carries the x402 challenge (the transport's shape).
+      if (err.status === 402 && err.body && 'accepts' in err.body)
+        return paymentRequiredResult(err.body as unknown as Parameters<typeof paymentRequiredResult>[0]);
+      return toolError(err);
+    }
+  }
+
+  /**
+   * Triggers the run and waits a bounded time for its end. The SDK serves no MCP tasks (below),
+   * so a run still going when the wait ends is answered with its id and status URL to poll.
+   */
+  private async runWorkflow(
+    access: GroupAccess,
+    workflowId: string,
+    args: Record<string, unknown>,
+  ): Promise<ToolCallResult> {
+    const listed = access.budget.workflow_ids.includes(workflowId);
+    if (!listed) throw errors.notFound('tool_not_found', `no tool named ${workflowToolName(workflowId)}`);
+    try {
+      const { value, error } = triggerBodySchema.validate(args, { abortEarly: false });
+      if (error)
+        throw errors.badRequest('invalid_parameters', error.details.map((d) => d.message).join('; '), {
+          details: { errors: error.details.map((d) => ({ path: d.path.join('.'), message: d.message })) },
+        });
+      const body = value as TriggerBody;
+      const triggered = await this.runs.trigger(access, workflowId, {
+        prompt: body.prompt,
+        ...(body.request_id ? { request_id: body.request_id } : {}),
+      });
+      const runId = triggered.record.run._id;
+      const deadline = Date.now() + RUN_WAIT_MS;
+      let run = triggered.record.run;
+      for (let pause = 50; !isTerminal(run.status) && Date.now() < deadline; pause = Math.min(pause * 2, 500)) {
+        await new Promise((r) => setTimeout(r, pause));
+        run = (await this.runs.get(access, runId)).run;
+      }
+      const about = { run_id: runId, status: run.status, status_url: triggered.statusUrl };
+      if (run.status === 'completed')
+        return {
+          content: [{ type: 'text', text: run.response_text ?? '' }],
+          structuredContent: { ...about, response_text: run.response_text },
+        };
+      if (!isTerminal(run.status))
+        return {
+          content: [
+            { type: 'text', text: `run ${runId} is ${run.status}; poll ${triggered.statusUrl} for its result` },
+          ],
+          structuredContent: about,
+        };
+      const failed = toolError(
+        new AppError(422, run.error_code ?? `run_${run.status}`, run.error_message ?? `the run ended ${run.status}`),
+      );
+      return { ...failed, structuredContent: { ...failed.structuredContent, ...about } };
+    } catch (err) {
+      if (err instanceof AppError) return toolError(err);
+      throw err;
+    }
+  }
+
+  private async withCredits(
+    wallet: string,
+    product: ToolProduct,
+    action: ToolAction,
+    input: McpCall,
+  ): Promise<ToolCallResult> {
+    const key = input.meta[MCP_META.idempotencyKey];
+    if (key !== undefined && (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)))
+      throw errors.badRequest(
+        'invalid_request',
+        `_meta["${MCP_META.idempotencyKey}"] must be 1-128 of A-Z a-z 0-9 . _ : -`,
+      );
+    // With a key, a repeat of the call is the same hold (unique per wallet and request id): charged once.
+    const requestId = typeof key === 'string' ? `mcp:${key}` : `mcp:${ids.order()}`;
+    const out = await this.tools.invokeWithCredits({
+      wallet,
+      product: product.id,
+      actionSlug: action.slug,
+      parameters: input.arguments,
+      requestId,
+      meta: { via: 'mcp', tool: input.name },
+    });
+    return paidResult(out.response, {
+      credits_charged: out.credits_charged,
+      transaction_id: out.transaction_id,
+      ...(out.warnings ? { warnings: out.warnings } : {}),
+    });
+  }
+
+  private async withX402(
+    product: ToolProduct,
+    action: ToolAction,
+    args: Record<string, unknown>,
+    payment: unknown,
+  ): Promise<ToolCallResult> {
+    // Parameters first: a call that cannot run is refused before any challenge or payment.
+    const call: ResolvedCall | null = await this.tools.directOffer(product.slug, action.slug, args);
+    if (!call) {
+      throw errors.unauthorized(
+        'missing_bearer',
+        `${toolName(product.slug, action.slug)} is paid with credits only: connect with Authorization: Bearer act_…`,
+      );
+    }
+    if (!this.direct)
+      throw errors.unavailable('payments_unavailable', 'x402 payments are not configured on this deployment');
+    if (payment !== undefined && (payment === null || typeof payment !== 'object' || Array.isArray(payment)))
+      throw errors.badRequest('malformed_payment', '_meta["x402/payment"] must be an x402 PaymentPayload object');
+    // The direct path reads the payment as the HTTP header carries it; one encoding, one set of checks.
+    const header = payment === undefined ? undefined : encodePaymentPayload(payment as PaymentPayload);
+    const out = await this.direct.invoke(call, args, header);
+    const body = out.body as { response?: unknown; warnings?: unknown[]; x402?: Record<string, unknown> };
+    if (out.status === 202) {
+      throw errors.conflict(
+        'payment_in_progress',
+        'the payment is verified and still settling; send the same call with the same payment again for the result',
+        { details: { x402: body.x402 } },
+      );
+    }
+    const settled = decodePaymentResponse(Object.entries(out.headers).find(([k]) => /payment-response/i.test(k))?.[1]);
+    return paidResult(
+      body.response,
+      { x402: body.x402, ...(body.warnings ? { warnings: body.warnings } : {}) },
+      settled.ok ? paymentResponseMeta(settled.value) : undefined,
+    );
+  }
+}
