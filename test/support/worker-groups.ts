@@ -20,7 +20,8 @@ export function composeWorkers(): WorkerProcess[] {
   };
   return Object.entries(compose.services).flatMap(([name, service]) => {
     const command = service.command ?? [];
-    if (!command.includes('workers/main.ts')) return [];
+    // compose runs the compiled workers (dist/workers/main.js); make dev runs the sources.
+    if (!command.some((c) => /(^|\/)workers\/main\.(ts|js)$/.test(c))) return [];
     const arg = command[command.indexOf('--queues') + 1] ?? 'all';
     return [{ name, queues: /^\$\{[A-Z_]+:-(.+)\}$/.exec(arg)?.[1] ?? arg }];
   });
