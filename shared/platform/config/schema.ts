@@ -177,6 +177,8 @@ export interface X402Config {
   logWindowBlocks: number;
   facilitatorTimeoutMs: number;
   sweepStaleSeconds: number;
+  /** A paid tool call still `delivering` this long is abandoned by the sweep (X402_DELIVERING_STALE_SECONDS). */
+  deliveringStaleSeconds: number;
 }
 
 const envSchema = Joi.object({
@@ -252,6 +254,7 @@ const envSchema = Joi.object({
   X402_LOG_WINDOW_BLOCKS: Joi.number().integer().min(1).max(1000000).default(2000),
   X402_FACILITATOR_TIMEOUT_MS: Joi.number().integer().min(100).max(300000).default(15000),
   X402_SWEEP_STALE_SECONDS: Joi.number().integer().min(0).max(86400).default(120),
+  X402_DELIVERING_STALE_SECONDS: Joi.number().integer().min(0).max(86400).default(600),
   TOOL_SECRETS_KEY: Joi.string()
     .pattern(/^[0-9a-fA-F]{64}$/)
     .messages({ 'string.pattern.base': 'must be 64 hex characters (32 bytes; value not shown)' }),
@@ -403,6 +406,7 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
       logWindowBlocks: value.X402_LOG_WINDOW_BLOCKS,
       facilitatorTimeoutMs: value.X402_FACILITATOR_TIMEOUT_MS,
       sweepStaleSeconds: value.X402_SWEEP_STALE_SECONDS,
+      deliveringStaleSeconds: value.X402_DELIVERING_STALE_SECONDS,
     }),
     http: Object.freeze({
       headersTimeoutMs: value.HTTP_HEADERS_TIMEOUT_MS,
