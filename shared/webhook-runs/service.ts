@@ -244,7 +244,7 @@ export class WebhookRunService {
         status: 'failed',
         response_text: null,
         model: null,
-        error_code: 'workflow_version_unavailable',
+        error_code: 'run_not_startable',
         error_message: `the run never started and version ${run.workflow_version ?? '(draft)'} of workflow ${run.workflow_id} can no longer be run`,
         nodes: [],
       },

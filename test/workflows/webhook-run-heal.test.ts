@@ -61,7 +61,7 @@ describe('webhook runs a trigger inserted but never started are healed by a work
     expect((await runs.get(held))!.run.status).toBe('queued');
 
     const failed = (await runs.get(gone))!.run;
-    expect(failed).toMatchObject({ status: 'failed', error_code: 'workflow_version_unavailable' });
+    expect(failed).toMatchObject({ status: 'failed', error_code: 'run_not_startable' });
     expect(failed.error_message).toContain('99.0.0');
     await expect(stack.temporal.client.workflow.getHandle(gone).describe()).rejects.toThrow();
 
