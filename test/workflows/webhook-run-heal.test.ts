@@ -3,7 +3,7 @@ import { ids } from '../../shared/platform/ids/index';
 import { RunRepository } from '../../shared/webhook-runs/repository';
 import { WorkflowRepository } from '../../shared/workflows/repository';
 import { createEngines } from '../../temporal/engines';
-import { runRunHeal } from '../../temporal/run-heal/client';
+import { ensureRunHealSchedule, runHealScheduleId, runRunHeal } from '../../temporal/run-heal/client';
 import { runHealWorkflowId } from '../../temporal/run-heal/ids';
 import { replayHistory } from '../support/histories';
 import { startTestStack, type TestStack } from '../support/stack';
@@ -80,4 +80,22 @@ describe('webhook runs a trigger inserted but never started are healed by a work
       await stack.temporal.client.workflow.getHandle(runHealWorkflowId(tag)).fetchHistory(),
     );
   }, 180_000);
+
+  it('is a Temporal Schedule on the system queue, created once with the configured bound', async () => {
+    await ensureRunHealSchedule(stack.temporal, 60);
+    await ensureRunHealSchedule(stack.temporal, 60);
+    const handle = stack.temporal.client.schedule.getHandle(runHealScheduleId(stack.temporal));
+    try {
+      const desc = await handle.describe();
+      expect(desc.action).toMatchObject({
+        type: 'startWorkflow',
+        workflowType: 'webhookRunHealWorkflow',
+        taskQueue: stack.temporal.queue('system-v1'),
+        args: [{ staleSeconds: 60 }],
+      });
+      expect(desc.spec.intervals?.[0]?.every).toBe(60_000);
+    } finally {
+      await handle.delete();
+    }
+  });
 });
