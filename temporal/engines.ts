@@ -29,6 +29,7 @@ export function lazyEngines(temporal: () => TemporalHandle): Engines {
   return {
     runs: {
       start: (run) => now().runs.start(run),
+      hasExecution: (runId) => now().runs.hasExecution(runId),
       cancel: (runId) => now().runs.cancel(runId),
       replayCallback: (replay) => now().runs.replayCallback(replay),
       awaitEnd: (runId, signal) => now().runs.awaitEnd(runId, signal),

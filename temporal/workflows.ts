@@ -3,6 +3,7 @@ export { creditExpirySweepWorkflow } from './credit-expiry/workflows';
 export { jobReservationSweepWorkflow, jobReservationWorkflow } from './job-reservation/workflows';
 export { jobVerificationWorkflow } from './job-verification/workflows';
 export { pingWorkflow } from './ping/workflows';
+export { webhookRunHealWorkflow } from './run-heal/workflows';
 export { scheduleLeaseWorkflow } from './schedule-lease/workflows';
 export { toolHoldHealWorkflow } from './tool-holds/workflows';
 export { callbackDeliveryWorkflow, callbackReplayWorkflow } from './webhook-callbacks/workflows';

@@ -6,6 +6,7 @@ import { startTracing, stopTracing } from '../shared/platform/tracing/index';
 import { createTemporal, ensureSearchAttributes } from '../temporal/connection';
 import { ensureExpirySchedule } from '../temporal/credit-expiry/client';
 import { startReservationSweep } from '../temporal/job-reservation/client';
+import { ensureRunHealSchedule } from '../temporal/run-heal/client';
 import { ensureHoldHealSchedule } from '../temporal/tool-holds/client';
 import { ensureSettlementSweepSchedule } from '../temporal/x402-sweep/client';
 import { workerIdentity } from './deps';
@@ -82,6 +83,8 @@ async function main(): Promise<void> {
     );
   if (queues.some((q) => q.key === 'tools'))
     await waitFor('hold healer schedule', () => ensureHoldHealSchedule(temporal, config.tools.holdStaleMinutes));
+  if (queues.some((q) => q.key === 'system'))
+    await waitFor('run healer schedule', () => ensureRunHealSchedule(temporal, config.runHealStaleSeconds));
   if (queues.some((q) => q.key === 'jobs'))
     await waitFor('job reservation sweep', () => startReservationSweep(temporal));
   const running = await waitFor('temporal worker', () => runWorkers(deps, queues, config.temporalAddress, activities));

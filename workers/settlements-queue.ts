@@ -23,7 +23,11 @@ export const settlementsQueue: QueueDefinition = {
         payments: setup,
         creditExpiryDays: deps.config.creditExpiryDays,
       }),
-      ...createSweepActivities({ models: deps.db.models, temporal: deps.temporal }),
+      ...createSweepActivities({
+        models: deps.db.models,
+        temporal: deps.temporal,
+        deliveringStaleSeconds: deps.config.x402.deliveringStaleSeconds,
+      }),
     };
   },
 };

@@ -25,7 +25,7 @@ export function noEngines(): Engines {
     throw new Error('this process has no workflow engine');
   };
   return {
-    runs: { start: none, cancel: none, replayCallback: none, awaitEnd: none },
+    runs: { start: none, hasExecution: none, cancel: none, replayCallback: none, awaitEnd: none },
     settlements: { start: none, await: none },
     jobs: { ensureReservationSweep: none, startVerification: none },
     sessions: { start: none, query: none, touch: none, end: none },

@@ -21,6 +21,7 @@ import { jobWorkflowModel } from '../jobs/models/job-workflow';
 import { paymentIdentifierModel } from '../payments/models/payment-identifier';
 import { settlementNonceModel } from '../payments/models/settlement-nonce';
 import { siwxNonceModel } from '../payments/models/siwx-nonce';
+import { x402DeliveryOutcomeModel } from '../payments/models/x402-delivery-outcome';
 import { x402InFlightModel } from '../payments/models/x402-in-flight';
 import { x402PaymentModel } from '../payments/models/x402-payment';
 import { systemPingModel } from '../platform/health/model';
@@ -76,6 +77,7 @@ export function registerModels(conn: Connection) {
     x402Payments: x402PaymentModel(conn),
     settlementNonces: settlementNonceModel(conn),
     x402InFlight: x402InFlightModel(conn),
+    x402DeliveryOutcomes: x402DeliveryOutcomeModel(conn),
     paymentIdentifiers: paymentIdentifierModel(conn),
     siwxNonces: siwxNonceModel(conn),
     ledgerWatermarks: ledgerWatermarkModel(conn),

@@ -46,6 +46,13 @@ export const paymentsErrors: Readonly<Record<string, ErrorEntry & { area: 'payme
     meaning: 'A verified x402 payment already in progress: this same payment is being settled.',
     action: 'Retry the same request shortly for its recorded result, or poll the balance.',
   },
+  delivery_abandoned: {
+    status: 402,
+    area: 'payments',
+    meaning:
+      'A paid tool call was interrupted before it answered (the service restarted mid-call) and was abandoned: its authorization was never settled, nothing was charged.',
+    action: 'Pay again with a new authorization (the 402 carries the challenge).',
+  },
   payment_already_used: {
     status: 409,
     area: 'payments',

@@ -3,6 +3,7 @@ import { baseUnitsToUsd } from '../credits/money';
 import { insertOnce, type Models } from '../platform/db/index';
 import { AppError, errors } from '../platform/errors/index';
 import type { LocalLimiter } from '../platform/limits/local';
+import { decideDelivery, DELIVERY_ABANDONED, recordAbandoned } from './delivery-outcomes';
 import { type IdentifierClaim, paymentIdentifierOf, type PaymentIdentifiers } from './extensions/payment-identifier';
 import { ReceiptIssuer, type SignedReceipt } from './extensions/receipts';
 import { type InFlightPayments, payerKey } from './in-flight';
@@ -75,7 +76,7 @@ export function amountFields(
 export class PaymentGate {
   constructor(
     private readonly setup: PaymentSetup,
-    private readonly models: Pick<Models, 'x402Payments'>,
+    private readonly models: Pick<Models, 'x402Payments' | 'x402DeliveryOutcomes'>,
     private readonly settlements: SettlementEngine,
     /** The process's in-flight claims (the composition root's; its cache is per instance). */
     private readonly inFlight: InFlightPayments,
@@ -217,8 +218,16 @@ export class PaymentGate {
     throw errors.paymentRequired('insufficient_balance', message);
   }
 
-  /** The authorized payment's delivery succeeded: keep its result, then settle it durably. */
+  /**
+   * The authorized payment's delivery succeeded: keep its result, then settle it durably. When
+   * the sweep took the delivery for dead first (it ran far past every vendor timeout), the
+   * payment stays abandoned and this answers its failure: nothing is charged for the call.
+   */
   async deliver(record: X402PaymentDoc, resultJson: string): Promise<PaidOutcome> {
+    if ((await decideDelivery(this.models, record._id, 'delivered')) === 'abandoned') {
+      await recordAbandoned(this.models, record._id, DELIVERY_ABANDONED.code, DELIVERY_ABANDONED.message);
+      throw errors.paymentRequired(DELIVERY_ABANDONED.code, DELIVERY_ABANDONED.message);
+    }
     const next: X402PaymentDoc = { ...record, status: 'verified', result_json: resultJson, updated_at: new Date() };
     await this.models.x402Payments.updateOne(
       { _id: record._id, status: 'delivering' },
@@ -230,18 +239,9 @@ export class PaymentGate {
 
   /** The delivery failed: the authorization is never settled, so nothing is charged; a replay answers this failure. */
   async abandon(record: X402PaymentDoc, code: string, message: string): Promise<void> {
-    await this.models.x402Payments.updateOne(
-      { _id: record._id, status: 'delivering' },
-      {
-        $set: {
-          status: 'failed',
-          error_code: code,
-          error_message: message,
-          purpose_key: `failed:${record._id}`,
-          updated_at: new Date(),
-        },
-      },
-    );
+    // Never delivered here, so no 'delivered' decision can exist; the insert keeps the one decision per payment.
+    await decideDelivery(this.models, record._id, 'abandoned');
+    await recordAbandoned(this.models, record._id, code, message);
   }
 
   private async record(

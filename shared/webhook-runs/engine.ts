@@ -29,8 +29,10 @@ export interface CallbackReplayStart {
  * engine to be built or tested; temporal/webhook-runs/client.ts implements it.
  */
 export interface RunEngine {
-  /** Starts the run's execution once; a second start of the same run finds the first. */
-  start(run: RunStart): Promise<void>;
+  /** Starts the run's execution once (true); a second start of the same run finds the first (false). */
+  start(run: RunStart): Promise<boolean>;
+  /** Whether the run has an execution, open or closed. */
+  hasExecution(runId: string): Promise<boolean>;
   /** Requests cancellation; false when there is no open execution. */
   cancel(runId: string): Promise<boolean>;
   /** Starts the replay once; a second start of the same replay finds the first. */

@@ -55,6 +55,29 @@ export class RunRepository {
     return insertOnce(this.models.webhookRuns, doc);
   }
 
+  /**
+   * Up to `limit` runs still queued that were created before `before`, oldest first, after the
+   * keyset cursor `after` (the last run of the previous page).
+   */
+  staleQueued(
+    before: Date,
+    after: { created_at: Date; _id: string } | null,
+    limit: number,
+  ): Promise<Array<Pick<WebhookRunDoc, '_id' | 'created_at'>>> {
+    const filter: Record<string, unknown> = { status: 'queued', created_at: { $lt: before } };
+    if (after)
+      filter.$or = [
+        { created_at: { $gt: after.created_at } },
+        { created_at: after.created_at, _id: { $gt: after._id } },
+      ];
+    return this.models.webhookRuns
+      .find(filter, { _id: 1, created_at: 1 })
+      .sort({ created_at: 1, _id: 1 })
+      .limit(limit)
+      .lean<Array<Pick<WebhookRunDoc, '_id' | 'created_at'>>>()
+      .exec();
+  }
+
   async get(runId: string): Promise<RunRecord | null> {
     const [run, cancel] = await Promise.all([
       this.models.webhookRuns.findById(runId).lean<WebhookRunDoc>().exec(),

@@ -21,6 +21,9 @@ import { type RunWaitLimits, RunWaits } from './run-waits';
 import { MAX_CANCEL_REASON, MAX_METADATA_BYTES, type TriggerBody } from './schemas';
 import { isTerminal, type RunRecord } from './types';
 
+/** What the healer did with a stale queued run. */
+export type RunHeal = 'started' | 'existing' | 'failed' | 'skipped';
+
 export interface TriggerResult {
   /** 200: this call created the run, or found it finished; 202: a replay of a run still in flight. */
   httpStatus: 200 | 202;
@@ -221,7 +224,44 @@ export class WebhookRunService {
     };
   }
 
-  private start(run: WebhookRunDoc, wf: RunnableWorkflow): Promise<void> {
+  /**
+   * Heals a run left `queued` by a trigger that died (or whose start failed ambiguously) before
+   * its workflow started, and that no client retries: starts its workflow (the run id is the
+   * workflow id, so a start someone else made is found, never doubled), or fails the run when
+   * its graph can no longer be run. A run that has an execution is left to it.
+   */
+  async healQueued(runId: string, now = new Date()): Promise<RunHeal> {
+    const record = await this.runs.get(runId);
+    if (!record || record.run.status !== 'queued') return 'skipped';
+    const run = record.run;
+    const wf = await this.graphOf(run);
+    if (wf) return (await this.start(run, wf)) ? 'started' : 'existing';
+    // Only with no execution: one that exists holds its graph and ends the run itself.
+    if (await this.engine.hasExecution(runId)) return 'existing';
+    await this.runs.finish(
+      runId,
+      {
+        status: 'failed',
+        response_text: null,
+        model: null,
+        error_code: 'run_not_startable',
+        error_message: `the run never started and version ${run.workflow_version ?? '(draft)'} of workflow ${run.workflow_id} can no longer be run`,
+        nodes: [],
+      },
+      now,
+    );
+    return 'failed';
+  }
+
+  /** The graph a queued run was triggered with: its recorded version, or the draft when it ran unpublished. */
+  private async graphOf(run: WebhookRunDoc): Promise<RunnableWorkflow | null> {
+    const latest = await this.workflows.runnable(run.workflow_id);
+    if (!latest) return null;
+    if (run.workflow_version === null) return latest.version === null ? latest : null;
+    return this.workflows.runnableVersion(latest, run.workflow_version);
+  }
+
+  private start(run: WebhookRunDoc, wf: RunnableWorkflow): Promise<boolean> {
     return this.engine.start({
       runId: run._id,
       workflowId: run.workflow_id,
@@ -234,7 +274,8 @@ export class WebhookRunService {
     });
   }
 
-  private newRun(runId: string, access: RunOwner, wf: RunnableWorkflow, body: TriggerBody, now: Date): WebhookRunDoc {
+  /** The run document a trigger inserts before it starts the workflow. */
+  newRun(runId: string, access: RunOwner, wf: RunnableWorkflow, body: TriggerBody, now: Date): WebhookRunDoc {
     const traceId = currentTraceId();
     return {
       _id: runId,

@@ -37,8 +37,8 @@ export function runQueues(temporal: TemporalHandle, untrusted = false): RunQueue
   return { runs: temporal.queue(RUN_QUEUE), ...nodeQueuesOf(temporal, nodes) };
 }
 
-/** Starts a run's workflow (id = run id) once; a second start of the same run finds the first. */
-export async function startWebhookRun(temporal: TemporalHandle, s: RunStart): Promise<void> {
+/** Starts a run's workflow (id = run id) once: true; a second start of the same run finds the first: false. */
+export async function startWebhookRun(temporal: TemporalHandle, s: RunStart): Promise<boolean> {
   try {
     await temporal.client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
       temporal.client.workflow.start(webhookRun, {
@@ -77,8 +77,23 @@ export async function startWebhookRun(temporal: TemporalHandle, s: RunStart): Pr
         ],
       }),
     );
+    return true;
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    return false;
+  }
+}
+
+/** Whether the namespace holds an execution of the run (open or closed, within retention). */
+export async function runHasExecution(temporal: TemporalHandle, runId: string): Promise<boolean> {
+  try {
+    await temporal.client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+      temporal.client.workflow.getHandle(runId).describe(),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
   }
 }
 
@@ -185,6 +200,7 @@ export async function awaitRunEnd(temporal: TemporalHandle, runId: string, signa
 export function runEngine(temporal: TemporalHandle): RunEngine {
   return {
     start: (run) => startWebhookRun(temporal, run),
+    hasExecution: (runId) => runHasExecution(temporal, runId),
     cancel: (runId) => cancelWebhookRun(temporal, runId),
     replayCallback: (replay) => startCallbackReplay(temporal, replay),
     awaitEnd: (runId, signal) => awaitRunEnd(temporal, runId, signal),

@@ -1,4 +1,4 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
 import type { SettlementEngine, SettlementOutcome, SettlementStart } from '../../shared/payments/settlement-engine';
 import type { TemporalHandle } from '../connection';
 import { SA } from '../search-attributes';
@@ -47,6 +47,19 @@ export async function ensureSettlementStarted(
   }
   const desc = await temporal.client.workflow.getHandle(workflowId).describe();
   return desc.status.name === 'RUNNING' ? 'running' : 'closed';
+}
+
+/** Whether a settlement workflow exists for the payment (open or closed, within retention). */
+export async function settlementExists(temporal: TemporalHandle, paymentId: string): Promise<boolean> {
+  try {
+    await temporal.client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+      temporal.client.workflow.getHandle(settlementWorkflowId(paymentId)).describe(),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
 }
 
 /** The outcome if it arrives within waitMs, else undefined (the workflow carries on regardless). */

@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities } from '@temporalio/workflow';
 import { workflowNow } from '../workflow-clock';
 import type { SweepActivities } from './activities';
 import { DEFAULT_STALE_SECONDS, SWEEP_BATCH, SWEEP_TIMEOUTS } from './config';
@@ -14,11 +14,17 @@ export interface SettlementSweepResult {
   running: number;
   /** Payment ids whose settlement workflow closed while the record still says verified. */
   closed: string[];
+  /** Paid calls left `delivering` past their bound, now recorded failed (never settled). */
+  abandoned?: string[];
 }
+
+/** Sweeps started before this patch never looked at deliveries; their histories replay without it. */
+const ABANDON_STALE_DELIVERIES = 'abandon-stale-deliveries';
 
 /**
  * Payments verified but never settled (Temporal was unreachable when they came) get their
- * settlement started, so no purchase answers "settling" forever. Scheduled every minute.
+ * settlement started, so no purchase answers "settling" forever; paid calls left `delivering`
+ * by a process that died mid-call are abandoned (never settled). Scheduled every minute.
  */
 export async function x402SettlementSweepWorkflow(
   opts: { staleSeconds?: number } = {},
@@ -31,6 +37,12 @@ export async function x402SettlementSweepWorkflow(
     if (action === 'started') result.started++;
     else if (action === 'running') result.running++;
     else if (action === 'closed') result.closed.push(id);
+  }
+  if (patched(ABANDON_STALE_DELIVERIES)) {
+    result.abandoned = [];
+    for (const id of await acts.findStaleDeliveries(now, SWEEP_BATCH)) {
+      if ((await acts.abandonStaleDelivery(id)) === 'abandoned') result.abandoned.push(id);
+    }
   }
   return result;
 }

@@ -16,6 +16,7 @@ const FIXTURES_BY_FLOW: Record<string, string[]> = {
   'credit-expiry': ['credit-expiry.json'],
   'job-reservation': ['job-reservation.json', 'job-reservation-sweep.json'],
   'job-verification': ['job-verification.json'],
+  'run-heal': ['webhook-run-heal.json'],
   'schedule-lease': ['schedule-lease.json'],
   'tool-holds': ['tool-holds.json'],
   'webhook-callbacks': ['webhook-callback.json', 'webhook-callback-replay.json'],

@@ -76,6 +76,7 @@ describe('the stale-payment sweep: payments verified while Temporal was down get
       started: 0,
       running: 0,
       closed: [],
+      abandoned: [],
     });
 
     // B's authorization expires on chain (a block past validBefore) before anyone settles it.
@@ -83,7 +84,13 @@ describe('the stale-payment sweep: payments verified while Temporal was down get
     await rpc(TestPayer.rpcUrl(), 'evm_mine');
 
     const tag = `stale-${Date.now()}`;
-    expect(await runSettlementSweep(up.temporal, tag, 0)).toEqual({ found: 2, started: 2, running: 0, closed: [] });
+    expect(await runSettlementSweep(up.temporal, tag, 0)).toEqual({
+      found: 2,
+      started: 2,
+      running: 0,
+      closed: [],
+      abandoned: [],
+    });
     const outcomeA = await up.temporal.client.workflow.getHandle(settlementWorkflowId(idA)).result();
     const outcomeB = await up.temporal.client.workflow.getHandle(settlementWorkflowId(idB)).result();
     expect(outcomeA).toMatchObject({ status: 'completed' });

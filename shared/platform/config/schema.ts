@@ -51,6 +51,8 @@ export interface AppConfig {
   sessionIdleTimeoutSeconds: number;
   /** A run's node that no worker takes from its queue within this fails `node_queue_unserved` (RUN_NODE_START_TIMEOUT_MS). */
   runNodeStartTimeoutMs: number;
+  /** A run still `queued` this long after its trigger with no execution gets one started, or fails (RUN_HEAL_STALE_SECONDS). */
+  runHealStaleSeconds: number;
   /** OpenTelemetry traces over OTLP/HTTP; absent (no OTEL_EXPORTER_OTLP_ENDPOINT): tracing is off, nothing of it loaded. */
   tracing?: TracingConfig;
 }
@@ -175,6 +177,8 @@ export interface X402Config {
   logWindowBlocks: number;
   facilitatorTimeoutMs: number;
   sweepStaleSeconds: number;
+  /** A paid tool call still `delivering` this long is abandoned by the sweep (X402_DELIVERING_STALE_SECONDS). */
+  deliveringStaleSeconds: number;
 }
 
 const envSchema = Joi.object({
@@ -250,6 +254,7 @@ const envSchema = Joi.object({
   X402_LOG_WINDOW_BLOCKS: Joi.number().integer().min(1).max(1000000).default(2000),
   X402_FACILITATOR_TIMEOUT_MS: Joi.number().integer().min(100).max(300000).default(15000),
   X402_SWEEP_STALE_SECONDS: Joi.number().integer().min(0).max(86400).default(120),
+  X402_DELIVERING_STALE_SECONDS: Joi.number().integer().min(0).max(86400).default(600),
   TOOL_SECRETS_KEY: Joi.string()
     .pattern(/^[0-9a-fA-F]{64}$/)
     .messages({ 'string.pattern.base': 'must be 64 hex characters (32 bytes; value not shown)' }),
@@ -273,6 +278,7 @@ const envSchema = Joi.object({
   MODEL_TIMEOUT_MS: Joi.number().integer().min(1000).max(600000).default(60000),
   MODEL_CREDITS_PER_1K_TOKENS: Joi.number().integer().min(1).max(1000000).default(1),
   RUN_NODE_START_TIMEOUT_MS: Joi.number().integer().min(100).max(86400000).default(300000),
+  RUN_HEAL_STALE_SECONDS: Joi.number().integer().min(0).max(86400).default(60),
   CALLBACK_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(15000),
   CALLBACK_MAX_ATTEMPTS: Joi.number().integer().min(1).max(50).default(10),
   CALLBACK_INITIAL_INTERVAL_MS: Joi.number().integer().min(10).max(3600000).default(10000),
@@ -400,6 +406,7 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
       logWindowBlocks: value.X402_LOG_WINDOW_BLOCKS,
       facilitatorTimeoutMs: value.X402_FACILITATOR_TIMEOUT_MS,
       sweepStaleSeconds: value.X402_SWEEP_STALE_SECONDS,
+      deliveringStaleSeconds: value.X402_DELIVERING_STALE_SECONDS,
     }),
     http: Object.freeze({
       headersTimeoutMs: value.HTTP_HEADERS_TIMEOUT_MS,
@@ -480,6 +487,7 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
     ),
     sessionIdleTimeoutSeconds: value.SESSION_IDLE_TIMEOUT_SECONDS,
     runNodeStartTimeoutMs: value.RUN_NODE_START_TIMEOUT_MS,
+    runHealStaleSeconds: value.RUN_HEAL_STALE_SECONDS,
     tracing: value.OTEL_EXPORTER_OTLP_ENDPOINT
       ? Object.freeze({
           endpoint: stripSlash(value.OTEL_EXPORTER_OTLP_ENDPOINT),

@@ -94,6 +94,8 @@ const schema = new Schema<WebhookRunDoc>(
   { collection: 'webhook_runs', versionKey: false },
 );
 schema.index({ group_id: 1, created_at: -1 });
+// The run healer's page: queued runs oldest first.
+schema.index({ status: 1, created_at: 1, _id: 1 });
 
 export function webhookRunModel(conn: Connection) {
   return conn.models.WebhookRun ?? conn.model<WebhookRunDoc>('WebhookRun', schema);

@@ -1,0 +1,3 @@
+export function runHealWorkflowId(tag: string): string {
+  return `webhook-run-heal:${tag}`;
+}
