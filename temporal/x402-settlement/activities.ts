@@ -218,15 +218,23 @@ export function createSettlementActivities(deps: SettlementDeps) {
 
   // ------------------------------------------------------------------ in-process facilitator
 
-  /** Simulates, claims an account nonce in the store, signs, records the hash, then broadcasts. */
-  async function submitNew(rec: X402PaymentDoc, fac: InProcessFacilitator): Promise<Step> {
-    const chain = fac.chain;
-    // The simulation and the two nonce inputs are independent reads: one round trip, not three.
-    const [prepared, chainKey, chainNext] = await Promise.all([
+  /** The simulation and the two nonce inputs: independent reads, one round trip, not three. */
+  function prepareReads(rec: X402PaymentDoc, fac: InProcessFacilitator) {
+    return Promise.all([
       fac.prepareSettlement(request(rec)),
-      chain.chainKey(network(rec)),
-      chain.accountNonce(network(rec), fac.settlementAddress(rec.chain_id), 'pending'),
+      fac.chain.chainKey(network(rec)),
+      fac.chain.accountNonce(network(rec), fac.settlementAddress(rec.chain_id), 'pending'),
     ]);
+  }
+
+  /** Simulates, claims an account nonce in the store, signs, records the hash, then broadcasts. */
+  async function submitNew(
+    rec: X402PaymentDoc,
+    fac: InProcessFacilitator,
+    reads?: Awaited<ReturnType<typeof prepareReads>>,
+  ): Promise<Step> {
+    const chain = fac.chain;
+    const [prepared, chainKey, chainNext] = reads ?? (await prepareReads(rec, fac));
     if (!prepared.ok) {
       if (prepared.code === 'nonce_already_used' || prepared.code === 'authorization_expired') {
         // Maybe our own earlier attempt, maybe someone else's transaction: the chain decides.
@@ -252,14 +260,23 @@ export function createSettlementActivities(deps: SettlementDeps) {
 
   async function submit(rec: X402PaymentDoc, fac: InProcessFacilitator): Promise<Step> {
     if (rec.tx_hash) return { ok: true, rec };
-    // An earlier attempt claimed and signed, then died before recording the hash.
-    const claim = await nonces.forPayment(rec._id);
+    // An earlier attempt claimed and signed, then died before recording the hash. The chain reads
+    // a new submission needs go out alongside (reads only: nothing is claimed, signed or sent
+    // until this payment is known to hold no claim), so the first attempt pays one round trip.
+    const [claim, reads] = await Promise.all([
+      nonces.forPayment(rec._id),
+      prepareReads(rec, fac).then(
+        (r) => ({ ok: true as const, r }),
+        (err: unknown) => ({ ok: false as const, err }),
+      ),
+    ]);
     if (claim) {
       const saved = await save(rec, { status: 'submitted', tx_hash: claim.tx_hash });
       await fac.chain.sendRaw(network(rec), claim.raw_tx as Hex);
       return { ok: true, rec: saved };
     }
-    return submitNew(rec, fac);
+    if (!reads.ok) throw reads.err;
+    return submitNew(rec, fac, reads.r);
   }
 
   /** Polls the receipt for a while; stops early when the node does not know the transaction (dropped). */

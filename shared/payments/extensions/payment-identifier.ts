@@ -1,9 +1,8 @@
-import type { PaymentPayload } from '@x402/core/types';
 import {
   declarePaymentIdentifierExtension,
-  extractAndValidatePaymentIdentifier,
   PAYMENT_IDENTIFIER,
   type PaymentIdentifierExtension,
+  validatePaymentIdentifier,
 } from '@x402/extensions/payment-identifier';
 import { insertOnce, type Models } from '../../platform/db/index';
 import { errors } from '../../platform/errors/index';
@@ -22,13 +21,21 @@ export function paymentIdentifierDeclaration(): Record<string, PaymentIdentifier
 
 /** The payer's idempotency id, or undefined; a present but malformed extension is 400, never ignored. */
 export function paymentIdentifierOf(payload: CheckedPaymentPayload): string | undefined {
-  const { id, validation } = extractAndValidatePaymentIdentifier(payload as unknown as PaymentPayload);
+  const extension = (payload.extensions as Record<string, unknown> | undefined)?.[PAYMENT_IDENTIFIER];
+  if (!extension) return undefined;
+  // The payer echoes our declaration, JSON Schema included; the library would build an Ajv
+  // instance and compile that payer-supplied schema on every payment (tens of ms of CPU per
+  // request, more for a hostile schema). Our schema's rules (a boolean `required`, an id of
+  // bounded length and charset) are exactly the library's own checks, which run without it.
+  const { schema: _echoed, ...rest } = typeof extension === 'object' ? (extension as Record<string, unknown>) : {};
+  const validation = validatePaymentIdentifier(typeof extension === 'object' ? rest : extension);
+  const id = validation.valid ? (rest.info as { id?: string }).id : undefined;
   if (!validation.valid)
     throw errors.badRequest(
       'invalid_payment_identifier',
       `payment-identifier: ${(validation.errors ?? ['invalid']).join('; ')}`,
     );
-  return id ?? undefined;
+  return id;
 }
 
 /**
