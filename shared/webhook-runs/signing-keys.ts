@@ -2,7 +2,7 @@ import { insertOnce, type Models } from '../platform/db/index';
 import { errors } from '../platform/errors/index';
 import { webhookSecret } from '../platform/ids/index';
 import type { WorkspaceRepository } from '../workspaces/repository';
-import { SecretBox } from '../workspaces/secret-box';
+import { requireSecretBox, SecretBox } from '../workspaces/secret-box';
 import { ed25519Key, hmacKey, newEd25519Pair, type SigningKey } from './callback-sign';
 import type { SignatureScheme, SigningKeyDoc } from './models/signing-key';
 import type { PublicSigningKey } from './types';
@@ -52,12 +52,7 @@ export class SigningKeyRepository {
   }
 
   private sealer(): SecretBox {
-    if (!this.box)
-      throw errors.internal(
-        'credentials_key_missing',
-        'no credentials encryption key is configured (CREDENTIALS_ENCRYPTION_KEY)',
-      );
-    return this.box;
+    return requireSecretBox(this.box);
   }
 
   private latest(groupId: string): Promise<SigningKeyDoc[]> {

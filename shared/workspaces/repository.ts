@@ -8,7 +8,7 @@ import type { ApprovalKind, ApprovalRequestDoc } from './models/approval-request
 import type { BudgetDoc } from './models/budget';
 import type { CredentialDoc } from './models/credential';
 import type { WorkspaceApiKeyDoc } from './models/workspace-api-key';
-import { SecretBox } from './secret-box';
+import { requireSecretBox, SecretBox } from './secret-box';
 import type { AgentGroup, ApprovalRequest, Budget, GroupAccess, Workspace } from './types';
 
 export type { GroupAccess };
@@ -58,12 +58,7 @@ export class WorkspaceRepository {
   }
 
   private sealer(): SecretBox {
-    if (!this.box)
-      throw errors.internal(
-        'credentials_key_missing',
-        'no credentials encryption key is configured (CREDENTIALS_ENCRYPTION_KEY)',
-      );
-    return this.box;
+    return requireSecretBox(this.box);
   }
 
   // ── workspaces ──────────────────────────────────────────────────────────────

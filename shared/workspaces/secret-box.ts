@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { errors } from '../platform/errors/index';
 
 /**
  * AES-256-GCM for secrets at rest (credentials, webhook signing secrets). The stored text is
@@ -28,4 +29,14 @@ export class SecretBox {
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
   }
+}
+
+/** The configured box, or the one error every holder of secrets answers when the key is missing. */
+export function requireSecretBox(box: SecretBox | undefined): SecretBox {
+  if (!box)
+    throw errors.internal(
+      'credentials_key_missing',
+      'no credentials encryption key is configured (CREDENTIALS_ENCRYPTION_KEY)',
+    );
+  return box;
 }
