@@ -1,4 +1,4 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { AppConfig } from '../shared/platform/config/index';
 import { logger } from '../shared/platform/logger/index';
@@ -20,7 +20,12 @@ export interface TemporalHandle {
 export function createTemporal(
   config: Pick<AppConfig, 'temporalAddress' | 'temporalNamespace' | 'temporalTaskQueuePrefix'>,
 ): TemporalHandle {
-  const connection = Connection.lazy({ address: config.temporalAddress, connectTimeout: '3s' });
+  const retries = closableRetries();
+  const connection = Connection.lazy({
+    address: config.temporalAddress,
+    connectTimeout: '3s',
+    interceptors: [retries.interceptor],
+  });
   // With tracing on, a start is a span of the caller's trace, handed to the workflow in its headers.
   const interceptors = runningTracing()?.clientInterceptors;
   const client = new Client({
@@ -34,7 +39,37 @@ export function createTemporal(
     namespace: config.temporalNamespace,
     prefix: config.temporalTaskQueuePrefix,
     queue: (name) => `${config.temporalTaskQueuePrefix}${name}`,
-    close: () => connection.close(),
+    close: async () => {
+      await retries.settle();
+      await connection.close();
+    },
+  };
+}
+
+/**
+ * The SDK's retry of failed calls, made safe to close: a retry whose timer fires on a closed
+ * channel throws from that timer, out of every caller's reach. Once closing, no failed call is
+ * retried, and settle() waits out the retries already scheduled (at most the SDK's 5 s cap).
+ */
+function closableRetries(): { interceptor: ReturnType<typeof makeGrpcRetryInterceptor>; settle(): Promise<void> } {
+  const sdk = defaultGrpcRetryOptions();
+  let closing = false;
+  let lastRetryAt = 0;
+  const interceptor = makeGrpcRetryInterceptor({
+    retryableDecider: (attempt, status) => !closing && sdk.retryableDecider(attempt, status),
+    delayFunction: (attempt, status) => {
+      const delay = sdk.delayFunction(attempt, status);
+      lastRetryAt = Math.max(lastRetryAt, Date.now() + delay);
+      return delay;
+    },
+  });
+  return {
+    interceptor,
+    settle: async () => {
+      closing = true;
+      const left = lastRetryAt - Date.now();
+      if (left > 0) await new Promise((resolve) => setTimeout(resolve, left + 20));
+    },
   };
 }
 

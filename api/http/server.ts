@@ -184,6 +184,8 @@ export async function startServer(
     mainUrl: url(main),
     apiUrl: url(api),
     stop: async () => {
+      // Its long polls of Temporal end before the caller closes the client under them.
+      services.webhookRuns.waits.close();
       await Promise.all(
         [main, api].map(
           (s) =>

@@ -89,6 +89,11 @@ export class RunWaits {
     return record;
   }
 
+  /** Ends every watch (the process stops): their waiters answer at their own deadlines or disconnects. */
+  close(): void {
+    for (const [runId, watch] of [...this.watches]) this.end(runId, watch);
+  }
+
   /** Drops this process's last read of a run (after a change made here, such as a cancel). */
   forget(runId: string): void {
     this.recent.delete(runId);

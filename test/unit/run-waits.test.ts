@@ -9,6 +9,7 @@ function fixture(limits = { maxWaiters: 10, maxWaitersPerOwner: 3, storePollMs: 
   let status = 'running';
   let ends: Array<(end: RunEnd) => void> = [];
   const watched: string[] = [];
+  const signals: AbortSignal[] = [];
   let reads = 0;
   const waits = new RunWaits(
     {
@@ -17,6 +18,7 @@ function fixture(limits = { maxWaiters: 10, maxWaitersPerOwner: 3, storePollMs: 
         awaitEnd: (runId, signal) =>
           new Promise<RunEnd>((resolve, reject) => {
             watched.push(runId);
+            signals.push(signal);
             ends.push(resolve);
             signal.addEventListener('abort', () => reject(signal.reason), { once: true });
           }),
@@ -27,6 +29,7 @@ function fixture(limits = { maxWaiters: 10, maxWaitersPerOwner: 3, storePollMs: 
   return {
     waits,
     watched,
+    signals,
     reads: () => reads,
     end(to: string, how: RunEnd = 'ended') {
       status = to;
@@ -62,6 +65,20 @@ describe('RunWaits: one watch per run, one store read per end', () => {
     expect(left).toEqual({ ended: null, refused: false });
     expect(f.reads()).toBe(0);
     expect(f.waits.waiting).toEqual({ clients: 0, runs: 0 });
+  });
+
+  it('close ends every watch, aborting its engine watch, and its waiters answer at their deadline', async () => {
+    const f = fixture();
+    await f.waits.read('run_2');
+    const waiting = f.waits.until('run_1', 'g', 50, never());
+    expect(f.waits.waiting).toEqual({ clients: 1, runs: 2 });
+    expect(f.signals.map((s) => s.aborted)).toEqual([false, false]);
+    f.waits.close();
+    expect(f.signals.map((s) => s.aborted)).toEqual([true, true]);
+    expect(f.waits.waiting).toEqual({ clients: 1, runs: 0 });
+    await expect(waiting).resolves.toEqual({ ended: null, refused: false });
+    expect(f.waits.waiting).toEqual({ clients: 0, runs: 0 });
+    expect(f.reads()).toBe(1);
   });
 
   it('refuses past its bounds (per owner and per process) without waiting', async () => {
