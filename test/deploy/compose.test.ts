@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { parseConfig } from '../../shared/platform/config/index';
 
 // js-yaml comes with jest (no container engine here to run `docker compose config`).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -56,6 +57,23 @@ describe('docker-compose.yml is safe to run as is', () => {
     expect(compose['x-app-env'].NODE_ENV).toBe('production');
     expect(compose['x-app-env'].PUBLIC_BASE_URL).toMatch(/^\$\{PUBLIC_BASE_URL:\?/);
     expect(compose['x-app-env'].PUBLIC_API_URL).toMatch(/^\$\{PUBLIC_API_URL:\?/);
+  });
+
+  it('passes the tracing settings through to every process of the image, off while they are empty', () => {
+    const env = compose['x-app-env'];
+    expect(env.OTEL_EXPORTER_OTLP_ENDPOINT).toBe('${OTEL_EXPORTER_OTLP_ENDPOINT:-}');
+    expect(env.OTEL_EXPORTER_OTLP_HEADERS).toBe('${OTEL_EXPORTER_OTLP_HEADERS:-}');
+    expect(env.OTEL_TRACES_SAMPLER_ARG).toMatch(/^\$\{OTEL_TRACES_SAMPLER_ARG:-[01](\.\d+)?\}$/);
+    // One name for the API and the workers would merge them in a trace's view: each names itself.
+    expect(env.OTEL_SERVICE_NAME).toBeUndefined();
+    for (const name of ['api', 'worker', 'untrusted-worker']) {
+      expect(text).toMatch(new RegExp(`\\n  ${name}:[\\s\\S]*?<<: \\*app-env`));
+    }
+    // What compose hands a process when the operator set nothing: tracing stays off.
+    const unset = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_HEADERS: '' };
+    expect(parseConfig({ ...unset, OTEL_TRACES_SAMPLER_ARG: '1' }).tracing).toBeUndefined();
+    const set = { ...unset, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318', OTEL_TRACES_SAMPLER_ARG: '1' };
+    expect(parseConfig(set).tracing).toMatchObject({ endpoint: 'http://otel-collector:4318' });
   });
 
   it('runs the compiled build of the image: node on dist/, no TypeScript loader', () => {
