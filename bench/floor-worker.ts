@@ -8,7 +8,7 @@
  *
  * Prints "ready" on stdout once polling; stops on SIGTERM.
  */
-import { bundleWorkflowCode, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import * as activities from './temporal-floor-activities';
 
 async function main(): Promise<void> {
@@ -36,7 +36,18 @@ async function main(): Promise<void> {
     },
   });
   const connection = await NativeConnection.connect({ address });
-  const worker = await Worker.create({ connection, namespace: 'default', taskQueue, workflowBundle, activities });
+  // bench/dispatch-wait.ts's tries: extra worker options, and a timer that keeps the event loop awake.
+  const tries = JSON.parse(process.env.FLOOR_WORKER_OPTS ?? '{}') as Partial<WorkerOptions>;
+  const tickMs = Number(process.env.FLOOR_WORKER_TICK_MS ?? 0);
+  if (tickMs > 0) setInterval(() => undefined, tickMs);
+  const worker = await Worker.create({
+    connection,
+    namespace: 'default',
+    taskQueue,
+    workflowBundle,
+    activities,
+    ...tries,
+  });
   const running = worker.run();
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => worker.shutdown());
   process.stdout.write('ready\n');

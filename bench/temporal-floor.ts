@@ -13,6 +13,8 @@
  * Knobs (env): TF_VARIANTS (comma list of names, default all), TF_WORKFLOWS (comma list),
  * TF_EXTRA_DC (extra dynamic config `key=value` pairs, comma list, for the `dev-try` variant),
  * TF_WORKER_OPTS (JSON worker options for the `dev-worker-try` variant), TF_ROUNDS (4).
+ * `dev-native-client` and `dev-eager` (not in the default list) start through the worker's native
+ * connection, the second with eager workflow start.
  */
 import './silent-logs';
 import { randomUUID } from 'node:crypto';
@@ -28,7 +30,12 @@ import {
   type WorkflowBundle,
 } from '@temporalio/worker';
 import { CACHE } from '../scripts/services/paths';
-import { type RunningTemporal, startTemporalDev, startTemporalDevWith } from '../scripts/services/temporal';
+import {
+  DEV_SERVER_SPEED_FLAGS,
+  type RunningTemporal,
+  startTemporalDev,
+  startTemporalDevWith,
+} from '../scripts/services/temporal';
 import { startTemporalOnPostgres, temporalServerBuilt } from '../scripts/services/temporal-server';
 import { envNumber, type LatencySummary, summarize } from './common';
 import * as activities from './temporal-floor-activities';
@@ -41,6 +48,12 @@ interface Variant {
   what: string;
   start(): Promise<RunningTemporal>;
   worker?: Partial<WorkerOptions>;
+  /**
+   * How the starter reaches the server: the TypeScript client's own gRPC (grpc-js, the default),
+   * the worker's native connection (the SDK core's Rust client), or that one asking for eager
+   * start (the server hands the first workflow task to the starter's process in the start reply).
+   */
+  client?: 'native' | 'eager';
 }
 
 interface Measured {
@@ -95,6 +108,19 @@ const VARIANTS: Variant[] = [
     worker: JSON.parse(process.env.TF_WORKER_OPTS ?? '{}') as Partial<WorkerOptions>,
   },
   { name: 'dev-now', what: 'startTemporalDev() as make dev/test/bench start it now', start: () => startTemporalDev() },
+  {
+    name: 'dev-native-client',
+    what: "dev-now, started through the worker's native connection instead of grpc-js",
+    start: () => startTemporalDev(),
+    client: 'native',
+  },
+  {
+    name: 'dev-eager',
+    what: "dev-now + system.enableEagerWorkflowStart, eager start through the worker's native connection",
+    start: () =>
+      startTemporalDevWith([...DEV_SERVER_SPEED_FLAGS, ...dynamicConfig(['system.enableEagerWorkflowStart=true'])]),
+    client: 'eager',
+  },
   {
     name: 'server-pg',
     what: 'go.temporal.io/server on PostgreSQL (tools/temporal-server), one partition per queue',
@@ -254,10 +280,14 @@ async function startVariant(
 ): Promise<Live> {
   const server = await variant.start();
   stops.push(server.stop);
-  const connection = await Connection.connect({ address: server.address });
-  stops.push(() => connection.close());
-  const client = new Client({ connection, namespace: 'default' });
   const nativeConnection = await NativeConnection.connect({ address: server.address });
+  let client: Client;
+  if (variant.client) client = new Client({ connection: nativeConnection, namespace: 'default' });
+  else {
+    const connection = await Connection.connect({ address: server.address });
+    stops.push(() => connection.close());
+    client = new Client({ connection, namespace: 'default' });
+  }
   const taskQueue = `floor-${randomUUID()}`;
   const worker = await Worker.create({
     connection: nativeConnection,
@@ -277,7 +307,12 @@ async function startVariant(
     variant,
     client,
     run: async (workflow, workflowId = randomUUID()) => {
-      await client.workflow.execute(workflow, { taskQueue, workflowId, args: [] });
+      await client.workflow.execute(workflow, {
+        taskQueue,
+        workflowId,
+        args: [],
+        ...(variant.client === 'eager' ? { requestEagerStart: true } : {}),
+      });
     },
   };
 }
