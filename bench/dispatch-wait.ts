@@ -7,7 +7,8 @@
  *   node_modules/.bin/tsx bench/dispatch-wait.ts
  *
  * Knobs (env): DW_RUNS (40), DW_IDLE_MS (90: the pause between runs, as the runs bench leaves
- * between a run and its floor workflow), DW_TRIES (comma list of the names below).
+ * between a run and its floor workflow), DW_TRIES (comma list of the names below), DW_BACK_TO_BACK
+ * (1: every try measures a run started the moment the previous one ended).
  */
 import './silent-logs';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -57,6 +58,9 @@ const TRIES: Try[] = [
   },
 ];
 
+/** DW_BACK_TO_BACK=1: every try measures a run started the moment its previous one ended. */
+const backToBack = (t: Try) => t.idleMs === 0 || process.env.DW_BACK_TO_BACK === '1';
+
 async function main(): Promise<void> {
   const runs = envNumber('DW_RUNS', 40);
   const idleMs = envNumber('DW_IDLE_MS', 90);
@@ -95,21 +99,21 @@ async function main(): Promise<void> {
         await client.workflow.execute('oneActivityWorkflow', { taskQueue: l.taskQueue, workflowId, args: [] });
         const took = performance.now() - t0;
         // Back to back: this try's next run right after this one, before the next try's turn.
-        if (l.t.idleMs === 0)
+        if (backToBack(l.t))
           await client.workflow.execute('oneActivityWorkflow', {
             taskQueue: l.taskQueue,
             workflowId: `${workflowId}-b`,
             args: [],
           });
         if (i >= 5) {
-          const id = l.t.idleMs === 0 ? `${workflowId}-b` : workflowId;
-          if (l.t.idleMs === 0) l.latencies.push(await closedMs(client, id));
+          const id = backToBack(l.t) ? `${workflowId}-b` : workflowId;
+          if (backToBack(l.t)) l.latencies.push(await closedMs(client, id));
           else l.latencies.push(took);
           const q = await queueTimes(client, id);
           l.first.push(q[0]);
           l.all.push(q.reduce((a, b) => a + b, 0));
         }
-        if (l.t.idleMs !== 0 && idleMs) await new Promise((r) => setTimeout(r, idleMs));
+        if (!backToBack(l.t) && idleMs) await new Promise((r) => setTimeout(r, idleMs));
       }
     }
     for (const l of live) {
