@@ -8,14 +8,15 @@
  *
  * Knobs (env): DW_RUNS (40), DW_IDLE_MS (90: the pause between runs, as the runs bench leaves
  * between a run and its floor workflow), DW_TRIES (comma list of the names below), DW_BACK_TO_BACK
- * (1: every try measures a run started the moment the previous one ended).
+ * (1: every try measures a run started the moment the previous one ended), DW_EXTRA_DC (dynamic
+ * config `key=value` pairs, comma list, added to the dev server's flags).
  */
 import './silent-logs';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { startTemporalDev } from '../scripts/services/temporal';
+import { DEV_SERVER_SPEED_FLAGS, startTemporalDevWith } from '../scripts/services/temporal';
 import { envNumber, summarize } from './common';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -65,7 +66,11 @@ async function main(): Promise<void> {
   const runs = envNumber('DW_RUNS', 40);
   const idleMs = envNumber('DW_IDLE_MS', 90);
   const wanted = process.env.DW_TRIES?.split(',');
-  const server = await startTemporalDev();
+  const extra = (process.env.DW_EXTRA_DC ?? '').split(',').filter(Boolean);
+  const server = await startTemporalDevWith([
+    ...DEV_SERVER_SPEED_FLAGS,
+    ...extra.flatMap((pair) => ['--dynamic-config-value', pair]),
+  ]);
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection, namespace: 'default' });
   const rows: string[] = [];

@@ -109,6 +109,11 @@ const VARIANTS: Variant[] = [
   },
   { name: 'dev-now', what: 'startTemporalDev() as make dev/test/bench start it now', start: () => startTemporalDev() },
   {
+    name: 'dev-now-try',
+    what: `dev-now + ${extraDc.join(' ') || '(TF_EXTRA_DC unset)'}`,
+    start: () => startTemporalDevWith([...DEV_SERVER_SPEED_FLAGS, ...dynamicConfig(extraDc)]),
+  },
+  {
     name: 'dev-native-client',
     what: "dev-now, started through the worker's native connection instead of grpc-js",
     start: () => startTemporalDev(),

@@ -19,7 +19,11 @@ export interface RunningTemporal {
  * main file), search attributes read from the cache instead of the store on every request
  * (they are registered at start, below), and one partition per task queue (the server's default
  * of 4 spreads a queue over matching hosts; with one host it only adds forwarding hops between
- * partitions). Measured in docs/decisions.md (bench/temporal-floor.ts).
+ * partitions). The history service reads its transfer queue (the tasks that hand a new workflow
+ * task to matching) at most 20 times a second by default, so a workflow started within ~50 ms of
+ * the last read waits for the next one; 100 reads a second removes that wait. Measured in
+ * docs/decisions.md (bench/temporal-floor.ts, bench/dispatch-wait.ts). Compose's server gets the
+ * same value from tools/temporal-server/dynamic-config.yaml.
  */
 export const DEV_SERVER_SPEED_FLAGS: string[] = [
   '--sqlite-pragma',
@@ -32,6 +36,8 @@ export const DEV_SERVER_SPEED_FLAGS: string[] = [
   'matching.numTaskqueueReadPartitions=1',
   '--dynamic-config-value',
   'matching.numTaskqueueWritePartitions=1',
+  '--dynamic-config-value',
+  'history.transferProcessorMaxPollRPS=100',
 ];
 
 /**

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { DEV_SERVER_SPEED_FLAGS } from '../../scripts/services/temporal';
 import { parseConfig } from '../../shared/platform/config/index';
 
 // js-yaml comes with jest (no container engine here to run `docker compose config`).
@@ -74,6 +75,24 @@ describe('docker-compose.yml is safe to run as is', () => {
     expect(parseConfig({ ...unset, OTEL_TRACES_SAMPLER_ARG: '1' }).tracing).toBeUndefined();
     const set = { ...unset, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318', OTEL_TRACES_SAMPLER_ARG: '1' };
     expect(parseConfig(set).tracing).toMatchObject({ endpoint: 'http://otel-collector:4318' });
+  });
+
+  it("gives compose's Temporal server the dispatch settings make dev's server has", () => {
+    const temporal = compose.services.temporal as Service & { volumes?: string[] };
+    const mount = (temporal.volumes ?? []).find((v) => v.includes('dynamic-config.yaml'));
+    expect(mount).toBeDefined();
+    const [from, to] = mount!.split(':');
+    expect(to).toBe(`/etc/temporal/${temporal.environment!.DYNAMIC_CONFIG_FILE_PATH}`);
+    const file = yaml.load(fs.readFileSync(path.join(ROOT, from), 'utf8')) as Record<string, Array<{ value: unknown }>>;
+    const dev = Object.fromEntries(
+      DEV_SERVER_SPEED_FLAGS.flatMap((flag, i) =>
+        DEV_SERVER_SPEED_FLAGS[i - 1] === '--dynamic-config-value' ? [flag.split('=')] : [],
+      ),
+    );
+    expect(file['history.transferProcessorMaxPollRPS']).toEqual([{ value: 100 }]);
+    expect(String(file['history.transferProcessorMaxPollRPS'][0].value)).toBe(
+      dev['history.transferProcessorMaxPollRPS'],
+    );
   });
 
   it('runs the compiled build of the image: node on dist/, no TypeScript loader', () => {
