@@ -144,7 +144,15 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
     purchases,
     discovery:
       payments && purchases && directTools && !('disabled' in setup)
-        ? new PaymentDiscovery(tools, payments, directTools, purchases, purchaseUrl, setup, `${config.publicBaseUrl}/mcp`)
+        ? new PaymentDiscovery(
+            tools,
+            payments,
+            directTools,
+            purchases,
+            purchaseUrl,
+            setup,
+            `${config.publicBaseUrl}/mcp`,
+          )
         : undefined,
     tokens,
     webhookRuns,

@@ -27,7 +27,8 @@ describe('MCP: receipts on paid results, agent groups paying for catalog tools, 
   let wallet: string;
   let token: string;
   const clients: Client[] = [];
-  const invokeUrl = (action: string) => `${stack.config.publicBaseUrl}/api/external/tools/calc/actions/${action}/invoke`;
+  const invokeUrl = (action: string) =>
+    `${stack.config.publicBaseUrl}/api/external/tools/calc/actions/${action}/invoke`;
 
   async function connect(headers: Record<string, string> = {}): Promise<Client> {
     const client = new Client({ name: 'mcp-test', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
@@ -269,7 +270,9 @@ describe('MCP: receipts on paid results, agent groups paying for catalog tools, 
     const mcp = await http('GET', `${stack.server.mainUrl}/discovery/resources?type=mcp&limit=100`);
     expect(mcp.status).toBe(200);
     const items: any[] = mcp.body.items;
-    expect(items.map((i) => [i.type, i.resource])).toEqual(items.map(() => ['mcp', `${stack.config.publicBaseUrl}/mcp`]));
+    expect(items.map((i) => [i.type, i.resource])).toEqual(
+      items.map(() => ['mcp', `${stack.config.publicBaseUrl}/mcp`]),
+    );
     const names = items.map((i) => i.extensions.bazaar.info.input.toolName);
     expect(names).toContain('calc__sum');
     // Credits-only tools are not payable with x402: not in the Bazaar.
