@@ -1,6 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Address } from 'viem';
-import { verifyReceipt } from '../../sdk/src/payments';
+import { receiptFromMcpResult, verifyReceipt } from '../../sdk/src/payments';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { AccessTokenService } from '../../shared/identity/access-tokens';
 import { DEV_ACCOUNT_INDEX, devAccount } from '../../shared/payments/chain/dev-accounts';
@@ -15,9 +15,12 @@ import { addWorkflow, setupGroup, templateWorkflow } from '../support/webhook-ru
 
 const merchant = devAccount(DEV_ACCOUNT_INDEX.merchant).address as Address;
 
-/** The receipt the x402 MCP transport's settlement carries (offer-and-receipt placement). */
-const receiptOf = (result: { _meta?: unknown }) =>
-  (result._meta as any)?.['x402/payment-response']?.extensions?.['offer-receipt']?.info?.receipt;
+/** The receipt the x402 MCP transport's settlement carries, read by hand (the spec's placement) and by the SDK. */
+const receiptOf = (result: { _meta?: Record<string, unknown> }) => {
+  const byHand = (result._meta as any)?.['x402/payment-response']?.extensions?.['offer-receipt']?.info?.receipt;
+  expect(receiptFromMcpResult(result)).toEqual(byHand);
+  return byHand;
+};
 
 describe('MCP: receipts on paid results, agent groups paying for catalog tools, paging, discovery', () => {
   let stack: TestStack;
