@@ -210,6 +210,46 @@ describe('MCP: receipts on paid results, agent groups paying for catalog tools, 
     expect(both).toMatchObject({ isError: true, structuredContent: { error: { code: 'mixed_payment_modes' } } });
   }, 120_000);
 
+  it("an agent group's concurrent copies of one call are charged once; too few workspace credits or over the total allowance costs nothing", async () => {
+    const g = await setupGroup(stack.db, { total: 9 });
+    const account = workspaceAccount(g.workspaceId);
+    const client = await connect({ authorization: `Bearer ${g.token}` });
+    const call = (key: string) =>
+      client.callTool({
+        name: 'calc__sum',
+        arguments: { values: [2, 2] },
+        _meta: { 'agent-commerce/idempotency-key': key },
+      });
+
+    // No workspace credits yet: refused before the vendor, the budget's reservation given back.
+    const calls = vendor.calls.length;
+    const broke = await call('c-0');
+    expect(broke).toMatchObject({
+      isError: true,
+      structuredContent: { error: { code: 'insufficient_credits', details: { balance: 0, credits_required: 5 } } },
+    });
+    expect(await stack.db.models.budgetCharges.countDocuments({ budget_id: g.budgetId })).toBe(0);
+
+    await ledger.grant({ wallet: account, credits: 30, creditType: 'admin_grant' });
+    const copies = await Promise.all(Array.from({ length: 4 }, () => call('c-1')));
+    const done = copies.filter((r) => !r.isError);
+    expect(done.length).toBeGreaterThanOrEqual(1);
+    for (const r of copies)
+      if (r.isError) expect(r.structuredContent).toMatchObject({ error: { code: 'invocation_in_progress' } });
+      else expect(r.structuredContent).toEqual(done[0]!.structuredContent);
+    expect(vendor.calls.length).toBe(calls + 1);
+    expect((await ledger.balance(account)).balance).toBe(25);
+    expect(await stack.db.models.budgetCharges.countDocuments({ budget_id: g.budgetId })).toBe(1);
+
+    // The total allowance is 9: 5 committed, another 5 is over it.
+    expect(await call('c-2')).toMatchObject({
+      isError: true,
+      structuredContent: { error: { code: 'budget_exceeded', details: { limit: 'total', allowance: 9 } } },
+    });
+    expect((await ledger.balance(account)).balance).toBe(25);
+    expect(await stack.db.models.budgetCharges.countDocuments({ budget_id: g.budgetId })).toBe(1);
+  }, 120_000);
+
   it("walking nextCursor with an agent group's token lists each workflow and catalog tool exactly once, over several pages", async () => {
     const repo = new ToolRepository(stack.db.models);
     await repo.insertProducts(
