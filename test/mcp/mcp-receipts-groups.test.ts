@@ -1,4 +1,5 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { extractDiscoveryInfoFromExtension, validateDiscoveryExtension } from '@x402/extensions/bazaar';
 import type { Address } from 'viem';
 import { receiptFromMcpResult, verifyReceipt } from '../../sdk/src/payments';
 import { LedgerStore } from '../../shared/credits/ledger-store';
@@ -333,6 +334,11 @@ describe('MCP: receipts on paid results, agent groups paying for catalog tools, 
       },
     });
     expect(challenge.accepts[0]).toMatchObject({ amount: '20000', payTo: merchant });
+    // What a facilitator does before cataloging: the info validates against the schema it carries.
+    for (const item of items) expect(validateDiscoveryExtension(item.extensions.bazaar)).toEqual({ valid: true });
+    expect(extractDiscoveryInfoFromExtension(sum.extensions.bazaar)).toMatchObject({
+      input: { type: 'mcp', toolName: 'calc__sum' },
+    });
     // Every priced MCP tool of tools/list is listed, and nothing else.
     const { tools } = await (await connect()).listTools();
     const priced = tools.filter((t) => (t._meta as any)['agent-commerce/price'].x402_usd).map((t) => t.name);
