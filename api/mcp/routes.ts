@@ -80,13 +80,14 @@ function mcpServer(services: Services, caller: McpCaller, version: string): Serv
       throw protocolError(err);
     }
   });
-  server.setRequestHandler('tools/call', async (request) => {
+  server.setRequestHandler('tools/call', async (request, ctx) => {
     try {
       return await services.mcp.call({
         name: request.params.name,
         arguments: (request.params.arguments ?? {}) as Record<string, unknown>,
         meta: (request.params._meta ?? {}) as Record<string, unknown>,
         caller,
+        signal: ctx.mcpReq.signal,
       });
     } catch (err) {
       throw protocolError(err);

@@ -38,6 +38,8 @@ export interface McpCall {
   arguments: Record<string, unknown>;
   meta: Record<string, unknown>;
   caller: McpCaller;
+  /** Aborted when the client cancels the request: a workflow call stops waiting for its run. */
+  signal?: AbortSignal;
 }
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -94,7 +96,7 @@ export class McpToolService {
   async call(input: McpCall): Promise<ToolCallResult> {
     const workflowId = workflowIdOf(input.name);
     if (workflowId !== undefined && input.caller.kind === 'group')
-      return this.runWorkflow(input.caller.access, workflowId, input.arguments);
+      return this.runWorkflow(input.caller.access, workflowId, input.arguments, input.signal);
     const { product, action } = await this.resolve(input.name);
     try {
       const payment = input.meta[MCP_META.x402Payment];
@@ -117,13 +119,15 @@ export class McpToolService {
   }
 
   /**
-   * Triggers the run and waits a bounded time for its end. The SDK serves no MCP tasks (below),
-   * so a run still going when the wait ends is answered with its id and status URL to poll.
+   * Triggers the run and waits a bounded time for its end. MCP tasks are not served (no SDK
+   * client can drive them), so a run still going when the wait ends is answered with its id and
+   * status URL to poll.
    */
   private async runWorkflow(
     access: GroupAccess,
     workflowId: string,
     args: Record<string, unknown>,
+    signal: AbortSignal | undefined,
   ): Promise<ToolCallResult> {
     const listed = access.budget.workflow_ids.includes(workflowId);
     if (!listed) throw errors.notFound('tool_not_found', `no tool named ${workflowToolName(workflowId)}`);
@@ -139,12 +143,8 @@ export class McpToolService {
         ...(body.request_id ? { request_id: body.request_id } : {}),
       });
       const runId = triggered.record.run._id;
-      const deadline = Date.now() + RUN_WAIT_MS;
-      let run = triggered.record.run;
-      for (let pause = 50; !isTerminal(run.status) && Date.now() < deadline; pause = Math.min(pause * 2, 500)) {
-        await new Promise((r) => setTimeout(r, pause));
-        run = (await this.runs.get(access, runId)).run;
-      }
+      // The process's shared run waits: told of the end by the engine, no store polling meanwhile.
+      const { run } = await this.runs.getWhenDone(access, runId, RUN_WAIT_MS, signal ?? new AbortController().signal);
       const about = { run_id: runId, status: run.status, status_url: triggered.statusUrl };
       if (run.status === 'completed')
         return {

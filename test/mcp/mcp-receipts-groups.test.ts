@@ -251,6 +251,31 @@ describe('MCP: receipts on paid results, agent groups paying for catalog tools, 
     expect(await stack.db.models.budgetCharges.countDocuments({ budget_id: g.budgetId })).toBe(1);
   }, 120_000);
 
+  it("a workflow tool whose run fails answers a tool error with the run's code, its id and status URL", async () => {
+    const g = await setupGroup(stack.db);
+    // The workspace holds no credits: the run's tool node is refused (a final failure).
+    const id = await addWorkflow(stack.db, g, {
+      name: 'summer',
+      description: 'sums',
+      nodes: [{ id: 'sum', type: 'tool', product: 'calc', action: 'sum', parameters: { values: [1, 2] } }],
+      edges: [],
+    });
+    await new WorkflowRepository(stack.db.models).publish(id, '1.0.0');
+    const client = await connect({ authorization: `Bearer ${g.token}` });
+    const calls = vendor.calls.length;
+    const failed = await client.callTool({ name: `workflow__${id}`, arguments: { prompt: 'x' } });
+    expect(failed).toMatchObject({
+      isError: true,
+      structuredContent: {
+        error: { code: 'insufficient_credits' },
+        status: 'failed',
+        run_id: expect.stringMatching(/^run_/),
+        status_url: expect.stringContaining('/api/agent-webhooks/runs/run_'),
+      },
+    });
+    expect(vendor.calls.length).toBe(calls);
+  }, 120_000);
+
   it("walking nextCursor with an agent group's token lists each workflow and catalog tool exactly once, over several pages", async () => {
     const repo = new ToolRepository(stack.db.models);
     await repo.insertProducts(
