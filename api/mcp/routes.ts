@@ -34,7 +34,9 @@ const INSTRUCTIONS = [
   'Every tool is a paid vendor action; its description and _meta["agent-commerce/price"] give the price.',
   'Pay with credits: connect with Authorization: Bearer act_… (a wallet access token); each call is charged once, and a failed call costs nothing.',
   'Pay with x402 instead: call without a token, read the payment requirements from the error result, and call again with the signed payment in _meta["x402/payment"].',
+  'An agent group token (Bearer agt_…) pays from its workspace credits within its budget and adds its workflows as tools.',
   'Send _meta["agent-commerce/idempotency-key"] to make a credits call safe to repeat: the same key is charged once and answers the same result.',
+  'A paid result carries a signed receipt in _meta["x402/payment-response"].extensions["offer-receipt"].',
 ].join(' ');
 
 /** Hostnames the endpoint answers for: the public one, and loopback for local clients. */
@@ -78,13 +80,14 @@ function mcpServer(services: Services, caller: McpCaller, version: string): Serv
       throw protocolError(err);
     }
   });
-  server.setRequestHandler('tools/call', async (request) => {
+  server.setRequestHandler('tools/call', async (request, ctx) => {
     try {
       return await services.mcp.call({
         name: request.params.name,
         arguments: (request.params.arguments ?? {}) as Record<string, unknown>,
         meta: (request.params._meta ?? {}) as Record<string, unknown>,
         caller,
+        signal: ctx.mcpReq.signal,
       });
     } catch (err) {
       throw protocolError(err);

@@ -159,7 +159,7 @@ export function discoveryOperations(services: Services): Operation[] {
       tag: 'Payments',
       summary: 'The Bazaar discovery list: every resource payable with x402 here, with its accepts',
       description:
-        'Tool actions with an x402 price and the usual credit packs. `type` filters by protocol (`http`; `mcp` lists nothing here), `limit` 1..100 (default 100), `offset` from 0.',
+        'Tool actions with an x402 price and the usual credit packs (`type: http`), and the same actions as tools of the MCP server (`type: mcp`: resource `{base}/mcp`, the bazaar `input` names the tool). `type` filters by protocol (absent: both), `limit` 1..100 (default 100), `offset` from 0.',
       request: { query: discoveryQuery },
       validation: 'handler',
       responses: { 200: { description: 'A page of resources', body: discoveryAnswer } },

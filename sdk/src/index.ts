@@ -38,6 +38,7 @@ export {
   type PaymentStatus,
   type ReceiptCheck,
   receiptFromHeader,
+  receiptFromMcpResult,
   type SignedReceipt,
   signInWithX,
   verifyReceipt,

@@ -73,6 +73,16 @@ export function receiptFromHeader(header: string | null | undefined): SignedRece
 }
 
 /**
+ * The signed receipt of a paid MCP tool result (credits or x402), where the x402 MCP transport
+ * puts the settlement: `_meta["x402/payment-response"].extensions["offer-receipt"].info.receipt`.
+ */
+export function receiptFromMcpResult(result: { _meta?: Record<string, unknown> } | null | undefined) {
+  const settled = result?._meta?.['x402/payment-response'] as { extensions?: Record<string, unknown> } | undefined;
+  const ext = settled?.extensions?.[OFFER_RECEIPT] as { info?: { receipt?: SignedReceipt } } | undefined;
+  return ext?.info?.receipt;
+}
+
+/**
  * A SIGN-IN-WITH-X header answering a 402's sign-in-with-x challenge: the CAIP-122 message
  * (EIP-4361 on EVM) signed EIP-191 by `account`. The challenge must be for `origin` (by default
  * the request's): a service never gets a proof it could spend elsewhere.

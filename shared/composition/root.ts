@@ -144,7 +144,15 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
     purchases,
     discovery:
       payments && purchases && directTools && !('disabled' in setup)
-        ? new PaymentDiscovery(tools, payments, directTools, purchases, purchaseUrl, setup)
+        ? new PaymentDiscovery(
+            tools,
+            payments,
+            directTools,
+            purchases,
+            purchaseUrl,
+            setup,
+            `${config.publicBaseUrl}/mcp`,
+          )
         : undefined,
     tokens,
     webhookRuns,
@@ -189,7 +197,7 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
       signInSite(config.publicBaseUrl),
     ),
     directTools,
-    mcp: new McpToolService(tools, directTools, webhookRuns, repos.workflows),
+    mcp: new McpToolService(tools, directTools, webhookRuns, repos.workflows, repos.budgetCharges),
   };
 }
 

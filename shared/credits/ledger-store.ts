@@ -142,6 +142,11 @@ export class LedgerStore {
     return this.models.creditTransactions.findOne({ op_id: opId }).lean<CreditTransactionDoc>().exec();
   }
 
+  /** When the entry a client sees as `transactionId` (its op id) was recorded: one point read. */
+  async recordedAt(transactionId: string): Promise<Date | null> {
+    return (await this.byOp(transactionId))?.date_created ?? null;
+  }
+
   private async append<R>(
     wallet: string,
     now: Date,

@@ -9,7 +9,9 @@ import { type TriggerBody, triggerBodySchema } from '../webhook-runs/schemas';
 import type { WebhookRunService } from '../webhook-runs/service';
 import { isTerminal } from '../webhook-runs/types';
 import type { RunnableWorkflow, WorkflowRepository } from '../workflows/repository';
-import type { GroupAccess } from '../workspaces/types';
+import type { BudgetChargeRepository } from '../workspaces/budget-charges';
+import { type GroupAccess, workspaceAccount } from '../workspaces/types';
+import { invokeWithinGroupBudget } from './group-calls';
 import { paidResult, paymentRequiredResult, paymentResponseMeta, type ToolCallResult, toolError } from './results';
 import {
   catalogTools,
@@ -17,13 +19,17 @@ import {
   encodeCursor,
   MCP_META,
   MCP_PAGE_PRODUCTS,
+  MCP_PAGE_WORKFLOWS,
   type McpTool,
   nameCandidates,
   toolName,
 } from './tools';
 import { workflowIdOf, workflowTool, workflowToolName } from './workflow-tools';
 
-/** Who pays a call: a wallet's credits (its `act_` token), or nobody yet (x402 in the call, or a challenge). */
+/**
+ * Who pays a call: a wallet's credits (its `act_` token), an agent group's workspace credits under
+ * its budget (its `agt_` token), or nobody yet (x402 in the call, or a challenge).
+ */
 export type McpCaller =
   { kind: 'wallet'; wallet: string } | { kind: 'group'; access: GroupAccess } | { kind: 'anonymous' };
 
@@ -32,6 +38,8 @@ export interface McpCall {
   arguments: Record<string, unknown>;
   meta: Record<string, unknown>;
   caller: McpCaller;
+  /** Aborted when the client cancels the request: a workflow call stops waiting for its run. */
+  signal?: AbortSignal;
 }
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -50,22 +58,26 @@ export class McpToolService {
     private readonly direct: DirectToolPayments | undefined,
     private readonly runs: WebhookRunService,
     private readonly workflows: WorkflowRepository,
+    private readonly budgetCharges: BudgetChargeRepository,
   ) {}
 
+  /**
+   * Page k is the group's k-th slice of workflow ids beside the catalog's k-th page of products:
+   * one cursor walks both, and each tool is on exactly one page.
+   */
   async list(cursor: string | undefined, caller: McpCaller): Promise<{ tools: McpTool[]; nextCursor?: string }> {
     const page = cursor === undefined ? 1 : decodeCursor(cursor);
     if (page === undefined) throw errors.badRequest('invalid_cursor', 'cursor is not one this server handed out');
     const { items, pagination } = await this.tools.catalogPage(page, MCP_PAGE_PRODUCTS);
-    // A group's workflows lead its first page (a budget lists a handful, never a catalog's worth).
-    const own = caller.kind === 'group' && page === 1 ? await this.groupWorkflows(caller.access) : [];
-    return {
-      tools: [...own, ...catalogTools(items)],
-      ...(pagination.has_next ? { nextCursor: encodeCursor(page + 1) } : {}),
-    };
+    const ids = caller.kind === 'group' ? caller.access.budget.workflow_ids : [];
+    const slice = ids.slice((page - 1) * MCP_PAGE_WORKFLOWS, page * MCP_PAGE_WORKFLOWS);
+    const own = slice.length ? await this.groupWorkflows(slice) : [];
+    const more = pagination.has_next || ids.length > page * MCP_PAGE_WORKFLOWS;
+    return { tools: [...own, ...catalogTools(items)], ...(more ? { nextCursor: encodeCursor(page + 1) } : {}) };
   }
 
-  private async groupWorkflows(access: GroupAccess): Promise<McpTool[]> {
-    const found = await Promise.all(access.budget.workflow_ids.map((id) => this.workflows.runnable(id)));
+  private async groupWorkflows(workflowIds: string[]): Promise<McpTool[]> {
+    const found = await Promise.all(workflowIds.map((id) => this.workflows.runnable(id)));
     // Published ones only: a draft runs for its own workspace over the webhook, but is no tool.
     return found.filter((wf): wf is RunnableWorkflow => wf !== null && wf.version !== null).map(workflowTool);
   }
@@ -84,17 +96,17 @@ export class McpToolService {
   async call(input: McpCall): Promise<ToolCallResult> {
     const workflowId = workflowIdOf(input.name);
     if (workflowId !== undefined && input.caller.kind === 'group')
-      return this.runWorkflow(input.caller.access, workflowId, input.arguments);
+      return this.runWorkflow(input.caller.access, workflowId, input.arguments, input.signal);
     const { product, action } = await this.resolve(input.name);
     try {
       const payment = input.meta[MCP_META.x402Payment];
-      if (input.caller.kind === 'wallet') {
+      if (input.caller.kind !== 'anonymous') {
         if (payment !== undefined)
           throw errors.badRequest(
             'mixed_payment_modes',
             'pay either with credits (the bearer token) or with x402 (_meta["x402/payment"]), not both',
           );
-        return await this.withCredits(input.caller.wallet, product, action, input);
+        return await this.withCredits(input.caller, product, action, input);
       }
       return await this.withX402(product, action, input.arguments, payment);
     } catch (err) {
@@ -107,13 +119,15 @@ export class McpToolService {
   }
 
   /**
-   * Triggers the run and waits a bounded time for its end. The SDK serves no MCP tasks (below),
-   * so a run still going when the wait ends is answered with its id and status URL to poll.
+   * Triggers the run and waits a bounded time for its end. MCP tasks are not served (no SDK
+   * client can drive them), so a run still going when the wait ends is answered with its id and
+   * status URL to poll.
    */
   private async runWorkflow(
     access: GroupAccess,
     workflowId: string,
     args: Record<string, unknown>,
+    signal: AbortSignal | undefined,
   ): Promise<ToolCallResult> {
     const listed = access.budget.workflow_ids.includes(workflowId);
     if (!listed) throw errors.notFound('tool_not_found', `no tool named ${workflowToolName(workflowId)}`);
@@ -129,12 +143,8 @@ export class McpToolService {
         ...(body.request_id ? { request_id: body.request_id } : {}),
       });
       const runId = triggered.record.run._id;
-      const deadline = Date.now() + RUN_WAIT_MS;
-      let run = triggered.record.run;
-      for (let pause = 50; !isTerminal(run.status) && Date.now() < deadline; pause = Math.min(pause * 2, 500)) {
-        await new Promise((r) => setTimeout(r, pause));
-        run = (await this.runs.get(access, runId)).run;
-      }
+      // The process's shared run waits: told of the end by the engine, no store polling meanwhile.
+      const { run } = await this.runs.getWhenDone(access, runId, RUN_WAIT_MS, signal ?? new AbortController().signal);
       const about = { run_id: runId, status: run.status, status_url: triggered.statusUrl };
       if (run.status === 'completed')
         return {
@@ -158,8 +168,13 @@ export class McpToolService {
     }
   }
 
+  /**
+   * A wallet pays from its credits (as `POST /products/purchase`); an agent group from its
+   * workspace's credits under its budget (as a run's tool node). Either way the answer carries
+   * the signed receipt of the debit, the same on a replay.
+   */
   private async withCredits(
-    wallet: string,
+    caller: Exclude<McpCaller, { kind: 'anonymous' }>,
     product: ToolProduct,
     action: ToolAction,
     input: McpCall,
@@ -170,21 +185,50 @@ export class McpToolService {
         'invalid_request',
         `_meta["${MCP_META.idempotencyKey}"] must be 1-128 of A-Z a-z 0-9 . _ : -`,
       );
-    // With a key, a repeat of the call is the same hold (unique per wallet and request id): charged once.
-    const requestId = typeof key === 'string' ? `mcp:${key}` : `mcp:${ids.order()}`;
-    const out = await this.tools.invokeWithCredits({
-      wallet,
-      product: product.id,
-      actionSlug: action.slug,
-      parameters: input.arguments,
-      requestId,
-      meta: { via: 'mcp', tool: input.name },
-    });
-    return paidResult(out.response, {
-      credits_charged: out.credits_charged,
-      transaction_id: out.transaction_id,
-      ...(out.warnings ? { warnings: out.warnings } : {}),
-    });
+    // With a key, a repeat of the call is the same hold (unique per account and request id): charged once.
+    const suffix = typeof key === 'string' ? key : ids.order();
+    const meta = { via: 'mcp', tool: input.name };
+    const out =
+      caller.kind === 'wallet'
+        ? await this.tools.invokeWithCredits({
+            wallet: caller.wallet,
+            product: product.id,
+            actionSlug: action.slug,
+            parameters: input.arguments,
+            requestId: `mcp:${suffix}`,
+            meta,
+          })
+        : // A group's requests are its own: two groups of one workspace never share a hold.
+          await invokeWithinGroupBudget(this.tools.invoker, this.budgetCharges, caller.access, {
+            productId: product.id,
+            actionSlug: action.slug,
+            parameters: input.arguments,
+            requestId: `mcp:${caller.access.group._id}:${suffix}`,
+            meta,
+          });
+    const payer = caller.kind === 'wallet' ? caller.wallet : workspaceAccount(caller.access.workspace._id);
+    const paid = await this.debitReceipt({ product, action }, payer, out.transaction_id);
+    return paidResult(
+      out.response,
+      {
+        credits_charged: out.credits_charged,
+        transaction_id: out.transaction_id,
+        ...(out.warnings ? { warnings: out.warnings } : {}),
+        ...(paid?.receipt ? { receipt: paid.receipt } : {}),
+      },
+      paid ? paymentResponseMeta(paid.settlement) : undefined,
+    );
+  }
+
+  /**
+   * The offer-and-receipt receipt of a credit debit, where the x402 MCP transport puts a
+   * settlement: `_meta["x402/payment-response"].extensions["offer-receipt"].info.receipt`.
+   * Issued at the debit's recorded time, so a replayed call answers the very same receipt.
+   */
+  private async debitReceipt(call: { product: ToolProduct; action: ToolAction }, payer: string, transactionId: string) {
+    if (!this.direct || !transactionId) return undefined;
+    const issuedAt = (await this.tools.invoker.ledger.recordedAt(transactionId)) ?? undefined;
+    return this.direct.creditReceipt(call, { payer, transactionId, ...(issuedAt ? { issuedAt } : {}) });
   }
 
   private async withX402(

@@ -14,6 +14,8 @@ export const MCP_META = {
 
 /** Products per tools/list page: the bearer catalog's default page. */
 export const MCP_PAGE_PRODUCTS = 20;
+/** An agent group's workflow ids per tools/list page (beside that page's products). */
+export const MCP_PAGE_WORKFLOWS = 20;
 
 /**
  * Slugs never hold `_` (SLUG_PATTERN), so `__` separates product from action unambiguously once

@@ -166,20 +166,42 @@ export class DirectToolPayments {
       requestId: `siwx:${proof.nonce}`,
       signed: true,
     });
-    const transaction = `credits:${out.transaction_id}`;
-    const receipt = await this.gate.receipts?.issue({
-      resourceUrl: resource.url,
+    const { receipt, settlement } = await this.creditReceipt(call, {
       payer: proof.wallet,
       network: proof.chainId,
-      transaction,
+      transactionId: out.transaction_id,
     });
-    const header402 = this.gate.encodeResponse({
-      transaction,
-      network: proof.chainId,
-      payer: proof.wallet,
-      ...(receipt ? { extensions: ReceiptIssuer.extension(receipt) } : {}),
-    });
+    const header402 = this.gate.encodeResponse(settlement);
     return { out, headers: { [X402_HEADERS.paymentResponse]: header402 }, receipt, wallet: proof.wallet };
+  }
+
+  /**
+   * The signed receipt of a call paid from prepaid credits (a wallet's or a workspace's), and the
+   * x402 SettleResponse that carries it: the transaction is `credits:<ledger transaction id>`,
+   * the network the payer signed in on or else the deployment's first served chain (a receipt
+   * names one). `issuedAt` is when the debit was recorded, so a replay answers the same receipt.
+   */
+  async creditReceipt(
+    call: Pick<ResolvedCall, 'product' | 'action'>,
+    debit: { payer: string; transactionId: string; network?: string; issuedAt?: Date },
+  ) {
+    const transaction = `credits:${debit.transactionId}`;
+    const network = (debit.network ?? `eip155:${this.setup.served[0]?.chainId ?? 0}`) as `${string}:${string}`;
+    const receipt = await this.gate.receipts?.issue({
+      resourceUrl: this.resource(call).url,
+      payer: debit.payer,
+      network,
+      transaction,
+      ...(debit.issuedAt ? { issuedAt: debit.issuedAt } : {}),
+    });
+    const settlement = {
+      success: true as const,
+      transaction,
+      network,
+      payer: debit.payer,
+      ...(receipt ? { extensions: ReceiptIssuer.extension(receipt) } : {}),
+    };
+    return { receipt, settlement };
   }
 
   /** A replayed payment answers only for the call it paid for. */

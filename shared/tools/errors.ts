@@ -47,8 +47,9 @@ export const toolsErrors: Readonly<Record<string, ErrorEntry & { area: 'tools' }
     status: 402,
     area: 'tools',
     meaning:
-      "The call is within the balance but over the wallet's budget (per call or per day; `details` has the limit, spent today and the price). Nothing was held.",
-    action: 'Wait for the next UTC day, raise the budget (`POST /api/external/tools/budget`), or ask an operator.',
+      "The call is within the balance but over the wallet's budget (per call or per day; `details` has the limit, spent today and the price), or over the daily or total allowance of the agent group's budget it is charged to (a run's tool node, or a catalog tool an agent group calls over MCP; `details` has `limit`, `allowance`, `committed`, `credits`). Nothing was held.",
+    action:
+      "Wait for the next UTC day, raise the budget (`POST /api/external/tools/budget`; a group's budget: its workspace's owner), or ask an operator.",
   },
   vendor_error: {
     status: 502,

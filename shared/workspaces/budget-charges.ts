@@ -22,15 +22,15 @@ export class BudgetChargeRepository {
     chargeId: string,
     credits: number,
     now = new Date(),
-  ): Promise<{ ok: true } | { ok: false; refusal: BudgetRefusal }> {
+  ): Promise<{ ok: true; inserted: boolean } | { ok: false; refusal: BudgetRefusal }> {
     const inserted = await insertOnce(this.models.budgetCharges, {
       _id: chargeId,
       budget_id: budget._id,
       credits,
       created_at: now,
     } satisfies BudgetChargeDoc);
-    // A retry of the same call finds its own row: it was allowed then.
-    if (!inserted) return { ok: true };
+    // A retry of the same call finds its own row: it was allowed then (and is not this caller's to release).
+    if (!inserted) return { ok: true, inserted: false };
     const check = async (
       limit: 'daily' | 'total',
       allowance: number | null,
@@ -47,7 +47,7 @@ export class BudgetChargeRepository {
     const refusal =
       (await check('daily', budget.daily_credits, utcDayStart(now))) ??
       (await check('total', budget.total_credits, null));
-    if (!refusal) return { ok: true };
+    if (!refusal) return { ok: true, inserted: true };
     await this.release(chargeId);
     return { ok: false, refusal };
   }

@@ -1,5 +1,6 @@
 import { declareDiscoveryExtension, type DiscoveryResource } from '@x402/extensions/bazaar';
-import { CATALOG_MAX_PAGE_SIZE } from '../../tools/rules';
+import { catalogTool } from '../../mcp/tools';
+import { CATALOG_MAX_PAGE_SIZE, type ToolAction, type ToolProduct } from '../../tools/rules';
 import type { ToolService } from '../../tools/service';
 import type { CreditPurchaseService } from '../credit-purchase';
 import type { DirectToolPayments } from '../direct-tool-payments';
@@ -34,6 +35,8 @@ export class PaymentDiscovery {
     private readonly purchases: CreditPurchaseService,
     private readonly purchaseUrl: string,
     private readonly setup: PaymentSetup,
+    /** The MCP endpoint (`{base}/mcp`): the resource of every MCP tool entry. */
+    private readonly mcpUrl: string,
   ) {}
 
   supported() {
@@ -45,9 +48,12 @@ export class PaymentDiscovery {
     );
   }
 
+  /** `type` `http`: tool actions and credit packs; `mcp`: the MCP tools paid with x402; none: both. */
   async list(q: { type?: string; limit: number; offset: number }): Promise<DiscoveryPage> {
-    // Only HTTP resources are listed here; an MCP server's tools are discovered through MCP itself.
-    const all = q.type && q.type !== 'http' ? [] : [...(await this.toolResources()), ...this.packResources()];
+    const all = [
+      ...(q.type === 'mcp' ? [] : [...(await this.toolResources()), ...this.packResources()]),
+      ...(q.type === 'http' ? [] : await this.mcpResources()),
+    ];
     return {
       x402Version: X402_VERSION,
       items: all.slice(q.offset, q.offset + q.limit),
@@ -55,40 +61,74 @@ export class PaymentDiscovery {
     };
   }
 
-  private async toolResources(): Promise<DiscoveryResource[]> {
-    const out: DiscoveryResource[] = [];
+  /** Every active, listed action with an x402 price and its offers, in catalog order. */
+  private async pricedActions(): Promise<Array<{ product: ToolProduct; action: ToolAction; usd: string }>> {
+    const out: Array<{ product: ToolProduct; action: ToolAction; usd: string }> = [];
     for (let page = 1; ; page++) {
       const { items, pagination } = await this.tools.catalogPage(page, CATALOG_MAX_PAGE_SIZE);
-      for (const product of items) {
-        for (const action of product.actions) {
-          if (!action.x402_usd) continue;
-          const resource = this.direct.resource({ product, action });
-          out.push({
-            resource: resource.url,
-            type: 'http',
-            x402Version: X402_VERSION,
-            accepts: this.gate.requirements(this.direct.offersFor(action.x402_usd)),
-            lastUpdated: new Date(product.updated_at).toISOString(),
-            description: resource.description,
-            mimeType: resource.mimeType,
-            serviceName: SERVICE_NAME,
-            ...(product.categories.length ? { tags: product.categories.slice(0, 5) } : {}),
-            extensions: {
-              ...declareDiscoveryExtension({
-                bodyType: 'json',
-                method: 'POST',
-                inputSchema: action.parameters_schema,
-                input: {},
-              } as Parameters<typeof declareDiscoveryExtension>[0]),
-              [PAYMENT_IDENTIFIER]: { info: { required: false } },
-              [SIGN_IN_WITH_X]: { info: { paysFrom: 'prepaid credits', credits: action.credits } },
-            },
-          });
-        }
-      }
+      for (const product of items)
+        for (const action of product.actions) if (action.x402_usd) out.push({ product, action, usd: action.x402_usd });
       if (!pagination.has_next) break;
     }
     return out;
+  }
+
+  private async toolResources(): Promise<DiscoveryResource[]> {
+    return (await this.pricedActions()).map(({ product, action, usd }) => {
+      const resource = this.direct.resource({ product, action });
+      return {
+        resource: resource.url,
+        type: 'http',
+        x402Version: X402_VERSION,
+        accepts: this.gate.requirements(this.direct.offersFor(usd)),
+        lastUpdated: new Date(product.updated_at).toISOString(),
+        description: resource.description,
+        mimeType: resource.mimeType,
+        serviceName: SERVICE_NAME,
+        ...(product.categories.length ? { tags: product.categories.slice(0, 5) } : {}),
+        extensions: {
+          ...declareDiscoveryExtension({
+            bodyType: 'json',
+            method: 'POST',
+            inputSchema: action.parameters_schema,
+            input: {},
+          } as Parameters<typeof declareDiscoveryExtension>[0]),
+          [PAYMENT_IDENTIFIER]: { info: { required: false } },
+          [SIGN_IN_WITH_X]: { info: { paysFrom: 'prepaid credits', credits: action.credits } },
+        },
+      };
+    });
+  }
+
+  /**
+   * The same priced actions as MCP tools (the bazaar spec's `input.type: "mcp"`): the resource is
+   * the MCP endpoint, the tool name and input schema exactly as `tools/list` gives them, and the
+   * `accepts` the tool's payment-required result offers. The tuple (resource, tool) is the id.
+   */
+  private async mcpResources(): Promise<DiscoveryResource[]> {
+    return (await this.pricedActions()).map(({ product, action, usd }) => {
+      const tool = catalogTool(product, action);
+      return {
+        resource: this.mcpUrl,
+        type: 'mcp',
+        x402Version: X402_VERSION,
+        accepts: this.gate.requirements(this.direct.offersFor(usd)),
+        lastUpdated: new Date(product.updated_at).toISOString(),
+        description: tool.title,
+        mimeType: 'application/json',
+        serviceName: SERVICE_NAME,
+        ...(product.categories.length ? { tags: product.categories.slice(0, 5) } : {}),
+        extensions: {
+          // @x402/extensions names the tool `toolName` (the spec's text says `tool`); the package is what facilitators validate with.
+          ...declareDiscoveryExtension({
+            toolName: tool.name,
+            description: tool.description,
+            transport: 'streamable-http',
+            inputSchema: tool.inputSchema,
+          }),
+        },
+      };
+    });
   }
 
   private packResources(): DiscoveryResource[] {
