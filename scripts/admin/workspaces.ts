@@ -27,6 +27,10 @@ export const workspaceCommands: AdminCommand[] = [
       { name: 'name', arg: 'TEXT', required: true, description: 'its name' },
       { name: 'daily', arg: 'N', pattern: CREDITS, description: 'the most credits per UTC day (default: no cap)' },
       { name: 'total', arg: 'N', pattern: CREDITS, description: 'the most credits in all (default: no cap)' },
+      {
+        name: 'catalog-tools',
+        description: "its groups may also call catalog tools directly over MCP, paid from the workspace's credits",
+      },
     ],
     run: async (ctx, f) => {
       const { budget, budgetKey } = await repo(ctx).createBudget({
@@ -34,6 +38,7 @@ export const workspaceCommands: AdminCommand[] = [
         name: f.need('name'),
         dailyCredits: f.has('daily') ? Number(f.need('daily')) : null,
         totalCredits: f.has('total') ? Number(f.need('total')) : null,
+        catalogTools: f.has('catalog-tools'),
       });
       return { budget, budget_key: budgetKey };
     },

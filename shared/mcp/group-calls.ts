@@ -24,6 +24,15 @@ export async function invokeWithinGroupBudget(
   access: GroupAccess,
   call: GroupCall,
 ): Promise<InvokeOutput> {
+  // A budget lists the workflows its groups may run; spending on any catalog tool is a wider grant
+  // an operator makes on purpose, so existing tokens gain nothing by default.
+  if (!access.budget.catalog_tools) {
+    throw new AppError(
+      403,
+      'catalog_tools_not_on_budget',
+      "this agent group's budget pays only for its workflows; call catalog tools with a wallet token (Bearer act_…) or pay with x402, or ask the operator for a budget with catalog tools",
+    );
+  }
   const account = workspaceAccount(access.workspace._id);
   // One budget row per call; the ledger's hold id is the same string, so both are per request.
   const chargeId = call.requestId;

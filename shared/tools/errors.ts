@@ -51,6 +51,14 @@ export const toolsErrors: Readonly<Record<string, ErrorEntry & { area: 'tools' }
     action:
       "Wait for the next UTC day, raise the budget (`POST /api/external/tools/budget`; a group's budget: its workspace's owner), or ask an operator.",
   },
+  catalog_tools_not_on_budget: {
+    status: 403,
+    area: 'tools',
+    meaning:
+      "An agent group's token called a catalog tool over MCP, and its budget pays only for the workflows it lists (catalog tools are a wider grant an operator makes per budget). Nothing was held or charged.",
+    action:
+      'Call the tool with a wallet access token (`Bearer act_…`) or pay it with x402, or ask an operator for a budget created with `budget:create --catalog-tools`.',
+  },
   vendor_error: {
     status: 502,
     area: 'tools',

@@ -90,6 +90,8 @@ export class WorkspaceRepository {
     name: string;
     dailyCredits?: number | null;
     totalCredits?: number | null;
+    /** Its groups may also call catalog tools directly; off unless asked for. */
+    catalogTools?: boolean;
     now?: Date;
   }): Promise<{ budget: Budget; budgetKey: string }> {
     await this.needWorkspace(i.workspaceId);
@@ -100,6 +102,7 @@ export class WorkspaceRepository {
       name: i.name,
       daily_credits: i.dailyCredits ?? null,
       total_credits: i.totalCredits ?? null,
+      catalog_tools: i.catalogTools ?? false,
       key_hash: sha256Hex(budgetKey),
       created_at: i.now ?? new Date(),
     };

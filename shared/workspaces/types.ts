@@ -15,6 +15,8 @@ export interface Budget {
   name: string;
   daily_credits: number | null;
   total_credits: number | null;
+  /** Its groups may call catalog tools directly (MCP) besides running its workflows. */
+  catalog_tools?: boolean;
   workflow_ids: string[];
   /** The approved (pinned) version per listed workflow; null: pinned to the latest published at first use. */
   workflow_versions: Record<string, string | null>;

@@ -160,7 +160,7 @@ describe('MCP: receipts on paid results, agent groups paying for catalog tools, 
   }, 120_000);
 
   it("an agent group's catalog call is charged once to its workspace's credits under its budget; failures and refusals cost nothing", async () => {
-    const g = await setupGroup(stack.db, { daily: 12 });
+    const g = await setupGroup(stack.db, { daily: 12, catalogTools: true });
     const account = workspaceAccount(g.workspaceId);
     await ledger.grant({ wallet: account, credits: 100, creditType: 'admin_grant' });
     const client = await connect({ authorization: `Bearer ${g.token}` });
@@ -211,8 +211,28 @@ describe('MCP: receipts on paid results, agent groups paying for catalog tools, 
     expect(both).toMatchObject({ isError: true, structuredContent: { error: { code: 'mixed_payment_modes' } } });
   }, 120_000);
 
+  it('an agent group whose budget was not given catalog tools is refused them, with nothing held or charged', async () => {
+    const g = await setupGroup(stack.db, { daily: 100 });
+    const account = workspaceAccount(g.workspaceId);
+    await ledger.grant({ wallet: account, credits: 100, creditType: 'admin_grant' });
+    const client = await connect({ authorization: `Bearer ${g.token}` });
+    const calls = vendor.calls.length;
+    const refused = await client.callTool({
+      name: 'calc__sum',
+      arguments: { values: [1, 2] },
+      _meta: { 'agent-commerce/idempotency-key': 'no-catalog-1' },
+    });
+    expect(refused).toMatchObject({
+      isError: true,
+      structuredContent: { error: { code: 'catalog_tools_not_on_budget' } },
+    });
+    expect(vendor.calls.length).toBe(calls);
+    expect((await ledger.balance(account)).balance).toBe(100);
+    expect(await stack.db.models.budgetCharges.countDocuments({ budget_id: g.budgetId })).toBe(0);
+  }, 120_000);
+
   it("an agent group's concurrent copies of one call are charged once; too few workspace credits or over the total allowance costs nothing", async () => {
-    const g = await setupGroup(stack.db, { total: 9 });
+    const g = await setupGroup(stack.db, { total: 9, catalogTools: true });
     const account = workspaceAccount(g.workspaceId);
     const client = await connect({ authorization: `Bearer ${g.token}` });
     const call = (key: string) =>

@@ -16,7 +16,7 @@ export interface GroupSetup {
 /** A workspace with a budget and an agent group. */
 export async function setupGroup(
   db: Db,
-  o: { daily?: number | null; total?: number | null } = {},
+  o: { daily?: number | null; total?: number | null; catalogTools?: boolean } = {},
 ): Promise<GroupSetup> {
   const repo = new WorkspaceRepository(db.models, parseConfig(process.env).credentialsKey);
   const ws = await repo.createWorkspace({ name: 'test workspace' });
@@ -25,6 +25,7 @@ export async function setupGroup(
     name: 'test budget',
     dailyCredits: o.daily ?? null,
     totalCredits: o.total ?? null,
+    catalogTools: o.catalogTools,
   });
   const g = await repo.createGroup({ budgetId: budget._id, name: 'test agents' });
   return {

@@ -12,6 +12,8 @@ export interface BudgetDoc {
   name: string;
   daily_credits: number | null;
   total_credits: number | null;
+  /** Its groups may call catalog tools directly (MCP), paid from the workspace; absent on older budgets: no. */
+  catalog_tools?: boolean;
   key_hash: string;
   created_at: Date;
 }
@@ -23,6 +25,7 @@ const schema = new Schema<BudgetDoc>(
     name: { type: String, required: true },
     daily_credits: { type: Number, default: null },
     total_credits: { type: Number, default: null },
+    catalog_tools: { type: Boolean, default: false },
     key_hash: { type: String, required: true, unique: true },
     created_at: { type: Date, required: true },
   },
