@@ -112,8 +112,9 @@ export class WebhookRunService {
     if (body.callback_url) this.checkCallbackHost(body.callback_url);
     const epoch = this.reuse.epoch();
     const kept = this.reuse.runnable(access.budget._id, workflowId);
-    // A kept bearer's budget may predate a listing another process made: a refusal is decided on a fresh read.
-    if (!kept && this.reuse.wasKept(access) && !access.budget.workflow_ids.includes(workflowId))
+    // A kept bearer's budget may predate a listing another process made (another token of the
+    // group may even have kept the graph since): a refusal is decided on a fresh read.
+    if (this.reuse.wasKept(access) && !access.budget.workflow_ids.includes(workflowId))
       access = { ...access, budget: (await this.workspaces.getBudget(access.budget._id)) ?? access.budget };
     const wf = kept ?? (await this.runnableFor(access, workflowId));
     const requestHash = createHash('sha256')

@@ -110,7 +110,10 @@ describe('webhook triggers reuse what they resolved, and still refuse what they 
 
   it('a refusal is never served from what was kept: a workflow listed by another process runs at once', async () => {
     const listed = await addWorkflow(stack.db, g, templateWorkflow('listed'));
-    await ok(g.token, listed); // the bearer (and the budget as it is now) is kept
+    const other = await g.repo.issueGroupToken(g.groupId);
+    // Both bearers (and the budget as it is now) are kept.
+    await ok(g.token, listed);
+    await ok(other.token, listed);
     const wf = await addWorkflow(stack.db, g, templateWorkflow('listed-later'), { onBudget: false });
     const blocked = await trigger(stack.server.mainUrl, g.token, wf, { prompt: 'x' });
     expect([blocked.status, blocked.body.error]).toEqual([409, 'workflow_not_on_budget']);
@@ -123,6 +126,8 @@ describe('webhook triggers reuse what they resolved, and still refuse what they 
       created_at: new Date(),
     } as never);
     await ok(g.token, wf);
+    // The other token's kept budget predates the listing; the graph kept since is still run.
+    await ok(other.token, wf);
     // A third party's workflow that only has a draft is refused every time, and runs once published here.
     const workflows = new WorkflowRepository(stack.db.models);
     const draft = await workflows.create(templateWorkflow('third party'), { workspaceId: null });
