@@ -82,19 +82,16 @@ export class WebhookRunService {
   /**
    * The group an `Authorization: Bearer agt_…` header speaks for, or 401. `reuse` (triggers and
    * reads of runs): a token resolved in the last `webhookReuseMs` is not resolved again (five
-   * reads less), so a revocation made by another process takes effect within that time (one made
-   * in this process at once); refusals are never reused.
+   * reads less; concurrent requests share one resolution), so a revocation made by another
+   * process takes effect within that time (one made in this process at once); refusals are never
+   * reused.
    */
   async authenticate(header: string | undefined, reuse = false): Promise<GroupAccess> {
     const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
     if (!match) throw errors.unauthorized('missing_bearer', 'Authorization: Bearer <agent group token> is required');
-    const key = reuse ? sha256Hex(match[1]) : '';
-    const kept = reuse ? this.reuse.bearer(key) : undefined;
-    if (kept) return kept;
-    const epoch = this.reuse.epoch();
-    const access = await this.workspaces.resolveGroupToken(match[1]);
+    const resolve = () => this.workspaces.resolveGroupToken(match[1]);
+    const access = await (reuse ? this.reuse.bearer(sha256Hex(match[1]), resolve) : resolve());
     if (!access) throw errors.unauthorized('invalid_bearer', 'bearer token is not valid');
-    if (reuse) this.reuse.keepBearer(key, access, epoch);
     return access;
   }
 

@@ -14,7 +14,8 @@ const MAX_ENTRIES = 1000;
  * money: balances and spend are read on every request that needs them.
  */
 export class TriggerReuse {
-  private readonly bearers: BoundedCache<GroupAccess>;
+  /** Resolutions of bearers, settled or in flight (concurrent requests share one). */
+  private readonly bearers: BoundedCache<Promise<GroupAccess | null>>;
   private readonly runnables: BoundedCache<RunnableWorkflow>;
   /** Accesses served from `bearers`: their budget may be up to `ttlMs` old. */
   private readonly served = new WeakSet<object>();
@@ -40,12 +41,27 @@ export class TriggerReuse {
     return now;
   }
 
-  /** A bearer kept from an earlier request, or undefined. */
-  bearer(key: string): GroupAccess | undefined {
-    this.epoch();
-    const access = this.bearers.get(key);
-    if (access) this.served.add(access);
-    return access;
+  /**
+   * The bearer for `key` (sha256 of the token): kept from an earlier request, shared with a
+   * request resolving it now, or resolved by `resolve` and kept while it is granted (null, a
+   * refusal, and a failure are dropped as soon as they settle; so is a resolution this process
+   * made a change during). Concurrent requests of an agent population cost one resolution.
+   */
+  async bearer(key: string, resolve: () => Promise<GroupAccess | null>): Promise<GroupAccess | null> {
+    const epoch = this.epoch();
+    const kept = this.bearers.get(key);
+    if (kept) {
+      const access = await kept;
+      if (access) this.served.add(access);
+      return access;
+    }
+    const pending = resolve();
+    this.bearers.set(key, pending);
+    const drop = () => {
+      if (this.bearers.get(key) === pending) this.bearers.delete(key);
+    };
+    pending.then((access) => (!access || this.epoch() !== epoch ? drop() : undefined), drop);
+    return pending;
   }
 
   /** Whether `access` came from `bearer` (its budget's listing may be stale). */
@@ -59,11 +75,7 @@ export class TriggerReuse {
     return this.runnables.get(`${budgetId}/${workflowId}`);
   }
 
-  /** Keeps what was resolved, unless this process changed something since `epoch` (the reads may predate it). */
-  keepBearer(key: string, access: GroupAccess, epoch: number): void {
-    if (this.epoch() === epoch) this.bearers.set(key, access);
-  }
-
+  /** Keeps the graph, unless this process changed something since `epoch` (the reads may predate it). */
   keepRunnable(budgetId: string, workflowId: string, wf: RunnableWorkflow, epoch: number): void {
     if (this.epoch() === epoch) this.runnables.set(`${budgetId}/${workflowId}`, wf);
   }
