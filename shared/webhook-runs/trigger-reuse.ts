@@ -2,7 +2,12 @@ import { BoundedCache } from '../platform/cache/bounded-cache';
 import { graphChanges, type RunnableWorkflow } from '../workflows/repository';
 import { accessChanges, type GroupAccess } from '../workspaces/repository';
 
-const MAX_ENTRIES = 1000;
+/**
+ * Bearers are small. A graph may be as large as a definition's 256 KiB body, and the pairs of
+ * budget and workflow triggered within one window are few: fewer of them bound the memory.
+ */
+const MAX_BEARERS = 1000;
+const MAX_GRAPHS = 200;
 
 /**
  * What this process resolved for webhook triggers and reads, kept `ttlMs`: `agt_` bearers (with
@@ -22,9 +27,9 @@ export class TriggerReuse {
   private seen = -1;
 
   constructor(ttlMs: number, clock?: () => number) {
-    const max = ttlMs > 0 ? MAX_ENTRIES : 0;
-    this.bearers = new BoundedCache(max, ttlMs, clock);
-    this.runnables = new BoundedCache(max, ttlMs, clock);
+    const on = ttlMs > 0;
+    this.bearers = new BoundedCache(on ? MAX_BEARERS : 0, ttlMs, clock);
+    this.runnables = new BoundedCache(on ? MAX_GRAPHS : 0, ttlMs, clock);
   }
 
   /**
