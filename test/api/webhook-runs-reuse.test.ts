@@ -100,12 +100,13 @@ describe('webhook triggers reuse what they resolved, and still refuse what they 
     await stack.db.models.agentGroupTokens.updateOne({ _id: sha256Hex(token) }, { $set: { revoked_at: new Date() } });
     const revokedAt = Date.now();
     let status = 200;
-    while (status === 200 && Date.now() - revokedAt < REUSE_MS + 5000) {
+    while (status === 200 && Date.now() - revokedAt < REUSE_MS + 15_000) {
       status = (await trigger(stack.server.mainUrl, token, wf, { prompt: 'x' })).status;
       if (status === 200) await new Promise((r) => setTimeout(r, 200));
     }
     expect(status).toBe(401);
-    expect(Date.now() - revokedAt).toBeLessThan(REUSE_MS + 3000);
+    // The window, plus the slack of a loaded machine's requests.
+    expect(Date.now() - revokedAt).toBeLessThan(REUSE_MS + 5000);
   });
 
   it('a refusal is never served from what was kept: a workflow listed by another process runs at once', async () => {
