@@ -133,6 +133,7 @@ export function agentWebhookOperations(services: Services): Operation[] {
     {
       ...common,
       id: 'triggerRun',
+      before: [agentGroup(services, 'reuse')],
       method: 'post',
       path: '/api/agent-webhooks/{workflowId}/trigger',
       summary: "Queue a run of a workflow on the group's budget",

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { LedgerStore } from '../credits/ledger-store';
 import { canonicalJson } from '../identity/canonical-json';
-import { BoundedCache } from '../platform/cache/bounded-cache';
 import type { AppConfig } from '../platform/config/index';
 import { errors } from '../platform/errors/index';
 import { judgeAddress } from '../platform/http/address-policy';
@@ -19,6 +18,7 @@ import type { WebhookRunDoc } from './models/webhook-run';
 import type { RunRepository } from './repository';
 import { type RunWaitLimits, RunWaits } from './run-waits';
 import { MAX_CANCEL_REASON, MAX_METADATA_BYTES, type TriggerBody } from './schemas';
+import { TriggerReuse } from './trigger-reuse';
 import { isTerminal, type RunRecord } from './types';
 
 /** What the healer did with a stale queued run. */
@@ -33,8 +33,6 @@ export interface TriggerResult {
 }
 
 const CANCEL_WAIT_MS = 10_000;
-/** A bearer resolved for reading runs is reused this long (as schedule bearers are). */
-const READ_BEARER_CACHE = { ttlMs: 5000, maxEntries: 1000 };
 
 /** Who a run belongs to: a group's bearer, or our own widget acting for a bundle's group. */
 export type RunOwner = Omit<GroupAccess, 'tokenId'>;
@@ -53,8 +51,8 @@ export class WebhookRunService {
   private readonly ledger: Pick<LedgerStore, 'balance'>;
   /** This process's waits for runs to end (one watch per awaited run). */
   readonly waits: RunWaits;
-  /** Bearers resolved for reads of runs, by sha256 of the token. */
-  private readonly readers = new BoundedCache<GroupAccess>(READ_BEARER_CACHE.maxEntries, READ_BEARER_CACHE.ttlMs);
+  /** Bearers and runnable workflows resolved in the last few seconds (config.webhookReuseMs). */
+  private readonly reuse: TriggerReuse;
 
   constructor(
     ports: {
@@ -64,7 +62,10 @@ export class WebhookRunService {
       engine: RunEngine;
       ledger: Pick<LedgerStore, 'balance'>;
     },
-    private readonly config: Pick<AppConfig, 'publicBaseUrl' | 'model' | 'callbacks' | 'runNodeStartTimeoutMs'>,
+    private readonly config: Pick<
+      AppConfig,
+      'publicBaseUrl' | 'model' | 'callbacks' | 'runNodeStartTimeoutMs' | 'webhookReuseMs'
+    >,
     waitLimits?: RunWaitLimits,
   ) {
     ({
@@ -75,22 +76,22 @@ export class WebhookRunService {
       ledger: this.ledger,
     } = ports);
     this.waits = new RunWaits({ runs: this.runs, engine: this.engine }, waitLimits);
+    this.reuse = new TriggerReuse(config.webhookReuseMs);
   }
 
   /**
-   * The group an `Authorization: Bearer agt_…` header speaks for, or 401. `reuse` (reads of runs
-   * only): a token resolved in the last few seconds is not resolved again (four reads less per
-   * poll), so a revocation takes effect on reads within that time; refusals are never reused.
+   * The group an `Authorization: Bearer agt_…` header speaks for, or 401. `reuse` (triggers and
+   * reads of runs): a token resolved in the last `webhookReuseMs` is not resolved again (five
+   * reads less; concurrent requests share one resolution), so a revocation made by another
+   * process takes effect within that time (one made in this process at once); refusals are never
+   * reused.
    */
   async authenticate(header: string | undefined, reuse = false): Promise<GroupAccess> {
     const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
     if (!match) throw errors.unauthorized('missing_bearer', 'Authorization: Bearer <agent group token> is required');
-    const key = reuse ? sha256Hex(match[1]) : '';
-    const kept = reuse ? this.readers.get(key) : undefined;
-    if (kept) return kept;
-    const access = await this.workspaces.resolveGroupToken(match[1]);
+    const resolve = () => this.workspaces.resolveGroupToken(match[1]);
+    const access = await (reuse ? this.reuse.bearer(sha256Hex(match[1]), resolve) : resolve());
     if (!access) throw errors.unauthorized('invalid_bearer', 'bearer token is not valid');
-    if (reuse) this.readers.set(key, access);
     return access;
   }
 
@@ -106,13 +107,13 @@ export class WebhookRunService {
       );
     }
     if (body.callback_url) this.checkCallbackHost(body.callback_url);
-    const latest = await this.workflows.runnable(workflowId);
-    if (!latest || (latest.workspace_id !== null && latest.workspace_id !== access.workspace._id))
-      throw errors.notFound('workflow_not_found', `no workflow ${workflowId}`);
-    // Only the workspace's own workflows run unpublished: a third party's draft is never run.
-    if (latest.version === null && latest.workspace_id !== access.workspace._id)
-      throw errors.notFound('workflow_not_found', `workflow ${workflowId} has no published version`);
-    const wf = await this.approvedVersion(access, latest);
+    const epoch = this.reuse.epoch();
+    const kept = this.reuse.runnable(access.budget._id, workflowId);
+    // A kept bearer's budget may predate a listing another process made (another token of the
+    // group may even have kept the graph since): a refusal is decided on a fresh read.
+    if (this.reuse.wasKept(access) && !access.budget.workflow_ids.includes(workflowId))
+      access = { ...access, budget: (await this.workspaces.getBudget(access.budget._id)) ?? access.budget };
+    const wf = kept ?? (await this.runnableFor(access, workflowId));
     const requestHash = createHash('sha256')
       .update(
         canonicalJson({
@@ -124,12 +125,18 @@ export class WebhookRunService {
       )
       .digest('hex');
 
-    if (body.request_id) {
-      const seen = await this.runs.findRequest(access.group._id, body.request_id);
-      if (seen) return this.replay(access, wf, body, seen, requestHash);
-    }
-    await this.refuseIfBlocked(access, wf);
-    await this.refuseIfUnfunded(access, wf);
+    // The reads that decide what happens next do not depend on each other. A kept graph passed
+    // the credentials check (credentials are never removed); the balance is always read.
+    const required = this.config.model ? modelStartCredits(wf.nodes, this.config.model.creditsPer1kTokens) : 0;
+    const [seen, missing, funds] = await Promise.all([
+      body.request_id ? this.runs.findRequest(access.group._id, body.request_id) : null,
+      kept ? [] : this.workspaces.missingCredentials(access.workspace._id, wf.credentials),
+      required > 0 ? this.ledger.balance(workspaceAccount(access.workspace._id)) : null,
+    ]);
+    if (seen) return this.replay(access, wf, body, seen, requestHash);
+    await this.refuseIfBlocked(access, wf, missing);
+    if (!kept) this.reuse.keepRunnable(access.budget._id, workflowId, wf, epoch);
+    if (funds) this.refuseIfUnfunded(wf, required, funds.balance);
 
     const runId = ids.run();
     if (body.request_id) {
@@ -164,6 +171,17 @@ export class WebhookRunService {
       throw err;
     }
     return { httpStatus: 200, record: { run: doc, cancel: null }, statusUrl: this.statusUrl(runId), replayed: false };
+  }
+
+  /** The workflow a trigger of `workflowId` runs for the group, or 404 when it is not the group's to run. */
+  private async runnableFor(access: RunOwner, workflowId: string): Promise<RunnableWorkflow> {
+    const latest = await this.workflows.runnable(workflowId);
+    if (!latest || (latest.workspace_id !== null && latest.workspace_id !== access.workspace._id))
+      throw errors.notFound('workflow_not_found', `no workflow ${workflowId}`);
+    // Only the workspace's own workflows run unpublished: a third party's draft is never run.
+    if (latest.version === null && latest.workspace_id !== access.workspace._id)
+      throw errors.notFound('workflow_not_found', `workflow ${workflowId} has no published version`);
+    return this.approvedVersion(access, latest);
   }
 
   /**
@@ -317,9 +335,8 @@ export class WebhookRunService {
    * workflow needs, or the deployment lacks something a node needs (a model endpoint). Each opens
    * (or finds) an approval request; `data` names them all.
    */
-  private async refuseIfBlocked(access: RunOwner, wf: RunnableWorkflow): Promise<void> {
+  private async refuseIfBlocked(access: RunOwner, wf: RunnableWorkflow, missing: string[]): Promise<void> {
     const addWorkflow = !access.budget.workflow_ids.includes(wf.workflow_id);
-    const missing = await this.workspaces.missingCredentials(access.workspace._id, wf.credentials);
     const needsModel = !this.config.model && wf.nodes.some((n) => n.type === 'model');
     if (!addWorkflow && missing.length === 0 && !needsModel) return;
 
@@ -395,11 +412,7 @@ export class WebhookRunService {
    * A run that can reach a model node starts only when the workspace's balance covers the least
    * its largest model node holds; each node still holds (and may fail) on its own when it runs.
    */
-  private async refuseIfUnfunded(access: RunOwner, wf: RunnableWorkflow): Promise<void> {
-    const model = this.config.model;
-    const required = model ? modelStartCredits(wf.nodes, model.creditsPer1kTokens) : 0;
-    if (required === 0) return;
-    const { balance } = await this.ledger.balance(workspaceAccount(access.workspace._id));
+  private refuseIfUnfunded(wf: RunnableWorkflow, required: number, balance: number): void {
     if (balance >= required) return;
     throw errors.paymentRequired(
       'insufficient_credits',

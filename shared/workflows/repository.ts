@@ -1,4 +1,5 @@
 import { BoundedCache } from '../platform/cache/bounded-cache';
+import { ChangeCount } from '../platform/cache/change-count';
 import { insertOnce, type Models } from '../platform/db/index';
 import { errors } from '../platform/errors/index';
 import { ids } from '../platform/ids/index';
@@ -32,6 +33,12 @@ function decodeGraph(json: string): Graph {
 
 /** Published versions never change (inserted once under `<id>@<version>`); the pointer to the latest is read each call. */
 const versionCache = new BoundedCache<WorkflowVersionDoc>(2000);
+
+/**
+ * Changes this process made to what a workflow runs (a version published, the draft changed), by
+ * any instance: caches of runnable workflows drop what they read before one.
+ */
+export const graphChanges = new ChangeCount();
 
 /** Published versions one workflow may keep: each is a stored graph, and listings and history pages walk them. */
 export const MAX_VERSIONS_PER_WORKFLOW = 100;
@@ -138,6 +145,7 @@ export class WorkflowRepository {
     };
     if (!(await insertOnce(this.models.workflowVersions, row)))
       throw errors.conflict('version_not_newer', `version ${version} is already published`);
+    graphChanges.bump();
     // The insert above decided the version; this only marks the definition published (the same value from every writer).
     await this.models.workflowDefinitions.updateOne({ _id: id }, { $set: { status: 'published', updated_at: now } });
     return (await this.get(id))!;
@@ -224,6 +232,7 @@ export class WorkflowRepository {
       set.graph_json = JSON.stringify({ nodes: patch.nodes ?? current.nodes, edges: patch.edges ?? current.edges });
     }
     await this.models.workflowDefinitions.updateOne({ _id: id }, { $set: set });
+    graphChanges.bump();
     return (await this.get(id))!;
   }
 

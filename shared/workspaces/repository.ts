@@ -1,4 +1,5 @@
 import { BoundedCache } from '../platform/cache/bounded-cache';
+import { ChangeCount } from '../platform/cache/change-count';
 import { insertOnce, type Models } from '../platform/db/index';
 import { errors } from '../platform/errors/index';
 import { ids, secret, SECRET_SHAPES, sha256Hex, webhookSecret } from '../platform/ids/index';
@@ -45,6 +46,13 @@ function publicApproval(doc: ApprovalRequestDoc): ApprovalRequest {
  */
 /** Groups are inserted once and never changed: nothing to invalidate. */
 const groupCache = new BoundedCache<AgentGroup>(10_000);
+
+/**
+ * Changes this process made to what a bearer or a budget grants (a token revoked, a workflow
+ * listed or its approved version moved), by any instance: caches of resolved bearers and
+ * budgets drop what they read before one.
+ */
+export const accessChanges = new ChangeCount();
 
 export class WorkspaceRepository {
   private readonly box?: SecretBox;
@@ -112,8 +120,12 @@ export class WorkspaceRepository {
   }
 
   async getBudget(id: string): Promise<Budget | null> {
-    const doc = await this.models.budgets.findById(id, { key_hash: 0 }).lean<Omit<BudgetDoc, 'key_hash'>>().exec();
-    return doc ? this.withWorkflows(doc) : null;
+    // The links need only the id: read beside the budget, not after it.
+    const [doc, links] = await Promise.all([
+      this.models.budgets.findById(id, { key_hash: 0 }).lean<Omit<BudgetDoc, 'key_hash'>>().exec(),
+      this.linksOf(id),
+    ]);
+    return doc ? this.withWorkflows(doc, links) : null;
   }
 
   async listBudgets(workspaceId: string): Promise<Budget[]> {
@@ -125,12 +137,19 @@ export class WorkspaceRepository {
     return Promise.all(docs.map((d) => this.withWorkflows(d)));
   }
 
-  private async withWorkflows(doc: Omit<BudgetDoc, 'key_hash'>): Promise<Budget> {
-    const links = await this.models.budgetWorkflows
-      .find({ budget_id: doc._id }, { workflow_id: 1, version: 1 })
+  private linksOf(budgetId: string): Promise<{ workflow_id: string; version?: string | null }[]> {
+    return this.models.budgetWorkflows
+      .find({ budget_id: budgetId }, { workflow_id: 1, version: 1 })
       .sort({ created_at: 1 })
       .lean<{ workflow_id: string; version?: string | null }[]>()
       .exec();
+  }
+
+  private async withWorkflows(
+    doc: Omit<BudgetDoc, 'key_hash'>,
+    links?: { workflow_id: string; version?: string | null }[],
+  ): Promise<Budget> {
+    links ??= await this.linksOf(doc._id);
     // Only links made without a version look for a pin: one read, and none for pinned links.
     const unpinned = links.filter((l) => !l.version).map((l) => `${doc._id}:${l.workflow_id}`);
     const pins = unpinned.length ? await this.pinsOf(unpinned) : new Map<string, string>();
@@ -184,6 +203,7 @@ export class WorkspaceRepository {
       if (!current || compareSemver(version, current) > 0)
         await this.models.budgetWorkflows.updateOne({ _id }, { $set: { version } });
     }
+    accessChanges.bump();
     return (await this.getBudget(budgetId))!;
   }
 
@@ -311,6 +331,7 @@ export class WorkspaceRepository {
       { token_id: tokenId, revoked_at: null },
       { $set: { revoked_at: now } },
     );
+    accessChanges.bump();
     return res.modifiedCount > 0;
   }
 

@@ -10,7 +10,8 @@ declare module 'express-serve-static-core' {
 
 /**
  * Authorization: Bearer agt_… → res.locals.group (the group, its budget and workspace). 'reuse'
- * for reads that agents repeat often (polling a run): a token resolved seconds ago is reused.
+ * for what agents repeat often (triggering and polling runs): a token resolved seconds ago is
+ * reused (WebhookRunService.authenticate).
  */
 export function agentGroup(services: Services, mode: 'resolve' | 'reuse' = 'resolve'): RequestHandler {
   return async (req, res, next) => {

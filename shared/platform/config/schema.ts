@@ -53,6 +53,12 @@ export interface AppConfig {
   runNodeStartTimeoutMs: number;
   /** A run still `queued` this long after its trigger with no execution gets one started, or fails (RUN_HEAL_STALE_SECONDS). */
   runHealStaleSeconds: number;
+  /**
+   * How long an API process reuses an `agt_` bearer it resolved (with its group's budget and
+   * workspace) and a budget's runnable workflow, for webhook triggers and reads; 0: every request
+   * resolves both (WEBHOOK_REUSE_MS).
+   */
+  webhookReuseMs: number;
   /** OpenTelemetry traces over OTLP/HTTP; absent (no OTEL_EXPORTER_OTLP_ENDPOINT): tracing is off, nothing of it loaded. */
   tracing?: TracingConfig;
 }
@@ -279,6 +285,7 @@ const envSchema = Joi.object({
   MODEL_CREDITS_PER_1K_TOKENS: Joi.number().integer().min(1).max(1000000).default(1),
   RUN_NODE_START_TIMEOUT_MS: Joi.number().integer().min(100).max(86400000).default(300000),
   RUN_HEAL_STALE_SECONDS: Joi.number().integer().min(0).max(86400).default(60),
+  WEBHOOK_REUSE_MS: Joi.number().integer().min(0).max(60000).default(5000),
   CALLBACK_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(15000),
   CALLBACK_MAX_ATTEMPTS: Joi.number().integer().min(1).max(50).default(10),
   CALLBACK_INITIAL_INTERVAL_MS: Joi.number().integer().min(10).max(3600000).default(10000),
@@ -488,6 +495,7 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
     sessionIdleTimeoutSeconds: value.SESSION_IDLE_TIMEOUT_SECONDS,
     runNodeStartTimeoutMs: value.RUN_NODE_START_TIMEOUT_MS,
     runHealStaleSeconds: value.RUN_HEAL_STALE_SECONDS,
+    webhookReuseMs: value.WEBHOOK_REUSE_MS,
     tracing: value.OTEL_EXPORTER_OTLP_ENDPOINT
       ? Object.freeze({
           endpoint: stripSlash(value.OTEL_EXPORTER_OTLP_ENDPOINT),
