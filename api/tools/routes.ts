@@ -1,8 +1,9 @@
-import { type Request, type RequestHandler, Router } from 'express';
+import { type Request, type RequestHandler, type Response, Router } from 'express';
 import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
 import type { Db } from '../../shared/platform/db/index';
 import { errors } from '../../shared/platform/errors/index';
+import type { InvokeOutput } from '../../shared/tools/invoke';
 import {
   budgetBody as budgetSchema,
   type CreditInvokeBody,
@@ -48,7 +49,9 @@ const SIWX_HEADER = 'sign-in-with-x';
 
 const invokeAnswer = Joi.object({
   success: Joi.boolean().valid(true).required(),
-  receipt: signedReceipt.description('sign-in-with-x calls: the signed receipt of the credit debit'),
+  receipt: signedReceipt.description(
+    'calls paid from credits (signed requests, sign-in-with-x), where payments are configured: the signed receipt of the credit debit, also in the PAYMENT-RESPONSE header',
+  ),
   response: Joi.any().required(),
   warnings: Joi.array(),
   credits_charged: Joi.number(),
@@ -153,7 +156,7 @@ export function toolOperations(services: Services): Operation[] {
       kind: 'tool_paths',
       paths,
     });
-    return tools.invokeWithCredits({
+    const out = await tools.invokeWithCredits({
       wallet,
       product,
       actionSlug,
@@ -161,6 +164,14 @@ export function toolOperations(services: Services): Operation[] {
       requestId: body.request_id,
       signed: true,
     });
+    return { out, wallet };
+  };
+  /** A credit debit's answer: with payments configured, its signed receipt in the body and PAYMENT-RESPONSE. */
+  const answerDebit = async (res: Response, out: InvokeOutput, payer: string) => {
+    const direct = services.directTools;
+    const paid = await direct?.debitReceiptOf(out, payer);
+    if (direct && paid) res.set(direct.responseHeaders(paid.settlement));
+    res.json({ ...invokeSuccessBody(out), ...(paid?.receipt ? { receipt: paid.receipt } : {}) });
   };
   const common = { host: 'main', tag: 'Tools' } as const;
 
@@ -269,8 +280,8 @@ export function toolOperations(services: Services): Operation[] {
       ],
       handler: async (req, res) => {
         const productId = String(req.params.productId);
-        const out = await creditInvoke(req, productId, undefined, await tools.idPaths(productId));
-        res.json(invokeSuccessBody(out));
+        const { out, wallet } = await creditInvoke(req, productId, undefined, await tools.idPaths(productId));
+        await answerDebit(res, out, wallet);
       },
     },
     {
@@ -361,8 +372,13 @@ export function toolOperations(services: Services): Operation[] {
               details: { fields: error.details.map((d) => d.path.join('.')) },
             });
           await assertSameAction(services, productSlug, actionSlug, value.parameters);
-          const out = await creditInvoke(req, productSlug, actionSlug, await tools.slugPaths(productSlug, actionSlug));
-          res.json(invokeSuccessBody(out));
+          const { out, wallet } = await creditInvoke(
+            req,
+            productSlug,
+            actionSlug,
+            await tools.slugPaths(productSlug, actionSlug),
+          );
+          await answerDebit(res, out, wallet);
           return;
         }
         await assertSameAction(services, productSlug, actionSlug, req.body as Record<string, unknown>);

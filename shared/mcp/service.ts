@@ -207,7 +207,8 @@ export class McpToolService {
             meta,
           });
     const payer = caller.kind === 'wallet' ? caller.wallet : workspaceAccount(caller.access.workspace._id);
-    const paid = await this.debitReceipt({ product, action }, payer, out.transaction_id);
+    // Where the x402 MCP transport puts a settlement: `_meta["x402/payment-response"]` (its receipt in extensions).
+    const paid = await this.direct?.debitReceipt({ product, action }, payer, out.transaction_id);
     return paidResult(
       out.response,
       {
@@ -218,17 +219,6 @@ export class McpToolService {
       },
       paid ? paymentResponseMeta(paid.settlement) : undefined,
     );
-  }
-
-  /**
-   * The offer-and-receipt receipt of a credit debit, where the x402 MCP transport puts a
-   * settlement: `_meta["x402/payment-response"].extensions["offer-receipt"].info.receipt`.
-   * Issued at the debit's recorded time, so a replayed call answers the very same receipt.
-   */
-  private async debitReceipt(call: { product: ToolProduct; action: ToolAction }, payer: string, transactionId: string) {
-    if (!this.direct || !transactionId) return undefined;
-    const issuedAt = (await this.tools.invoker.ledger.recordedAt(transactionId)) ?? undefined;
-    return this.direct.creditReceipt(call, { payer, transactionId, ...(issuedAt ? { issuedAt } : {}) });
   }
 
   private async withX402(

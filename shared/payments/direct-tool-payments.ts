@@ -176,6 +176,28 @@ export class DirectToolPayments {
   }
 
   /**
+   * The receipt of the credit debit an invoke recorded, issued at the debit's recorded time, so a
+   * replayed call (same request id, same transaction) answers the very same receipt.
+   */
+  async debitReceipt(call: Pick<ResolvedCall, 'product' | 'action'>, payer: string, transactionId: string) {
+    if (!transactionId) return undefined;
+    const issuedAt = (await this.tools.invoker.ledger.recordedAt(transactionId)) ?? undefined;
+    return this.creditReceipt(call, { payer, transactionId, ...(issuedAt ? { issuedAt } : {}) });
+  }
+
+  /** debitReceipt for an invoke's output, its product and action looked up by id and slug. */
+  async debitReceiptOf(out: Pick<InvokeOutput, 'product_id' | 'action_slug' | 'transaction_id'>, payer: string) {
+    const product = await this.tools.findProduct(out.product_id);
+    const action = product?.actions.find((a) => a.slug === out.action_slug);
+    return product && action ? this.debitReceipt({ product, action }, payer, out.transaction_id) : undefined;
+  }
+
+  /** The PAYMENT-RESPONSE header of a settlement (an x402 one, or a credit debit's). */
+  responseHeaders(settlement: Parameters<PaymentGate['encodeResponse']>[0]): Record<string, string> {
+    return { [X402_HEADERS.paymentResponse]: this.gate.encodeResponse(settlement) };
+  }
+
+  /**
    * The signed receipt of a call paid from prepaid credits (a wallet's or a workspace's), and the
    * x402 SettleResponse that carries it: the transaction is `credits:<ledger transaction id>`,
    * the network the payer signed in on or else the deployment's first served chain (a receipt

@@ -205,7 +205,10 @@ describe('tools over HTTP: catalog listing and signed-credit invoke', () => {
         response: { words: 3 },
         credits_charged: 5,
         transaction_id: `purchase:${agent.wallet}:${env.request_id}`,
+        // Payments are configured here: the debit's signed receipt (test/x402/extensions.test.ts verifies one).
+        receipt: expect.objectContaining({ format: 'eip712', signature: expect.stringMatching(/^0x/) }),
       });
+      expect(res.headers.get('payment-response')).toBeTruthy();
       expect((await ledger.balance(agent.wallet)).balance).toBe(7);
       const again = await http('POST', url('/tools/words/actions/count/invoke'), {
         body: { ...env, parameters: { text: 'a b c' } },

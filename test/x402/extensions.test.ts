@@ -5,6 +5,7 @@ import { PassThrough } from 'node:stream';
 import type { PaymentRequired } from '@x402/core/types';
 import { type Address, getAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { signToolInvoke } from '../../sdk/agent-client';
 import { main } from '../../sdk/src/cli/main';
 import { receiptFromHeader, signInWithX, verifyReceipt } from '../../sdk/src/payments';
 import { LedgerStore } from '../../shared/credits/ledger-store';
@@ -12,6 +13,7 @@ import { DEV_ACCOUNT_INDEX, devAccount } from '../../shared/payments/chain/dev-a
 import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
 import { decodePaymentPayload, encodePaymentPayload } from '../../shared/payments/x402/challenge';
 import { ToolRepository } from '../../shared/tools/repository';
+import { TestAgent } from '../support/agent';
 import { http } from '../support/http';
 import { TestPayer } from '../support/payer';
 import { startTestStack, TestStack } from '../support/stack';
@@ -254,6 +256,36 @@ describe('x402 extensions on the real stack (store, Temporal workers, local chai
     expect([malformed.status, malformed.body.code]).toEqual([400, 'siwx_malformed']);
     expect((await ledger.balance(wallet)).balance).toBe(95);
     expect(vendor.calls.length - before).toBe(1);
+  });
+
+  it('a signed credits invoke answers a signed receipt of its debit (body and PAYMENT-RESPONSE) that verifyReceipt accepts, and refuses tampered', async () => {
+    const agent = new TestAgent(stack.server.mainUrl);
+    await agent.startSession();
+    await new LedgerStore(stack.db.models).grant({ wallet: agent.wallet, credits: 20, creditType: 'test' } as never);
+    const parameters = { n: 4 };
+    const env = await signToolInvoke({
+      account: agent.account,
+      sessionNonce: agent.sessionNonce,
+      productSlug: 'ext',
+      actionSlug: 'run',
+      parameters,
+    });
+    const res = await http('POST', toolUrl(), { body: { ...env, parameters } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: true, response: { echo: parameters }, credits_charged: 5 });
+    const check = await verifyReceipt(res.body.receipt, { signer, payer: agent.wallet });
+    expect(check).toMatchObject({
+      ok: true,
+      payload: {
+        transaction: `credits:${res.body.transaction_id}`,
+        resourceUrl: `${stack.config.publicBaseUrl}/api/external/tools/ext/actions/run/invoke`,
+      },
+    });
+    expect(receiptFromHeader(res.headers.get('payment-response'))).toEqual(res.body.receipt);
+    const tampered = structuredClone(res.body.receipt);
+    tampered.payload.payer = merchant.toLowerCase();
+    expect((await verifyReceipt(tampered, { signer })).ok).toBe(false);
+    expect((await verifyReceipt(res.body.receipt, { signer, payer: merchant })).ok).toBe(false);
   });
 
   it('/discovery/resources lists every priced action and the credit packs with their accepts; bad queries are clear 400s; /supported lists the kinds', async () => {
