@@ -85,6 +85,7 @@ export async function runWorkers(
           identity: deps.identity,
           interceptors: { activity: [activityLogContext, ...(tracing?.activityInterceptors ?? [])] },
           ...(tracing ? { sinks: tracing.sinks } : {}),
+          ...(deps.config.workerMaxCachedWorkflows ? { maxCachedWorkflows: deps.config.workerMaxCachedWorkflows } : {}),
           ...q.workerOptions,
         }),
       ),

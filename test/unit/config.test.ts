@@ -20,6 +20,12 @@ describe('configuration from the environment', () => {
     expect(Object.isFrozen(c)).toBe(true);
   });
 
+  it("bounds a worker's workflow cache: the SDK's default when unset, at least its 40 concurrent tasks when set", () => {
+    expect(parseConfig({}).workerMaxCachedWorkflows).toBeUndefined();
+    expect(parseConfig({ WORKER_MAX_CACHED_WORKFLOWS: '200' }).workerMaxCachedWorkflows).toBe(200);
+    expect(() => parseConfig({ WORKER_MAX_CACHED_WORKFLOWS: '39' })).toThrow(/WORKER_MAX_CACHED_WORKFLOWS/);
+  });
+
   it('names every bad variable in one error', () => {
     expect(() => parseConfig({ PORT: 'eighty', MONGODB_URI: 'http://nope', X402_NETWORK_MODE: 'moon' })).toThrow(
       ConfigError,

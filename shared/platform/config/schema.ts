@@ -29,6 +29,11 @@ export interface AppConfig {
   workerMetricsPort?: number;
   /** ... and on this address: loopback unless an operator opens it (a scraper on the same network). */
   workerMetricsHost: string;
+  /**
+   * Workflows each of a worker's queue workers keeps in its sticky cache (WORKER_MAX_CACHED_WORKFLOWS);
+   * absent: the SDK's default, sized from the heap limit (thousands on a large machine).
+   */
+  workerMaxCachedWorkflows?: number;
   authRateLimits: AuthRateLimits;
   workflowRateLimits: WorkflowRateLimits;
   hotRateLimits: HotRateLimits;
@@ -237,6 +242,8 @@ const envSchema = Joi.object({
     .messages({ 'string.min': 'must be at least 16 characters (value not shown)' }),
   WORKER_METRICS_PORT: Joi.number().port().invalid(0),
   WORKER_METRICS_HOST: Joi.string().hostname().default('127.0.0.1'),
+  // At least the SDK's 40 concurrent workflow tasks, which a smaller cache would lower.
+  WORKER_MAX_CACHED_WORKFLOWS: Joi.number().integer().min(40).max(100000),
   HEALTH_DETAILS_TOKEN: Joi.string()
     .min(16)
     .max(256)
@@ -424,6 +431,7 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
     metricsToken: value.METRICS_TOKEN,
     workerMetricsPort: value.WORKER_METRICS_PORT,
     workerMetricsHost: value.WORKER_METRICS_HOST,
+    workerMaxCachedWorkflows: value.WORKER_MAX_CACHED_WORKFLOWS,
     authRateLimits: Object.freeze({
       windowSeconds: value.AUTH_RATE_WINDOW_SECONDS,
       sessionPerClient: value.AUTH_SESSION_LIMIT_PER_CLIENT,
