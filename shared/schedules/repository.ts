@@ -114,6 +114,15 @@ export class ScheduleRepository {
     return found.map((s) => withPause(s, pauses.get(s._id) ?? null));
   }
 
+  /** A budget's pause rows (few: a pause is an operator's act), for PauseReads. */
+  async budgetPauses(budgetId: string): Promise<Map<string, Date>> {
+    const rows = await this.models.schedulePauses
+      .find({ budget_id: budgetId }, { _id: 1, paused_at: 1 })
+      .lean<Array<Pick<SchedulePauseDoc, '_id' | 'paused_at'>>>()
+      .exec();
+    return new Map(rows.map((p) => [p._id, p.paused_at]));
+  }
+
   /** The schedule's pause row, if it is paused. */
   pauseOf(id: string): Promise<SchedulePauseDoc | null> {
     return this.models.schedulePauses.findById(id).lean<SchedulePauseDoc>().exec();
@@ -160,19 +169,22 @@ export class ScheduleRepository {
   /**
    * The budget's unpaused schedules whose current occurrence is at or before `now` (unordered).
    * The equalities are pushed down to PostgreSQL by FerretDB; the date bound is applied by it. The
-   * budget's pause rows are read beside it and their schedules left out.
+   * budget's pause rows are read beside it (`pauses`: a read the caller may share, begun now) and
+   * their schedules left out.
    */
-  async dueSchedules(budgetId: string, now: Date): Promise<Schedule[]> {
-    const [due, pauses] = await Promise.all([
+  async dueSchedules(
+    budgetId: string,
+    now: Date,
+    pauses: Promise<ReadonlyMap<string, Date>> = this.budgetPauses(budgetId),
+  ): Promise<Schedule[]> {
+    const [due, paused] = await Promise.all([
       this.models.workflowSchedules
         .find({ budget_id: budgetId, paused: false, next_due_at: { $lte: now } })
         .lean<Schedule[]>()
         .exec(),
-      this.models.schedulePauses.find({ budget_id: budgetId }, { _id: 1 }).lean<Array<{ _id: string }>>().exec(),
+      pauses,
     ]);
-    if (pauses.length === 0) return due;
-    const paused = new Set(pauses.map((p) => p._id));
-    return due.filter((s) => !paused.has(s._id));
+    return paused.size === 0 ? due : due.filter((s) => !paused.has(s._id));
   }
 
   /**

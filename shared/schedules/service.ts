@@ -4,6 +4,7 @@ import { ClaimMemory, LEARNED_HOLD_MS, OWN_HOLD_MS } from './claim-memory';
 import { claimStatus, type LeaseBounds } from './claim-rules';
 import { orderQueue, type QueuedOccurrence } from './due-queue';
 import { CLAIM_READ_MAX_AGE_MS, DueReads } from './due-reads';
+import { PauseReads } from './pause-reads';
 import {
   appliedTo,
   claimId,
@@ -59,6 +60,7 @@ function spread(queue: QueuedOccurrence[], rank: number): QueuedOccurrence[] {
  */
 export class ScheduleService {
   private readonly reads: DueReads;
+  private readonly pauses: PauseReads;
   private readonly memory = new ClaimMemory();
   /** "Next due" claims in flight per budget in this process. */
   private readonly claiming = new Map<string, number>();
@@ -68,7 +70,11 @@ export class ScheduleService {
     readonly lease: LeaseBounds,
     private readonly clock: () => Date = () => new Date(),
   ) {
-    this.reads = new DueReads((budgetId, now) => repo.dueSchedules(budgetId, now));
+    this.pauses = new PauseReads((budgetId) => repo.budgetPauses(budgetId));
+    // A due read's pause rows are a read begun now: the budget's claims that began before it share it.
+    this.reads = new DueReads((budgetId, now) =>
+      repo.dueSchedules(budgetId, now, this.pauses.pausesOf(budgetId, this.pauses.now())),
+    );
   }
 
   async scheduleInBudget(budgetId: string, scheduleId: string): Promise<Schedule> {
@@ -166,9 +172,12 @@ export class ScheduleService {
    * all racing for the oldest one.
    */
   async claim(budgetId: string, body: ClaimBody): Promise<ClaimResult> {
+    const since = this.pauses.now();
     if (body.schedule_id)
+      // Read now with its pause row: its own pause is known; an apply's answer (a heal) is not.
       return this.claimSchedule(await this.scheduleInBudget(budgetId, body.schedule_id), body.lease_seconds, {
-        pauseRead: true,
+        since,
+        pauseKnown: true,
       });
     const now = this.clock();
     const rank = this.claiming.get(budgetId) ?? 0;
@@ -176,7 +185,7 @@ export class ScheduleService {
     try {
       const first = await this.claimQueue(budgetId, now, false);
       try {
-        return await this.claimFirstOpen(budgetId, body, spread(first.queue, rank));
+        return await this.claimFirstOpen(budgetId, body, spread(first.queue, rank), since);
       } catch (err) {
         // Nothing open in a reused read: "nothing is due" is only answered from a read at most CLAIM_READ_MAX_AGE_MS old.
         if (
@@ -188,6 +197,7 @@ export class ScheduleService {
           budgetId,
           body,
           spread((await this.claimQueue(budgetId, this.clock(), true)).queue, rank),
+          since,
         );
       }
     } finally {
@@ -197,13 +207,18 @@ export class ScheduleService {
     }
   }
 
-  private async claimFirstOpen(budgetId: string, body: ClaimBody, order: QueuedOccurrence[]): Promise<ClaimResult> {
+  private async claimFirstOpen(
+    budgetId: string,
+    body: ClaimBody,
+    order: QueuedOccurrence[],
+    since: number,
+  ): Promise<ClaimResult> {
     for (const { schedule: s } of order) {
       if (this.memory.isHeld(s._id, s.next_due_at, this.clock())) continue;
       // The schedule as the due read found it: if its occurrence was taken or advanced since, it loses at the insert.
       if (s.budget_id !== budgetId) continue;
       try {
-        return await this.claimSchedule(s, body.lease_seconds);
+        return await this.claimSchedule(s, body.lease_seconds, { since });
       } catch (err) {
         // Another claimer got there first: try the next one.
         if (err instanceof AppError && (err.code === 'occurrence_claimed' || err.code === 'occurrence_not_due'))
@@ -225,7 +240,7 @@ export class ScheduleService {
   private async claimSchedule(
     s: Schedule,
     leaseSeconds: number,
-    opts: { healed?: boolean; pauseRead?: boolean } = {},
+    opts: { since: number; healed?: boolean; pauseKnown?: boolean },
   ): Promise<ClaimResult> {
     const now = this.clock();
     if (s.paused) throw paused();
@@ -250,10 +265,6 @@ export class ScheduleService {
         held_entry: false,
       };
     };
-    // A schedule from a due read (possibly reused) or an apply's answer may have been paused since:
-    // its pause row is read beside the insert, so a pause answered before this call began is seen.
-    const pause = opts.pauseRead ? null : this.repo.pauseOf(s._id);
-    pause?.catch(() => undefined);
     let claim = draft(0);
     if (!(await this.repo.insertClaim(claim))) {
       const latest = await this.repo.latestClaim(s._id, s.next_due_at);
@@ -268,7 +279,7 @@ export class ScheduleService {
       if (latest.end?.kind === 'advanced') {
         const moved = await this.heal(latest.end);
         if (moved && !opts.healed && moved.next_due_at.getTime() > s.next_due_at.getTime())
-          return this.claimSchedule(moved, leaseSeconds, { healed: true });
+          return this.claimSchedule(moved, leaseSeconds, { since: opts.since, healed: true });
         throw conflict('occurrence_not_due', 'this occurrence was just advanced');
       }
       if (!latest.end) {
@@ -280,7 +291,10 @@ export class ScheduleService {
       if (!(await this.repo.insertClaim(claim)))
         throw conflict('occurrence_claimed', 'another holder claimed this occurrence first');
     }
-    if (pause && (await pause)) {
+    // A schedule from a due read (possibly reused) or an apply's answer may have been paused since:
+    // the budget's pause rows from a read that began after this call did (shared with the budget's
+    // other claims), so a pause answered before this call began is seen.
+    if (!opts.pauseKnown && (await this.pauses.pausesOf(s.budget_id, opts.since)).has(s._id)) {
       // Paused before this claim began: the claim is ended at once and the occurrence left alone.
       await this.repo.endClaim(claim, 'released', now, { reason: 'schedule_paused' });
       throw paused();
@@ -342,6 +356,7 @@ export class ScheduleService {
     scheduleId: string,
     body: AdvanceBody,
   ): Promise<{ schedule: Schedule; already_advanced: boolean; active: ScheduleClaim | null }> {
+    const since = this.pauses.now();
     const made = this.memory.madeFor(body.claim_token);
     if (made && made.claim.schedule_id === scheduleId && made.schedule.budget_id === budgetId) {
       const { claim, schedule: s } = made;
@@ -349,14 +364,12 @@ export class ScheduleService {
       const now = this.clock();
       if (now.getTime() < claim.lease_expires_at.getTime()) {
         const advance = advanceOf(s, claim, body, now);
-        // The pause is read beside the decision: the schedule in memory is as claimed, and the answer shows it paused since.
-        const [{ won }, pause] = await Promise.all([
-          this.repo.endClaim(claim, 'advanced', now, { note: body.note, advance }),
-          this.repo.pauseOf(s._id),
-        ]);
+        const { won } = await this.repo.endClaim(claim, 'advanced', now, { note: body.note, advance });
         if (won) {
           this.memory.advanced(claim);
-          return this.applyFresh(withPause(s, pause), advance);
+          // The schedule in memory is as claimed: the answer shows it paused since (a read begun after this call).
+          const pausedAt = (await this.pauses.pausesOf(s.budget_id, since)).get(s._id);
+          return this.applyFresh(withPause(s, pausedAt ? { paused_at: pausedAt } : null), advance);
         }
       }
     }

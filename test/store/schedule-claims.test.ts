@@ -73,11 +73,11 @@ describe('schedule claims and advances against the real store', () => {
     const advance = await commands(() =>
       service.advance(b, s._id, { due_at: c.due_at, claim_token: c.claim_token, outcome: 'success', note: 'n' }),
     );
-    // No read of the schedule (as claimed, applied, it is the answer); its pause row is read beside the decision.
-    expect(advance.sent.filter((m) => /^(find|findOne) /.test(m))).toEqual(['findOne schedule_pauses']);
+    // No read of the schedule (as claimed, applied, it is the answer); the budget's pause rows, read after the decision.
+    expect(advance.sent.filter((m) => /^(find|findOne) /.test(m))).toEqual(['find schedule_pauses']);
     // The end (the decision, carrying the advance) and the guarded apply (which moves the schedule, its own queue entry).
     expect(advance.sent.sort()).toEqual([
-      'findOne schedule_pauses',
+      'find schedule_pauses',
       'insertMany schedule_claim_ends',
       'updateOne workflow_schedules',
     ]);
@@ -111,13 +111,26 @@ describe('schedule claims and advances against the real store', () => {
     const service = new ScheduleService(repo, BOUNDS);
     const first = await service.claim(b, { lease_seconds: 60 });
     const second = await commands(() => service.claim(b, { lease_seconds: 60 }));
-    // A due read of its own (the budget's schedules and pause rows) only when the first one is over a second old.
-    expect(second.sent.filter((m) => m !== 'find workflow_schedules' && m !== 'find schedule_pauses').sort()).toEqual([
-      'findOne schedule_pauses',
+    // The first claim's due read is reused (a fresh one only when it is over a second old): its pause rows
+    // were read before this claim began, so the budget's pause rows are read once more, then the insert.
+    expect(second.sent.filter((m) => m !== 'find workflow_schedules').sort()).toEqual([
+      'find schedule_pauses',
       'insertMany schedule_claims',
     ]);
     expect([first.claim.schedule_id, second.result.claim.schedule_id].sort()).toEqual([s1._id, s2._id].sort());
     expect(second.result.schedule).toEqual(await repo.get(second.result.claim.schedule_id));
+  });
+
+  it('concurrent claims of one budget share the reads of its pause rows that began after they did', async () => {
+    const b = budget();
+    const due = await Promise.all(Array.from({ length: 6 }, () => dueSchedule(b)));
+    const service = new ScheduleService(repo, BOUNDS);
+    const claims = await commands(() => Promise.all(due.map(() => service.claim(b, { lease_seconds: 60 }))));
+    expect(claims.result.map((r) => r.claim.schedule_id).sort()).toEqual(due.map((s) => s._id).sort());
+    // One per claim and one for the due read before: 7. Shared: the due read's, and one begun after the claims.
+    const pauseReads = claims.sent.filter((m) => m === 'find schedule_pauses').length;
+    expect(pauseReads).toBeGreaterThanOrEqual(1);
+    expect(pauseReads).toBeLessThanOrEqual(3);
   });
 
   it('an advance whose apply never landed (a crash after its end): the next claimer applies it and claims the next occurrence; due applies it too', async () => {
