@@ -120,7 +120,7 @@ export interface InvokeToolByIdBody {
 export interface InvokeToolByIdResponse {
   success: true;
   /**
-   * sign-in-with-x calls: the signed receipt of the credit debit
+   * calls paid from credits (signed requests, sign-in-with-x), where payments are configured: the signed receipt of the credit debit, also in the PAYMENT-RESPONSE header
    */
   receipt?: {
     format: "eip712";
@@ -192,7 +192,7 @@ export type InvokeToolActionBody =
 export interface InvokeToolActionResponse200 {
   success: true;
   /**
-   * sign-in-with-x calls: the signed receipt of the credit debit
+   * calls paid from credits (signed requests, sign-in-with-x), where payments are configured: the signed receipt of the credit debit, also in the PAYMENT-RESPONSE header
    */
   receipt?: {
     format: "eip712";
