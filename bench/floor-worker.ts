@@ -8,33 +8,14 @@
  *
  * Prints "ready" on stdout once polling; stops on SIGTERM.
  */
-import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { floorRuntime } from './floor-runtime';
 import * as activities from './temporal-floor-activities';
 
 async function main(): Promise<void> {
   const [address, taskQueue] = process.argv.slice(2);
   if (!address || !taskQueue) throw new Error('usage: floor-worker.ts <temporal address> <task queue>');
-  Runtime.install({
-    logger: {
-      log: () => undefined,
-      trace: () => undefined,
-      debug: () => undefined,
-      info: () => undefined,
-      warn: () => undefined,
-      error: (m) => console.error(m),
-    },
-  });
-  const workflowBundle = await bundleWorkflowCode({
-    workflowsPath: require.resolve('./temporal-floor-workflows'),
-    logger: {
-      log: () => undefined,
-      trace: () => undefined,
-      debug: () => undefined,
-      info: () => undefined,
-      warn: () => undefined,
-      error: (m) => console.error(m),
-    },
-  });
+  const workflowBundle = await floorRuntime();
   const connection = await NativeConnection.connect({ address });
   // bench/dispatch-wait.ts's tries: extra worker options, and a timer that keeps the event loop awake.
   const tries = JSON.parse(process.env.FLOOR_WORKER_OPTS ?? '{}') as Partial<WorkerOptions>;

@@ -41,13 +41,12 @@ import { type RunningServer, startServer } from '../api/http/server';
 import { CACHE } from '../scripts/services/paths';
 import { type AppConfig, parseConfig } from '../shared/platform/config/index';
 import type { Db } from '../shared/platform/db/index';
-import { WorkflowRepository } from '../shared/workflows/repository';
-import { WorkspaceRepository } from '../shared/workspaces/repository';
 import { createTemporal, ensureSearchAttributes, type TemporalHandle } from '../temporal/connection';
 import { runPing } from '../temporal/ping/client';
 import { pingWorkflow } from '../temporal/ping/workflows';
 import { startHttpsReceiver } from '../test/support/https-receiver';
 import { envNumber, type LatencySummary, summarize } from './common';
+import { greeterGroup } from './greeter-group';
 import { writeResult } from './result-file';
 import { benchDb, storeAndTemporal } from './services';
 import { formatTimeline, medianTimeline, type Timeline, timelineOf } from './timeline';
@@ -271,18 +270,10 @@ async function main(): Promise<number> {
     const baseline = await baselineServer(db, idleTemporal);
     stops.unshift(baseline.close);
 
-    const accounts = new WorkspaceRepository(db.models, config.credentialsKey);
-    const ws = await accounts.createWorkspace({ name: 'bench' });
-    const { budget } = await accounts.createBudget({ workspaceId: ws._id, name: 'bench' });
-    const group = await accounts.createGroup({ budgetId: budget._id, name: 'bench agents' });
-    const wf = await new WorkflowRepository(db.models).create(
-      { name: 'greeter', nodes: [{ id: 'greet', type: 'template', template: 'Hello, {{prompt}}!' }], edges: [] },
-      { workspaceId: ws._id },
-    );
-    await accounts.addWorkflowToBudget(budget._id, wf._id);
-    const auth = { authorization: `Bearer ${group.token}` };
+    const { token, workflowId } = await greeterGroup(db, config.credentialsKey);
+    const auth = { authorization: `Bearer ${token}` };
     const triggerOn = (server: RunningServer, body: Record<string, unknown>) =>
-      post(`${server.mainUrl}/api/agent-webhooks/${wf._id}/trigger`, body, auth);
+      post(`${server.mainUrl}/api/agent-webhooks/${workflowId}/trigger`, body, auth);
 
     // (a) Endpoint throughput, interleaved A / B / B' rounds after a warm-up of each.
     let trig: Record<string, any> | null = null;

@@ -21,14 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import {
-  bundleWorkflowCode,
-  NativeConnection,
-  Runtime,
-  Worker,
-  type WorkerOptions,
-  type WorkflowBundle,
-} from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerOptions, type WorkflowBundle } from '@temporalio/worker';
 import { CACHE } from '../scripts/services/paths';
 import {
   DEV_SERVER_SPEED_FLAGS,
@@ -38,6 +31,7 @@ import {
 } from '../scripts/services/temporal';
 import { startTemporalOnPostgres, temporalServerBuilt } from '../scripts/services/temporal-server';
 import { envNumber, type LatencySummary, summarize } from './common';
+import { floorRuntime } from './floor-runtime';
 import * as activities from './temporal-floor-activities';
 
 const WORKFLOWS = ['emptyWorkflow', 'oneActivityWorkflow', 'threeActivitiesWorkflow'] as const;
@@ -143,27 +137,7 @@ async function main(): Promise<void> {
   const workflows = (process.env.TF_WORKFLOWS?.split(',') ?? WORKFLOWS) as WorkflowName[];
   const variants = VARIANTS.filter((v) => wanted.includes(v.name) && (v.name !== 'server-pg' || temporalServerBuilt()));
 
-  Runtime.install({
-    logger: {
-      log: () => undefined,
-      trace: () => undefined,
-      debug: () => undefined,
-      info: () => undefined,
-      warn: () => undefined,
-      error: (m) => console.error(m),
-    },
-  });
-  const workflowBundle = await bundleWorkflowCode({
-    workflowsPath: require.resolve('./temporal-floor-workflows'),
-    logger: {
-      log: () => undefined,
-      trace: () => undefined,
-      debug: () => undefined,
-      info: () => undefined,
-      warn: () => undefined,
-      error: (m) => console.error(m),
-    },
-  });
+  const workflowBundle = await floorRuntime();
 
   const rounds = envNumber('TF_ROUNDS', 4);
   const results: Measured[] = [];

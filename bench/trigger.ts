@@ -16,10 +16,9 @@ import './silent-logs';
 import os from 'node:os';
 import { type RunningServer, startServer } from '../api/http/server';
 import { parseConfig } from '../shared/platform/config/index';
-import { WorkflowRepository } from '../shared/workflows/repository';
-import { WorkspaceRepository } from '../shared/workspaces/repository';
 import { createTemporal } from '../temporal/connection';
 import { envNumber, summarize } from './common';
+import { greeterGroup } from './greeter-group';
 import { writeResult } from './result-file';
 import { benchDb, storeAndTemporal } from './services';
 
@@ -57,20 +56,12 @@ async function main(): Promise<void> {
     stops.unshift(() => servers[side].stop());
   }
 
-  const accounts = new WorkspaceRepository(db.models, configs.on.credentialsKey);
-  const ws = await accounts.createWorkspace({ name: 'bench' });
-  const { budget } = await accounts.createBudget({ workspaceId: ws._id, name: 'bench' });
-  const group = await accounts.createGroup({ budgetId: budget._id, name: 'bench agents' });
-  const wf = await new WorkflowRepository(db.models).create(
-    { name: 'greeter', nodes: [{ id: 'greet', type: 'template', template: 'Hello, {{prompt}}!' }], edges: [] },
-    { workspaceId: ws._id },
-  );
-  await accounts.addWorkflowToBudget(budget._id, wf._id);
+  const { token, workflowId } = await greeterGroup(db, configs.on.credentialsKey);
 
   const triggerOn = async (side: Side): Promise<void> => {
-    const res = await fetch(`${servers[side].mainUrl}/api/agent-webhooks/${wf._id}/trigger`, {
+    const res = await fetch(`${servers[side].mainUrl}/api/agent-webhooks/${workflowId}/trigger`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${group.token}` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({ prompt: 'bench' }),
     });
     if (res.status !== 200) throw new Error(`trigger ${res.status} ${await res.text()}`);

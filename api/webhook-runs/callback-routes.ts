@@ -1,10 +1,10 @@
 import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
 import { deliveriesQuerySchema, rotateBodySchema, runIdSchema } from '../../shared/webhook-runs/schemas';
-import { agentGroup } from '../http/middleware/agent-group';
 import { EXAMPLE, ok } from '../http/operations/shapes';
 import type { Operation } from '../http/operations/types';
 import { presentAttempt, presentKey, presentReplay } from './callback-presenters';
+import { groupOperation } from './group-operation';
 
 const runParam = Joi.object({ runId: runIdSchema.required() });
 const iso = Joi.string().isoDate().allow(null);
@@ -58,13 +58,7 @@ const exampleAttempt = {
 export function callbackOperations(services: Services): Operation[] {
   const callbacks = services.callbacks;
   const limits = services.limits;
-  const common = {
-    host: 'main',
-    auth: [{ kind: 'agt' }],
-    tag: 'Webhook runs',
-    errors: 'webhook',
-    before: [agentGroup(services)],
-  } as const;
+  const common = groupOperation(services);
 
   return [
     {

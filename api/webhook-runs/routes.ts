@@ -12,6 +12,7 @@ import { agentGroup } from '../http/middleware/agent-group';
 import { EXAMPLE, ok } from '../http/operations/shapes';
 import type { Link, Operation } from '../http/operations/types';
 import { callbackOperations } from './callback-routes';
+import { groupOperation } from './group-operation';
 
 const workflowParam = Joi.object({ workflowId: workflowIdSchema.required() });
 const runParam = Joi.object({ runId: runIdSchema.required() });
@@ -115,13 +116,7 @@ const AUTH = { authorization: 'Bearer agt_example' };
 /** /api/agent-webhooks: trigger, poll and cancel runs with an agent group's bearer token. */
 export function agentWebhookOperations(services: Services): Operation[] {
   const runs = services.webhookRuns;
-  const common = {
-    host: 'main',
-    auth: [{ kind: 'agt' }],
-    tag: 'Webhook runs',
-    errors: 'webhook',
-    before: [agentGroup(services)],
-  } as const;
+  const common = groupOperation(services);
 
   const runId = '$response.body#/data/run/run_id';
   const runLinks: Record<string, Link> = {

@@ -34,3 +34,13 @@ export function orderQueue(schedules: Schedule[], now: Date): QueuedOccurrence[]
       (a.schedule._id < b.schedule._id ? -1 : a.schedule._id > b.schedule._id ? 1 : 0),
   );
 }
+
+/** Losers of the oldest occurrence spread over the first CLAIM_PAGE of the queue. */
+const CLAIM_PAGE = 50;
+
+/** The n-th claimer in flight starts at the n-th oldest occurrence (a lone claimer takes the oldest), wraps around the first page, then goes on in order. */
+export function spread(queue: QueuedOccurrence[], rank: number): QueuedOccurrence[] {
+  const head = queue.slice(0, CLAIM_PAGE);
+  const k = head.length > 0 ? rank % head.length : 0;
+  return [...head.slice(k), ...head.slice(0, k), ...queue.slice(CLAIM_PAGE)];
+}

@@ -2,7 +2,8 @@ import { AppError, errors } from '../platform/errors/index';
 import { ids } from '../platform/ids/index';
 import { ClaimMemory, LEARNED_HOLD_MS, OWN_HOLD_MS } from './claim-memory';
 import { claimStatus, type LeaseBounds } from './claim-rules';
-import { orderQueue, type QueuedOccurrence } from './due-queue';
+import { decodeCursor, encodeCursor, isAfter } from './due-cursor';
+import { orderQueue, type QueuedOccurrence, spread } from './due-queue';
 import { CLAIM_READ_MAX_AGE_MS, DueReads } from './due-reads';
 import { PauseReads } from './pause-reads';
 import {
@@ -40,16 +41,8 @@ export interface ClaimResult {
   skipped_at_least: boolean;
 }
 
-/** A "next due" claim tries at most CLAIM_TRIES occurrences; losers of the oldest spread over the first CLAIM_PAGE. */
-const CLAIM_PAGE = 50;
+/** A "next due" claim tries at most CLAIM_TRIES occurrences. */
 const CLAIM_TRIES = 200;
-
-/** The n-th claimer in flight starts at the n-th oldest occurrence (a lone claimer takes the oldest), wraps around the first page, then goes on in order. */
-function spread(queue: QueuedOccurrence[], rank: number): QueuedOccurrence[] {
-  const head = queue.slice(0, CLAIM_PAGE);
-  const k = head.length > 0 ? rank % head.length : 0;
-  return [...head.slice(k), ...head.slice(0, k), ...queue.slice(CLAIM_PAGE)];
-}
 /**
  * Due occurrences, claims, releases and advances for one budget. Every decision is an insert
  * under a unique key (claim per occurrence attempt, claim end per claim, and the `advanced` end
@@ -526,27 +519,4 @@ function advanceOf(s: Schedule, claim: ScheduleClaim, body: AdvanceBody, now: Da
     note: body.note ?? null,
     advanced_at: now,
   };
-}
-
-/** A page cursor: the coalesced due_at and schedule id of the last occurrence looked at. */
-interface Cursor {
-  due_at: Date;
-  id: string;
-}
-
-function isAfter(o: QueuedOccurrence, c: Cursor): boolean {
-  const d = o.due_at.getTime() - c.due_at.getTime();
-  return d > 0 || (d === 0 && o.schedule._id > c.id);
-}
-
-function encodeCursor(c: Cursor): string {
-  return Buffer.from(`${c.due_at.toISOString()}|${c.id}`).toString('base64url');
-}
-
-function decodeCursor(s: string): Cursor {
-  const [at, id] = Buffer.from(s, 'base64url').toString().split('|');
-  const due = new Date(at);
-  if (!id || Number.isNaN(due.getTime()))
-    throw errors.badRequest('invalid_request_body', 'cursor is not one this endpoint gave out');
-  return { due_at: due, id };
 }
