@@ -5,7 +5,7 @@ import { errors } from '../platform/errors/index';
 import type { ToolService } from '../tools/service';
 import type { RunRepository } from '../webhook-runs/repository';
 import type { WebhookRunService } from '../webhook-runs/service';
-import { isTerminal } from '../webhook-runs/types';
+import { isTerminal, requestMetadataOf } from '../webhook-runs/types';
 import type { WorkflowRepository } from '../workflows/repository';
 import type { WorkspaceRepository } from '../workspaces/repository';
 import { type FormField, formFields } from './form';
@@ -269,9 +269,7 @@ export class EmbedService {
     const record = /^run_[0-9a-f]{24}$/.test(runId) ? await this.runRecords.get(runId) : null;
     if (record && record.run.group_id !== bundle.group_id)
       throw errors.notFound('run_not_found', `no run ${runId} of yours in this widget`);
-    const meta = record?.run.request_metadata_json
-      ? (JSON.parse(record.run.request_metadata_json) as Record<string, unknown>)
-      : {};
+    const meta = (record && requestMetadataOf(record.run)) ?? {};
     if (!record || meta.embed_wallet !== wallet || meta.embed_bundle_id !== bundle._id)
       throw errors.notFound('run_not_found', `no run ${runId} of yours in this widget`);
     return runView(record.run);

@@ -13,6 +13,9 @@ export interface RunStart {
   nodeStartTimeoutMs: number;
   /** A wallet-authored graph (no workspace owns it): its nodes run on the untrusted queues. */
   untrusted: boolean;
+  /** The prompt and request_metadata the run was triggered with. */
+  prompt: string;
+  metadata: Record<string, unknown>;
 }
 
 /** A replay of a run's callback the group asked for (already recorded under `replayId`). */

@@ -1,10 +1,6 @@
-import type { RunRecord } from './types';
+import { requestMetadataOf,type RunRecord } from './types';
 
 const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
-
-function metadata(json: string | null): Record<string, unknown> | null {
-  return json ? (JSON.parse(json) as Record<string, unknown>) : null;
-}
 
 /** The spec's Workflow run resource (GET run, cancel, and the callback body). */
 export function fullRun({ run, cancel }: RunRecord) {
@@ -24,7 +20,7 @@ export function fullRun({ run, cancel }: RunRecord) {
     callback_last_error: run.callback_last_error,
     callback_attempted_at: iso(run.callback_attempted_at),
     callback_delivered_at: iso(run.callback_delivered_at),
-    request_metadata: metadata(run.request_metadata_json),
+    request_metadata: requestMetadataOf(run),
     run_metadata: {
       workflow_version: run.run_metadata?.workflow_version ?? run.workflow_version,
       request_id: run.request_id,

@@ -111,12 +111,39 @@ export class RunRepository {
    * update. `callback_status` needs no write: a run without callback_url is inserted `skipped`.
    */
   async finish(runId: string, outcome: RunOutcome, now: Date): Promise<RunStatus | null> {
+    if (await this.writeEnd(runId, outcome, now, { $in: OPEN_STATUSES })) return outcome.status;
+    return this.statusOf(runId);
+  }
+
+  /**
+   * queued → its end in one write, started now: a run whose every node was evaluated in its
+   * workflow task. A run no longer queued keeps what it has; its status is returned instead.
+   */
+  async finishQueued(
+    runId: string,
+    outcome: RunOutcome,
+    now: Date,
+  ): Promise<{ written: true } | { written: false; status: RunStatus | null }> {
+    if (await this.writeEnd(runId, outcome, now, 'queued', { started_at: now })) {
+      runsStarted.inc();
+      return { written: true };
+    }
+    return { written: false, status: await this.statusOf(runId) };
+  }
+
+  private async writeEnd(
+    runId: string,
+    outcome: RunOutcome,
+    now: Date,
+    from: RunStatus | { $in: RunStatus[] },
+    also: Partial<WebhookRunDoc> = {},
+  ): Promise<boolean> {
     const at: Partial<WebhookRunDoc> = { completed_at: now };
     if (outcome.status === 'failed') at.failed_at = now;
     if (outcome.status === 'setup_required') at.setup_required_at = now;
     if (outcome.status === 'cancelled') at.cancelled_at = now;
     const res = await this.models.webhookRuns.updateOne(
-      { _id: runId, status: { $in: OPEN_STATUSES } },
+      { _id: runId, status: from },
       {
         $set: {
           status: outcome.status,
@@ -127,13 +154,16 @@ export class RunRepository {
           'run_metadata.nodes': outcome.nodes,
           updated_at: now,
           ...at,
+          ...also,
         },
       },
     );
-    if (res.matchedCount === 1) {
-      runsFinished.inc({ status: outcome.status });
-      return outcome.status;
-    }
+    if (res.matchedCount !== 1) return false;
+    runsFinished.inc({ status: outcome.status });
+    return true;
+  }
+
+  private async statusOf(runId: string): Promise<RunStatus | null> {
     const current = await this.models.webhookRuns
       .findById(runId, { status: 1 })
       .lean<Pick<WebhookRunDoc, 'status'>>()

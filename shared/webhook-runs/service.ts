@@ -19,7 +19,7 @@ import type { RunRepository } from './repository';
 import { type RunWaitLimits, RunWaits } from './run-waits';
 import { MAX_CANCEL_REASON, MAX_METADATA_BYTES, type TriggerBody } from './schemas';
 import { TriggerReuse } from './trigger-reuse';
-import { isTerminal, type RunRecord } from './types';
+import { isTerminal, requestMetadataOf,type RunRecord } from './types';
 
 /** What the healer did with a stale queued run. */
 export type RunHeal = 'started' | 'existing' | 'failed' | 'skipped';
@@ -289,6 +289,8 @@ export class WebhookRunService {
       callback: run.callback_url ? this.config.callbacks : null,
       nodeStartTimeoutMs: this.config.runNodeStartTimeoutMs,
       untrusted: wf.workspace_id === null,
+      prompt: run.prompt,
+      metadata: requestMetadataOf(run) ?? {},
     });
   }
 

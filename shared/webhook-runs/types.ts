@@ -39,6 +39,16 @@ export function callbackMessageId(runId: string): string {
   return `msg_${runId}`;
 }
 
+/** The request_metadata a run was triggered with (stored as JSON text: its keys may hold `.` and `$`). */
+export function requestMetadataOf(run: Pick<WebhookRunDoc, 'request_metadata_json'>): Record<string, unknown> | null {
+  return run.request_metadata_json ? (JSON.parse(run.request_metadata_json) as Record<string, unknown>) : null;
+}
+
+/** Names `worker` on the completed nodes evaluated before the worker was known (pure: workflow code uses it). */
+export function withWorker(nodes: RunNodeRecord[], worker: string): RunNodeRecord[] {
+  return nodes.map((n) => (n.status === 'completed' && !n.worker ? { ...n, worker } : n));
+}
+
 /** How a run ended, as its workflow reports it. */
 export interface RunOutcome {
   status: Exclude<RunStatus, 'queued' | 'running'>;

@@ -66,6 +66,7 @@ export async function startWebhookRun(temporal: TemporalHandle, s: RunStart): Pr
                 }
               : null,
             nodeStartTimeoutMs: s.nodeStartTimeoutMs,
+            request: { prompt: s.prompt, metadata: s.metadata },
           },
         ],
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,

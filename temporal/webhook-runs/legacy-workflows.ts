@@ -10,15 +10,20 @@ import { runGraph } from './workflows';
 
 /** Store writes as activities on the runs queue, the callback as a child workflow, every node an activity. */
 export function webhookRunWorkflow(input: WebhookRunInput): Promise<RunOutcome> {
-  return runGraph(input, { storeWrites: 'runs-queue', callback: 'child-workflow', pureNodes: 'activities' });
+  return runGraph(input, {
+    storeWrites: 'runs-queue',
+    callback: 'child-workflow',
+    pureNodes: 'activities',
+    startWrite: 'first',
+  });
 }
 
 /** Store writes as local activities and the callback delivered by the run; every node still an activity. */
 export function webhookRunWorkflowV2(input: WebhookRunInput): Promise<RunOutcome> {
-  return runGraph(input, { storeWrites: 'local', callback: 'in-run', pureNodes: 'activities' });
+  return runGraph(input, { storeWrites: 'local', callback: 'in-run', pureNodes: 'activities', startWrite: 'first' });
 }
 
 /** The shape `webhookRun` has today (pure nodes in the workflow task), under the name runs started with before it. */
 export function webhookRunWorkflowV3(input: WebhookRunInput): Promise<RunOutcome> {
-  return runGraph(input, { storeWrites: 'local', callback: 'in-run', pureNodes: 'in-task' });
+  return runGraph(input, { storeWrites: 'local', callback: 'in-run', pureNodes: 'in-task', startWrite: 'first' });
 }

@@ -23,4 +23,11 @@ export interface WebhookRunInput {
   callback: CallbackPlan | null;
   /** Schedule-to-start bound of each node activity (RUN_NODE_START_TIMEOUT_MS); absent in runs started before it. */
   nodeStartTimeoutMs?: number;
+  /** The trigger's request, so nodes evaluated in the workflow task need no read of the record; absent in runs started before it. */
+  request?: RunRequest;
+}
+
+export interface RunRequest {
+  prompt: string;
+  metadata: Record<string, unknown>;
 }

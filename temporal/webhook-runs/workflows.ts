@@ -1,6 +1,7 @@
 import {
   ApplicationFailure,
   CancellationScope,
+  CancelledFailure,
   isCancellation,
   ParentClosePolicy,
   proxyActivities,
@@ -9,7 +10,7 @@ import {
   startChild,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { RunNodeRecord, RunOutcome } from '../../shared/webhook-runs/types';
+import { type RunNodeRecord, type RunOutcome, type RunStatus, withWorker } from '../../shared/webhook-runs/types';
 import type { NodeResult } from '../../shared/workflows/nodes/call';
 import {
   INLINE_MATCH_BUDGET,
@@ -24,7 +25,7 @@ import { SA } from '../search-attributes';
 import { type CallbackProgress, callbackProgressQuery } from '../webhook-callbacks/definitions';
 import { callbackWorkflowId } from '../webhook-callbacks/ids';
 import { callbackDeliveryWorkflow, deliverCallback } from '../webhook-callbacks/workflows';
-import type { RunStoreActivities } from './activities/store';
+import type { RunStart, RunStoreActivities } from './activities/store';
 import { DEFAULT_NODE_START_TIMEOUT_MS, STORE_OPTIONS } from './config';
 import { type RunProgress, runProgressQuery } from './definitions';
 import type { WebhookRunInput } from './types';
@@ -43,9 +44,27 @@ export interface RunShape {
   callback: 'in-run' | 'child-workflow';
   /** Template and condition nodes evaluated inside the workflow task (within a regex budget), or as activities on their queues. */
   pureNodes: 'in-task' | 'activities';
+  /**
+   * When the record goes queued → running: as the run's first step, or only before the first node
+   * dispatched to a queue, when the input carries the request (runs started before it did take
+   * the first way). A run that dispatches nothing writes its record once, queued → its end.
+   */
+  startWrite: 'first' | 'before-dispatch';
 }
 
-export const CURRENT_RUN_SHAPE: RunShape = { storeWrites: 'local', callback: 'in-run', pureNodes: 'in-task' };
+export const CURRENT_RUN_SHAPE: RunShape = {
+  storeWrites: 'local',
+  callback: 'in-run',
+  pureNodes: 'in-task',
+  startWrite: 'before-dispatch',
+};
+
+/** The record had already ended when this execution came to write it (e.g. marked failed when the start looked lost). */
+class RunEnded extends Error {
+  constructor(readonly status: RunStatus) {
+    super(`the run was already ${status}`);
+  }
+}
 
 /**
  * One webhook run (workflow id = run id), the type every new run starts as. Marks the record
@@ -79,23 +98,35 @@ export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise
   const records: RunNodeRecord[] = [];
   let outcome: RunOutcome;
   let cancelled: unknown;
+  const alreadyEnded = (status: RunStatus): RunOutcome => {
+    progress.status = status;
+    return {
+      status: 'failed',
+      response_text: null,
+      model: null,
+      error_code: 'run_already_ended',
+      error_message: `the run was already ${status}`,
+      nodes: [],
+    };
+  };
+
+  // The request comes with the input, so a run whose nodes all evaluate in this task needs no
+  // write before its end; the first node dispatched to a queue writes queued → running first.
+  const lazyStart = shape.startWrite === 'before-dispatch' && input.request !== undefined;
+  let started: RunStart | undefined;
+  let starting: Promise<RunStart> | undefined;
+  const begin = (): Promise<RunStart> =>
+    (starting ??= store.startRun(input.runId).then((s) => {
+      if (s.status !== 'running') throw new RunEnded(s.status);
+      progress.status = 'running';
+      upsertSearchAttributes([{ key: SA.flowStatus, value: 'running' }]);
+      started = s;
+      return s;
+    }));
 
   try {
-    const start = await store.startRun(input.runId);
-    if (start.status !== 'running') {
-      // The record ended before this execution began (e.g. marked failed when the start looked lost).
-      progress.status = start.status;
-      return {
-        status: 'failed',
-        response_text: null,
-        model: null,
-        error_code: 'run_already_ended',
-        error_message: `the run was already ${start.status}`,
-        nodes: [],
-      };
-    }
-    progress.status = 'running';
-    upsertSearchAttributes([{ key: SA.flowStatus, value: 'running' }]);
+    if (!lazyStart) await begin();
+    const request = input.request ?? { prompt: started!.prompt, metadata: started!.metadata };
 
     let matchBudget = INLINE_MATCH_BUDGET;
     /** Whether a pure node is evaluated here (within the run's regex budget) or dispatched to its queue. */
@@ -115,8 +146,10 @@ export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise
       edges: input.edges,
       mode: 'waves',
       async execute(node, outputs): Promise<NodeResult> {
-        const scope = { prompt: start.prompt, outputs, metadata: start.metadata };
-        if (inlineHere(node, scope)) return { output: runPureNode(node, scope), worker: start.worker };
+        const scope = { prompt: request.prompt, outputs, metadata: request.metadata };
+        // Before the start write the worker is named by the write that follows (same task, same worker).
+        if (inlineHere(node, scope)) return { output: runPureNode(node, scope), worker: started?.worker ?? '' };
+        const start = await begin();
         return run[node.type]({
           runId: input.runId,
           node,
@@ -160,7 +193,7 @@ export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise
       },
     });
     // A run has no stop(): it ends completed or failed (a cancellation is its failure).
-    if (end.ended === 'failed') throw end.failure ?? end.error;
+    if (end.ended === 'failed') throw end.error instanceof RunEnded ? end.error : (end.failure ?? end.error);
     if (end.ended !== 'completed') throw new Error(`the graph ended ${end.ended}`);
     records.sort((a, b) => end.order.indexOf(a.id) - end.order.indexOf(b.id));
     const final = end.last;
@@ -173,7 +206,11 @@ export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise
       error_message: null,
       nodes: records,
     };
+    // Nothing awaited a command, so a cancel that came with this task has not been thrown anywhere.
+    if (!started && CancellationScope.current().consideredCancelled)
+      throw new CancelledFailure('the run was cancelled on request');
   } catch (err) {
+    if (err instanceof RunEnded) return alreadyEnded(err.status);
     if (isCancellation(err)) {
       cancelled = err;
       outcome = {
@@ -207,8 +244,15 @@ export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise
   }
 
   // Whatever happens now (even a cancel arriving this instant), the record and the callback follow.
-  await CancellationScope.nonCancellable(async () => {
-    await store.finishRun(input.runId, outcome);
+  const ended = await CancellationScope.nonCancellable(async () => {
+    if (started) outcome.nodes = withWorker(outcome.nodes, started.worker);
+    // A run cancelled before it started keeps no started_at, as when its start write was cancelled.
+    if (started || !lazyStart || cancelled) await store.finishRun(input.runId, outcome);
+    else {
+      const written = await store.finishQueuedRun(input.runId, outcome);
+      if (!written.written) return alreadyEnded(written.status);
+      outcome.nodes = withWorker(outcome.nodes, written.worker);
+    }
     progress.status = outcome.status;
     upsertSearchAttributes([{ key: SA.flowStatus, value: outcome.status }]);
     if (!input.callback) return;
@@ -235,6 +279,7 @@ export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise
     });
   });
 
+  if (ended) return ended;
   if (cancelled) throw cancelled;
   if (outcome.status !== 'completed')
     throw ApplicationFailure.nonRetryable(

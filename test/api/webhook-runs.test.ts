@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { LedgerStore } from '../../shared/credits/ledger-store';
+import { WorkflowRepository } from '../../shared/workflows/repository';
+import { startWebhookRun } from '../../temporal/webhook-runs/client';
 import { saveHistory } from '../support/histories';
 import { http } from '../support/http';
 import { type ModelServer, startModelServer } from '../support/model-server';
@@ -136,17 +139,83 @@ describe('webhook runs: trigger, poll, cancel on the real API, Temporal and stor
     expect(events!.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
     expect(events!.filter((e) => e.workflowTaskCompletedEventAttributes)).toHaveLength(1);
     expect(events![0].workflowExecutionStartedEventAttributes!.workflowType!.name).toBe('webhookRun');
+    // Nothing dispatched, so the record is written once: queued → completed, started at that write.
+    expect(events!.filter((e) => e.markerRecordedEventAttributes)).toHaveLength(1);
+    expect(done.started_at).toBe(done.completed_at);
+  });
+
+  it('a run whose record ended before its workflow ran leaves it as it is, whether or not the graph dispatches', async () => {
+    const inline = await addWorkflow(stack.db, g, templateWorkflow('ended-inline'));
+    const dispatching = await addWorkflow(stack.db, g, {
+      name: 'ended-dispatch',
+      nodes: [
+        { id: 'a', type: 'template', template: '{{prompt}}' },
+        { id: 'm', type: 'model', prompt: '{{nodes.a.output}}' },
+      ],
+      edges: [{ from: 'a', to: 'm' }],
+    });
+    // Its graph fails too: the record's failure is still not overwritten by the run's own.
+    const failing = await addWorkflow(stack.db, g, {
+      name: 'ended-failing',
+      nodes: [{ id: 'big', type: 'template', template: '{{prompt}}'.repeat(40) }],
+      edges: [],
+    });
+    for (const [wf, prompt] of [
+      [inline, 'late'],
+      [dispatching, 'late'],
+      [failing, 'y'.repeat(10_000)],
+    ]) {
+      // A finished run of the graph, copied under a new id as a record that failed before its workflow started.
+      const res = await trigger(stack.server.mainUrl, g.token, wf, { prompt });
+      const first = await waitForRun(stack.server.mainUrl, res.body.data.run.run_id, g.token);
+      const runId = `run_${randomBytes(12).toString('hex')}`;
+      const doc = (await stack.db.models.webhookRuns.findById(first.run_id).lean())!;
+      await stack.db.models.webhookRuns.create({
+        ...doc,
+        _id: runId,
+        status: 'failed',
+        started_at: null,
+        completed_at: null,
+        error_code: 'workflow_engine_unavailable',
+      });
+      const graph = await new WorkflowRepository(stack.db.models).runnable(wf);
+      await startWebhookRun(stack.temporal, {
+        runId,
+        workflowId: wf,
+        groupId: g.groupId,
+        nodes: graph!.nodes,
+        edges: graph!.edges,
+        callback: null,
+        nodeStartTimeoutMs: 10_000,
+        untrusted: false,
+        prompt,
+        metadata: {},
+      });
+      const handle = stack.temporal.client.workflow.getHandle(runId);
+      expect(await handle.result()).toMatchObject({ status: 'failed', error_code: 'run_already_ended' });
+      const after = (await stack.db.models.webhookRuns.findById(runId).lean())!;
+      expect(after).toMatchObject({
+        status: 'failed',
+        started_at: null,
+        completed_at: null,
+        error_code: 'workflow_engine_unavailable',
+      });
+      const { events } = await handle.fetchHistory();
+      expect(events!.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
+    }
   });
 
   it('sends a regex match over a large input to the condition queue instead of its workflow task, with the same result', async () => {
     const wf = await addWorkflow(stack.db, g, {
       name: 'heavy-match',
       nodes: [
-        { id: 'c', type: 'condition', input: '{{prompt}}', operator: 'matches', value: '^(a+)+$' },
+        { id: 'p', type: 'template', template: '{{prompt}}' },
+        { id: 'c', type: 'condition', input: '{{nodes.p.output}}', operator: 'matches', value: '^(a+)+$' },
         { id: 'yes', type: 'template', template: 'all a' },
         { id: 'no', type: 'template', template: 'not all a' },
       ],
       edges: [
+        { from: 'p', to: 'c' },
         { from: 'c', to: 'yes', when: true },
         { from: 'c', to: 'no', when: false },
       ],
@@ -164,6 +233,13 @@ describe('webhook runs: trigger, poll, cancel on the real API, Temporal and stor
         .map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
     expect(await activities(s.run_id)).toEqual([]);
     expect(await activities(l.run_id)).toEqual(['runConditionNode']);
+    // The node evaluated before the dispatch is named by the start write that came with it.
+    expect(l.run_metadata.nodes.map((n: any) => [n.id, n.status, n.worker])).toEqual([
+      ['p', 'completed', `test-${process.pid}`],
+      ['c', 'completed', `test-${process.pid}`],
+      ['yes', 'completed', `test-${process.pid}`],
+      ['no', 'skipped', undefined],
+    ]);
   });
 
   it('fails a run whose template renders past its budget with node_output_too_large, evaluated in the workflow', async () => {

@@ -23,6 +23,7 @@ const FIXTURES_BY_FLOW: Record<string, string[]> = {
   // webhook-run*.json: webhookRunWorkflow (store activities, callback child workflow);
   // webhook-run-floor*.json: webhookRunWorkflowV2 (local store activities, callback delivered by the run itself);
   // webhook-run-v3*.json: webhookRunWorkflowV3 (template and condition nodes evaluated in the workflow task);
+  // webhook-run-noreq*.json: webhookRun started before its input carried the request (its first step read and marked the record running);
   // webhook-run-current*.json: webhookRun, the type new runs start as.
   'webhook-runs': [
     'webhook-run.json',
@@ -36,6 +37,10 @@ const FIXTURES_BY_FLOW: Record<string, string[]> = {
     'webhook-run-v3-branches.json',
     'webhook-run-v3-cancelled.json',
     'webhook-run-v3-callback.json',
+    'webhook-run-noreq.json',
+    'webhook-run-noreq-branches.json',
+    'webhook-run-noreq-cancelled.json',
+    'webhook-run-noreq-callback.json',
     'webhook-run-current.json',
     'webhook-run-current-branches.json',
     'webhook-run-current-cancelled.json',

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Models } from '../../../shared/platform/db/index';
 import { RunRepository } from '../../../shared/webhook-runs/repository';
-import type { RunOutcome, RunStatus } from '../../../shared/webhook-runs/types';
+import { requestMetadataOf, type RunOutcome, type RunStatus, withWorker } from '../../../shared/webhook-runs/types';
 
 export interface RunStart {
   status: RunStatus;
@@ -26,7 +26,7 @@ export function createRunStoreActivities(deps: { models: Models; identity: strin
       return {
         status: run.status,
         prompt: run.prompt,
-        metadata: run.request_metadata_json ? (JSON.parse(run.request_metadata_json) as Record<string, unknown>) : {},
+        metadata: requestMetadataOf(run) ?? {},
         workspaceId: run.workspace_id,
         budgetId: run.budget_id,
         worker: deps.identity,
@@ -37,6 +37,23 @@ export function createRunStoreActivities(deps: { models: Models; identity: strin
       const status = await runs.finish(runId, outcome, new Date());
       if (!status) throw ApplicationFailure.nonRetryable(`run ${runId} has no record`, 'run_not_found');
       return status;
+    },
+
+    /**
+     * The one write of a run that never dispatched a node: queued → terminal. Every node it
+     * completed was evaluated in the workflow task this local activity belongs to, so on this
+     * worker: they are recorded with its identity, which is returned for the workflow's result.
+     * A record that was no longer queued is left as it is, and its status returned.
+     */
+    async finishQueuedRun(
+      runId: string,
+      outcome: RunOutcome,
+    ): Promise<{ written: true; worker: string } | { written: false; status: RunStatus }> {
+      const nodes = withWorker(outcome.nodes, deps.identity);
+      const res = await runs.finishQueued(runId, { ...outcome, nodes }, new Date());
+      if (res.written) return { written: true, worker: deps.identity };
+      if (!res.status) throw ApplicationFailure.nonRetryable(`run ${runId} has no record`, 'run_not_found');
+      return { written: false, status: res.status };
     },
   };
 }
