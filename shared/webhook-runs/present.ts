@@ -1,4 +1,4 @@
-import { requestMetadataOf,type RunRecord } from './types';
+import { requestMetadataOf, type RunRecord } from './types';
 
 const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
 

@@ -19,7 +19,7 @@ import type { RunRepository } from './repository';
 import { type RunWaitLimits, RunWaits } from './run-waits';
 import { MAX_CANCEL_REASON, MAX_METADATA_BYTES, type TriggerBody } from './schemas';
 import { TriggerReuse } from './trigger-reuse';
-import { isTerminal, requestMetadataOf,type RunRecord } from './types';
+import { isTerminal, requestMetadataOf, type RunRecord } from './types';
 
 /** What the healer did with a stale queued run. */
 export type RunHeal = 'started' | 'existing' | 'failed' | 'skipped';
