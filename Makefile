@@ -38,6 +38,9 @@ chaos: bootstrap
 # Each script writes its figures into this run's own folder; bench/report.ts merges them into
 # bench/results/latest.{json,md} and the README. BENCH_QUICK=1: shorter windows, rougher figures.
 bench: export BENCH_RESULT_DIR := $(CURDIR)/.cache/bench/run-$(shell date -u +%Y%m%dT%H%M%SZ)
+# The runs bench's workers as the image runs them: compiled (built just below), every queue.
+bench: export BENCH_WORKER_COMPILED := 1
+bench: export BENCH_WORKER_QUEUES := all
 ifeq ($(BENCH_QUICK),1)
 bench: export BENCH_DURATION_MS := 4000
 bench: export BENCH_WARMUP_MS := 1000
