@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { WorkflowRepository } from '../../shared/workflows/repository';
 import { startWebhookRun } from '../../temporal/webhook-runs/client';
+import { selectQueues } from '../../workers/queues';
+import { type RunningWorkers, runWorkers } from '../../workers/run-workers';
 import { saveHistory } from '../support/histories';
 import { http } from '../support/http';
 import { type ModelServer, startModelServer } from '../support/model-server';
@@ -202,6 +204,43 @@ describe('webhook runs: trigger, poll, cancel on the real API, Temporal and stor
       });
       const { events } = await handle.fetchHistory();
       expect(events!.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
+    }
+  });
+
+  it('a run cancelled before any worker took it ends cancelled, never started, though it dispatches nothing', async () => {
+    const wf = await addWorkflow(stack.db, g, templateWorkflow('cancel-early'));
+    // Another API instance on queues no worker serves yet: the run waits for its first workflow task.
+    const idle = await startTestStack({
+      keepDatabase: true,
+      env: { TEMPORAL_TASK_QUEUE_PREFIX: `${stack.config.temporalTaskQueuePrefix}idle-` },
+    });
+    let workers: RunningWorkers | undefined;
+    try {
+      const res = await trigger(idle.server.mainUrl, g.token, wf, { prompt: 'never' });
+      const runId = res.body.data.run.run_id;
+      const handle = idle.temporal.client.workflow.getHandle(runId);
+      const cancelling = http('POST', `${idle.server.mainUrl}/api/agent-webhooks/runs/${runId}/cancel`, {
+        headers: { authorization: `Bearer ${g.token}` },
+      });
+      const requested = async () =>
+        ((await handle.fetchHistory()).events ?? []).some((e) => e.workflowExecutionCancelRequestedEventAttributes);
+      while (!(await requested())) await new Promise((r) => setTimeout(r, 50));
+      // The first task brings the start and the cancel together.
+      workers = await runWorkers(
+        { config: idle.config, db: idle.db, temporal: idle.temporal, identity: 'late-worker' },
+        selectQueues(['runs']),
+        idle.config.temporalAddress,
+      );
+      const cancelled = await cancelling;
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body.data.run).toMatchObject({ status: 'cancelled', error_code: 'cancelled', started_at: null });
+      expect((await handle.describe()).status.name).toBe('CANCELLED');
+      const { events } = await handle.fetchHistory();
+      expect(events!.filter((e) => e.workflowTaskCompletedEventAttributes)).toHaveLength(1);
+      expect(events!.filter((e) => e.markerRecordedEventAttributes)).toHaveLength(1);
+    } finally {
+      await workers?.shutdown();
+      await idle.stop();
     }
   });
 
