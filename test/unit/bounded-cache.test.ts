@@ -30,6 +30,18 @@ describe('BoundedCache', () => {
     expect(c.size).toBe(0);
   });
 
+  it('drops expired entries when written to, without waiting for them to be read or evicted', () => {
+    let now = 0;
+    const c = new BoundedCache<number>(100, 1000, () => now);
+    for (let i = 0; i < 50; i++) c.set(`old${i}`, i);
+    now = 600;
+    c.set('young', 1);
+    now = 1000;
+    c.set('new', 2);
+    expect(c.size).toBe(2);
+    expect([c.get('young'), c.get('new'), c.get('old0')]).toEqual([1, 2, undefined]);
+  });
+
   it('measures the age from the last write', () => {
     let now = 0;
     const c = new BoundedCache<string>(10, 100, () => now);

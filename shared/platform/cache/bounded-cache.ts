@@ -39,9 +39,16 @@ export class BoundedCache<V> {
    */
   set(key: string, value: V): V {
     if (this.max <= 0) return value;
+    const now = this.clock();
     this.entries.delete(key);
+    // Entries are in write order and share one TTL, so the expired ones are the oldest: dropping
+    // them here keeps a cache that is rarely read from holding its dead entries until evicted.
+    for (const [oldest, e] of this.entries) {
+      if (now - e.at < this.ttlMs) break;
+      this.entries.delete(oldest);
+    }
     if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, { at: this.clock(), value });
+    this.entries.set(key, { at: now, value });
     return value;
   }
 
