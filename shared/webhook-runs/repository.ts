@@ -3,6 +3,7 @@ import { runsFinished, runsStarted } from './metrics';
 import type { WebhookRunDoc } from './models/webhook-run';
 import type { WebhookRunCancelDoc } from './models/webhook-run-cancel';
 import type { WebhookRunRequestDoc } from './models/webhook-run-request';
+import { finishSet, runningSet } from './run-writes';
 import { type RunOutcome, type RunRecord, type RunStatus } from './types';
 
 const OPEN_STATUSES: RunStatus[] = ['queued', 'running'];
@@ -97,7 +98,7 @@ export class RunRepository {
     const moved = await this.models.webhookRuns
       .findOneAndUpdate(
         { _id: runId, status: 'queued' },
-        { $set: { status: 'running', started_at: now, updated_at: now } },
+        { $set: runningSet(now) },
         { returnDocument: 'after' },
       )
       .lean<WebhookRunDoc>()
@@ -108,37 +109,22 @@ export class RunRepository {
 
   /**
    * Writes the terminal state once (a run already terminal keeps what it has): one conditional
-   * update. `callback_status` needs no write: a run without callback_url is inserted `skipped`.
+   * update. `wrote`: this call's write is the one the record holds.
    */
-  async finish(runId: string, outcome: RunOutcome, now: Date): Promise<RunStatus | null> {
-    const at: Partial<WebhookRunDoc> = { completed_at: now };
-    if (outcome.status === 'failed') at.failed_at = now;
-    if (outcome.status === 'setup_required') at.setup_required_at = now;
-    if (outcome.status === 'cancelled') at.cancelled_at = now;
+  async finish(runId: string, outcome: RunOutcome, now: Date): Promise<{ status: RunStatus; wrote: boolean } | null> {
     const res = await this.models.webhookRuns.updateOne(
       { _id: runId, status: { $in: OPEN_STATUSES } },
-      {
-        $set: {
-          status: outcome.status,
-          response_text: outcome.response_text,
-          model: outcome.model,
-          error_code: outcome.error_code,
-          error_message: outcome.error_message,
-          'run_metadata.nodes': outcome.nodes,
-          updated_at: now,
-          ...at,
-        },
-      },
+      { $set: finishSet(outcome, now) },
     );
     if (res.matchedCount === 1) {
       runsFinished.inc({ status: outcome.status });
-      return outcome.status;
+      return { status: outcome.status, wrote: true };
     }
     const current = await this.models.webhookRuns
       .findById(runId, { status: 1 })
       .lean<Pick<WebhookRunDoc, 'status'>>()
       .exec();
-    return current?.status ?? null;
+    return current ? { status: current.status, wrote: false } : null;
   }
 
   async updateCallback(runId: string, u: CallbackUpdate, now: Date): Promise<void> {

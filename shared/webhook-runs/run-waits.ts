@@ -4,6 +4,7 @@ import { logger } from '../platform/logger/index';
 import { registry } from '../platform/metrics/registry';
 import type { RunEngine } from './engine';
 import type { RunRepository } from './repository';
+import { recordAfterWrites } from './run-writes';
 import { isTerminal, type RunRecord } from './types';
 
 export interface RunWaitLimits {
@@ -51,14 +52,18 @@ interface Watch {
   stop: AbortController;
   /** Keeps a watch without waiters alive while its run is being polled. */
   keep?: NodeJS.Timeout;
+  /** The run as this process last knew it before its end (inserted here, or read); the end is rebuilt from it. */
+  before?: RunRecord;
 }
 
 /**
  * The waits of one process. One watch per awaited run, whatever the number of its waiters: it
- * learns the end from the engine (a long poll of the run's workflow, no store read), then reads
- * the store once and wakes every waiter with that record. Any API process can watch any run, so
- * a waiter needs nothing from the process that started the run. A watch stops when its last
- * waiter leaves (deadline or disconnect).
+ * learns the end from the engine (a long poll of the run's workflow, no store read) and wakes
+ * every waiter with the terminal record. That record is rebuilt without a store read when the
+ * workflow closed with the times of its own writes and this process holds the run as it was
+ * before them (inserted here by the trigger, or read); otherwise the store is read once. Any API
+ * process can watch any run, so a waiter needs nothing from the process that started the run. A
+ * watch stops when its last waiter leaves (deadline or disconnect).
  */
 export class RunWaits {
   private readonly watches = new Map<string, Watch>();
@@ -85,8 +90,29 @@ export class RunWaits {
     if (hit && (isTerminal(hit.run.status) || this.watches.has(runId))) return hit;
     const record = await this.ports.runs.get(runId);
     if (!record) return null;
-    if (isTerminal(record.run.status) || this.keepWatching(runId)) this.recent.set(runId, record);
+    this.hold(record);
     return record;
+  }
+
+  /**
+   * The record a trigger of this process just inserted: served to the run's first reads as if
+   * read from the store (no read), and the start of the watch that learns its end.
+   */
+  prime(record: RunRecord): void {
+    this.hold(record);
+  }
+
+  /** Keeps a record read (or inserted) now: a terminal one for freshMs, an open one while a watch covers it. */
+  private hold(record: RunRecord): void {
+    const runId = record.run._id;
+    if (isTerminal(record.run.status)) {
+      this.recent.set(runId, record);
+      return;
+    }
+    const watch = this.keepWatching(runId);
+    if (!watch) return;
+    this.recent.set(runId, record);
+    watch.before = record;
   }
 
   /** Ends every watch (the process stops): their waiters answer at their own deadlines or disconnects. */
@@ -97,6 +123,8 @@ export class RunWaits {
   /** Drops this process's last read of a run (after a change made here, such as a cancel). */
   forget(runId: string): void {
     this.recent.delete(runId);
+    const watch = this.watches.get(runId);
+    if (watch) watch.before = undefined;
   }
 
   /** Clients waiting now, and runs watched for them. */
@@ -104,11 +132,11 @@ export class RunWaits {
     return { clients: this.total, runs: this.watches.size };
   }
 
-  /** Starts or prolongs a watch of a polled run; false when this process watches as many runs as it may. */
-  private keepWatching(runId: string): boolean {
+  /** Starts or prolongs a watch of a polled run; null when this process watches as many runs as it may. */
+  private keepWatching(runId: string): Watch | null {
     let watch = this.watches.get(runId);
     if (!watch) {
-      if (this.watches.size >= this.limits.maxWaiters) return false;
+      if (this.watches.size >= this.limits.maxWaiters) return null;
       watch = this.open(runId);
     }
     const kept = watch;
@@ -118,7 +146,7 @@ export class RunWaits {
       if (kept.waiters.size === 0) this.end(runId, kept);
     }, 2 * this.limits.freshMs);
     kept.keep.unref();
-    return true;
+    return kept;
   }
 
   private open(runId: string): Watch {
@@ -178,12 +206,24 @@ export class RunWaits {
     watchesGauge.dec();
   }
 
+  /** The run ended: its terminal record serves its reads for freshMs and answers every waiter. */
+  private wake(runId: string, watch: Watch, record: RunRecord): void {
+    this.recent.set(runId, record);
+    for (const waiter of [...watch.waiters]) waiter.done(record);
+    this.end(runId, watch);
+  }
+
   /** Learns the run's end (engine first, the store as the fallback) and wakes the watch's waiters. */
   private async watch(runId: string, watch: Watch): Promise<void> {
     const { signal } = watch.stop;
     try {
       try {
-        await this.ports.engine.awaitEnd(runId, signal);
+        const end = await this.ports.engine.awaitEnd(runId, signal);
+        const rebuilt = end.end === 'ended' && end.written && watch.before && recordAfterWrites(watch.before, end.written);
+        if (rebuilt && !signal.aborted) {
+          this.wake(runId, watch, rebuilt);
+          return;
+        }
       } catch (err) {
         if (signal.aborted) return;
         logger.warn('run watch: the engine could not watch the run; reading the store instead', {
@@ -196,9 +236,7 @@ export class RunWaits {
         if (signal.aborted) return;
         const record = await this.ports.runs.get(runId);
         if (record && isTerminal(record.run.status)) {
-          this.recent.set(runId, record);
-          for (const waiter of [...watch.waiters]) waiter.done(record);
-          this.end(runId, watch);
+          this.wake(runId, watch, record);
           return;
         }
         await new Promise<void>((resolve) => {

@@ -9,7 +9,7 @@ import {
   startChild,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { RunNodeRecord, RunOutcome } from '../../shared/webhook-runs/types';
+import type { RunNodeRecord, RunOutcome, RunResult, RunStatus } from '../../shared/webhook-runs/types';
 import type { NodeResult } from '../../shared/workflows/nodes/call';
 import {
   INLINE_MATCH_BUDGET,
@@ -24,7 +24,7 @@ import { SA } from '../search-attributes';
 import { type CallbackProgress, callbackProgressQuery } from '../webhook-callbacks/definitions';
 import { callbackWorkflowId } from '../webhook-callbacks/ids';
 import { callbackDeliveryWorkflow, deliverCallback } from '../webhook-callbacks/workflows';
-import type { RunStoreActivities } from './activities/store';
+import type { RunFinish, RunStoreActivities } from './activities/store';
 import { DEFAULT_NODE_START_TIMEOUT_MS, STORE_OPTIONS } from './config';
 import { type RunProgress, runProgressQuery } from './definitions';
 import type { WebhookRunInput } from './types';
@@ -56,11 +56,11 @@ export const CURRENT_RUN_SHAPE: RunShape = { storeWrites: 'local', callback: 'in
  * equals the stored run status. A one-node run costs what a bare one-activity workflow does.
  * The types runs started as before are in legacy-workflows.ts.
  */
-export function webhookRun(input: WebhookRunInput): Promise<RunOutcome> {
+export function webhookRun(input: WebhookRunInput): Promise<RunResult> {
   return runGraph(input, CURRENT_RUN_SHAPE);
 }
 
-export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise<RunOutcome> {
+export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise<RunResult> {
   const progress: RunProgress = {
     status: 'queued',
     nodes: Object.fromEntries(input.nodes.map((n) => [n.id, 'pending'])),
@@ -79,6 +79,9 @@ export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise
   const records: RunNodeRecord[] = [];
   let outcome: RunOutcome;
   let cancelled: unknown;
+  /** When this run's own writes made the record running and terminal (results recorded earlier carry neither). */
+  let startedAt: string | null = null;
+  let finishedAt: string | null = null;
 
   try {
     const start = await store.startRun(input.runId);
@@ -94,6 +97,7 @@ export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise
         nodes: [],
       };
     }
+    startedAt = start.started_at ?? null;
     progress.status = 'running';
     upsertSearchAttributes([{ key: SA.flowStatus, value: 'running' }]);
 
@@ -208,7 +212,8 @@ export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise
 
   // Whatever happens now (even a cancel arriving this instant), the record and the callback follow.
   await CancellationScope.nonCancellable(async () => {
-    await store.finishRun(input.runId, outcome);
+    const finished: RunFinish | RunStatus = await store.finishRun(input.runId, outcome);
+    finishedAt = typeof finished === 'string' ? null : finished.finished_at;
     progress.status = outcome.status;
     upsertSearchAttributes([{ key: SA.flowStatus, value: outcome.status }]);
     if (!input.callback) return;
@@ -236,11 +241,13 @@ export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise
   });
 
   if (cancelled) throw cancelled;
+  const result: RunResult =
+    startedAt && finishedAt ? { ...outcome, written: { started_at: startedAt, finished_at: finishedAt } } : outcome;
   if (outcome.status !== 'completed')
     throw ApplicationFailure.nonRetryable(
       outcome.error_message ?? outcome.status,
       outcome.error_code ?? outcome.status,
-      outcome,
+      result,
     );
-  return outcome;
+  return result;
 }

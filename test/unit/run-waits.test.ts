@@ -31,7 +31,7 @@ function fixture(limits = { maxWaiters: 10, maxWaitersPerOwner: 3, storePollMs: 
     watched,
     signals,
     reads: () => reads,
-    end(to: string, how: RunEnd = 'ended') {
+    end(to: string, how: RunEnd = { end: 'ended', written: null }) {
       status = to;
       for (const e of ends) e(how);
       ends = [];
@@ -95,7 +95,7 @@ describe('RunWaits: one watch per run, one store read per end', () => {
   it('reads the store at intervals when the engine has no execution to watch', async () => {
     const f = fixture();
     const waiting = f.waits.until('run_1', 'g', 10_000, never());
-    f.end('running', 'unknown');
+    f.end('running', { end: 'unknown' });
     await new Promise((r) => setTimeout(r, 70));
     expect(f.reads()).toBeGreaterThanOrEqual(2);
     f.end('cancelled');

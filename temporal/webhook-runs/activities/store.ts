@@ -11,6 +11,19 @@ export interface RunStart {
   budgetId: string;
   /** This worker: the run workflow records it on the nodes it evaluates in its own task (V3). */
   worker: string;
+  /** The record's started_at (ISO) once running; absent from results recorded before it was returned. */
+  started_at?: string | null;
+}
+
+/**
+ * What finishRun did: the record's status now, and the time it wrote (ISO) when its own write is
+ * the terminal state the record holds (null when the record had ended already, e.g. healed as
+ * failed, or an earlier attempt of this call wrote it). Results recorded before this shape are
+ * the status alone.
+ */
+export interface RunFinish {
+  status: RunStatus;
+  finished_at: string | null;
 }
 
 /**
@@ -30,13 +43,15 @@ export function createRunStoreActivities(deps: { models: Models; identity: strin
         workspaceId: run.workspace_id,
         budgetId: run.budget_id,
         worker: deps.identity,
+        started_at: run.started_at ? new Date(run.started_at).toISOString() : null,
       };
     },
 
-    async finishRun(runId: string, outcome: RunOutcome): Promise<RunStatus> {
-      const status = await runs.finish(runId, outcome, new Date());
-      if (!status) throw ApplicationFailure.nonRetryable(`run ${runId} has no record`, 'run_not_found');
-      return status;
+    async finishRun(runId: string, outcome: RunOutcome): Promise<RunFinish> {
+      const now = new Date();
+      const done = await runs.finish(runId, outcome, now);
+      if (!done) throw ApplicationFailure.nonRetryable(`run ${runId} has no record`, 'run_not_found');
+      return { status: done.status, finished_at: done.wrote ? now.toISOString() : null };
     },
   };
 }
