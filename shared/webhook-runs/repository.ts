@@ -96,11 +96,7 @@ export class RunRepository {
   /** queued → running (the run workflow's first step); a replayed call changes nothing. One round trip when it moves. */
   async markRunning(runId: string, now: Date): Promise<WebhookRunDoc | null> {
     const moved = await this.models.webhookRuns
-      .findOneAndUpdate(
-        { _id: runId, status: 'queued' },
-        { $set: runningSet(now) },
-        { returnDocument: 'after' },
-      )
+      .findOneAndUpdate({ _id: runId, status: 'queued' }, { $set: runningSet(now) }, { returnDocument: 'after' })
       .lean<WebhookRunDoc>()
       .exec();
     if (moved) runsStarted.inc();

@@ -90,7 +90,7 @@ export class RunWaits {
     if (hit && (isTerminal(hit.run.status) || this.watches.has(runId))) return hit;
     const record = await this.ports.runs.get(runId);
     if (!record) return null;
-    this.hold(record);
+    this.hold(runId, record);
     return record;
   }
 
@@ -99,12 +99,11 @@ export class RunWaits {
    * read from the store (no read), and the start of the watch that learns its end.
    */
   prime(record: RunRecord): void {
-    this.hold(record);
+    this.hold(record.run._id, record);
   }
 
   /** Keeps a record read (or inserted) now: a terminal one for freshMs, an open one while a watch covers it. */
-  private hold(record: RunRecord): void {
-    const runId = record.run._id;
+  private hold(runId: string, record: RunRecord): void {
     if (isTerminal(record.run.status)) {
       this.recent.set(runId, record);
       return;
@@ -219,7 +218,8 @@ export class RunWaits {
     try {
       try {
         const end = await this.ports.engine.awaitEnd(runId, signal);
-        const rebuilt = end.end === 'ended' && end.written && watch.before && recordAfterWrites(watch.before, end.written);
+        const rebuilt =
+          end.end === 'ended' && end.written && watch.before && recordAfterWrites(watch.before, end.written);
         if (rebuilt && !signal.aborted) {
           this.wake(runId, watch, rebuilt);
           return;

@@ -67,8 +67,7 @@ export interface RunWrites {
 export function recordAfterWrites(before: RunRecord, { outcome, written }: RunWrites): RunRecord | null {
   const run = before.run;
   if (run.callback_url !== null || run.callback_status !== 'skipped' || isTerminal(run.status)) return null;
-  if (run.status === 'running' && (!run.started_at || +new Date(run.started_at) !== +written.started_at))
-    return null;
+  if (run.status === 'running' && (!run.started_at || +new Date(run.started_at) !== +written.started_at)) return null;
   const started = run.status === 'queued' ? applySet(run, runningSet(written.started_at)) : run;
   return { run: applySet(started, finishSet(outcome, written.finished_at)), cancel: before.cancel };
 }

@@ -217,7 +217,9 @@ export async function awaitRunEnd(temporal: TemporalHandle, runId: string, signa
     if (events.some(endsRun)) {
       const close = events.find((e) => e.eventType != null && CLOSE_EVENTS.has(e.eventType));
       const value =
-        close && !cancelRequested ? closeValue(close, temporal.client.options.loadedDataConverter.payloadConverter) : null;
+        close && !cancelRequested
+          ? closeValue(close, temporal.client.options.loadedDataConverter.payloadConverter)
+          : null;
       return { end: 'ended', written: writtenOf(value) };
     }
     // An empty token: the history is complete and no end was in it (cannot happen for a closed run).

@@ -115,4 +115,73 @@ describe('RunWaits: one watch per run, one store read per end', () => {
     expect(f.reads()).toBe(2);
     expect(f.waits.waiting).toEqual({ clients: 0, runs: 0 });
   });
+
+  it('answers the polls and waits of a run primed at its trigger, and its end, without a store read', async () => {
+    const f = fixture();
+    const queued = {
+      run: {
+        _id: 'run_1',
+        status: 'queued',
+        callback_url: null,
+        callback_status: 'skipped',
+        run_metadata: { nodes: [] },
+      },
+      cancel: null,
+    } as unknown as RunRecord;
+    f.waits.prime(queued);
+    expect(f.watched).toEqual(['run_1']);
+    for (let i = 0; i < 5; i++) expect((await f.waits.read('run_1'))?.run.status).toBe('queued');
+    const waiting = f.waits.until('run_1', 'g', 10_000, never());
+    const at = new Date('2026-01-02T03:04:05.006Z');
+    f.end('running', {
+      end: 'ended',
+      written: {
+        outcome: {
+          status: 'completed',
+          response_text: 'hi',
+          model: null,
+          error_code: null,
+          error_message: null,
+          nodes: [],
+        },
+        written: { started_at: at, finished_at: at },
+      },
+    });
+    const ended = (await waiting).ended!;
+    expect(ended.run).toMatchObject({ status: 'completed', response_text: 'hi', started_at: at, completed_at: at });
+    expect((await f.waits.read('run_1'))?.run.status).toBe('completed');
+    expect(f.reads()).toBe(0);
+  });
+
+  it('reads the store at the end when the engine brings no write times, or the record was forgotten', async () => {
+    const f = fixture();
+    const queued = {
+      run: { _id: 'run_1', status: 'queued', callback_url: null, callback_status: 'skipped' },
+      cancel: null,
+    } as unknown as RunRecord;
+    const writes = {
+      outcome: {
+        status: 'completed' as const,
+        response_text: 'hi',
+        model: null,
+        error_code: null,
+        error_message: null,
+        nodes: [],
+      },
+      written: { started_at: new Date(), finished_at: new Date() },
+    };
+    f.waits.prime(queued);
+    let waiting = f.waits.until('run_1', 'g', 10_000, never());
+    f.end('failed');
+    expect((await waiting).ended?.run.status).toBe('failed');
+    expect(f.reads()).toBe(1);
+
+    f.waits.prime({ ...queued, run: { ...queued.run, _id: 'run_2' } });
+    f.waits.forget('run_2');
+    waiting = f.waits.until('run_2', 'g', 10_000, never());
+    f.end('cancelled', { end: 'ended', written: writes });
+    // The store's word (the fixture's record), not the rebuilt one.
+    expect((await waiting).ended?.run.status).toBe('cancelled');
+    expect(f.reads()).toBe(2);
+  });
 });
