@@ -43,8 +43,9 @@ export interface RunEngine {
    * execution to watch ('unknown'). `written`: the outcome and the times of the workflow's own
    * writes it closed with, when it carries them and no cancel request reached it (a cancel
    * record may have been written elsewhere); null: the caller reads the store. Rejects when aborted.
+   * `watching` is called once the history so far is known to hold no end.
    */
-  awaitEnd(runId: string, signal: AbortSignal): Promise<RunEnd>;
+  awaitEnd(runId: string, signal: AbortSignal, watching?: () => void): Promise<RunEnd>;
 }
 
 export type RunEnd = { end: 'ended'; written: RunWrites | null } | { end: 'unknown' };

@@ -54,6 +54,9 @@ interface Watch {
   keep?: NodeJS.Timeout;
   /** The run as this process last knew it before its end (inserted here, or read); the end is rebuilt from it. */
   before?: RunRecord;
+  /** true once the engine watches the run and its history so far holds no end; false when it ended, or the engine cannot watch. */
+  watching: Promise<boolean>;
+  settle(watching: boolean): void;
 }
 
 /**
@@ -71,12 +74,15 @@ export class RunWaits {
   private total = 0;
   /** Runs as last read, served for freshMs while a watch covers them. */
   private readonly recent: BoundedCache<RunRecord>;
+  /** Runs this process's triggers inserted, not yet read here: their first read needs no store read. */
+  private readonly inserted: BoundedCache<RunRecord>;
 
   constructor(
     private readonly ports: { runs: Pick<RunRepository, 'get'>; engine: Pick<RunEngine, 'awaitEnd'> },
     private readonly limits: RunWaitLimits = DEFAULT_RUN_WAIT_LIMITS,
   ) {
     this.recent = new BoundedCache(limits.maxWaiters, limits.freshMs);
+    this.inserted = new BoundedCache(limits.maxWaiters, limits.freshMs);
   }
 
   /**
@@ -88,6 +94,16 @@ export class RunWaits {
   async read(runId: string): Promise<RunRecord | null> {
     const hit = this.recent.get(runId);
     if (hit && (isTerminal(hit.run.status) || this.watches.has(runId))) return hit;
+    const inserted = this.inserted.get(runId);
+    if (inserted) {
+      this.inserted.delete(runId);
+      const watch = this.hold(runId, inserted);
+      // The inserted record holds until the engine shows the history so far without an end; an
+      // end already in it is answered instead (rebuilt, or read by the watch).
+      if (watch && (await watch.watching)) return this.recent.get(runId) ?? inserted;
+      const ended = this.recent.get(runId);
+      if (ended && isTerminal(ended.run.status)) return ended;
+    }
     const record = await this.ports.runs.get(runId);
     if (!record) return null;
     this.hold(runId, record);
@@ -95,23 +111,25 @@ export class RunWaits {
   }
 
   /**
-   * The record a trigger of this process just inserted: served to the run's first reads as if
-   * read from the store (no read), and the start of the watch that learns its end.
+   * The record a trigger of this process just inserted: the run's first read here is answered
+   * from it (no store read) once a watch covers the run. No watch opens before that read, so a
+   * trigger whose run nobody reads here costs nothing more.
    */
   prime(record: RunRecord): void {
-    this.hold(record.run._id, record);
+    if (!isTerminal(record.run.status)) this.inserted.set(record.run._id, record);
   }
 
   /** Keeps a record read (or inserted) now: a terminal one for freshMs, an open one while a watch covers it. */
-  private hold(runId: string, record: RunRecord): void {
+  private hold(runId: string, record: RunRecord): Watch | null {
     if (isTerminal(record.run.status)) {
       this.recent.set(runId, record);
-      return;
+      return null;
     }
     const watch = this.keepWatching(runId);
-    if (!watch) return;
+    if (!watch) return null;
     this.recent.set(runId, record);
     watch.before = record;
+    return watch;
   }
 
   /** Ends every watch (the process stops): their waiters answer at their own deadlines or disconnects. */
@@ -122,6 +140,7 @@ export class RunWaits {
   /** Drops this process's last read of a run (after a change made here, such as a cancel). */
   forget(runId: string): void {
     this.recent.delete(runId);
+    this.inserted.delete(runId);
     const watch = this.watches.get(runId);
     if (watch) watch.before = undefined;
   }
@@ -149,7 +168,9 @@ export class RunWaits {
   }
 
   private open(runId: string): Watch {
-    const watch: Watch = { waiters: new Set(), stop: new AbortController() };
+    let settle!: (watching: boolean) => void;
+    const watching = new Promise<boolean>((resolve) => (settle = resolve));
+    const watch: Watch = { waiters: new Set(), stop: new AbortController(), watching, settle };
     this.watches.set(runId, watch);
     watchesGauge.inc();
     void this.watch(runId, watch);
@@ -193,6 +214,7 @@ export class RunWaits {
   }
 
   private end(runId: string, watch: Watch): void {
+    watch.settle(false);
     clearTimeout(watch.keep);
     watch.keep = undefined;
     this.detach(runId, watch);
@@ -208,6 +230,7 @@ export class RunWaits {
   /** The run ended: its terminal record serves its reads for freshMs and answers every waiter. */
   private wake(runId: string, watch: Watch, record: RunRecord): void {
     this.recent.set(runId, record);
+    watch.settle(false);
     for (const waiter of [...watch.waiters]) waiter.done(record);
     this.end(runId, watch);
   }
@@ -217,7 +240,7 @@ export class RunWaits {
     const { signal } = watch.stop;
     try {
       try {
-        const end = await this.ports.engine.awaitEnd(runId, signal);
+        const end = await this.ports.engine.awaitEnd(runId, signal, () => watch.settle(true));
         const rebuilt =
           end.end === 'ended' && end.written && watch.before && recordAfterWrites(watch.before, end.written);
         if (rebuilt && !signal.aborted) {
@@ -231,6 +254,7 @@ export class RunWaits {
           err: (err as Error).message,
         });
       }
+      watch.settle(false);
       // 'ended' makes the first read the last; without an engine's word the store is read at intervals.
       for (;;) {
         if (signal.aborted) return;
@@ -254,6 +278,7 @@ export class RunWaits {
     } catch (err) {
       // Its waiters answer at their deadline; the next waiter of this run starts a new watch.
       logger.warn('run watch failed', { run_id: runId, err: (err as Error).message });
+      watch.settle(false);
       this.detach(runId, watch);
     }
   }

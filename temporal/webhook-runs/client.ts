@@ -189,7 +189,12 @@ export function closeValue(event: proto.api.history.v1.IHistoryEvent, converter:
  * the end (a run without a callback closes in the task that records its end) and no cancel
  * request reached the execution, `written` is the outcome and write times the workflow closed with.
  */
-export async function awaitRunEnd(temporal: TemporalHandle, runId: string, signal: AbortSignal): Promise<RunEnd> {
+export async function awaitRunEnd(
+  temporal: TemporalHandle,
+  runId: string,
+  signal: AbortSignal,
+  watching?: () => void,
+): Promise<RunEnd> {
   const req: proto.api.workflowservice.v1.IGetWorkflowExecutionHistoryRequest = {
     namespace: temporal.namespace,
     execution: { workflowId: runId },
@@ -224,6 +229,8 @@ export async function awaitRunEnd(temporal: TemporalHandle, runId: string, signa
     }
     // An empty token: the history is complete and no end was in it (cannot happen for a closed run).
     if (!res.nextPageToken?.length) return { end: 'unknown' };
+    // The history so far (the first answer holds every event recorded) has no end.
+    watching?.();
     req.nextPageToken = res.nextPageToken;
   }
 }
@@ -235,6 +242,6 @@ export function runEngine(temporal: TemporalHandle): RunEngine {
     hasExecution: (runId) => runHasExecution(temporal, runId),
     cancel: (runId) => cancelWebhookRun(temporal, runId),
     replayCallback: (replay) => startCallbackReplay(temporal, replay),
-    awaitEnd: (runId, signal) => awaitRunEnd(temporal, runId, signal),
+    awaitEnd: (runId, signal, watching) => awaitRunEnd(temporal, runId, signal, watching),
   };
 }

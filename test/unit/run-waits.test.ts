@@ -15,9 +15,10 @@ function fixture(limits = { maxWaiters: 10, maxWaitersPerOwner: 3, storePollMs: 
     {
       runs: { get: async () => (reads++, record(status)) },
       engine: {
-        awaitEnd: (runId, signal) =>
+        awaitEnd: (runId, signal, watching) =>
           new Promise<RunEnd>((resolve, reject) => {
             watched.push(runId);
+            setImmediate(() => watching?.());
             signals.push(signal);
             ends.push(resolve);
             signal.addEventListener('abort', () => reject(signal.reason), { once: true });
@@ -129,8 +130,10 @@ describe('RunWaits: one watch per run, one store read per end', () => {
       cancel: null,
     } as unknown as RunRecord;
     f.waits.prime(queued);
-    expect(f.watched).toEqual(['run_1']);
+    // Nothing is watched until the run is read here.
+    expect(f.watched).toEqual([]);
     for (let i = 0; i < 5; i++) expect((await f.waits.read('run_1'))?.run.status).toBe('queued');
+    expect(f.watched).toEqual(['run_1']);
     const waiting = f.waits.until('run_1', 'g', 10_000, never());
     const at = new Date('2026-01-02T03:04:05.006Z');
     f.end('running', {
@@ -183,5 +186,32 @@ describe('RunWaits: one watch per run, one store read per end', () => {
     // The store's word (the fixture's record), not the rebuilt one.
     expect((await waiting).ended?.run.status).toBe('cancelled');
     expect(f.reads()).toBe(2);
+  });
+
+  it('answers the first read of a primed run that already ended with its end, not the inserted record', async () => {
+    const f = fixture();
+    const queued = {
+      run: {
+        _id: 'run_1',
+        status: 'queued',
+        callback_url: null,
+        callback_status: 'skipped',
+        run_metadata: { nodes: [] },
+      },
+      cancel: null,
+    } as unknown as RunRecord;
+    f.waits.prime(queued);
+    const at = new Date('2026-01-02T03:04:05.006Z');
+    const first = f.waits.read('run_1');
+    // The engine finds the end already in the history: it never reports watching.
+    f.end('running', {
+      end: 'ended',
+      written: {
+        outcome: { status: 'failed', response_text: null, model: null, error_code: 'x', error_message: 'x', nodes: [] },
+        written: { started_at: at, finished_at: at },
+      },
+    });
+    expect((await first)?.run).toMatchObject({ status: 'failed', failed_at: at });
+    expect(f.reads()).toBe(0);
   });
 });
