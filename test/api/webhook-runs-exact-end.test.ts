@@ -63,12 +63,15 @@ describe('webhook runs: the end of a run without a store read, exactly as stored
 
   it('rebuilds the end in another API process after one read; reads the store for a run ended elsewhere or cancelled', async () => {
     // Triggered on b (b holds the inserted record); a reads it once and then only watches.
+    const wait = (stack: TestStack, runId: string) => getRun(stack, runId, '?wait_seconds=30');
     const elsewhere = await triggerOn(b, 'Ada');
+    const waitOnB = wait(b, elsewhere);
     expect((await getRun(a, elsewhere)).body.data.run.status).toBe('queued');
     expect(readsA.get(elsewhere)).toBe(2);
 
-    // Triggered on a, then failed by another writer before its workflow runs (as the run healer does).
+    // Triggered on a and awaited there, then failed by another writer before its workflow runs (as the run healer does).
     const healed = await triggerOn(a, 'healed');
+    const healedWait = wait(a, healed);
     const healedOutcome: RunOutcome = {
       status: 'failed',
       response_text: null,
@@ -79,15 +82,15 @@ describe('webhook runs: the end of a run without a store read, exactly as stored
     };
     await new RunRepository(b.db.models).finish(healed, healedOutcome, new Date());
 
-    // Triggered on a, cancelled through b.
+    // Triggered on a and awaited there, cancelled through b.
     const cancelled = await triggerOn(a, 'cancelled');
+    const cancelledWait = wait(a, cancelled);
     const cancel = http('POST', `${b.server.mainUrl}/api/agent-webhooks/runs/${cancelled}/cancel`, {
       body: { reason: 'changed my mind', cancel_request_id: 'cr-exact-1' },
       headers: { authorization: `Bearer ${g.token}` },
     });
 
-    const wait = (stack: TestStack, runId: string) => getRun(stack, runId, '?wait_seconds=30');
-    const waits = [wait(a, elsewhere), wait(b, elsewhere), wait(a, healed), wait(a, cancelled)];
+    const waits = [wait(a, elsewhere), waitOnB, healedWait, cancelledWait];
     // The cancel request reaches the run's execution before any worker does.
     const history = async () =>
       (await a.temporal.client.workflow.getHandle(cancelled).fetchHistory()).events?.map((e) => e.eventType) ?? [];
