@@ -2,6 +2,7 @@ import { fullRun } from '../../shared/webhook-runs/present';
 import { RunRepository } from '../../shared/webhook-runs/repository';
 import type { RunOutcome } from '../../shared/webhook-runs/types';
 import { awaitRunEnd } from '../../temporal/webhook-runs/client';
+import { saveHistory } from '../support/histories';
 import { http } from '../support/http';
 import { startTestStack, type TestStack } from '../support/stack';
 import { addWorkflow, type GroupSetup, setupGroup, templateWorkflow, trigger } from '../support/webhook-runs';
@@ -19,6 +20,13 @@ function countRunReads(stack: TestStack): Map<string, number> {
 }
 
 /**
+ * Compared whole, byte for byte: for a run without callback_url nothing in the presented body
+ * changes after the terminal write. What can change later, and is why a rebuilt record is served
+ * only for freshMs like a read one: callback_status, callback_last_status, callback_last_error,
+ * callback_attempted_at, callback_delivered_at, run_metadata.callback_attempts and updated_at (the
+ * delivery of a callback; runs with callback_url are never rebuilt), and the cancel_* fields (a
+ * cancel another process records just as the run ends).
+ *
  * The end of a run as agents read it, rebuilt from the run workflow's own write times where that
  * is exact and read from the store where it is not, on the real API, Temporal and store. Two API
  * instances (a, b) without workers hold runs queued; a third stack (w) brings the workers.
@@ -133,6 +141,7 @@ describe('webhook runs: the end of a run without a store read, exactly as stored
     const fromStore = await stored(waited);
     expect(JSON.stringify(done.body.data.run)).toBe(fromStore);
     expect(JSON.stringify(again.body.data.run)).toBe(fromStore);
+    await saveHistory(a.temporal.client.workflow.getHandle(waited), 'webhook-run-current-written.json');
 
     // The run workflow's own word on its end, as the engine brings it.
     const end = await awaitRunEnd(a.temporal, waited, AbortSignal.timeout(20_000));
@@ -149,6 +158,7 @@ describe('webhook runs: the end of a run without a store read, exactly as stored
     expect(failedDone.body.data.run).toMatchObject({ status: 'failed', error_code: 'node_output_too_large' });
     expect(readsA.get(failed) ?? 0).toBe(0);
     expect(JSON.stringify(failedDone.body.data.run)).toBe(await stored(failed));
+    await saveHistory(a.temporal.client.workflow.getHandle(failed), 'webhook-run-current-written-failed.json');
 
     // Polled every 100 ms: at most one read per second of polling (the record's freshness bound), none at the end.
     const polled = await triggerOn(a, 'Linus');
