@@ -1,4 +1,4 @@
-import { Gauge } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import { BoundedCache } from '../platform/cache/bounded-cache';
 import { logger } from '../platform/logger/index';
 import { registry } from '../platform/metrics/registry';
@@ -34,6 +34,12 @@ export type WaitOutcome = { ended: RunRecord } | { ended: null; refused: boolean
 const waitersGauge = new Gauge({
   name: 'webhook_run_waiters',
   help: 'Clients of this process waiting for a run to end (GET /runs/{id}?wait_seconds)',
+  registers: [registry],
+});
+const endsCounter = new Counter({
+  name: 'webhook_run_watch_ends_total',
+  help: "Run ends learned by this process's watches: rebuilt from the workflow's write times (no store read) or read from the store",
+  labelNames: ['source'] as const,
   registers: [registry],
 });
 const watchesGauge = new Gauge({
@@ -244,6 +250,7 @@ export class RunWaits {
         const rebuilt =
           end.end === 'ended' && end.written && watch.before && recordAfterWrites(watch.before, end.written);
         if (rebuilt && !signal.aborted) {
+          endsCounter.inc({ source: 'rebuilt' });
           this.wake(runId, watch, rebuilt);
           return;
         }
@@ -260,6 +267,7 @@ export class RunWaits {
         if (signal.aborted) return;
         const record = await this.ports.runs.get(runId);
         if (record && isTerminal(record.run.status)) {
+          endsCounter.inc({ source: 'read' });
           this.wake(runId, watch, record);
           return;
         }

@@ -19,6 +19,19 @@ function countRunReads(stack: TestStack): Map<string, number> {
   return reads;
 }
 
+/** This process's run ends learned by watches, by source (the metric every stack of the process shares). */
+async function watchEnds(stack: TestStack): Promise<{ rebuilt: number; read: number }> {
+  const text = await (await fetch(`${stack.server.apiUrl}/metrics`)).text();
+  const count = (source: string) =>
+    Number(
+      text
+        .split('\n')
+        .find((l) => l.startsWith(`webhook_run_watch_ends_total{source="${source}"}`))
+        ?.split(' ')[1] ?? 0,
+    );
+  return { rebuilt: count('rebuilt'), read: count('read') };
+}
+
 /**
  * Compared whole, byte for byte: for a run without callback_url nothing in the presented body
  * changes after the terminal write. What can change later, and is why a rebuilt record is served
@@ -132,12 +145,14 @@ describe('webhook runs: the end of a run without a store read, exactly as stored
 
   it('costs no run read in the process that triggered it, polled or waited, and answers as the store does', async () => {
     // Waited: trigger, then one GET that holds until the end.
+    const endsBefore = await watchEnds(a);
     const waited = await triggerOn(a, 'Grace');
     const done = await getRun(a, waited, '?wait_seconds=30');
     expect(done.body.data.run).toMatchObject({ status: 'completed', response_text: 'Hello, Grace!' });
     // A plain GET right after: from memory too.
     const again = await getRun(a, waited);
     expect(readsA.get(waited) ?? 0).toBe(0);
+    expect(await watchEnds(a)).toEqual({ rebuilt: endsBefore.rebuilt + 1, read: endsBefore.read });
     const fromStore = await stored(waited);
     expect(JSON.stringify(done.body.data.run)).toBe(fromStore);
     expect(JSON.stringify(again.body.data.run)).toBe(fromStore);
