@@ -28,6 +28,17 @@ export const DEFAULT_RUN_WAIT_LIMITS: RunWaitLimits = {
   freshMs: 1000,
 };
 
+/** The promise's value, or false when it takes longer than ms. */
+async function within(promise: Promise<boolean>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** What a wait ended with: the terminal record, the deadline or the client leaving, or no room to wait. */
 export type WaitOutcome = { ended: RunRecord } | { ended: null; refused: boolean };
 
@@ -60,7 +71,9 @@ interface Watch {
   keep?: NodeJS.Timeout;
   /** The run as this process last knew it before its end (inserted here, or read); the end is rebuilt from it. */
   before?: RunRecord;
-  /** true once the engine watches the run and its history so far holds no end; false when it ended, or the engine cannot watch. */
+  /** Whether the record it serves is the one a trigger inserted (not read since). */
+  inserted?: boolean;
+  /** true once the watch knows the run had not ended after it began (engine or store); false when it ended or stopped. */
   watching: Promise<boolean>;
   settle(watching: boolean): void;
 }
@@ -98,22 +111,43 @@ export class RunWaits {
    * a status between (queued → running) may show up to freshMs late.
    */
   async read(runId: string): Promise<RunRecord | null> {
-    const hit = this.recent.get(runId);
-    if (hit && (isTerminal(hit.run.status) || this.watches.has(runId))) return hit;
+    const held = await this.covered(runId);
+    if (held) return held;
     const inserted = this.inserted.get(runId);
     if (inserted) {
       this.inserted.delete(runId);
       const watch = this.hold(runId, inserted);
-      // The inserted record holds until the engine shows the history so far without an end; an
-      // end already in it is answered instead (rebuilt, or read by the watch).
-      if (watch && (await watch.watching)) return this.recent.get(runId) ?? inserted;
-      const ended = this.recent.get(runId);
-      if (ended && isTerminal(ended.run.status)) return ended;
+      if (watch) {
+        watch.inserted = true;
+        const fresh = await this.covered(runId);
+        if (fresh) return fresh;
+      }
     }
     const record = await this.ports.runs.get(runId);
     if (!record) return null;
     this.hold(runId, record);
     return record;
+  }
+
+  /**
+   * This process's record of the run when it may serve it: a terminal one, or an open one while
+   * a watch covers the run; an inserted one only once the watch knows the run had not ended
+   * when it began (the engine's first answer, or the watch's own store read; at most freshMs
+   * waited for), and an end found meanwhile is served instead.
+   */
+  private async covered(runId: string): Promise<RunRecord | null> {
+    const hit = this.recent.get(runId);
+    if (!hit) return null;
+    if (isTerminal(hit.run.status)) return hit;
+    const watch = this.watches.get(runId);
+    if (!watch) return null;
+    // A record read from the store is as fresh as the watch begun after it; an inserted one may
+    // be older than the run's end, which the watch's first answer would show.
+    if (!watch.inserted) return hit;
+    const watching = await within(watch.watching, this.limits.freshMs);
+    const now = this.recent.get(runId);
+    if (!now) return null;
+    return watching || isTerminal(now.run.status) ? now : null;
   }
 
   /**
@@ -135,6 +169,7 @@ export class RunWaits {
     if (!watch) return null;
     this.recent.set(runId, record);
     watch.before = record;
+    watch.inserted = false;
     return watch;
   }
 
@@ -261,7 +296,6 @@ export class RunWaits {
           err: (err as Error).message,
         });
       }
-      watch.settle(false);
       // 'ended' makes the first read the last; without an engine's word the store is read at intervals.
       for (;;) {
         if (signal.aborted) return;
@@ -271,6 +305,8 @@ export class RunWaits {
           this.wake(runId, watch, record);
           return;
         }
+        // Not ended as of this read: the watch covers the run (reads at intervals).
+        watch.settle(true);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, this.limits.storePollMs).unref();
           signal.addEventListener(

@@ -5,7 +5,15 @@ import type { RunRecord } from '../../shared/webhook-runs/types';
 const record = (status: string) => ({ run: { _id: 'run_1', status } }) as unknown as RunRecord;
 
 /** An engine whose runs end when the test says so, and a store that counts its reads. */
-function fixture(limits = { maxWaiters: 10, maxWaitersPerOwner: 3, storePollMs: 20, freshMs: 1000 }) {
+function fixture(
+  limits = { maxWaiters: 10, maxWaitersPerOwner: 3, storePollMs: 20, freshMs: 1000 },
+  engine: {
+    /** The end every watch finds at once in the run's history (the run ended before it was watched). */
+    already?: RunEnd;
+    /** The engine never answers (slow or unreachable). */
+    silent?: boolean;
+  } = {},
+) {
   let status = 'running';
   let ends: Array<(end: RunEnd) => void> = [];
   const watched: string[] = [];
@@ -18,7 +26,8 @@ function fixture(limits = { maxWaiters: 10, maxWaitersPerOwner: 3, storePollMs: 
         awaitEnd: (runId, signal, watching) =>
           new Promise<RunEnd>((resolve, reject) => {
             watched.push(runId);
-            setImmediate(() => watching?.());
+            if (engine.already) return resolve(engine.already);
+            if (!engine.silent) setImmediate(() => watching?.());
             signals.push(signal);
             ends.push(resolve);
             signal.addEventListener('abort', () => reject(signal.reason), { once: true });
@@ -189,7 +198,23 @@ describe('RunWaits: one watch per run, one store read per end', () => {
   });
 
   it('answers the first read of a primed run that already ended with its end, not the inserted record', async () => {
-    const f = fixture();
+    const at = new Date('2026-01-02T03:04:05.006Z');
+    const f = fixture(undefined, {
+      already: {
+        end: 'ended',
+        written: {
+          outcome: {
+            status: 'failed',
+            response_text: null,
+            model: null,
+            error_code: 'x',
+            error_message: 'x',
+            nodes: [],
+          },
+          written: { started_at: at, finished_at: at },
+        },
+      },
+    });
     const queued = {
       run: {
         _id: 'run_1',
@@ -201,17 +226,17 @@ describe('RunWaits: one watch per run, one store read per end', () => {
       cancel: null,
     } as unknown as RunRecord;
     f.waits.prime(queued);
-    const at = new Date('2026-01-02T03:04:05.006Z');
-    const first = f.waits.read('run_1');
-    // The engine finds the end already in the history: it never reports watching.
-    f.end('running', {
-      end: 'ended',
-      written: {
-        outcome: { status: 'failed', response_text: null, model: null, error_code: 'x', error_message: 'x', nodes: [] },
-        written: { started_at: at, finished_at: at },
-      },
-    });
-    expect((await first)?.run).toMatchObject({ status: 'failed', failed_at: at });
+    expect((await f.waits.read('run_1'))?.run).toMatchObject({ status: 'failed', failed_at: at });
     expect(f.reads()).toBe(0);
+  });
+
+  it('reads the store for the first read of a primed run when the engine does not answer within freshMs', async () => {
+    const f = fixture(undefined, { silent: true });
+    f.waits.prime({ run: { _id: 'run_1', status: 'queued' }, cancel: null } as unknown as RunRecord);
+    const started = Date.now();
+    expect((await f.waits.read('run_1'))?.run.status).toBe('running');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(f.reads()).toBe(1);
+    f.waits.close();
   });
 });
