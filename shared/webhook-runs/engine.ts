@@ -1,5 +1,6 @@
 import type { CallbackConfig } from '../platform/config/index';
 import type { WorkflowEdge, WorkflowNode } from '../workflows/types';
+import type { RunWrites } from './run-writes';
 
 /** What starting a run needs: the graph, where its callback goes, and whether its nodes are trusted. */
 export interface RunStart {
@@ -42,9 +43,12 @@ export interface RunEngine {
   replayCallback(replay: CallbackReplayStart): Promise<void>;
   /**
    * Resolves when the engine knows the stored run is terminal ('ended'), or that it has no
-   * execution to watch ('unknown'); the caller then reads the store. Rejects when aborted.
+   * execution to watch ('unknown'). `written`: the outcome and the times of the workflow's own
+   * writes it closed with, when it carries them and no cancel request reached it (a cancel
+   * record may have been written elsewhere); null: the caller reads the store. Rejects when aborted.
+   * `watching` is called once the history so far is known to hold no end.
    */
-  awaitEnd(runId: string, signal: AbortSignal): Promise<RunEnd>;
+  awaitEnd(runId: string, signal: AbortSignal, watching?: () => void): Promise<RunEnd>;
 }
 
-export type RunEnd = 'ended' | 'unknown';
+export type RunEnd = { end: 'ended'; written: RunWrites | null } | { end: 'unknown' };

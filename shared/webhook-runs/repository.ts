@@ -3,6 +3,7 @@ import { runsFinished, runsStarted } from './metrics';
 import type { WebhookRunDoc } from './models/webhook-run';
 import type { WebhookRunCancelDoc } from './models/webhook-run-cancel';
 import type { WebhookRunRequestDoc } from './models/webhook-run-request';
+import { finishSet, runningSet, type RunSet } from './run-writes';
 import { type RunOutcome, type RunRecord, type RunStatus } from './types';
 
 const OPEN_STATUSES: RunStatus[] = ['queued', 'running'];
@@ -95,11 +96,7 @@ export class RunRepository {
   /** queued → running (the run workflow's first step); a replayed call changes nothing. One round trip when it moves. */
   async markRunning(runId: string, now: Date): Promise<WebhookRunDoc | null> {
     const moved = await this.models.webhookRuns
-      .findOneAndUpdate(
-        { _id: runId, status: 'queued' },
-        { $set: { status: 'running', started_at: now, updated_at: now } },
-        { returnDocument: 'after' },
-      )
+      .findOneAndUpdate({ _id: runId, status: 'queued' }, { $set: runningSet(now) }, { returnDocument: 'after' })
       .lean<WebhookRunDoc>()
       .exec();
     if (moved) runsStarted.inc();
@@ -108,67 +105,42 @@ export class RunRepository {
 
   /**
    * Writes the terminal state once (a run already terminal keeps what it has): one conditional
-   * update. `callback_status` needs no write: a run without callback_url is inserted `skipped`.
+   * update. `wrote`: this call's write is the one the record holds.
    */
-  async finish(runId: string, outcome: RunOutcome, now: Date): Promise<RunStatus | null> {
-    if (await this.writeEnd(runId, outcome, now, { $in: OPEN_STATUSES })) return outcome.status;
-    return this.statusOf(runId);
+  async finish(runId: string, outcome: RunOutcome, now: Date): Promise<{ status: RunStatus; wrote: boolean } | null> {
+    return this.writeEnd(runId, { $in: OPEN_STATUSES }, finishSet(outcome, now), outcome);
   }
 
   /**
    * queued → its end in one write, started now: a run whose every node was evaluated in its
-   * workflow task. A run no longer queued keeps what it has; its status is returned instead.
+   * workflow task. A run no longer queued keeps what it has (`wrote` false, its status returned).
    */
   async finishQueued(
     runId: string,
     outcome: RunOutcome,
     now: Date,
-  ): Promise<{ written: true } | { written: false; status: RunStatus | null }> {
-    if (await this.writeEnd(runId, outcome, now, 'queued', { started_at: now })) {
-      runsStarted.inc();
-      return { written: true };
-    }
-    return { written: false, status: await this.statusOf(runId) };
+  ): Promise<{ status: RunStatus; wrote: boolean } | null> {
+    const done = await this.writeEnd(runId, 'queued', { ...runningSet(now), ...finishSet(outcome, now) }, outcome);
+    if (done?.wrote) runsStarted.inc();
+    return done;
   }
 
   private async writeEnd(
     runId: string,
-    outcome: RunOutcome,
-    now: Date,
     from: RunStatus | { $in: RunStatus[] },
-    also: Partial<WebhookRunDoc> = {},
-  ): Promise<boolean> {
-    const at: Partial<WebhookRunDoc> = { completed_at: now };
-    if (outcome.status === 'failed') at.failed_at = now;
-    if (outcome.status === 'setup_required') at.setup_required_at = now;
-    if (outcome.status === 'cancelled') at.cancelled_at = now;
-    const res = await this.models.webhookRuns.updateOne(
-      { _id: runId, status: from },
-      {
-        $set: {
-          status: outcome.status,
-          response_text: outcome.response_text,
-          model: outcome.model,
-          error_code: outcome.error_code,
-          error_message: outcome.error_message,
-          'run_metadata.nodes': outcome.nodes,
-          updated_at: now,
-          ...at,
-          ...also,
-        },
-      },
-    );
-    if (res.matchedCount !== 1) return false;
-    runsFinished.inc({ status: outcome.status });
-    return true;
-  }
-
-  private async statusOf(runId: string): Promise<RunStatus | null> {
+    set: RunSet,
+    outcome: RunOutcome,
+  ): Promise<{ status: RunStatus; wrote: boolean } | null> {
+    const res = await this.models.webhookRuns.updateOne({ _id: runId, status: from }, { $set: set });
+    if (res.matchedCount === 1) {
+      runsFinished.inc({ status: outcome.status });
+      return { status: outcome.status, wrote: true };
+    }
     const current = await this.models.webhookRuns
       .findById(runId, { status: 1 })
       .lean<Pick<WebhookRunDoc, 'status'>>()
       .exec();
-    return current?.status ?? null;
+    return current ? { status: current.status, wrote: false } : null;
   }
 
   async updateCallback(runId: string, u: CallbackUpdate, now: Date): Promise<void> {

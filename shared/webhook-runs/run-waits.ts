@@ -1,9 +1,10 @@
-import { Gauge } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import { BoundedCache } from '../platform/cache/bounded-cache';
 import { logger } from '../platform/logger/index';
 import { registry } from '../platform/metrics/registry';
 import type { RunEngine } from './engine';
 import type { RunRepository } from './repository';
+import { recordAfterWrites } from './run-writes';
 import { isTerminal, type RunRecord } from './types';
 
 export interface RunWaitLimits {
@@ -27,12 +28,29 @@ export const DEFAULT_RUN_WAIT_LIMITS: RunWaitLimits = {
   freshMs: 1000,
 };
 
+/** The promise's value, or false when it takes longer than ms. */
+async function within(promise: Promise<boolean>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** What a wait ended with: the terminal record, the deadline or the client leaving, or no room to wait. */
 export type WaitOutcome = { ended: RunRecord } | { ended: null; refused: boolean };
 
 const waitersGauge = new Gauge({
   name: 'webhook_run_waiters',
   help: 'Clients of this process waiting for a run to end (GET /runs/{id}?wait_seconds)',
+  registers: [registry],
+});
+const endsCounter = new Counter({
+  name: 'webhook_run_watch_ends_total',
+  help: "Run ends learned by this process's watches: rebuilt from the workflow's write times (no store read) or read from the store",
+  labelNames: ['source'] as const,
   registers: [registry],
 });
 const watchesGauge = new Gauge({
@@ -51,14 +69,23 @@ interface Watch {
   stop: AbortController;
   /** Keeps a watch without waiters alive while its run is being polled. */
   keep?: NodeJS.Timeout;
+  /** The run as this process last knew it before its end (inserted here, or read); the end is rebuilt from it. */
+  before?: RunRecord;
+  /** Whether the record it serves is the one a trigger inserted (not read since). */
+  inserted?: boolean;
+  /** true once the watch knows the run had not ended after it began (engine or store); false when it ended or stopped. */
+  watching: Promise<boolean>;
+  settle(watching: boolean): void;
 }
 
 /**
  * The waits of one process. One watch per awaited run, whatever the number of its waiters: it
- * learns the end from the engine (a long poll of the run's workflow, no store read), then reads
- * the store once and wakes every waiter with that record. Any API process can watch any run, so
- * a waiter needs nothing from the process that started the run. A watch stops when its last
- * waiter leaves (deadline or disconnect).
+ * learns the end from the engine (a long poll of the run's workflow, no store read) and wakes
+ * every waiter with the terminal record. That record is rebuilt without a store read when the
+ * workflow closed with the times of its own writes and this process holds the run as it was
+ * before them (inserted here by the trigger, or read); otherwise the store is read once. Any API
+ * process can watch any run, so a waiter needs nothing from the process that started the run. A
+ * watch stops when its last waiter leaves (deadline or disconnect).
  */
 export class RunWaits {
   private readonly watches = new Map<string, Watch>();
@@ -66,12 +93,15 @@ export class RunWaits {
   private total = 0;
   /** Runs as last read, served for freshMs while a watch covers them. */
   private readonly recent: BoundedCache<RunRecord>;
+  /** Runs this process's triggers inserted, not yet read here: their first read needs no store read. */
+  private readonly inserted: BoundedCache<RunRecord>;
 
   constructor(
     private readonly ports: { runs: Pick<RunRepository, 'get'>; engine: Pick<RunEngine, 'awaitEnd'> },
     private readonly limits: RunWaitLimits = DEFAULT_RUN_WAIT_LIMITS,
   ) {
     this.recent = new BoundedCache(limits.maxWaiters, limits.freshMs);
+    this.inserted = new BoundedCache(limits.maxWaiters, limits.freshMs);
   }
 
   /**
@@ -81,12 +111,66 @@ export class RunWaits {
    * a status between (queued → running) may show up to freshMs late.
    */
   async read(runId: string): Promise<RunRecord | null> {
-    const hit = this.recent.get(runId);
-    if (hit && (isTerminal(hit.run.status) || this.watches.has(runId))) return hit;
+    const held = await this.covered(runId);
+    if (held) return held;
+    const inserted = this.inserted.get(runId);
+    if (inserted) {
+      this.inserted.delete(runId);
+      const watch = this.hold(runId, inserted);
+      if (watch) {
+        watch.inserted = true;
+        const fresh = await this.covered(runId);
+        if (fresh) return fresh;
+      }
+    }
     const record = await this.ports.runs.get(runId);
     if (!record) return null;
-    if (isTerminal(record.run.status) || this.keepWatching(runId)) this.recent.set(runId, record);
+    this.hold(runId, record);
     return record;
+  }
+
+  /**
+   * This process's record of the run when it may serve it: a terminal one, or an open one while
+   * a watch covers the run; an inserted one only once the watch knows the run had not ended
+   * when it began (the engine's first answer, or the watch's own store read; at most freshMs
+   * waited for), and an end found meanwhile is served instead.
+   */
+  private async covered(runId: string): Promise<RunRecord | null> {
+    const hit = this.recent.get(runId);
+    if (!hit) return null;
+    if (isTerminal(hit.run.status)) return hit;
+    const watch = this.watches.get(runId);
+    if (!watch) return null;
+    // A record read from the store is as fresh as the watch begun after it; an inserted one may
+    // be older than the run's end, which the watch's first answer would show.
+    if (!watch.inserted) return hit;
+    const watching = await within(watch.watching, this.limits.freshMs);
+    const now = this.recent.get(runId);
+    if (!now) return null;
+    return watching || isTerminal(now.run.status) ? now : null;
+  }
+
+  /**
+   * The record a trigger of this process just inserted: the run's first read here is answered
+   * from it (no store read) once a watch covers the run. No watch opens before that read, so a
+   * trigger whose run nobody reads here costs nothing more.
+   */
+  prime(record: RunRecord): void {
+    if (!isTerminal(record.run.status)) this.inserted.set(record.run._id, record);
+  }
+
+  /** Keeps a record read (or inserted) now: a terminal one for freshMs, an open one while a watch covers it. */
+  private hold(runId: string, record: RunRecord): Watch | null {
+    if (isTerminal(record.run.status)) {
+      this.recent.set(runId, record);
+      return null;
+    }
+    const watch = this.keepWatching(runId);
+    if (!watch) return null;
+    this.recent.set(runId, record);
+    watch.before = record;
+    watch.inserted = false;
+    return watch;
   }
 
   /** Ends every watch (the process stops): their waiters answer at their own deadlines or disconnects. */
@@ -97,6 +181,9 @@ export class RunWaits {
   /** Drops this process's last read of a run (after a change made here, such as a cancel). */
   forget(runId: string): void {
     this.recent.delete(runId);
+    this.inserted.delete(runId);
+    const watch = this.watches.get(runId);
+    if (watch) watch.before = undefined;
   }
 
   /** Clients waiting now, and runs watched for them. */
@@ -104,11 +191,11 @@ export class RunWaits {
     return { clients: this.total, runs: this.watches.size };
   }
 
-  /** Starts or prolongs a watch of a polled run; false when this process watches as many runs as it may. */
-  private keepWatching(runId: string): boolean {
+  /** Starts or prolongs a watch of a polled run; null when this process watches as many runs as it may. */
+  private keepWatching(runId: string): Watch | null {
     let watch = this.watches.get(runId);
     if (!watch) {
-      if (this.watches.size >= this.limits.maxWaiters) return false;
+      if (this.watches.size >= this.limits.maxWaiters) return null;
       watch = this.open(runId);
     }
     const kept = watch;
@@ -118,11 +205,13 @@ export class RunWaits {
       if (kept.waiters.size === 0) this.end(runId, kept);
     }, 2 * this.limits.freshMs);
     kept.keep.unref();
-    return true;
+    return kept;
   }
 
   private open(runId: string): Watch {
-    const watch: Watch = { waiters: new Set(), stop: new AbortController() };
+    let settle!: (watching: boolean) => void;
+    const watching = new Promise<boolean>((resolve) => (settle = resolve));
+    const watch: Watch = { waiters: new Set(), stop: new AbortController(), watching, settle };
     this.watches.set(runId, watch);
     watchesGauge.inc();
     void this.watch(runId, watch);
@@ -166,6 +255,7 @@ export class RunWaits {
   }
 
   private end(runId: string, watch: Watch): void {
+    watch.settle(false);
     clearTimeout(watch.keep);
     watch.keep = undefined;
     this.detach(runId, watch);
@@ -178,12 +268,27 @@ export class RunWaits {
     watchesGauge.dec();
   }
 
+  /** The run ended: its terminal record serves its reads for freshMs and answers every waiter. */
+  private wake(runId: string, watch: Watch, record: RunRecord): void {
+    this.recent.set(runId, record);
+    watch.settle(false);
+    for (const waiter of [...watch.waiters]) waiter.done(record);
+    this.end(runId, watch);
+  }
+
   /** Learns the run's end (engine first, the store as the fallback) and wakes the watch's waiters. */
   private async watch(runId: string, watch: Watch): Promise<void> {
     const { signal } = watch.stop;
     try {
       try {
-        await this.ports.engine.awaitEnd(runId, signal);
+        const end = await this.ports.engine.awaitEnd(runId, signal, () => watch.settle(true));
+        const rebuilt =
+          end.end === 'ended' && end.written && watch.before && recordAfterWrites(watch.before, end.written);
+        if (rebuilt && !signal.aborted) {
+          endsCounter.inc({ source: 'rebuilt' });
+          this.wake(runId, watch, rebuilt);
+          return;
+        }
       } catch (err) {
         if (signal.aborted) return;
         logger.warn('run watch: the engine could not watch the run; reading the store instead', {
@@ -196,11 +301,12 @@ export class RunWaits {
         if (signal.aborted) return;
         const record = await this.ports.runs.get(runId);
         if (record && isTerminal(record.run.status)) {
-          this.recent.set(runId, record);
-          for (const waiter of [...watch.waiters]) waiter.done(record);
-          this.end(runId, watch);
+          endsCounter.inc({ source: 'read' });
+          this.wake(runId, watch, record);
           return;
         }
+        // Not ended as of this read: the watch covers the run (reads at intervals).
+        watch.settle(true);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, this.limits.storePollMs).unref();
           signal.addEventListener(
@@ -216,6 +322,7 @@ export class RunWaits {
     } catch (err) {
       // Its waiters answer at their deadline; the next waiter of this run starts a new watch.
       logger.warn('run watch failed', { run_id: runId, err: (err as Error).message });
+      watch.settle(false);
       this.detach(runId, watch);
     }
   }

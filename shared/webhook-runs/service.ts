@@ -150,7 +150,7 @@ export class WebhookRunService {
       if (!created) return this.replay(access, wf, body, request, requestHash);
     }
     const doc = this.newRun(runId, access, wf, body, now);
-    await this.runs.insertRun(doc);
+    const inserted = await this.runs.insertRun(doc);
     try {
       await this.start(doc, wf);
     } catch (err) {
@@ -170,7 +170,10 @@ export class WebhookRunService {
         );
       throw err;
     }
-    return { httpStatus: 200, record: { run: doc, cancel: null }, statusUrl: this.statusUrl(runId), replayed: false };
+    const record: RunRecord = { run: doc, cancel: null };
+    // The record as stored (this insert made it): the run's first reads here need no store read.
+    if (inserted) this.waits.prime(record);
+    return { httpStatus: 200, record, statusUrl: this.statusUrl(runId), replayed: false };
   }
 
   /** The workflow a trigger of `workflowId` runs for the group, or 404 when it is not the group's to run. */

@@ -59,6 +59,16 @@ export interface RunOutcome {
   nodes: RunNodeRecord[];
 }
 
+/**
+ * What a run workflow returns (and carries as its failure's details when the run failed): the
+ * outcome, and when the workflow's own writes made the record's running and terminal states, the
+ * times it wrote (ISO), so a reader can rebuild the stored record without reading it. Absent from
+ * runs whose record someone else ended, and from executions recorded before it existed.
+ */
+export interface RunResult extends RunOutcome {
+  written?: { started_at: string; finished_at: string };
+}
+
 /** A stored run with its cancel request, if any. */
 export interface RunRecord {
   run: WebhookRunDoc;

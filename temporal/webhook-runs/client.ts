@@ -4,8 +4,10 @@ import {
   WorkflowIdReusePolicy,
   WorkflowNotFoundError,
 } from '@temporalio/client';
+import type { PayloadConverter } from '@temporalio/common';
 import { temporal as proto } from '@temporalio/proto';
 import type { RunEnd, RunEngine, RunStart } from '../../shared/webhook-runs/engine';
+import { writtenOf } from '../../shared/webhook-runs/run-writes';
 import { TERMINAL_STATUSES } from '../../shared/webhook-runs/types';
 import { NODE_TYPES, type NodeType } from '../../shared/workflows/nodes/index';
 import type { TemporalHandle } from '../connection';
@@ -166,11 +168,34 @@ export function endsRun(event: proto.api.history.v1.IHistoryEvent): boolean {
 }
 
 /**
+ * What the run's workflow closed with (its result, or its failure's details), when this close
+ * event carries one; null for a close without it (cancelled, terminated, timed out).
+ */
+export function closeValue(event: proto.api.history.v1.IHistoryEvent, converter: PayloadConverter): unknown {
+  const payload =
+    event.workflowExecutionCompletedEventAttributes?.result?.payloads?.[0] ??
+    event.workflowExecutionFailedEventAttributes?.failure?.applicationFailureInfo?.details?.payloads?.[0];
+  if (!payload) return null;
+  try {
+    return converter.fromPayload(payload);
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Waits for a run's end as its workflow history shows it: one long poll of the history at a
  * time (the server answers when new events land), no store read. 'unknown' when there is no
- * execution to watch; rejects with the signal's reason when aborted.
+ * execution to watch; rejects with the signal's reason when aborted. When the close lands with
+ * the end (a run without a callback closes in the task that records its end) and no cancel
+ * request reached the execution, `written` is the outcome and write times the workflow closed with.
  */
-export async function awaitRunEnd(temporal: TemporalHandle, runId: string, signal: AbortSignal): Promise<RunEnd> {
+export async function awaitRunEnd(
+  temporal: TemporalHandle,
+  runId: string,
+  signal: AbortSignal,
+  watching?: () => void,
+): Promise<RunEnd> {
   const req: proto.api.workflowservice.v1.IGetWorkflowExecutionHistoryRequest = {
     namespace: temporal.namespace,
     execution: { workflowId: runId },
@@ -178,6 +203,8 @@ export async function awaitRunEnd(temporal: TemporalHandle, runId: string, signa
     skipArchival: true,
     historyEventFilterType: proto.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT,
   };
+  // A cancel request may come with a cancel record written elsewhere: then the store has the last word.
+  let cancelRequested = false;
   for (;;) {
     signal.throwIfAborted();
     let res: proto.api.workflowservice.v1.GetWorkflowExecutionHistoryResponse;
@@ -187,12 +214,24 @@ export async function awaitRunEnd(temporal: TemporalHandle, runId: string, signa
       );
     } catch (err) {
       signal.throwIfAborted();
-      if (isGrpcServiceError(err) && err.code === GRPC_NOT_FOUND) return 'unknown';
+      if (isGrpcServiceError(err) && err.code === GRPC_NOT_FOUND) return { end: 'unknown' };
       throw err;
     }
-    if ((res.history?.events ?? []).some(endsRun)) return 'ended';
+    const events = res.history?.events ?? [];
+    if (events.some((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED))
+      cancelRequested = true;
+    if (events.some(endsRun)) {
+      const close = events.find((e) => e.eventType != null && CLOSE_EVENTS.has(e.eventType));
+      const value =
+        close && !cancelRequested
+          ? closeValue(close, temporal.client.options.loadedDataConverter.payloadConverter)
+          : null;
+      return { end: 'ended', written: writtenOf(value) };
+    }
     // An empty token: the history is complete and no end was in it (cannot happen for a closed run).
-    if (!res.nextPageToken?.length) return 'unknown';
+    if (!res.nextPageToken?.length) return { end: 'unknown' };
+    // The history so far (the first answer holds every event recorded) has no end.
+    watching?.();
     req.nextPageToken = res.nextPageToken;
   }
 }
@@ -204,6 +243,6 @@ export function runEngine(temporal: TemporalHandle): RunEngine {
     hasExecution: (runId) => runHasExecution(temporal, runId),
     cancel: (runId) => cancelWebhookRun(temporal, runId),
     replayCallback: (replay) => startCallbackReplay(temporal, replay),
-    awaitEnd: (runId, signal) => awaitRunEnd(temporal, runId, signal),
+    awaitEnd: (runId, signal, watching) => awaitRunEnd(temporal, runId, signal, watching),
   };
 }

@@ -1,4 +1,4 @@
-import type { RunOutcome } from '../../shared/webhook-runs/types';
+import type { RunResult } from '../../shared/webhook-runs/types';
 import type { WebhookRunInput } from './types';
 import { runGraph } from './workflows';
 
@@ -9,7 +9,7 @@ import { runGraph } from './workflows';
  */
 
 /** Store writes as activities on the runs queue, the callback as a child workflow, every node an activity. */
-export function webhookRunWorkflow(input: WebhookRunInput): Promise<RunOutcome> {
+export function webhookRunWorkflow(input: WebhookRunInput): Promise<RunResult> {
   return runGraph(input, {
     storeWrites: 'runs-queue',
     callback: 'child-workflow',
@@ -19,11 +19,11 @@ export function webhookRunWorkflow(input: WebhookRunInput): Promise<RunOutcome> 
 }
 
 /** Store writes as local activities and the callback delivered by the run; every node still an activity. */
-export function webhookRunWorkflowV2(input: WebhookRunInput): Promise<RunOutcome> {
+export function webhookRunWorkflowV2(input: WebhookRunInput): Promise<RunResult> {
   return runGraph(input, { storeWrites: 'local', callback: 'in-run', pureNodes: 'activities', startWrite: 'first' });
 }
 
 /** The shape `webhookRun` has today (pure nodes in the workflow task), under the name runs started with before it. */
-export function webhookRunWorkflowV3(input: WebhookRunInput): Promise<RunOutcome> {
+export function webhookRunWorkflowV3(input: WebhookRunInput): Promise<RunResult> {
   return runGraph(input, { storeWrites: 'local', callback: 'in-run', pureNodes: 'in-task', startWrite: 'first' });
 }

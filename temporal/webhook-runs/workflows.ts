@@ -10,7 +10,13 @@ import {
   startChild,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import { type RunNodeRecord, type RunOutcome, type RunStatus, withWorker } from '../../shared/webhook-runs/types';
+import {
+  type RunNodeRecord,
+  type RunOutcome,
+  type RunResult,
+  type RunStatus,
+  withWorker,
+} from '../../shared/webhook-runs/types';
 import type { NodeResult } from '../../shared/workflows/nodes/call';
 import {
   INLINE_MATCH_BUDGET,
@@ -25,7 +31,7 @@ import { SA } from '../search-attributes';
 import { type CallbackProgress, callbackProgressQuery } from '../webhook-callbacks/definitions';
 import { callbackWorkflowId } from '../webhook-callbacks/ids';
 import { callbackDeliveryWorkflow, deliverCallback } from '../webhook-callbacks/workflows';
-import type { RunStart, RunStoreActivities } from './activities/store';
+import type { RunFinish, RunStart, RunStoreActivities } from './activities/store';
 import { DEFAULT_NODE_START_TIMEOUT_MS, STORE_OPTIONS } from './config';
 import { type RunProgress, runProgressQuery } from './definitions';
 import type { WebhookRunInput } from './types';
@@ -75,11 +81,11 @@ class RunEnded extends Error {
  * equals the stored run status. A one-node run costs what a bare one-activity workflow does.
  * The types runs started as before are in legacy-workflows.ts.
  */
-export function webhookRun(input: WebhookRunInput): Promise<RunOutcome> {
+export function webhookRun(input: WebhookRunInput): Promise<RunResult> {
   return runGraph(input, CURRENT_RUN_SHAPE);
 }
 
-export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise<RunOutcome> {
+export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise<RunResult> {
   const progress: RunProgress = {
     status: 'queued',
     nodes: Object.fromEntries(input.nodes.map((n) => [n.id, 'pending'])),
@@ -98,6 +104,9 @@ export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise
   const records: RunNodeRecord[] = [];
   let outcome: RunOutcome;
   let cancelled: unknown;
+  /** When this run's own writes made the record running and terminal (results recorded earlier carry neither). */
+  let startedAt: string | null = null;
+  let finishedAt: string | null = null;
   const alreadyEnded = (status: RunStatus): RunOutcome => {
     progress.status = status;
     return {
@@ -118,6 +127,7 @@ export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise
   const begin = (): Promise<RunStart> =>
     (starting ??= store.startRun(input.runId).then((s) => {
       if (s.status !== 'running') throw new RunEnded(s.status);
+      startedAt = s.started_at ?? null;
       progress.status = 'running';
       upsertSearchAttributes([{ key: SA.flowStatus, value: 'running' }]);
       started = s;
@@ -247,11 +257,14 @@ export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise
   const ended = await CancellationScope.nonCancellable(async () => {
     if (started) outcome.nodes = withWorker(outcome.nodes, started.worker);
     // A run cancelled before it started keeps no started_at, as when its start write was cancelled.
-    if (started || !lazyStart || cancelled) await store.finishRun(input.runId, outcome);
-    else {
+    if (started || !lazyStart || cancelled) {
+      const finished: RunFinish | RunStatus = await store.finishRun(input.runId, outcome);
+      finishedAt = typeof finished === 'string' ? null : finished.finished_at;
+    } else {
       const written = await store.finishQueuedRun(input.runId, outcome);
-      if (!written.written) return alreadyEnded(written.status);
+      if (!written.finished_at) return alreadyEnded(written.status);
       outcome.nodes = withWorker(outcome.nodes, written.worker);
+      startedAt = finishedAt = written.finished_at;
     }
     progress.status = outcome.status;
     upsertSearchAttributes([{ key: SA.flowStatus, value: outcome.status }]);
@@ -281,11 +294,13 @@ export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise
 
   if (ended) return ended;
   if (cancelled) throw cancelled;
+  const result: RunResult =
+    startedAt && finishedAt ? { ...outcome, written: { started_at: startedAt, finished_at: finishedAt } } : outcome;
   if (outcome.status !== 'completed')
     throw ApplicationFailure.nonRetryable(
       outcome.error_message ?? outcome.status,
       outcome.error_code ?? outcome.status,
-      outcome,
+      result,
     );
-  return outcome;
+  return result;
 }

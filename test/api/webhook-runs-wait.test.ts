@@ -100,7 +100,7 @@ describe('webhook runs: waiting for a run to end', () => {
     const waits = [wait(a), wait(a), wait(a), wait(b)];
     const sent = Date.now();
     const answers = await Promise.all(waits);
-    await expect(watched).resolves.toBe('ended');
+    await expect(watched).resolves.toMatchObject({ end: 'ended' });
     expect(base).toBeGreaterThanOrEqual(0);
     for (const { res, at } of answers) {
       expect(res.status).toBe(200);
@@ -118,7 +118,7 @@ describe('webhook runs: waiting for a run to end', () => {
     expect(Date.now() - started).toBeLessThan(5000);
     // The wake-up came from the run's history (not the store fallback): it shows the end.
     const signal = AbortSignal.timeout(20_000);
-    await expect(awaitRunEnd(a.temporal, runId, signal)).resolves.toBe('ended');
-    await expect(awaitRunEnd(a.temporal, 'run_000000000000000000000000', signal)).resolves.toBe('unknown');
+    await expect(awaitRunEnd(a.temporal, runId, signal)).resolves.toMatchObject({ end: 'ended' });
+    await expect(awaitRunEnd(a.temporal, 'run_000000000000000000000000', signal)).resolves.toEqual({ end: 'unknown' });
   }, 240_000);
 });

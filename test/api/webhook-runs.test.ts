@@ -234,6 +234,8 @@ describe('webhook runs: trigger, poll, cancel on the real API, Temporal and stor
       const cancelled = await cancelling;
       expect(cancelled.status).toBe(200);
       expect(cancelled.body.data.run).toMatchObject({ status: 'cancelled', error_code: 'cancelled', started_at: null });
+      // The record is written in the task that closes the execution; the close is recorded just after.
+      await expect(handle.result()).rejects.toThrow();
       expect((await handle.describe()).status.name).toBe('CANCELLED');
       const { events } = await handle.fetchHistory();
       expect(events!.filter((e) => e.workflowTaskCompletedEventAttributes)).toHaveLength(1);

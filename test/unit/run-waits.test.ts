@@ -5,7 +5,15 @@ import type { RunRecord } from '../../shared/webhook-runs/types';
 const record = (status: string) => ({ run: { _id: 'run_1', status } }) as unknown as RunRecord;
 
 /** An engine whose runs end when the test says so, and a store that counts its reads. */
-function fixture(limits = { maxWaiters: 10, maxWaitersPerOwner: 3, storePollMs: 20, freshMs: 1000 }) {
+function fixture(
+  limits = { maxWaiters: 10, maxWaitersPerOwner: 3, storePollMs: 20, freshMs: 1000 },
+  engine: {
+    /** The end every watch finds at once in the run's history (the run ended before it was watched). */
+    already?: RunEnd;
+    /** The engine never answers (slow or unreachable). */
+    silent?: boolean;
+  } = {},
+) {
   let status = 'running';
   let ends: Array<(end: RunEnd) => void> = [];
   const watched: string[] = [];
@@ -15,9 +23,11 @@ function fixture(limits = { maxWaiters: 10, maxWaitersPerOwner: 3, storePollMs: 
     {
       runs: { get: async () => (reads++, record(status)) },
       engine: {
-        awaitEnd: (runId, signal) =>
+        awaitEnd: (runId, signal, watching) =>
           new Promise<RunEnd>((resolve, reject) => {
             watched.push(runId);
+            if (engine.already) return resolve(engine.already);
+            if (!engine.silent) setImmediate(() => watching?.());
             signals.push(signal);
             ends.push(resolve);
             signal.addEventListener('abort', () => reject(signal.reason), { once: true });
@@ -31,7 +41,7 @@ function fixture(limits = { maxWaiters: 10, maxWaitersPerOwner: 3, storePollMs: 
     watched,
     signals,
     reads: () => reads,
-    end(to: string, how: RunEnd = 'ended') {
+    end(to: string, how: RunEnd = { end: 'ended', written: null }) {
       status = to;
       for (const e of ends) e(how);
       ends = [];
@@ -95,7 +105,7 @@ describe('RunWaits: one watch per run, one store read per end', () => {
   it('reads the store at intervals when the engine has no execution to watch', async () => {
     const f = fixture();
     const waiting = f.waits.until('run_1', 'g', 10_000, never());
-    f.end('running', 'unknown');
+    f.end('running', { end: 'unknown' });
     await new Promise((r) => setTimeout(r, 70));
     expect(f.reads()).toBeGreaterThanOrEqual(2);
     f.end('cancelled');
@@ -114,5 +124,119 @@ describe('RunWaits: one watch per run, one store read per end', () => {
     expect((await f.waits.read('run_1'))?.run.status).toBe('completed');
     expect(f.reads()).toBe(2);
     expect(f.waits.waiting).toEqual({ clients: 0, runs: 0 });
+  });
+
+  it('answers the polls and waits of a run primed at its trigger, and its end, without a store read', async () => {
+    const f = fixture();
+    const queued = {
+      run: {
+        _id: 'run_1',
+        status: 'queued',
+        callback_url: null,
+        callback_status: 'skipped',
+        run_metadata: { nodes: [] },
+      },
+      cancel: null,
+    } as unknown as RunRecord;
+    f.waits.prime(queued);
+    // Nothing is watched until the run is read here.
+    expect(f.watched).toEqual([]);
+    for (let i = 0; i < 5; i++) expect((await f.waits.read('run_1'))?.run.status).toBe('queued');
+    expect(f.watched).toEqual(['run_1']);
+    const waiting = f.waits.until('run_1', 'g', 10_000, never());
+    const at = new Date('2026-01-02T03:04:05.006Z');
+    f.end('running', {
+      end: 'ended',
+      written: {
+        outcome: {
+          status: 'completed',
+          response_text: 'hi',
+          model: null,
+          error_code: null,
+          error_message: null,
+          nodes: [],
+        },
+        written: { started_at: at, finished_at: at },
+      },
+    });
+    const ended = (await waiting).ended!;
+    expect(ended.run).toMatchObject({ status: 'completed', response_text: 'hi', started_at: at, completed_at: at });
+    expect((await f.waits.read('run_1'))?.run.status).toBe('completed');
+    expect(f.reads()).toBe(0);
+  });
+
+  it('reads the store at the end when the engine brings no write times, or the record was forgotten', async () => {
+    const f = fixture();
+    const queued = {
+      run: { _id: 'run_1', status: 'queued', callback_url: null, callback_status: 'skipped' },
+      cancel: null,
+    } as unknown as RunRecord;
+    const writes = {
+      outcome: {
+        status: 'completed' as const,
+        response_text: 'hi',
+        model: null,
+        error_code: null,
+        error_message: null,
+        nodes: [],
+      },
+      written: { started_at: new Date(), finished_at: new Date() },
+    };
+    f.waits.prime(queued);
+    let waiting = f.waits.until('run_1', 'g', 10_000, never());
+    f.end('failed');
+    expect((await waiting).ended?.run.status).toBe('failed');
+    expect(f.reads()).toBe(1);
+
+    f.waits.prime({ ...queued, run: { ...queued.run, _id: 'run_2' } });
+    f.waits.forget('run_2');
+    waiting = f.waits.until('run_2', 'g', 10_000, never());
+    f.end('cancelled', { end: 'ended', written: writes });
+    // The store's word (the fixture's record), not the rebuilt one.
+    expect((await waiting).ended?.run.status).toBe('cancelled');
+    expect(f.reads()).toBe(2);
+  });
+
+  it('answers the first read of a primed run that already ended with its end, not the inserted record', async () => {
+    const at = new Date('2026-01-02T03:04:05.006Z');
+    const f = fixture(undefined, {
+      already: {
+        end: 'ended',
+        written: {
+          outcome: {
+            status: 'failed',
+            response_text: null,
+            model: null,
+            error_code: 'x',
+            error_message: 'x',
+            nodes: [],
+          },
+          written: { started_at: at, finished_at: at },
+        },
+      },
+    });
+    const queued = {
+      run: {
+        _id: 'run_1',
+        status: 'queued',
+        callback_url: null,
+        callback_status: 'skipped',
+        run_metadata: { nodes: [] },
+      },
+      cancel: null,
+    } as unknown as RunRecord;
+    f.waits.prime(queued);
+    expect((await f.waits.read('run_1'))?.run).toMatchObject({ status: 'failed', failed_at: at });
+    expect(f.reads()).toBe(0);
+  });
+
+  it('reads the store for the first read of a primed run when the engine does not answer within freshMs', async () => {
+    const f = fixture(undefined, { silent: true });
+    f.waits.prime({ run: { _id: 'run_1', status: 'queued' }, cancel: null } as unknown as RunRecord);
+    const started = Date.now();
+    expect((await f.waits.read('run_1'))?.run.status).toBe('running');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(f.reads()).toBe(1);
+    f.waits.close();
   });
 });

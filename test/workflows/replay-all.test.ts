@@ -24,7 +24,7 @@ const FIXTURES_BY_FLOW: Record<string, string[]> = {
   // webhook-run-floor*.json: webhookRunWorkflowV2 (local store activities, callback delivered by the run itself);
   // webhook-run-v3*.json: webhookRunWorkflowV3 (template and condition nodes evaluated in the workflow task);
   // webhook-run-noreq*.json: webhookRun started before its input carried the request (its first step read and marked the record running);
-  // webhook-run-current*.json: webhookRun, the type new runs start as.
+  // webhook-run-current*.json: webhookRun, the type new runs start as (-written: a run's end rebuilt from the times its writes return).
   'webhook-runs': [
     'webhook-run.json',
     'webhook-run-branches.json',
@@ -45,6 +45,8 @@ const FIXTURES_BY_FLOW: Record<string, string[]> = {
     'webhook-run-current-branches.json',
     'webhook-run-current-cancelled.json',
     'webhook-run-current-callback.json',
+    'webhook-run-current-written.json',
+    'webhook-run-current-written-failed.json',
   ],
   'workflow-session': ['workflow-session.json', 'workflow-session-continued.json', 'workflow-session-tool.json'],
   'x402-settlement': ['x402-settlement.json'],

@@ -11,6 +11,19 @@ export interface RunStart {
   budgetId: string;
   /** This worker: the run workflow records it on the nodes it evaluates in its own task (V3). */
   worker: string;
+  /** The record's started_at (ISO) once running; absent from results recorded before it was returned. */
+  started_at?: string | null;
+}
+
+/**
+ * What finishRun did: the record's status now, and the time it wrote (ISO) when its own write is
+ * the terminal state the record holds (null when the record had ended already, e.g. healed as
+ * failed, or an earlier attempt of this call wrote it). Results recorded before this shape are
+ * the status alone.
+ */
+export interface RunFinish {
+  status: RunStatus;
+  finished_at: string | null;
 }
 
 /**
@@ -30,30 +43,29 @@ export function createRunStoreActivities(deps: { models: Models; identity: strin
         workspaceId: run.workspace_id,
         budgetId: run.budget_id,
         worker: deps.identity,
+        started_at: run.started_at ? new Date(run.started_at).toISOString() : null,
       };
     },
 
-    async finishRun(runId: string, outcome: RunOutcome): Promise<RunStatus> {
-      const status = await runs.finish(runId, outcome, new Date());
-      if (!status) throw ApplicationFailure.nonRetryable(`run ${runId} has no record`, 'run_not_found');
-      return status;
+    async finishRun(runId: string, outcome: RunOutcome): Promise<RunFinish> {
+      const now = new Date();
+      const done = await runs.finish(runId, outcome, now);
+      if (!done) throw ApplicationFailure.nonRetryable(`run ${runId} has no record`, 'run_not_found');
+      return { status: done.status, finished_at: done.wrote ? now.toISOString() : null };
     },
 
     /**
-     * The one write of a run that never dispatched a node: queued → terminal. Every node it
-     * completed was evaluated in the workflow task this local activity belongs to, so on this
-     * worker: they are recorded with its identity, which is returned for the workflow's result.
-     * A record that was no longer queued is left as it is, and its status returned.
+     * The one write of a run that never dispatched a node: queued → terminal, started at that
+     * write (`finished_at` is both). Every node it completed was evaluated in the workflow task
+     * this local activity belongs to, so on this worker: they are recorded with its identity,
+     * which is returned for the workflow's result. A record no longer queued is left as it is
+     * (`finished_at` null, its status returned).
      */
-    async finishQueuedRun(
-      runId: string,
-      outcome: RunOutcome,
-    ): Promise<{ written: true; worker: string } | { written: false; status: RunStatus }> {
-      const nodes = withWorker(outcome.nodes, deps.identity);
-      const res = await runs.finishQueued(runId, { ...outcome, nodes }, new Date());
-      if (res.written) return { written: true, worker: deps.identity };
-      if (!res.status) throw ApplicationFailure.nonRetryable(`run ${runId} has no record`, 'run_not_found');
-      return { written: false, status: res.status };
+    async finishQueuedRun(runId: string, outcome: RunOutcome): Promise<RunFinish & { worker: string }> {
+      const now = new Date();
+      const done = await runs.finishQueued(runId, { ...outcome, nodes: withWorker(outcome.nodes, deps.identity) }, now);
+      if (!done) throw ApplicationFailure.nonRetryable(`run ${runId} has no record`, 'run_not_found');
+      return { status: done.status, finished_at: done.wrote ? now.toISOString() : null, worker: deps.identity };
     },
   };
 }
