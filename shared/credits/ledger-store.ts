@@ -147,17 +147,19 @@ export class LedgerStore {
     return (await this.byOp(transactionId))?.date_created ?? null;
   }
 
+  /** `probed`: a head the caller just read with head() (an account without entries: null). */
   private async append<R>(
     wallet: string,
     now: Date,
     decide: (live: Grant[], holds: OpenHold[]) => Promise<Decision<R>> | Decision<R>,
+    probed?: Head | null,
   ): Promise<R> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       // First try on the head this process last saw, without probing: if the next position turns
       // out free, entries being contiguous proves that head was the latest. Taken: probe and redo.
       // A refusal (no write) proves nothing about a cached head, so it is decided again on a probed one.
       const cached = attempt === 0 ? this.seen.get(wallet) : undefined;
-      const head = cached ?? (await this.head(wallet));
+      const head = cached ?? (attempt === 0 && probed !== undefined ? probed : await this.head(wallet));
       let decision: Decision<R>;
       try {
         decision = await decide(head?.live_grants ?? [], head?.open_holds ?? []);
@@ -216,44 +218,59 @@ export class LedgerStore {
       throw new RangeError('grant must be a positive whole number of credits');
     const grantId = input.grantId ?? ids.grant();
     const now = input.now ?? new Date();
+    let probed: Head | null | undefined;
     if (input.expiresAt) {
       // Queued before the entry lands, so a crash in between can only leave a harmless extra queue row.
-      await this.models.creditExpiries
-        .updateOne(
-          { _id: grantId },
-          { $setOnInsert: { user_id: input.wallet, expires_at: input.expiresAt } },
-          { upsert: true },
-        )
-        .catch((err) => {
-          if (!isDuplicateKey(err)) throw err;
-        });
+      // An unknown account's head is read meanwhile: a read decides nothing, and the entry is still
+      // inserted only once the queue row is written.
+      [, probed] = await Promise.all([
+        this.models.creditExpiries
+          .updateOne(
+            { _id: grantId },
+            { $setOnInsert: { user_id: input.wallet, expires_at: input.expiresAt } },
+            { upsert: true },
+          )
+          .catch((err) => {
+            if (!isDuplicateKey(err)) throw err;
+          }),
+        this.seen.get(input.wallet) ? undefined : this.head(input.wallet),
+      ]);
     }
-    return this.append<GrantResult>(input.wallet, now, (live) => {
-      const grant: Grant = {
-        _id: grantId,
-        amount_credits: input.credits,
-        remaining_credits: input.credits,
-        amount_usd: creditsToUsd(input.credits),
-        credit_type: input.creditType,
-        source_metadata: input.sourceMetadata,
-        date_created: now,
-        pooled_at: input.pooledAt ?? null,
-        expires_at: input.expiresAt ?? null,
-      };
-      return {
-        write: true,
-        entry: {
-          op_id: `grant:${grantId}`,
-          transaction_type: 'grant',
+    return this.append<GrantResult>(
+      input.wallet,
+      now,
+      (live) => {
+        const grant: Grant = {
+          _id: grantId,
           amount_credits: input.credits,
-          grant_id: grantId,
-          grant,
-        },
-        live: [...live, grant],
-        result: (t) => ({ grant, balance_after: t.balance_after_credits, replayed: false }),
-        replay: (recorded) => ({ grant: recorded.grant ?? grant, balance_after: balanceOf(live, now), replayed: true }),
-      };
-    });
+          remaining_credits: input.credits,
+          amount_usd: creditsToUsd(input.credits),
+          credit_type: input.creditType,
+          source_metadata: input.sourceMetadata,
+          date_created: now,
+          pooled_at: input.pooledAt ?? null,
+          expires_at: input.expiresAt ?? null,
+        };
+        return {
+          write: true,
+          entry: {
+            op_id: `grant:${grantId}`,
+            transaction_type: 'grant',
+            amount_credits: input.credits,
+            grant_id: grantId,
+            grant,
+          },
+          live: [...live, grant],
+          result: (t) => ({ grant, balance_after: t.balance_after_credits, replayed: false }),
+          replay: (recorded) => ({
+            grant: recorded.grant ?? grant,
+            balance_after: balanceOf(live, now),
+            replayed: true,
+          }),
+        };
+      },
+      probed,
+    );
   }
 
   /** Deducts credits for one request, at most once per request id; never below zero. */
