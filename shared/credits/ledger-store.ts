@@ -125,14 +125,19 @@ export class LedgerStore {
 
   /** The latest entry's seq and live grants: from a known head, then lookups by _id (probeLast). */
   private async head(wallet: string): Promise<Head | null> {
+    const at = (seq: number) =>
+      this.models.creditTransactions.findById(ledgerEntryId(wallet, seq), HEAD_FIELDS).lean<Head>().exec();
     let known: Head | null = this.seen.get(wallet) ?? null;
+    let first: Promise<Head | null> | undefined;
     if (!known) {
+      // The first position is asked alongside the hint: without a hint (a new account) it is the
+      // next lookup anyway; with one it goes unused.
+      first = at(1);
+      first.catch(() => undefined);
       const hint = await this.models.creditHeads.findById(wallet).lean<CreditHeadDoc>().exec();
       known = hint ? { seq: hint.seq, live_grants: hint.live_grants, open_holds: hint.open_holds ?? [] } : null;
     }
-    const head = await probeLast(known, (seq) =>
-      this.models.creditTransactions.findById(ledgerEntryId(wallet, seq), HEAD_FIELDS).lean<Head>().exec(),
-    );
+    const head = await probeLast(known, (seq) => (seq === 1 && first ? first : at(seq)));
     if (head) this.remember(wallet, head);
     return head;
   }
