@@ -1,5 +1,5 @@
 import { BoundedCache } from '../platform/cache/bounded-cache';
-import { insertOnceGrouped, isDuplicateKey, type Models } from '../platform/db/index';
+import { insertOnce, insertOnceGrouped, type Models } from '../platform/db/index';
 import { errors } from '../platform/errors/index';
 import { ids } from '../platform/ids/index';
 import { probeLast } from './head-probe';
@@ -225,19 +225,12 @@ export class LedgerStore {
     const now = input.now ?? new Date();
     let probed: Head | null | undefined;
     if (input.expiresAt) {
-      // Queued before the entry lands, so a crash in between can only leave a harmless extra queue row.
-      // An unknown account's head is read meanwhile: a read decides nothing, and the entry is still
-      // inserted only once the queue row is written.
+      // Queued before the entry lands, so a crash in between can only leave a harmless extra queue row
+      // (a retry finds its row there: an insert, cheaper than an upsert on FerretDB). An unknown
+      // account's head is read meanwhile: a read decides nothing, and the entry is still inserted
+      // only once the queue row is written.
       [, probed] = await Promise.all([
-        this.models.creditExpiries
-          .updateOne(
-            { _id: grantId },
-            { $setOnInsert: { user_id: input.wallet, expires_at: input.expiresAt } },
-            { upsert: true },
-          )
-          .catch((err) => {
-            if (!isDuplicateKey(err)) throw err;
-          }),
+        insertOnce(this.models.creditExpiries, { _id: grantId, user_id: input.wallet, expires_at: input.expiresAt }),
         this.seen.get(input.wallet) ? undefined : this.head(input.wallet),
       ]);
     }
