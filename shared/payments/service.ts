@@ -292,14 +292,10 @@ export class PaymentGate {
       nonce: auth.nonce,
     });
 
-    const facilitator = this.setup.facilitators.get(chosen.network, chosen.scheme);
-    // Our own facilitator's verification only reads the chain, so it goes out with the lookup; a
-    // known payment's answer ignores it. A remote facilitator is asked only about new payments.
-    const early = facilitator?.kind === 'in_process' ? facilitator.verifyPayment(payload, chosen) : undefined;
-    early?.catch(() => undefined);
     const seen = await this.models.x402Payments.findById(id).lean<X402PaymentDoc>().exec();
     if (seen) return this.repeat(seen, payload.payload.signature, input);
 
+    const facilitator = this.setup.facilitators.get(chosen.network, chosen.scheme);
     if (!facilitator)
       throw this.paymentRequired(
         input.resource,
@@ -307,7 +303,7 @@ export class PaymentGate {
         'unsupported_network',
         `no facilitator for ${chosen.scheme} on ${chosen.network}`,
       );
-    const verified = await (early ?? facilitator.verifyPayment(payload, chosen));
+    const verified = await facilitator.verifyPayment(payload, chosen);
     if (!verified.ok) {
       throw this.paymentRequired(input.resource, input.offers, verified.code, verified.message);
     }
