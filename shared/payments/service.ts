@@ -76,21 +76,21 @@ export function amountFields(
 }
 
 /**
- * The record as the settlement's completion left it: what this process inserted, with the fields
- * the completion wrote (settlement-activities' applyEffect) taken from the outcome.
+ * The completed payment as the answer reads it: what this process inserted, with the fields the
+ * completion wrote (the settlement activity's applyEffect) taken from the outcome. Bookkeeping a
+ * settlement attempt may also have written (verified_block, replaced hashes, updated_at) is not
+ * carried: no answer reads it.
  */
 function completedRecord(
   record: X402PaymentDoc,
   outcome: Extract<SettlementOutcome, { status: 'completed' }>,
   c: SettlementCompletion,
 ): X402PaymentDoc {
-  const completedAt = new Date(c.completedAt);
   return {
     ...record,
     status: 'completed',
     tx_hash: outcome.txHash,
-    completed_at: completedAt,
-    updated_at: completedAt,
+    completed_at: new Date(c.completedAt),
     ...(c.settledAt ? { settled_at: new Date(c.settledAt) } : {}),
     ...(c.blockNumber ? { block_number: c.blockNumber } : {}),
     ...(c.reconciled ? { reconciled: true } : {}),
