@@ -1,5 +1,5 @@
 import { BoundedCache } from '../platform/cache/bounded-cache';
-import { insertOnceGrouped, isDuplicateKey, type Models } from '../platform/db/index';
+import { insertOnce, insertOnceGrouped, type Models } from '../platform/db/index';
 import { errors } from '../platform/errors/index';
 import { ids } from '../platform/ids/index';
 import { probeLast } from './head-probe';
@@ -70,10 +70,12 @@ type Decision<R> =
 
 const MAX_ATTEMPTS = 500;
 /**
- * The head hint is written for an account's first entry and then every this many entries, in
- * the background: it is only a lower bound (readers search forward from it by _id, see
- * probeLast), so a lost or late write costs a cold reader a few lookups, never a wrong answer.
- * A cold reader does at most about 2·log2(64) = 12 lookups past the hint.
+ * The head hint is written every this many entries, in the background: it is only a lower bound
+ * (readers search forward from it by _id, see probeLast), so a lost or late write costs a cold
+ * reader a few lookups, never a wrong answer. A cold reader does at most about 2·log2(64) = 12
+ * lookups past the hint. None for the first entry: a cold reader asks for it alongside the hint
+ * anyway (head()), so that hint would save no round trip and cost an update (slow on FerretDB)
+ * next to the first grant's own writes.
  */
 const HEAD_HINT_EVERY = 64;
 const PUBLIC_FIELDS = { live_grants: 0, grant: 0, seq: 0, open_holds: 0, hold_bucket: 0, outcome: 0 } as const;
@@ -125,14 +127,19 @@ export class LedgerStore {
 
   /** The latest entry's seq and live grants: from a known head, then lookups by _id (probeLast). */
   private async head(wallet: string): Promise<Head | null> {
+    const at = (seq: number) =>
+      this.models.creditTransactions.findById(ledgerEntryId(wallet, seq), HEAD_FIELDS).lean<Head>().exec();
     let known: Head | null = this.seen.get(wallet) ?? null;
+    let first: Promise<Head | null> | undefined;
     if (!known) {
+      // The first position is asked alongside the hint: without a hint (a new account) it is the
+      // next lookup anyway; with one it goes unused.
+      first = at(1);
+      first.catch(() => undefined);
       const hint = await this.models.creditHeads.findById(wallet).lean<CreditHeadDoc>().exec();
       known = hint ? { seq: hint.seq, live_grants: hint.live_grants, open_holds: hint.open_holds ?? [] } : null;
     }
-    const head = await probeLast(known, (seq) =>
-      this.models.creditTransactions.findById(ledgerEntryId(wallet, seq), HEAD_FIELDS).lean<Head>().exec(),
-    );
+    const head = await probeLast(known, (seq) => (seq === 1 && first ? first : at(seq)));
     if (head) this.remember(wallet, head);
     return head;
   }
@@ -147,17 +154,19 @@ export class LedgerStore {
     return (await this.byOp(transactionId))?.date_created ?? null;
   }
 
+  /** `probed`: a head the caller just read with head() (an account without entries: null). */
   private async append<R>(
     wallet: string,
     now: Date,
     decide: (live: Grant[], holds: OpenHold[]) => Promise<Decision<R>> | Decision<R>,
+    probed?: Head | null,
   ): Promise<R> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       // First try on the head this process last saw, without probing: if the next position turns
       // out free, entries being contiguous proves that head was the latest. Taken: probe and redo.
       // A refusal (no write) proves nothing about a cached head, so it is decided again on a probed one.
       const cached = attempt === 0 ? this.seen.get(wallet) : undefined;
-      const head = cached ?? (await this.head(wallet));
+      const head = cached ?? (attempt === 0 && probed !== undefined ? probed : await this.head(wallet));
       let decision: Decision<R>;
       try {
         decision = await decide(head?.live_grants ?? [], head?.open_holds ?? []);
@@ -197,8 +206,7 @@ export class LedgerStore {
       }
       this.remember(wallet, { seq, live_grants: doc.live_grants, open_holds: holds });
       recordLedgerEntry(doc.transaction_type, doc.amount_credits);
-      if (seq === 1 || seq % HEAD_HINT_EVERY === 0)
-        this.writeHint(wallet, { seq, live_grants: doc.live_grants, open_holds: holds });
+      if (seq % HEAD_HINT_EVERY === 0) this.writeHint(wallet, { seq, live_grants: doc.live_grants, open_holds: holds });
       return decision.result(toPublic(doc));
     }
     throw new Error(`credit ledger for ${wallet} too contended: gave up after ${MAX_ATTEMPTS} attempts`);
@@ -216,44 +224,52 @@ export class LedgerStore {
       throw new RangeError('grant must be a positive whole number of credits');
     const grantId = input.grantId ?? ids.grant();
     const now = input.now ?? new Date();
+    let probed: Head | null | undefined;
     if (input.expiresAt) {
-      // Queued before the entry lands, so a crash in between can only leave a harmless extra queue row.
-      await this.models.creditExpiries
-        .updateOne(
-          { _id: grantId },
-          { $setOnInsert: { user_id: input.wallet, expires_at: input.expiresAt } },
-          { upsert: true },
-        )
-        .catch((err) => {
-          if (!isDuplicateKey(err)) throw err;
-        });
+      // Queued before the entry lands, so a crash in between can only leave a harmless extra queue row
+      // (a retry finds its row there: an insert, cheaper than an upsert on FerretDB). An unknown
+      // account's head is read meanwhile: a read decides nothing, and the entry is still inserted
+      // only once the queue row is written.
+      [, probed] = await Promise.all([
+        insertOnce(this.models.creditExpiries, { _id: grantId, user_id: input.wallet, expires_at: input.expiresAt }),
+        this.seen.get(input.wallet) ? undefined : this.head(input.wallet),
+      ]);
     }
-    return this.append<GrantResult>(input.wallet, now, (live) => {
-      const grant: Grant = {
-        _id: grantId,
-        amount_credits: input.credits,
-        remaining_credits: input.credits,
-        amount_usd: creditsToUsd(input.credits),
-        credit_type: input.creditType,
-        source_metadata: input.sourceMetadata,
-        date_created: now,
-        pooled_at: input.pooledAt ?? null,
-        expires_at: input.expiresAt ?? null,
-      };
-      return {
-        write: true,
-        entry: {
-          op_id: `grant:${grantId}`,
-          transaction_type: 'grant',
+    return this.append<GrantResult>(
+      input.wallet,
+      now,
+      (live) => {
+        const grant: Grant = {
+          _id: grantId,
           amount_credits: input.credits,
-          grant_id: grantId,
-          grant,
-        },
-        live: [...live, grant],
-        result: (t) => ({ grant, balance_after: t.balance_after_credits, replayed: false }),
-        replay: (recorded) => ({ grant: recorded.grant ?? grant, balance_after: balanceOf(live, now), replayed: true }),
-      };
-    });
+          remaining_credits: input.credits,
+          amount_usd: creditsToUsd(input.credits),
+          credit_type: input.creditType,
+          source_metadata: input.sourceMetadata,
+          date_created: now,
+          pooled_at: input.pooledAt ?? null,
+          expires_at: input.expiresAt ?? null,
+        };
+        return {
+          write: true,
+          entry: {
+            op_id: `grant:${grantId}`,
+            transaction_type: 'grant',
+            amount_credits: input.credits,
+            grant_id: grantId,
+            grant,
+          },
+          live: [...live, grant],
+          result: (t) => ({ grant, balance_after: t.balance_after_credits, replayed: false }),
+          replay: (recorded) => ({
+            grant: recorded.grant ?? grant,
+            balance_after: balanceOf(live, now),
+            replayed: true,
+          }),
+        };
+      },
+      probed,
+    );
   }
 
   /** Deducts credits for one request, at most once per request id; never below zero. */

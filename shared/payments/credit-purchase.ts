@@ -165,8 +165,11 @@ export class CreditPurchaseService {
     return { kind: 'status', record };
   }
 
+  /** The balance the grant wrote when this call saw it land; a replay reads the wallet's balance now. */
   private async result(outcome: PaidOutcome): Promise<PurchaseResult> {
     if (outcome.kind === 'pending') return outcome;
+    if (outcome.balanceAfter !== undefined)
+      return { kind: 'completed', record: outcome.record, balance: outcome.balanceAfter };
     const wallet = purposeAs(outcome.record.purpose, 'credit_purchase')?.wallet ?? '';
     return { kind: 'completed', record: outcome.record, balance: (await this.ledger.balance(wallet)).balance };
   }

@@ -33,19 +33,21 @@ export class NonceClaims {
   /**
    * Claims the lowest free nonce at or above `chainNext` (the chain's pending nonce) and above
    * every claim made so far, signing the transaction for it before the insert so a claim always
-   * carries what to broadcast.
+   * carries what to broadcast. `top`: highest() as the caller just read it, for the first try
+   * (a stale one only costs a refused insert and a fresh read).
    */
   async claim(input: {
     chainKey: string;
     address: string;
     paymentId: string;
     chainNext: number;
+    top?: number | undefined;
     sign: (nonce: number) => Promise<{ raw: Hex; txHash: Hex }>;
     now?: Date;
   }): Promise<NonceClaim> {
     const address = input.address.toLowerCase();
     for (let attempt = 0; attempt < 100; attempt++) {
-      const top = await this.highest(input.chainKey, address);
+      const top = attempt === 0 && 'top' in input ? input.top : await this.highest(input.chainKey, address);
       const nonce = Math.max(input.chainNext, top === undefined ? 0 : top + 1);
       const { raw, txHash } = await input.sign(nonce);
       const doc: NonceClaim = {

@@ -8,6 +8,12 @@ export interface PurposeContext {
 }
 
 type Kind = PaymentPurpose['kind'];
+
+/** What applying a purpose did: the grant it wrote, and the balance right after it when this call wrote it. */
+export interface PurposeEffect {
+  grantId?: string;
+  balanceAfter?: number;
+}
 type PurposeOf<K extends Kind> = Extract<PaymentPurpose, { kind: K }>;
 
 /** One kind of thing a verified x402 payment can be for. */
@@ -15,7 +21,7 @@ export interface PurposeDef<P extends PaymentPurpose> {
   /** The wallet the workflow is searchable by in the Temporal UI (`Wallet`), if the purpose has one. */
   wallet(p: P): string | undefined;
   /** What the money bought, applied once it moved. Idempotent (ids derive from the payment id). */
-  apply(rec: X402PaymentDoc, p: P, ctx: PurposeContext): Promise<{ grantId?: string }>;
+  apply(rec: X402PaymentDoc, p: P, ctx: PurposeContext): Promise<PurposeEffect>;
 }
 
 /**
@@ -26,7 +32,7 @@ export const PURPOSES: { [K in Kind]: PurposeDef<PurposeOf<K>> } = {
   credit_purchase: {
     wallet: (p) => p.wallet,
     async apply(rec, p, ctx) {
-      const { grant } = await ctx.ledger.grant({
+      const { grant, balance_after, replayed } = await ctx.ledger.grant({
         wallet: p.wallet,
         grantId: `x402:${rec._id}`,
         credits: p.credits,
@@ -40,7 +46,8 @@ export const PURPOSES: { [K in Kind]: PurposeDef<PurposeOf<K>> } = {
         },
         expiresAt: new Date(Date.now() + ctx.creditExpiryDays * 86_400_000),
       });
-      return { grantId: grant._id };
+      // A replayed grant's balance was computed on a head that may predate it: only a fresh write's is exact.
+      return { grantId: grant._id, ...(replayed ? {} : { balanceAfter: balance_after }) };
     },
   },
   // The tool call was delivered before the settlement started (settle after the vendor
@@ -59,7 +66,7 @@ export function purposeWallet(p: PaymentPurpose): string | undefined {
   return def(p).wallet(p);
 }
 
-export function applyPurpose(rec: X402PaymentDoc, ctx: PurposeContext): Promise<{ grantId?: string }> {
+export function applyPurpose(rec: X402PaymentDoc, ctx: PurposeContext): Promise<PurposeEffect> {
   return def(rec.purpose).apply(rec, rec.purpose, ctx);
 }
 

@@ -11,7 +11,7 @@ import type { PaymentPurpose, X402PaymentDoc } from './models/x402-payment';
 import { paymentId } from './payment-id';
 import { type CheckedPaymentPayload, checkPaymentPayload } from './payment-payload';
 import { purposeWallet } from './purposes';
-import type { SettlementEngine } from './settlement-engine';
+import type { SettlementCompletion, SettlementEngine, SettlementOutcome } from './settlement-engine';
 import {
   buildPaymentRequired,
   decodePaymentPayload,
@@ -52,7 +52,14 @@ export interface PayInput {
   expectedPayer?: string;
 }
 
-export type PaidOutcome = { kind: 'completed'; record: X402PaymentDoc } | { kind: 'pending'; record: X402PaymentDoc };
+export type PaidOutcome =
+  | {
+      kind: 'completed';
+      record: X402PaymentDoc;
+      /** The credited wallet's balance as this payment's grant wrote it, when the settlement just wrote it. */
+      balanceAfter?: number;
+    }
+  | { kind: 'pending'; record: X402PaymentDoc };
 
 /** The currency a token's amount is reported in: USD tokens as `amount_usd`, EURC as `amount_eur`. */
 const TOKEN_CURRENCY: Record<string, 'USD' | 'EUR'> = { USDC: 'USD', EURC: 'EUR' };
@@ -66,6 +73,29 @@ export function amountFields(
   if (currency === 'USD') return { currency, amount_usd: amount };
   if (currency === 'EUR') return { currency, amount_eur: amount };
   return { currency };
+}
+
+/**
+ * The completed payment as the answer reads it: what this process inserted, with the fields the
+ * completion wrote (the settlement activity's applyEffect) taken from the outcome. Bookkeeping a
+ * settlement attempt may also have written (verified_block, replaced hashes, updated_at) is not
+ * carried: no answer reads it.
+ */
+function completedRecord(
+  record: X402PaymentDoc,
+  outcome: Extract<SettlementOutcome, { status: 'completed' }>,
+  c: SettlementCompletion,
+): X402PaymentDoc {
+  return {
+    ...record,
+    status: 'completed',
+    tx_hash: outcome.txHash,
+    completed_at: new Date(c.completedAt),
+    ...(c.settledAt ? { settled_at: new Date(c.settledAt) } : {}),
+    ...(c.blockNumber ? { block_number: c.blockNumber } : {}),
+    ...(c.reconciled ? { reconciled: true } : {}),
+    ...(outcome.grantId ? { grant_id: outcome.grantId } : {}),
+  };
 }
 
 /**
@@ -378,11 +408,20 @@ export class PaymentGate {
 
   private async settle(record: X402PaymentDoc): Promise<PaidOutcome> {
     const outcome = await this.settlements.await(record._id, this.settleWaitMs);
-    const latest = (await this.models.x402Payments.findById(record._id).lean<X402PaymentDoc>().exec()) ?? record;
-    if (!outcome) return { kind: 'pending', record: latest };
-    if (outcome.status === 'failed')
+    if (outcome?.status === 'failed')
       throw errors.paymentRequired(outcome.code, `${outcome.message}; nothing was charged`);
-    return { kind: 'completed', record: latest };
+    // The outcome says what the completion wrote on the record, so it is not read back; an outcome
+    // recorded before it carried that is answered from the store as before.
+    if (outcome?.completion) {
+      const { balanceAfter } = outcome;
+      return {
+        kind: 'completed',
+        record: completedRecord(record, outcome, outcome.completion),
+        ...(balanceAfter !== undefined ? { balanceAfter } : {}),
+      };
+    }
+    const latest = (await this.models.x402Payments.findById(record._id).lean<X402PaymentDoc>().exec()) ?? record;
+    return outcome ? { kind: 'completed', record: latest } : { kind: 'pending', record: latest };
   }
 
   /** The body's `x402` block of a payment (settled or not; the caller says which). */

@@ -7,8 +7,25 @@ export interface SettlementStart {
   wallet?: string;
 }
 
+/** What the completion wrote on the payment record (dates as ISO text: the outcome travels as JSON). */
+export interface SettlementCompletion {
+  completedAt: string;
+  settledAt?: string;
+  blockNumber?: string;
+  reconciled?: boolean;
+}
+
 export type SettlementOutcome =
-  { status: 'completed'; txHash: string; grantId?: string } | { status: 'failed'; code: string; message: string };
+  | {
+      status: 'completed';
+      txHash: string;
+      grantId?: string;
+      /** Lets the waiting payer be answered without reading the record again; absent from older outcomes. */
+      completion?: SettlementCompletion;
+      /** The credited wallet's balance as the grant wrote it; absent when this attempt did not write the grant. */
+      balanceAfter?: number;
+    }
+  | { status: 'failed'; code: string; message: string };
 
 /**
  * The durable settlement of a verified payment, as the payment gate sees it. A port, so the

@@ -218,12 +218,19 @@ export function createSettlementActivities(deps: SettlementDeps) {
 
   // ------------------------------------------------------------------ in-process facilitator
 
-  /** The simulation and the two nonce inputs: independent reads, one round trip, not three. */
+  /**
+   * The simulation and the nonce inputs (the chain's pending nonce, the highest claim so far):
+   * independent reads, one round trip, not four. The highest claim is only where the claim
+   * starts looking; its unique insert decides.
+   */
   function prepareReads(rec: X402PaymentDoc, fac: InProcessFacilitator) {
+    const address = fac.settlementAddress(rec.chain_id);
+    const chainKey = fac.chain.chainKey(network(rec));
     return Promise.all([
       fac.prepareSettlement(request(rec)),
-      fac.chain.chainKey(network(rec)),
-      fac.chain.accountNonce(network(rec), fac.settlementAddress(rec.chain_id), 'pending'),
+      chainKey,
+      fac.chain.accountNonce(network(rec), address, 'pending'),
+      chainKey.then((key) => nonces.highest(key, address)),
     ]);
   }
 
@@ -234,7 +241,7 @@ export function createSettlementActivities(deps: SettlementDeps) {
     reads?: Awaited<ReturnType<typeof prepareReads>>,
   ): Promise<Step> {
     const chain = fac.chain;
-    const [prepared, chainKey, chainNext] = reads ?? (await prepareReads(rec, fac));
+    const [prepared, chainKey, chainNext, top] = reads ?? (await prepareReads(rec, fac));
     if (!prepared.ok) {
       if (prepared.code === 'nonce_already_used' || prepared.code === 'authorization_expired') {
         // Maybe our own earlier attempt, maybe someone else's transaction: the chain decides.
@@ -250,11 +257,19 @@ export function createSettlementActivities(deps: SettlementDeps) {
       address: prepared.from,
       paymentId: rec._id,
       chainNext,
+      top,
       sign: (n) => fac.signSettlement(prepared, n),
     });
-    const saved = await save(rec, { status: 'submitted', tx_hash: claim.tx_hash });
+    // The hash is recorded while the transaction goes out: the claim already holds both, so an
+    // attempt that dies in between finds it (submit) and sends the same transaction again.
     // 'nonce_taken' means a transaction from outside the claims used this nonce: confirm sees it replaced.
-    await chain.sendRaw(network(rec), claim.raw_tx as Hex);
+    const sent = chain.sendRaw(network(rec), claim.raw_tx as Hex).then(
+      () => undefined,
+      (err: unknown) => ({ err }),
+    );
+    const saved = await save(rec, { status: 'submitted', tx_hash: claim.tx_hash });
+    const failed = await sent;
+    if (failed) throw failed.err;
     return { ok: true, rec: saved };
   }
 
@@ -398,11 +413,11 @@ export function createSettlementActivities(deps: SettlementDeps) {
   // ------------------------------------------------------------------ effect
 
   /** What the payment bought. Idempotent: the grant id is derived from the payment id. */
-  async function applyEffect(rec: X402PaymentDoc): Promise<X402PaymentDoc> {
-    if (rec.status === 'completed') return rec;
-    const { grantId } = await applyPurpose(rec, { ledger, creditExpiryDays: deps.creditExpiryDays });
+  async function applyEffect(rec: X402PaymentDoc): Promise<{ done: X402PaymentDoc; balanceAfter?: number }> {
+    if (rec.status === 'completed') return { done: rec };
+    const { grantId, balanceAfter } = await applyPurpose(rec, { ledger, creditExpiryDays: deps.creditExpiryDays });
     // One write records both the settlement and its effect.
-    return save(rec, {
+    const done = await save(rec, {
       status: 'completed',
       tx_hash: rec.tx_hash,
       block_number: rec.block_number,
@@ -411,6 +426,23 @@ export function createSettlementActivities(deps: SettlementDeps) {
       ...(rec.reconciled ? { reconciled: true } : {}),
       ...(grantId ? { grant_id: grantId } : {}),
     });
+    return { done, ...(balanceAfter !== undefined ? { balanceAfter } : {}) };
+  }
+
+  /** The outcome of a completed record, carrying what its completion wrote (see SettlementCompletion). */
+  function completedOutcome(done: X402PaymentDoc, balanceAfter?: number): SettlementOutcome {
+    return {
+      status: 'completed',
+      txHash: done.tx_hash!,
+      grantId: done.grant_id,
+      completion: {
+        completedAt: new Date(done.completed_at ?? done.updated_at).toISOString(),
+        ...(done.settled_at ? { settledAt: new Date(done.settled_at).toISOString() } : {}),
+        ...(done.block_number ? { blockNumber: done.block_number } : {}),
+        ...(done.reconciled ? { reconciled: true } : {}),
+      },
+      ...(balanceAfter !== undefined ? { balanceAfter } : {}),
+    };
   }
 
   async function settle(start: X402PaymentDoc): Promise<SettlementOutcome> {
@@ -424,8 +456,8 @@ export function createSettlementActivities(deps: SettlementDeps) {
       step = await settleRemote(rec);
     }
     if (!step.ok) return { status: 'failed', code: step.code, message: step.message };
-    const done = await applyEffect(step.rec);
-    return { status: 'completed', txHash: done.tx_hash!, grantId: done.grant_id };
+    const { done, balanceAfter } = await applyEffect(step.rec);
+    return completedOutcome(done, balanceAfter);
   }
 
   return {

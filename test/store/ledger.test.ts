@@ -1,6 +1,6 @@
 import { LedgerStore } from '../../shared/credits/ledger-store';
+import { ledgerEntryId } from '../../shared/credits/models/credit-transaction';
 import { openTestDb } from '../support/db';
-import { waitUntil } from '../support/wait';
 
 const DAY = 86_400_000;
 
@@ -137,12 +137,15 @@ describe('credit ledger on the real store', () => {
   it('answers from the latest entry even when the head hint lags or is gone', async () => {
     const wallet = '0x' + '7'.repeat(40);
     await store.grant({ wallet, grantId: 'h1', credits: 100, creditType: 'admin_grant' });
-    // The hint is written in the background.
-    const stale = await waitUntil('the first head hint', () => db.models.creditHeads.findById(wallet).lean());
+    const first = (await db.models.creditTransactions.findById(ledgerEntryId(wallet, 1)).lean())!;
     await store.spend({ wallet, requestId: 'h-a', credits: 30 });
     await store.spend({ wallet, requestId: 'h-b', credits: 5 });
     // A late writer put an older head back.
-    await db.models.creditHeads.collection.replaceOne({ _id: wallet } as never, stale as never);
+    await db.models.creditHeads.collection.replaceOne(
+      { _id: wallet } as never,
+      { seq: 1, live_grants: first.live_grants, open_holds: [] } as never,
+      { upsert: true },
+    );
     expect((await store.balance(wallet)).balance).toBe(65);
     await db.models.creditHeads.deleteOne({ _id: wallet });
     expect((await store.balance(wallet)).balance).toBe(65);
@@ -154,6 +157,35 @@ describe('credit ledger on the real store', () => {
       replayed: true,
       transaction: { _id: `purchase:${wallet}:h-a`, amount_credits: -30 },
     });
+  });
+
+  it('writes no hint for a first entry: a cold reader asks for that entry alongside the hint', async () => {
+    const wallet = '0x' + 'a'.repeat(40);
+    await store.grant({
+      wallet,
+      grantId: 'n1',
+      credits: 40,
+      creditType: 'admin_grant',
+      expiresAt: new Date(Date.now() + DAY),
+    });
+    const lookups: string[] = [];
+    db.connection.set('debug', (collection: string, method: string) => lookups.push(`${collection}.${method}`));
+    try {
+      expect((await new LedgerStore(db.models).balance(wallet)).balance).toBe(40);
+      // A cold writer on an account it has never seen: the grant lands on the next position.
+      await new LedgerStore(db.models).grant({ wallet, grantId: 'n2', credits: 2, creditType: 'admin_grant' });
+    } finally {
+      db.connection.set('debug', false);
+    }
+    expect(lookups.filter((l) => l.startsWith('credit_heads.')).sort()).toEqual([
+      'credit_heads.findOne',
+      'credit_heads.findOne',
+    ]);
+    expect(await db.models.creditHeads.findById(wallet).lean()).toBeNull();
+    expect((await store.balance(wallet)).balance).toBe(42);
+    expect(
+      (await db.models.creditTransactions.find({ user_id: wallet }, { seq: 1 }).lean()).map((d) => d.seq).sort(),
+    ).toEqual([1, 2]);
   });
 
   it('finds the head of a long ledger with a lagging hint in a few lookups', async () => {

@@ -1,0 +1,153 @@
+import { LedgerStore } from '../../shared/credits/ledger-store';
+import { CreditPurchaseService, type PurchaseRequest } from '../../shared/payments/credit-purchase';
+import { InFlightPayments } from '../../shared/payments/in-flight';
+import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
+import { PaymentGate } from '../../shared/payments/service';
+import type { SettlementEngine } from '../../shared/payments/settlement-engine';
+import { paymentSetup } from '../../shared/payments/x402/setup';
+import { createSettlementActivities } from '../../temporal/x402-settlement/activities';
+import { settlementEngine } from '../../temporal/x402-settlement/client';
+import { http } from '../support/http';
+import { TestPayer } from '../support/payer';
+import { startTestStack, TestStack } from '../support/stack';
+
+/**
+ * The paid request is answered from the settlement's outcome (what the completion wrote, the
+ * balance the grant wrote) instead of reading the record and the balance again: the answer must
+ * be what the store holds, a replay answers from the store, and an outcome without those fields
+ * (an older worker's) is answered from the store as before.
+ */
+function purchaseBody(wallet: string, extra: Record<string, unknown> = {}) {
+  return { wallet_address: wallet, credits: 500, payment_method: 'x402', chain_id: 84532, token: 'USDC', ...extra };
+}
+
+/** The record's fields the settlement's completion writes (the answer's block and receipt read them). */
+const completionFields = (r: X402PaymentDoc) => ({
+  status: r.status,
+  tx_hash: r.tx_hash,
+  block_number: r.block_number,
+  settled_at: r.settled_at,
+  completed_at: r.completed_at,
+  grant_id: r.grant_id,
+  reconciled: r.reconciled,
+});
+
+describe('the credit purchase answer from the settlement outcome', () => {
+  let stack: TestStack;
+  let url: string;
+  let ledger: LedgerStore;
+  beforeAll(async () => {
+    stack = await startTestStack({ workers: true });
+    url = `${stack.server.mainUrl}/api/external/credits/purchase`;
+    ledger = new LedgerStore(stack.db.models);
+  }, 120_000);
+  afterAll(async () => {
+    await stack.stop();
+  });
+
+  const stored = async (id: string) => (await stack.db.models.x402Payments.findById(id).lean<X402PaymentDoc>().exec())!;
+
+  async function pay(payer: TestPayer, body: Record<string, unknown>) {
+    const challenge = (await http('POST', url, { body })).body;
+    const header = await payer.paymentHeader(challenge);
+    return { header, res: await http('POST', url, { body, headers: { 'x-payment': header } }) };
+  }
+
+  it('answers the balance a fresh read gives and the block a replay (read from the store) gives', async () => {
+    const payer = new TestPayer();
+    await payer.fund(20);
+    const wallet = '0x' + 'c1'.repeat(20);
+    const first = await pay(payer, purchaseBody(wallet));
+    expect([first.res.status, first.res.body.data.balance]).toEqual([200, 500]);
+
+    // A second purchase for a wallet that holds credits: the balance the grant wrote is the wallet's.
+    const second = await pay(payer, purchaseBody(wallet));
+    expect(second.res.status).toBe(200);
+    expect(second.res.body.data.balance).toBe(1000);
+    expect((await ledger.balance(wallet)).balance).toBe(1000);
+
+    // The same payment again is answered from the stored record: the same block, receipt and grant.
+    const again = await http('POST', url, { body: purchaseBody(wallet), headers: { 'x-payment': second.header } });
+    expect(again.status).toBe(200);
+    expect(again.body.x402).toEqual(second.res.body.x402);
+    expect(again.body.data).toEqual(second.res.body.data);
+    expect(again.headers.get('payment-response')).toBe(second.res.headers.get('payment-response'));
+
+    // A replay reads the balance now: a spend since the purchase shows.
+    await ledger.spend({ wallet, requestId: 'after-purchase', credits: 100 });
+    const later = await http('POST', url, { body: purchaseBody(wallet), headers: { 'x-payment': second.header } });
+    expect([later.status, later.body.data.balance]).toEqual([200, 900]);
+    expect(later.body.x402).toEqual(second.res.body.x402);
+    expect(await payer.balance()).toBe(10_000_000n);
+  }, 120_000);
+
+  it('answers an outcome without the completion fields (an older worker) from the store, the same answer', async () => {
+    const setup = paymentSetup(stack.config.x402);
+    if ('disabled' in setup) throw new Error(setup.disabled);
+    const engine = settlementEngine(stack.temporal);
+    const seen: Array<Record<string, unknown>> = [];
+    // The outcome as a worker from before these fields returns it; everything else is the real engine.
+    const olderWorker: SettlementEngine = {
+      start: engine.start,
+      await: async (id, waitMs) => {
+        const out = await engine.await(id, waitMs);
+        if (out) seen.push({ ...out });
+        return out?.status === 'completed' ? { status: 'completed', txHash: out.txHash, grantId: out.grantId } : out;
+      },
+    };
+    const gateOf = (e: SettlementEngine) =>
+      new PaymentGate(setup, stack.db.models, e, new InFlightPayments(stack.db.models), 60_000);
+    const purchasesOf = (e: SettlementEngine) => new CreditPurchaseService(setup, gateOf(e), ledger, url);
+    const payer = new TestPayer();
+    await payer.fund(20);
+
+    for (const [wallet, purchases] of [
+      ['0x' + 'c2'.repeat(20), purchasesOf(olderWorker)],
+      ['0x' + 'c3'.repeat(20), purchasesOf(engine)],
+    ] as const) {
+      const req = purchaseBody(wallet) as PurchaseRequest;
+      const challenge = (await http('POST', url, { body: req })).body;
+      const result = await purchases.purchase(req, await payer.paymentHeader(challenge));
+      if (result.kind !== 'completed') throw new Error(`expected completed, got ${result.kind}`);
+      expect(result.balance).toBe(500);
+      expect(completionFields(result.record)).toEqual(completionFields(await stored(result.record._id)));
+      expect(result.record.status).toBe('completed');
+    }
+    // The real outcome carried the completion and the balance; the older one was answered all the same.
+    expect(seen[0]).toMatchObject({ status: 'completed', completion: expect.any(Object), balanceAfter: 500 });
+  }, 120_000);
+
+  it('a worker that died between the grant and the completion: the retry grants nothing again and carries no balance', async () => {
+    const setup = paymentSetup(stack.config.x402);
+    if ('disabled' in setup) throw new Error(setup.disabled);
+    const payer = new TestPayer();
+    await payer.fund(10);
+    const wallet = '0x' + 'c4'.repeat(20);
+    // A verified payment recorded, its settlement not run yet (no engine starts it here).
+    const noStart: SettlementEngine = { start: async () => undefined, await: async () => undefined };
+    const gate = new PaymentGate(setup, stack.db.models, noStart, new InFlightPayments(stack.db.models), 0);
+    const req = purchaseBody(wallet) as PurchaseRequest;
+    const challenge = (await http('POST', url, { body: req })).body;
+    const header = await payer.paymentHeader(challenge);
+    const pending = await new CreditPurchaseService(setup, gate, ledger, url).purchase(req, header);
+    expect(pending.kind).toBe('pending');
+    const id = pending.record._id;
+
+    // The earlier attempt wrote the grant, then died before the record said completed.
+    await ledger.grant({ wallet, grantId: `x402:${id}`, credits: 500, creditType: 'x402_purchase' });
+    const acts = createSettlementActivities({ models: stack.db.models, payments: setup, creditExpiryDays: 365 });
+    const outcome = await acts.settlePayment(id);
+    expect(outcome).toMatchObject({ status: 'completed', grantId: `x402:${id}`, completion: expect.any(Object) });
+    expect(outcome).not.toHaveProperty('balanceAfter');
+    // And once more after the completion: answered from the record, nothing written.
+    const twice = await acts.settlePayment(id);
+    expect(twice).toEqual(outcome);
+    expect((await ledger.balance(wallet)).balance).toBe(500);
+    expect((await ledger.history(wallet, 10)).grants).toHaveLength(1);
+
+    // The payer's retry of the same payment is answered from the store, balance read then.
+    const res = await http('POST', url, { body: req, headers: { 'x-payment': header } });
+    expect([res.status, res.body.data.balance, res.body.data.grant_id]).toEqual([200, 500, `x402:${id}`]);
+    expect(completionFields(await stored(id))).toMatchObject({ status: 'completed', grant_id: `x402:${id}` });
+  }, 120_000);
+});
