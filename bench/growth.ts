@@ -29,6 +29,7 @@ import type { WorkflowScheduleDoc } from '../shared/schedules/models/workflow-sc
 import { claimId, ScheduleRepository } from '../shared/schedules/repository';
 import type { WebhookRunDoc } from '../shared/webhook-runs/models/webhook-run';
 import { RunRepository } from '../shared/webhook-runs/repository';
+import { runDoc } from '../test/support/run-doc';
 import { envNumber } from './common';
 import { writeResult } from './result-file';
 
@@ -63,42 +64,25 @@ function subjects(db: Db): Subject[] {
     if (!found) throw new Error(`${what}: seeded document not found`);
   };
 
-  const run = (id: string, i: number): WebhookRunDoc => ({
-    _id: id,
-    workflow_id: `wf_${i % 50}`,
-    workflow_version: 'v1',
-    group_id: `grp_${i % 20}`,
-    budget_id: 'bud_bench',
-    workspace_id: 'ws_bench',
-    request_id: null,
-    status: 'completed',
-    prompt: `growth ${i}`,
-    response_text: `Hello, growth ${i}!`,
-    session_id: null,
-    model: null,
-    error_code: null,
-    error_message: null,
-    callback_url: null,
-    callback_status: 'skipped',
-    callback_last_status: null,
-    callback_last_error: null,
-    callback_attempted_at: null,
-    callback_delivered_at: null,
-    callback_attempts: 0,
-    request_metadata_json: null,
-    run_metadata: {
+  const run = (id: string, i: number): WebhookRunDoc =>
+    runDoc({
+      _id: id,
+      workflow_id: `wf_${i % 50}`,
       workflow_version: 'v1',
-      nodes: [{ id: 'greet', type: 'template', status: 'completed', worker: 'bench' }],
-    },
-    created_at: T0,
-    updated_at: T0,
-    queued_at: T0,
-    started_at: T0,
-    completed_at: T0,
-    failed_at: null,
-    setup_required_at: null,
-    cancelled_at: null,
-  });
+      group_id: `grp_${i % 20}`,
+      budget_id: 'bud_bench',
+      workspace_id: 'ws_bench',
+      status: 'completed',
+      prompt: `growth ${i}`,
+      response_text: `Hello, growth ${i}!`,
+      run_metadata: {
+        workflow_version: 'v1',
+        nodes: [{ id: 'greet', type: 'template', status: 'completed', worker: 'bench' }],
+      },
+      created_at: T0,
+      started_at: T0,
+      completed_at: T0,
+    });
   const runId = (i: number) => `run_${i.toString(16).padStart(24, '0')}`;
 
   // Ledger: ten entries per wallet, as append writes them: a grant (seq 1), then nine purchases

@@ -1,6 +1,7 @@
 import type { RunEnd } from '../../shared/webhook-runs/engine';
 import { RunWaits } from '../../shared/webhook-runs/run-waits';
 import type { RunRecord } from '../../shared/webhook-runs/types';
+import { runDoc } from '../support/run-doc';
 
 const record = (status: string) => ({ run: { _id: 'run_1', status } }) as unknown as RunRecord;
 
@@ -128,16 +129,7 @@ describe('RunWaits: one watch per run, one store read per end', () => {
 
   it('answers the polls and waits of a run primed at its trigger, and its end, without a store read', async () => {
     const f = fixture();
-    const queued = {
-      run: {
-        _id: 'run_1',
-        status: 'queued',
-        callback_url: null,
-        callback_status: 'skipped',
-        run_metadata: { nodes: [] },
-      },
-      cancel: null,
-    } as unknown as RunRecord;
+    const queued: RunRecord = { run: runDoc({ _id: 'run_1' }), cancel: null };
     f.waits.prime(queued);
     // Nothing is watched until the run is read here.
     expect(f.watched).toEqual([]);
@@ -215,16 +207,7 @@ describe('RunWaits: one watch per run, one store read per end', () => {
         },
       },
     });
-    const queued = {
-      run: {
-        _id: 'run_1',
-        status: 'queued',
-        callback_url: null,
-        callback_status: 'skipped',
-        run_metadata: { nodes: [] },
-      },
-      cancel: null,
-    } as unknown as RunRecord;
+    const queued: RunRecord = { run: runDoc({ _id: 'run_1' }), cancel: null };
     f.waits.prime(queued);
     expect((await f.waits.read('run_1'))?.run).toMatchObject({ status: 'failed', failed_at: at });
     expect(f.reads()).toBe(0);

@@ -1,48 +1,21 @@
 import { applySet, finishSet, recordAfterWrites, runningSet, writtenOf } from '../../shared/webhook-runs/run-writes';
 import type { RunOutcome, RunRecord, WebhookRunDoc } from '../../shared/webhook-runs/types';
+import { runDoc } from '../support/run-doc';
 
 const created = new Date('2026-01-02T03:04:05.006Z');
 const started = new Date('2026-01-02T03:04:05.050Z');
 const finished = new Date('2026-01-02T03:04:05.090Z');
 
 function queued(over: Partial<WebhookRunDoc> = {}): RunRecord {
-  return {
-    run: {
-      _id: 'run_1',
-      workflow_id: 'wf_1',
-      workflow_version: '1.0.0',
-      group_id: 'g',
-      budget_id: 'b',
-      workspace_id: 'ws',
-      request_id: null,
-      status: 'queued',
-      prompt: 'Ada',
-      response_text: null,
-      session_id: null,
-      model: null,
-      error_code: null,
-      error_message: null,
-      callback_url: null,
-      callback_status: 'skipped',
-      callback_last_status: null,
-      callback_last_error: null,
-      callback_attempted_at: null,
-      callback_delivered_at: null,
-      callback_attempts: 0,
-      request_metadata_json: null,
-      run_metadata: { workflow_version: '1.0.0', nodes: [], trace_id: 't' },
-      created_at: created,
-      updated_at: created,
-      queued_at: created,
-      started_at: null,
-      completed_at: null,
-      failed_at: null,
-      setup_required_at: null,
-      cancelled_at: null,
-      ...over,
-    },
-    cancel: null,
-  };
+  const run = runDoc({
+    _id: 'run_1',
+    workflow_version: '1.0.0',
+    prompt: 'Ada',
+    run_metadata: { workflow_version: '1.0.0', nodes: [], trace_id: 't' },
+    created_at: created,
+    ...over,
+  });
+  return { run, cancel: null };
 }
 
 const completed: RunOutcome = {
