@@ -8,20 +8,31 @@ import { workerWorkflowBundle } from './workflow-bundle';
 
 type CreatorArgs = Parameters<(typeof Worker)['createWorkflowCreator']>;
 type WorkflowCreator = Awaited<ReturnType<(typeof Worker)['createWorkflowCreator']>>;
+type BundleArgs = Parameters<(typeof Worker)['getOrCreateBundle']>;
+type ParsedBundle = ReturnType<(typeof Worker)['getOrCreateBundle']>;
 
 /**
- * A Worker class whose instances share one workflow creator: one worker thread, one V8 isolate
- * with one copy of the bundle and one reused context, runs the workflows of every queue of the
- * process. The SDK would give each Worker its own thread and isolate (a worker of every queue held
- * nine), which is most of a worker's memory; a workflow's state lives in its run's sandbox either
- * way, so sharing changes where it runs, not what it sees. The local activity check the sandbox
+ * A Worker class whose instances share one parsed bundle and one workflow creator: one worker
+ * thread, one V8 isolate with one copy of the bundle and one reused context, runs the workflows
+ * of every queue of the process. The SDK would give each Worker its own thread and isolate (a
+ * worker of every queue held nine), which is most of a worker's memory; a workflow's state lives
+ * in its run's sandbox either way, so sharing changes where it runs, not what it sees. The local activity check the sandbox
  * makes eagerly knows every activity of the process (`activities`). A worker's own shutdown leaves
  * the thread to the others; `close()` ends it once every worker has stopped, or none was created.
  */
 export function sharedWorkflowThread(activities: object[]): { Worker: typeof Worker; close(): Promise<void> } {
   let shared: Promise<WorkflowCreator> | undefined;
+  let parsed: ParsedBundle | undefined;
   return {
     Worker: class SharedWorkflowThreadWorker extends Worker {
+      // The SDK parses the bundle for every Worker (a copy of its code, and a throwaway context that
+      // runs it for debuggers): every Worker of the process is given the same bundle, so once is enough.
+      protected static override getOrCreateBundle(...[options, logger]: BundleArgs): ParsedBundle {
+        if (!options.workflowBundle) return super.getOrCreateBundle(options, logger);
+        parsed ??= super.getOrCreateBundle(options, logger);
+        return parsed;
+      }
+
       protected static override async createWorkflowCreator(...[bundle, options, logger]: CreatorArgs) {
         const every = new Map([...activities.flatMap((a) => Object.entries(a)), ...options.activities]);
         shared ??= super.createWorkflowCreator(bundle, { ...options, activities: every }, logger);
@@ -35,6 +46,7 @@ export function sharedWorkflowThread(activities: object[]): { Worker: typeof Wor
     close: async () => {
       const creator = await shared?.catch(() => undefined);
       shared = undefined;
+      parsed = undefined;
       await creator?.destroy();
     },
   };

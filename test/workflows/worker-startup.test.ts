@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { Runtime } from '@temporalio/worker';
+import { Runtime, Worker } from '@temporalio/worker';
 import { runPing } from '../../temporal/ping/client';
 import type { QueueDefinition } from '../../workers/queue';
 import { selectQueues } from '../../workers/queues';
@@ -88,6 +88,33 @@ describe('runWorkers when one queue cannot get a worker', () => {
       expect(await stack.db.models.pings.findById(workflowId).lean()).toMatchObject({ worker: `test-${process.pid}` });
     } finally {
       await running.shutdown();
+    }
+  }, 120_000);
+
+  it('parses the workflow bundle once for every queue of the process, not once per queue', async () => {
+    const deps = { config: stack.config, db: stack.db, temporal: stack.temporal, identity: `test-${process.pid}` };
+    const parse = jest.spyOn(Worker as unknown as { getOrCreateBundle(...a: unknown[]): unknown }, 'getOrCreateBundle');
+    try {
+      const running = await runWorkers(
+        deps,
+        selectQueues(['system', 'jobs', 'schedules']),
+        stack.config.temporalAddress,
+      );
+      try {
+        const withBundle = parse.mock.calls.filter(
+          ([options]) => (options as { workflowBundle?: unknown }).workflowBundle,
+        );
+        expect(running.workers).toHaveLength(3);
+        expect(withBundle).toHaveLength(1);
+        const { workflowId } = await runPing(stack.temporal, `one-bundle-${Date.now()}`);
+        expect(await stack.db.models.pings.findById(workflowId).lean()).toMatchObject({
+          worker: `test-${process.pid}`,
+        });
+      } finally {
+        await running.shutdown();
+      }
+    } finally {
+      parse.mockRestore();
     }
   }, 120_000);
 });
