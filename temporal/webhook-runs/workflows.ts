@@ -114,7 +114,7 @@ export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise
       response_text: null,
       model: null,
       error_code: 'run_already_ended',
-      error_message: `the run was already ${status}`,
+      error_message: new RunEnded(status).message,
       nodes: [],
     };
   };

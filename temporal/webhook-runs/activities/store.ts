@@ -26,6 +26,12 @@ export interface RunFinish {
   finished_at: string | null;
 }
 
+/** What a terminal write did, as the workflow is told: the time only when this write is the one the record holds. */
+function finished(runId: string, done: { status: RunStatus; wrote: boolean } | null, now: Date): RunFinish {
+  if (!done) throw ApplicationFailure.nonRetryable(`run ${runId} has no record`, 'run_not_found');
+  return { status: done.status, finished_at: done.wrote ? now.toISOString() : null };
+}
+
 /**
  * The run workflow's writes to its record: queued → running, then the terminal state. Run as
  * local activities of the run workflow (one point write each, no task dispatch of their own).
@@ -49,9 +55,7 @@ export function createRunStoreActivities(deps: { models: Models; identity: strin
 
     async finishRun(runId: string, outcome: RunOutcome): Promise<RunFinish> {
       const now = new Date();
-      const done = await runs.finish(runId, outcome, now);
-      if (!done) throw ApplicationFailure.nonRetryable(`run ${runId} has no record`, 'run_not_found');
-      return { status: done.status, finished_at: done.wrote ? now.toISOString() : null };
+      return finished(runId, await runs.finish(runId, outcome, now), now);
     },
 
     /**
@@ -64,8 +68,7 @@ export function createRunStoreActivities(deps: { models: Models; identity: strin
     async finishQueuedRun(runId: string, outcome: RunOutcome): Promise<RunFinish & { worker: string }> {
       const now = new Date();
       const done = await runs.finishQueued(runId, { ...outcome, nodes: withWorker(outcome.nodes, deps.identity) }, now);
-      if (!done) throw ApplicationFailure.nonRetryable(`run ${runId} has no record`, 'run_not_found');
-      return { status: done.status, finished_at: done.wrote ? now.toISOString() : null, worker: deps.identity };
+      return { ...finished(runId, done, now), worker: deps.identity };
     },
   };
 }
