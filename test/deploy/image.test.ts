@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import mongoose from 'mongoose';
 import { generatePrivateKey } from 'viem/accounts';
+import { type DockerStage, readDockerfile } from '../../scripts/services/dockerfile';
 import { freePort } from '../../scripts/services/process';
 import { devPrivateKey } from '../../shared/payments/chain/dev-accounts';
 import { createTemporal } from '../../temporal/connection';
@@ -13,39 +14,8 @@ import { http } from '../support/http';
 
 const ROOT = path.resolve(__dirname, '../..');
 
-interface Stage {
-  name: string;
-  env: Record<string, string>;
-  copies: Array<{ from: string[]; to: string; stage?: string }>;
-  /** The RUN lines in order: the npm install, then (build stage) npm run build. */
-  runs: string[];
-  cmd: string[];
-}
-
-/** The parts of the Dockerfile this test replays, stage by stage: ENV, COPY (with --from), RUN and CMD. */
-function readDockerfile(): Stage[] {
-  const stages: Stage[] = [];
-  for (const line of fs
-    .readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')
-    .split('\n')
-    .map((l) => l.trim())) {
-    const [op, ...rest] = line.split(/\s+/);
-    if (op === 'FROM')
-      stages.push({ name: rest[2] ?? `stage${stages.length}`, env: {}, copies: [], runs: [], cmd: [] });
-    const stage = stages[stages.length - 1];
-    if (op === 'ENV') for (const kv of rest) stage.env[kv.split('=')[0]] = kv.split('=').slice(1).join('=');
-    if (op === 'COPY') {
-      const from = rest[0].startsWith('--from=') ? rest.shift()!.slice('--from='.length) : undefined;
-      stage.copies.push({ from: rest.slice(0, -1), to: rest[rest.length - 1], stage: from });
-    }
-    if (op === 'RUN') stage.runs.push(rest.join(' '));
-    if (op === 'CMD') stage.cmd = JSON.parse(line.slice(4));
-  }
-  return stages;
-}
-
 /** Copies a stage's COPY lines into `dir`, from the checkout or from an earlier stage's folder. */
-function replayCopies(stage: Stage, dir: string, stageDirs: Record<string, string>): void {
+function replayCopies(stage: DockerStage, dir: string, stageDirs: Record<string, string>): void {
   for (const { from, to, stage: source } of stage.copies) {
     const base = source ? stageDirs[source] : ROOT;
     for (const src of from) {
@@ -283,6 +253,9 @@ describe('the Docker image, both stages replayed without a container engine', ()
     });
     expect(details.body).toMatchObject({ store: 'up', temporal: 'up', last_ping: { workflow_id: expect.any(String) } });
     expect(worker.child.exitCode).toBeNull();
+    // The image's allocator setting reaches the worker process (its native threads would each keep an arena).
+    const environ = fs.readFileSync(`/proc/${worker.child.pid}/environ`, 'utf8').split('\0');
+    expect(environ).toContain('MALLOC_ARENA_MAX=2');
   }, 300_000);
 
   it('refuses to start in production with a public dev key, naming the variable (exit 78)', async () => {
