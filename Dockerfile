@@ -19,6 +19,9 @@ RUN npm run build
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
+# Two malloc arenas, not glibc's eight per core: the worker's native threads (Temporal's Core, the
+# workflow thread, libuv) each took an arena of their own and kept its freed memory resident.
+ENV MALLOC_ARENA_MAX=2
 COPY package.json package-lock.json ./
 # Optional packages left out too: the runtime needs none (the lock's are other platforms' binaries,
 # swc's compiler that only bundling uses, and TypeScript as viem's optional peer).

@@ -38,6 +38,7 @@ import express from 'express';
 import { jsonBody } from '../api/http/middleware/json-body';
 import { requestContext } from '../api/http/middleware/request-context';
 import { type RunningServer, startServer } from '../api/http/server';
+import { imageEnv } from '../scripts/services/dockerfile';
 import { CACHE } from '../scripts/services/paths';
 import { type AppConfig, parseConfig } from '../shared/platform/config/index';
 import type { Db } from '../shared/platform/db/index';
@@ -120,14 +121,15 @@ async function startFloorWorker(address: string, taskQueue: string, logFile: str
 /** A worker process on the bench's store and queue prefix; its own process group (tsx runs node as a child). */
 function startWorker(env: NodeJS.ProcessEnv, logFile: string): ChildProcess {
   const out = openSync(logFile, 'a');
-  // BENCH_WORKER_COMPILED=1: the compiled build's worker as the image runs it (npm run build first).
-  const [command, entry] =
-    process.env.BENCH_WORKER_COMPILED === '1'
-      ? [process.execPath, 'dist/workers/main.js']
-      : [path.join(ROOT, 'node_modules/.bin/tsx'), 'workers/main.ts'];
+  // BENCH_WORKER_COMPILED=1: the compiled build's worker as the image runs it (npm run build first),
+  // with the image's environment under the bench's own (its allocator settings among them).
+  const compiled = process.env.BENCH_WORKER_COMPILED === '1';
+  const [command, entry] = compiled
+    ? [process.execPath, 'dist/workers/main.js']
+    : [path.join(ROOT, 'node_modules/.bin/tsx'), 'workers/main.ts'];
   return spawn(command, [entry, '--queues', WORKER_QUEUES], {
     cwd: ROOT,
-    env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
+    env: { ...(compiled ? imageEnv() : {}), ...process.env, ...env, LOG_LEVEL: 'warn' },
     stdio: ['ignore', out, out],
     detached: true,
   });
