@@ -32,7 +32,7 @@ export function lazyEngines(temporal: () => TemporalHandle): Engines {
       hasExecution: (runId) => now().runs.hasExecution(runId),
       cancel: (runId) => now().runs.cancel(runId),
       replayCallback: (replay) => now().runs.replayCallback(replay),
-      awaitEnd: (runId, signal) => now().runs.awaitEnd(runId, signal),
+      awaitEnd: (runId, signal, watching) => now().runs.awaitEnd(runId, signal, watching),
     },
     settlements: {
       start: (s) => now().settlements.start(s),
