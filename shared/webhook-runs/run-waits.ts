@@ -130,6 +130,25 @@ export class RunWaits {
   }
 
   /**
+   * The run for a reader about to wait for its end (a GET with wait_seconds): as read(), except
+   * that a record this process's trigger inserted is taken as it is, without waiting for the
+   * watch's first answer. The waiter only uses it to see whose run it is and that it is open;
+   * had the run already ended, that same watch brings the end to the waiter.
+   */
+  async readToWait(runId: string): Promise<RunRecord | null> {
+    const inserted = this.recent.get(runId) ? undefined : this.inserted.get(runId);
+    if (inserted) {
+      this.inserted.delete(runId);
+      const watch = this.hold(runId, inserted);
+      if (watch) {
+        watch.inserted = true;
+        return inserted;
+      }
+    }
+    return this.read(runId);
+  }
+
+  /**
    * This process's record of the run when it may serve it: a terminal one, or an open one while
    * a watch covers the run; an inserted one only once the watch knows the run had not ended
    * when it began (the engine's first answer, or the watch's own store read; at most freshMs

@@ -470,8 +470,9 @@ export class WebhookRunService {
    * at the deadline; none while waiting.
    */
   async getWhenDone(access: RunOwner, runId: string, waitMs: number, signal: AbortSignal): Promise<RunRecord> {
-    const record = await this.poll(access, runId);
-    if (waitMs <= 0 || isTerminal(record.run.status)) return record;
+    if (waitMs <= 0) return this.poll(access, runId);
+    const record = this.owned(access, runId, await this.waits.readToWait(runId));
+    if (isTerminal(record.run.status)) return record;
     const outcome = await this.waits.until(runId, access.group._id, waitMs, signal);
     if (outcome.ended) return outcome.ended;
     if (outcome.refused || signal.aborted) return record;

@@ -213,6 +213,33 @@ describe('RunWaits: one watch per run, one store read per end', () => {
     expect(f.reads()).toBe(0);
   });
 
+  it('takes a primed run as inserted for a waiter, and brings it its end, however slow the engine', async () => {
+    const f = fixture(undefined, { silent: true });
+    const queued: RunRecord = { run: runDoc({ _id: 'run_1' }), cancel: null };
+    f.waits.prime(queued);
+    const started = Date.now();
+    expect((await f.waits.readToWait('run_1'))?.run.status).toBe('queued');
+    expect(Date.now() - started).toBeLessThan(900);
+    const waiting = f.waits.until('run_1', 'g', 10_000, never());
+    const at = new Date('2026-01-02T03:04:05.006Z');
+    const outcome = {
+      status: 'completed' as const,
+      response_text: 'hi',
+      model: null,
+      error_code: null,
+      error_message: null,
+      nodes: [],
+    };
+    f.end('running', { end: 'ended', written: { outcome, written: { started_at: at, finished_at: at } } });
+    expect((await waiting).ended?.run).toMatchObject({ status: 'completed', completed_at: at });
+    expect(f.watched).toEqual(['run_1']);
+    expect(f.reads()).toBe(0);
+    // A plain read of a run nobody primed still reads the store.
+    expect((await f.waits.readToWait('run_2'))?.run.status).toBe('running');
+    expect(f.reads()).toBe(1);
+    f.waits.close();
+  });
+
   it('reads the store for the first read of a primed run when the engine does not answer within freshMs', async () => {
     const f = fixture(undefined, { silent: true });
     f.waits.prime({ run: { _id: 'run_1', status: 'queued' }, cancel: null } as unknown as RunRecord);
