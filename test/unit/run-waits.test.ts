@@ -52,6 +52,16 @@ function fixture(
 
 const never = () => new AbortController().signal;
 
+/** A run's completed outcome as its workflow reports it. */
+const completed = {
+  status: 'completed' as const,
+  response_text: 'hi',
+  model: null,
+  error_code: null,
+  error_message: null,
+  nodes: [],
+};
+
 describe('RunWaits: one watch per run, one store read per end', () => {
   it('wakes every waiter of a run with one engine watch and one store read', async () => {
     const f = fixture();
@@ -137,20 +147,7 @@ describe('RunWaits: one watch per run, one store read per end', () => {
     expect(f.watched).toEqual(['run_1']);
     const waiting = f.waits.until('run_1', 'g', 10_000, never());
     const at = new Date('2026-01-02T03:04:05.006Z');
-    f.end('running', {
-      end: 'ended',
-      written: {
-        outcome: {
-          status: 'completed',
-          response_text: 'hi',
-          model: null,
-          error_code: null,
-          error_message: null,
-          nodes: [],
-        },
-        written: { started_at: at, finished_at: at },
-      },
-    });
+    f.end('running', { end: 'ended', written: { outcome: completed, written: { started_at: at, finished_at: at } } });
     const ended = (await waiting).ended!;
     expect(ended.run).toMatchObject({ status: 'completed', response_text: 'hi', started_at: at, completed_at: at });
     expect((await f.waits.read('run_1'))?.run.status).toBe('completed');
@@ -163,17 +160,7 @@ describe('RunWaits: one watch per run, one store read per end', () => {
       run: { _id: 'run_1', status: 'queued', callback_url: null, callback_status: 'skipped' },
       cancel: null,
     } as unknown as RunRecord;
-    const writes = {
-      outcome: {
-        status: 'completed' as const,
-        response_text: 'hi',
-        model: null,
-        error_code: null,
-        error_message: null,
-        nodes: [],
-      },
-      written: { started_at: new Date(), finished_at: new Date() },
-    };
+    const writes = { outcome: completed, written: { started_at: new Date(), finished_at: new Date() } };
     f.waits.prime(queued);
     let waiting = f.waits.until('run_1', 'g', 10_000, never());
     f.end('failed');
@@ -222,15 +209,7 @@ describe('RunWaits: one watch per run, one store read per end', () => {
     expect(Date.now() - started).toBeLessThan(900);
     const waiting = f.waits.until('run_1', 'g', 10_000, never());
     const at = new Date('2026-01-02T03:04:05.006Z');
-    const outcome = {
-      status: 'completed' as const,
-      response_text: 'hi',
-      model: null,
-      error_code: null,
-      error_message: null,
-      nodes: [],
-    };
-    f.end('running', { end: 'ended', written: { outcome, written: { started_at: at, finished_at: at } } });
+    f.end('running', { end: 'ended', written: { outcome: completed, written: { started_at: at, finished_at: at } } });
     expect((await waiting).ended?.run).toMatchObject({ status: 'completed', completed_at: at });
     expect(f.watched).toEqual(['run_1']);
     expect(f.reads()).toBe(0);
