@@ -113,15 +113,9 @@ export class RunWaits {
   async read(runId: string): Promise<RunRecord | null> {
     const held = await this.covered(runId);
     if (held) return held;
-    const inserted = this.inserted.get(runId);
-    if (inserted) {
-      this.inserted.delete(runId);
-      const watch = this.hold(runId, inserted);
-      if (watch) {
-        watch.inserted = true;
-        const fresh = await this.covered(runId);
-        if (fresh) return fresh;
-      }
+    if (this.adoptInserted(runId)) {
+      const fresh = await this.covered(runId);
+      if (fresh) return fresh;
     }
     const record = await this.ports.runs.get(runId);
     if (!record) return null;
@@ -136,16 +130,21 @@ export class RunWaits {
    * had the run already ended, that same watch brings the end to the waiter.
    */
   async readToWait(runId: string): Promise<RunRecord | null> {
-    const inserted = this.recent.get(runId) ? undefined : this.inserted.get(runId);
-    if (inserted) {
-      this.inserted.delete(runId);
-      const watch = this.hold(runId, inserted);
-      if (watch) {
-        watch.inserted = true;
-        return inserted;
-      }
-    }
-    return this.read(runId);
+    return (!this.recent.get(runId) && this.adoptInserted(runId)) || this.read(runId);
+  }
+
+  /**
+   * The record this process's trigger inserted, once: kept under a watch that knows it was
+   * inserted (not read), or null when there is none or no watch may be opened.
+   */
+  private adoptInserted(runId: string): RunRecord | null {
+    const inserted = this.inserted.get(runId);
+    if (!inserted) return null;
+    this.inserted.delete(runId);
+    const watch = this.hold(runId, inserted);
+    if (!watch) return null;
+    watch.inserted = true;
+    return inserted;
   }
 
   /**
