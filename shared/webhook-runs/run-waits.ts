@@ -19,6 +19,12 @@ export interface RunWaitLimits {
    * a watch covers it (the watch replaces it with the terminal record the moment the run ends).
    */
   freshMs: number;
+  /**
+   * How long a record a trigger of this process inserted stays ready for the run's first read
+   * here. Not a freshness bound: an inserted record is served only once a watch knows the run
+   * had not ended, so its age changes nothing but how long an agent may take to ask.
+   */
+  insertedMs: number;
 }
 
 export const DEFAULT_RUN_WAIT_LIMITS: RunWaitLimits = {
@@ -26,6 +32,7 @@ export const DEFAULT_RUN_WAIT_LIMITS: RunWaitLimits = {
   maxWaitersPerOwner: 200,
   storePollMs: 1000,
   freshMs: 1000,
+  insertedMs: 30_000,
 };
 
 /** The promise's value, or false when it takes longer than ms. */
@@ -100,8 +107,8 @@ export class RunWaits {
     private readonly ports: { runs: Pick<RunRepository, 'get'>; engine: Pick<RunEngine, 'awaitEnd'> },
     private readonly limits: RunWaitLimits = DEFAULT_RUN_WAIT_LIMITS,
   ) {
-    this.recent = new BoundedCache(limits.maxWaiters, limits.freshMs);
-    this.inserted = new BoundedCache(limits.maxWaiters, limits.freshMs);
+    this.recent = new BoundedCache(limits.maxWaiters, limits.insertedMs);
+    this.inserted = new BoundedCache(limits.maxWaiters, limits.insertedMs);
   }
 
   /**

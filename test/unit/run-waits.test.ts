@@ -7,7 +7,7 @@ const record = (status: string) => ({ run: { _id: 'run_1', status } }) as unknow
 
 /** An engine whose runs end when the test says so, and a store that counts its reads. */
 function fixture(
-  limits = { maxWaiters: 10, maxWaitersPerOwner: 3, storePollMs: 20, freshMs: 1000 },
+  limits = { maxWaiters: 10, maxWaitersPerOwner: 3, storePollMs: 20, freshMs: 1000, insertedMs: 30_000 },
   engine: {
     /** The end every watch finds at once in the run's history (the run ended before it was watched). */
     already?: RunEnd;
@@ -103,7 +103,7 @@ describe('RunWaits: one watch per run, one store read per end', () => {
   });
 
   it('refuses past its bounds (per owner and per process) without waiting', async () => {
-    const f = fixture({ maxWaiters: 4, maxWaitersPerOwner: 3, storePollMs: 20, freshMs: 1000 });
+    const f = fixture({ maxWaiters: 4, maxWaitersPerOwner: 3, storePollMs: 20, freshMs: 1000, insertedMs: 30_000 });
     const held = [1, 2, 3].map(() => f.waits.until('run_1', 'g', 10_000, never()));
     await expect(f.waits.until('run_2', 'g', 10_000, never())).resolves.toEqual({ ended: null, refused: true });
     const other = f.waits.until('run_2', 'h', 10_000, never());
@@ -216,6 +216,16 @@ describe('RunWaits: one watch per run, one store read per end', () => {
     // A plain read of a run nobody primed still reads the store.
     expect((await f.waits.readToWait('run_2'))?.run.status).toBe('running');
     expect(f.reads()).toBe(1);
+    f.waits.close();
+  });
+
+  it('takes a primed run as inserted however long after its trigger the agent asks (within insertedMs)', async () => {
+    const f = fixture({ maxWaiters: 10, maxWaitersPerOwner: 3, storePollMs: 20, freshMs: 50, insertedMs: 30_000 });
+    f.waits.prime({ run: runDoc({ _id: 'run_1' }), cancel: null });
+    // Longer than freshMs between the trigger's answer and the agent's GET (a loaded machine).
+    await new Promise((r) => setTimeout(r, 150));
+    expect((await f.waits.readToWait('run_1'))?.run.status).toBe('queued');
+    expect(f.reads()).toBe(0);
     f.waits.close();
   });
 
