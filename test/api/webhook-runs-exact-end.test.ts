@@ -89,6 +89,8 @@ describe('webhook runs: the end of a run without a store read, exactly as stored
     const waitOnB = wait(b, elsewhere);
     expect((await getRun(a, elsewhere)).body.data.run.status).toBe('queued');
     expect(readsA.get(elsewhere)).toBe(2);
+    // Awaited on a at once, while its read is fresh (freshMs): the wait takes it under the read's watch.
+    const waitOnA = wait(a, elsewhere);
 
     // Triggered on a and awaited there, then failed by another writer before its workflow runs (as the run healer does).
     const healed = await triggerOn(a, 'healed');
@@ -111,7 +113,7 @@ describe('webhook runs: the end of a run without a store read, exactly as stored
       headers: { authorization: `Bearer ${g.token}` },
     });
 
-    const waits = [wait(a, elsewhere), waitOnB, healedWait, cancelledWait];
+    const waits = [waitOnA, waitOnB, healedWait, cancelledWait];
     // The cancel request reaches the run's execution before any worker does.
     const history = async () =>
       (await a.temporal.client.workflow.getHandle(cancelled).fetchHistory()).events?.map((e) => e.eventType) ?? [];
