@@ -44,8 +44,8 @@ export interface TakeOverInput {
 }
 
 /**
- * Credits held for one call, then captured or released: every change an entry appended through
- * the ledger's appender (LedgerStore answers these by delegating here).
+ * Credits held for one call, then captured or released (or taken over by a later attempt): each
+ * change is one entry appended through the ledger's LedgerAppender. LedgerStore delegates here.
  */
 export class LedgerHolds {
   constructor(
