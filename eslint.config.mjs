@@ -141,6 +141,8 @@ export default tseslint.config(
                 '**/shared/*/repository',
                 '**/shared/*/*-repository',
                 '**/shared/credits/ledger-store',
+                '**/shared/credits/ledger-appender',
+                '**/shared/credits/ledger-holds',
                 '**/shared/platform/db/connection',
               ],
               message:

@@ -3,8 +3,10 @@ import type { LedgerStore } from '../credits/ledger-store';
 import { creditsToBaseUnits } from '../credits/money';
 import { AppError, errors } from '../platform/errors/index';
 import type { X402PaymentDoc } from './models/x402-payment';
+import type { Offer } from './payment-challenge';
+import { decodePayment } from './payment-payload';
 import { purposeAs } from './purposes';
-import type { Offer, PaidOutcome, PaymentGate } from './service';
+import type { PaidOutcome, PaymentGate } from './service';
 import type { SupportedNetwork } from './x402/networks';
 import type { PaymentSetup } from './x402/setup';
 
@@ -94,7 +96,7 @@ export class CreditPurchaseService {
     const wallet = req.wallet_address.toLowerCase();
     const offer = this.offer(req);
     // A malformed header is refused before anything is looked up.
-    if (header) this.gate.decode(header);
+    if (header) decodePayment(header);
     const fingerprint = purchaseFingerprint(req);
     // A request_id names one purchase whatever the wallet: reused for another wallet it is a conflict,
     // not a second purchase. (A failed payment gives its key back: the settlement moves it aside.)

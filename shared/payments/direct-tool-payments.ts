@@ -7,8 +7,10 @@ import type { ToolService } from '../tools/service';
 import { ReceiptIssuer } from './extensions/receipts';
 import type { SignInWithX } from './extensions/sign-in-with-x';
 import type { PaymentPurpose, X402PaymentDoc } from './models/x402-payment';
+import { encodeSettleResponse, x402Block } from './payment-answer';
+import type { Offer } from './payment-challenge';
 import { purposeAs } from './purposes';
-import type { Offer, PaidOutcome, PaymentGate } from './service';
+import type { PaidOutcome, PaymentGate } from './service';
 import { X402_HEADERS } from './x402/challenge';
 import type { PaymentSetup } from './x402/setup';
 
@@ -171,7 +173,7 @@ export class DirectToolPayments {
       network: proof.chainId,
       transactionId: out.transaction_id,
     });
-    const header402 = this.gate.encodeResponse(settlement);
+    const header402 = encodeSettleResponse(settlement);
     return { out, headers: { [X402_HEADERS.paymentResponse]: header402 }, receipt, wallet: proof.wallet };
   }
 
@@ -193,8 +195,8 @@ export class DirectToolPayments {
   }
 
   /** The PAYMENT-RESPONSE header of a settlement (an x402 one, or a credit debit's). */
-  responseHeaders(settlement: Parameters<PaymentGate['encodeResponse']>[0]): Record<string, string> {
-    return { [X402_HEADERS.paymentResponse]: this.gate.encodeResponse(settlement) };
+  responseHeaders(settlement: Parameters<typeof encodeSettleResponse>[0]): Record<string, string> {
+    return { [X402_HEADERS.paymentResponse]: encodeSettleResponse(settlement) };
   }
 
   /**
@@ -254,7 +256,7 @@ export class DirectToolPayments {
           payment_id: rec._id,
           status_url: `/api/external/payments/${encodeURIComponent(rec._id)}`,
           x402: {
-            ...this.gate.block(rec),
+            ...x402Block(rec),
             settled: false,
             transaction: rec.tx_hash ?? null,
             settlement_status: rec.status,

@@ -1,4 +1,6 @@
 import Joi from 'joi';
+import { errors } from '../platform/errors/index';
+import { decodePaymentPayload } from './x402/challenge';
 
 const hex = (bytes?: number) =>
   Joi.string().pattern(bytes ? new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`) : /^0x[0-9a-fA-F]*$/);
@@ -63,4 +65,13 @@ export function checkPaymentPayload(
   const { error } = paymentPayloadSchema.validate(value, { abortEarly: true, convert: false });
   if (error) return { ok: false, message: `payment payload: ${error.details[0].message}` };
   return { ok: true, value: value as CheckedPaymentPayload };
+}
+
+/** Decodes and shape-checks a payment header; any field of the wrong type is 400 malformed_payment. */
+export function decodePayment(header: string): CheckedPaymentPayload {
+  const decoded = decodePaymentPayload(header);
+  if (!decoded.ok) throw errors.badRequest('malformed_payment', decoded.message);
+  const checked = checkPaymentPayload(decoded.value);
+  if (!checked.ok) throw errors.badRequest('malformed_payment', checked.message);
+  return checked.value;
 }

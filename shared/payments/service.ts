@@ -1,4 +1,4 @@
-import { type Address, verifyTypedData } from 'viem';
+import type { Address } from 'viem';
 import { baseUnitsToUsd } from '../credits/money';
 import { insertOnce, type Models } from '../platform/db/index';
 import { AppError, errors } from '../platform/errors/index';
@@ -8,40 +8,16 @@ import { type IdentifierClaim, paymentIdentifierOf, type PaymentIdentifiers } fr
 import { ReceiptIssuer, type SignedReceipt } from './extensions/receipts';
 import { type InFlightPayments, payerKey } from './in-flight';
 import type { PaymentPurpose, X402PaymentDoc } from './models/x402-payment';
+import { completedRecord, encodeSettleResponse, x402Block } from './payment-answer';
+import { type Offer, offerRequirements, paymentRequiredError } from './payment-challenge';
 import { paymentId } from './payment-id';
-import { type CheckedPaymentPayload, checkPaymentPayload } from './payment-payload';
+import { type CheckedPaymentPayload, decodePayment } from './payment-payload';
 import { purposeWallet } from './purposes';
-import type { SettlementCompletion, SettlementEngine, SettlementOutcome } from './settlement-engine';
-import {
-  buildPaymentRequired,
-  decodePaymentPayload,
-  encodePaymentRequired,
-  encodePaymentResponse,
-  type PaymentRequirements,
-  paymentRequirements,
-  type ResourceInfo,
-  X402_HEADERS,
-} from './x402/challenge';
-import type { CaipNetwork, SupportedToken } from './x402/networks';
+import type { SettlementEngine } from './settlement-engine';
+import { signsTransferAuthorization } from './transfer-authorization';
+import { type PaymentRequirements, type ResourceInfo, X402_HEADERS } from './x402/challenge';
+import type { CaipNetwork } from './x402/networks';
 import type { PaymentSetup } from './x402/setup';
-
-/** EIP-3009's typed data, as the tokens sign it. */
-const TRANSFER_WITH_AUTHORIZATION = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
-
-export interface Offer {
-  chainId: number;
-  token: SupportedToken;
-  amount: bigint;
-}
 
 export interface PayInput {
   header: string;
@@ -60,43 +36,6 @@ export type PaidOutcome =
       balanceAfter?: number;
     }
   | { kind: 'pending'; record: X402PaymentDoc };
-
-/** The currency a token's amount is reported in: USD tokens as `amount_usd`, EURC as `amount_eur`. */
-const TOKEN_CURRENCY: Record<string, 'USD' | 'EUR'> = { USDC: 'USD', EURC: 'EUR' };
-
-export function amountFields(
-  symbol: string,
-  baseUnits: string,
-): { currency: string; amount_usd?: number; amount_eur?: number } {
-  const currency = TOKEN_CURRENCY[symbol] ?? symbol;
-  const amount = baseUnitsToUsd(BigInt(baseUnits), 6);
-  if (currency === 'USD') return { currency, amount_usd: amount };
-  if (currency === 'EUR') return { currency, amount_eur: amount };
-  return { currency };
-}
-
-/**
- * The completed payment as the answer reads it: what this process inserted, with the fields the
- * completion wrote (the settlement activity's applyEffect) taken from the outcome. Bookkeeping a
- * settlement attempt may also have written (verified_block, replaced hashes, updated_at) is not
- * carried: no answer reads it.
- */
-function completedRecord(
-  record: X402PaymentDoc,
-  outcome: Extract<SettlementOutcome, { status: 'completed' }>,
-  c: SettlementCompletion,
-): X402PaymentDoc {
-  return {
-    ...record,
-    status: 'completed',
-    tx_hash: outcome.txHash,
-    completed_at: new Date(c.completedAt),
-    ...(c.settledAt ? { settled_at: new Date(c.settledAt) } : {}),
-    ...(c.blockNumber ? { block_number: c.blockNumber } : {}),
-    ...(c.reconciled ? { reconciled: true } : {}),
-    ...(outcome.grantId ? { grant_id: outcome.grantId } : {}),
-  };
-}
 
 /**
  * x402 for any paid endpoint: the 402 challenge, verification, one durable settlement per
@@ -122,39 +61,19 @@ export class PaymentGate {
   ) {}
 
   requirements(offers: Offer[]): PaymentRequirements[] {
-    return offers.map((o) =>
-      paymentRequirements({ chainId: o.chainId, token: o.token, amount: o.amount, payTo: this.setup.payTo }),
-    );
+    return offerRequirements(offers, this.setup.payTo);
   }
 
   /** A 402 carrying the challenge in the body and, base64, in PAYMENT-REQUIRED. */
   paymentRequired(resource: ResourceInfo, offers: Offer[], error = 'payment_required', message?: string): AppError {
     const extensions = this.challengeExtensions(resource);
-    const challenge = buildPaymentRequired({
-      resource,
-      accepts: this.requirements(offers),
-      error,
-      ...(Object.keys(extensions).length ? { extensions } : {}),
-    });
-    return errors.paymentRequired(error, message ?? 'payment required', {
-      body: { ...challenge, ...(message ? { message } : {}) },
-      headers: { [X402_HEADERS.paymentRequired]: encodePaymentRequired(challenge) },
-    });
-  }
-
-  /** Decodes and shape-checks a payment header; any field of the wrong type is 400 malformed_payment. */
-  decode(header: string): CheckedPaymentPayload {
-    const decoded = decodePaymentPayload(header);
-    if (!decoded.ok) throw errors.badRequest('malformed_payment', decoded.message);
-    const checked = checkPaymentPayload(decoded.value);
-    if (!checked.ok) throw errors.badRequest('malformed_payment', checked.message);
-    return checked.value;
+    return paymentRequiredError(resource, this.requirements(offers), extensions, error, message);
   }
 
   /** Whether `header` carries the very payment `record` holds (same authorization and signature). */
   carries(record: X402PaymentDoc, header: string | undefined): boolean {
     if (!header) return false;
-    const p = this.decode(header);
+    const p = decodePayment(header);
     const id = paymentId({
       network: p.accepted.network,
       asset: p.accepted.asset,
@@ -278,7 +197,7 @@ export class PaymentGate {
     input: PayInput,
     initial: 'verified' | 'delivering',
   ): Promise<PaidOutcome | { kind: 'new'; record: X402PaymentDoc }> {
-    const payload = this.decode(input.header);
+    const payload = decodePayment(input.header);
     const auth = payload.payload.authorization;
     const accepts = this.requirements(input.offers);
     const chosen =
@@ -424,37 +343,6 @@ export class PaymentGate {
     return outcome ? { kind: 'completed', record: latest } : { kind: 'pending', record: latest };
   }
 
-  /** The body's `x402` block of a payment (settled or not; the caller says which). */
-  block(record: X402PaymentDoc) {
-    return {
-      settled: true as const,
-      payment_id: record._id,
-      transaction: record.tx_hash,
-      network: record.network,
-      resource_url: record.resource_url,
-      settlement_recorded: true,
-      payment: {
-        token: record.token_symbol,
-        asset: record.asset,
-        amount_base_units: record.amount_base_units,
-        ...amountFields(record.token_symbol, record.amount_base_units),
-        payer_wallet_address: record.payer,
-        pay_to: record.pay_to as Address,
-      },
-    };
-  }
-
-  /** A PAYMENT-RESPONSE header value (x402's SettleResponse, base64). */
-  encodeResponse(r: { transaction: string; network: string; payer: string; extensions?: Record<string, unknown> }) {
-    return encodePaymentResponse({
-      success: true,
-      transaction: r.transaction,
-      network: r.network as `${string}:${string}`,
-      payer: r.payer,
-      ...(r.extensions ? { extensions: r.extensions } : {}),
-    });
-  }
-
   /**
    * The body's `x402` block and the PAYMENT-RESPONSE header for a settled payment, with the
    * service's signed receipt (offer-and-receipt) in both when a receipt key is configured.
@@ -467,7 +355,7 @@ export class PaymentGate {
       transaction: record.tx_hash ?? '',
       issuedAt: new Date(record.settled_at ?? record.completed_at ?? record.created_at),
     });
-    const header = this.encodeResponse({
+    const header = encodeSettleResponse({
       transaction: record.tx_hash ?? '',
       network: record.network,
       payer: record.payer,
@@ -475,13 +363,13 @@ export class PaymentGate {
     });
     return {
       header: { [X402_HEADERS.paymentResponse]: header },
-      block: { ...this.block(record), ...(signed ? { receipt: signed } : {}) },
+      block: { ...x402Block(record), ...(signed ? { receipt: signed } : {}) },
     };
   }
 
   /** The id of the payment a header carries (shape-checked, not verified). */
   idOf(header: string): string {
-    const p = this.decode(header);
+    const p = decodePayment(header);
     return paymentId({
       network: p.accepted.network,
       asset: p.accepted.asset,
@@ -509,7 +397,7 @@ export class PaymentGate {
     fresh: () => Promise<T>,
     earlier: (record: X402PaymentDoc, proven: boolean) => Promise<T>,
   ): Promise<T> {
-    const payload = this.decode(header);
+    const payload = decodePayment(header);
     const id = paymentIdentifierOf(payload);
     if (!id || !this.identifiers) return fresh();
     const auth = payload.payload.authorization;
@@ -560,26 +448,6 @@ export class PaymentGate {
     if (!chosen) return false;
     const id = paymentId({ network: chosen.network, asset: chosen.asset, payer: auth.from, nonce: auth.nonce });
     if (await this.byId(id)) return false;
-    const extra = chosen.extra as { name: string; version: string };
-    return verifyTypedData({
-      address: auth.from as Address,
-      domain: {
-        name: extra.name,
-        version: extra.version,
-        chainId: Number(chosen.network.split(':')[1]),
-        verifyingContract: chosen.asset as Address,
-      },
-      types: TRANSFER_WITH_AUTHORIZATION,
-      primaryType: 'TransferWithAuthorization',
-      message: {
-        from: auth.from as Address,
-        to: auth.to as Address,
-        value: BigInt(auth.value),
-        validAfter: BigInt(auth.validAfter),
-        validBefore: BigInt(auth.validBefore),
-        nonce: auth.nonce as `0x${string}`,
-      },
-      signature: payload.payload.signature as `0x${string}`,
-    }).catch(() => false);
+    return signsTransferAuthorization(payload, chosen);
   }
 }

@@ -1,5 +1,5 @@
 import type { Address, Hex } from 'viem';
-import type { X402Config } from '../../platform/config/schema';
+import type { X402Config } from '../../platform/config/types';
 import { type ChainReader, createChainReader } from './chain-reader';
 import { FacilitatorRegistry } from './facilitator-registry';
 import type { InProcessFacilitator, PaymentFacilitator } from './facilitator-types';

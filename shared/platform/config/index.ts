@@ -1,7 +1,8 @@
-import { AppConfig, parseConfig } from './schema';
+import { parseConfig } from './parse';
+import type { AppConfig } from './types';
 
-export type { AppConfig, CallbackConfig, HotRateLimits, ModelConfig, TracingConfig } from './schema';
-export { ConfigError, parseConfig } from './schema';
+export { ConfigError, parseConfig } from './parse';
+export type { AppConfig, CallbackConfig, HotRateLimits, ModelConfig, TracingConfig } from './types';
 
 let cached: AppConfig | undefined;
 
