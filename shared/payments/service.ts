@@ -10,7 +10,7 @@ import { type InFlightPayments, payerKey } from './in-flight';
 import type { PaymentPurpose, X402PaymentDoc } from './models/x402-payment';
 import { completedRecord, encodeSettleResponse, x402Block } from './payment-answer';
 import { type Offer, offerRequirements, paymentRequiredError } from './payment-challenge';
-import { paymentId } from './payment-id';
+import { payloadPaymentId, paymentId } from './payment-id';
 import { type CheckedPaymentPayload, decodePayment } from './payment-payload';
 import { purposeWallet } from './purposes';
 import type { SettlementEngine } from './settlement-engine';
@@ -74,13 +74,7 @@ export class PaymentGate {
   carries(record: X402PaymentDoc, header: string | undefined): boolean {
     if (!header) return false;
     const p = decodePayment(header);
-    const id = paymentId({
-      network: p.accepted.network,
-      asset: p.accepted.asset,
-      payer: p.payload.authorization.from,
-      nonce: p.payload.authorization.nonce,
-    });
-    return id === record._id && p.payload.signature.toLowerCase() === record.signature.toLowerCase();
+    return payloadPaymentId(p) === record._id && p.payload.signature.toLowerCase() === record.signature.toLowerCase();
   }
 
   async recordFor(purposeKey: string): Promise<X402PaymentDoc | null> {
@@ -198,18 +192,12 @@ export class PaymentGate {
     initial: 'verified' | 'delivering',
   ): Promise<PaidOutcome | { kind: 'new'; record: X402PaymentDoc }> {
     const payload = decodePayment(input.header);
-    const auth = payload.payload.authorization;
     const accepts = this.requirements(input.offers);
     const chosen =
       accepts.find(
         (r) => r.network === payload.accepted.network && r.asset.toLowerCase() === payload.accepted.asset.toLowerCase(),
       ) ?? accepts[0];
-    const id = paymentId({
-      network: payload.accepted.network,
-      asset: payload.accepted.asset,
-      payer: auth.from,
-      nonce: auth.nonce,
-    });
+    const id = payloadPaymentId(payload);
 
     const seen = await this.models.x402Payments.findById(id).lean<X402PaymentDoc>().exec();
     if (seen) return this.repeat(seen, payload.payload.signature, input);
@@ -369,13 +357,7 @@ export class PaymentGate {
 
   /** The id of the payment a header carries (shape-checked, not verified). */
   idOf(header: string): string {
-    const p = decodePayment(header);
-    return paymentId({
-      network: p.accepted.network,
-      asset: p.accepted.asset,
-      payer: p.payload.authorization.from,
-      nonce: p.payload.authorization.nonce,
-    });
+    return payloadPaymentId(decodePayment(header));
   }
 
   /** A payment by its id, for the status oracle. */
@@ -401,12 +383,7 @@ export class PaymentGate {
     const id = paymentIdentifierOf(payload);
     if (!id || !this.identifiers) return fresh();
     const auth = payload.payload.authorization;
-    const thisPayment = paymentId({
-      network: payload.accepted.network,
-      asset: payload.accepted.asset,
-      payer: auth.from,
-      nonce: auth.nonce,
-    });
+    const thisPayment = payloadPaymentId(payload);
     const claim: IdentifierClaim = await this.identifiers.claim(auth.from, id, thisPayment, fingerprint);
     if (claim.kind === 'claimed' || claim.paymentId === thisPayment) {
       try {

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { MAX_KEY_OVERLAP_SECONDS } from '../platform/config/index';
 
 export const runIdSchema = Joi.string().pattern(/^run_[0-9a-f]{24}$/);
 
@@ -40,10 +41,7 @@ export const deliveriesQuerySchema = Joi.object({
 /** POST /api/agent-webhooks/signing-keys/rotate. */
 export const rotateBodySchema = Joi.object({
   scheme: Joi.string().valid('v1', 'v1a'),
-  overlap_seconds: Joi.number()
-    .integer()
-    .min(0)
-    .max(7 * 24 * 3600),
+  overlap_seconds: Joi.number().integer().min(0).max(MAX_KEY_OVERLAP_SECONDS),
 }).unknown(false);
 /** The longest a GET of a run may hold its answer for the run's end (below common proxy timeouts). */
 export const MAX_RUN_WAIT_SECONDS = 30;

@@ -1,6 +1,7 @@
 import { parseConfig } from './parse';
 import type { AppConfig } from './types';
 
+export { MAX_KEY_OVERLAP_SECONDS } from './env-schema';
 export { ConfigError, parseConfig } from './parse';
 export type { AppConfig, CallbackConfig, HotRateLimits, ModelConfig, TracingConfig } from './types';
 
