@@ -22,6 +22,10 @@ ENV NODE_ENV=production
 # Two malloc arenas, not glibc's eight per core: the worker's native threads (Temporal's Core, the
 # workflow thread, libuv) each took an arena of their own and kept its freed memory resident.
 ENV MALLOC_ARENA_MAX=2
+# A fixed mmap threshold and a 4 MB trim threshold: glibc otherwise raises its mmap threshold to
+# the largest block freed so far (up to 32 MB), so gRPC and Buffer blocks of 256 KB and up land in
+# the arenas and stay resident after they are freed; mmapped, they go back to the kernel on free.
+ENV GLIBC_TUNABLES=glibc.malloc.mmap_threshold=262144:glibc.malloc.trim_threshold=4194304
 COPY package.json package-lock.json ./
 # Optional packages left out too: the runtime needs none (the lock's are other platforms' binaries,
 # swc's compiler that only bundling uses, and TypeScript as viem's optional peer).

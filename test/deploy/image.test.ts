@@ -253,9 +253,15 @@ describe('the Docker image, both stages replayed without a container engine', ()
     });
     expect(details.body).toMatchObject({ store: 'up', temporal: 'up', last_ping: { workflow_id: expect.any(String) } });
     expect(worker.child.exitCode).toBeNull();
-    // The image's allocator setting reaches the worker process (its native threads would each keep an arena).
-    const environ = fs.readFileSync(`/proc/${worker.child.pid}/environ`, 'utf8').split('\0');
-    expect(environ).toContain('MALLOC_ARENA_MAX=2');
+    // The image's allocator settings reach the worker process (its native threads would each keep
+    // an arena, and freed large blocks would stay resident).
+    const environ = fs.readFileSync(`/proc/${worker.child.pid}/environ`, 'utf8');
+    expect(environ.split('\0')).toContain('MALLOC_ARENA_MAX=2');
+    // glibc cuts its tunables at each ':' in the block the process started with once it has read
+    // them (the process and its children see the whole value).
+    expect(environ.replace(/\0/g, ':')).toContain(
+      ':GLIBC_TUNABLES=glibc.malloc.mmap_threshold=262144:glibc.malloc.trim_threshold=4194304:',
+    );
   }, 300_000);
 
   it('refuses to start in production with a public dev key, naming the variable (exit 78)', async () => {
