@@ -107,7 +107,7 @@ export class RunWaits {
     private readonly ports: { runs: Pick<RunRepository, 'get'>; engine: Pick<RunEngine, 'awaitEnd'> },
     private readonly limits: RunWaitLimits = DEFAULT_RUN_WAIT_LIMITS,
   ) {
-    this.recent = new BoundedCache(limits.maxWaiters, limits.insertedMs);
+    this.recent = new BoundedCache(limits.maxWaiters, limits.freshMs);
     this.inserted = new BoundedCache(limits.maxWaiters, limits.insertedMs);
   }
 

@@ -219,6 +219,18 @@ describe('RunWaits: one watch per run, one store read per end', () => {
     f.waits.close();
   });
 
+  it('serves a read record for freshMs only, whatever insertedMs is', async () => {
+    const f = fixture({ maxWaiters: 10, maxWaitersPerOwner: 3, storePollMs: 20, freshMs: 50, insertedMs: 30_000 });
+    f.end('completed');
+    expect((await f.waits.read('run_1'))?.run.status).toBe('completed');
+    expect((await f.waits.read('run_1'))?.run.status).toBe('completed');
+    expect(f.reads()).toBe(1);
+    // A terminal record can still change (its callback's delivery): past freshMs it is read again.
+    await new Promise((r) => setTimeout(r, 150));
+    await f.waits.read('run_1');
+    expect(f.reads()).toBe(2);
+  });
+
   it('takes a primed run as inserted however long after its trigger the agent asks (within insertedMs)', async () => {
     const f = fixture({ maxWaiters: 10, maxWaitersPerOwner: 3, storePollMs: 20, freshMs: 50, insertedMs: 30_000 });
     f.waits.prime({ run: runDoc({ _id: 'run_1' }), cancel: null });
