@@ -151,7 +151,8 @@ export function toolOperations(services: Services): Operation[] {
   const tools = services.tools;
   const creditInvoke = async (req: Request, product: string, actionSlug: string | undefined, paths: string[]) => {
     const body = req.body as CreditInvokeBody;
-    // No request-id claim: the call's hold is unique per (wallet, request_id) and refuses a replay itself.
+    // No request-id claim: the call's hold is unique per (wallet, request_id), and a request id used
+    // before answers its recorded outcome (charged at most once).
     const wallet = await services.signedRequests.verifyOwnGuard(body, body as unknown as Record<string, unknown>, {
       kind: 'tool_paths',
       paths,
@@ -162,14 +163,13 @@ export function toolOperations(services: Services): Operation[] {
       actionSlug,
       parameters: body.parameters ?? {},
       requestId: body.request_id,
-      signed: true,
     });
     return { out, wallet };
   };
   /** A credit debit's answer: with payments configured, its signed receipt in the body and PAYMENT-RESPONSE. */
   const answerDebit = async (res: Response, out: InvokeOutput, payer: string) => {
     const direct = services.directTools;
-    const paid = await direct?.debitReceiptOf(out, payer);
+    const paid = await direct?.debitReceipt(out, payer);
     if (direct && paid) res.set(direct.responseHeaders(paid.settlement));
     res.json({ ...invokeSuccessBody(out), ...(paid?.receipt ? { receipt: paid.receipt } : {}) });
   };

@@ -78,7 +78,14 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
   const { models } = deps.db;
   const { config, engines } = deps;
   const { ledger, workspaces } = repos;
-  const tools = new ToolService(models, ledger, config.tools.secretsKey, config.publicBaseUrl, repos.tools);
+  const tools = new ToolService(
+    models,
+    ledger,
+    config.tools.secretsKey,
+    config.publicBaseUrl,
+    repos.tools,
+    config.tools.settleWindowMs,
+  );
   const setup = paymentSetup(config.x402);
   if ('disabled' in setup) logger.warn('x402 payments disabled', { reason: setup.disabled });
   // Every rate limit of the API by one name: the in-process buckets of the hot money paths, the

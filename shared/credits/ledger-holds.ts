@@ -204,6 +204,8 @@ export class LedgerHolds {
         transactionId: e.op_id,
         credits: Math.abs(e.amount_credits),
         ...(e.outcome !== undefined ? { outcome: e.outcome } : {}),
+        ...(e.details !== undefined ? { details: e.details } : {}),
+        recordedAt: e.date_created,
       };
     };
     const first = await settled();

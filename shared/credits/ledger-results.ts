@@ -21,7 +21,16 @@ export type HoldResult =
 export type HoldState =
   | { state: 'none' }
   | { state: 'open'; hold: OpenHold }
-  | { state: 'captured' | 'released'; transactionId: string; credits: number; outcome?: string };
+  | {
+      state: 'captured' | 'released';
+      transactionId: string;
+      credits: number;
+      outcome?: string;
+      /** The settling entry's details (the hold's: product, action, parameters digest, meta). */
+      details?: string;
+      /** When the settling entry was written: a receipt of it is issued at this time. */
+      recordedAt: Date;
+    };
 
 export interface BalanceView extends NextExpiration {
   balance: number;

@@ -47,11 +47,6 @@ export class LedgerStore {
     this.holds = new LedgerHolds(this.ledger, models);
   }
 
-  /** When the entry a client sees as `transactionId` (its op id) was recorded: one point read. */
-  async recordedAt(transactionId: string): Promise<Date | null> {
-    return (await this.ledger.byOp(transactionId))?.date_created ?? null;
-  }
-
   async grant(input: GrantInput): Promise<GrantResult> {
     if (!Number.isSafeInteger(input.credits) || input.credits <= 0)
       throw new RangeError('grant must be a positive whole number of credits');

@@ -1,6 +1,7 @@
 import type { LedgerStore } from '../credits/ledger-store';
 import type { AccessTokenService } from '../identity/access-tokens';
 import { isSignatureFrom } from '../identity/verify-signature';
+import { isStoreUnavailable } from '../platform/db/index';
 import { errors } from '../platform/errors/index';
 import type { ToolService } from '../tools/service';
 import type { RunRepository } from '../webhook-runs/repository';
@@ -295,7 +296,14 @@ export class EmbedService {
       response: out.response,
       credits_charged: out.credits_charged,
       transaction_id: out.transaction_id,
-      balance: (await this.ledger.balance(wallet)).balance,
+      // The charge stands: a store gone away now must not turn the answer into a failure.
+      balance: await this.ledger.balance(wallet).then(
+        (b) => b.balance,
+        (err: unknown) => {
+          if (isStoreUnavailable(err) && out.balance_after !== undefined) return out.balance_after;
+          throw err;
+        },
+      ),
     };
   }
 }

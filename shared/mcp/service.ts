@@ -188,9 +188,9 @@ export class McpToolService {
     // With a key, a repeat of the call is the same hold (unique per account and request id): charged once.
     const suffix = typeof key === 'string' ? key : ids.order();
     const meta = { via: 'mcp', tool: input.name };
-    const out =
+    const out = await (
       caller.kind === 'wallet'
-        ? await this.tools.invokeWithCredits({
+        ? this.tools.invokeWithCredits({
             wallet: caller.wallet,
             product: product.id,
             actionSlug: action.slug,
@@ -199,16 +199,25 @@ export class McpToolService {
             meta,
           })
         : // A group's requests are its own: two groups of one workspace never share a hold.
-          await invokeWithinGroupBudget(this.tools.invoker, this.budgetCharges, caller.access, {
+          invokeWithinGroupBudget(this.tools.invoker, this.budgetCharges, caller.access, {
             productId: product.id,
             actionSlug: action.slug,
             parameters: input.arguments,
             requestId: `mcp:${caller.access.group._id}:${suffix}`,
             meta,
-          });
+          })
+    ).catch((err: unknown) => {
+      // A charge left unknown is answered by the same call again: name the key that reaches it.
+      if (err instanceof AppError && err.details?.charge === 'unknown')
+        throw new AppError(err.status, err.code, err.message, {
+          details: { ...err.details, idempotency_key: suffix },
+        });
+      throw err;
+    });
     const payer = caller.kind === 'wallet' ? caller.wallet : workspaceAccount(caller.access.workspace._id);
     // Where the x402 MCP transport puts a settlement: `_meta["x402/payment-response"]` (its receipt in extensions).
-    const paid = await this.direct?.debitReceipt({ product, action }, payer, out.transaction_id);
+    // The receipt names what was charged (the record), never merely what this call asked for.
+    const paid = await this.direct?.debitReceipt(out, payer);
     return paidResult(
       out.response,
       {

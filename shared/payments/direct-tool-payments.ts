@@ -71,9 +71,14 @@ export class DirectToolPayments {
     return out;
   }
 
+  /** The invoke URL of a product's action: the resource a payment or receipt names. */
+  resourceUrl(productSlug: string, actionSlug: string): string {
+    return `${this.baseUrl}/api/external/tools/${encodeURIComponent(productSlug)}/actions/${encodeURIComponent(actionSlug)}/invoke`;
+  }
+
   resource(call: Pick<ResolvedCall, 'product' | 'action'>) {
     return {
-      url: `${this.baseUrl}/api/external/tools/${encodeURIComponent(call.product.slug)}/actions/${encodeURIComponent(call.action.slug)}/invoke`,
+      url: this.resourceUrl(call.product.slug, call.action.slug),
       description: `${call.product.display_name ?? call.product.name}: ${call.action.name}`,
       mimeType: 'application/json',
     };
@@ -166,32 +171,30 @@ export class DirectToolPayments {
       actionSlug: call.action.slug,
       parameters,
       requestId: `siwx:${proof.nonce}`,
-      signed: true,
     });
-    const { receipt, settlement } = await this.creditReceipt(call, {
+    const { receipt, settlement } = await this.creditReceipt(out, {
       payer: proof.wallet,
       network: proof.chainId,
       transactionId: out.transaction_id,
+      ...(out.recorded_at ? { issuedAt: out.recorded_at } : {}),
     });
     const header402 = encodeSettleResponse(settlement);
     return { out, headers: { [X402_HEADERS.paymentResponse]: header402 }, receipt, wallet: proof.wallet };
   }
 
   /**
-   * The receipt of the credit debit an invoke recorded, issued at the debit's recorded time, so a
-   * replayed call (same request id, same transaction) answers the very same receipt.
+   * The receipt of the credit debit an invoke recorded: for the product and action that were
+   * charged (the invoke's record, never the call's request), issued at the debit's recorded time,
+   * so a replayed call (same request id, same transaction) answers the very same receipt. Built
+   * from the output alone: once the charge stands, nothing may fail the answer on the store.
    */
-  async debitReceipt(call: Pick<ResolvedCall, 'product' | 'action'>, payer: string, transactionId: string) {
-    if (!transactionId) return undefined;
-    const issuedAt = (await this.tools.invoker.ledger.recordedAt(transactionId)) ?? undefined;
-    return this.creditReceipt(call, { payer, transactionId, ...(issuedAt ? { issuedAt } : {}) });
-  }
-
-  /** debitReceipt for an invoke's output, its product and action looked up by id and slug. */
-  async debitReceiptOf(out: Pick<InvokeOutput, 'product_id' | 'action_slug' | 'transaction_id'>, payer: string) {
-    const product = await this.tools.findProduct(out.product_id);
-    const action = product?.actions.find((a) => a.slug === out.action_slug);
-    return product && action ? this.debitReceipt({ product, action }, payer, out.transaction_id) : undefined;
+  async debitReceipt(out: InvokeOutput, payer: string) {
+    if (!out.transaction_id) return undefined;
+    return this.creditReceipt(out, {
+      payer,
+      transactionId: out.transaction_id,
+      ...(out.recorded_at ? { issuedAt: out.recorded_at } : {}),
+    });
   }
 
   /** The PAYMENT-RESPONSE header of a settlement (an x402 one, or a credit debit's). */
@@ -206,13 +209,13 @@ export class DirectToolPayments {
    * names one). `issuedAt` is when the debit was recorded, so a replay answers the same receipt.
    */
   async creditReceipt(
-    call: Pick<ResolvedCall, 'product' | 'action'>,
+    charged: Pick<InvokeOutput, 'product_slug' | 'action_slug'>,
     debit: { payer: string; transactionId: string; network?: string; issuedAt?: Date },
   ) {
     const transaction = `credits:${debit.transactionId}`;
     const network = (debit.network ?? `eip155:${this.setup.served[0]?.chainId ?? 0}`) as `${string}:${string}`;
     const receipt = await this.gate.receipts?.issue({
-      resourceUrl: this.resource(call).url,
+      resourceUrl: this.resourceUrl(charged.product_slug, charged.action_slug),
       payer: debit.payer,
       network,
       transaction,

@@ -1,5 +1,8 @@
+import { isStoreUnavailable, retryWhileStoreDown } from '../platform/db/index';
 import { errors, ValidationError } from '../platform/errors/index';
 import { ids } from '../platform/ids/index';
+import { logger } from '../platform/logger/index';
+import type { ToolOrderDoc } from './models/tool-order';
 import { catalogEntry, type ToolProduct } from './rules';
 import type { IssueReportBody, PurchaseBody } from './schemas';
 import type { ToolService } from './service';
@@ -164,7 +167,7 @@ export class ToolCatalogService {
       requestId: requestId ?? orderId,
       meta: { order_id: orderId, instance_id: ctx.instance },
     });
-    const order = await this.tools.repository.createOrder({
+    await this.recordOrder({
       _id: orderId,
       wallet,
       product_id: out.product_id,
@@ -178,10 +181,27 @@ export class ToolCatalogService {
     return {
       success: true,
       data: out.response,
-      order_id: order._id,
+      order_id: orderId,
       instance_id: ctx.instance,
       ...(out.warnings ? { warnings: out.warnings } : {}),
     };
+  }
+
+  /**
+   * The order record of a charged purchase. The charge already stands (its ledger entry names the
+   * order id), so the record is written while the store comes back, and a store that stays away
+   * past the window costs the record, never the caller's answer.
+   */
+  private async recordOrder(order: ToolOrderDoc): Promise<void> {
+    try {
+      await retryWhileStoreDown(() => this.tools.repository.createOrder(order), this.tools.settleWithinMs);
+    } catch (err) {
+      if (!isStoreUnavailable(err)) throw err;
+      logger.warn('order record not written: the store stayed away after the charge', {
+        order_id: order._id,
+        transaction_id: order.transaction_id,
+      });
+    }
   }
 
   async report(wallet: string, body: IssueReportBody, instance: string | undefined) {

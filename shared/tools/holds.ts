@@ -13,6 +13,8 @@ export interface CallOutcome extends InvocationOutcomeFields {
   status: 'succeeded' | 'failed';
   product_id: string;
   action_slug: string;
+  /** The call's parameters digest (invoke.paramsDigest); absent on calls recorded before it. */
+  params_sha256?: string;
   /** The worker attempt that recorded it (absent for API calls). */
   attempt?: number;
 }
@@ -30,11 +32,19 @@ export const INTERRUPTED: Omit<CallOutcome, 'product_id' | 'action_slug'> = {
   error_message: 'the call was interrupted before its outcome was recorded; nothing was charged',
 };
 
-/** Product and action recorded in a hold's details (`{product_id, action, ...}`). */
-export function holdCall(details: string | undefined): { product_id: string; action_slug: string } {
+/** Product, action and parameters digest recorded in a hold's details (`{product_id, action, params_sha256?, ...}`). */
+export function holdCall(details: string | undefined): {
+  product_id: string;
+  action_slug: string;
+  params_sha256?: string;
+} {
   try {
-    const d = JSON.parse(details ?? '{}') as { product_id?: string; action?: string };
-    return { product_id: d.product_id ?? '', action_slug: d.action ?? '' };
+    const d = JSON.parse(details ?? '{}') as { product_id?: string; action?: string; params_sha256?: string };
+    return {
+      product_id: d.product_id ?? '',
+      action_slug: d.action ?? '',
+      ...(d.params_sha256 !== undefined ? { params_sha256: d.params_sha256 } : {}),
+    };
   } catch {
     return { product_id: '', action_slug: '' };
   }

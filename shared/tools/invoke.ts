@@ -4,7 +4,8 @@
  * success, release on failure or timeout. No api/ imports, so activities can use it.
  */
 import { LedgerStore } from '../credits/ledger-store';
-import type { Models } from '../platform/db/index';
+import { payloadDigest } from '../identity/canonical-json';
+import { isStoreUnavailable, type Models, retryWhileStoreDown } from '../platform/db/index';
 import { AppError, errors } from '../platform/errors/index';
 import { logger } from '../platform/logger/index';
 import { BUILTIN_HANDLERS } from './builtins';
@@ -39,12 +40,6 @@ export interface InvokeInput {
    * failure back: the failed try was released, so only a successful try is ever charged.
    */
   attempt?: number;
-  /**
-   * A signed API request: its hold is also its replay guard (unique per account and request id,
-   * like the hold itself), so a request id this account already holds, open or settled, is
-   * refused with 401 `request_replayed` instead of answered from its record.
-   */
-  holdIsReplayGuard?: boolean;
 }
 
 export interface InvokeOutput {
@@ -52,15 +47,26 @@ export interface InvokeOutput {
   credits_charged: number;
   transaction_id: string;
   product_id: string;
+  /** The charged product's slug (a receipt names its resource by it). */
+  product_slug: string;
   action_slug: string;
+  /** When the charge was recorded (absent when nothing was charged): a receipt is issued at this time. */
+  recorded_at?: Date;
+  /** The account's balance right after this charge (a fresh charge only). */
+  balance_after?: number;
   warnings?: unknown[];
 }
+
+/** How long a call whose vendor answered keeps trying to record its charge while the store is away. */
+export const SETTLE_WITHIN_MS = 15_000;
 
 export interface ToolInvokerDeps {
   models: Models;
   secretKey: Buffer | string;
   ledger?: LedgerStore;
   repository?: ToolRepository;
+  /** SETTLE_WITHIN_MS unless set (TOOL_SETTLE_WINDOW_MS). */
+  settleWithinMs?: number;
 }
 
 export interface ResolvedCall {
@@ -168,6 +174,45 @@ export function vendorFailure(outcome: Exclude<VendorOutcome, { ok: true }>, cal
   });
 }
 
+/** What a call of a request id is bound to: a later use of the id must name the same call. */
+export function paramsDigest(parameters: Record<string, unknown>): string {
+  return payloadDigest(parameters);
+}
+
+/**
+ * A request id used before for another call (other product, action or parameters) is refused:
+ * its record answers only the call it was made for. Holds taken before the digest was recorded
+ * are compared by product and action alone.
+ */
+function sameCallOrRefuse(
+  recorded: { product_id: string; action_slug: string; params_sha256?: string },
+  call: ResolvedCall,
+  digest: string,
+  requestId: string,
+): void {
+  // Settled by hand with nothing recorded: there is no call to compare with.
+  if (recorded.product_id === '') return;
+  if (
+    recorded.product_id === call.product.id &&
+    recorded.action_slug === call.action.slug &&
+    (recorded.params_sha256 === undefined || recorded.params_sha256 === digest)
+  )
+    return;
+  throw errors.conflict(
+    'request_id_conflict',
+    `request_id ${requestId} was used for another call (another tool or other parameters); send a new one`,
+  );
+}
+
+/** The 503 of a call whose charge could not be confirmed: the same request id later answers its record. */
+function chargeUnknown(requestId: string, cause: unknown): AppError {
+  return errors.unavailable(
+    'store_unavailable',
+    'the data store stopped answering while this call was being charged; send the same request id again for its recorded result (charged at most once)',
+    { details: { charge: 'unknown', request_id: requestId }, cause },
+  );
+}
+
 /** The key of the next try of a worker's call after a failed one: `<key>~2`, `<key>~3`, ... */
 export function nextTry(requestId: string): string {
   const m = /^(.*)~(\d+)$/.exec(requestId);
@@ -177,9 +222,15 @@ export function nextTry(requestId: string): string {
 export function createToolInvoker(deps: ToolInvokerDeps) {
   const repo = deps.repository ?? new ToolRepository(deps.models);
   const ledger = deps.ledger ?? new LedgerStore(deps.models);
+  const settleWithinMs = deps.settleWithinMs ?? SETTLE_WITHIN_MS;
 
   /** The recorded answer of a request id whose hold was settled before. */
-  function replay(rec: CallRecord, transactionId: string, input: InvokeInput): InvokeOutput {
+  function replay(
+    rec: CallRecord,
+    settled: { transactionId: string; recordedAt?: Date },
+    input: InvokeInput,
+    call: ResolvedCall,
+  ): InvokeOutput {
     if (rec.status === 'failed') {
       throw new AppError(
         rec.error_status ?? 502,
@@ -195,9 +246,11 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
     return {
       response: JSON.parse(rec.response_json ?? '{}'),
       credits_charged: rec.credits,
-      transaction_id: rec.transaction_id ?? transactionId,
+      transaction_id: rec.transaction_id ?? settled.transactionId,
       product_id: rec.product_id,
+      product_slug: call.product.slug,
       action_slug: rec.action_slug,
+      ...(settled.recordedAt ? { recorded_at: settled.recordedAt } : {}),
       ...(rec.warnings_json ? { warnings: JSON.parse(rec.warnings_json) as unknown[] } : {}),
     };
   }
@@ -207,24 +260,16 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
    * hold), makes the next try (a later worker attempt after a failure), takes over an open hold
    * of an earlier attempt (returns, and the caller goes on to the vendor), or 409.
    */
-  async function alreadyHeld(input: InvokeInput, call: ResolvedCall): Promise<InvokeOutput | 'taken'> {
+  async function alreadyHeld(input: InvokeInput, call: ResolvedCall, digest: string): Promise<InvokeOutput | 'taken'> {
     const inProgress = () => errors.conflict('invocation_in_progress', `request ${input.requestId} is still running`);
     const state = await ledger.holdState(input.account, input.requestId);
     if (state.state === 'none') throw inProgress();
     if (state.state === 'open') {
       const { hold } = state;
+      sameCallOrRefuse(holdCall(hold.details), call, digest, input.requestId);
       // Only a later worker attempt of the same call may take over (its earlier attempt is thought
       // dead). A hold with no attempt is a worker's from before attempts were recorded on holds.
       if (input.attempt === undefined || input.attempt <= (hold.attempt ?? 0)) throw inProgress();
-      if (
-        holdCall(hold.details).product_id !== call.product.id ||
-        holdCall(hold.details).action_slug !== call.action.slug
-      ) {
-        throw errors.conflict(
-          'invocation_in_progress',
-          `request ${input.requestId} is a pending call of another action`,
-        );
-      }
       const taken = await ledger.takeOver({ account: input.account, holdId: input.requestId, attempt: input.attempt });
       if (taken === 'lost')
         throw errors.conflict(
@@ -241,15 +286,16 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
         return 'taken';
       }
       // Settled meanwhile: answer as below.
-      return alreadyHeld(input, call);
+      return alreadyHeld(input, call, digest);
     }
     const rec = await recordOf(state, () => repo.getLegacyInvocation(input.account, input.requestId));
     if (!rec) throw inProgress();
+    sameCallOrRefuse(rec, call, digest, input.requestId);
     // A later worker attempt after a recorded failure makes a new try instead of getting the failure back.
     if (rec.status === 'failed' && input.attempt !== undefined && input.attempt > (rec.attempt ?? 0)) {
       return invoke({ ...input, requestId: nextTry(input.requestId) });
     }
-    return replay(rec, state.transactionId, input);
+    return replay(rec, state, input, call);
   }
 
   /** An earlier attempt's failure leaves the hold to a later attempt that took it over. */
@@ -263,11 +309,13 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
     const call = await resolveCall(repo, input.product, input.actionSlug, input.parameters);
     await input.authorize?.({ credits: call.action.credits, productId: call.product.id, actionSlug: call.action.slug });
     const { product, action } = call;
-    const outcomeOf = (o: Omit<CallOutcome, 'product_id' | 'action_slug' | 'attempt'>) =>
+    const digest = paramsDigest(input.parameters);
+    const outcomeOf = (o: Omit<CallOutcome, 'product_id' | 'action_slug' | 'params_sha256' | 'attempt'>) =>
       encodeOutcome({
         ...o,
         product_id: product.id,
         action_slug: action.slug,
+        params_sha256: digest,
         ...(input.attempt !== undefined ? { attempt: input.attempt } : {}),
       });
 
@@ -276,6 +324,7 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
       product_id: product.id,
       product: product.slug,
       action: action.slug,
+      params_sha256: digest,
       ...(input.meta ? { meta: input.meta } : {}),
     };
     const held = await ledger.hold({
@@ -295,9 +344,7 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
       );
     }
     if (!held.fresh) {
-      if (input.holdIsReplayGuard)
-        throw errors.unauthorized('request_replayed', 'request_id was already used by this wallet');
-      const earlier = await alreadyHeld(input, call);
+      const earlier = await alreadyHeld(input, call, digest);
       if (earlier !== 'taken') return earlier;
     }
     // On a takeover the hold is the earlier attempt's (its price); the vendor gets the same idempotency key.
@@ -314,37 +361,54 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
       // An attempt that lost its call to a later one (it was thought dead) leaves the hold to the
       // new owner: releasing here would give away what the owner captures.
       if (await ownedByLaterAttempt(input)) throw failure;
-      await ledger.release({
-        account: input.account,
-        holdId: input.requestId,
-        reason: failure.code,
-        outcome: outcomeOf({
-          status: 'failed',
-          error_code: failure.code,
-          error_status: failure.status,
-          error_message: failure.message,
-          ...(failure.details ? { error_details_json: JSON.stringify(failure.details) } : {}),
-        }),
-      });
+      // Tried again while the store is away: an open hold would keep the credits until the healer's turn.
+      await retryWhileStoreDown(
+        () =>
+          ledger.release({
+            account: input.account,
+            holdId: input.requestId,
+            reason: failure.code,
+            outcome: outcomeOf({
+              status: 'failed',
+              error_code: failure.code,
+              error_status: failure.status,
+              error_message: failure.message,
+              ...(failure.details ? { error_details_json: JSON.stringify(failure.details) } : {}),
+            }),
+          }),
+        settleWithinMs,
+      );
       throw failure;
     }
 
-    // One write: the purchase, with the answer a retry of this request id replays.
+    // One write: the purchase, with the answer a retry of this request id replays. It is the last
+    // step that can fail: a capture whose answer was lost may have landed, so it is tried again
+    // (decided by its op id, it lands once) until the store answers; past the window the caller
+    // is told the charge is unknown and the request id will answer the record.
     let transactionId: string;
+    let recordedAt: Date | undefined;
+    let balanceAfter: number | undefined;
     let charged = credits;
     const warnings = [...(outcome.warnings ?? [])];
     try {
-      const captured = await ledger.capture({
-        account: input.account,
-        holdId: input.requestId,
-        outcome: outcomeOf({
-          status: 'succeeded',
-          response_json: JSON.stringify(outcome.response),
-          ...(outcome.warnings ? { warnings_json: JSON.stringify(outcome.warnings) } : {}),
-        }),
-      });
+      const captured = await retryWhileStoreDown(
+        () =>
+          ledger.capture({
+            account: input.account,
+            holdId: input.requestId,
+            outcome: outcomeOf({
+              status: 'succeeded',
+              response_json: JSON.stringify(outcome.response),
+              ...(outcome.warnings ? { warnings_json: JSON.stringify(outcome.warnings) } : {}),
+            }),
+          }),
+        settleWithinMs,
+      );
       transactionId = captured.transaction._id;
+      recordedAt = captured.transaction.date_created;
+      balanceAfter = captured.transaction.balance_after_credits;
     } catch (err) {
+      if (isStoreUnavailable(err)) throw chargeUnknown(input.requestId, err);
       if (!(err instanceof AppError && err.code === 'hold_not_open')) throw err;
       // Released before we captured (the healer, or an earlier attempt's failure): the caller keeps the result, uncharged.
       logger.warn('tool call captured after its hold was released', {
@@ -360,7 +424,10 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
       credits_charged: charged,
       transaction_id: transactionId,
       product_id: product.id,
+      product_slug: product.slug,
       action_slug: action.slug,
+      ...(recordedAt ? { recorded_at: recordedAt } : {}),
+      ...(balanceAfter !== undefined ? { balance_after: balanceAfter } : {}),
       ...(warnings.length > 0 ? { warnings } : {}),
     };
   }

@@ -7,6 +7,7 @@ import {
   resolveCall,
   type ResolvedCall,
   runAction,
+  SETTLE_WITHIN_MS,
   type ToolInvoker,
 } from './invoke';
 import { ToolRepository } from './repository';
@@ -38,9 +39,11 @@ export class ToolService {
     private readonly baseUrl: string,
     /** The process's one tool repository (the composition root passes it); built here only for callers without a root. */
     repository: ToolRepository = new ToolRepository(models),
+    /** How long a charge (and what a charged call writes after it) is tried while the store is away. */
+    readonly settleWithinMs: number = SETTLE_WITHIN_MS,
   ) {
     this.repository = repository;
-    this.invoker = createToolInvoker({ models, secretKey, ledger, repository: this.repository });
+    this.invoker = createToolInvoker({ models, secretKey, ledger, repository: this.repository, settleWithinMs });
   }
 
   async list(q: ListToolsQuery) {
@@ -97,8 +100,6 @@ export class ToolService {
     parameters: Record<string, unknown>;
     requestId: string;
     meta?: Record<string, unknown>;
-    /** A signed request: its hold is its replay guard (InvokeInput.holdIsReplayGuard). */
-    signed?: boolean;
   }): Promise<InvokeOutput> {
     const ref = /^[0-9a-f]{24}$/.test(input.product) ? { id: input.product } : { slug: input.product };
     return invokeWithinWalletBudget(this.invoker, {
@@ -108,7 +109,6 @@ export class ToolService {
       parameters: input.parameters,
       requestId: input.requestId,
       meta: input.meta,
-      ...(input.signed ? { holdIsReplayGuard: true } : {}),
     });
   }
 

@@ -57,8 +57,7 @@ export async function invokeWithinWalletBudget(
    * call is open or charged, the reservation this copy inserted is the day's record of its spend.
    */
   async function spentByAnotherCopy(err: unknown): Promise<boolean> {
-    if (!(err instanceof AppError && (err.code === 'request_replayed' || err.code === 'invocation_in_progress')))
-      return false;
+    if (!(err instanceof AppError && err.code === 'invocation_in_progress')) return false;
     const s = await invoker.ledger.holdState(wallet, input.requestId).catch(() => null);
     return s !== null && (s.state === 'open' || s.state === 'captured');
   }

@@ -187,7 +187,7 @@ describe('tools over HTTP: catalog listing and signed-credit invoke', () => {
       );
     };
 
-    it('charges the price once and answers the success envelope; a replayed request id is 401', async () => {
+    it('charges the price once and answers the success envelope; the request id sent again answers the recorded result, charged once', async () => {
       await ledger.grant({ wallet: agent.wallet, credits: 12, creditType: 'admin_grant' });
       const env = await signToolInvoke({
         account: agent.account,
@@ -210,15 +210,26 @@ describe('tools over HTTP: catalog listing and signed-credit invoke', () => {
       });
       expect(res.headers.get('payment-response')).toBeTruthy();
       expect((await ledger.balance(agent.wallet)).balance).toBe(7);
+      const before = vendor.calls.length;
       const again = await http('POST', url('/tools/words/actions/count/invoke'), {
         body: { ...env, parameters: { text: 'a b c' } },
       });
-      expect(again.status).toBe(401);
-      expect(again.body).toMatchObject({ success: false, code: 'request_replayed' });
+      // The very same answer, receipt included (issued at the debit's recorded time); no vendor call.
+      expect([again.status, again.body]).toEqual([200, res.body]);
+      expect(vendor.calls.length).toBe(before);
+      expect((await ledger.balance(agent.wallet)).balance).toBe(7);
+      // The request id names that call only: other parameters under it are refused, nothing charged.
+      const other = await invokeSlug({ text: 'x y' }, { requestId: env.request_id });
+      expect([other.status, other.body.code]).toEqual([409, 'request_id_conflict']);
+      const otherTool = await invokeSlug(
+        { text: 'a b c' },
+        { product: 'twins', action: 'one', requestId: env.request_id },
+      );
+      expect([otherTool.status, otherTool.body.code]).toEqual([409, 'request_id_conflict']);
       expect((await ledger.balance(agent.wallet)).balance).toBe(7);
     });
 
-    it('the hold is the replay guard: concurrent copies of one signed invoke charge once and the rest are 401; a request id used by another signed action does not block it', async () => {
+    it('the hold decides: concurrent copies of one signed invoke charge once, the rest are in progress or answered from the record; a request id used by another signed action does not block it', async () => {
       await ledger.grant({ wallet: agent.wallet, credits: 10, creditType: 'admin_grant' });
       const budgetBody = { per_call_credits: null, daily_credits: null };
       const used = await agent.envelope('tool_budget', budgetBody);
@@ -239,10 +250,11 @@ describe('tools over HTTP: catalog listing and signed-credit invoke', () => {
           http('POST', url('/tools/words/actions/count/invoke'), { body: { ...env, parameters: { text: 'a b' } } }),
         ),
       );
-      expect(copies.map((r) => (r.status === 200 ? 'ok' : `${r.status} ${r.body.code}`)).sort()).toEqual([
-        ...Array(4).fill('401 request_replayed'),
-        'ok',
-      ]);
+      // A copy arriving while the first runs is told so; one arriving after it gets its recorded answer.
+      for (const r of copies)
+        expect(r.status === 200 ? 'ok' : `${r.status} ${r.body.code}`).toMatch(/^(ok|409 invocation_in_progress)$/);
+      const answered = copies.filter((r) => r.status === 200);
+      expect(new Set(answered.map((r) => r.body.transaction_id)).size).toBe(1);
       expect(vendor.calls.length - before).toBe(1);
       expect((await ledger.balance(agent.wallet)).balance).toBe(balance - 5);
       const entries = await stack.db.models.creditTransactions
@@ -250,18 +262,15 @@ describe('tools over HTTP: catalog listing and signed-credit invoke', () => {
         .lean()
         .exec();
       expect(entries.map((e) => e.transaction_type).sort()).toEqual(['hold', 'purchase']);
-      // And later still: refused, nothing more charged.
-      expect(
-        (
-          await http('POST', url('/tools/words/actions/count/invoke'), {
-            body: { ...env, parameters: { text: 'a b' } },
-          })
-        ).body.code,
-      ).toBe('request_replayed');
+      // And later still: the recorded answer, nothing more charged.
+      const later = await http('POST', url('/tools/words/actions/count/invoke'), {
+        body: { ...env, parameters: { text: 'a b' } },
+      });
+      expect([later.status, later.body.transaction_id]).toEqual([200, answered[0]!.body.transaction_id]);
       expect((await ledger.balance(agent.wallet)).balance).toBe(balance - 5);
     });
 
-    it('a signed invoke refused before any hold (insufficient credits) took nothing: the same request runs once funded, then is spent', async () => {
+    it('a signed invoke refused before any hold (insufficient credits) took nothing: the same request runs once funded, then answers its record', async () => {
       const poor = new TestAgent(stack.server.mainUrl);
       await poor.startSession();
       const env = await signToolInvoke({
@@ -276,8 +285,9 @@ describe('tools over HTTP: catalog listing and signed-credit invoke', () => {
       expect(await send()).toMatchObject({ status: 402, body: { code: 'insufficient_credits' } });
       expect(await stack.db.models.creditTransactions.countDocuments({ user_id: poor.wallet })).toBe(0);
       await ledger.grant({ wallet: poor.wallet, credits: 5, creditType: 'admin_grant' });
-      expect(await send()).toMatchObject({ status: 200, body: { credits_charged: 5 } });
-      expect(await send()).toMatchObject({ status: 401, body: { code: 'request_replayed' } });
+      const charged = await send();
+      expect(charged).toMatchObject({ status: 200, body: { credits_charged: 5 } });
+      expect(await send()).toMatchObject({ status: 200, body: { transaction_id: charged.body.transaction_id } });
       expect((await ledger.balance(poor.wallet)).balance).toBe(0);
     });
 

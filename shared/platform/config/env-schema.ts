@@ -84,6 +84,7 @@ export const envSchema = Joi.object({
     .pattern(/^[0-9a-fA-F]{64}$/)
     .messages({ 'string.pattern.base': 'must be 64 hex characters (32 bytes; value not shown)' }),
   TOOL_HOLD_STALE_MINUTES: Joi.number().integer().min(1).max(1440).default(10),
+  TOOL_SETTLE_WINDOW_MS: Joi.number().integer().min(0).max(60000).default(15000),
   DEMO_VENDOR_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
   CREDENTIALS_ENCRYPTION_KEY: Joi.string()
     .pattern(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/)

@@ -140,6 +140,7 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
       secretsKey: value.TOOL_SECRETS_KEY ? Buffer.from(value.TOOL_SECRETS_KEY, 'hex') : DEV_TOOL_SECRETS_KEY,
       secretsKeyIsDevDefault: !value.TOOL_SECRETS_KEY,
       holdStaleMinutes: value.TOOL_HOLD_STALE_MINUTES,
+      settleWindowMs: value.TOOL_SETTLE_WINDOW_MS,
       demoVendorUrl: value.DEMO_VENDOR_URL ? stripSlash(value.DEMO_VENDOR_URL) : undefined,
     }),
     credentialsKey: credentialsKey(value.CREDENTIALS_ENCRYPTION_KEY, value.NODE_ENV),

@@ -157,6 +157,8 @@ export interface ToolsConfig {
   secretsKeyIsDevDefault: boolean;
   /** A hold older than this is healed (captured or released) by the stale-hold workflow. */
   holdStaleMinutes: number;
+  /** How long a paid call whose vendor answered keeps trying to record its charge while the store is away. */
+  settleWindowMs: number;
   /** Base URL of the demo vendor `make dev` starts (seeded catalog points at it). */
   demoVendorUrl?: string;
 }

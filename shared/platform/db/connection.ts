@@ -171,6 +171,10 @@ export function isStoreUnavailable(err: unknown): boolean {
     name === 'MongoNetworkTimeoutError' ||
     name === 'MongoNotConnectedError' ||
     name === 'MongoTopologyClosedError' ||
+    // A batch insert cut off by a lost connection: the driver wraps the network error it met.
+    (name === 'MongoBulkWriteError' &&
+      ((err as { writeErrors?: unknown[] }).writeErrors ?? []).length === 0 &&
+      isStoreUnavailable((err as { errorResponse?: unknown }).errorResponse)) ||
     /Client must be connected|buffering timed out|before initial connection is complete/i.test(
       (err as Error).message ?? '',
     )
