@@ -133,6 +133,32 @@ describe('MCP: receipts on paid results, agent groups paying for catalog tools, 
     expect((await ledger.balance(wallet)).balance).toBe(45);
   });
 
+  it('an idempotency key answers only the call it was made for: another tool or other arguments under it are refused (409), nothing charged, no receipt for what was not paid', async () => {
+    const client = await connect({ authorization: `Bearer ${token}` });
+    const meta = { 'agent-commerce/idempotency-key': 'cheap-then-dear' };
+    // The cheap tool first (count, 3 credits), then the dearer one (sum, 5) under the same key.
+    const cheap = await client.callTool({ name: 'calc__count', arguments: { values: [1] }, _meta: meta });
+    expect(cheap.isError).toBeFalsy();
+    const balance = (await ledger.balance(wallet)).balance;
+    const vendorCalls = vendor.calls.length;
+    for (const other of [
+      { name: 'calc__sum', arguments: { values: [1] } },
+      { name: 'calc__count', arguments: { values: [2] } },
+    ]) {
+      const refused = await client.callTool({ ...other, _meta: meta });
+      expect(refused.isError).toBe(true);
+      expect((refused.structuredContent as any).error).toMatchObject({ code: 'request_id_conflict', status: 409 });
+      expect(refused._meta?.['x402/payment-response']).toBeUndefined();
+    }
+    expect(vendor.calls.length).toBe(vendorCalls);
+    expect((await ledger.balance(wallet)).balance).toBe(balance);
+    // The cheap call itself under its key: its record and its own receipt, for the count resource.
+    const again = await client.callTool({ name: 'calc__count', arguments: { values: [1] }, _meta: meta });
+    expect(receiptOf(again)).toEqual(receiptOf(cheap));
+    const checked = await verifyReceipt(receiptOf(again), { signer, resourceUrl: invokeUrl('count') });
+    expect(checked.ok).toBe(true);
+  });
+
   it('a call paid with x402 over MCP carries the signed receipt of the settlement in _meta["x402/payment-response"]; a replay answers it again', async () => {
     const payer = new TestPayer();
     await payer.fund(1);
