@@ -9,6 +9,8 @@ export type OpKind =
   | 'signed_invoke'
   | 'bearer_purchase'
   | 'x402_tool_call'
+  | 'mcp_credits_call'
+  | 'mcp_x402_call'
   | 'webhook_run'
   | 'schedule_claim'
   | 'schedule_advance'
@@ -21,6 +23,8 @@ export const OP_KINDS: OpKind[] = [
   'signed_invoke',
   'bearer_purchase',
   'x402_tool_call',
+  'mcp_credits_call',
+  'mcp_x402_call',
   'webhook_run',
   'schedule_claim',
   'schedule_advance',

@@ -25,6 +25,13 @@ const CALL_TIMEOUT_MS = 60_000;
 const PURCHASE_CREDITS = 500;
 /** How long an agent keeps retrying a trigger that got no answer (its request_id makes the retries one run). */
 const TRIGGER_RETRY_MS = 180_000;
+/**
+ * How long an agent keeps sending a paid call again with the same request id after no answer or a
+ * 503 (docs/tools.md: the request id answers its record, charged at most once), and after a 409
+ * saying that call is still running.
+ */
+const PAID_RETRY_MS = 60_000;
+const TOOL_NAME = `${PRODUCT}__${ACTION}`;
 
 type Answer = { status: number; body: any };
 
@@ -53,6 +60,49 @@ async function call(
 
 const errorOf = (a: Answer): string | undefined =>
   a.status >= 300 ? String(a.body?.error_code ?? a.body?.code ?? a.body?.error ?? '') : undefined;
+
+/** A paid call's answer that asks for the same call again: none, 503, or the same request id still running. */
+const askAgain = (op: Op): boolean =>
+  op.status === 0 || op.status === 503 || (op.status === 409 && op.error === 'invocation_in_progress');
+
+/** Sends one paid call until it is answered for good (or PAID_RETRY_MS has passed), each try recorded. */
+async function untilAnswered(send: () => Promise<Op>): Promise<Op[]> {
+  const tries: Op[] = [];
+  const end = Date.now() + PAID_RETRY_MS;
+  for (;;) {
+    const op = await send();
+    tries.push(op);
+    if (!askAgain(op) || Date.now() > end) return tries;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/** One MCP tools/call as a plain JSON-RPC POST (the endpoint is stateless): the result, or the error as a status. */
+async function mcpCall(
+  url: string,
+  params: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; error?: string; result?: any }> {
+  const a = await call(
+    'POST',
+    url,
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params },
+    { accept: 'application/json, text/event-stream', ...headers },
+  );
+  const text = typeof a.body === 'object' ? a.body : undefined;
+  const rpc = text as { result?: any; error?: { code: number; data?: { code?: string; status?: number } } } | undefined;
+  if (a.status !== 200 || !rpc) return { status: a.status || 0, error: errorOf(a) ?? 'no JSON-RPC answer' };
+  if (rpc.error)
+    return { status: rpc.error.data?.status ?? 500, error: rpc.error.data?.code ?? String(rpc.error.code) };
+  const result = rpc.result;
+  if (result?.isError) {
+    const e = result.structuredContent?.error;
+    // The x402 transport's payment-required result carries the challenge, not our error.
+    if (!e && result.structuredContent?.accepts) return { status: 402, error: 'payment_required', result };
+    return { status: e?.status ?? 500, error: e?.code ?? 'tool_error', result };
+  }
+  return { status: 200, result };
+}
 
 /** A setup step through the API, tried again while the API's store connection comes up (503). */
 async function retried<T>(fn: () => Promise<T>, timeoutMs = 120_000): Promise<T> {
@@ -152,6 +202,8 @@ const MIX: Array<[Action, number]> = [
   ['signed_invoke', 5],
   ['bearer_purchase', 2],
   ['x402_tool_call', 1],
+  ['mcp_credits_call', 2],
+  ['mcp_x402_call', 0.5],
   ['credit_purchase', 0.6],
   ['webhook_run', 2],
   ['schedule', 2],
@@ -205,20 +257,21 @@ export class Agents {
           }),
         ];
       case 'signed_invoke': {
+        // As docs/tools.md tells a client: no answer or a 503 is sent again, the same signed request.
         const s = w.signers[i % w.signers.length]!;
-        return [
-          await h
+        const parameters = { n: this.rng.int(1000) };
+        const env = await signToolInvoke({
+          account: s.account,
+          sessionNonce: s.sessionNonce,
+          productSlug: PRODUCT,
+          actionSlug: ACTION,
+          parameters,
+          requestId: `chaos-${randomBytes(8).toString('hex')}`,
+        });
+        const fields = { account: s.wallet, requestId: env.request_id };
+        return untilAnswered(() =>
+          h
             .record('signed_invoke', agent, async () => {
-              const parameters = { n: this.rng.int(1000) };
-              const env = await signToolInvoke({
-                account: s.account,
-                sessionNonce: s.sessionNonce,
-                productSlug: PRODUCT,
-                actionSlug: ACTION,
-                parameters,
-                requestId: `chaos-${randomBytes(8).toString('hex')}`,
-              });
-              const fields = { account: s.wallet, requestId: env.request_id };
               const a = await call('POST', `${main}/api/external/tools/${PRODUCT}/actions/${ACTION}/invoke`, {
                 ...env,
                 parameters,
@@ -233,19 +286,75 @@ export class Agents {
               };
             })
             .then((op) => this.withFields(op, s.wallet)),
-        ];
+        );
       }
       case 'bearer_purchase': {
         const b = w.bearers[i % w.bearers.length]!;
-        return [
-          await h.record('bearer_purchase', agent, async () => {
+        const key = `chaos-${randomBytes(8).toString('hex')}`;
+        const parameters = { action: ACTION, n: this.rng.int(1000) };
+        const fields = { account: b.wallet, requestId: `idem:${key}` };
+        return untilAnswered(() =>
+          h.record('bearer_purchase', agent, async () => {
             const a = await call(
               'POST',
               `${this.stack.apiUrl}/products/purchase`,
-              { product_id: w.productId, parameters: { action: ACTION, n: this.rng.int(1000) } },
-              { authorization: `Bearer ${b.token}`, 'idempotency-key': `chaos-${randomBytes(8).toString('hex')}` },
+              { product_id: w.productId, parameters },
+              { authorization: `Bearer ${b.token}`, 'idempotency-key': key },
+            ).catch((err: Error) => {
+              throw Object.assign(err, fields);
+            });
+            return { status: a.status, error: errorOf(a), ...fields, ref: a.body?.order_id };
+          }),
+        );
+      }
+      case 'mcp_credits_call': {
+        // A wallet's token pays from its credits; the idempotency key makes the call safe to repeat.
+        const b = w.bearers[i % w.bearers.length]!;
+        const key = `chaos-${randomBytes(8).toString('hex')}`;
+        const params = {
+          name: TOOL_NAME,
+          arguments: { n: this.rng.int(1000) },
+          _meta: { 'agent-commerce/idempotency-key': key },
+        };
+        const fields = { account: b.wallet, requestId: `mcp:${key}` };
+        return untilAnswered(() =>
+          h.record('mcp_credits_call', agent, async () => {
+            const a = await mcpCall(`${main}/mcp`, params, { authorization: `Bearer ${b.token}` }).catch(
+              (err: Error) => {
+                throw Object.assign(err, fields);
+              },
             );
-            return { status: a.status, error: errorOf(a), account: b.wallet, ref: a.body?.order_id };
+            const paid = a.result?.structuredContent;
+            const receipt = a.result?._meta?.['x402/payment-response'];
+            return {
+              status: a.status,
+              error: a.error,
+              ...fields,
+              facts:
+                a.status === 200
+                  ? { transaction_id: paid?.transaction_id ?? null, receipt_transaction: receipt?.transaction ?? null }
+                  : undefined,
+            };
+          }),
+        );
+      }
+      case 'mcp_x402_call': {
+        const payer = w.toolPayers[i % w.toolPayers.length]!;
+        return [
+          await h.record('mcp_x402_call', agent, async () => {
+            const args = { n: this.rng.int(1000) };
+            const challenge = await mcpCall(`${main}/mcp`, { name: TOOL_NAME, arguments: args });
+            const required = challenge.result?.structuredContent;
+            if (challenge.status !== 402 || !required?.accepts)
+              return { status: challenge.status, error: `challenge: ${challenge.error ?? challenge.status}` };
+            const header = await payer.paymentHeader(required);
+            const payment = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as unknown;
+            const a = await mcpCall(`${main}/mcp`, {
+              name: TOOL_NAME,
+              arguments: args,
+              _meta: { 'x402/payment': payment },
+            });
+            return { status: a.status, error: a.error };
           }),
         ];
       }

@@ -1,6 +1,8 @@
 /**
  * The latest full soak's figures in docs/reliability.md, between the markers below: `make chaos`
  * rewrites that part (as bench/report.ts rewrites the bench table), the text around it stays.
+ * Every run also adds its line to the table of runs (seed, length, verdict), so a run that found a
+ * violation stays on record after a later clean one.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,6 +14,15 @@ import type { SoakResult } from './soak';
 const DOC = path.join(ROOT, 'docs/reliability.md');
 export const BEGIN = '<!-- chaos:begin (written by make chaos: test/chaos/run.ts) -->';
 export const END = '<!-- chaos:end -->';
+export const RUNS_END = '<!-- chaos:runs:end (make chaos adds a line above) -->';
+
+/** The line of one run in the table of runs. */
+export function runLine(r: SoakResult): string {
+  return (
+    `| ${r.startedAt.slice(0, 16).replace('T', ' ')} | ${r.seed} | ${r.seconds} | ${r.agents} | ${r.totalOps} | ` +
+    `${r.totalFaults} | ${r.violations.length} |`
+  );
+}
 
 export function reportSection(r: SoakResult): string {
   const ops = OP_KINDS.map((k) => {
@@ -56,5 +67,8 @@ export function writeReport(r: SoakResult): void {
   const start = text.indexOf(BEGIN);
   const end = text.indexOf(END);
   if (start < 0 || end < start) throw new Error(`docs/reliability.md has no ${BEGIN} … ${END} section`);
-  fs.writeFileSync(DOC, text.slice(0, start) + reportSection(r) + text.slice(end + END.length));
+  const replaced = text.slice(0, start) + reportSection(r) + text.slice(end + END.length);
+  const runs = replaced.indexOf(RUNS_END);
+  if (runs < 0) throw new Error(`docs/reliability.md has no ${RUNS_END} line`);
+  fs.writeFileSync(DOC, replaced.slice(0, runs) + runLine(r) + '\n' + replaced.slice(runs));
 }

@@ -135,6 +135,18 @@ export function checkCharges({ ops, snapshot, callKey }: CheckInput): Violation[
       });
     }
   }
+  // A receipt names the charge it was issued for.
+  for (const o of ops) {
+    const r = o.facts?.receipt_transaction;
+    if (!acknowledged(o) || r === undefined || r === null) continue;
+    if (r !== `credits:${String(o.facts?.transaction_id)}`) {
+      out.push({
+        invariant: 'receipt_matches_charge',
+        message: `receipt for ${String(r)} answered with charge ${String(o.facts?.transaction_id)}`,
+        ops: [o],
+      });
+    }
+  }
   // An acknowledged charge is on the ledger.
   for (const o of ops) {
     const tx = o.facts?.transaction_id;
