@@ -46,6 +46,7 @@ const transaction = Joi.object({
   date_created: iso.required(),
   grant_id: Joi.string(),
   request_id: Joi.string(),
+  order_id: Joi.string().description('a bearer purchase: the order id its answer named'),
 });
 const historyAnswer = ok(
   Joi.object({ grants: Joi.array().items(grant).required(), transactions: Joi.array().items(transaction).required() }),

@@ -1,3 +1,4 @@
+import { orderIdOf } from '../../shared/credits/ledger-entries';
 import type { BalanceView, LedgerHistory } from '../../shared/credits/types';
 
 /** The spec's Credit balance resource, as both balance endpoints answer it. */
@@ -32,18 +33,22 @@ export function historyBody(history: LedgerHistory) {
         ...(g.pooled_at ? { pooled_at: iso(g.pooled_at) } : {}),
         ...(g.expires_at ? { expires_at: iso(g.expires_at) } : {}),
       })),
-      transactions: history.transactions.map((t) => ({
-        _id: t._id,
-        user_id: t.user_id,
-        transaction_type: t.transaction_type,
-        amount_credits: t.amount_credits,
-        amount_usd: t.amount_usd,
-        balance_after_credits: t.balance_after_credits,
-        balance_after_usd: t.balance_after_usd,
-        date_created: iso(t.date_created),
-        ...(t.grant_id ? { grant_id: t.grant_id } : {}),
-        ...(t.request_id ? { request_id: t.request_id } : {}),
-      })),
+      transactions: history.transactions.map((t) => {
+        const orderId = t.transaction_type === 'purchase' ? orderIdOf(t.details) : undefined;
+        return {
+          _id: t._id,
+          user_id: t.user_id,
+          transaction_type: t.transaction_type,
+          amount_credits: t.amount_credits,
+          amount_usd: t.amount_usd,
+          balance_after_credits: t.balance_after_credits,
+          balance_after_usd: t.balance_after_usd,
+          date_created: iso(t.date_created),
+          ...(t.grant_id ? { grant_id: t.grant_id } : {}),
+          ...(t.request_id ? { request_id: t.request_id } : {}),
+          ...(orderId ? { order_id: orderId } : {}),
+        };
+      }),
     },
   };
 }

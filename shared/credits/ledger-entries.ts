@@ -23,3 +23,14 @@ export function toPublic(doc: CreditTransactionDoc): CreditTransaction {
   const { live_grants: _l, grant: _g, seq: _s, open_holds: _h, hold_bucket: _b, outcome: _o, op_id, ...rest } = doc;
   return { ...rest, _id: op_id };
 }
+
+/** The order a purchase entry was charged for (a bearer purchase records it in `details.meta.order_id`). */
+export function orderIdOf(details: string | undefined): string | undefined {
+  if (!details?.startsWith('{')) return undefined;
+  try {
+    const id = (JSON.parse(details) as { meta?: { order_id?: unknown } }).meta?.order_id;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -31,7 +31,7 @@ export const signedRequestsErrors: Readonly<Record<string, ErrorEntry & { area: 
     status: 401,
     area: 'signed requests',
     meaning:
-      'This wallet already sent this `request_id`; the earlier request had its effect, this one has none. A credit tool invoke counts as sent once it held credits (one refused before that, for example for insufficient credits, can be sent again); every other signed request, once its signature checked out.',
+      'This wallet already sent this `request_id`; the earlier request had its effect, this one has none. Credit tool invokes are the exception: the same `request_id` answers the recorded outcome of its call (charged at most once), or 409 while that call runs.',
     action: 'Use a new `request_id` for every new request.',
   },
   unsignable_request: {

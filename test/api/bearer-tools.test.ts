@@ -227,6 +227,17 @@ describe('bearer catalog on {api_url}: fetch, purchase, issue reports', () => {
       .exec();
     expect(entries).toHaveLength(1);
     expect(JSON.stringify(entries[0])).toContain(first.body.order_id);
+    // The public history names the order too: the agent can match its answer to its charge.
+    const history = await http('GET', api('/credits/history?limit=50'), { headers: auth });
+    const charge = history.body.data.transactions.find((t: any) => t._id === orders[0]!.transaction_id);
+    expect(charge).toMatchObject({ transaction_type: 'purchase', amount_credits: -4, order_id: first.body.order_id });
+    // The same key with other parameters names another call: refused, nothing charged.
+    const other = await http('POST', api('/products/purchase'), {
+      body: { product_id: statsId, parameters: { action: 'mean', values: [5] } },
+      headers: { ...auth, 'x-instance-id': 'inst-idem', 'idempotency-key': 'order-once-1' },
+    });
+    expect([other.status, other.body.error_code]).toEqual([409, 'request_id_conflict']);
+    expect((await ledger.balance(wallet)).balance).toBe(before - 4);
   });
 
   it('POST /issues/report resolves by object id, slug or exact name, and stores unknown products too', async () => {

@@ -5,8 +5,10 @@ export const serviceErrors: Readonly<Record<string, ErrorEntry & { area: 'servic
   store_unavailable: {
     status: 503,
     area: 'service',
-    meaning: 'The data store is unreachable. Nothing was changed; `/health` still answers.',
-    action: 'Retry shortly; the service recovers by itself.',
+    meaning:
+      'The data store is unreachable. Nothing was changed; `/health` still answers. Except on a paid call with `details.charge: "unknown"`: the vendor answered and the charge may have been recorded as the store went away.',
+    action:
+      'Retry shortly; the service recovers by itself. With `details.charge: "unknown"`, send the same request id (`details.request_id`; over MCP the `details.idempotency_key`) again: it answers the recorded result, charged at most once.',
   },
   workflow_engine_unavailable: {
     status: 503,
