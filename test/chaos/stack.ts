@@ -5,13 +5,14 @@
  * processes, a tool vendor and an HTTPS callback receiver. The harness restarts what a fault
  * killed, and each fault below is the real thing: a SIGKILL, a server stopped, a socket refused.
  */
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Child, spawnTs } from '../../bench/children';
 import { startFerretDbOver } from '../../scripts/services/ferretdb';
 import { type RunningLocalChain, startLocalChain } from '../../scripts/services/local-chain';
 import { startPostgres } from '../../scripts/services/postgres';
+import { CACHE } from '../../scripts/services/paths';
 import { freePort, portOpen } from '../../scripts/services/process';
 import { startTemporalDev } from '../../scripts/services/temporal';
 import { createDb } from '../../shared/composition/store';
@@ -32,6 +33,8 @@ const kill = (pid: number | undefined, signal: NodeJS.Signals = 'SIGKILL') => {
     /* already gone */
   }
 };
+/** Where the stack's processes write their logs: one folder per soak. */
+const LOG_DIR = path.join(CACHE, 'chaos', `logs-${new Date().toISOString().replace(/[:.]/g, '-')}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A process the harness keeps running: started again whenever it exits, until the harness stops it. */
@@ -48,7 +51,11 @@ class Supervised {
 
   start(): void {
     const child = spawnTs(this.script, this.args, this.env);
-    child.proc.stdout?.resume();
+    // Each process's log lines (LOG_LEVEL error by default) beside the run's history, for the post-mortem.
+    mkdirSync(LOG_DIR, { recursive: true });
+    child.proc.stdout?.pipe(
+      createWriteStream(path.join(LOG_DIR, `${this.name.replace(/\W+/g, '-')}.log`), { flags: 'a' }),
+    );
     this.child = child;
     void child.exit.then(async () => {
       if (this.stopping) return;
