@@ -171,14 +171,31 @@ export function isStoreUnavailable(err: unknown): boolean {
     name === 'MongoNetworkTimeoutError' ||
     name === 'MongoNotConnectedError' ||
     name === 'MongoTopologyClosedError' ||
-    // A batch insert cut off by a lost connection: the driver wraps the network error it met.
-    (name === 'MongoBulkWriteError' &&
-      ((err as { writeErrors?: unknown[] }).writeErrors ?? []).length === 0 &&
-      isStoreUnavailable((err as { errorResponse?: unknown }).errorResponse)) ||
+    (name === 'MongoBulkWriteError' && isBulkStoreAway(err)) ||
     /Client must be connected|buffering timed out|before initial connection is complete/i.test(
       (err as Error).message ?? '',
     )
   );
+}
+
+/**
+ * A batch insert that met the store away, never a refusal of its documents: FerretDB whose
+ * PostgreSQL stops answers an unordered insertMany with code 1 and the backend's words (with or
+ * without per-document write errors saying the same), and the driver wraps a connection lost
+ * mid-batch as the network error it met (`errorResponse`).
+ */
+function isBulkStoreAway(err: object): boolean {
+  const e = err as { code?: unknown; message?: string; writeErrors?: unknown; errorResponse?: unknown };
+  const writeErrors = (Array.isArray(e.writeErrors) ? e.writeErrors : e.writeErrors ? [e.writeErrors] : []) as Array<{
+    code?: unknown;
+    errmsg?: string;
+    message?: string;
+  }>;
+  if (writeErrors.some((w) => isDuplicateKey(w))) return false;
+  if (e.code === 1 && BACKEND_AWAY.test(e.message ?? '')) return true;
+  if (writeErrors.length > 0)
+    return writeErrors.every((w) => w.code === 1 && BACKEND_AWAY.test(w.errmsg ?? w.message ?? ''));
+  return isStoreUnavailable(e.errorResponse);
 }
 
 /** A write refused by a unique index: how every "exactly once" decision here is taken. */
