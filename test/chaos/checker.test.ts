@@ -134,6 +134,28 @@ describe('the chaos checker (pure): a consistent history passes, each crafted vi
     expect(invariants(toldFailed)).toContain('charged_only_with_result');
   });
 
+  it('a charge told failed, then answered on a retry of its request id, is no violation; a receipt naming another charge is', () => {
+    const retried = healthy();
+    retried.ops[1] = { ...retried.ops[1]!, status: 503, error: 'store_unavailable', facts: undefined };
+    retried.ops.push(
+      op(7, { kind: 'signed_invoke', account: 'w1', requestId: 'r1', facts: { transaction_id: 'purchase:w1:r1' } }),
+    );
+    expect(check(input(retried))).toEqual([]);
+    const toldOnly = healthy();
+    toldOnly.ops[1] = { ...toldOnly.ops[1]!, status: 503, error: 'store_unavailable', facts: undefined };
+    expect(invariants(toldOnly)).toEqual(['charged_only_with_result']);
+
+    const receipt = healthy();
+    receipt.ops[1] = {
+      ...receipt.ops[1]!,
+      kind: 'mcp_credits_call',
+      facts: { transaction_id: 'purchase:w1:r1', receipt_transaction: 'credits:purchase:w1:r9' },
+    };
+    expect(invariants(receipt)).toEqual(['receipt_matches_charge']);
+    receipt.ops[1]!.facts!.receipt_transaction = 'credits:purchase:w1:r1';
+    expect(check(input(receipt))).toEqual([]);
+  });
+
   it('an acknowledged charge missing from the ledger', () => {
     const w = healthy();
     w.ops[1] = { ...w.ops[1]!, facts: { transaction_id: 'purchase:w1:lost' } };
