@@ -18,10 +18,10 @@ import {
   catalogToolsByName,
   decodeCursor,
   encodeCursor,
+  isToolName,
   MCP_META,
   MCP_PAGE_PRODUCTS,
   MCP_PAGE_WORKFLOWS,
-  isToolName,
   type McpTool,
   toolName,
 } from './tools';

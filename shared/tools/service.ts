@@ -1,7 +1,7 @@
 import type { LedgerStore } from '../credits/ledger-store';
-import type { CatalogIndex } from './catalog-index';
 import type { Models } from '../platform/db/index';
 import { ValidationError } from '../platform/errors/index';
+import type { CatalogIndex } from './catalog-index';
 import {
   createToolInvoker,
   type InvokeOutput,
