@@ -205,6 +205,16 @@ describe('the MCP server under attack: batches, long unknown names, floods (real
     expect((await ping(next(), { authorization: `Bearer ${other.access_token}` })).status).toBe(200);
   });
 
+  it('the catalog index is served without a store read while fresh, and a write through the same repository is seen at once', async () => {
+    const repo = new ToolRepository(stack.db.models);
+    await repo.listedIndex();
+    expect((await commands(() => repo.listedIndex())).sent).toEqual([]);
+    await repo.createProduct({ slug: 'own-write', name: 'own write' });
+    const after = await commands(() => repo.listedIndex());
+    expect(after.sent.length).toBeGreaterThan(0);
+    expect(after.result.products.map((p) => p.slug)).toContain('own-write');
+  });
+
   it('the name index follows a catalog change made elsewhere within the product cache age (5 s)', async () => {
     const from = '127.0.0.6';
     expect((await call('late__go', from)).body.error?.data?.code).toBe('tool_not_found');
