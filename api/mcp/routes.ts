@@ -1,9 +1,10 @@
 /**
  * The MCP endpoint on the main host: Streamable HTTP through the official SDK's per-request
  * handler (the 2026-07-28 revision, stateless; 2025-era clients served statelessly from the same
- * factory). Host and Origin are checked first (DNS rebinding), the bearer token next, then the
- * SDK dispatches to the catalog service. HTTP only: what the tools are and how a call is paid
- * lives in shared/mcp.
+ * factory). Each message counts against its client address's limit first, then Host and Origin
+ * are checked (DNS rebinding), the bearer token next and the wallet's or group's limit after it;
+ * then the SDK dispatches to the catalog service. HTTP only: what the tools are and how a call is
+ * paid lives in shared/mcp.
  */
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/express';
 import { toNodeHandler } from '@modelcontextprotocol/node';
@@ -14,13 +15,14 @@ import {
   ProtocolErrorCode,
   Server,
 } from '@modelcontextprotocol/server';
-import type { RequestHandler } from 'express';
+import express, { type NextFunction, type RequestHandler, type Response } from 'express';
 import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
 import type { McpCaller } from '../../shared/mcp/service';
 import { AppError } from '../../shared/platform/errors/index';
 import { logger } from '../../shared/platform/logger/index';
 import type { GroupAccess } from '../../shared/workspaces/types';
+import { perClientLimit, perGroupLimit, perWalletLimit } from '../http/middleware/limits';
 import type { Operation } from '../http/operations/types';
 
 export const MCP_PATH = '/mcp';
@@ -96,6 +98,69 @@ function mcpServer(services: Services, caller: McpCaller, version: string): Serv
   return server;
 }
 
+/** The JSON-RPC error code of a refusal written before the SDK reads the message (HTTP 401, 429). */
+const REFUSAL_CODES: Record<number, number> = { 401: -32001, 429: -32029 };
+
+/** An HTTP refusal whose body is a JSON-RPC error (no message was read, so no id to answer). */
+function jsonRpcRefusal(res: Response, status: number, code: number, message: string, data?: unknown): void {
+  res.status(status).json({ jsonrpc: '2.0', id: null, error: { code, message, ...(data ? { data } : {}) } });
+}
+
+/**
+ * A refusal decided before the SDK reads the message (a token that does not authenticate, a
+ * limit): the HTTP status, its headers (WWW-Authenticate, Retry-After) and a JSON-RPC error whose
+ * `data` carries our code, status and, for a limit, its `rate_limit` block. Anything else goes to
+ * the error handler.
+ */
+function refuseInJsonRpc(res: Response, err: unknown, next: NextFunction): void {
+  const code = err instanceof AppError ? REFUSAL_CODES[err.status] : undefined;
+  if (!(err instanceof AppError) || code === undefined) return next(err);
+  if (err.status === 401) res.set('WWW-Authenticate', `Bearer error="invalid_token", error_description="${err.code}"`);
+  res.set(err.headers ?? {});
+  jsonRpcRefusal(res, err.status, code, err.message, { code: err.code, status: err.status, ...(err.extra ?? {}) });
+}
+
+const parseJson = express.json({ limit: MAX_BODY_BYTES, strict: false, type: 'application/json' });
+
+/**
+ * Reads the JSON body for the SDK (which then takes it parsed) and refuses a JSON-RPC batch with
+ * 400 and -32600: one HTTP request is one message, so one count of the limits is one message.
+ * The SDK serves 2025-03-26 batches (up to 100 messages) to a request without a protocol
+ * version; MCP dropped batching in 2025-06-18 and so do we, whatever the version. A body that
+ * is not JSON is refused as the SDK refuses it (400 -32700, 413 past 1 MiB); a body that is not
+ * `application/json` is left unread, for the SDK's 415.
+ */
+const oneMessage: RequestHandler = (req, res, next) =>
+  parseJson(req, res, (err?: unknown) => {
+    if (err) {
+      const status = (err as { status?: number }).status;
+      if (status === 413) return jsonRpcRefusal(res, 413, -32000, 'Payload Too Large: the body is over 1 MiB');
+      if (status === 415) return jsonRpcRefusal(res, 415, -32000, 'Unsupported Media Type: unsupported charset');
+      return jsonRpcRefusal(res, 400, -32700, 'Parse error: Invalid JSON');
+    }
+    if (Array.isArray(req.body))
+      return jsonRpcRefusal(
+        res,
+        400,
+        -32600,
+        'Invalid Request: JSON-RPC batches are not supported; send one message per request',
+      );
+    next();
+  });
+
+/** A middleware whose refusals (thrown or passed on) are answered in JSON-RPC. */
+function inJsonRpc(handler: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    const done: NextFunction = (err?: unknown) => (err === undefined ? next() : refuseInJsonRpc(res, err, next));
+    try {
+      const out = handler(req, res, done) as unknown;
+      if (out instanceof Promise) out.catch(done);
+    } catch (err) {
+      done(err);
+    }
+  };
+}
+
 /**
  * `Authorization: Bearer act_…` → the wallet that pays with credits; `agt_…` → an agent group (its
  * budget's workflows are tools too); no header → anonymous
@@ -106,37 +171,43 @@ function authenticate(services: Services): RequestHandler {
   return async (req, res, next) => {
     const header = req.header('authorization');
     if (header === undefined) return next();
-    try {
-      if (/^Bearer\s+agt_/i.test(header)) {
-        const group = await services.webhookRuns.authenticate(header);
-        (req as { auth?: AuthInfo }).auth = {
-          token: group.tokenId,
-          clientId: group.group._id,
-          scopes: [],
-          extra: { group },
-        };
-        return next();
-      }
-      const { wallet, tokenId, expiresAt } = await services.tokens.authenticate(header);
+    if (/^Bearer\s+agt_/i.test(header)) {
+      const group = await services.webhookRuns.authenticate(header);
+      res.locals.group = group;
       (req as { auth?: AuthInfo }).auth = {
-        token: tokenId,
-        clientId: wallet,
+        token: group.tokenId,
+        clientId: group.group._id,
         scopes: [],
-        ...(expiresAt ? { expiresAt: Math.floor(expiresAt.getTime() / 1000) } : {}),
-        extra: { wallet },
+        extra: { group },
       };
-      next();
-    } catch (err) {
-      if (!(err instanceof AppError) || err.status !== 401) return next(err);
-      res
-        .status(401)
-        .set('WWW-Authenticate', `Bearer error="invalid_token", error_description="${err.code}"`)
-        .json({
-          jsonrpc: '2.0',
-          id: null,
-          error: { code: -32001, message: err.message, data: { code: err.code, status: 401 } },
-        });
+      return next();
     }
+    const { wallet, tokenId, expiresAt } = await services.tokens.authenticate(header);
+    res.locals.wallet = wallet;
+    (req as { auth?: AuthInfo }).auth = {
+      token: tokenId,
+      clientId: wallet,
+      scopes: [],
+      ...(expiresAt ? { expiresAt: Math.floor(expiresAt.getTime() / 1000) } : {}),
+      extra: { wallet },
+    };
+    next();
+  };
+}
+
+/**
+ * Once the caller is known, every message counts against its allowance as a REST invoke does: a
+ * wallet's is the invoke bucket its signed and bearer invokes share (`invoke:wallet:<wallet>`), an
+ * agent group's its own on the same limit (`invoke:group:<group id>`). Anonymous messages were
+ * counted per client address already.
+ */
+function perCallerLimit(services: Services): RequestHandler {
+  const wallet = perWalletLimit(services.limits.invokePerWallet, 'invoke');
+  const group = perGroupLimit(services.limits.invokePerWallet, 'invoke', { what: 'MCP messages' });
+  return (req, res, next) => {
+    if (res.locals.group) return group(req, res, next);
+    if (res.locals.wallet) return wallet(req, res, next);
+    next();
   };
 }
 
@@ -196,13 +267,16 @@ export function mcpOperations(services: Services, publicBaseUrl: string, version
           alsoAs: ['text/event-stream'],
         },
         202: { description: 'A notification, accepted' },
-        400: refused('Not a JSON-RPC request, or its headers disagree with the body'),
+        400: refused('Not a JSON-RPC request, a JSON-RPC batch (-32600), or its headers disagree with the body'),
         401: refused('A bearer token that does not authenticate (`data.code`)'),
         403: refused('A Host or Origin this server does not answer (DNS rebinding)'),
         405: { description: 'GET or DELETE: no sessions, no standalone stream' },
         406: refused('The Accept header allows neither JSON nor an event stream'),
         413: refused('A body over 1 MiB'),
         415: refused('Not application/json'),
+        429: refused(
+          'Too many messages from this address, or for this wallet or agent group (`data.rate_limit`, `Retry-After`)',
+        ),
       },
       errorStatuses: [],
       errors: 'gateway',
@@ -216,8 +290,17 @@ export function mcpOperations(services: Services, publicBaseUrl: string, version
           response: { status: 200, body: { jsonrpc: '2.0', id: 1, result: {} } },
         },
       ],
-      before: [hostHeaderValidation(hosts), originValidation(hosts), authenticate(services)],
-      handler: (req, res) => void node(req, res),
+      before: [
+        // Per client address before anything else (the Host check, a token's store read, the body).
+        inJsonRpc(perClientLimit(services.limits.mcpPerClient, 'mcp', { what: 'MCP messages' })),
+        hostHeaderValidation(hosts),
+        originValidation(hosts),
+        inJsonRpc(authenticate(services)),
+        inJsonRpc(perCallerLimit(services)),
+        oneMessage,
+      ],
+      // The body parsed above, or undefined (not JSON: the SDK reads and refuses it).
+      handler: (req, res) => void node(req, res, req.body),
     },
   ];
 }

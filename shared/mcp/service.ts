@@ -15,13 +15,14 @@ import { invokeWithinGroupBudget } from './group-calls';
 import { paidResult, paymentRequiredResult, paymentResponseMeta, type ToolCallResult, toolError } from './results';
 import {
   catalogTools,
+  catalogToolsByName,
   decodeCursor,
   encodeCursor,
+  isToolName,
   MCP_META,
   MCP_PAGE_PRODUCTS,
   MCP_PAGE_WORKFLOWS,
   type McpTool,
-  nameCandidates,
   toolName,
 } from './tools';
 import { workflowIdOf, workflowTool, workflowToolName } from './workflow-tools';
@@ -82,14 +83,14 @@ export class McpToolService {
     return found.filter((wf): wf is RunnableWorkflow => wf !== null && wf.version !== null).map(workflowTool);
   }
 
-  /** The product and action a tool name stands for (only active, listed products are tools). */
+  /**
+   * The product and action a tool name stands for (only active, listed products are tools): one
+   * lookup in the catalog's in-memory index, so a name that is no tool costs no store read while
+   * the index is fresh (ToolRepository.listedIndex).
+   */
   async resolve(name: string): Promise<{ product: ToolProduct; action: ToolAction }> {
-    for (const c of nameCandidates(name)) {
-      const product = await this.tools.findProduct(c.product);
-      const action = product?.actions.find((a) => a.slug === c.action);
-      if (product && action && !product.private && toolName(product.slug, action.slug) === name)
-        return { product, action };
-    }
+    const found = isToolName(name) ? catalogToolsByName(await this.tools.listedIndex()).get(name) : undefined;
+    if (found) return found;
     throw errors.notFound('tool_not_found', `no tool named ${name}; list them with tools/list`);
   }
 

@@ -1,7 +1,9 @@
 /**
  * The catalog as MCP tools: names, descriptions with the price, input schemas, list cursors.
- * Pure: the service reads the catalog, this decides how it looks to an MCP client.
+ * Pure: the service reads the catalog, this decides how it looks to an MCP client (and finds a
+ * tool by its name in the catalog's in-memory index).
  */
+import type { CatalogIndex } from '../tools/catalog-index';
 import type { ToolAction, ToolProduct } from '../tools/rules';
 
 /** Our keys in MCP `_meta` (a reverse-DNS-like prefix, as MCP asks of implementation keys). */
@@ -28,21 +30,36 @@ export function toolName(productSlug: string, actionSlug: string): string {
   return `${productSlug.replace(/~/g, '_')}${SEPARATOR}${actionSlug.replace(/~/g, '_')}`;
 }
 
+export interface CatalogToolRef {
+  product: ToolProduct;
+  action: ToolAction;
+}
+
+const toolsByIndex = new WeakMap<CatalogIndex, Map<string, CatalogToolRef>>();
+
 /**
- * Every (product, action) slug pair a tool name can stand for. Only a name holding a `~~`
- * (written `__`) has more than one; the caller keeps the pair whose `toolName` is the name.
+ * Every tool of the listed catalog by its name, built once per index (the index is replaced when
+ * the catalog changes), so resolving a name is one map lookup and never a store read. Two pairs
+ * can write one name only through a `~~` (written `__`): the shorter product slug wins.
  */
-export function nameCandidates(name: string): Array<{ product: string; action: string }> {
-  if (!TOOL_NAME.test(name)) return [];
-  const out: Array<{ product: string; action: string }> = [];
-  for (let i = name.indexOf(SEPARATOR); i > 0; i = name.indexOf(SEPARATOR, i + 1)) {
-    const product = name.slice(0, i);
-    const action = name.slice(i + SEPARATOR.length);
-    if (!action) continue;
-    // A `_` left in either part was a `~`.
-    out.push({ product: product.replace(/_/g, '~'), action: action.replace(/_/g, '~') });
+export function catalogToolsByName(index: CatalogIndex): Map<string, CatalogToolRef> {
+  let byName = toolsByIndex.get(index);
+  if (byName) return byName;
+  byName = new Map();
+  for (const product of index.products) {
+    for (const action of product.actions) {
+      const name = toolName(product.slug, action.slug);
+      const seen = byName.get(name);
+      if (!seen || product.slug.length < seen.product.slug.length) byName.set(name, { product, action });
+    }
   }
-  return out;
+  toolsByIndex.set(index, byName);
+  return byName;
+}
+
+/** Whether a string can be a tool name at all (the MCP name pattern, at most 128 characters). */
+export function isToolName(name: string): boolean {
+  return TOOL_NAME.test(name);
 }
 
 export interface ActionPrice {

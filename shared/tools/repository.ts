@@ -59,6 +59,11 @@ export class ToolRepository {
   private readonly budgetReads = new Map<string, Promise<Budget | null>>();
   private index?: CatalogIndex;
   private building?: Promise<CatalogIndex>;
+  /** When the index's version was last read from the store (listedIndex serves it CACHE_MS from then). */
+  private indexCheckedAt = -Infinity;
+  private checking?: Promise<CatalogIndex>;
+  /** Catalog writes through this repository; a version read that raced one is not trusted for CACHE_MS. */
+  private writes = 0;
 
   constructor(
     private readonly models: ToolModels,
@@ -203,10 +208,32 @@ export class ToolRepository {
       { $set: { version: ids.catalogVersion(), updated_at: now } },
       { upsert: true },
     );
+    // A write through this repository is seen at once: the next listedIndex reads the version.
+    this.writes++;
+    this.indexCheckedAt = -Infinity;
   }
 
   /** The listed catalog (active, public) from the in-memory index: one version read per call. */
   async listListed(input: ListInput): Promise<{ items: ToolProduct[]; total: number }> {
+    return queryCatalog(await this.currentIndex(), input);
+  }
+
+  /**
+   * The listed catalog's index without a store read while its version was read less than
+   * CACHE_MS ago (as the product cache serves a product): a write through this repository is
+   * seen at once, one made by another process within CACHE_MS. Past that, one version read,
+   * shared by concurrent callers, and a rebuild only when the version changed. Name lookups
+   * (MCP tool names) read this, so a name that is no tool costs no store read.
+   */
+  async listedIndex(): Promise<CatalogIndex> {
+    if (this.index && Date.now() - this.indexCheckedAt < CACHE_MS) return this.index;
+    this.checking ??= this.currentIndex().finally(() => (this.checking = undefined));
+    return this.checking;
+  }
+
+  private async currentIndex(): Promise<CatalogIndex> {
+    const readAt = Date.now();
+    const writes = this.writes;
     const current = await this.models.toolCatalogVersions.findById('catalog').lean<{ version: string }>().exec();
     const version = current?.version ?? 'empty';
     if (this.index?.version !== version) {
@@ -214,7 +241,9 @@ export class ToolRepository {
       // A build for an older version may finish last; the next call then sees the mismatch and rebuilds.
       this.index = await this.building;
     }
-    return queryCatalog(this.index!, input);
+    if (this.index.version === version && this.writes === writes)
+      this.indexCheckedAt = Math.max(this.indexCheckedAt, readAt);
+    return this.index;
   }
 
   private async buildIndex(version: string): Promise<CatalogIndex> {

@@ -1,6 +1,7 @@
 import type { LedgerStore } from '../credits/ledger-store';
 import type { Models } from '../platform/db/index';
 import { ValidationError } from '../platform/errors/index';
+import type { CatalogIndex } from './catalog-index';
 import {
   createToolInvoker,
   type InvokeOutput,
@@ -134,6 +135,11 @@ export class ToolService {
 
   async setBudget(wallet: string, budget: Budget, by: 'wallet' | 'operator') {
     return this.repository.setBudget(wallet, budget, by);
+  }
+
+  /** The listed catalog in memory (at most the product cache's age behind another process's writes). */
+  listedIndex(): Promise<CatalogIndex> {
+    return this.repository.listedIndex();
   }
 
   async catalogPage(page: number, pageSize: number) {

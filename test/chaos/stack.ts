@@ -168,6 +168,7 @@ export async function startChaosStack(opts: { dbName: string; log?: (s: string) 
       WORKFLOW_START_LIMIT_PER_WALLET: '100000',
       PURCHASE_LIMIT_PER_CLIENT: '10000000',
       X402_VERIFY_LIMIT_PER_PAYER: '10000000',
+      MCP_LIMIT_PER_CLIENT: '10000000',
       X402_SETTLE_WAIT_MS: '8000',
       X402_SWEEP_STALE_SECONDS: '30',
       TOOL_HOLD_STALE_MINUTES: String(HOLD_STALE_MINUTES),

@@ -1,23 +1,40 @@
 import { paymentRequiredResult, toolError } from '../../shared/mcp/results';
-import { catalogTool, decodeCursor, encodeCursor, nameCandidates, priceText, toolName } from '../../shared/mcp/tools';
+import {
+  catalogTool,
+  catalogToolsByName,
+  decodeCursor,
+  encodeCursor,
+  isToolName,
+  priceText,
+  toolName,
+} from '../../shared/mcp/tools';
 import { workflowIdOf, workflowToolName } from '../../shared/mcp/workflow-tools';
 import { AppError } from '../../shared/platform/errors/index';
+import { buildCatalogIndex } from '../../shared/tools/catalog-index';
 import type { ToolProduct } from '../../shared/tools/rules';
 
 describe('MCP tool mapping (pure)', () => {
-  it('names a tool product__action and reads every slug pair back, ~ written as _', () => {
+  it('names a tool product__action (~ written as _) and finds every tool of the index by its name, one lookup', () => {
     expect(toolName('chain-reader', 'block-facts')).toBe('chain-reader__block-facts');
-    expect(nameCandidates('chain-reader__block-facts')).toEqual([{ product: 'chain-reader', action: 'block-facts' }]);
     expect(toolName('a~b', 'c.d')).toBe('a_b__c.d');
-    expect(nameCandidates('a_b__c.d')).toEqual([{ product: 'a~b', action: 'c.d' }]);
-    // `~~` is written `__`: both readings are offered, the service keeps the one that names back.
-    expect(nameCandidates(toolName('x~~y', 'z'))).toEqual([
-      { product: 'x', action: 'y~~z' },
-      { product: 'x~~y', action: 'z' },
+    const product = (id: string, slug: string, actions: string[]) =>
+      ({ id, slug, name: slug, categories: [], actions: actions.map((a) => ({ slug: a })) }) as unknown as ToolProduct;
+    const index = buildCatalogIndex('v1', [
+      { product: product('p1', 'chain-reader', ['block-facts']), terms: [] },
+      { product: product('p2', 'a~b', ['c.d']), terms: [] },
+      // `~~` is written `__`: both pairs write x__y__z; the shorter product slug wins.
+      { product: product('p3', 'x~~y', ['z']), terms: [] },
+      { product: product('p4', 'x', ['y~~z']), terms: [] },
     ]);
-    expect(nameCandidates('no-separator')).toEqual([]);
-    expect(nameCandidates('bad name__x')).toEqual([]);
-    expect(nameCandidates('x'.repeat(129))).toEqual([]);
+    const byName = catalogToolsByName(index);
+    expect(byName.get('chain-reader__block-facts')?.product.id).toBe('p1');
+    expect(byName.get('a_b__c.d')).toMatchObject({ product: { id: 'p2' }, action: { slug: 'c.d' } });
+    expect(byName.get(toolName('x~~y', 'z'))).toMatchObject({ product: { id: 'p4' }, action: { slug: 'y~~z' } });
+    expect(byName.get('chain-reader__other')).toBeUndefined();
+    // Built once per index: the catalog's next version is a new index, so a new map.
+    expect(catalogToolsByName(index)).toBe(byName);
+    expect(isToolName('stats__mean')).toBe(true);
+    for (const bad of ['', 'bad name__x', 'x'.repeat(129)]) expect(isToolName(bad)).toBe(false);
   });
 
   it('puts the price in the description and _meta, the schema as inputSchema', () => {

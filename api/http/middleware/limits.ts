@@ -35,5 +35,14 @@ export function perWalletLimit(limiter: Limiter, name: string, opts: Pick<LimitO
   return (_req, res, next) => enforce(limiter, `${name}:wallet:${res.locals.wallet}`, what, next);
 }
 
+/**
+ * Per agent group (`<name>:group:<group id>`), after its `agt_` token resolved into
+ * res.locals.group: a group's allowance is its own, as a wallet's is.
+ */
+export function perGroupLimit(limiter: Limiter, name: string, opts: Pick<LimitOptions, 'what'> = {}): RequestHandler {
+  const what = `${opts.what ?? `${name}s`} for one agent group`;
+  return (_req, res, next) => enforce(limiter, `${name}:group:${res.locals.group?.group._id}`, what, next);
+}
+
 export const isInvoke = (req: { method: string; path: string }) =>
   req.method === 'POST' && /\/invoke\/?$/.test(req.path);

@@ -75,6 +75,7 @@ export const envSchema = Joi.object({
   INVOKE_LIMIT_PER_WALLET: Joi.number().integer().min(1).max(10_000_000).default(6_000),
   PURCHASE_LIMIT_PER_CLIENT: Joi.number().integer().min(1).max(10_000_000).default(1_200),
   X402_VERIFY_LIMIT_PER_PAYER: Joi.number().integer().min(1).max(10_000_000).default(600),
+  MCP_LIMIT_PER_CLIENT: Joi.number().integer().min(1).max(10_000_000).default(12_000),
   X402_RPC_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(3000),
   X402_LOG_WINDOW_BLOCKS: Joi.number().integer().min(1).max(1000000).default(2000),
   X402_FACILITATOR_TIMEOUT_MS: Joi.number().integer().min(100).max(300000).default(15000),

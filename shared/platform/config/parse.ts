@@ -131,6 +131,7 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
       invokePerWallet: value.INVOKE_LIMIT_PER_WALLET,
       purchasePerClient: value.PURCHASE_LIMIT_PER_CLIENT,
       x402PerPayer: value.X402_VERIFY_LIMIT_PER_PAYER,
+      mcpPerClient: value.MCP_LIMIT_PER_CLIENT,
     }),
     jobReserveRateLimits: Object.freeze({
       windowSeconds: value.JOB_RESERVE_RATE_WINDOW_SECONDS,

@@ -131,7 +131,8 @@ export interface WorkflowRateLimits {
 
 /**
  * Hot paths' limits per window, per API process (token buckets in memory, no store operation):
- * invokes per client address and per wallet, credit purchases per client, new x402 payments per payer.
+ * invokes per client address and per wallet, credit purchases per client, new x402 payments per payer,
+ * MCP messages per client address.
  */
 export interface HotRateLimits {
   windowSeconds: number;
@@ -139,6 +140,7 @@ export interface HotRateLimits {
   invokePerWallet: number;
   purchasePerClient: number;
   x402PerPayer: number;
+  mcpPerClient: number;
 }
 
 /**

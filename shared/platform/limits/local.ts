@@ -43,13 +43,14 @@ export class LocalLimiter implements Limiter {
   }
 }
 
-/** The in-process limits of the hot paths, one set per API process. */
+/** The in-process limits of the hot paths (MCP messages among them), one set per API process. */
 export function localLimits(c: HotRateLimits) {
   return {
     invokePerClient: new LocalLimiter(c.invokePerClient, c.windowSeconds),
     invokePerWallet: new LocalLimiter(c.invokePerWallet, c.windowSeconds),
     purchasePerClient: new LocalLimiter(c.purchasePerClient, c.windowSeconds),
     x402PerPayer: new LocalLimiter(c.x402PerPayer, c.windowSeconds),
+    mcpPerClient: new LocalLimiter(c.mcpPerClient, c.windowSeconds),
   };
 }
 
