@@ -21,7 +21,7 @@ describe('fault: what the store answers while PostgreSQL is away', () => {
     const client = new MongoClient(ferret.uri, { serverSelectionTimeoutMS: 3000 });
     try {
       await client.connect();
-      const col = client.db('faults').collection<{ _id?: unknown; n: number }>('x');
+      const col = client.db('faults').collection<{ _id?: string; n: number }>('x');
       await col.insertOne({ _id: 'a', n: 0 });
       const errors: unknown[] = [];
       let running = true;
