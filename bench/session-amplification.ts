@@ -55,7 +55,13 @@ function startWorker(queues: string, env: NodeJS.ProcessEnv, logFile: string): C
   const [command, entry] = compiled
     ? [process.execPath, 'dist/workers/main.js']
     : [path.join(ROOT, 'node_modules/.bin/tsx'), 'workers/main.ts'];
-  const flags = (process.env[`BENCH_WORKER_NODE_FLAGS_${queues.replace(/\W/g, '_')}`] ?? process.env.BENCH_WORKER_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const flags = (
+    process.env[`BENCH_WORKER_NODE_FLAGS_${queues.replace(/\W/g, '_')}`] ??
+    process.env.BENCH_WORKER_NODE_FLAGS ??
+    ''
+  )
+    .split(' ')
+    .filter(Boolean);
   return spawn(command, [...flags, entry, '--queues', queues], {
     cwd: ROOT,
     env: { ...process.env, ...env, LOG_LEVEL: process.env.BENCH_WORKER_LOG_LEVEL ?? 'info' },
@@ -89,7 +95,12 @@ function biggestPid(pgrp: number): number {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) !== pgrp) continue;
-      const kb = Number(readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))?.split(/\s+/)[1]);
+      const kb = Number(
+        readFileSync(`/proc/${pid}/status`, 'utf8')
+          .split('\n')
+          .find((l) => l.startsWith('VmRSS:'))
+          ?.split(/\s+/)[1],
+      );
       if (kb > bestKb) [best, bestKb] = [Number(pid), kb];
     } catch {
       // gone
@@ -146,7 +157,9 @@ async function main(): Promise<number> {
     for (;;) {
       const state = await querySession(temporal, id).catch(() => null);
       if (process.env.BENCH_TRACE)
-        trace.push(`${Date.now() - tStart} ${state?.run.status} ${state?.run.nodes.map((x) => x.node_id + ':' + x.status).join(',')}`);
+        trace.push(
+          `${Date.now() - tStart} ${state?.run.status} ${state?.run.nodes.map((x) => x.node_id + ':' + x.status).join(',')}`,
+        );
       if (state && TERMINAL.has(state.run.status)) break;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -166,7 +179,11 @@ async function main(): Promise<number> {
   const sampler = setInterval(() => {
     const now = Object.fromEntries(Object.entries(workers).map(([k, c]) => [k, groupRssMb(c.pid!)]));
     for (const k of Object.keys(now)) peak[k] = Math.max(peak[k], now[k]);
-    if (process.env.BENCH_SNAPSHOT_AT && !snapped && now.sessions - before.sessions > Number(process.env.BENCH_SNAPSHOT_AT)) {
+    if (
+      process.env.BENCH_SNAPSHOT_AT &&
+      !snapped &&
+      now.sessions - before.sessions > Number(process.env.BENCH_SNAPSHOT_AT)
+    ) {
       snapped = true;
       process.kill(biggestPid(workers.sessions.pid!), 'SIGUSR2');
       log('snapshot asked');

@@ -20,7 +20,7 @@ export function currentLogContext(): LogContext {
   return contextStore.getStore() ?? {};
 }
 
-export { describeError, redact, redactText } from './redact';
+export { describeError, MAX_LOG_ITEMS, MAX_LOG_NODES, MAX_LOG_TEXT, redact, redactText } from './redact';
 
 const addContext = winston.format((info) => {
   const ctx = currentLogContext();

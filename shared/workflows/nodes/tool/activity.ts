@@ -73,11 +73,11 @@ export function createToolNodeActivities(deps: ToolNodeDeps) {
         throw ApplicationFailure.nonRetryable(`credentials not set: ${missing.join(', ')}`, 'missing_credentials');
       const parameters = asFinal(() =>
         renderValue(call.node.parameters, {
-        prompt: call.prompt,
-        outputs: call.outputs,
-        metadata: call.metadata,
-        credentials,
-      }),
+          prompt: call.prompt,
+          outputs: call.outputs,
+          metadata: call.metadata,
+          credentials,
+        }),
       ) as Record<string, unknown>;
 
       const budget = await workspaces.getBudget(call.budgetId);

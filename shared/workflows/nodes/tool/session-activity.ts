@@ -67,11 +67,11 @@ export function createSessionToolActivities(deps: SessionToolNodeDeps) {
       }
       const parameters = asFinal(() =>
         renderValue(call.node.parameters, {
-        prompt: '',
-        outputs: call.outputs,
-        metadata: call.metadata,
-        credentials: {},
-      }),
+          prompt: '',
+          outputs: call.outputs,
+          metadata: call.metadata,
+          credentials: {},
+        }),
       ) as Record<string, unknown>;
       try {
         const out = await withHeartbeats((signal) =>
