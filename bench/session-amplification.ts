@@ -11,7 +11,12 @@
  *   node_modules/.bin/tsx bench/session-amplification.ts
  *
  * Knobs (env): BENCH_AMPLIFICATION_SESSIONS (1: big sessions run one after another, the growth is
- * over all of them); MONGODB_URI / TEMPORAL_ADDRESS reuse servers you run.
+ * over all of them); BENCH_WORKER_LOG_LEVEL (info, as compose runs the workers);
+ * BENCH_WORKER_COMPILED=1 (dist/workers/main.js, as the image runs it); BENCH_WORKER_NODE_FLAGS
+ * (node flags for both workers), BENCH_WORKER_NODE_FLAGS_sessions and
+ * BENCH_WORKER_NODE_FLAGS_untrusted_node_template (for one: `--inspect=127.0.0.1:9301` lets a
+ * sampling heap profile that keeps collected objects show where the garbage is made);
+ * MONGODB_URI / TEMPORAL_ADDRESS reuse servers you run.
  * Target (issue 37): `amplification_worker_rss_growth_mb` ≤ 50.
  */
 import './silent-logs';
@@ -88,27 +93,6 @@ function groupRssMb(pgrp: number): number {
   return kb / 1024;
 }
 
-function biggestPid(pgrp: number): number {
-  let best = 0;
-  let bestKb = -1;
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) !== pgrp) continue;
-      const kb = Number(
-        readFileSync(`/proc/${pid}/status`, 'utf8')
-          .split('\n')
-          .find((l) => l.startsWith('VmRSS:'))
-          ?.split(/\s+/)[1],
-      );
-      if (kb > bestKb) [best, bestKb] = [Number(pid), kb];
-    } catch {
-      // gone
-    }
-  }
-  return best;
-}
-
 const TERMINAL = new Set(['completed', 'failed', 'setup_required', 'cancelled']);
 
 async function main(): Promise<number> {
@@ -139,8 +123,6 @@ async function main(): Promise<number> {
   };
   children.push(...Object.values(workers));
 
-  const trace: string[] = [];
-  const tStart = Date.now();
   let n = 0;
   const session = async (width: number): Promise<SessionState> => {
     const id = `wss_${prefix.replace(/\W/g, '')}${n++}`;
@@ -156,10 +138,6 @@ async function main(): Promise<number> {
     });
     for (;;) {
       const state = await querySession(temporal, id).catch(() => null);
-      if (process.env.BENCH_TRACE)
-        trace.push(
-          `${Date.now() - tStart} ${state?.run.status} ${state?.run.nodes.map((x) => x.node_id + ':' + x.status).join(',')}`,
-        );
       if (state && TERMINAL.has(state.run.status)) break;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -174,27 +152,10 @@ async function main(): Promise<number> {
   await new Promise((r) => setTimeout(r, 2000));
   const before = Object.fromEntries(Object.entries(workers).map(([k, c]) => [k, groupRssMb(c.pid!)]));
   const peak = { ...before };
-  let lastTrace = 0;
-  let snapped = false;
   const sampler = setInterval(() => {
-    const now = Object.fromEntries(Object.entries(workers).map(([k, c]) => [k, groupRssMb(c.pid!)]));
-    for (const k of Object.keys(now)) peak[k] = Math.max(peak[k], now[k]);
-    if (
-      process.env.BENCH_SNAPSHOT_AT &&
-      !snapped &&
-      now.sessions - before.sessions > Number(process.env.BENCH_SNAPSHOT_AT)
-    ) {
-      snapped = true;
-      process.kill(biggestPid(workers.sessions.pid!), 'SIGUSR2');
-      log('snapshot asked');
-    }
-    if (process.env.BENCH_TRACE && Date.now() - lastTrace > 250) {
-      lastTrace = Date.now();
-      trace.push(`${Date.now() - tStart} ${now.sessions.toFixed(0)} ${now.untrusted_template.toFixed(0)}`);
-    }
+    for (const [k, c] of Object.entries(workers)) peak[k] = Math.max(peak[k], groupRssMb(c.pid!));
   }, 20);
   const errors: string[] = [];
-  if (process.env.BENCH_HOOK) await import(process.env.BENCH_HOOK).then((m) => m.start());
   const t0 = Date.now();
   for (let i = 0; i < SESSIONS; i++) {
     const s = await session(20_000);
@@ -203,11 +164,9 @@ async function main(): Promise<number> {
     else log(`session ${i}: ${s.run.error} (${s.run.error?.length} characters)`);
   }
   await new Promise((r) => setTimeout(r, 2000));
-  if (process.env.BENCH_HOOK) await import(process.env.BENCH_HOOK).then((m) => m.stop());
   clearInterval(sampler);
   const growth = Object.fromEntries(Object.entries(workers).map(([k]) => [k, peak[k] - before[k]]));
   const worst = Math.max(...Object.values(growth));
-  if (process.env.BENCH_TRACE) log(trace.join('\n'));
   log(
     `rss before ${JSON.stringify(before)} MB, peak ${JSON.stringify(peak)} MB: growth ${JSON.stringify(growth)} MB in ${Date.now() - t0} ms`,
   );
