@@ -66,4 +66,5 @@ bench: bootstrap
 	@node_modules/.bin/tsx bench/schedules.ts
 	@node_modules/.bin/tsx bench/runs.ts
 	@node_modules/.bin/tsx bench/growth.ts
+	@node_modules/.bin/tsx bench/session-amplification.ts
 	@node_modules/.bin/tsx bench/report.ts

@@ -40,6 +40,7 @@ export const KEYS = {
   worker_compiled_start_ms: 'startup',
   worker_tsx_rss_mb: 'startup',
   worker_compiled_rss_mb: 'startup',
+  amplification_worker_rss_growth_mb: 'session-amplification',
 } as const;
 type Key = keyof typeof KEYS;
 const GROWTH_COLLECTIONS = [
@@ -225,6 +226,14 @@ function rows(l: Latest, x: Figures): Row[] {
       ratio: num(l.worker_compiled_rss_mb / l.worker_tsx_rss_mb),
       target: '< 400 MB',
       met: l.worker_compiled_rss_mb < 400,
+    },
+    {
+      figure:
+        'worker RSS growth during a template amplification session that must fail (issue 37; the larger of the sessions and untrusted template workers)',
+      value: num(l.amplification_worker_rss_growth_mb, ' MB'),
+      baseline: `sessions worker ${num(x.amplification_sessions_worker_rss_growth_mb, ' MB')}, template worker ${num(x.amplification_template_worker_rss_growth_mb, ' MB')}`,
+      ratio: '',
+      ...atMost(l.amplification_worker_rss_growth_mb, 50),
     },
   ];
 }

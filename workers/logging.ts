@@ -17,6 +17,7 @@ const LEVELS: Record<LogLevel, string> = { TRACE: 'debug', DEBUG: 'debug', INFO:
 /** The SDK's logger (activity `log`, worker lifecycle) written as our JSON lines, ids in snake_case. */
 export const sdkLogger: SdkLogger = {
   log: (level: LogLevel, message: string, meta?: LogMetadata) => {
+    if (!logger.isLevelEnabled(LEVELS[level])) return;
     const { workflowId, runId, activityId, activityType, taskQueue, ...rest } = (meta ?? {}) as Record<string, unknown>;
     logger.log(LEVELS[level], message, {
       ...(workflowId ? { workflow_id: workflowId, run_id: runId } : {}),

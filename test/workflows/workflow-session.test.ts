@@ -3,8 +3,10 @@ import { Worker } from '@temporalio/worker';
 import { temporalTestServer } from '../../scripts/services/paths';
 import { activeSessionKey, WorkflowSessionRepository } from '../../shared/workflow-sessions/repository';
 import type { SessionInput } from '../../shared/workflow-sessions/types';
+import { MAX_RUN_OUTPUTS_BYTES } from '../../shared/workflows/node-output';
 import { createConditionNodeActivities } from '../../shared/workflows/nodes/condition/activity';
 import { createTemplateNodeActivities } from '../../shared/workflows/nodes/template/activity';
+import { MAX_RENDERED_LENGTH } from '../../shared/workflows/template';
 import { ALL_SEARCH_ATTRIBUTES } from '../../temporal/search-attributes';
 import { createWorkflowSessionActivities } from '../../temporal/workflow-session/activities';
 import { endSessionUpdate, sessionStateQuery, sessionTouchSignal } from '../../temporal/workflow-session/definitions';
@@ -128,6 +130,59 @@ describe('workflow session on the time-skipping test server (real store)', () =>
       expect((await repo.get(input.sessionId))?.status).toBe('ended');
       expect((await handle.result()).end_reason).toBe('ended_by_wallet');
     }
+  });
+
+  it('a template amplification fails node_output_too_large on its first attempt, and no payload in its history passes the run outputs bound', async () => {
+    const input: SessionInput = {
+      ...(await session('wss_amp000000000000000000001', 30)),
+      // The graph of issue 37: b renders a 12 times (240,000 characters), c names b 1,100 times.
+      nodes: [
+        { id: 'a', type: 'template', template: 'x'.repeat(20_000) },
+        { id: 'b', type: 'template', template: '{{nodes.a.output}}'.repeat(12) },
+        { id: 'c', type: 'template', template: '{{nodes.b.output}}'.repeat(1100) },
+      ],
+      edges: [
+        { from: 'a', to: 'b' },
+        { from: 'b', to: 'c' },
+      ],
+    };
+    const handle = await env.client.workflow.start(workflowSessionWorkflow, {
+      taskQueue: QUEUE,
+      workflowId: input.sessionId,
+      args: [input],
+    });
+    while (['pending', 'running'].includes((await handle.query(sessionStateQuery)).run.status)) await env.sleep(1000);
+    const final = await handle.executeUpdate(endSessionUpdate, { args: [{ reason: 'ended_by_wallet' }] });
+    expect(final.run).toMatchObject({
+      status: 'failed',
+      error_code: 'node_output_too_large',
+      error: `node_output_too_large: rendered text exceeds ${MAX_RENDERED_LENGTH} characters`,
+    });
+    expect(final.run.nodes.map((n) => [n.node_id, n.status])).toEqual([
+      ['a', 'completed'],
+      ['b', 'completed'],
+      ['c', 'failed'],
+    ]);
+    await handle.result();
+    const events = (await handle.fetchHistory()).events!;
+    // One attempt: a render past its budget is final (retried, it fails the same way after each backoff).
+    const started = events.flatMap((e) =>
+      e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes] : [],
+    );
+    expect(started.map((s) => s.attempt)).toEqual(started.map(() => 1));
+    const failure = events.find((e) => e.activityTaskFailedEventAttributes)!.activityTaskFailedEventAttributes!
+      .failure!;
+    expect(failure.applicationFailureInfo).toMatchObject({ type: 'node_output_too_large', nonRetryable: true });
+    expect(failure.message!.length).toBeLessThan(200);
+    // Every payload (activity inputs and results, the failure, the state written to the store) within the bound.
+    const sizes: number[] = [];
+    const walk = (v: unknown): void => {
+      if (v instanceof Uint8Array) return void sizes.push(v.byteLength);
+      if (v && typeof v === 'object') for (const x of Object.values(v)) walk(x);
+    };
+    walk(events);
+    expect(sizes.length).toBeGreaterThan(0);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(MAX_RUN_OUTPUTS_BYTES);
   });
 
   it('continues as new when the history grows: state, results and idle deadline carry over; the query (what fetch reads), the idle end and the store see them; the first run replays', async () => {

@@ -20,7 +20,7 @@ export function currentLogContext(): LogContext {
   return contextStore.getStore() ?? {};
 }
 
-export { describeError, redact, redactText } from './redact';
+export { describeError, MAX_LOG_ITEMS, MAX_LOG_NODES, MAX_LOG_TEXT, redact, redactText } from './redact';
 
 const addContext = winston.format((info) => {
   const ctx = currentLogContext();
@@ -36,6 +36,14 @@ const addContext = winston.format((info) => {
   return info;
 });
 
+/**
+ * Drops a line no transport would write before any other format runs: winston runs the formats
+ * (redaction, JSON) on every line and leaves the level to the transports, so a trace line with a
+ * large object (the Temporal SDK logs whole activations and activity tasks, payload bytes
+ * included) cost hundreds of MB of garbage to be thrown away.
+ */
+const levelGate = winston.format((info) => (logger.isLevelEnabled(info.level) ? info : false));
+
 const redactFormat = winston.format((info) => {
   for (const key of Object.keys(info)) {
     if (key === 'level' || key === 'timestamp') continue;
@@ -50,6 +58,7 @@ export const logger = winston.createLogger({
   level: level === 'silent' ? 'error' : level,
   silent: level === 'silent',
   format: winston.format.combine(
+    levelGate(),
     winston.format.timestamp(),
     addContext(),
     winston.format.errors({ stack: true }),

@@ -81,19 +81,43 @@ export function redactText(text: string): string {
   return redactMnemonics(masked);
 }
 
-/** Masks values under secret-looking keys, keys and mnemonics in text; leaves public hashes readable. */
-export function redact(value: unknown, depth = 0, key?: string): unknown {
+/**
+ * What one logged value may hold: text past MAX_LOG_TEXT is replaced by its length (a cut could
+ * leave part of a key or a mnemonic unredacted at the edge), bytes by their count, and a walk
+ * stops after MAX_LOG_ITEMS items in one object or array and MAX_LOG_NODES values in all. A log
+ * line stays small whatever it is handed (a rendered template, a payload's bytes).
+ */
+export const MAX_LOG_TEXT = 8192;
+export const MAX_LOG_ITEMS = 100;
+export const MAX_LOG_NODES = 2000;
+
+/** Masks values under secret-looking keys, keys and mnemonics in text; leaves public hashes readable. Bounded (MAX_LOG_*). */
+export function redact(value: unknown, depth = 0, key?: string, budget = { nodes: MAX_LOG_NODES }): unknown {
   if (depth > 6) return '[depth]';
-  if (typeof value === 'string')
+  if (--budget.nodes < 0) return '[more]';
+  if (typeof value === 'string') {
+    if (value.length > MAX_LOG_TEXT) return `[text of ${value.length} characters]`;
     return key && PUBLIC_HASH_KEY.test(key) && /^(0x)?[0-9a-fA-F:x]+$|^[\w:.-]+$/.test(value)
       ? value
       : redactText(value);
-  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1, key));
-  if (value instanceof Error) return redact(describeError(value), depth + 1);
+  }
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return `[${value.byteLength} bytes]`;
+  if (Array.isArray(value)) {
+    const out = value.slice(0, MAX_LOG_ITEMS).map((v) => redact(v, depth + 1, key, budget));
+    if (value.length > MAX_LOG_ITEMS) out.push(`[${value.length - MAX_LOG_ITEMS} more items]`);
+    return out;
+  }
+  if (value instanceof Error) return redact(describeError(value), depth + 1, undefined, budget);
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      out[k] = SECRET_KEY.test(k) ? '[redacted]' : redact(v, depth + 1, k);
+    let n = 0;
+    for (const k in value) {
+      if (!Object.hasOwn(value, k)) continue;
+      if (n++ === MAX_LOG_ITEMS) {
+        out['[more]'] = 'further fields left out';
+        break;
+      }
+      out[k] = SECRET_KEY.test(k) ? '[redacted]' : redact((value as Record<string, unknown>)[k], depth + 1, k, budget);
     }
     return out;
   }

@@ -8,6 +8,7 @@ import type { WorkflowSessionRepository } from '../../workflow-sessions/reposito
 import type { BudgetChargeRepository } from '../../workspaces/budget-charges';
 import type { WorkspaceRepository } from '../../workspaces/repository';
 import { capOutput, NodeError } from '../node-output';
+import { RenderTooLarge } from '../template';
 import type { NodeKind } from './kind';
 
 /**
@@ -34,18 +35,29 @@ export async function withHeartbeats<T>(fn: (signal: AbortSignal) => Promise<T>)
   }
 }
 
-/** A final node error as the activity failure Temporal records (its type is the run's error code). */
+/**
+ * A final node error as the activity failure Temporal records (its type is the run's error code).
+ * A render past its budget is final too: retried, it would fail the same way after each backoff,
+ * and as a plain error its type would be its class name rather than its code.
+ */
 export function finalFailure(err: unknown): unknown {
-  return err instanceof NodeError ? ApplicationFailure.nonRetryable(err.message, err.code) : err;
+  if (err instanceof NodeError) return ApplicationFailure.nonRetryable(err.message, err.code);
+  if (err instanceof RenderTooLarge) return ApplicationFailure.nonRetryable(err.message, err.name);
+  return err;
+}
+
+/** `fn()`, its final node errors (a render past its budget among them) thrown as final activity failures. */
+export function asFinal<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw finalFailure(err);
+  }
 }
 
 /** Node outputs pass through workflow history: refuse (finally) what is too large. */
 export function capped<T>(output: T): T {
-  try {
-    return capOutput(output);
-  } catch (err) {
-    throw finalFailure(err);
-  }
+  return asFinal(() => capOutput(output));
 }
 
 /**

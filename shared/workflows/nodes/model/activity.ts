@@ -9,7 +9,7 @@ import { WorkspaceRepository } from '../../../workspaces/repository';
 import { workspaceAccount } from '../../../workspaces/types';
 import { renderTemplate } from '../../template';
 import type { NodeCall, NodeResult } from '../call';
-import { capped, defineNodeWorker, withHeartbeats } from '../runtime';
+import { asFinal, capped, defineNodeWorker, withHeartbeats } from '../runtime';
 import { modelKind, type ModelNode } from './kind';
 import { modelCostCredits, modelHoldCredits, modelMaxTokens, type ModelUsage, promptBytes } from './pricing';
 
@@ -132,10 +132,10 @@ export function createModelNodeActivities(deps: ModelNodeDeps) {
       const limit = modelMaxTokens(call.node.max_tokens);
       if (!limit.ok) throw ApplicationFailure.nonRetryable(limit.message, 'invalid_node');
       const scope = { prompt: call.prompt, outputs: call.outputs, metadata: call.metadata };
-      const messages = [
+      const messages = asFinal(() => [
         ...(call.node.system ? [{ role: 'system', content: renderTemplate(call.node.system, scope) }] : []),
         { role: 'user', content: renderTemplate(call.node.prompt, scope) },
-      ];
+      ]);
       const body = JSON.stringify({
         model: model.name,
         messages,

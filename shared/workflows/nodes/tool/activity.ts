@@ -10,7 +10,7 @@ import { WorkspaceRepository } from '../../../workspaces/repository';
 import { workspaceAccount } from '../../../workspaces/types';
 import { renderValue, stringsIn, templateRefs } from '../../template';
 import type { NodeCall, NodeResult } from '../call';
-import { capped, defineNodeWorker, withHeartbeats } from '../runtime';
+import { asFinal, capped, defineNodeWorker, withHeartbeats } from '../runtime';
 import { toolKind, type ToolNode } from './kind';
 import { createSessionToolActivities } from './session-activity';
 
@@ -71,12 +71,14 @@ export function createToolNodeActivities(deps: ToolNodeDeps) {
       const missing = names.filter((n) => credentials[n] === undefined);
       if (missing.length)
         throw ApplicationFailure.nonRetryable(`credentials not set: ${missing.join(', ')}`, 'missing_credentials');
-      const parameters = renderValue(call.node.parameters, {
-        prompt: call.prompt,
-        outputs: call.outputs,
-        metadata: call.metadata,
-        credentials,
-      }) as Record<string, unknown>;
+      const parameters = asFinal(() =>
+        renderValue(call.node.parameters, {
+          prompt: call.prompt,
+          outputs: call.outputs,
+          metadata: call.metadata,
+          credentials,
+        }),
+      ) as Record<string, unknown>;
 
       const budget = await workspaces.getBudget(call.budgetId);
       if (!budget) throw ApplicationFailure.nonRetryable(`budget ${call.budgetId} no longer exists`, 'budget_exceeded');

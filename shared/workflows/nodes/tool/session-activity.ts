@@ -8,7 +8,7 @@ import { OBJECT_ID_PATTERN } from '../../../tools/rules';
 import { invokeWithinWalletBudget } from '../../../tools/wallet-budget';
 import { renderValue, stringsIn, templateRefs } from '../../template';
 import type { NodeResult } from '../call';
-import { capped, withHeartbeats } from '../runtime';
+import { asFinal, capped, withHeartbeats } from '../runtime';
 import { SESSION_TOOL_FINAL_CODES, sessionToolRequestId, type ToolNode } from './kind';
 
 export interface SessionToolNodeDeps {
@@ -65,12 +65,14 @@ export function createSessionToolActivities(deps: SessionToolNodeDeps) {
           { credentials: names },
         );
       }
-      const parameters = renderValue(call.node.parameters, {
-        prompt: '',
-        outputs: call.outputs,
-        metadata: call.metadata,
-        credentials: {},
-      }) as Record<string, unknown>;
+      const parameters = asFinal(() =>
+        renderValue(call.node.parameters, {
+          prompt: '',
+          outputs: call.outputs,
+          metadata: call.metadata,
+          credentials: {},
+        }),
+      ) as Record<string, unknown>;
       try {
         const out = await withHeartbeats((signal) =>
           invokeWithinWalletBudget(invoker, {
