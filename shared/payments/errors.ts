@@ -70,7 +70,7 @@ export const paymentsErrors: Readonly<Record<string, ErrorEntry & { area: 'payme
     status: 409,
     area: 'payments',
     meaning:
-      'This `request_id` was already used with another body: for a purchase, other credits, chain, token, payer or wallet; for a webhook trigger, by your group with another prompt, callback_url, request_metadata or workflow; for a paid tool call (a signed invoke\'s `request_id`, a bearer purchase\'s `Idempotency-Key`, an MCP idempotency key), another tool or other parameters.',
+      "This `request_id` was already used with another body: for a purchase, other credits, chain, token, payer or wallet; for a webhook trigger, by your group with another prompt, callback_url, request_metadata or workflow; for a paid tool call (a signed invoke's `request_id`, a bearer purchase's `Idempotency-Key`, an MCP idempotency key), another tool or other parameters.",
     action: 'Send the original body again to get its result, or use a new `request_id`.',
   },
   invalid_payment_identifier: {
