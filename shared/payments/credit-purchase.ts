@@ -134,13 +134,7 @@ export class CreditPurchaseService {
     }
     if (!header) throw this.gate.paymentRequired(this.resource(req), [offer]);
     const resource = this.resource(req);
-    // A proof names the payer of a payment already made; a new payment needs none (and buys nothing more with one).
-    if (proof !== undefined && !(await this.gate.byId(this.gate.idOf(header))))
-      throw errors.badRequest(
-        'mixed_payment_modes',
-        'a sign-in-with-x proof goes with a payment only to fetch what that settled payment bought; send the new payment alone',
-        { details: { envelope_fields: ['sign-in-with-x'] } },
-      );
+    await this.gate.refuseProofWithNewPayment(header, proof);
     return this.gate.identified(
       header,
       `credit_purchase:${fingerprint}`,

@@ -18,7 +18,7 @@ import type { PaymentSetup } from './x402/setup';
 const SETTLING_RETRY_AFTER_S = 2;
 
 /** What a repeat of a settled payment without the payer's proof is told. */
-export const PAYER_ONLY_MESSAGE =
+const PAYER_ONLY_MESSAGE =
   "this payment was settled and its call answered; the result goes only to the payer: send the same payment again with a SIGN-IN-WITH-X proof signed by the payer (extensions['sign-in-with-x'])";
 
 export interface DirectResult {
@@ -131,13 +131,7 @@ export class DirectToolPayments {
     purpose: Extract<PaymentPurpose, { kind: 'tool_call' }>,
   ): Promise<DirectResult> {
     const { header, proof, claim } = paid;
-    // A proof names the payer of a payment already made; beside a new payment it is a second way to pay.
-    if (proof !== undefined && !(await this.gate.byId(this.gate.idOf(header))))
-      throw errors.badRequest(
-        'mixed_payment_modes',
-        'send either a new payment (X-PAYMENT) or a sign-in-with-x proof (SIGN-IN-WITH-X); a proof goes with a payment only to fetch what that settled payment bought',
-        { details: { envelope_fields: ['sign-in-with-x'] } },
-      );
+    await this.gate.refuseProofWithNewPayment(header, proof);
     let held;
     try {
       held = await this.gate.authorize({ header, resource, offers, purpose, claim });

@@ -413,6 +413,19 @@ export class PaymentGate {
     return true;
   }
 
+  /**
+   * A payer proof names the payer of a payment already made; beside a payment never made it is a
+   * second way to pay (on a tool call, alone, it pays from credits): refused before anything is verified.
+   */
+  async refuseProofWithNewPayment(header: string, proof: string | undefined): Promise<void> {
+    if (proof === undefined || (await this.byId(this.idOf(header)))) return;
+    throw errors.badRequest(
+      'mixed_payment_modes',
+      'a sign-in-with-x proof goes with a payment only to fetch what that settled payment bought; send a new payment alone',
+      { details: { envelope_fields: ['sign-in-with-x'] } },
+    );
+  }
+
   /** The sign-in-with-x challenge a payer signs to prove it paid, for `uri` (the `extensions` of a status answer). */
   payerProofExtension(uri: string): Record<string, unknown> {
     return this.payerProofs?.declaration(uri, PAYER_STATEMENT) ?? {};

@@ -72,14 +72,17 @@ describe('the credit purchase answer from the settlement outcome', () => {
     const status = await http('POST', url, { body: purchaseBody(wallet), headers: { 'x-payment': second.header } });
     expect(status.body.x402).toEqual(second.res.body.x402);
     expect(status.body.data.balance).toBeUndefined();
-    const proven = async () =>
-      http('POST', url, {
+    // Each proof signs a fresh challenge (its nonce is used once): the one of a status answer.
+    const proven = async () => {
+      const fresh = await http('POST', url, { body: purchaseBody(wallet), headers: { 'x-payment': second.header } });
+      return http('POST', url, {
         body: purchaseBody(wallet),
         headers: {
           'x-payment': second.header,
-          'sign-in-with-x': await proofFrom(status.body, payer.account, stack.config.publicBaseUrl),
+          'sign-in-with-x': await proofFrom(fresh.body, payer.account, stack.config.publicBaseUrl),
         },
       });
+    };
     const again = await proven();
     expect(again.status).toBe(200);
     expect(again.body.x402).toEqual(second.res.body.x402);
@@ -142,7 +145,9 @@ describe('the credit purchase answer from the settlement outcome', () => {
     const req = purchaseBody(wallet) as PurchaseRequest;
     const challenge = (await http('POST', url, { body: req })).body;
     const header = await payer.paymentHeader(challenge);
-    const pending = await new CreditPurchaseService(setup, gate, ledger, url).purchase(req, header);
+    // The resource is the deployment's public purchase URL, as the API's own service names it.
+    const publicUrl = `${stack.config.publicBaseUrl}/api/external/credits/purchase`;
+    const pending = await new CreditPurchaseService(setup, gate, ledger, publicUrl).purchase(req, header);
     expect(pending.kind).toBe('pending');
     const id = pending.record._id;
 
