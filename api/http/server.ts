@@ -51,7 +51,7 @@ export function apiOperations(deps: AppDeps, services: Services) {
       ...authOperations(services),
       ...creditOperations(services),
       ...creditPurchaseOperations(services),
-      ...paymentStatusOperations(services),
+      ...paymentStatusOperations(services, deps.config.publicBaseUrl),
       ...jobOperations(services),
       ...jobWorkflowOperations(services),
       ...workflowOperations(services),
