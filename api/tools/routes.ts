@@ -3,7 +3,7 @@ import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
 import type { Db } from '../../shared/platform/db/index';
 import { errors } from '../../shared/platform/errors/index';
-import type { InvokeOutput } from '../../shared/tools/invoke';
+import { assertClientRequestId, type InvokeOutput } from '../../shared/tools/invoke';
 import {
   budgetBody as budgetSchema,
   type CreditInvokeBody,
@@ -160,6 +160,7 @@ export function toolOperations(services: Services): Operation[] {
   const tools = services.tools;
   const creditInvoke = async (req: Request, product: string, actionSlug: string | undefined, paths: string[]) => {
     const body = req.body as CreditInvokeBody;
+    assertClientRequestId(body.request_id);
     // No request-id claim: the call's hold is unique per (wallet, request_id), and a request id used
     // before answers its recorded outcome (charged at most once).
     const wallet = await services.signedRequests.verifyOwnGuard(body, body as unknown as Record<string, unknown>, {

@@ -3,7 +3,7 @@ import { siwxHeaderOf } from '../payments/extensions/sign-in-with-x';
 import { decodePaymentResponse, encodePaymentPayload, type PaymentPayload } from '../payments/x402/challenge';
 import { AppError, errors } from '../platform/errors/index';
 import { ids } from '../platform/ids/index';
-import type { ResolvedCall } from '../tools/invoke';
+import { type ResolvedCall, withRetryKey } from '../tools/invoke';
 import type { ToolAction, ToolProduct } from '../tools/rules';
 import type { ToolService } from '../tools/service';
 import { type TriggerBody, triggerBodySchema } from '../webhook-runs/schemas';
@@ -210,11 +210,7 @@ export class McpToolService {
           })
     ).catch((err: unknown) => {
       // A charge left unknown is answered by the same call again: name the key that reaches it.
-      if (err instanceof AppError && err.details?.charge === 'unknown')
-        throw new AppError(err.status, err.code, err.message, {
-          details: { ...err.details, idempotency_key: suffix },
-        });
-      throw err;
+      throw withRetryKey(err, suffix);
     });
     const payer = caller.kind === 'wallet' ? caller.wallet : workspaceAccount(caller.access.workspace._id);
     // Where the x402 MCP transport puts a settlement: `_meta["x402/payment-response"]` (its receipt in extensions).

@@ -3,6 +3,7 @@ import { isStoreUnavailable, retryWhileStoreDown } from '../platform/db/index';
 import { errors, fromJoi } from '../platform/errors/index';
 import { ids } from '../platform/ids/index';
 import { logger } from '../platform/logger/index';
+import { withRetryKey } from './invoke';
 import type { ToolOrderDoc } from './models/tool-order';
 import { catalogEntry, type ToolProduct } from './rules';
 import type { IssueReportBody, PurchaseBody } from './schemas';
@@ -161,17 +162,23 @@ export class ToolCatalogService {
       'action' in target.parameters_schema.properties;
     const parameters = declares ? (body.parameters ?? {}) : rest;
     // One order per charge: a retry under the same Idempotency-Key is the same charge, so it names
-    // the same order (derived from wallet and key), which the ledger entry records too.
-    const requestId = ctx.idempotencyKey ? `idem:${ctx.idempotencyKey}` : undefined;
-    const orderId = ids.order(requestId ? `${wallet}|${requestId}` : undefined);
-    const out = await this.tools.invokeWithCredits({
-      wallet,
-      product: product.id,
-      actionSlug: named,
-      parameters,
-      requestId: requestId ?? orderId,
-      meta: { order_id: orderId, instance_id: ctx.instance },
-    });
+    // the same order (derived from wallet and key), which the ledger entry records too. A purchase
+    // without a key gets one made here, so an unknown charge can name the key that reaches it.
+    const key = ctx.idempotencyKey ?? ids.order();
+    const requestId = `idem:${key}`;
+    const orderId = ids.order(`${wallet}|${requestId}`);
+    const out = await this.tools
+      .invokeWithCredits({
+        wallet,
+        product: product.id,
+        actionSlug: named,
+        parameters,
+        requestId,
+        meta: { order_id: orderId, instance_id: ctx.instance },
+      })
+      .catch((err: unknown) => {
+        throw withRetryKey(err, key);
+      });
     await this.recordOrder({
       _id: orderId,
       wallet,

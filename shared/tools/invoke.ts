@@ -204,6 +204,29 @@ function sameCallOrRefuse(
   );
 }
 
+/**
+ * Request ids of the service's own paid calls (run and session tool nodes, MCP, bearer purchases,
+ * the widget, sign-in-with-x) start with one of these; a client's own request id never may, or it
+ * could name the hold of a call it does not make.
+ */
+const SERVICE_REQUEST_ID = /^(run|session|mcp|idem|emb|siwx):/;
+
+/** Refuses a client's request id that names one of the service's own calls (SERVICE_REQUEST_ID). */
+export function assertClientRequestId(requestId: string): void {
+  if (SERVICE_REQUEST_ID.test(requestId))
+    throw errors.badRequest(
+      'invalid_request',
+      'request_id may not start with run:, session:, mcp:, idem:, emb: or siwx: (the service names its own calls so)',
+    );
+}
+
+/** A charge-unknown 503 that also names the key which reaches the same call again (MCP, bearer purchases). */
+export function withRetryKey(err: unknown, key: string): unknown {
+  if (err instanceof AppError && err.details?.charge === 'unknown')
+    return new AppError(err.status, err.code, err.message, { details: { ...err.details, idempotency_key: key } });
+  return err;
+}
+
 /** The 503 of a call whose charge could not be confirmed: the same request id later answers its record. */
 function chargeUnknown(requestId: string, cause: unknown): AppError {
   return errors.unavailable(
@@ -268,8 +291,9 @@ export function createToolInvoker(deps: ToolInvokerDeps) {
       const { hold } = state;
       sameCallOrRefuse(holdCall(hold.details), call, digest, input.requestId);
       // Only a later worker attempt of the same call may take over (its earlier attempt is thought
-      // dead). A hold with no attempt is a worker's from before attempts were recorded on holds.
-      if (input.attempt === undefined || input.attempt <= (hold.attempt ?? 0)) throw inProgress();
+      // dead). A hold with no attempt is an API request's, whose caller is alive: never taken over.
+      if (input.attempt === undefined || hold.attempt === undefined || input.attempt <= hold.attempt)
+        throw inProgress();
       const taken = await ledger.takeOver({ account: input.account, holdId: input.requestId, attempt: input.attempt });
       if (taken === 'lost')
         throw errors.conflict(

@@ -270,6 +270,19 @@ describe('tools over HTTP: catalog listing and signed-credit invoke', () => {
       expect((await ledger.balance(agent.wallet)).balance).toBe(balance - 5);
     });
 
+    it("refuses a request id that names one of the service's own calls (a session's tool node, a run's, MCP, a bearer purchase): nothing held", async () => {
+      for (const requestId of ['session:wss_0123:pay', 'run:run_1:pay', 'mcp:k1', 'idem:k1', 'emb:k1', 'siwx:n1']) {
+        const res = await invokeSlug({ text: 'a' }, { requestId });
+        expect([requestId, res.status, res.body.code]).toEqual([requestId, 400, 'invalid_request']);
+      }
+      expect(
+        await stack.db.models.creditTransactions.countDocuments({
+          user_id: agent.wallet,
+          request_id: /^(session|run|mcp|idem|emb|siwx):/,
+        }),
+      ).toBe(0);
+    });
+
     it('a signed invoke refused before any hold (insufficient credits) took nothing: the same request runs once funded, then answers its record', async () => {
       const poor = new TestAgent(stack.server.mainUrl);
       await poor.startSession();

@@ -146,6 +146,33 @@ describe('fault: the store goes away between the charge and the answer', () => {
     expect(await purchases(agent.wallet, env.request_id)).toHaveLength(1);
   });
 
+  it('a bearer purchase without an Idempotency-Key whose charge is left unknown names the key that reaches it: sent with it, the purchase answers its record, charged once', async () => {
+    const calls = vendor.calls.length;
+    const purchases0 = await stack.db.models.creditTransactions.countDocuments({
+      user_id: agent.wallet,
+      transaction_type: 'purchase',
+    });
+    // The capture is the first purchase entry of the wallet from here on: cut at its op id prefix.
+    proxy.cutAfter(`purchase:${agent.wallet}:idem:`, { answer: false, downMs: WINDOW_MS + 8000 });
+    const res = await http('POST', `${stack.server.apiUrl}/products/purchase`, {
+      body: { product_id: productId, parameters: { n: 5 } },
+      headers: bearer,
+    });
+    expect([res.status, res.body.error_code, res.body.details?.charge]).toEqual([503, 'store_unavailable', 'unknown']);
+    const key = res.body.details.idempotency_key as string;
+    expect(key).toEqual(expect.any(String));
+    await purchases(agent.wallet, `idem:${key}`);
+    const again = await http('POST', `${stack.server.apiUrl}/products/purchase`, {
+      body: { product_id: productId, parameters: { n: 5 } },
+      headers: { ...bearer, 'idempotency-key': key },
+    });
+    expect([again.status, again.body.data]).toEqual([200, { echoed: { n: 5 } }]);
+    expect(vendor.calls.length - calls).toBe(1);
+    expect(
+      await stack.db.models.creditTransactions.countDocuments({ user_id: agent.wallet, transaction_type: 'purchase' }),
+    ).toBe(purchases0 + 1);
+  });
+
   it('a bearer purchase whose store stops right after the charge still answers its result (the order record is written when the store is back)', async () => {
     const key = `away-${Date.now()}`;
     const requestId = `idem:${key}`;

@@ -1,6 +1,6 @@
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { healHold } from '../../shared/tools/holds';
-import { createToolInvoker } from '../../shared/tools/invoke';
+import { createToolInvoker, paramsDigest } from '../../shared/tools/invoke';
 import { ToolRepository } from '../../shared/tools/repository';
 import { vendorRequestId } from '../../shared/tools/vendor';
 import { invokeWithinWalletBudget } from '../../shared/tools/wallet-budget';
@@ -341,6 +341,30 @@ describe('tool invoker on the real store with a real HTTP vendor', () => {
     await db.models.walletSpends.deleteOne({ _id: `${w}|dup` });
     await expect(invokeWithinWalletBudget(invoker, copy)).rejects.toMatchObject({ code: 'vendor_timeout' });
     expect(await db.models.walletSpends.countDocuments({ _id: `${w}|dup` })).toBe(0);
+  });
+
+  it("a worker attempt never takes over an API request's hold (it has no attempt): its caller is alive", async () => {
+    const w = wallet('d');
+    await ledger.grant({ wallet: w, credits: 10, creditType: 'admin_grant' });
+    const product = (await repo.getProduct({ slug: 'words' }))!;
+    await ledger.hold({
+      account: w,
+      holdId: 'session:s:n',
+      credits: 3,
+      details: { product_id: product.id, action: 'count', params_sha256: paramsDigest({ text: 'a' }) },
+    });
+    const before = vendor.calls.length;
+    await expect(
+      invoker.invoke({
+        account: w,
+        product: { slug: 'words' },
+        parameters: { text: 'a' },
+        requestId: 'session:s:n',
+        attempt: 1,
+      }),
+    ).rejects.toMatchObject({ code: 'invocation_in_progress' });
+    expect(vendor.calls.length).toBe(before);
+    expect(await invoker.record(w, 'session:s:n')).toMatchObject({ status: 'pending' });
   });
 
   it('two takeovers of the same attempt: the ledger lets exactly one proceed, across processes; none of a settled hold', async () => {

@@ -2005,6 +2005,10 @@ export interface BearerHistoryResponse {
       date_created: string;
       grant_id?: string;
       request_id?: string;
+      /**
+       * a bearer purchase: the order id its answer named
+       */
+      order_id?: string;
     }[];
   };
   message: string;
