@@ -204,7 +204,7 @@ export class LedgerHolds {
         transactionId: e.op_id,
         credits: Math.abs(e.amount_credits),
         ...(e.outcome !== undefined ? { outcome: e.outcome } : {}),
-        ...(e.details !== undefined ? { details: e.details } : {}),
+        ...(typeof e.details === 'string' ? { details: e.details } : {}),
         recordedAt: e.date_created,
       };
     };

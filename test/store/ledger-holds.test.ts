@@ -63,6 +63,8 @@ describe('ledger holds on the real store', () => {
       transactionId: `purchase:${account}:claim-1`,
       credits: 2,
       outcome: '{"status":"succeeded","answer":42}',
+      // When the capture was written: a receipt of it is issued at this time.
+      recordedAt: expect.any(Date),
     });
     // Held again after the capture: not fresh, nothing more taken.
     expect(await store.hold({ account, holdId: 'claim-1', credits: 2 })).toMatchObject({ ok: true, fresh: false });
