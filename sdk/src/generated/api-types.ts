@@ -1005,7 +1005,7 @@ export interface ListWorkflowsResponse {
         uses_model: boolean;
       };
       /**
-       * null when a tool node price is unknown (its product or action is missing from the catalog, inactive, or the action is ambiguous)
+       * the sum of the catalog prices of the `tool` nodes (an upper bound when conditions skip some); `template`, `condition` nodes cost nothing; not included: `model` nodes, charged on use. null when a priced node's price is unknown (its product or action is missing from the catalog, inactive, or the action is ambiguous)
        */
       price_estimate: {
         credits: number;
@@ -1126,7 +1126,7 @@ export interface GetWorkflowResponse {
       uses_model: boolean;
     };
     /**
-     * null when a tool node price is unknown (its product or action is missing from the catalog, inactive, or the action is ambiguous)
+     * the sum of the catalog prices of the `tool` nodes (an upper bound when conditions skip some); `template`, `condition` nodes cost nothing; not included: `model` nodes, charged on use. null when a priced node's price is unknown (its product or action is missing from the catalog, inactive, or the action is ambiguous)
      */
     price_estimate: {
       credits: number;
@@ -1936,6 +1936,10 @@ export interface BearerHistoryResponse {
       date_created: string;
       grant_id?: string;
       request_id?: string;
+      /**
+       * a bearer purchase: the order id its answer named
+       */
+      order_id?: string;
     }[];
   };
   message: string;
