@@ -446,6 +446,7 @@ export function embedOperations(services: Services): { assets: Operation[]; api:
     responses: { 200: { description: 'The widget page', contentType: 'text/html' } },
     errorStatuses: [404],
     errors: 'html',
+    errorFormat: htmlErrors,
     examples: [{ name: 'page', request: { params }, response: { status: 200, body: '<!doctype html>' } }],
     handler: page(target),
   });

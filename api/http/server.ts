@@ -35,6 +35,7 @@ import { requestMetrics } from './middleware/metrics';
 import { requestContext } from './middleware/request-context';
 import { requireStore } from './middleware/require-store';
 import { traceRequests } from './middleware/tracing';
+import { refuseUnservedMethods } from './operations/methods';
 import { mountOperations } from './operations/mount';
 import { buildOpenApi, type OpenApiDocument } from './operations/openapi';
 import type { Operation } from './operations/types';
@@ -50,7 +51,7 @@ export function apiOperations(deps: AppDeps, services: Services) {
       ...authOperations(services),
       ...creditOperations(services),
       ...creditPurchaseOperations(services),
-      ...paymentStatusOperations(services),
+      ...paymentStatusOperations(services, deps.config.publicBaseUrl),
       ...jobOperations(services),
       ...jobWorkflowOperations(services),
       ...workflowOperations(services),
@@ -86,12 +87,18 @@ export function apiDocument(deps: AppDeps, services: Services): OpenApiDocument 
 
 type Operations = ReturnType<typeof apiOperations>;
 
-function baseApp(deps: AppDeps, ops: Operations): Express {
+/** The operations a host serves: its own and those of both hosts. */
+const servedOn = (ops: Operations, host: 'main' | 'bearer') =>
+  ops.all.filter((op) => op.host === host || op.host === 'both');
+
+function baseApp(deps: AppDeps, ops: Operations, host: 'main' | 'bearer'): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.trustProxy);
   if (tracingOn()) app.use(traceRequests);
   app.use(requestContext, accessLog, requestMetrics(app));
+  // A method a declared path does not serve is 405 here, before any route, parser or handler of either host.
+  app.use(refuseUnservedMethods(servedOn(ops, host)));
   // Both hosts serve the page their errors' help_url points at, /openapi.json and /docs.
   app.use(mountOperations(ops.docs));
   return app;
@@ -106,7 +113,7 @@ function finish(app: Express, helpBaseUrl: string): Express {
 /** The main host: /api/external, /api/agent-webhooks, /embed. */
 export function createMainApp(deps: AppDeps, services: Services): Express {
   const ops = apiOperations(deps, services);
-  const app = baseApp(deps, ops);
+  const app = baseApp(deps, ops, 'main');
   // MCP reads its own body (JSON-RPC) and answers in JSON-RPC, so no parser of ours runs ahead of it.
   app.use(mountOperations(ops.mcp));
   // Tools set their own error shape before parsing, so they are mounted ahead of the generic router.
@@ -135,7 +142,7 @@ export function createMainApp(deps: AppDeps, services: Services): Express {
 /** The bearer host: /health, /credits, /products, /issues. */
 export function createApiApp(deps: AppDeps, services: Services): Express {
   const ops = apiOperations(deps, services);
-  const app = baseApp(deps, ops);
+  const app = baseApp(deps, ops, 'bearer');
   app.use(errorShape('gateway'), mountOperations(ops.operator));
   app.use(jsonBody, jsonBodyErrors);
   app.use(requireStore(deps.db), mountOperations(ops.bearer));

@@ -225,7 +225,23 @@ const jsonRpcAnswer = Joi.object({
   error: Joi.object().unknown(),
 }).unknown();
 
-/** POST/GET/DELETE /mcp, declared as one operation (JSON-RPC over one path; docs/mcp.md has the methods). */
+/**
+ * The HTTP errors of /mcp that no transport answers (a method other than POST, refused before the SDK sees
+ * it) as JSON-RPC errors, as the transport's own refusals and the 401 above are: `data` carries our code.
+ */
+const jsonRpcErrors: RequestHandler = (_req, res, next) => {
+  res.locals.errorBody = (err, status) => ({
+    jsonrpc: '2.0',
+    id: null,
+    error: { code: -32000, message: err.message, data: { code: err.code, status } },
+  });
+  next();
+};
+
+/**
+ * POST /mcp (JSON-RPC over one path; docs/mcp.md has the methods). Stateless: no GET stream and no
+ * DELETE of a session, so every other method is the 405 of operations/methods.ts, in JSON-RPC.
+ */
 export function mcpOperations(services: Services, publicBaseUrl: string, version: string): Operation[] {
   const handler = createMcpHandler(({ authInfo }) => mcpServer(services, callerOf(authInfo), version), {
     legacy: 'stateless',
@@ -242,7 +258,6 @@ export function mcpOperations(services: Services, publicBaseUrl: string, version
     {
       id: 'mcp',
       method: 'post',
-      anyMethod: true,
       path: MCP_PATH,
       host: 'main',
       auth: [{ kind: 'none' }, { kind: 'act' }, { kind: 'agt' }, { kind: 'x402' }],
@@ -270,7 +285,9 @@ export function mcpOperations(services: Services, publicBaseUrl: string, version
         400: refused('Not a JSON-RPC request, a JSON-RPC batch (-32600), or its headers disagree with the body'),
         401: refused('A bearer token that does not authenticate (`data.code`)'),
         403: refused('A Host or Origin this server does not answer (DNS rebinding)'),
-        405: { description: 'GET or DELETE: no sessions, no standalone stream' },
+        405: refused(
+          'Any method but POST (`Allow: POST`): stateless, so no GET stream and no DELETE of a session; answered before the transport',
+        ),
         406: refused('The Accept header allows neither JSON nor an event stream'),
         413: refused('A body over 1 MiB'),
         415: refused('Not application/json'),
@@ -280,6 +297,7 @@ export function mcpOperations(services: Services, publicBaseUrl: string, version
       },
       errorStatuses: [],
       errors: 'gateway',
+      errorFormat: jsonRpcErrors,
       examples: [
         {
           name: 'ping',

@@ -1,10 +1,16 @@
 import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
 import { DISCOVERY_MAX_LIMIT } from '../../shared/payments/extensions/discovery';
-import { PAYMENT_ID_PATTERN, paymentStatusView } from '../../shared/payments/payment-status';
+import {
+  PAYMENT_ID_PATTERN,
+  paymentPayerView,
+  paymentPublicView,
+  paymentStatusPath,
+} from '../../shared/payments/payment-status';
 import { errors } from '../../shared/platform/errors/index';
 import { anyObject } from '../http/operations/shapes';
 import type { Operation } from '../http/operations/types';
+import { SIWX_HEADER } from './presenters';
 
 const PAYMENT_ID =
   'eip155:84532:0x036cbd53842c5426634e7929541ec2318f3dcf7e:0x5b38da6a701c568545dcfcd03fcb875f56beddc4:0x' +
@@ -15,24 +21,30 @@ const statusAnswer = Joi.object({
   data: Joi.object({
     payment_id: Joi.string().required(),
     status: Joi.string().valid('pending', 'settled', 'failed').required(),
-    settlement_status: Joi.string().required(),
-    purpose: Joi.string().required(),
     network: Joi.string().required(),
     asset: Joi.string().required(),
     token: Joi.string().required(),
     amount_base_units: Joi.string().required(),
     payer: Joi.string().required(),
     pay_to: Joi.string().required(),
-    resource_url: Joi.string().required(),
     transaction: Joi.string().allow(null).required(),
     block_number: Joi.string().allow(null).required(),
     valid_before: Joi.string().required(),
     error: Joi.object({ code: Joi.string().required(), message: Joi.string().allow('').required() })
       .allow(null)
-      .required(),
-    created_at: Joi.string().isoDate().required(),
+      .required()
+      .description(
+        "public view: the settlement code when the chain tells it, else `not_settled`; the payer's view: our code and message",
+      ),
     settled_at: Joi.string().isoDate().allow(null).required(),
+    settlement_status: Joi.string().description("payer's view only: our internal state"),
+    purpose: Joi.string().description("payer's view only: `credit_purchase` or `tool_call`"),
+    resource_url: Joi.string().description("payer's view only: the resource the payment paid for"),
+    created_at: Joi.string().isoDate().description("payer's view only: when the payment was verified"),
   }).required(),
+  extensions: anyObject.description(
+    'public view: `sign-in-with-x`, the challenge the payer signs (SIGN-IN-WITH-X) for its own view',
+  ),
 });
 
 const discoveryQuery = Joi.object({
@@ -81,24 +93,32 @@ function unavailable(): never {
 }
 
 /** The payment status oracle (on /api/external, gateway error shape). */
-export function paymentStatusOperations(services: Services): Operation[] {
+export function paymentStatusOperations(services: Services, publicBaseUrl: string): Operation[] {
   return [
     {
       id: 'getPaymentStatus',
       method: 'get',
       path: '/api/external/payments/{paymentId}',
       host: 'main',
-      // Anyone holding the id: it embeds the authorization's random 32-byte nonce, and the view says
-      // only what the chain says about that authorization (docs/x402.md, "Payment status").
+      // Anyone holding the id (which anyone can build from a settled authorization on chain): the
+      // view says only what the chain says about that authorization; the payer's sign-in-with-x
+      // proof adds what the payment was for (docs/x402.md, "Payment status oracle").
       auth: [{ kind: 'none' }],
       tag: 'Payments',
       summary: 'What became of an x402 payment: pending, settled with its transaction, or failed with its reason',
       description:
-        'The id is `<network>:<asset>:<payer>:<authorization nonce>` (lower-case), as every paid answer and 202 gives it. A payment whose transaction is broadcast but unconfirmed is `pending` with its `transaction`.',
-      request: { params: Joi.object({ paymentId: Joi.string().max(200).required() }) },
+        "The id is `<network>:<asset>:<payer>:<authorization nonce>` (lower-case), as every paid answer and 202 gives it. A payment whose transaction is broadcast but unconfirmed is `pending` with its `transaction`. Anyone gets what the chain shows; the payer's SIGN-IN-WITH-X proof for this URL (sign the answer's `extensions[\"sign-in-with-x\"]`) adds `purpose`, `resource_url`, `settlement_status`, `created_at` and the failure's own code.",
+      request: {
+        params: Joi.object({ paymentId: Joi.string().max(200).required() }),
+        headers: Joi.object({
+          'sign-in-with-x': Joi.string()
+            .max(8192)
+            .description("the payer's proof (base64 sign-in-with-x payload signed by the payer for this URL)"),
+        }),
+      },
       validation: 'handler',
       responses: { 200: { description: 'The payment', body: statusAnswer } },
-      errorStatuses: [400, 404, 503],
+      errorStatuses: [400, 401, 404, 503],
       errors: 'gateway',
       examples: [
         {
@@ -111,20 +131,16 @@ export function paymentStatusOperations(services: Services): Operation[] {
               data: {
                 payment_id: PAYMENT_ID,
                 status: 'settled',
-                settlement_status: 'completed',
-                purpose: 'credit_purchase',
                 network: 'eip155:84532',
                 asset: '0x036cbd53842c5426634e7929541ec2318f3dcf7e',
                 token: 'USDC',
                 amount_base_units: '5000000',
                 payer: '0x5b38da6a701c568545dcfcd03fcb875f56beddc4',
                 pay_to: '0x209693bc6afc0c5328ba36faf03c514ef312287c',
-                resource_url: 'https://agents.example.com/api/external/credits/purchase',
                 transaction: `0x${'ab'.repeat(32)}`,
                 block_number: '1234',
                 valid_before: '1767225600',
                 error: null,
-                created_at: '2026-01-01T00:00:00.000Z',
                 settled_at: '2026-01-01T00:00:02.000Z',
               },
             },
@@ -141,7 +157,16 @@ export function paymentStatusOperations(services: Services): Operation[] {
           );
         const rec = await services.payments.byId(id);
         if (!rec) throw errors.notFound('payment_not_found', 'no x402 payment has this id');
-        res.json({ success: true, data: paymentStatusView(rec) });
+        const url = `${publicBaseUrl}${paymentStatusPath(id)}`;
+        if (await services.payments.provenPayer(rec, req.get(SIWX_HEADER), url)) {
+          res.json({ success: true, data: paymentPayerView(rec) });
+          return;
+        }
+        res.json({
+          success: true,
+          data: paymentPublicView(rec),
+          extensions: services.payments.payerProofExtension(url),
+        });
       },
     },
   ];

@@ -5,6 +5,9 @@ import type { X402PaymentDoc } from '../../shared/payments/types';
 
 type X402Block = Awaited<ReturnType<PaymentGate['receipt']>>['block'];
 
+/** The sign-in-with-x header (base64 JSON), as the extension names it: credits for a tool call, or a payer proof. */
+export const SIWX_HEADER = 'sign-in-with-x';
+
 function purposeOf(record: X402PaymentDoc) {
   return purposeAs(record.purpose, 'credit_purchase');
 }
@@ -18,7 +21,7 @@ export function purchasePendingBody(record: X402PaymentDoc, wallet: string, cred
     success: false,
     status: 'settling',
     message:
-      'payment verified but NOT yet settled: no credits granted yet. Retry with the same payment (or the same request_id) for the result, or poll the balance.',
+      "payment verified but NOT yet settled: no credits granted yet. Retry with the same payment (or the same request_id) for its status, with the payer's SIGN-IN-WITH-X proof beside the payment for the full result, or poll the balance.",
     data: {
       status: 'settling',
       payment_id: record._id,
@@ -50,12 +53,19 @@ export function purchaseCompletedBody(result: Extract<PurchaseResult, { kind: 'c
   };
 }
 
-/** 200 to a replay without the payment (request_id or transaction_hash alone): it went through; nothing about the wallet. */
-export function purchaseStatusBody(record: X402PaymentDoc) {
+/**
+ * 200 to a replay that proves no payer: it went through; nothing about the wallet. A replay
+ * carrying the settled payment itself also gets its receipt (`x402`, PAYMENT-RESPONSE) and the
+ * challenge its payer signs for the full answer (`extensions`).
+ */
+export function purchaseStatusBody(record: X402PaymentDoc, x402?: X402Block, extensions?: Record<string, unknown>) {
   const purpose = purposeOf(record);
   return {
     success: true,
-    message: 'this purchase was completed earlier; the balance is shown to the wallet itself (signed balance call)',
+    message:
+      "this purchase was completed earlier; the balance is shown to the wallet itself (signed balance call), the full answer to the payer's sign-in-with-x proof sent with the payment",
     data: { status: 'completed', payment_id: record._id, wallet_address: purpose?.wallet, credits: purpose?.credits },
+    ...(x402 ? { x402 } : {}),
+    ...(extensions && Object.keys(extensions).length ? { extensions } : {}),
   };
 }

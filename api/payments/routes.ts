@@ -7,6 +7,7 @@ import { singlePaymentMode } from '../http/middleware/single-payment-mode';
 import { paymentHeader } from '../http/middleware/single-payment-mode';
 import { anyObject, EXAMPLE, x402Receipt } from '../http/operations/shapes';
 import type { Operation } from '../http/operations/types';
+import { SIWX_HEADER } from './presenters';
 import { purchaseCompletedBody, purchasePendingBody, purchaseStatusBody } from './presenters';
 
 const SUPPORTED_CHAIN_IDS = [8453, 42161, 10, 137, 43114, 84532];
@@ -38,6 +39,9 @@ const completedAnswer = Joi.object({
     payment_id: Joi.string().required(),
   }).required(),
   x402: x402Receipt,
+  extensions: anyObject.description(
+    'a status answer to the settled payment sent again: `sign-in-with-x`, the challenge the payer signs for the full result',
+  ),
 });
 const pendingAnswer = Joi.object({
   success: Joi.boolean().valid(false).required(),
@@ -115,23 +119,29 @@ export function creditPurchaseOperations(services: Services): Operation[] {
       tag: 'Credits',
       summary: 'Buy credits with an x402 payment',
       description:
-        'Send the body without payment: 402 with the challenge. Retry the identical body with X-PAYMENT: 200 once settled and granted, 202 while the settlement runs on.',
+        'Send the body without payment: 402 with the challenge. Retry the identical body with X-PAYMENT: 200 once settled and granted, 202 while the settlement runs on. The settled payment sent again answers the purchase\'s status and receipt only; with the payer\'s SIGN-IN-WITH-X proof beside it, the full result (docs/x402.md, "Payer proof").',
       request: {
         body: purchaseBody,
         headers: Joi.object({
           'x-payment': Joi.string().allow('').description('base64 x402 payment envelope'),
           'payment-signature': Joi.string().allow('').description('alias of X-PAYMENT'),
+          'sign-in-with-x': Joi.string()
+            .max(8192)
+            .description(
+              'a payer proof (base64 sign-in-with-x payload signed by the payer for this URL) beside the settled payment: its full result (balance, grant id) instead of the status only',
+            ),
         }),
       },
       responses: {
         200: {
-          description: "Credits granted (or, for a replay without payment, the purchase's status)",
+          description:
+            "Credits granted; or, for a replay that proves no payer (request_id or transaction_hash alone, or the settled payment without the payer's sign-in-with-x proof), the purchase's status only: no balance, no grant id (the settled payment adds its receipt)",
           body: completedAnswer,
         },
         202: { description: 'Payment verified, settlement still running: nothing credited yet', body: pendingAnswer },
         402: { description: 'The x402 challenge (also base64 in PAYMENT-REQUIRED)', body: challengeSchema },
       },
-      errorStatuses: [400, 409, 429, 503],
+      errorStatuses: [400, 401, 409, 429, 503],
       errors: 'gateway',
       examples: [
         { name: 'challenge', request: { body }, response: { status: 402, body: challengeExample } },
@@ -161,13 +171,16 @@ export function creditPurchaseOperations(services: Services): Operation[] {
         if (!services.purchases)
           throw errors.unavailable('payments_unavailable', 'x402 payments are not configured on this deployment');
         const body = res.locals.body;
-        const result = await services.purchases.purchase(body, paymentHeader(req));
+        const result = await services.purchases.purchase(body, paymentHeader(req), req.get(SIWX_HEADER));
         if (result.kind === 'pending') {
           res.status(202).json(purchasePendingBody(result.record, body.wallet_address, body.credits));
           return;
         }
         if (result.kind === 'status') {
-          res.json(purchaseStatusBody(result.record));
+          const receipt = result.receipt ? await services.payments!.receipt(result.record) : undefined;
+          const proof = result.receipt ? services.payments!.payerProofExtension(result.record.resource_url) : undefined;
+          if (receipt) res.set(receipt.header);
+          res.json(purchaseStatusBody(result.record, receipt?.block, proof));
           return;
         }
         const receipt = await services.payments!.receipt(result.record);

@@ -1,6 +1,13 @@
 import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
-import { instanceId, instanceMetadata, PAGE_MAX, PAGE_SIZE_MAX, pageRequest } from '../../shared/tools/catalog-service';
+import {
+  instanceId,
+  instanceMetadata,
+  PAGE_MAX,
+  PAGE_SIZE_MAX,
+  pageQuery,
+  pageRequest,
+} from '../../shared/tools/catalog-service';
 import { issueReportBody, purchaseBody } from '../../shared/tools/schemas';
 import { bearer } from '../http/middleware/bearer';
 import { perClientLimit, perWalletLimit } from '../http/middleware/limits';
@@ -12,10 +19,6 @@ const instanceHeaders = {
   'x-instance-id': Joi.string().allow('').description('Echo the instance_id of an earlier answer to keep its context'),
   'x-instance-metadata': Joi.string().allow('').description('A JSON string'),
 };
-const fetchQuery = Joi.object({
-  page: Joi.number().integer().min(1).max(PAGE_MAX),
-  page_size: Joi.number().integer().min(1).max(PAGE_SIZE_MAX),
-});
 // Checked by the mount even when the query is sent too (the query wins, a header beside it must still be valid).
 const fetchHeaders = Joi.object({
   'x-page': Joi.number().integer().min(1).max(PAGE_MAX),
@@ -115,7 +118,7 @@ export function bearerToolOperations(services: Services): Operation[] {
       summary: 'A page of the tool catalog',
       description:
         'Page and page size come from the query or the X-Page / X-Page-Size headers (the query wins; a header sent beside it must still be valid).',
-      request: { query: fetchQuery, headers: fetchHeaders },
+      request: { query: pageQuery, headers: fetchHeaders },
       // pageRequest checks the query's paging itself (422 `detail[]`); the headers are checked by the mount.
       validation: 'handler',
       responses: { 200: { description: 'One page of tools', body: fetchAnswer } },

@@ -19,6 +19,7 @@ import { paymentHeader } from '../http/middleware/single-payment-mode';
 import { mountOperations } from '../http/operations/mount';
 import { anyObject, EXAMPLE, ok, signedReceipt, toolError, x402Receipt } from '../http/operations/shapes';
 import type { Operation } from '../http/operations/types';
+import { SIWX_HEADER } from '../payments/presenters';
 import { challengeSchema } from '../payments/routes';
 import { budgetBody, invokeSuccessBody } from './presenters';
 
@@ -44,9 +45,6 @@ function namedAction(parameters: Record<string, unknown> | undefined): string | 
   return typeof a === 'string' ? a : undefined;
 }
 
-/** The sign-in-with-x proof (base64 JSON), as the extension names it. */
-const SIWX_HEADER = 'sign-in-with-x';
-
 const invokeAnswer = Joi.object({
   success: Joi.boolean().valid(true).required(),
   receipt: signedReceipt.description(
@@ -57,6 +55,17 @@ const invokeAnswer = Joi.object({
   credits_charged: Joi.number(),
   transaction_id: Joi.string().allow(null),
   x402: x402Receipt,
+});
+/** x402 mode: the settled payment sent again without its payer's proof: its status and receipt, never the result. */
+const settledStatusAnswer = Joi.object({
+  success: Joi.boolean().valid(true).required(),
+  status: Joi.string().valid('settled').required(),
+  message: Joi.string().required(),
+  payment_id: Joi.string().required(),
+  x402: x402Receipt.required(),
+  extensions: anyObject.description(
+    '`sign-in-with-x`: the challenge the payer signs (SIGN-IN-WITH-X, beside the same payment) for the result',
+  ),
 });
 const settlingAnswer = Joi.object({
   success: Joi.boolean().valid(false).required(),
@@ -299,7 +308,7 @@ export function toolOperations(services: Services): Operation[] {
       ],
       summary: 'Invoke an action: signed with credits, paid directly with x402, or signed in with x (credits)',
       description:
-        'Signed-credit mode: the body is the envelope plus `parameters`. Direct x402 mode: the body is the action parameters themselves; the first call answers 402 with the challenge, the retry of the identical body with X-PAYMENT answers the result with an `x402` block.',
+        'Signed-credit mode: the body is the envelope plus `parameters`. Direct x402 mode: the body is the action parameters themselves; the first call answers 402 with the challenge, the retry of the identical body with X-PAYMENT answers the result with an `x402` block. The same payment sent again (anyone can rebuild a settled authorization from the chain) answers its status and receipt; the payer gets the result again with its SIGN-IN-WITH-X proof beside the payment (docs/x402.md, "Payer proof").',
       request: {
         params: slugParams,
         body: Joi.alternatives(
@@ -311,17 +320,21 @@ export function toolOperations(services: Services): Operation[] {
           'sign-in-with-x': Joi.string()
             .max(8192)
             .description(
-              "x402 mode: a sign-in-with-x proof (base64 JSON, from the 402's extensions): paid from the wallet's prepaid credits, no on-chain payment",
+              "x402 mode: a sign-in-with-x proof (base64 JSON, from the 402's extensions). Alone: paid from the wallet's prepaid credits, no on-chain payment. Beside X-PAYMENT with a settled payment: the payer's proof, which gets that payment's recorded result",
             ),
         }),
       },
       // Which schema applies depends on the mode; the handler checks (400 in the tool shape).
       validation: 'handler',
       responses: {
-        200: { description: 'The tool invoke success envelope', body: invokeAnswer },
+        200: {
+          description:
+            "The tool invoke success envelope; x402 mode, the settled payment sent again without its payer's SIGN-IN-WITH-X proof: its status and receipt only (`status: settled`, no `response`)",
+          body: Joi.alternatives(invokeAnswer, settledStatusAnswer),
+        },
         202: {
           description:
-            'x402 mode: the payment is verified and still settling, no result yet; send the same payment again',
+            "x402 mode: the payment is verified and still settling, no result yet; once settled, send the same payment again with the payer's SIGN-IN-WITH-X proof",
           body: settlingAnswer,
         },
         402: {
@@ -383,15 +396,10 @@ export function toolOperations(services: Services): Operation[] {
         }
         await assertSameAction(services, productSlug, actionSlug, req.body as Record<string, unknown>);
         const header = paymentHeader(req);
+        // With a payment, SIGN-IN-WITH-X is its payer's proof (the settled payment's result); alone, it pays from credits.
         const siwx = req.get(SIWX_HEADER);
-        if (siwx !== undefined && header !== undefined)
-          throw errors.badRequest(
-            'mixed_payment_modes',
-            'send either a payment (X-PAYMENT) or a sign-in-with-x proof (SIGN-IN-WITH-X), not both',
-            { details: { envelope_fields: [SIWX_HEADER] } },
-          );
         const direct = await tools.directOffer(productSlug, actionSlug, req.body as Record<string, unknown>);
-        if (siwx !== undefined && direct && services.directTools?.siwx) {
+        if (siwx !== undefined && header === undefined && direct && services.directTools?.siwx) {
           // Signed in: served from the wallet's prepaid credits, no 402 round and no on-chain payment.
           const paid = await services.directTools.invokeSignedIn(direct, req.body as Record<string, unknown>, siwx);
           res
@@ -412,7 +420,7 @@ export function toolOperations(services: Services): Operation[] {
         }
         if (!services.directTools)
           throw errors.unavailable('payments_unavailable', 'x402 payments are not configured on this deployment');
-        const result = await services.directTools.invoke(direct, req.body as Record<string, unknown>, header);
+        const result = await services.directTools.invoke(direct, req.body as Record<string, unknown>, header, siwx);
         res.set(result.headers).status(result.status).json(result.body);
       },
     },

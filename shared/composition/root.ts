@@ -130,6 +130,7 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
           new PaymentIdentifiers(models),
           config.x402.receiptPrivateKey ? new ReceiptIssuer(config.x402.receiptPrivateKey as `0x${string}`) : undefined,
           challengeExtensions(config.publicBaseUrl, siwx),
+          siwx,
         );
   const purchaseUrl = `${config.publicBaseUrl}/api/external/credits/purchase`;
   const purchases =

@@ -1,4 +1,5 @@
 import type { DirectToolPayments } from '../payments/direct-tool-payments';
+import { siwxHeaderOf } from '../payments/extensions/sign-in-with-x';
 import { decodePaymentResponse, encodePaymentPayload, type PaymentPayload } from '../payments/x402/challenge';
 import { AppError, errors } from '../platform/errors/index';
 import { ids } from '../platform/ids/index';
@@ -109,7 +110,7 @@ export class McpToolService {
           );
         return await this.withCredits(input.caller, product, action, input);
       }
-      return await this.withX402(product, action, input.arguments, payment);
+      return await this.withX402(product, action, input.arguments, payment, input.meta[MCP_META.signInWithX]);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       // Every refusal that asks for a payment carries the x402 challenge (the transport's shape).
@@ -231,11 +232,17 @@ export class McpToolService {
     );
   }
 
+  /**
+   * `proof`: `_meta["sign-in-with-x"]`, the payer's sign-in-with-x payload beside the payment: a
+   * settled payment sent again answers its result only with it (anyone can rebuild a settled
+   * authorization from the chain), else its status and receipt.
+   */
   private async withX402(
     product: ToolProduct,
     action: ToolAction,
     args: Record<string, unknown>,
     payment: unknown,
+    proof: unknown,
   ): Promise<ToolCallResult> {
     // Parameters first: a call that cannot run is refused before any challenge or payment.
     const call: ResolvedCall | null = await this.tools.directOffer(product.slug, action.slug, args);
@@ -249,10 +256,17 @@ export class McpToolService {
       throw errors.unavailable('payments_unavailable', 'x402 payments are not configured on this deployment');
     if (payment !== undefined && (payment === null || typeof payment !== 'object' || Array.isArray(payment)))
       throw errors.badRequest('malformed_payment', '_meta["x402/payment"] must be an x402 PaymentPayload object');
-    // The direct path reads the payment as the HTTP header carries it; one encoding, one set of checks.
+    // The direct path reads the payment and the proof as the HTTP headers carry them; one encoding, one set of checks.
     const header = payment === undefined ? undefined : encodePaymentPayload(payment as PaymentPayload);
-    const out = await this.direct.invoke(call, args, header);
-    const body = out.body as { response?: unknown; warnings?: unknown[]; x402?: Record<string, unknown> };
+    const proofHeader = proof === undefined ? undefined : siwxHeaderOf(proof, `_meta["${MCP_META.signInWithX}"]`);
+    const out = await this.direct.invoke(call, args, header, proofHeader);
+    const body = out.body as {
+      response?: unknown;
+      warnings?: unknown[];
+      x402?: Record<string, unknown>;
+      status?: string;
+      message?: string;
+    };
     if (out.status === 202) {
       throw errors.conflict(
         'payment_in_progress',
@@ -261,6 +275,15 @@ export class McpToolService {
       );
     }
     const settled = decodePaymentResponse(Object.entries(out.headers).find(([k]) => /payment-response/i.test(k))?.[1]);
+    if (body.status === 'settled') {
+      // The settled payment without its payer's proof: its status and receipt, never the result.
+      const { success: _success, ...status } = body as Record<string, unknown>;
+      return {
+        content: [{ type: 'text', text: body.message ?? 'settled' }],
+        structuredContent: status,
+        ...(settled.ok ? { _meta: paymentResponseMeta(settled.value) } : {}),
+      };
+    }
     return paidResult(
       body.response,
       { x402: body.x402, ...(body.warnings ? { warnings: body.warnings } : {}) },

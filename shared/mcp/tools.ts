@@ -12,6 +12,8 @@ export const MCP_META = {
   idempotencyKey: 'agent-commerce/idempotency-key',
   x402Payment: 'x402/payment',
   x402PaymentResponse: 'x402/payment-response',
+  /** The payer's sign-in-with-x proof (the SIWX payload object) beside `x402/payment`: the settled payment's result. */
+  signInWithX: 'sign-in-with-x',
 } as const;
 
 /** Products per tools/list page: the bearer catalog's default page. */

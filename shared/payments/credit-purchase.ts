@@ -23,13 +23,15 @@ export interface PurchaseRequest {
 }
 
 /**
- * `completed` goes to the caller that brought the payment (balance and grant id included);
- * `status` answers a replay by request_id or transaction_hash without that payment: whether the
- * purchase went through, nothing about the wallet.
+ * `completed` goes to the caller whose payment this request settled, or to its payer's proof
+ * (balance and grant id included); `status` answers a replay that proves no payer (a request_id
+ * or transaction_hash, or the settled payment itself, which anyone can rebuild from the chain):
+ * whether the purchase went through, nothing about the wallet. `receipt`: the replay carried the
+ * payment itself, so its answer carries the payment's receipt.
  */
 export type PurchaseResult =
   | { kind: 'completed'; record: X402PaymentDoc; balance: number }
-  | { kind: 'status'; record: X402PaymentDoc }
+  | { kind: 'status'; record: X402PaymentDoc; receipt: boolean }
   | { kind: 'pending'; record: X402PaymentDoc };
 
 /** What a request_id is bound to: the same id with any of these changed is another purchase. */
@@ -81,9 +83,13 @@ export class CreditPurchaseService {
     };
   }
 
-  async purchase(req: PurchaseRequest, header: string | undefined): Promise<PurchaseResult> {
+  /**
+   * `proof`: a SIGN-IN-WITH-X header signed by the payer for the purchase URL, beside the payment
+   * it paid with: a settled purchase answers its full result (balance, grant id) only with it.
+   */
+  async purchase(req: PurchaseRequest, header: string | undefined, proof?: string): Promise<PurchaseResult> {
     try {
-      return await this.purchaseOnce(req, header);
+      return await this.purchaseOnce(req, header, proof);
     } catch (err) {
       // Every 402 of this endpoint carries the challenge, whichever step refused.
       if (err instanceof AppError && err.status === 402 && !err.body)
@@ -92,7 +98,11 @@ export class CreditPurchaseService {
     }
   }
 
-  private async purchaseOnce(req: PurchaseRequest, header: string | undefined): Promise<PurchaseResult> {
+  private async purchaseOnce(
+    req: PurchaseRequest,
+    header: string | undefined,
+    proof: string | undefined,
+  ): Promise<PurchaseResult> {
     const wallet = req.wallet_address.toLowerCase();
     const offer = this.offer(req);
     // A malformed header is refused before anything is looked up.
@@ -111,7 +121,7 @@ export class CreditPurchaseService {
             'this request_id was already used for a purchase with another body; use a new request_id',
           );
         }
-        return this.replay(earlier, header);
+        return this.replay(earlier, header, proof);
       }
     }
     if (req.transaction_hash) {
@@ -120,20 +130,22 @@ export class CreditPurchaseService {
       if (paid && purposeAs(paid.purpose, 'credit_purchase')?.wallet !== wallet) {
         throw errors.conflict('payment_already_used', 'this transaction paid for another purchase');
       }
-      if (paid) return this.replay(paid, header);
+      if (paid) return this.replay(paid, header, proof);
     }
     if (!header) throw this.gate.paymentRequired(this.resource(req), [offer]);
     const resource = this.resource(req);
+    await this.gate.refuseProofWithNewPayment(header, proof);
     return this.gate.identified(
       header,
       `credit_purchase:${fingerprint}`,
       { resource, offers: [offer] },
-      async () => {
+      async (claim) => {
         const outcome = await this.gate.pay({
           header,
           resource,
           offers: [offer],
           purposeKey,
+          claim,
           expectedPayer: req.payer_wallet_address,
           purpose: {
             kind: 'credit_purchase',
@@ -145,26 +157,44 @@ export class CreditPurchaseService {
             ...(req.transaction_hash ? { transaction_hash: req.transaction_hash } : {}),
           },
         });
+        if (outcome.kind === 'completed' && outcome.repeat) {
+          // The payment paid for this very body, or it bought another purchase (records from before
+          // fingerprints were kept are matched on the wallet and credits).
+          const paid = purposeAs(outcome.record.purpose, 'credit_purchase');
+          const same = paid?.fingerprint
+            ? paid.fingerprint === fingerprint
+            : paid?.wallet === wallet && paid.credits === req.credits;
+          if (!same)
+            throw errors.conflict('payment_already_used', 'this payment was already used for another purchase');
+          return this.answerRepeat(outcome.record, proof);
+        }
         return this.result(outcome);
       },
-      // The same payment-identifier, another authorization: the recorded purchase, nothing paid again.
-      async (earlier, proven) => {
-        const outcome = this.gate.outcomeOf(earlier);
-        if (outcome.kind === 'pending') return outcome;
-        return proven ? this.result(outcome) : { kind: 'status', record: earlier };
-      },
+      // The same payment-identifier, a new authorization proving the payer: the recorded purchase, nothing paid again.
+      async (earlier) => this.result(this.gate.outcomeOf(earlier)),
     );
   }
 
   /**
-   * A purchase asked for again. Whoever brings the very payment that paid gets the full result;
-   * anyone else (a request_id or transaction_hash alone) learns only whether it went through.
+   * A purchase asked for again. A request_id or transaction_hash alone learns only whether it went
+   * through; the very payment that paid adds its receipt (anyone can rebuild a settled
+   * authorization from the chain); the full result goes to the payer's proof with that payment.
    */
-  private async replay(record: X402PaymentDoc, header: string | undefined): Promise<PurchaseResult> {
+  private async replay(
+    record: X402PaymentDoc,
+    header: string | undefined,
+    proof: string | undefined,
+  ): Promise<PurchaseResult> {
     const outcome = this.gate.outcomeOf(record);
     if (outcome.kind === 'pending') return outcome;
-    if (this.gate.carries(record, header)) return this.result(outcome);
-    return { kind: 'status', record };
+    if (this.gate.carries(record, header)) return this.answerRepeat(record, proof);
+    return { kind: 'status', record, receipt: false };
+  }
+
+  /** The settled payment itself, sent again: its full result for the payer's proof, else its status and receipt. */
+  private async answerRepeat(record: X402PaymentDoc, proof: string | undefined): Promise<PurchaseResult> {
+    if (await this.gate.provenPayer(record, proof)) return this.result({ kind: 'completed', record });
+    return { kind: 'status', record, receipt: true };
   }
 
   /** The balance the grant wrote when this call saw it land; a replay reads the wallet's balance now. */

@@ -10,12 +10,16 @@ import type { PaymentPurpose, X402PaymentDoc } from './models/x402-payment';
 import { encodeSettleResponse, x402Block } from './payment-answer';
 import type { Offer } from './payment-challenge';
 import { purposeAs } from './purposes';
-import type { PaidOutcome, PaymentGate } from './service';
+import type { PaidOutcome, PayInput, PaymentGate } from './service';
 import { X402_HEADERS } from './x402/challenge';
 import type { PaymentSetup } from './x402/setup';
 
 /** When a caller whose payment is still settling should ask again. */
 const SETTLING_RETRY_AFTER_S = 2;
+
+/** What a repeat of a settled payment without the payer's proof is told. */
+const PAYER_ONLY_MESSAGE =
+  "this payment was settled and its call answered; the result goes only to the payer: send the same payment again with a SIGN-IN-WITH-X proof signed by the payer (extensions['sign-in-with-x'])";
 
 export interface DirectResult {
   status: number;
@@ -84,10 +88,16 @@ export class DirectToolPayments {
     };
   }
 
+  /**
+   * `proof`: a SIGN-IN-WITH-X header beside the payment, proving its payer: a repeat of a settled
+   * payment answers the recorded result only with it (a settled authorization is public on chain),
+   * else the payment's status and receipt (`statusAnswer`). With a new payment it is refused.
+   */
   async invoke(
     call: ResolvedCall,
     parameters: Record<string, unknown>,
     header: string | undefined,
+    proof?: string,
   ): Promise<DirectResult> {
     const resource = this.resource(call);
     const offers = this.offers(call);
@@ -104,16 +114,10 @@ export class DirectToolPayments {
         header,
         `tool_call:${purpose.product_id}:${purpose.action}:${purpose.params_sha256}`,
         { resource, offers },
-        () => this.payAndCall(call, parameters, header, resource, offers, purpose),
-        // The same payment-identifier, another authorization: the recorded call, nothing paid or called again.
-        async (earlier, proven) => {
-          if (!proven)
-            throw errors.conflict(
-              'payment_already_used',
-              'this payment-identifier names a payment of another payer, or this authorization does not verify',
-            );
-          return this.answer(this.gate.outcomeOf(earlier));
-        },
+        (claim) => this.payAndCall(call, parameters, { header, proof, claim }, resource, offers, purpose),
+        // The same payment-identifier, a new authorization proving the payer: the recorded call,
+        // nothing paid or called again.
+        async (earlier) => this.answer(this.gate.outcomeOf(earlier)),
       );
     } catch (err) {
       // Every 402 carries the challenge, whichever step refused (a failed settlement included).
@@ -126,14 +130,16 @@ export class DirectToolPayments {
   private async payAndCall(
     call: ResolvedCall,
     parameters: Record<string, unknown>,
-    header: string,
+    paid: { header: string; proof: string | undefined; claim: PayInput['claim'] },
     resource: ReturnType<DirectToolPayments['resource']>,
     offers: Offer[],
     purpose: Extract<PaymentPurpose, { kind: 'tool_call' }>,
   ): Promise<DirectResult> {
+    const { header, proof, claim } = paid;
+    await this.gate.refuseProofWithNewPayment(header, proof);
     let held;
     try {
-      held = await this.gate.authorize({ header, resource, offers, purpose });
+      held = await this.gate.authorize({ header, resource, offers, purpose, claim });
     } catch (err) {
       // The same payment while it settles: pending with its id and hash, never a new 402.
       if (err instanceof AppError && err.code === 'payment_in_progress') {
@@ -143,7 +149,13 @@ export class DirectToolPayments {
       }
       throw err;
     }
-    if (held.kind !== 'new') return this.answer(this.sameCall(held, purpose));
+    if (held.kind !== 'new') {
+      const outcome = this.sameCall(held, purpose);
+      // A repeat of a settled payment: the result only for its payer's proof.
+      if (outcome.kind === 'completed' && outcome.repeat && !(await this.gate.provenPayer(outcome.record, proof)))
+        return this.statusAnswer(outcome.record);
+      return this.answer(outcome);
+    }
     const outcome = await this.tools.runDirect(call, parameters, `x402:${held.record._id}`);
     if (!outcome.ok) {
       const failure = vendorFailure(outcome, call);
@@ -255,7 +267,8 @@ export class DirectToolPayments {
         body: {
           success: false,
           status: 'settling',
-          message: 'the payment is settling; send the same payment again for the result once it has settled',
+          message:
+            'the payment is settling; once it has settled, send the same payment again with a SIGN-IN-WITH-X proof signed by the payer for the result',
           payment_id: rec._id,
           status_url: `/api/external/payments/${encodeURIComponent(rec._id)}`,
           x402: {
@@ -270,5 +283,26 @@ export class DirectToolPayments {
     const receipt = await this.gate.receipt(rec);
     const result = JSON.parse(rec.result_json ?? '{}') as { response?: unknown; warnings?: unknown[] };
     return { status: 200, headers: receipt.header, body: { success: true, ...result, x402: receipt.block } };
+  }
+
+  /**
+   * A settled payment sent again without its payer's proof: what anyone who rebuilt the public
+   * authorization may learn (it was paid, settled, its receipt), never the call's result. The
+   * `extensions["sign-in-with-x"]` is the challenge the payer signs to get the result.
+   */
+  private async statusAnswer(rec: X402PaymentDoc): Promise<DirectResult> {
+    const receipt = await this.gate.receipt(rec);
+    return {
+      status: 200,
+      headers: receipt.header,
+      body: {
+        success: true,
+        status: 'settled',
+        message: PAYER_ONLY_MESSAGE,
+        payment_id: rec._id,
+        x402: receipt.block,
+        extensions: this.gate.payerProofExtension(rec.resource_url),
+      },
+    };
   }
 }

@@ -19,8 +19,9 @@ export const paymentsErrors: Readonly<Record<string, ErrorEntry & { area: 'payme
     status: 400,
     area: 'payments',
     meaning:
-      'The request carries both an x402 payment header and signed-envelope fields (`signature`, `session_nonce`); `details.envelope_fields` lists them. Nothing was verified or charged.',
-    action: 'Pay one way: drop the envelope fields, or drop the payment header.',
+      'The request carries two ways to pay: an x402 payment header and signed-envelope fields (`signature`, `session_nonce`, listed in `details.envelope_fields`), or a new x402 payment and a sign-in-with-x proof (which pays from credits, or proves the payer of a payment already made). Nothing was verified or charged.',
+    action:
+      'Pay one way: drop the envelope fields or the proof, or the payment header. A proof goes with a payment only to fetch what that settled payment bought.',
   },
   payer_mismatch: {
     status: 400,
@@ -70,7 +71,7 @@ export const paymentsErrors: Readonly<Record<string, ErrorEntry & { area: 'payme
     status: 409,
     area: 'payments',
     meaning:
-      'This `request_id` was already used with another body: for a purchase, other credits, chain, token, payer or wallet; for a webhook trigger, by your group with another prompt, callback_url, request_metadata or workflow; for a paid tool call (a signed invoke\'s `request_id`, a bearer purchase\'s `Idempotency-Key`, an MCP idempotency key), another tool or other parameters.',
+      "This `request_id` was already used with another body: for a purchase, other credits, chain, token, payer or wallet; for a webhook trigger, by your group with another prompt, callback_url, request_metadata or workflow; for a paid tool call (a signed invoke's `request_id`, a bearer purchase's `Idempotency-Key`, an MCP idempotency key), another tool or other parameters.",
     action: 'Send the original body again to get its result, or use a new `request_id`.',
   },
   invalid_payment_identifier: {
@@ -100,13 +101,15 @@ export const paymentsErrors: Readonly<Record<string, ErrorEntry & { area: 'payme
     status: 401,
     area: 'payments',
     meaning:
-      "The sign-in-with-x proof was refused: `details.reason` says why (the extension's codes: domain or URI not ours or not this resource, issued more than 5 minutes ago or in the future, expiry past or more than 5 minutes after issue, unsupported chain, bad signature). Nothing was charged.",
-    action: 'Sign a fresh message from a new 402 challenge for this resource, on a supported chain.',
+      "The sign-in-with-x proof was refused: `details.reason` says why (the extension's codes: domain or URI not ours or not this resource, issued more than 5 minutes ago or in the future, expiry past or more than 5 minutes after issue, unsupported chain, bad signature; `siwx_not_payer`: a payer proof signed by another wallet than the payment's payer). Nothing was charged or shown.",
+    action:
+      'Sign a fresh message for this resource, on a supported chain (a 402 challenge, or the `extensions["sign-in-with-x"]` of a status answer, carries one); a payer proof with the key that signed the payment.',
   },
   siwx_nonce_used: {
     status: 401,
     area: 'payments',
-    meaning: 'This sign-in-with-x message (its nonce, for this wallet) was already used: each proof pays for one call.',
+    meaning:
+      'This sign-in-with-x message (its nonce, for this wallet) was already used: each proof pays for one call, or proves the payer once.',
     action: 'Sign a new message with a new nonce (a new 402 challenge carries one).',
   },
   payment_not_found: {

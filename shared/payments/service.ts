@@ -4,8 +4,14 @@ import { insertOnce, type Models } from '../platform/db/index';
 import { AppError, errors } from '../platform/errors/index';
 import type { LocalLimiter } from '../platform/limits/local';
 import { decideDelivery, DELIVERY_ABANDONED, recordAbandoned } from './delivery-outcomes';
-import { type IdentifierClaim, paymentIdentifierOf, type PaymentIdentifiers } from './extensions/payment-identifier';
+import {
+  type IdentifierClaim,
+  identifierConflict,
+  paymentIdentifierOf,
+  type PaymentIdentifiers,
+} from './extensions/payment-identifier';
 import { ReceiptIssuer, type SignedReceipt } from './extensions/receipts';
+import { PAYER_STATEMENT, type SignInWithX } from './extensions/sign-in-with-x';
 import { type InFlightPayments, payerKey } from './in-flight';
 import type { PaymentPurpose, X402PaymentDoc } from './models/x402-payment';
 import { completedRecord, encodeSettleResponse, x402Block } from './payment-answer';
@@ -26,6 +32,12 @@ export interface PayInput {
   purpose: PaymentPurpose;
   purposeKey?: string;
   expectedPayer?: string;
+  /**
+   * Takes the payment-identifier for this payment once it verified (`identified()` passes it):
+   * called with the verified payer before the payment is recorded, so a payload that does not
+   * verify never takes, nor learns anything about, an identifier.
+   */
+  claim?: (payer: string) => Promise<void>;
 }
 
 export type PaidOutcome =
@@ -34,13 +46,29 @@ export type PaidOutcome =
       record: X402PaymentDoc;
       /** The credited wallet's balance as this payment's grant wrote it, when the settlement just wrote it. */
       balanceAfter?: number;
+      /**
+       * A repeat of a payment completed earlier. Anyone can rebuild a settled authorization from the
+       * chain, so a repeat alone proves nothing: it is answered the payment's status and receipt,
+       * and what the payment bought only with a payer proof (`provenPayer`).
+       */
+      repeat?: true;
     }
   | { kind: 'pending'; record: X402PaymentDoc };
 
+/** The id a payment-identifier already names, found once this payment verified (a concurrent claim won). */
+class IdentifierTaken extends Error {
+  constructor(
+    readonly payer: string,
+    readonly paymentId: string,
+  ) {
+    super(`payment identifier taken by ${paymentId}`);
+  }
+}
+
 /**
  * x402 for any paid endpoint: the 402 challenge, verification, one durable settlement per
- * payment, and the recorded result for repeats. Endpoints only say what is offered and what
- * the payment buys.
+ * payment, and the recorded result for repeats (to the payer only: `provenPayer`). Endpoints only
+ * say what is offered and what the payment buys.
  */
 export class PaymentGate {
   constructor(
@@ -58,6 +86,8 @@ export class PaymentGate {
     readonly receipts?: ReceiptIssuer,
     /** The 402's `extensions` (payment-identifier, sign-in-with-x), per resource. */
     private readonly challengeExtensions: (resource: ResourceInfo) => Record<string, unknown> = () => ({}),
+    /** sign-in-with-x proofs of a payer: what a settled payment bought goes only to its payer. */
+    private readonly payerProofs?: SignInWithX,
   ) {}
 
   requirements(offers: Offer[]): PaymentRequirements[] {
@@ -222,6 +252,7 @@ export class PaymentGate {
     }
     // Unrecorded when refused, so the same payment may be sent again once the payer has tokens.
     this.perPayer?.enforce(`x402:payer:${verified.payer.toLowerCase()}`, 'new x402 payments from one payer');
+    await input.claim?.(verified.payer.toLowerCase());
     const now = new Date();
     const record: X402PaymentDoc = {
       _id: id,
@@ -274,7 +305,7 @@ export class PaymentGate {
     if (purposeKey && seen.purpose_key !== purposeKey && seen.status !== 'failed') {
       throw errors.conflict('payment_already_used', 'this payment was already used for another purchase');
     }
-    if (seen.status === 'completed') return { kind: 'completed', record: seen };
+    if (seen.status === 'completed') return { kind: 'completed', record: seen, repeat: true };
     if (seen.status === 'failed') throw this.failure(seen);
     if (seen.status === 'delivering')
       throw errors.conflict(
@@ -299,10 +330,13 @@ export class PaymentGate {
     });
   }
 
-  /** What a recorded payment answers with: its result once completed, its failure (a 402 to pay again), else still settling. */
+  /**
+   * What a recorded payment answers with: its result once completed, its failure (a 402 to pay
+   * again), else still settling. Always a repeat: this request did not settle it.
+   */
   outcomeOf(record: X402PaymentDoc): PaidOutcome {
     if (record.status === 'failed') throw this.failure(record);
-    return record.status === 'completed' ? { kind: 'completed', record } : { kind: 'pending', record };
+    return record.status === 'completed' ? { kind: 'completed', record, repeat: true } : { kind: 'pending', record };
   }
 
   /** A failed payment's refusal; pay() and the purchase service add the challenge. */
@@ -366,46 +400,104 @@ export class PaymentGate {
   }
 
   /**
+   * Whether `proof` (a SIGN-IN-WITH-X header) proves the payer of `record`: signed by the recorded
+   * payer for `uri` (the payment's own resource by default, or its status URL), fresh, used once.
+   * No proof: false. A proof that does not verify, or another wallet's, is refused (401
+   * `siwx_invalid`), so a payer who signed with the wrong key is told so.
+   */
+  async provenPayer(record: X402PaymentDoc, proof: string | undefined, uri = record.resource_url): Promise<boolean> {
+    if (proof === undefined) return false;
+    if (!this.payerProofs)
+      throw errors.unavailable('payments_unavailable', 'sign-in-with-x is not configured on this deployment');
+    await this.payerProofs.verify(proof, uri, { wallet: record.payer });
+    return true;
+  }
+
+  /**
+   * A payer proof names the payer of a payment already made; beside a payment never made it is a
+   * second way to pay (on a tool call, alone, it pays from credits): refused before anything is verified.
+   */
+  async refuseProofWithNewPayment(header: string, proof: string | undefined): Promise<void> {
+    if (proof === undefined || (await this.byId(this.idOf(header)))) return;
+    throw errors.badRequest(
+      'mixed_payment_modes',
+      'a sign-in-with-x proof goes with a payment only to fetch what that settled payment bought; send a new payment alone',
+      { details: { envelope_fields: ['sign-in-with-x'] } },
+    );
+  }
+
+  /** The sign-in-with-x challenge a payer signs to prove it paid, for `uri` (the `extensions` of a status answer). */
+  payerProofExtension(uri: string): Record<string, unknown> {
+    return this.payerProofs?.declaration(uri, PAYER_STATEMENT) ?? {};
+  }
+
+  /**
    * The payment-identifier extension around a payment. Without an id in the payload: `fresh()`.
-   * With one: the id is taken for this payment and request (`fingerprint`), or already names an
-   * earlier payment of the same request, which answers through `earlier(record, proven)` and
-   * settles nothing again (`proven`: this header's own authorization verifies for that payer).
-   * The same id for another request is 409. An id whose payment failed unsettled is given back.
+   * With one, nothing about the id is decided or told before the payload proves its payer: an id
+   * that already names an earlier payment of the same request answers through `earlier(record)`
+   * when the payload's own authorization proves that payer (offline, or by verifying), and
+   * settles nothing again; otherwise the payment is verified (`fresh(claim)`) and only then is
+   * the id taken (`claim`, called by the gate with the verified payer before the payment is
+   * recorded). The same id for another request is 409, after that proof. An id whose payment is
+   * refused, or fails unsettled, is given back.
    */
   async identified<T>(
     header: string,
     fingerprint: string,
     input: Pick<PayInput, 'resource' | 'offers'>,
-    fresh: () => Promise<T>,
-    earlier: (record: X402PaymentDoc, proven: boolean) => Promise<T>,
+    fresh: (claim?: PayInput['claim']) => Promise<T>,
+    earlier: (record: X402PaymentDoc) => Promise<T>,
   ): Promise<T> {
     const payload = decodePayment(header);
     const id = paymentIdentifierOf(payload);
-    if (!id || !this.identifiers) return fresh();
-    const auth = payload.payload.authorization;
+    const identifiers = this.identifiers;
+    if (!id || !identifiers) return fresh();
     const thisPayment = payloadPaymentId(payload);
-    const claim: IdentifierClaim = await this.identifiers.claim(auth.from, id, thisPayment, fingerprint);
-    if (claim.kind === 'claimed' || claim.paymentId === thisPayment) {
-      try {
-        return await fresh();
-      } catch (err) {
-        const rec = await this.byId(thisPayment);
-        if (!rec || rec.status === 'failed') await this.identifiers.release(auth.from, id, thisPayment);
-        throw err;
-      }
+    const from = payload.payload.authorization.from.toLowerCase();
+    const named = await identifiers.find(from, id);
+    if (named && named.payment_id !== thisPayment && (await this.provesPayer(payload, input.offers, from))) {
+      if (named.fingerprint !== fingerprint) throw identifierConflict();
+      return this.answerEarlier(from, id, named.payment_id, earlier);
     }
-    const rec = await this.byId(claim.paymentId);
+    let claimedBy: string | undefined;
+    const claim = async (payer: string) => {
+      const c: IdentifierClaim = await identifiers.claim(payer, id, thisPayment, fingerprint);
+      if (c.kind === 'earlier' && c.paymentId !== thisPayment) throw new IdentifierTaken(payer, c.paymentId);
+      claimedBy = payer;
+    };
+    try {
+      return await fresh(claim);
+    } catch (err) {
+      // Verified, then found the id taken by another payment of this request: the verified
+      // authorization proves the payer; it is never recorded or settled.
+      if (err instanceof IdentifierTaken) return this.answerEarlier(err.payer, id, err.paymentId, earlier);
+      if (claimedBy) {
+        const rec = await this.byId(thisPayment);
+        if (!rec || rec.status === 'failed') await identifiers.release(claimedBy, id, thisPayment);
+      }
+      throw err;
+    }
+  }
+
+  /** The earlier payment an identifier names, for its proven payer; a failed one gives the id back. */
+  private async answerEarlier<T>(
+    payer: string,
+    id: string,
+    paymentId: string,
+    earlier: (record: X402PaymentDoc) => Promise<T>,
+  ): Promise<T> {
+    const rec = await this.byId(paymentId);
     if (!rec)
       throw errors.conflict(
         'payment_in_progress',
-        'a payment with this payment-identifier is being verified; retry shortly for its result',
+        'a payment with this payment-identifier is being recorded; retry shortly for its result',
       );
     if (rec.status === 'failed') {
       // Failed unsettled: nothing was charged, so the id is free for a new payment.
-      await this.identifiers.release(auth.from, id, rec._id);
+      await this.identifiers?.release(payer, id, rec._id);
       throw this.failure(rec);
     }
-    return earlier(rec, await this.provesPayer(payload, input.offers, rec.payer));
+    return earlier(rec);
   }
 
   /**

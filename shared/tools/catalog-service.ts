@@ -1,5 +1,6 @@
+import Joi from 'joi';
 import { isStoreUnavailable, retryWhileStoreDown } from '../platform/db/index';
-import { errors, ValidationError } from '../platform/errors/index';
+import { errors, fromJoi } from '../platform/errors/index';
 import { ids } from '../platform/ids/index';
 import { logger } from '../platform/logger/index';
 import type { ToolOrderDoc } from './models/tool-order';
@@ -23,34 +24,38 @@ export const PAGE_MAX = 1_000_000;
 export const PAGE_SIZE_MAX = 100;
 
 /**
+ * The paging query of GET /products/fetch: the schema the document gives and the one pageRequest checks
+ * against, so the two cannot differ. A value sent empty (`page_size=`) is not a number and is refused, as
+ * an empty X-Page-Size is; leaving the field out is what picks the header or the default.
+ */
+export const pageQuery = Joi.object({
+  page: Joi.number().integer().min(1).max(PAGE_MAX),
+  page_size: Joi.number().integer().min(1).max(PAGE_SIZE_MAX),
+});
+
+/**
  * Page and size from the query, else X-Page / X-Page-Size; `details` reports which one was used.
- * The headers come checked (the mount validates the declared X-Page / X-Page-Size, an empty one included).
+ * The headers come checked (the mount validates the declared X-Page / X-Page-Size, an empty one included);
+ * the query is checked here (422 `detail[]` at ['query', name]) because other query fields pass (`size`
+ * is page_size's alias, docs/tools.md).
  */
 export function pageRequest(
   query: Record<string, unknown>,
   headers: { 'x-page'?: number; 'x-page-size'?: number },
 ): PageRequest {
-  const valid = (raw: unknown, name: string, max: number): number => {
-    const n = Number(raw);
-    if (!Number.isSafeInteger(n) || n < 1 || n > max)
-      throw new ValidationError([
-        { loc: ['query', name], msg: `must be a whole number from 1 to ${max}`, type: 'value_error', input: raw },
-      ]);
-    return n;
-  };
-  // The query wins when both are sent.
-  const pick = (q: unknown, h: number | undefined, name: string, max: number, dflt: number): [number, Source] => {
-    if (q !== undefined && q !== '') return [valid(q, name, max), 'query'];
+  const sent = Object.fromEntries(
+    Object.entries({ page: query.page, page_size: query.page_size ?? query.size }).filter(([, v]) => v !== undefined),
+  );
+  const { value, error } = pageQuery.validate(sent, { abortEarly: false, convert: true });
+  if (error) throw fromJoi(error, 'query');
+  const checked = value as { page?: number; page_size?: number };
+  // The query wins when both are sent; the default also reports `query` (the spec names only header and query).
+  const pick = (q: number | undefined, h: number | undefined, dflt: number): [number, Source] => {
+    if (q !== undefined) return [q, 'query'];
     return h === undefined ? [dflt, 'query'] : [h, 'header'];
   };
-  const [page, pageSource] = pick(query.page, headers['x-page'], 'page', PAGE_MAX, 1);
-  const [pageSize, pageSizeSource] = pick(
-    query.page_size ?? query.size,
-    headers['x-page-size'],
-    'page_size',
-    PAGE_SIZE_MAX,
-    CATALOG_DEFAULT_SIZE,
-  );
+  const [page, pageSource] = pick(checked.page, headers['x-page'], 1);
+  const [pageSize, pageSizeSource] = pick(checked.page_size, headers['x-page-size'], CATALOG_DEFAULT_SIZE);
   return { page, pageSize, pageSource, pageSizeSource };
 }
 

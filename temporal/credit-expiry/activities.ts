@@ -1,6 +1,7 @@
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { pruneEmbedRecords } from '../../shared/embed/housekeeping';
 import { pruneAuthRecords } from '../../shared/identity/housekeeping';
+import { prunePaymentRecords } from '../../shared/payments/housekeeping';
 import type { Models } from '../../shared/platform/db/index';
 
 export interface CreditExpiryDeps {
@@ -21,17 +22,18 @@ export function createCreditExpiryActivities(deps: CreditExpiryDeps) {
       return ledger.recordExpirations(wallet, new Date(nowIso));
     },
     /**
-     * Every sign-in record past use: the API's sessions, request ids and rate-limit rows, and the
-     * widget's nonces and tokens. One activity under its recorded name, so the sweep's history
-     * keeps its shape.
+     * Every sign-in record past use: the API's sessions, request ids and rate-limit rows, the
+     * widget's nonces and tokens, and the x402 extensions' sign-in-with-x nonces and payment
+     * identifiers. One activity under its recorded name, so the sweep's history keeps its shape.
      */
     async pruneAuthRecords(nowIso: string) {
       const now = new Date(nowIso);
-      const [auth, embed] = await Promise.all([
+      const [auth, embed, payments] = await Promise.all([
         pruneAuthRecords(deps.models, now, deps.sessionTtlSeconds),
         pruneEmbedRecords(deps.models, now),
+        prunePaymentRecords(deps.models, now),
       ]);
-      return { ...auth, ...embed };
+      return { ...auth, ...embed, ...payments };
     },
   };
 }

@@ -1,5 +1,6 @@
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { EmbedPruneCounts } from '../../shared/embed/housekeeping';
+import type { PaymentPruneCounts } from '../../shared/payments/housekeeping';
 import type { CreditExpiryActivities } from './activities';
 import { EXPIRY_BATCH, EXPIRY_TIMEOUTS } from './config';
 
@@ -11,8 +12,9 @@ const acts = proxyActivities<CreditExpiryActivities>({
 export interface ExpirySweepResult {
   wallets: number;
   expirations: number;
-  /** What housekeeping deleted; sweeps recorded before the widget's rows were pruned lack those counts. */
-  pruned: { sessions: number; requestIds: number; rateLimits: number } & Partial<EmbedPruneCounts>;
+  /** What housekeeping deleted; sweeps recorded before the widget's (or the payments') rows were pruned lack those counts. */
+  pruned: { sessions: number; requestIds: number; rateLimits: number } & Partial<EmbedPruneCounts> &
+    Partial<PaymentPruneCounts>;
 }
 
 /**

@@ -134,6 +134,19 @@ describe('bearer catalog on {api_url}: fetch, purchase, issue reports', () => {
 
   it('refuses a page size over 100, a bad X-Page, metadata that is not JSON, and a missing bearer', async () => {
     expect((await http('GET', api('/products/fetch?page_size=101'), { headers: auth })).status).toBe(422);
+    // An empty value is not a number: refused, as an empty X-Page is (the fuzzer's `page_size=` was read as absent, size 20).
+    for (const [query, field] of [
+      ['page=1000&page_size=', 'page_size'],
+      ['page=', 'page'],
+      ['page_size=', 'page_size'],
+      ['size=', 'page_size'],
+      ['page=1.5', 'page'],
+      // Number() read this as 16; the document's integer does not.
+      ['page_size=0x10', 'page_size'],
+    ]) {
+      const empty = await http('GET', api(`/products/fetch?${query}`), { headers: { ...auth, 'X-Page-Size': '5' } });
+      expect([query, empty.status, empty.body.detail?.[0]?.loc]).toEqual([query, 422, ['query', field]]);
+    }
     // The query wins, but a header beside it must still be valid (found by the fuzzer: X-Page-Size 101 was ignored).
     const overHeader = await http('GET', api('/products/fetch?page_size=1'), {
       headers: { ...auth, 'X-Page-Size': '101' },

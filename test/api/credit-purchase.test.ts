@@ -7,7 +7,15 @@ import { QUEUES } from '../../workers/queues';
 import { runWorkers } from '../../workers/run-workers';
 import { http } from '../support/http';
 import { TestPayer } from '../support/payer';
+import { proofFrom } from '../support/public-authorization';
 import { startTestStack, TestStack } from '../support/stack';
+
+/** The settled purchase's full answer: the same payment with its payer's sign-in-with-x proof (docs/x402.md, "Payer proof"). */
+async function asPayer(url: string, body: unknown, header: string, payer: TestPayer, publicBaseUrl: string) {
+  const status = await http('POST', url, { body, headers: { 'x-payment': header } });
+  const proof = await proofFrom(status.body, payer.account, publicBaseUrl);
+  return http('POST', url, { body, headers: { 'x-payment': header, 'sign-in-with-x': proof } });
+}
 
 const merchant = devAccount(DEV_ACCOUNT_INDEX.merchant).address as Address;
 
@@ -255,7 +263,7 @@ describe('settlement outlives the request: no worker at first', () => {
         await new Promise((r) => setTimeout(r, 200));
       expect((await ledger.balance(wallet)).balance).toBe(500);
       expect(await payer.balance()).toBe(5_000_000n);
-      const done = await http('POST', url, { body: purchaseBody(wallet), headers: { 'x-payment': header } });
+      const done = await asPayer(url, purchaseBody(wallet), header, payer, stack.config.publicBaseUrl);
       expect(done.status).toBe(200);
       expect(done.body.data.balance).toBe(500);
       // The grant lands inside the settlement; the final status is written when the workflow closes.
@@ -303,7 +311,8 @@ describe('Temporal unreachable when a payment arrives', () => {
         done = await http('POST', upUrl, { body: purchaseBody(wallet), headers: { 'x-payment': header } });
       }
       expect(done.status).toBe(200);
-      expect(done.body.data.balance).toBe(500);
+      const full = await asPayer(upUrl, purchaseBody(wallet), header, payer, up.config.publicBaseUrl);
+      expect(full.body.data.balance).toBe(500);
       expect(await payer.balance()).toBe(5_000_000n);
     } finally {
       await down.stop();

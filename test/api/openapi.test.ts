@@ -162,6 +162,21 @@ describe('operations are declared once', () => {
     }
   });
 
+  it('refuses an empty value of every number query parameter (page_size=): the document says integer, none means "default"', () => {
+    const numbers: string[] = [];
+    for (const op of local.all) {
+      const keys = (op.request?.query?.describe() as { keys?: Record<string, { type: string }> } | undefined)?.keys;
+      for (const [name, key] of Object.entries(keys ?? {})) {
+        if (key.type !== 'number') continue;
+        numbers.push(`${op.id} ${name}`);
+        const { error } = op.request!.query!.validate({ [name]: '' }, { convert: true });
+        expect([op.id, name, error?.details[0]?.type]).toEqual([op.id, name, 'number.base']);
+      }
+    }
+    // The catalog fetch checks its query itself (pageRequest, with the same schema): test/api/bearer-tools.test.ts.
+    expect(numbers).toEqual(expect.arrayContaining(['fetchProducts page_size', 'listTools page_size']));
+  });
+
   it('gives every declaration an example whose request and response match its own schemas and the document', () => {
     const validator = new ResponseValidator(localDocument());
     const missing = local.all.filter((op) => op.examples.length === 0).map((op) => op.id);
@@ -229,6 +244,29 @@ describe('the OpenAPI document', () => {
     for (const path of BEARER_HOST_PATHS) expect(doc.paths[path].servers).toEqual([doc.servers[1]]);
     expect(doc.paths['/api/external/jobs/list'].servers).toEqual([doc.servers[0]]);
     expect(doc.paths['/openapi.json'].servers).toBeUndefined();
+  });
+
+  it('says a method a path does not serve is 405 with Allow: every operation but those mounted for every method', () => {
+    expect(doc.info.description).toMatch(/## Methods[\s\S]*405 `method_not_allowed`/);
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        if (method === 'servers' || path === '/health') continue;
+        const refused = op.responses['405'];
+        if (!refused?.headers?.Allow || !refused.content) missing.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    expect(missing).toEqual([]);
+    // /health answers any method: documented under each, no 405.
+    expect(doc.paths['/health'].trace ?? doc.paths['/health'].get.responses['405']).toBeUndefined();
+    // /mcp serves POST only; its refusal is a JSON-RPC error like the transport's own.
+    expect(Object.keys(doc.paths['/mcp']).filter((k) => k !== 'servers')).toEqual(['post']);
+    const mcp405 = doc.paths['/mcp'].post.responses['405'].content['application/json'].schema;
+    expect(mcp405.required).toEqual(expect.arrayContaining(['jsonrpc', 'error']));
+    expect(doc.paths['/products/fetch'].get.responses['405'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/GatewayError',
+    });
+    expect(doc.paths['/embed/bundle/{bundleId}'].get.responses['405'].content).toHaveProperty('text/html');
   });
 
   it('resolves every $ref, declares every path parameter, names unique operations and holds schemas ajv compiles', () => {

@@ -8,6 +8,7 @@ import { QUEUES } from '../../workers/queues';
 import { runWorkers } from '../../workers/run-workers';
 import { http } from '../support/http';
 import { TestPayer } from '../support/payer';
+import { proofFrom } from '../support/public-authorization';
 import { startTestStack, TestStack } from '../support/stack';
 
 function purchaseBody(wallet: string, extra: Record<string, unknown> = {}) {
@@ -37,7 +38,7 @@ describe('purchases reveal nothing to strangers and bind their request id', () =
     await stack.stop();
   });
 
-  it('shows balance and grant only to the caller with the payment; a replay by request_id or transaction_hash gets the status', async () => {
+  it("shows balance and grant only to the caller whose payment settled and to the payer's proof; a replay by request_id, transaction_hash or the payment alone gets the status", async () => {
     const payer = new TestPayer();
     await payer.fund(10);
     const wallet = '0x' + '21'.repeat(20);
@@ -60,8 +61,19 @@ describe('purchases reveal nothing to strangers and bind their request id', () =
       expect(res.headers.get('payment-response')).toBeNull();
       expect(res.text).not.toMatch(/"balance"|"grant_id"/);
     }
+    // The settled payment itself is public on chain: alone, the status and its receipt; the full
+    // answer only with the payer's proof beside it.
     const withPayment = await http('POST', url, { body, headers: { 'x-payment': header } });
-    expect(withPayment.body.data).toMatchObject({ balance: 500, grant_id: paid.body.data.grant_id });
+    expect([withPayment.status, withPayment.body.data]).toEqual([200, statusOnly]);
+    expect(withPayment.body.x402.receipt).toEqual(paid.body.x402.receipt);
+    const proven = await http('POST', url, {
+      body,
+      headers: {
+        'x-payment': header,
+        'sign-in-with-x': await proofFrom(withPayment.body, payer.account, stack.config.publicBaseUrl),
+      },
+    });
+    expect(proven.body.data).toMatchObject({ balance: 500, grant_id: paid.body.data.grant_id });
   });
 
   it('refuses a request_id reused with another body: 409 request_id_conflict, nothing settled', async () => {

@@ -7,6 +7,7 @@ import { ToolRepository } from '../../shared/tools/repository';
 import { startTestDemoVendor } from '../support/demo-vendor';
 import { http } from '../support/http';
 import { TestPayer } from '../support/payer';
+import { proofFrom } from '../support/public-authorization';
 import { startTestStack, TestStack } from '../support/stack';
 
 const merchant = devAccount(DEV_ACCOUNT_INDEX.merchant).address as Address;
@@ -94,7 +95,7 @@ describe('direct x402 on a tool action: the demo vendor paid per call on the loc
     expect(await payer.paidIn(body.x402.transaction, merchant)).toBe(20_000n);
   });
 
-  it('answers the same payment again with the recorded result: no second vendor call, no second settlement; other parameters are 409', async () => {
+  it("answers the same payment again with its status and receipt, the recorded result with the payer's proof: no second vendor call, no second settlement; other parameters are 409", async () => {
     const payer = new TestPayer();
     await payer.fund(1);
     const params = { token: vendor.tokenAddress };
@@ -111,7 +112,15 @@ describe('direct x402 on a tool action: the demo vendor paid per call on the loc
       headers: { 'payment-signature': header },
     });
     expect(again.status).toBe(200);
-    expect(again.body).toEqual(first.body);
+    expect(again.body).toMatchObject({ success: true, status: 'settled', x402: first.body.x402 });
+    expect(again.body.response).toBeUndefined();
+    const proof = await proofFrom(again.body, payer.account, stack.config.publicBaseUrl);
+    const proven = await http('POST', url('chain-reader', 'erc20-metadata'), {
+      body: params,
+      headers: { 'x-payment': header, 'sign-in-with-x': proof },
+    });
+    expect(proven.status).toBe(200);
+    expect(proven.body).toEqual(first.body);
     expect(await stack.db.models.x402Payments.countDocuments({ payer: payer.account.address.toLowerCase() })).toBe(
       calls,
     );

@@ -1,6 +1,6 @@
 import { signToolInvoke } from '../../sdk/agent-client';
-import { LedgerStore } from '../../shared/credits/ledger-store';
 import { settleOp } from '../../shared/credits/ledger-entries';
+import { LedgerStore } from '../../shared/credits/ledger-store';
 import { AccessTokenService } from '../../shared/identity/access-tokens';
 import { ToolRepository } from '../../shared/tools/repository';
 import { TestAgent } from '../support/agent';

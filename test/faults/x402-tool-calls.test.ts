@@ -8,6 +8,7 @@ import { ToolRepository } from '../../shared/tools/repository';
 import { executeAuthorization, rpc, signAuthorization } from '../support/chain-control';
 import { http } from '../support/http';
 import { TestPayer } from '../support/payer';
+import { proofFrom } from '../support/public-authorization';
 import { startTestStack, TestStack } from '../support/stack';
 import { startScriptedVendor, type VendorBehaviour } from '../support/vendor';
 import { waitUntil } from '../support/wait';
@@ -70,7 +71,7 @@ describe('direct x402 tool calls when settlement or the vendor misbehave (own an
     return payer.paymentHeader(challenge.body);
   }
 
-  it('settlement not confirmed within the wait: 202 without the result (settling); once mined the same payment answers 200 with the result and the transaction', async () => {
+  it("settlement not confirmed within the wait: 202 without the result (settling); once mined the same payment with the payer's proof answers 200 with the result and the transaction", async () => {
     const payer = new TestPayer();
     await payer.fund(1);
     const merchantBefore = await payer.balance(merchant);
@@ -100,7 +101,15 @@ describe('direct x402 tool calls when settlement or the vendor misbehave (own an
     await rpc(chain.rpcUrl, 'evm_setAutomine', [true]);
     await rpc(chain.rpcUrl, 'anvil_mine', ['0x1']);
     await waitUntil('the settlement', async () => (await paymentOf(payer))?.status === 'completed', 60_000);
-    const later = await http('POST', url(), { body: { n: 1 }, headers: { 'x-payment': header } });
+    // Settled: the same payment alone gets its status and receipt; with the payer's proof, the result.
+    const status = await http('POST', url(), { body: { n: 1 }, headers: { 'x-payment': header } });
+    expect(status.body).toMatchObject({ status: 'settled', x402: { settled: true } });
+    expect(status.text).not.toContain('only_once_paid');
+    const proof = await proofFrom(status.body, payer.account, stack.config.publicBaseUrl);
+    const later = await http('POST', url(), {
+      body: { n: 1 },
+      headers: { 'x-payment': header, 'sign-in-with-x': proof },
+    });
     expect(later.status).toBe(200);
     expect(later.body).toMatchObject({
       success: true,

@@ -2,7 +2,8 @@
  * `make fuzz`: schemathesis against our own /openapi.json on a locally started stack (store,
  * Temporal, a local chain, the API on both hosts, workers for every queue), with hooks that
  * supply tokens and signed envelopes (test/fuzz/hooks.py). Passing means no 500, every
- * response matching the document, every negative input refused.
+ * response matching the document, every negative input refused, and every method a path does
+ * not serve refused with 405 and Allow.
  *
  *   FUZZ_SECONDS=120 node_modules/.bin/tsx test/fuzz/run.ts
  *
@@ -36,9 +37,12 @@ const MAX_EXAMPLES = process.env.FUZZ_MAX_EXAMPLES;
 const PHASES = process.env.FUZZ_PHASES;
 const OUT = path.join(CACHE, 'fuzz');
 const SCHEMATHESIS = path.join(CACHE, 'venv/bin/schemathesis');
-// no_internal_error (hooks.py) is not_a_server_error without the documented retry-later 5xx a loaded machine may answer.
+// no_internal_error (hooks.py) is not_a_server_error without the documented retry-later 5xx a loaded machine may answer;
+// unserved_methods_refused (hooks.py) sends each path's first case under every method the document does not give
+// it (405 and Allow expected), so each run covers every path's methods, the bounded one without the coverage phase too.
 const CHECKS = [
   'no_internal_error',
+  'unserved_methods_refused',
   'status_code_conformance',
   'content_type_conformance',
   'response_schema_conformance',

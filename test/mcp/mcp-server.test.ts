@@ -258,9 +258,10 @@ describe('the MCP server at /mcp, driven by the official MCP client SDK against 
     expect(settled.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await payer.paidIn(settled.transaction, merchant)).toBe(10_000n);
 
-    // The same payment again: the recorded result, no second vendor call, no second settlement.
+    // The same payment again: no second vendor call, no second settlement; its status and receipt
+    // (the result goes to the payer's proof: test/mcp/mcp-x402-replay.test.ts).
     const again = await client.callTool({ name: 'stats__mean', arguments: args, _meta: { 'x402/payment': payment } });
-    expect(again.structuredContent).toEqual(paid.structuredContent);
+    expect(again.structuredContent).toMatchObject({ status: 'settled', x402: { transaction: settled.transaction } });
     expect(vendor.calls.length).toBe(calls + 1);
     expect(await payer.balance()).toBe(1_000_000n - 10_000n);
     expect(await stack.db.models.x402Payments.countDocuments({ payer: payer.account.address.toLowerCase() })).toBe(1);

@@ -44,10 +44,13 @@ interface Matched {
   operation?: { operationId: string; responses: Record<string, { content?: Record<string, { schema: unknown }> }> };
 }
 
-/** The path template a request path falls under; literal segments win over parameters (/workflows/active over /workflows/{id}). */
-export function matchPath(document: OpenApiDocument, pathname: string): string | undefined {
+/**
+ * The path templates a request path falls under, most literal segments first (/workflows/active before
+ * /workflows/{id}); express tries them all, so a method one does not serve may be another's.
+ */
+export function matchPaths(document: OpenApiDocument, pathname: string): string[] {
   const segments = pathname.split('/');
-  let best: { template: string; literals: number } | undefined;
+  const found: Array<{ template: string; literals: number }> = [];
   for (const template of Object.keys(document.paths)) {
     const parts = template.split('/');
     if (parts.length !== segments.length) continue;
@@ -57,9 +60,14 @@ export function matchPath(document: OpenApiDocument, pathname: string): string |
       if (p === segments[i]) return ++literals > 0;
       return false;
     });
-    if (fits && (!best || literals > best.literals)) best = { template, literals };
+    if (fits) found.push({ template, literals });
   }
-  return best?.template;
+  return found.sort((a, b) => b.literals - a.literals).map((f) => f.template);
+}
+
+/** The path template a request path falls under; literal segments win over parameters (/workflows/active over /workflows/{id}). */
+export function matchPath(document: OpenApiDocument, pathname: string): string | undefined {
+  return matchPaths(document, pathname)[0];
 }
 
 export class ResponseValidator {
@@ -78,9 +86,10 @@ export class ResponseValidator {
   }
 
   match(method: string, url: string): Matched | undefined {
-    const template = matchPath(this.document, new URL(url).pathname);
-    if (!template) return undefined;
+    const templates = matchPaths(this.document, new URL(url).pathname);
+    if (templates.length === 0) return undefined;
     const m = method.toLowerCase();
+    const template = templates.find((t) => this.document.paths[t][m]) ?? templates[0]!;
     return { template, method: m, operation: this.document.paths[template][m] };
   }
 
@@ -91,8 +100,21 @@ export class ResponseValidator {
     res: { status: number; contentType: string | null; body: unknown; text: string },
   ): string {
     if (method.toUpperCase() === 'HEAD') return 'HEAD (no body)';
+    // Express answers OPTIONS on a declared path itself: 200, `Allow`, the list as text.
+    if (method.toUpperCase() === 'OPTIONS' && res.status === 200) return 'OPTIONS (express: Allow)';
     const matched = this.match(method, url);
     const type = (res.contentType ?? '').split(';')[0]!.trim();
+    // A method the path does not serve: its operations' 405 response (the document's "Methods").
+    const refusal = matched && !matched.operation ? this.refusalOf(matched.template) : undefined;
+    // A path mounted for every method (/health) documents no 405: any method is its operation.
+    if (matched && !matched.operation && !refusal) matched.operation = this.anyOperationOf(matched.template);
+    // (Another answer, a 404 from the host that does not serve the path, is checked as no operation's below.)
+    if (refusal && res.status === 405) {
+      matched!.operation = {
+        operationId: `${method.toUpperCase()} ${matched!.template} (refused)`,
+        responses: { 405: refusal },
+      };
+    }
     if (!matched?.operation) {
       // No declared operation: the app's 404 in one of the error shapes.
       const where = `${method.toUpperCase()} ${new URL(url).pathname} (no operation)`;
@@ -127,6 +149,17 @@ export class ResponseValidator {
     if (type === 'application/json')
       this.assert(this.compile(`${op.operationId} ${res.status} ${type}`, media.schema), res.body, where, res.status);
     return where;
+  }
+
+  /** The 405 the operations of a path document for the methods it does not serve (none where one answers every method). */
+  private refusalOf(template: string): { content?: Record<string, { schema: unknown }> } | undefined {
+    const item = this.document.paths[template] as Record<string, Matched['operation']>;
+    return Object.values(item).find((op) => op?.responses?.['405'])?.responses['405'];
+  }
+
+  private anyOperationOf(template: string): Matched['operation'] {
+    const item = this.document.paths[template] as Record<string, Matched['operation']>;
+    return HTTP_METHODS.map((m) => item[m]).find(Boolean);
   }
 
   private assert(fn: ValidateFunction, body: unknown, where: string, status: number): void {

@@ -14,6 +14,7 @@ import { settlementSweepWorkflowId } from '../../temporal/x402-sweep/ids';
 import { handSignedPayload, rpc, signAuthorization } from '../support/chain-control';
 import { http } from '../support/http';
 import { TestPayer } from '../support/payer';
+import { proofFrom } from '../support/public-authorization';
 import { startTestStack, TestStack } from '../support/stack';
 
 const body = (wallet: string) => ({
@@ -99,9 +100,17 @@ describe('the stale-payment sweep: payments verified while Temporal was down get
     expect((await ledger.balance(walletB)).balance).toBe(0);
     expect(await late.balance()).toBe(5_000_000n);
 
-    // The purchases now answer their results instead of "settling".
+    // The purchases now answer their results instead of "settling" (the balance to the payer's proof).
     const upUrl = `${up.server.mainUrl}/api/external/credits/purchase`;
-    const doneA = await http('POST', upUrl, { body: body(walletA), headers: { 'x-payment': headerA } });
+    const statusA = await http('POST', upUrl, { body: body(walletA), headers: { 'x-payment': headerA } });
+    expect([statusA.status, statusA.body.data?.status]).toEqual([200, 'completed']);
+    const doneA = await http('POST', upUrl, {
+      body: body(walletA),
+      headers: {
+        'x-payment': headerA,
+        'sign-in-with-x': await proofFrom(statusA.body, payer.account, up.config.publicBaseUrl),
+      },
+    });
     expect([doneA.status, doneA.body.data?.balance]).toEqual([200, 500]);
     const doneB = await http('POST', upUrl, { body: body(walletB), headers: { 'x-payment': headerB } });
     expect(doneB.status).toBe(402);

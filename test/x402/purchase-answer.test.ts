@@ -9,6 +9,7 @@ import { createSettlementActivities } from '../../temporal/x402-settlement/activ
 import { settlementEngine } from '../../temporal/x402-settlement/client';
 import { http } from '../support/http';
 import { TestPayer } from '../support/payer';
+import { proofFrom } from '../support/public-authorization';
 import { startTestStack, TestStack } from '../support/stack';
 
 /**
@@ -66,8 +67,23 @@ describe('the credit purchase answer from the settlement outcome', () => {
     expect(second.res.body.data.balance).toBe(1000);
     expect((await ledger.balance(wallet)).balance).toBe(1000);
 
-    // The same payment again is answered from the stored record: the same block, receipt and grant.
-    const again = await http('POST', url, { body: purchaseBody(wallet), headers: { 'x-payment': second.header } });
+    // The same payment again with the payer's proof is answered from the stored record: the same
+    // block, receipt and grant (alone it gets the status and the same receipt).
+    const status = await http('POST', url, { body: purchaseBody(wallet), headers: { 'x-payment': second.header } });
+    expect(status.body.x402).toEqual(second.res.body.x402);
+    expect(status.body.data.balance).toBeUndefined();
+    // Each proof signs a fresh challenge (its nonce is used once): the one of a status answer.
+    const proven = async () => {
+      const fresh = await http('POST', url, { body: purchaseBody(wallet), headers: { 'x-payment': second.header } });
+      return http('POST', url, {
+        body: purchaseBody(wallet),
+        headers: {
+          'x-payment': second.header,
+          'sign-in-with-x': await proofFrom(fresh.body, payer.account, stack.config.publicBaseUrl),
+        },
+      });
+    };
+    const again = await proven();
     expect(again.status).toBe(200);
     expect(again.body.x402).toEqual(second.res.body.x402);
     expect(again.body.data).toEqual(second.res.body.data);
@@ -75,7 +91,7 @@ describe('the credit purchase answer from the settlement outcome', () => {
 
     // A replay reads the balance now: a spend since the purchase shows.
     await ledger.spend({ wallet, requestId: 'after-purchase', credits: 100 });
-    const later = await http('POST', url, { body: purchaseBody(wallet), headers: { 'x-payment': second.header } });
+    const later = await proven();
     expect([later.status, later.body.data.balance]).toEqual([200, 900]);
     expect(later.body.x402).toEqual(second.res.body.x402);
     expect(await payer.balance()).toBe(10_000_000n);
@@ -129,7 +145,9 @@ describe('the credit purchase answer from the settlement outcome', () => {
     const req = purchaseBody(wallet) as PurchaseRequest;
     const challenge = (await http('POST', url, { body: req })).body;
     const header = await payer.paymentHeader(challenge);
-    const pending = await new CreditPurchaseService(setup, gate, ledger, url).purchase(req, header);
+    // The resource is the deployment's public purchase URL, as the API's own service names it.
+    const publicUrl = `${stack.config.publicBaseUrl}/api/external/credits/purchase`;
+    const pending = await new CreditPurchaseService(setup, gate, ledger, publicUrl).purchase(req, header);
     expect(pending.kind).toBe('pending');
     const id = pending.record._id;
 
@@ -145,8 +163,16 @@ describe('the credit purchase answer from the settlement outcome', () => {
     expect((await ledger.balance(wallet)).balance).toBe(500);
     expect((await ledger.history(wallet, 10)).grants).toHaveLength(1);
 
-    // The payer's retry of the same payment is answered from the store, balance read then.
-    const res = await http('POST', url, { body: req, headers: { 'x-payment': header } });
+    // The payer's retry of the same payment, with its proof, is answered from the store, balance read then.
+    const status = await http('POST', url, { body: req, headers: { 'x-payment': header } });
+    expect([status.status, status.body.data.status, status.body.data.balance]).toEqual([200, 'completed', undefined]);
+    const res = await http('POST', url, {
+      body: req,
+      headers: {
+        'x-payment': header,
+        'sign-in-with-x': await proofFrom(status.body, payer.account, stack.config.publicBaseUrl),
+      },
+    });
     expect([res.status, res.body.data.balance, res.body.data.grant_id]).toEqual([200, 500, `x402:${id}`]);
     expect(completionFields(await stored(id))).toMatchObject({ status: 'completed', grant_id: `x402:${id}` });
   }, 120_000);

@@ -8,6 +8,8 @@ declare module 'express-serve-static-core' {
   interface Locals {
     /** Set by routes that answer HTML (the embed widget's pages): their errors are pages too. */
     errorPage?: (status: number, message: string) => { html: string; headers: Record<string, string> };
+    /** Set where errors are another protocol's JSON (MCP's JSON-RPC): the body in place of the family's shape. */
+    errorBody?: (err: AppError, status: number) => Record<string, unknown>;
   }
 }
 
@@ -60,6 +62,6 @@ export function errorHandler(helpBaseUrl: string): ErrorRequestHandler {
       res.status(status).set(page.headers).type('html').send(page.html);
       return;
     }
-    res.status(status).json(body);
+    res.status(status).json(res.locals.errorBody?.(appError, status) ?? body);
   };
 }

@@ -172,10 +172,14 @@ function responses(op: Operation): Record<string, JsonSchema> {
       ...(r.links ? { links: r.links } : {}),
     };
   }
+  // The validation family answers only its 422 in the `detail[]` shape; its other errors are the gateway body.
   const error = (description: string) =>
     op.errors === 'html'
       ? { description, content: { 'text/html': { schema: { type: 'string' } } } }
-      : { description, content: { 'application/json': { schema: errorRef(op.errors) } } };
+      : {
+          description,
+          content: { 'application/json': { schema: errorRef(op.errors === 'validation' ? 'gateway' : op.errors) } },
+        };
   const detail422 = op.errors === 'gateway' || op.errors === 'validation';
   for (const status of op.errorStatuses) {
     // A validation failure is the 422 `detail[]` body in the gateway and validation families.
@@ -191,11 +195,24 @@ function responses(op: Operation): Record<string, JsonSchema> {
       content: { 'application/json': { schema: errorRef('validation') } },
     };
   }
+  // A method the path does not serve is refused before anything else (operations/methods.ts); an operation
+  // mounted for every method has none. Its body is the family's error, or what the operation declares (MCP).
+  if (!op.anyMethod) {
+    const refused = out['405'] ?? error(METHOD_REFUSED);
+    out['405'] = { ...refused, headers: { Allow: ALLOW_HEADER } };
+  }
   out.default = error(
     op.errors === 'html' ? 'Any other error: an HTML page' : `Any other error, in the ${op.errors} error shape`,
   );
   return out;
 }
+
+const METHOD_REFUSED =
+  'A method this path does not serve (one not documented for it): refused before anything else is looked at; `Allow` lists the methods it serves';
+const ALLOW_HEADER = {
+  description: 'The methods the path serves, comma-separated (HEAD wherever GET)',
+  schema: { type: 'string' },
+};
 
 function hasInput(op: Operation): boolean {
   const checked = op.validation !== 'handler' && Boolean(op.request?.body || op.request?.query || op.request?.params);
@@ -288,6 +305,12 @@ export function buildOpenApi(
         'Agents create a wallet identity, open a session and sign requests; they buy credits and pay tools with x402; they reserve and',
         'complete jobs, run workflows, trigger webhook runs and claim schedule occurrences. Two hosts: the main host ({base_url}) and the',
         'bearer host ({api_url}); a path served by one host only names that server. Error bodies: docs/errors (GET /docs/errors).',
+        '',
+        '## Methods',
+        'A path serves the methods documented for it; GET also answers HEAD, and OPTIONS answers 200 with an `Allow` header.',
+        'Any other method is refused with 405 `method_not_allowed` and an `Allow` header listing the methods the path serves,',
+        "before authentication, the body or anything else is looked at, in the path's error shape (each operation's 405",
+        'response). A path documented under every method (`/health`) answers any method.',
         '',
         '## Signed requests',
         SIGNED_PROSE,

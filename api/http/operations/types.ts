@@ -69,7 +69,11 @@ export type ErrorStyle = ErrorShape | 'html';
 export interface Operation {
   id: string;
   method: 'get' | 'post' | 'put' | 'delete';
-  /** Mount every method on the path (the spec's /health answers whatever comes); documented as `method`. */
+  /**
+   * Mount every method on the path (the spec's /health answers whatever comes); documented under each
+   * method OpenAPI names. Otherwise the path serves `method` (GET also HEAD, OPTIONS lists them) and
+   * any other method is refused with 405 before any route runs (operations/methods.ts).
+   */
   anyMethod?: boolean;
   /** The full path, OpenAPI style: /api/external/jobs/{jobId}/reserve. */
   path: string;
@@ -90,6 +94,13 @@ export interface Operation {
   /** Error statuses this operation answers with in `errors`' shape. */
   errorStatuses: readonly number[];
   errors: ErrorStyle;
+  /**
+   * Sets how this operation's errors look where `errors` alone does not say it (`res.locals.errorPage` for
+   * HTML pages, `res.locals.errorBody` for MCP's JSON-RPC). Run for the refusals answered before any route
+   * (the 405 of a method its path does not serve, operations/methods.ts); inside its route, its family's
+   * middleware does the same.
+   */
+  errorFormat?: RequestHandler;
   examples: readonly Example[];
   /** Run before the body and query are checked (limits and auth the spec checks first); params are checked before these. */
   before?: readonly RequestHandler[];

@@ -189,57 +189,99 @@ export type InvokeToolActionBody =
 /**
  * The 200 answer of invokeToolAction (POST /api/external/tools/{productSlug}/actions/{actionSlug}/invoke: Invoke an action: signed with credits, paid directly with x402, or signed in with x (credits)).
  */
-export interface InvokeToolActionResponse200 {
-  success: true;
-  /**
-   * calls paid from credits (signed requests, sign-in-with-x), where payments are configured: the signed receipt of the credit debit, also in the PAYMENT-RESPONSE header
-   */
-  receipt?: {
-    format: "eip712";
-    payload: {
-      version: number;
-      network: string;
-      resourceUrl: string;
-      payer: string;
-      issuedAt: number;
-      transaction: string;
-    };
-    signature: string;
-  };
-  response: unknown;
-  warnings?: unknown[];
-  credits_charged?: number;
-  transaction_id?: string | null;
-  x402?: {
-    settled?: boolean;
-    payment_id?: string;
-    receipt?: {
-      format: "eip712";
-      payload: {
-        version: number;
-        network: string;
-        resourceUrl: string;
-        payer: string;
-        issuedAt: number;
-        transaction: string;
+export type InvokeToolActionResponse200 =
+  | {
+      success: true;
+      /**
+       * calls paid from credits (signed requests, sign-in-with-x), where payments are configured: the signed receipt of the credit debit, also in the PAYMENT-RESPONSE header
+       */
+      receipt?: {
+        format: "eip712";
+        payload: {
+          version: number;
+          network: string;
+          resourceUrl: string;
+          payer: string;
+          issuedAt: number;
+          transaction: string;
+        };
+        signature: string;
       };
-      signature: string;
+      response: unknown;
+      warnings?: unknown[];
+      credits_charged?: number;
+      transaction_id?: string | null;
+      x402?: {
+        settled?: boolean;
+        payment_id?: string;
+        receipt?: {
+          format: "eip712";
+          payload: {
+            version: number;
+            network: string;
+            resourceUrl: string;
+            payer: string;
+            issuedAt: number;
+            transaction: string;
+          };
+          signature: string;
+        };
+        transaction?: string | null;
+        network?: string;
+        resource_url?: string;
+        settlement_recorded?: boolean;
+        payment?: {
+          token?: string;
+          asset?: string;
+          amount_base_units?: string;
+          amount_usd?: number;
+          payer_wallet_address?: string;
+          [k: string]: unknown;
+        };
+        [k: string]: unknown;
+      };
+    }
+  | {
+      success: true;
+      status: "settled";
+      message: string;
+      payment_id: string;
+      x402: {
+        settled?: boolean;
+        payment_id?: string;
+        receipt?: {
+          format: "eip712";
+          payload: {
+            version: number;
+            network: string;
+            resourceUrl: string;
+            payer: string;
+            issuedAt: number;
+            transaction: string;
+          };
+          signature: string;
+        };
+        transaction?: string | null;
+        network?: string;
+        resource_url?: string;
+        settlement_recorded?: boolean;
+        payment?: {
+          token?: string;
+          asset?: string;
+          amount_base_units?: string;
+          amount_usd?: number;
+          payer_wallet_address?: string;
+          [k: string]: unknown;
+        };
+        [k: string]: unknown;
+      };
+      /**
+       * `sign-in-with-x`: the challenge the payer signs (SIGN-IN-WITH-X, beside the same payment) for the result
+       */
+      extensions?: {
+        [k: string]: unknown;
+      };
     };
-    transaction?: string | null;
-    network?: string;
-    resource_url?: string;
-    settlement_recorded?: boolean;
-    payment?: {
-      token?: string;
-      asset?: string;
-      amount_base_units?: string;
-      amount_usd?: number;
-      payer_wallet_address?: string;
-      [k: string]: unknown;
-    };
-    [k: string]: unknown;
-  };
-}
 
 /**
  * The 202 answer of invokeToolAction (POST /api/external/tools/{productSlug}/actions/{actionSlug}/invoke: Invoke an action: signed with credits, paid directly with x402, or signed in with x (credits)).
@@ -446,6 +488,12 @@ export interface PurchaseCreditsResponse200 {
     };
     [k: string]: unknown;
   };
+  /**
+   * a status answer to the settled payment sent again: `sign-in-with-x`, the challenge the payer signs for the full result
+   */
+  extensions?: {
+    [k: string]: unknown;
+  };
 }
 
 /**
@@ -473,24 +521,45 @@ export interface GetPaymentStatusResponse {
   data: {
     payment_id: string;
     status: "pending" | "settled" | "failed";
-    settlement_status: string;
-    purpose: string;
     network: string;
     asset: string;
     token: string;
     amount_base_units: string;
     payer: string;
     pay_to: string;
-    resource_url: string;
     transaction: string | null;
     block_number: string | null;
     valid_before: string;
+    /**
+     * public view: the settlement code when the chain tells it, else `not_settled`; the payer's view: our code and message
+     */
     error: {
       code: string;
       message: string;
     } | null;
-    created_at: string;
     settled_at: string | null;
+    /**
+     * payer's view only: our internal state
+     */
+    settlement_status?: string;
+    /**
+     * payer's view only: `credit_purchase` or `tool_call`
+     */
+    purpose?: string;
+    /**
+     * payer's view only: the resource the payment paid for
+     */
+    resource_url?: string;
+    /**
+     * payer's view only: when the payment was verified
+     */
+    created_at?: string;
+  };
+  /**
+   * public view: `sign-in-with-x`, the challenge the payer signs (SIGN-IN-WITH-X) for its own view
+   */
+  extensions?: {
+    [k: string]: unknown;
   };
 }
 

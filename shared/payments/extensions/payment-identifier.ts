@@ -47,10 +47,18 @@ export function paymentIdentifierKey(payer: string, id: string): string {
 }
 
 export type IdentifierClaim =
-  /** The id is ours now: pay; on a refusal before anything was recorded, release it. */
+  /** The id is ours now: record the payment; on a refusal, release it. */
   | { kind: 'claimed'; key: string }
   /** The id already names this payment (same request): answer its recorded result. */
   | { kind: 'earlier'; paymentId: string };
+
+/** The same id for another request (told only to a payer whose payload proved it). */
+export function identifierConflict() {
+  return errors.conflict(
+    'payment_identifier_conflict',
+    'this payment-identifier was already used for another request; use a new identifier',
+  );
+}
 
 /** Payment identifiers, each taken once by an insert under its unique key. */
 export class PaymentIdentifiers {
@@ -73,14 +81,15 @@ export class PaymentIdentifiers {
       const seen = await this.models.paymentIdentifiers.findById(key).lean<PaymentIdentifierDoc>().exec();
       // Released between our insert and our read: take it again.
       if (!seen) continue;
-      if (seen.fingerprint !== fingerprint)
-        throw errors.conflict(
-          'payment_identifier_conflict',
-          'this payment-identifier was already used for another request; use a new identifier',
-        );
+      if (seen.fingerprint !== fingerprint) throw identifierConflict();
       return { kind: 'earlier', paymentId: seen.payment_id };
     }
     throw errors.conflict('payment_in_progress', 'this payment-identifier is being taken; retry shortly');
+  }
+
+  /** What `id` of `payer` names now, if anything (a point lookup by key). */
+  async find(payer: string, id: string): Promise<PaymentIdentifierDoc | null> {
+    return this.models.paymentIdentifiers.findById(paymentIdentifierKey(payer, id)).lean<PaymentIdentifierDoc>().exec();
   }
 
   /** Gives the id back (its payment was refused or failed unsettled), only while it still names that payment. */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   buildSIWxSchema,
+  encodeSIWxHeader,
   parseSIWxHeader,
   SIGN_IN_WITH_X,
   type SIWxPayload,
@@ -16,6 +17,15 @@ export { SIGN_IN_WITH_X };
 /** A proof is accepted this long after it was issued, and may not claim to live longer. */
 const MAX_AGE_S = 300;
 const STATEMENT = 'Sign in to pay for this call from your prepaid credits.';
+/** The statement of a payer proof's challenge: the proof fetches what a payment bought, it pays nothing. */
+export const PAYER_STATEMENT = 'Sign in as the payer to receive what your x402 payment bought.';
+
+/** A sign-in-with-x payload object (MCP's `_meta["sign-in-with-x"]`) as the SIGN-IN-WITH-X header carries it. */
+export function siwxHeaderOf(payload: unknown, where = 'the sign-in-with-x payload'): string {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
+    throw errors.badRequest('siwx_malformed', `${where} must be a sign-in-with-x payload object`);
+  return encodeSIWxHeader(payload as SIWxPayload);
+}
 
 export interface SiwxProof {
   wallet: string;
@@ -43,8 +53,11 @@ export class SignInWithX {
     this.origin = new URL(publicBaseUrl);
   }
 
-  /** The 402's `extensions["sign-in-with-x"]` for a resource, as the extension's server fills it. */
-  declaration(resourceUrl: string): Record<string, unknown> {
+  /**
+   * The 402's `extensions["sign-in-with-x"]` for a resource, as the extension's server fills it;
+   * with PAYER_STATEMENT, the challenge a payer signs to prove it paid (docs/x402.md, "Payer proof").
+   */
+  declaration(resourceUrl: string, statement = STATEMENT): Record<string, unknown> {
     const now = Date.now();
     return {
       [SIGN_IN_WITH_X]: {
@@ -52,7 +65,7 @@ export class SignInWithX {
           domain: this.origin.host,
           uri: resourceUrl,
           version: '1',
-          statement: STATEMENT,
+          statement,
           nonce: randomBytes(16).toString('hex'),
           issuedAt: new Date(now).toISOString(),
           expirationTime: new Date(now + MAX_AGE_S * 1000).toISOString(),
@@ -64,8 +77,12 @@ export class SignInWithX {
     };
   }
 
-  /** The wallet a `SIGN-IN-WITH-X` header proves, for `resourceUrl`; every refusal is a catalog error. */
-  async verify(header: string, resourceUrl: string): Promise<SiwxProof> {
+  /**
+   * The wallet a `SIGN-IN-WITH-X` header proves, for `resourceUrl`; every refusal is a catalog error.
+   * With `wallet`, the proof must be that wallet's (a payer proof): another wallet's valid proof is
+   * refused before its nonce is taken.
+   */
+  async verify(header: string, resourceUrl: string, expect: { wallet?: string } = {}): Promise<SiwxProof> {
     let payload: SIWxPayload;
     try {
       payload = parseSIWxHeader(header);
@@ -87,6 +104,11 @@ export class SignInWithX {
     const verified = await verifySIWxSignature(payload);
     if (!verified.isValid) throw refuse(verified.invalidReason, verified.invalidMessage);
     const wallet = verified.payer.toLowerCase();
+    if (expect.wallet !== undefined && wallet !== expect.wallet.toLowerCase())
+      throw refuse(
+        'siwx_not_payer',
+        `the proof is signed by ${wallet}, not by the payer ${expect.wallet.toLowerCase()}`,
+      );
     const used = !(await insertOnce(this.models.siwxNonces, {
       _id: `${wallet}:${payload.nonce}`,
       expires_at: new Date(expires),

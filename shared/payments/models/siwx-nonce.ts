@@ -2,8 +2,9 @@ import { Connection, Schema } from 'mongoose';
 
 /**
  * A sign-in-with-x nonce, used once. `_id` is `<address>:<nonce>`: inserting it is what makes
- * a signed SIWX message single-use. `expires_at` is kept for a sweep; correctness never needs it
- * (a message past its expiry is refused before the nonce is looked at).
+ * a signed SIWX message single-use. `expires_at` is the message's expiry: an hour past it the
+ * housekeeping sweep deletes the row (shared/payments/housekeeping.ts); correctness never needs
+ * that (a message past its expiry is refused before the nonce is looked at).
  */
 export interface SiwxNonceDoc {
   _id: string;
@@ -19,6 +20,7 @@ const schema = new Schema<SiwxNonceDoc>(
   },
   { collection: 'siwx_nonces', versionKey: false },
 );
+schema.index({ expires_at: 1 });
 
 export function siwxNonceModel(conn: Connection) {
   return conn.models.SiwxNonce ?? conn.model<SiwxNonceDoc>('SiwxNonce', schema);

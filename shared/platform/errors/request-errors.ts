@@ -34,4 +34,11 @@ export const requestErrors: Readonly<Record<string, ErrorEntry & { area: 'reques
     action:
       'Check the path, the method, and the host: `/health` and `/credits/*` live on the API host, `/api/external/*` on the main host.',
   },
+  method_not_allowed: {
+    status: 405,
+    area: 'request',
+    meaning:
+      'The path exists on this host but does not serve this method. The `Allow` header lists the methods it serves (GET includes HEAD); nothing else about the request was looked at.',
+    action: 'Send the request with one of the methods in `Allow`.',
+  },
 };
