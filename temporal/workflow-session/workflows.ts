@@ -19,7 +19,7 @@ import type { NodeResult } from '../../shared/workflows/nodes/call';
 import { kindOf } from '../../shared/workflows/nodes/index';
 import type { SessionToolActivities } from '../../shared/workflows/nodes/tool/session-activity';
 import type { ToolNode } from '../../shared/workflows/types';
-import { asText, nodeActivities, runGraph as runGraphEngine } from '../graph-engine/engine';
+import { asText, nodeActivities, runGraph } from '../graph-engine/engine';
 import { SA } from '../search-attributes';
 import { workflowNow } from '../workflow-clock';
 import type { WorkflowSessionActivities } from './activities';
@@ -93,7 +93,7 @@ export async function workflowSessionWorkflow(input: SessionInput): Promise<Sess
   });
 
   if (!input.carried) {
-    await runGraph();
+    await runSessionGraph();
     await store.recordSessionProgress(state);
   }
 
@@ -128,7 +128,7 @@ export async function workflowSessionWorkflow(input: SessionInput): Promise<Sess
     );
   }
 
-  async function runGraph(): Promise<void> {
+  async function runSessionGraph(): Promise<void> {
     state.run.status = 'running';
     const metadata = { instance_id: input.instanceId, workflow_session_id: input.sessionId };
     const record = (r: Omit<SessionNodeResult, 'finished_at'>) =>
@@ -138,7 +138,7 @@ export async function workflowSessionWorkflow(input: SessionInput): Promise<Sess
       state.run.error = error;
       state.run.error_code = code;
     };
-    const end = await runGraphEngine({
+    const end = await runGraph({
       nodes: input.nodes,
       edges: input.edges,
       mode: 'one_by_one',
