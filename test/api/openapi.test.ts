@@ -162,6 +162,22 @@ describe('operations are declared once', () => {
     }
   });
 
+  it("documents the mount's 422 `detail[]` answer wherever it checks a declared header (handler-validated operations too)", () => {
+    const doc = localDocument();
+    const checked = local.all.filter(
+      (op) => op.request?.headers && (op.errors === 'gateway' || op.errors === 'validation'),
+    );
+    expect(checked.map((op) => op.id)).toEqual(expect.arrayContaining(['getPaymentStatus']));
+    for (const op of checked) {
+      const answer = doc.paths[op.path]?.[op.method]?.responses?.['422'] as
+        { content?: Record<string, { schema?: { $ref?: string } }> } | undefined;
+      expect([op.id, answer?.content?.['application/json']?.schema?.$ref]).toEqual([
+        op.id,
+        '#/components/schemas/ValidationError',
+      ]);
+    }
+  });
+
   it('refuses an empty value of every number query parameter (page_size=): the document says integer, none means "default"', () => {
     const numbers: string[] = [];
     for (const op of local.all) {

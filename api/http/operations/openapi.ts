@@ -216,7 +216,8 @@ const ALLOW_HEADER = {
 
 function hasInput(op: Operation): boolean {
   const checked = op.validation !== 'handler' && Boolean(op.request?.body || op.request?.query || op.request?.params);
-  return checked || op.auth.some((a) => a.kind === 'signed');
+  // The mount checks declared headers even where the handler checks the rest (types.ts, `validation`).
+  return checked || Boolean(op.request?.headers) || op.auth.some((a) => a.kind === 'signed');
 }
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
