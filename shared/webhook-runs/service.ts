@@ -8,7 +8,7 @@ import { judgeAddress } from '../platform/http/address-policy';
 import { ids, sha256Hex } from '../platform/ids/index';
 import { logger } from '../platform/logger/index';
 import { currentTraceId } from '../platform/tracing/index';
-import { modelStartCredits } from '../workflows/nodes/model/pricing';
+import { graphStartCredits, missingSetup } from '../workflows/nodes/needs';
 import type { RunnableWorkflow, WorkflowRepository } from '../workflows/repository';
 import { compareSemver } from '../workflows/semver';
 import type { GroupAccess, WorkspaceRepository } from '../workspaces/repository';
@@ -127,7 +127,7 @@ export class WebhookRunService {
 
     // The reads that decide what happens next do not depend on each other. A kept graph passed
     // the credentials check (credentials are never removed); the balance is always read.
-    const required = this.config.model ? modelStartCredits(wf.nodes, this.config.model.creditsPer1kTokens) : 0;
+    const required = graphStartCredits(wf.nodes, this.config);
     const [seen, missing, funds] = await Promise.all([
       body.request_id ? this.runs.findRequest(access.group._id, body.request_id) : null,
       kept ? [] : this.workspaces.missingCredentials(access.workspace._id, wf.credentials),
@@ -342,8 +342,8 @@ export class WebhookRunService {
    */
   private async refuseIfBlocked(access: RunOwner, wf: RunnableWorkflow, missing: string[]): Promise<void> {
     const addWorkflow = !access.budget.workflow_ids.includes(wf.workflow_id);
-    const needsModel = !this.config.model && wf.nodes.some((n) => n.type === 'model');
-    if (!addWorkflow && missing.length === 0 && !needsModel) return;
+    const needsSetup = missingSetup(wf.nodes, this.config);
+    if (!addWorkflow && missing.length === 0 && needsSetup.length === 0) return;
 
     const ws = access.workspace._id;
     const workflowRequest = addWorkflow
@@ -369,30 +369,28 @@ export class WebhookRunService {
         }),
       ),
     );
-    const setupRequest = needsModel
-      ? await this.workspaces.openApproval({
-          kind: 'model_endpoint',
+    const setupRequests = await Promise.all(
+      needsSetup.map(({ setup, type }) =>
+        this.workspaces.openApproval({
+          kind: setup.kind,
           workspaceId: ws,
           workflowId: wf.workflow_id,
           groupId: access.group._id,
-          reason: `workflow ${wf.workflow_id} has a model node and this deployment has no MODEL_API_URL`,
-        })
-      : null;
+          reason: `workflow ${wf.workflow_id} has a ${type} node and this deployment has no ${setup.setting}`,
+        }),
+      ),
+    );
     const data = {
       workflow_request_id: workflowRequest?._id ?? null,
       credential_request_ids: credentialRequests.map((r) => r._id),
       add_workflow: addWorkflow,
       missing_credentials: missing.map((name, i) => ({ name, approval_request_id: credentialRequests[i]._id })),
-      setup_request_ids: setupRequest ? [setupRequest._id] : [],
-      missing_setup: needsModel
-        ? [
-            {
-              kind: 'model_endpoint',
-              message: 'no OpenAI-compatible chat-completions endpoint is configured (MODEL_API_URL)',
-              approval_request_id: setupRequest!._id,
-            },
-          ]
-        : [],
+      setup_request_ids: setupRequests.map((r) => r._id),
+      missing_setup: needsSetup.map(({ setup }, i) => ({
+        kind: setup.kind,
+        message: setup.message,
+        approval_request_id: setupRequests[i]._id,
+      })),
     };
     if (addWorkflow)
       throw errors.conflict(
@@ -408,7 +406,7 @@ export class WebhookRunService {
       );
     throw errors.conflict(
       'setup_required',
-      `workflow ${wf.workflow_id} needs a model endpoint this deployment has not configured`,
+      `workflow ${wf.workflow_id} needs ${needsSetup.map(({ setup }) => `a ${setup.name}`).join(' and ')} this deployment has not configured`,
       { extra: { data } },
     );
   }

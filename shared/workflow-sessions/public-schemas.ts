@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { PRICE_ESTIMATE_DESCRIPTION } from './public-summary';
 
 /** Bounds of GET /api/external/workflows. */
 export const WORKFLOW_LIST_LIMIT = { default: 20, max: 100 } as const;
@@ -82,9 +83,7 @@ export const publishedWorkflowSummarySchema = Joi.object({
   })
     .allow(null)
     .required()
-    .description(
-      'null when a tool node price is unknown (its product or action is missing from the catalog, inactive, or the action is ambiguous)',
-    ),
+    .description(PRICE_ESTIMATE_DESCRIPTION),
 });
 
 /** `data` of GET /api/external/workflows/{workflowId}: the summary plus versions and the latest version's graph outline. */

@@ -1,10 +1,11 @@
 /** Pure views of a published workflow: what its nodes do and what a run is estimated to cost. */
+import { kindOf, NODE_TYPES } from '../workflows/nodes/index';
 import type { WorkflowNode } from '../workflows/types';
 
 export interface NodesSummary {
   count: number;
   by_type: Record<string, number>;
-  /** The catalog actions the tool nodes call, in node order. */
+  /** The catalog actions the priced nodes call (tool nodes: their registry entry's `cost.catalogAction`), in node order. */
   tools: Array<{ node_id: string; product: string; action: string | null }>;
   uses_model: boolean;
 }
@@ -15,10 +16,11 @@ export function nodesSummary(nodes: readonly WorkflowNode[]): NodesSummary {
   return {
     count: nodes.length,
     by_type,
-    tools: nodes
-      .filter((n) => n.type === 'tool')
-      .map((n) => ({ node_id: n.id, product: n.product, action: n.action ?? null })),
-    uses_model: nodes.some((n) => n.type === 'model'),
+    tools: nodes.flatMap((n) => {
+      const action = kindOf(n.type).cost?.catalogAction?.(n);
+      return action ? [{ node_id: n.id, ...action }] : [];
+    }),
+    uses_model: nodes.some((n) => kindOf(n.type).summary.usesModel === true),
   };
 }
 
@@ -31,9 +33,21 @@ export interface PriceEstimate {
   basis: 'catalog_prices';
 }
 
+const kindsWhere = (test: (type: (typeof NODE_TYPES)[number]) => boolean) =>
+  NODE_TYPES.filter(test)
+    .map((t) => `\`${t}\``)
+    .join(', ');
+
+/** What the estimate counts, from the registry: the catalog-priced kinds, and the kinds it leaves out. */
+export const PRICE_ESTIMATE_DESCRIPTION =
+  `the sum of the catalog prices of the ${kindsWhere((t) => !!kindOf(t).cost?.catalogAction)} nodes ` +
+  `(an upper bound when conditions skip some); ${kindsWhere((t) => !kindOf(t).cost)} nodes cost nothing; ` +
+  `not included: ${kindsWhere((t) => !!kindOf(t).cost && !kindOf(t).cost?.catalogAction)} nodes, charged on use. ` +
+  'null when a priced node price is unknown (its product or action is missing from the catalog, inactive, or the action is ambiguous)';
+
 /**
- * The sum of the tool nodes' catalog prices. Template, condition and model nodes cost the
- * wallet nothing. Null when any tool node's price is unknown: a partial sum would understate it.
+ * The sum of the catalog prices of the priced nodes (PRICE_ESTIMATE_DESCRIPTION says which).
+ * Null when any such price is unknown: a partial sum would understate it.
  */
 export async function priceEstimate(summary: NodesSummary, lookup: PriceLookup): Promise<PriceEstimate | null> {
   let credits = 0;

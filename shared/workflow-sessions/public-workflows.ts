@@ -1,6 +1,7 @@
 import type { JobWorkflowRepository } from '../jobs/job-workflow-repository';
 import type { JobWorkflowDoc } from '../jobs/models/job-workflow';
 import { errors } from '../platform/errors/index';
+import { kindOf } from '../workflows/nodes/index';
 import type { WorkflowRepository } from '../workflows/repository';
 import type { PublishedVersion, WorkflowDefinition } from '../workflows/types';
 import { splitCsv, type WorkflowListQuery } from './public-schemas';
@@ -57,7 +58,7 @@ export class PublicWorkflowService {
         id: n.id,
         type: n.type,
         ...(n.name ? { name: n.name } : {}),
-        ...(n.type === 'tool' ? { product: n.product, ...(n.action ? { action: n.action } : {}) } : {}),
+        ...kindOf(n.type).summary.outline?.(n),
       })),
       edges: latest.edges,
     };

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { kindOf, NODE_TYPES } from '../workflows/nodes/index';
 
 const envelopeKeys = {
   wallet_address: Joi.any(),
@@ -32,7 +33,7 @@ const nodeResultSchema = Joi.object({
   node_id: Joi.string().required(),
   type: Joi.string().required(),
   status: Joi.string().valid('pending', 'completed', 'skipped', 'failed', 'setup_required', 'cancelled').required(),
-  output: Joi.any().description('template text, condition true/false, model text, tool response'),
+  output: Joi.any().description(NODE_TYPES.map((t) => kindOf(t).output).join(', ')),
   error: Joi.string().allow(null).required(),
   error_code: Joi.string()
     .allow(null)

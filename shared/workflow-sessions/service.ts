@@ -3,7 +3,7 @@ import type { ModelConfig } from '../platform/config/index';
 import { AppError, errors } from '../platform/errors/index';
 import { ids } from '../platform/ids/index';
 import { logger } from '../platform/logger/index';
-import { modelStartCredits } from '../workflows/nodes/model/pricing';
+import { graphStartCredits, missingSetup } from '../workflows/nodes/needs';
 import type { WorkflowRepository } from '../workflows/repository';
 import type { WorkflowNode } from '../workflows/types';
 import type { SessionEngine } from './engine';
@@ -131,22 +131,22 @@ export class WorkflowSessionService {
    * none; the fix is the operator's configuration, not the wallet's.
    */
   private refuseIfBlocked(workflowId: string, nodes: ReadonlyArray<{ type: string }>): void {
-    if (this.model || !nodes.some((n) => n.type === 'model')) return;
+    const missing = missingSetup(nodes, { model: this.model });
+    if (!missing.length) return;
     const data = {
       setup_request_ids: [],
-      missing_setup: [
-        {
-          kind: 'model_endpoint',
-          message: 'no OpenAI-compatible chat-completions endpoint is configured (MODEL_API_URL)',
-          approval_request_id: null,
-        },
-      ],
+      missing_setup: missing.map(({ setup }) => ({
+        kind: setup.kind,
+        message: setup.message,
+        approval_request_id: null,
+      })),
     };
-    throw errors.conflict(
-      'setup_required',
-      `workflow ${workflowId} has a model node and this deployment has no model endpoint (MODEL_API_URL); no session was started`,
-      { extra: { data } },
+    const lacks = missing.map(
+      ({ setup, type }) => `has a ${type} node and this deployment has no ${setup.name} (${setup.setting})`,
     );
+    throw errors.conflict('setup_required', `workflow ${workflowId} ${lacks.join(' and ')}; no session was started`, {
+      extra: { data },
+    });
   }
 
   /**
@@ -155,9 +155,7 @@ export class WorkflowSessionService {
    * 402 `insufficient_credits` otherwise; each call then holds and is charged on its own.
    */
   private async refuseIfUnfunded(wallet: string, nodes: ReadonlyArray<WorkflowNode>): Promise<void> {
-    const model = this.model;
-    if (!model) return;
-    const required = modelStartCredits(nodes, model.creditsPer1kTokens);
+    const required = graphStartCredits(nodes, { model: this.model });
     if (required === 0) return;
     const { balance } = await this.ledger.balance(wallet);
     if (balance >= required) return;

@@ -1,10 +1,11 @@
 import { runCondition } from './nodes/condition/kind';
-import { kindOf } from './nodes/index';
+import { kindOf, type PureNode } from './nodes/index';
 import { runTemplate } from './nodes/template/kind';
 import type { TemplateScope } from './template';
-import type { ConditionNode, TemplateNode, WorkflowNode } from './types';
+import type { WorkflowNode } from './types';
 
 export { capOutput, MAX_NODE_OUTPUT_BYTES, NodeError, utf8Length } from './node-output';
+export type { PureNode };
 export { runCondition, runTemplate };
 
 /**
@@ -12,9 +13,8 @@ export { runCondition, runTemplate };
  * renders within a running budget, a condition compares or matches with a linear-time engine
  * (re2js). The run workflow evaluates them inside its own task; the node activities (sessions,
  * runs started as the legacy types without in-task pure nodes) call the same functions, so both give the same output
- * or the same error.
+ * or the same error. `PureNode` is derived from the registry (./nodes/index.ts).
  */
-export type PureNode = TemplateNode | ConditionNode;
 
 export function isPureNode(node: WorkflowNode): node is PureNode {
   return kindOf(node.type).evaluate !== undefined;

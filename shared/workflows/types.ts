@@ -1,6 +1,10 @@
 import type { WorkflowNode } from './nodes/index';
 
-/** The node kinds a workflow may use, each one entry of the registry in ./kinds (docs/workflows.md describes each). */
+/**
+ * The node kinds a workflow may use, each one entry of the registry in ./nodes/index.ts
+ * (docs/workflows.md describes each); each kind's node type is re-exported here
+ * (test/unit/node-registry.test.ts holds this list to the registry).
+ */
 export { CONDITION_OPERATORS, type ConditionNode, type ConditionOperator } from './nodes/condition/kind';
 export { NODE_TYPES, type NodeType, type WorkflowNode } from './nodes/index';
 export type { ModelNode } from './nodes/model/kind';

@@ -15,24 +15,17 @@ import type {
   SessionNodeResult,
   SessionState,
 } from '../../shared/workflow-sessions/types';
-import type { NodeResult } from '../../shared/workflows/nodes/call';
-import { kindOf } from '../../shared/workflows/nodes/index';
-import type { SessionToolActivities } from '../../shared/workflows/nodes/tool/session-activity';
-import type { ToolNode } from '../../shared/workflows/types';
+import type { NodeResult, SessionNodeCall } from '../../shared/workflows/nodes/call';
+import { kindOf, NODE_TYPES, type NodeType, type WorkflowNode } from '../../shared/workflows/nodes/index';
 import { asText, nodeActivities, runGraph as runGraphEngine } from '../graph-engine/engine';
 import { SA } from '../search-attributes';
 import { workflowNow } from '../workflow-clock';
 import type { WorkflowSessionActivities } from './activities';
-import { SESSION_STORE_ACTIVITY_OPTIONS, SESSION_TOOL_NODE_OPTIONS } from './config';
+import { SESSION_STORE_ACTIVITY_OPTIONS } from './config';
 import { endSessionUpdate, sessionStateQuery, sessionTouchSignal } from './definitions';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/**
- * Sessions recorded before paid tool nodes existed marked a tool node `setup_required` without
- * scheduling anything; their histories replay on that branch.
- */
-export const PAID_TOOL_NODES_PATCH = 'session-paid-tool-nodes';
 /** Sessions recorded before continue-as-new waited in one run whatever their history's length. */
 export const CONTINUE_AS_NEW_PATCH = 'session-continue-as-new';
 
@@ -55,13 +48,11 @@ export async function workflowSessionWorkflow(input: SessionInput): Promise<Sess
     taskQueue: input.queues.sessions,
     ...SESSION_STORE_ACTIVITY_OPTIONS,
   });
-  // The runs' node activities on the session's (untrusted) queues; tool nodes take the session's own paid activity below.
+  // The runs' node activities on the session's (untrusted) queues; a kind with a session activity
+  // of its own (the wallet pays: tool) takes that one, on the same queue.
   const runners = nodeActivities((type) => input.queues[type] ?? '');
-  const toolQueue = input.queues.tool;
-  const runTool = toolQueue
-    ? proxyActivities<SessionToolActivities>({ taskQueue: toolQueue, ...SESSION_TOOL_NODE_OPTIONS }).runSessionToolNode
-    : null;
-  let toolScope: CancellationScope | null = null;
+  const ownRunners = sessionNodeActivities(input.queues);
+  let paidScope: CancellationScope | null = null;
 
   const state: SessionState = input.carried ?? {
     workflow_session_id: input.sessionId,
@@ -87,7 +78,7 @@ export async function workflowSessionWorkflow(input: SessionInput): Promise<Sess
   });
   setHandler(endSessionUpdate, async ({ reason }) => {
     endReason ??= reason;
-    toolScope?.cancel();
+    paidScope?.cancel();
     await condition(() => finished);
     return state;
   });
@@ -144,12 +135,11 @@ export async function workflowSessionWorkflow(input: SessionInput): Promise<Sess
       mode: 'one_by_one',
       stop: () => endReason !== null, // ended while running: the rest stays pending
       execute(node, outputs) {
-        if (node.type === 'tool') {
-          if (!runTool || !patched(PAID_TOOL_NODES_PATCH))
-            throw new NotRunnable(
-              'tool nodes cannot run in wallet sessions in this build: the paid tool node activity (wallet credits through hold/capture) is not available',
-            );
-          return paidTool(node, outputs, metadata);
+        const own = kindOf(node.type).session;
+        if (own) {
+          const run = ownRunners[node.type];
+          if (!run || !patched(own.patch)) throw new NotRunnable(own.unavailable);
+          return paid(run, node, outputs, metadata);
         }
         return runners[node.type]({
           runId: `${input.sessionId}`,
@@ -221,20 +211,35 @@ export async function workflowSessionWorkflow(input: SessionInput): Promise<Sess
     if (end.ended === 'completed') state.run.status = 'completed';
   }
 
-  /** A paid tool node in its own scope, so `end` can cancel the call (and wait for the hold's release). */
-  async function paidTool(
-    node: ToolNode,
+  /** A paid node in its own scope, so `end` can cancel the call (and wait for the hold's release). */
+  async function paid(
+    run: SessionNodeRunner,
+    node: WorkflowNode,
     outputs: Record<string, unknown>,
     metadata: Record<string, unknown>,
   ): Promise<NodeResult> {
     const scope = new CancellationScope();
-    toolScope = scope;
+    paidScope = scope;
     try {
-      return await scope.run(() =>
-        runTool!({ sessionId: input.sessionId, wallet: input.wallet, node, outputs, metadata }),
-      );
+      return await scope.run(() => run({ sessionId: input.sessionId, wallet: input.wallet, node, outputs, metadata }));
     } finally {
-      toolScope = null;
+      paidScope = null;
     }
   }
+}
+
+type SessionNodeRunner = (call: SessionNodeCall) => Promise<NodeResult>;
+
+/** The session activity of each kind that has one (its registry entry's `session`), where its queue is given. */
+function sessionNodeActivities(queues: SessionInput['queues']): Partial<Record<NodeType, SessionNodeRunner>> {
+  return Object.fromEntries(
+    NODE_TYPES.flatMap((type) => {
+      const own = kindOf(type).session;
+      const queue = queues[type];
+      if (!own || !queue) return [];
+      return [
+        [type, proxyActivities<Record<string, SessionNodeRunner>>({ taskQueue: queue, ...own.options })[own.name]],
+      ];
+    }),
+  );
 }

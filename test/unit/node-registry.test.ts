@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { sessionViewSchema } from '../../shared/workflow-sessions/schemas';
 import { kindFolder, nodeWorkerOf } from '../../shared/workflows/nodes/activities';
 import { NODE_KINDS, NODE_TYPES, type NodeType } from '../../shared/workflows/nodes/index';
 import type { NodeWorkerDeps } from '../../shared/workflows/nodes/runtime';
@@ -82,6 +83,67 @@ describe('a node kind is one folder and one registry line', () => {
         type,
         cancellation: 'WAIT_CANCELLATION_COMPLETED',
       });
+    }
+  });
+});
+
+describe('what the registry declares reaches everything derived from it', () => {
+  it("re-exports each kind's node type from shared/workflows/types.ts", () => {
+    const types = read('shared/workflows/types.ts');
+    for (const type of NODE_TYPES)
+      expect({ type, reexported: types.includes(`from './nodes/${kindFolder(type)}/kind'`) }).toEqual({
+        type,
+        reexported: true,
+      });
+  });
+
+  it("describes each kind's output in the session node result (OpenAPI, SDK types)", () => {
+    const described = sessionViewSchema.describe() as any;
+    const output: string = described.keys.run.keys.nodes.items[0].keys.output.flags.description;
+    for (const type of NODE_TYPES)
+      expect({ type, output: output.includes(NODE_KINDS[type].output) }).toEqual({ type, output: true });
+  });
+
+  it('gives a priced kind a start rule or a catalog price, a session kind a patch, a setup its approval kind', () => {
+    for (const type of NODE_TYPES) {
+      const kind = NODE_KINDS[type] as (typeof NODE_KINDS)[NodeType];
+      if (kind.cost)
+        expect({
+          type,
+          rule: kind.cost.rule.length > 0,
+          how: !!(kind.cost.startCredits || kind.cost.catalogAction),
+        }).toEqual({
+          type,
+          rule: true,
+          how: true,
+        });
+      if ('session' in kind && kind.session)
+        expect({
+          type,
+          patch: kind.session.patch.length > 0,
+          final: kind.session.options.retry?.nonRetryableErrorTypes?.length,
+        }).toEqual({
+          type,
+          patch: true,
+          final: expect.any(Number),
+        });
+      expect({ type, output: kind.output.length > 0 }).toEqual({ type, output: true });
+    }
+  });
+
+  it("names exactly the pure kinds in the `runs` row of docs/operations.md (they run inside the run's workflow task)", () => {
+    const row = tableRows(read('docs/operations.md'), '| queue key (`--queues`) | task queue | group |').find((r) =>
+      r.startsWith('| `runs` |'),
+    );
+    const named = NODE_TYPES.filter((t) => row?.includes(`\`${t}\``));
+    expect(named).toEqual(NODE_TYPES.filter((t) => NODE_KINDS[t].evaluate !== undefined));
+  });
+
+  it("states each priced kind's cost rule in docs/workflows.md", () => {
+    const docs = read('docs/workflows.md').replace(/\s+/g, ' ');
+    for (const type of NODE_TYPES) {
+      const rule = (NODE_KINDS[type] as { cost?: { rule: string } }).cost?.rule;
+      if (rule) expect({ type, documented: docs.includes(rule) }).toEqual({ type, documented: true });
     }
   });
 });

@@ -1,13 +1,11 @@
+import { kindOf, NODE_TYPES } from '../../shared/workflows/nodes/index';
 import {
   capOutput,
-  inlineCost,
   MAX_NODE_OUTPUT_BYTES,
   NodeError,
-  runCondition,
-  runTemplate,
+  type PureNode,
   utf8Length,
 } from '../../shared/workflows/pure-nodes';
-import { RenderTooLarge } from '../../shared/workflows/template';
 
 describe('pure nodes (evaluated by the run workflow and by the node activities alike)', () => {
   it('counts UTF-8 bytes exactly as Buffer.byteLength does, lone surrogates included', () => {
@@ -35,41 +33,13 @@ describe('pure nodes (evaluated by the run workflow and by the node activities a
       expect.objectContaining({ code: 'node_output_too_large' }),
     );
   });
+});
 
-  it('renders templates within the render budget and fails past it', () => {
-    const scope = { prompt: 'Ada', outputs: { a: '{"k":"v"}' }, metadata: {} };
-    expect(runTemplate({ id: 't', type: 'template', template: 'Hi {{prompt}} {{nodes.a.output.k}}' }, scope)).toBe(
-      'Hi Ada v',
-    );
-    expect(() =>
-      runTemplate(
-        { id: 't', type: 'template', template: '{{prompt}}'.repeat(30) },
-        { ...scope, prompt: 'y'.repeat(10_000) },
-      ),
-    ).toThrow(RenderTooLarge);
-  });
-
-  it('evaluates conditions with the linear engine and refuses a bad pattern as invalid_node', () => {
-    const scope = { prompt: 'a'.repeat(5000) + '!', outputs: {}, metadata: {} };
-    expect(
-      runCondition({ id: 'c', type: 'condition', input: '{{prompt}}', operator: 'matches', value: '^(a+)+$' }, scope),
-    ).toBe(false);
-    expect(
-      runCondition({ id: 'c', type: 'condition', input: '{{prompt}}', operator: 'contains', value: 'A!' }, scope),
-    ).toBe(true);
-    expect(() =>
-      runCondition({ id: 'c', type: 'condition', input: '{{prompt}}', operator: 'matches', value: '(' }, scope),
-    ).toThrow(expect.objectContaining({ code: 'invalid_node' }));
-  });
-
-  it('prices only regex matches for inline evaluation, by the characters they scan', () => {
-    const scope = { prompt: 'p'.repeat(1234), outputs: {}, metadata: {} };
-    expect(
-      inlineCost({ id: 'c', type: 'condition', input: '{{prompt}}!', operator: 'matches', value: 'x' }, scope),
-    ).toBe(1235);
-    expect(
-      inlineCost({ id: 'c', type: 'condition', input: '{{prompt}}', operator: 'contains', value: 'x' }, scope),
-    ).toBe(0);
-    expect(inlineCost({ id: 't', type: 'template', template: '{{prompt}}' }, scope)).toBe(0);
+describe('the pure-kind guard', () => {
+  it('is derived from the registry: PureNode is exactly the kinds with `evaluate`', () => {
+    type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+    const derived: Same<PureNode['type'], 'template' | 'condition'> = true; // fails to compile when it drifts
+    expect(derived).toBe(true);
+    expect(NODE_TYPES.filter((t) => kindOf(t).evaluate !== undefined)).toEqual(['template', 'condition']);
   });
 });

@@ -1,11 +1,5 @@
 import { returnedPart } from '../../shared/credits/ledger';
 import { evaluateCondition, nextDecisions, topoOrder, validateWorkflowGraph } from '../../shared/workflows/graph';
-import {
-  modelCostCredits,
-  modelHoldCredits,
-  modelMaxTokens,
-  promptBytes,
-} from '../../shared/workflows/nodes/model/pricing';
 import { parseWorkflowInput } from '../../shared/workflows/schemas';
 import { compareSemver, isSemver } from '../../shared/workflows/semver';
 import { renderTemplate, renderValue, templateRefs } from '../../shared/workflows/template';
@@ -189,29 +183,6 @@ describe('running a graph (pure rules)', () => {
         { path: 'nodes[0].max_tokens', code: 'invalid_node', message: expect.stringContaining('4096') },
       ]);
     }
-  });
-});
-
-describe('model pricing (pure)', () => {
-  it('counts a prompt by its UTF-8 bytes, not its UTF-16 length: rare characters hold what they may cost', () => {
-    const rare = '\u{1D518}\u{1D51E}\u{1D52B}'; // three mathematical letters: 6 UTF-16 units, 12 bytes
-    expect(promptBytes([{ content: 'Hi Ada' }])).toBe(6);
-    expect(promptBytes([{ content: rare }])).toBe(12);
-    expect(promptBytes([{ content: '日本語' }, { content: 'é' }])).toBe(11);
-    expect(modelHoldCredits(promptBytes([{ content: rare.repeat(1000) }]), 1024, 1000)).toBe(12_000 + 1024);
-  });
-
-  it('holds prompt bytes + max_tokens, charges usage (above the hold too, within a bound), at least one credit', () => {
-    expect(modelHoldCredits(6, 1024, 1000)).toBe(1030);
-    expect(modelHoldCredits(6, 1024, 1)).toBe(2);
-    expect(modelCostCredits({ total_tokens: 40 }, 1030, 1000)).toBe(40);
-    expect(modelCostCredits({ prompt_tokens: 10, completion_tokens: 5 }, 1030, 1000)).toBe(15);
-    // Usage above the hold is charged, up to four times the hold.
-    expect(modelCostCredits({ total_tokens: 1_500 }, 1030, 1000)).toBe(1_500);
-    expect(modelCostCredits({ total_tokens: 50_000 }, 1030, 1000)).toBe(4_120);
-    expect(modelCostCredits(undefined, 1030, 1000)).toBe(1030);
-    expect(modelCostCredits({ total_tokens: 0 }, 1030, 1000)).toBe(1);
-    expect(modelMaxTokens(undefined)).toEqual({ ok: true, maxTokens: 1024 });
   });
 });
 

@@ -5,6 +5,7 @@ import { activeSessionKey, WorkflowSessionRepository } from '../../shared/workfl
 import type { SessionInput } from '../../shared/workflow-sessions/types';
 import { MAX_RUN_OUTPUTS_BYTES } from '../../shared/workflows/node-output';
 import { createConditionNodeActivities } from '../../shared/workflows/nodes/condition/activity';
+import { kindOf, NODE_TYPES } from '../../shared/workflows/nodes/index';
 import { createTemplateNodeActivities } from '../../shared/workflows/nodes/template/activity';
 import { MAX_RENDERED_LENGTH } from '../../shared/workflows/template';
 import { ALL_SEARCH_ATTRIBUTES } from '../../temporal/search-attributes';
@@ -84,7 +85,12 @@ describe('workflow session on the time-skipping test server (real store)', () =>
       edges: [],
       idleTimeoutMs: idleMinutes * MINUTE,
       startedAt: now.toISOString(),
-      queues: { sessions: QUEUE, template: QUEUE, condition: QUEUE, model: QUEUE },
+      // Every kind runs on this worker's queue but those with a session activity of their own (the
+      // wallet pays: not served here, so such a node is setup_required).
+      queues: {
+        sessions: QUEUE,
+        ...Object.fromEntries(NODE_TYPES.filter((t) => !kindOf(t).session).map((t) => [t, QUEUE])),
+      },
     };
   }
 

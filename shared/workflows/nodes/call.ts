@@ -22,3 +22,12 @@ export interface NodeResult {
   /** A model node's usage above its hold, charged apart. */
   excess_transaction_id?: string;
 }
+
+/** What a kind's session activity (its registry entry's `session`) gets: the wallet pays, no workspace. */
+export interface SessionNodeCall<N extends WorkflowNode = WorkflowNode> {
+  sessionId: string;
+  wallet: string;
+  node: N;
+  outputs: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+}

@@ -24,6 +24,13 @@ export const NODE_TYPES = Object.keys(NODE_KINDS) as NodeType[];
 type NodeOf<K> = K extends NodeKind<infer N> ? N : never;
 export type WorkflowNode = { [T in NodeType]: NodeOf<(typeof NODE_KINDS)[T]> }[NodeType];
 
+/** The kinds whose registry entry has `evaluate` (pure and bounded: see NodeKind.evaluate). */
+export type PureNodeType = {
+  [T in NodeType]: (typeof NODE_KINDS)[T]['evaluate'] extends undefined ? never : T;
+}[NodeType];
+/** A node of a pure kind. */
+export type PureNode = Extract<WorkflowNode, { type: PureNodeType }>;
+
 export function isNodeType(type: unknown): type is NodeType {
   return typeof type === 'string' && Object.prototype.hasOwnProperty.call(NODE_KINDS, type);
 }

@@ -23,6 +23,63 @@ export interface TemplatedString {
   credentialsAllowed: boolean;
 }
 
+/** What of the deployment's settings a kind's cost and setup read (pure: no I/O). */
+export interface NodeDeployment {
+  /** The chat-completions endpoint's price (MODEL_API_URL, MODEL_CREDITS_PER_1K_TOKENS); absent: none configured. */
+  model?: { creditsPer1kTokens: number };
+}
+
+/**
+ * What a node of a priced kind costs its payer (the run's workspace account or the session's
+ * wallet). The kind's activity holds before its call and captures after it, each at most once per
+ * (account, node); the registry states the rules the API applies before anything starts.
+ */
+export interface NodeCost<N> {
+  /** How it holds and captures, one sentence (docs/workflows.md and the public estimate's description). */
+  rule: string;
+  /**
+   * Credits the payer must have before a graph holding this node may start: the least the node
+   * could hold (no input rendered yet); 0 when this deployment prices it at nothing.
+   */
+  startCredits?(node: N, deployment: NodeDeployment): number;
+  /** The catalog action whose price one run of the node costs (the public price estimate). */
+  catalogAction?(node: N): { product: string; action: string | null };
+}
+
+/** Something the deployment must provide before a graph holding the kind may start. */
+export interface NodeSetup {
+  /** The approval request (webhook runs) and `missing_setup[].kind` (both 409s) it opens. */
+  kind: 'model_endpoint';
+  /** What is missing, for messages ("a <name> this deployment has not configured"). */
+  name: string;
+  /** The setting that provides it. */
+  setting: string;
+  /** `missing_setup[].message`. */
+  message: string;
+  available(deployment: NodeDeployment): boolean;
+}
+
+/**
+ * A kind a wallet session runs through an activity of its own rather than `activity` (same
+ * queue): the wallet pays, so it needs the wallet and the session, not a workspace account.
+ */
+export interface NodeSessionActivity {
+  name: string;
+  options: ActivityOptions;
+  /** The workflow patch that introduced it: sessions recorded before it replay without scheduling it. */
+  patch: string;
+  /** Why the node cannot run when the activity is not available (its `setup_required` error). */
+  unavailable: string;
+}
+
+/** What the public workflow listing shows of a node of the kind besides its id, type and name. */
+export interface NodePublicSummary<N> {
+  /** Outline fields safe to show anyone (never templates, prompts or parameters). */
+  outline?(node: N): Record<string, string>;
+  /** Whether a node of the kind makes the workflow `uses_model`. */
+  usesModel?: true;
+}
+
 /**
  * One node kind, everything about it that is pure (workflow code, the API and workers all read
  * it): its fields and their validation, its templated strings, the error codes it ends with, and
@@ -58,11 +115,26 @@ export interface NodeKind<
   /** The activity's name (a key of what its factory returns) and options. */
   activity: A;
   options: ActivityOptions;
+  /** What it costs (absent: nothing; the public estimate then says so). */
+  cost?: NodeCost<N>;
+  /** What the deployment must provide before a graph holding it starts (absent: nothing). */
+  setup?: NodeSetup;
+  /** Its own session activity (absent: sessions run `activity` like runs do). */
+  session?: NodeSessionActivity;
+  /** What the public listings show of it. */
+  summary: NodePublicSummary<N>;
+  /** Its output, as the session node result's `output` describes it (OpenAPI, SDK types). */
+  output: string;
 }
 
-/** Types `kind` against its node interface, keeping its activity's name (its `nodeWorker` is checked against it). */
+/**
+ * Types `kind` against its node interface, keeping its activity's name (its `nodeWorker` is
+ * checked against it) and whether it has `evaluate` (the pure-kind guard `PureNode` derives from it).
+ */
 export function defineKind<N extends BaseNode & { type: string }>() {
-  return <A extends string>(kind: NodeKind<N, A>): NodeKind<N, A> => kind;
+  return <A extends string, E extends NodeKind<N, A>['evaluate'] = undefined>(
+    kind: NodeKind<N, A> & { evaluate?: E },
+  ): NodeKind<N, A> & { evaluate: E } => kind as NodeKind<N, A> & { evaluate: E };
 }
 
 /**

@@ -7,8 +7,10 @@ import type { ToolRepository } from '../../tools/repository';
 import type { WorkflowSessionRepository } from '../../workflow-sessions/repository';
 import type { BudgetChargeRepository } from '../../workspaces/budget-charges';
 import type { WorkspaceRepository } from '../../workspaces/repository';
+import { workspaceAccount } from '../../workspaces/types';
 import { capOutput, NodeError } from '../node-output';
 import { RenderTooLarge } from '../template';
+import type { NodeCall } from './call';
 import type { NodeKind } from './kind';
 
 /**
@@ -91,4 +93,73 @@ export interface NodeWorker<A extends string = string> {
 export function defineNodeWorker<A extends string>(kind: NodeKind<any, A>, worker: NodeWorker<A>): NodeWorker<A> {
   void kind;
   return worker;
+}
+
+/**
+ * How a priced kind's activity pays (its registry entry's `cost` states the rule): who pays (the
+ * run's workspace account within its budget, or a session's wallet), the hold before the call,
+ * its capture after it and its release when the call fails. Each is keyed by the node's hold id,
+ * one per run (or session) and node, so a retried attempt holds, captures and releases once.
+ */
+export function nodePayments(
+  deps: Pick<NodeWorkerDeps, 'ledger' | 'workspaces' | 'workflowSessions' | 'budgetCharges'>,
+  /** What is paid for, in refusals ("model call"), and the code a node without a payer fails with. */
+  what: { call: string; noPayerCode: string },
+) {
+  const { ledger, workspaces, workflowSessions: sessions, budgetCharges: charges } = deps;
+  return {
+    /** Who pays: the run's workspace, or (a session carries no workspace) the session's wallet. */
+    async accountOf(call: NodeCall): Promise<string> {
+      if (call.workspaceId) return workspaceAccount(call.workspaceId);
+      const session = await sessions.get(call.runId);
+      if (!session)
+        throw ApplicationFailure.nonRetryable(`no run or session ${call.runId} to charge`, what.noPayerCode);
+      return session.wallet;
+    },
+
+    /** Holds `credits` on the account (and the run's budget): a refusal fails the node before any call. */
+    async hold(call: NodeCall, account: string, holdId: string, credits: number): Promise<void> {
+      if (call.budgetId) {
+        const budget = await workspaces.getBudget(call.budgetId);
+        if (!budget)
+          throw ApplicationFailure.nonRetryable(`budget ${call.budgetId} no longer exists`, 'budget_exceeded');
+        const r = await charges.reserve(budget, holdId, credits);
+        if (!r.ok) {
+          throw ApplicationFailure.nonRetryable(
+            `this ${what.call} (up to ${credits} credits) is over the budget's ${r.refusal.limit} allowance of ${r.refusal.allowance}`,
+            'budget_exceeded',
+            r.refusal,
+          );
+        }
+      }
+      const held = await ledger.hold({
+        account,
+        holdId,
+        credits,
+        details: { [`${call.node.type}_node`]: call.node.id, run_id: call.runId },
+      });
+      if (!held.ok) {
+        if (call.budgetId) await charges.release(holdId);
+        throw ApplicationFailure.nonRetryable(
+          `a ${what.call} needs up to ${credits} credits held; the balance is ${held.balance}`,
+          'insufficient_credits',
+          { required: credits, balance: held.balance },
+        );
+      }
+    },
+
+    /** Charges `credits` (at most the hold) of the open hold; the budget's row counts what was charged. */
+    async capture(call: NodeCall, account: string, holdId: string, credits: number, held: number) {
+      const { transaction } = await ledger.capture({ account, holdId, credits: Math.min(credits, held) });
+      if (call.budgetId && -transaction.amount_credits !== held)
+        await charges.settle(holdId, -transaction.amount_credits);
+      return transaction;
+    },
+
+    /** Gives the hold back (the call failed or was cancelled); never fails the activity. */
+    async release(call: NodeCall, account: string, holdId: string, reason: string): Promise<void> {
+      await ledger.release({ account, holdId, reason }).catch(() => undefined);
+      if (call.budgetId) await charges.release(holdId).catch(() => undefined);
+    },
+  };
 }

@@ -103,4 +103,6 @@ export const conditionKind = defineKind<ConditionNode>()({
     startToCloseTimeout: '10 seconds',
     retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['invalid_node'] },
   },
+  summary: {},
+  output: 'condition true/false',
 });

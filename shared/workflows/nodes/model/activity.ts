@@ -6,10 +6,9 @@ import type { Models } from '../../../platform/db/index';
 import { WorkflowSessionRepository } from '../../../workflow-sessions/repository';
 import { BudgetChargeRepository } from '../../../workspaces/budget-charges';
 import { WorkspaceRepository } from '../../../workspaces/repository';
-import { workspaceAccount } from '../../../workspaces/types';
 import { renderTemplate } from '../../template';
 import type { NodeCall, NodeResult } from '../call';
-import { asFinal, capped, defineNodeWorker, withHeartbeats } from '../runtime';
+import { asFinal, capped, defineNodeWorker, nodePayments, withHeartbeats } from '../runtime';
 import { modelKind, type ModelNode } from './kind';
 import { modelCostCredits, modelHoldCredits, modelMaxTokens, type ModelUsage, promptBytes } from './pricing';
 
@@ -53,43 +52,10 @@ export function createModelNodeActivities(deps: ModelNodeDeps) {
   const sessions = deps.sessions ?? new WorkflowSessionRepository(deps.models);
   const charges = deps.budgetCharges ?? new BudgetChargeRepository(deps.models);
 
-  /** Who pays: the run's workspace, or (a session carries no workspace) the session's wallet. */
-  async function accountOf(call: NodeCall<ModelNode>): Promise<string> {
-    if (call.workspaceId) return workspaceAccount(call.workspaceId);
-    const session = await sessions.get(call.runId);
-    if (!session) throw ApplicationFailure.nonRetryable(`no run or session ${call.runId} to charge`, 'model_error');
-    return session.wallet;
-  }
-
-  /** Holds `credits` on the account (and the run's budget): a refusal fails the node before any call. */
-  async function hold(call: NodeCall<ModelNode>, account: string, holdId: string, credits: number): Promise<void> {
-    if (call.budgetId) {
-      const budget = await workspaces.getBudget(call.budgetId);
-      if (!budget) throw ApplicationFailure.nonRetryable(`budget ${call.budgetId} no longer exists`, 'budget_exceeded');
-      const r = await charges.reserve(budget, holdId, credits);
-      if (!r.ok) {
-        throw ApplicationFailure.nonRetryable(
-          `this model call (up to ${credits} credits) is over the budget's ${r.refusal.limit} allowance of ${r.refusal.allowance}`,
-          'budget_exceeded',
-          r.refusal,
-        );
-      }
-    }
-    const held = await ledger.hold({
-      account,
-      holdId,
-      credits,
-      details: { model_node: call.node.id, run_id: call.runId },
-    });
-    if (!held.ok) {
-      if (call.budgetId) await charges.release(holdId);
-      throw ApplicationFailure.nonRetryable(
-        `a model call needs up to ${credits} credits held; the balance is ${held.balance}`,
-        'insufficient_credits',
-        { required: credits, balance: held.balance },
-      );
-    }
-  }
+  const pay = nodePayments(
+    { ledger, workspaces, workflowSessions: sessions, budgetCharges: charges },
+    { call: 'model call', noPayerCode: 'model_error' },
+  );
 
   /**
    * Spends `credits` once per request id, or (the balance short) what the balance holds; null when
@@ -108,11 +74,6 @@ export function createModelNodeActivities(deps: ModelNodeDeps) {
       want = Math.min(want, spent.balance);
     }
     return null;
-  }
-
-  async function giveBack(call: NodeCall<ModelNode>, account: string, holdId: string): Promise<void> {
-    await ledger.release({ account, holdId, reason: 'model call failed' }).catch(() => undefined);
-    if (call.budgetId) await charges.release(holdId).catch(() => undefined);
   }
 
   return {
@@ -142,10 +103,10 @@ export function createModelNodeActivities(deps: ModelNodeDeps) {
         ...(call.node.temperature === undefined ? {} : { temperature: call.node.temperature }),
         max_tokens: limit.maxTokens,
       });
-      const account = await accountOf(call);
+      const account = await pay.accountOf(call);
       const holdId = modelHoldId(call.runId, call.node.id);
       const credits = modelHoldCredits(promptBytes(messages), limit.maxTokens, model.creditsPer1kTokens);
-      await hold(call, account, holdId, credits);
+      await pay.hold(call, account, holdId, credits);
       let parsed: ChatCompletion;
       let content: string;
       try {
@@ -190,7 +151,8 @@ export function createModelNodeActivities(deps: ModelNodeDeps) {
       } catch (err) {
         // A retryable failure keeps the hold for the next attempt (same hold id); a final one gives it
         // back. A last attempt that fails retryably leaves it to the stale-hold healer, which releases it.
-        if (!(err instanceof ApplicationFailure && !err.nonRetryable)) await giveBack(call, account, holdId);
+        if (!(err instanceof ApplicationFailure && !err.nonRetryable))
+          await pay.release(call, account, holdId, 'model call failed');
         throw err;
       }
       const cost = modelCostCredits(parsed.usage, credits, model.creditsPer1kTokens);

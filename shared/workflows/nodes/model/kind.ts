@@ -1,5 +1,5 @@
 import { type BaseNode, defineKind, WAIT_CANCELLATION } from '../kind';
-import { modelMaxTokens } from './pricing';
+import { modelMaxTokens, modelStartCredits } from './pricing';
 
 export interface ModelNode extends BaseNode {
   type: 'model';
@@ -50,4 +50,18 @@ export const modelKind = defineKind<ModelNode>()({
       nonRetryableErrorTypes: ['setup_required', 'model_error'],
     },
   },
+  cost: {
+    rule: 'holds its prompt (each UTF-8 byte a token) plus `max_tokens` at MODEL_CREDITS_PER_1K_TOKENS before the call, and captures the usage the endpoint reports after it (at most 4 times the hold)',
+    startCredits: (node, deployment) =>
+      deployment.model ? modelStartCredits([node], deployment.model.creditsPer1kTokens) : 0,
+  },
+  setup: {
+    kind: 'model_endpoint',
+    name: 'model endpoint',
+    setting: 'MODEL_API_URL',
+    message: 'no OpenAI-compatible chat-completions endpoint is configured (MODEL_API_URL)',
+    available: (deployment) => deployment.model !== undefined,
+  },
+  summary: { usesModel: true },
+  output: 'model text',
 });

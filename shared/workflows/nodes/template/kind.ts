@@ -29,4 +29,6 @@ export const templateKind = defineKind<TemplateNode>()({
     startToCloseTimeout: '10 seconds',
     retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['node_output_too_large'] },
   },
+  summary: {},
+  output: 'template text',
 });

@@ -1,3 +1,4 @@
+import type { ActivityOptions } from '@temporalio/common';
 import { stringsIn } from '../../template';
 import { type BaseNode, defineKind, WAIT_CANCELLATION } from '../kind';
 
@@ -27,6 +28,23 @@ export const SESSION_TOOL_FINAL_CODES = [
 export function sessionToolRequestId(sessionId: string, nodeId: string): string {
   return `session:${sessionId}:${nodeId}`;
 }
+
+/**
+ * A session's paid tool call: heartbeats while the vendor answers; retried with backoff on vendor
+ * failures only, the session's refusals are final.
+ */
+const SESSION_TOOL_NODE_OPTIONS: ActivityOptions = {
+  cancellationType: WAIT_CANCELLATION,
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '10 seconds',
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: SESSION_TOOL_FINAL_CODES,
+  },
+};
 
 const TOOL_FINAL_ERRORS = [
   'budget_exceeded',
@@ -73,4 +91,17 @@ export const toolKind = defineKind<ToolNode>()({
       nonRetryableErrorTypes: TOOL_FINAL_ERRORS,
     },
   },
+  cost: {
+    rule: "holds its catalog action's price before the vendor call and captures it after (released when the call fails), once per (account, node)",
+    catalogAction: (node) => ({ product: node.product, action: node.action ?? null }),
+  },
+  session: {
+    name: 'runSessionToolNode',
+    options: SESSION_TOOL_NODE_OPTIONS,
+    patch: 'session-paid-tool-nodes',
+    unavailable:
+      'tool nodes cannot run in wallet sessions in this build: the paid tool node activity (wallet credits through hold/capture) is not available',
+  },
+  summary: { outline: (node) => ({ product: node.product, ...(node.action ? { action: node.action } : {}) }) },
+  output: 'tool response',
 });

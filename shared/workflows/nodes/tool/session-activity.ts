@@ -7,7 +7,7 @@ import type { ToolRepository } from '../../../tools/repository';
 import { OBJECT_ID_PATTERN } from '../../../tools/rules';
 import { invokeWithinWalletBudget } from '../../../tools/wallet-budget';
 import { renderValue, stringsIn, templateRefs } from '../../template';
-import type { NodeResult } from '../call';
+import type { NodeResult, SessionNodeCall } from '../call';
 import { asFinal, capped, withHeartbeats } from '../runtime';
 import { SESSION_TOOL_FINAL_CODES, sessionToolRequestId, type ToolNode } from './kind';
 
@@ -22,13 +22,7 @@ export interface SessionToolNodeDeps {
 }
 
 /** What a session's tool node gets: the node and what its parameters' templates may read. */
-export interface SessionToolCall {
-  sessionId: string;
-  wallet: string;
-  node: ToolNode;
-  outputs: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-}
+export type SessionToolCall = SessionNodeCall<ToolNode>;
 
 const FINAL = new Set(SESSION_TOOL_FINAL_CODES);
 
