@@ -43,7 +43,7 @@ export const PRICE_ESTIMATE_DESCRIPTION =
   `the sum of the catalog prices of the ${kindsWhere((t) => !!kindOf(t).cost?.catalogAction)} nodes ` +
   `(an upper bound when conditions skip some); ${kindsWhere((t) => !kindOf(t).cost)} nodes cost nothing; ` +
   `not included: ${kindsWhere((t) => !!kindOf(t).cost && !kindOf(t).cost?.catalogAction)} nodes, charged on use. ` +
-  'null when a priced node price is unknown (its product or action is missing from the catalog, inactive, or the action is ambiguous)';
+  "null when a priced node's price is unknown (its product or action is missing from the catalog, inactive, or the action is ambiguous)";
 
 /**
  * The sum of the catalog prices of the priced nodes (PRICE_ESTIMATE_DESCRIPTION says which).

@@ -139,6 +139,14 @@ describe('what the registry declares reaches everything derived from it', () => 
     expect(named).toEqual(NODE_TYPES.filter((t) => NODE_KINDS[t].evaluate !== undefined));
   });
 
+  it('names every kind in the price_estimate row of docs/workflows-public.md (counted, free, or charged on use)', () => {
+    const row = read('docs/workflows-public.md')
+      .split('\n')
+      .find((l) => l.startsWith('| `price_estimate`'));
+    for (const type of NODE_TYPES)
+      expect({ type, named: new RegExp(`\\b${type}\\b`).test(row ?? '') }).toEqual({ type, named: true });
+  });
+
   it("states each priced kind's cost rule in docs/workflows.md", () => {
     const docs = read('docs/workflows.md').replace(/\s+/g, ' ');
     for (const type of NODE_TYPES) {

@@ -1074,7 +1074,7 @@ export interface ListWorkflowsResponse {
         uses_model: boolean;
       };
       /**
-       * null when a tool node price is unknown (its product or action is missing from the catalog, inactive, or the action is ambiguous)
+       * the sum of the catalog prices of the `tool` nodes (an upper bound when conditions skip some); `template`, `condition` nodes cost nothing; not included: `model` nodes, charged on use. null when a priced node's price is unknown (its product or action is missing from the catalog, inactive, or the action is ambiguous)
        */
       price_estimate: {
         credits: number;
@@ -1195,7 +1195,7 @@ export interface GetWorkflowResponse {
       uses_model: boolean;
     };
     /**
-     * null when a tool node price is unknown (its product or action is missing from the catalog, inactive, or the action is ambiguous)
+     * the sum of the catalog prices of the `tool` nodes (an upper bound when conditions skip some); `template`, `condition` nodes cost nothing; not included: `model` nodes, charged on use. null when a priced node's price is unknown (its product or action is missing from the catalog, inactive, or the action is ambiguous)
      */
     price_estimate: {
       credits: number;
