@@ -30,8 +30,10 @@ export function sessionToolRequestId(sessionId: string, nodeId: string): string 
 }
 
 /**
- * A session's paid tool call: heartbeats while the vendor answers; retried with backoff on vendor
- * failures only, the session's refusals are final.
+ * A session's paid tool call (its session activity, on the tool kind's queue): charged at most
+ * once per session and node by the invoker, so a retry after a lost worker never pays twice. It
+ * heartbeats, so `end` during the call cancels it (the vendor call is aborted, the hold released)
+ * and the session waits for that before it records its final state; the session's refusals are final.
  */
 const SESSION_TOOL_NODE_OPTIONS: ActivityOptions = {
   cancellationType: WAIT_CANCELLATION,
