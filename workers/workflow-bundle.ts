@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode, type WorkflowBundle, type WorkflowBundleOption } from '@temporalio/worker';
 import { writeCacheFile } from '../shared/platform/cache/cache-file';
+import { sha256Hex } from '../shared/platform/ids/index';
 import { logger } from '../shared/platform/logger/index';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -27,13 +27,10 @@ export function bundleKey(root = ROOT): string {
     }
   };
   for (const dir of BUNDLE_SOURCE_DIRS) walk(dir);
-  const hash = createHash('sha256');
-  for (const rel of files.sort())
-    hash
-      .update(`${rel}\0`)
-      .update(fs.readFileSync(path.join(root, rel)))
-      .update('\0');
-  return hash.digest('hex').slice(0, 32);
+  const parts = files
+    .sort()
+    .flatMap((rel) => [Buffer.from(`${rel}\0`), fs.readFileSync(path.join(root, rel)), Buffer.from('\0')]);
+  return sha256Hex(Buffer.concat(parts)).slice(0, 32);
 }
 
 /**

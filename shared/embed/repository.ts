@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { insertOnce, type Models } from '../platform/db/index';
-import { ids, secret } from '../platform/ids/index';
+import { ids, secret, sha256Hex } from '../platform/ids/index';
 import type { EmbedBundleDoc, EmbedItem, EmbedNonceDoc, EmbedTokenDoc } from './model';
 import { NONCE_TTL_MS, TOKEN_TTL_MS } from './rules';
 
@@ -11,8 +10,6 @@ type EmbedModels = Pick<
 
 export type EmbedBundle = EmbedBundleDoc;
 type NonceRef = Pick<EmbedNonceDoc, '_id' | 'expires_at'>;
-
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /** Bundles (the operator's embed settings), sign-in nonces and widget tokens. */
 export class EmbedRepository {
@@ -102,7 +99,7 @@ export class EmbedRepository {
       bundle_id: i.bundleId,
       origin: i.origin,
       wallet: i.wallet,
-      message_sha256: sha256(i.message),
+      message_sha256: sha256Hex(i.message),
       created_at: i.now,
       expires_at: i.expiresAt,
     };
@@ -121,7 +118,7 @@ export class EmbedRepository {
 
   /** True when `message` is exactly the text issued with this nonce. */
   isIssuedMessage(nonce: EmbedNonceDoc, message: string): boolean {
-    return nonce.message_sha256 === sha256(message);
+    return nonce.message_sha256 === sha256Hex(message);
   }
 
   /**
@@ -158,7 +155,7 @@ export class EmbedRepository {
     const ttlEnd = i.now.getTime() + TOKEN_TTL_MS;
     const expiresAt = new Date(Math.min(ttlEnd, i.accessToken?.expiresAt?.getTime() ?? ttlEnd));
     const doc: EmbedTokenDoc = {
-      _id: sha256(token),
+      _id: sha256Hex(token),
       wallet: i.wallet,
       bundle_id: i.bundleId,
       origin: i.origin,
@@ -173,10 +170,10 @@ export class EmbedRepository {
 
   /** Signs a widget token out: deleted, so it authenticates nothing from then on. True when it existed. */
   async revokeToken(token: string): Promise<boolean> {
-    return (await this.models.embedTokens.deleteOne({ _id: sha256(token) })).deletedCount > 0;
+    return (await this.models.embedTokens.deleteOne({ _id: sha256Hex(token) })).deletedCount > 0;
   }
 
   async getToken(token: string): Promise<EmbedTokenDoc | null> {
-    return (await this.models.embedTokens.findById(sha256(token)).lean<EmbedTokenDoc>().exec()) ?? null;
+    return (await this.models.embedTokens.findById(sha256Hex(token)).lean<EmbedTokenDoc>().exec()) ?? null;
   }
 }

@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
 import type { Models } from '../platform/db/index';
 import { errors } from '../platform/errors/index';
-import { ids, secret, SECRET_SHAPES } from '../platform/ids/index';
+import { ids, secret, SECRET_SHAPES, sha256Hex } from '../platform/ids/index';
 import type { AccessTokenDoc } from './models/access-token';
 
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return sha256Hex(token);
 }
 
 export interface IssuedToken {

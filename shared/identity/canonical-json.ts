@@ -20,7 +20,11 @@ export function canonicalJson(value: unknown): string {
   return serialize(value, new Set<object>());
 }
 
-/** Lower-case hex sha256 of the UTF-8 canonical JSON text; no 0x prefix. */
+/**
+ * Lower-case hex sha256 of the UTF-8 canonical JSON text; no 0x prefix. Hashed here rather than
+ * with the ids module's sha256Hex: the SDK runs this on an agent's machine, and the ids module
+ * loads mongoose.
+ */
 export function payloadDigest(value: unknown): string {
   return createHash('sha256').update(canonicalJson(value), 'utf8').digest('hex');
 }

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { type Address, type Hex, toHex } from 'viem';
 import { english, generateMnemonic, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
+import { sha256 } from '../platform/ids/index';
 
 export interface AgentWallet {
   evmAddress: Address;
@@ -77,7 +77,7 @@ function isValidEnglishMnemonic(mnemonic: string): boolean {
   const checksumLength = words.length / 3;
   const entropyBits = bits.slice(0, bits.length - checksumLength);
   const entropy = Buffer.from(entropyBits.match(/.{8}/g)!.map((byte) => Number.parseInt(byte, 2)));
-  const hashFirstByte = createHash('sha256').update(entropy).digest()[0]!;
+  const hashFirstByte = sha256(entropy)[0]!;
   const expected = hashFirstByte.toString(2).padStart(8, '0').slice(0, checksumLength);
   return bits.slice(bits.length - checksumLength) === expected;
 }

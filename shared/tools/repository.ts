@@ -2,6 +2,7 @@ import { BoundedCache } from '../platform/cache/bounded-cache';
 import { insertOnce, type Models } from '../platform/db/index';
 import { errors } from '../platform/errors/index';
 import { ids } from '../platform/ids/index';
+import { SecretBox } from '../platform/secret-box/index';
 import { buildCatalogIndex, type CatalogIndex, queryCatalog } from './catalog-index';
 import type { IssueReportDoc, LookupMethod } from './models/issue-report';
 import { invocationKey, type ToolInvocationDoc, type ToolInvocationOutcomeDoc } from './models/tool-invocation';
@@ -10,16 +11,15 @@ import type { ToolActionDoc, ToolProductDoc } from './models/tool-product';
 import type { WalletBudgetDoc } from './models/wallet-budget';
 import { checkSchema } from './params';
 import {
-  type Budget,
   escapeRegex,
   OBJECT_ID_PATTERN,
   searchTerms,
   type ToolProduct,
   toProduct,
   utcDayStart,
+  type WalletToolBudget,
 } from './rules';
 import type { ActionInput, ProductInput, ProductPatch } from './schemas';
-import { decryptSecret, encryptSecret } from './secrets';
 
 type ToolModels = Pick<
   Models,
@@ -55,8 +55,8 @@ export interface ListInput {
 export class ToolRepository {
   private readonly products = new BoundedCache<ToolProduct | null>(5_000, CACHE_MS);
   private readonly secrets = new BoundedCache<string>(5_000, CACHE_MS);
-  private readonly budgets: BoundedCache<Budget | null>;
-  private readonly budgetReads = new Map<string, Promise<Budget | null>>();
+  private readonly budgets: BoundedCache<WalletToolBudget | null>;
+  private readonly budgetReads = new Map<string, Promise<WalletToolBudget | null>>();
   private index?: CatalogIndex;
   private building?: Promise<CatalogIndex>;
   /** When the index's version was last read from the store (listedIndex serves it CACHE_MS from then). */
@@ -69,7 +69,7 @@ export class ToolRepository {
     private readonly models: ToolModels,
     opts: { budgetCacheMs?: number } = {},
   ) {
-    this.budgets = new BoundedCache<Budget | null>(10_000, opts.budgetCacheMs ?? BUDGET_CACHE_MS);
+    this.budgets = new BoundedCache<WalletToolBudget | null>(10_000, opts.budgetCacheMs ?? BUDGET_CACHE_MS);
   }
 
   // ------------------------------------------------------------------ catalog
@@ -262,7 +262,7 @@ export class ToolRepository {
     key: Buffer | string,
     now = new Date(),
   ): Promise<{ name: string; created: boolean }> {
-    const ciphertext = encryptSecret(key, name, plain);
+    const ciphertext = new SecretBox(key).seal(plain, name);
     const res = await this.models.toolSecrets.updateOne(
       { _id: name },
       { $set: { ciphertext, updated_at: now }, $setOnInsert: { created_at: now } },
@@ -277,7 +277,7 @@ export class ToolRepository {
     if (cached !== undefined) return cached;
     const doc = await this.models.toolSecrets.findById(name).lean<{ ciphertext: string }>().exec();
     if (!doc) return null;
-    const plain = decryptSecret(key, name, doc.ciphertext);
+    const plain = new SecretBox(key).open(doc.ciphertext, name);
     this.secrets.set(name, plain);
     return plain;
   }
@@ -361,7 +361,7 @@ export class ToolRepository {
    * repository clears the wallet's entry at once, a change made by another process (the admin
    * CLI, another API instance) takes effect here within BUDGET_CACHE_MS (docs/tools.md, Budgets).
    */
-  async getBudget(wallet: string): Promise<Budget | null> {
+  async getBudget(wallet: string): Promise<WalletToolBudget | null> {
     const cached = this.budgets.get(wallet);
     if (cached !== undefined) return cached;
     const inFlight = this.budgetReads.get(wallet);
@@ -385,10 +385,10 @@ export class ToolRepository {
 
   async setBudget(
     wallet: string,
-    budget: Budget,
+    budget: WalletToolBudget,
     setBy: 'wallet' | 'operator',
     now = new Date(),
-  ): Promise<Budget & { wallet: string; set_by: string; updated_at: Date }> {
+  ): Promise<WalletToolBudget & { wallet: string; set_by: string; updated_at: Date }> {
     await this.models.walletBudgets.updateOne(
       { _id: wallet },
       { $set: { ...budget, set_by: setBy, updated_at: now } },

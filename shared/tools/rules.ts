@@ -217,14 +217,14 @@ export function utcDayStart(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
 }
 
-export interface Budget {
+export interface WalletToolBudget {
   per_call_credits: number | null;
   daily_credits: number | null;
 }
 
 /** Why a call of `price` credits is over the budget, or null when it fits. */
 export function budgetRefusal(
-  budget: Budget | null,
+  budget: WalletToolBudget | null,
   price: number,
   spentToday: number,
 ): Record<string, unknown> | null {

@@ -13,7 +13,6 @@ import {
 } from './invoke';
 import { ToolRepository } from './repository';
 import {
-  type Budget,
   catalogPagination,
   idInvokePaths,
   listEntry,
@@ -23,6 +22,7 @@ import {
   slugInvokePaths,
   type ToolProduct,
   totalPages,
+  type WalletToolBudget,
 } from './rules';
 import type { ListToolsQuery } from './schemas';
 import type { VendorOutcome } from './vendor';
@@ -133,7 +133,7 @@ export class ToolService {
     return runAction(this.repository, this.secretKey, { ...call, parameters, requestId });
   }
 
-  async setBudget(wallet: string, budget: Budget, by: 'wallet' | 'operator') {
+  async setBudget(wallet: string, budget: WalletToolBudget, by: 'wallet' | 'operator') {
     return this.repository.setBudget(wallet, budget, by);
   }
 

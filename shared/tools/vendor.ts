@@ -4,8 +4,8 @@
  * stored secret in the configured header, `Idempotency-Key` (see vendorRequestId), a deadline, and the caller's AbortSignal. A 2xx JSON
  * object is the result; anything else is a failure whose details never carry the secret.
  */
-import { createHash } from 'node:crypto';
 import { keepAliveAgents, type OutboundResponse, safeRequest, TimedOut } from '../platform/http/outbound';
+import { sha256Hex } from '../platform/ids/index';
 import type { ActionRunner } from './models/tool-product';
 
 /**
@@ -14,7 +14,7 @@ import type { ActionRunner } from './models/tool-product';
  * two wallets using the same one must not collide at a vendor that de-duplicates on it.
  */
 export function vendorRequestId(account: string, requestId: string): string {
-  return `req_${createHash('sha256').update(`${account}\n${requestId}`).digest('hex')}`;
+  return `req_${sha256Hex(`${account}\n${requestId}`)}`;
 }
 
 export type VendorOutcome =

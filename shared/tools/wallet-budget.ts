@@ -1,11 +1,11 @@
 import { AppError, errors } from '../platform/errors/index';
 import type { InvokeInput, InvokeOutput, ToolInvoker } from './invoke';
-import { type Budget, budgetRefusal } from './rules';
+import { budgetRefusal,type WalletToolBudget } from './rules';
 
-type BudgetLookup = (wallet: string) => Promise<Budget | null>;
+type BudgetLookup = (wallet: string) => Promise<WalletToolBudget | null>;
 
 /**
- * A paid call from the wallet's own credits within its tool budget (GUIDE §6), checked before
+ * A paid call from the wallet's own credits within its tool budget (docs/tools.md, "Budgets"), checked before
  * anything is held: the per-call cap, then the daily cap through an insert-decided reservation
  * (repository.reserveWalletSpend), exact under concurrency. A call refused, failed or answered
  * uncharged frees its reservation, so it counts nothing against the day. The signed invoke

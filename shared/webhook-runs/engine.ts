@@ -3,7 +3,7 @@ import type { WorkflowEdge, WorkflowNode } from '../workflows/types';
 import type { RunWrites } from './run-writes';
 
 /** What starting a run needs: the graph, where its callback goes, and whether its nodes are trusted. */
-export interface RunStart {
+export interface RunStartRequest {
   runId: string;
   workflowId: string;
   groupId: string;
@@ -34,7 +34,7 @@ export interface CallbackReplayStart {
  */
 export interface RunEngine {
   /** Starts the run's execution once (true); a second start of the same run finds the first (false). */
-  start(run: RunStart): Promise<boolean>;
+  start(run: RunStartRequest): Promise<boolean>;
   /** Whether the run has an execution, open or closed. */
   hasExecution(runId: string): Promise<boolean>;
   /** Requests cancellation; false when there is no open execution. */

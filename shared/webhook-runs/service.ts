@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { LedgerStore } from '../credits/ledger-store';
 import { canonicalJson } from '../identity/canonical-json';
@@ -114,16 +113,14 @@ export class WebhookRunService {
     if (this.reuse.wasKept(access) && !access.budget.workflow_ids.includes(workflowId))
       access = { ...access, budget: (await this.workspaces.getBudget(access.budget._id)) ?? access.budget };
     const wf = kept ?? (await this.runnableFor(access, workflowId));
-    const requestHash = createHash('sha256')
-      .update(
-        canonicalJson({
-          workflow_id: workflowId,
-          prompt: body.prompt,
-          callback_url: body.callback_url ?? null,
-          request_metadata: body.request_metadata ?? null,
-        }),
-      )
-      .digest('hex');
+    const requestHash = sha256Hex(
+      canonicalJson({
+        workflow_id: workflowId,
+        prompt: body.prompt,
+        callback_url: body.callback_url ?? null,
+        request_metadata: body.request_metadata ?? null,
+      }),
+    );
 
     // The reads that decide what happens next do not depend on each other. A kept graph passed
     // the credentials check (credentials are never removed); the balance is always read.

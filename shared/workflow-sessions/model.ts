@@ -1,6 +1,5 @@
 import { Connection, Schema } from 'mongoose';
-
-export type SessionStatus = 'active' | 'ended';
+import type { SessionStatus } from './types';
 
 /**
  * A wallet's session of a published workflow (`_id` = session id = Temporal workflow id).

@@ -117,7 +117,7 @@ export interface RenderMeter {
   parsed: number;
 }
 
-class Budget implements LookupBudget {
+class RenderBudget implements LookupBudget {
   private left: number;
   /**
    * Text one render may JSON-parse for `.key` paths, apart from its output: a parse holds several
@@ -248,7 +248,7 @@ function quotedLength(s: string, max: number): number {
   return n;
 }
 
-function renderWithin(text: string, scope: TemplateScope, budget: Budget): string {
+function renderWithin(text: string, scope: TemplateScope, budget: RenderBudget): string {
   let out = '';
   let last = 0;
   for (const m of text.matchAll(TOKEN)) {
@@ -274,7 +274,7 @@ export function renderTemplate(
   limit = MAX_RENDERED_LENGTH,
   meter?: RenderMeter,
 ): string {
-  return renderWithin(text, scope, new Budget(limit, meter));
+  return renderWithin(text, scope, new RenderBudget(limit, meter));
 }
 
 /**
@@ -287,7 +287,7 @@ export function renderValue(
   limit = MAX_RENDERED_LENGTH,
   meter?: RenderMeter,
 ): unknown {
-  const budget = new Budget(limit, meter);
+  const budget = new RenderBudget(limit, meter);
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') {
       const whole = /^\{\{\s*([^{}]*?)\s*\}\}$/.exec(v);

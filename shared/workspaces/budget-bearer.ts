@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { BoundedCache } from '../platform/cache/bounded-cache';
 import { errors } from '../platform/errors/index';
+import { sha256Hex } from '../platform/ids/index';
 
 /** What the schedule endpoints need from the accounts area (runs' WorkspaceRepository has it). */
 export interface BudgetBearerResolver {
@@ -64,7 +64,7 @@ export class BudgetBearerAuth {
         'Authorization: Bearer base64("<api_key>:<budget_key>") with valid keys is required',
       );
     if (!keys) throw invalid();
-    const key = this.cache ? createHash('sha256').update(header!).digest('base64url') : '';
+    const key = this.cache ? sha256Hex(header!) : '';
     const hit = this.cache?.get(key);
     if (hit) return hit;
     const found = await this.accounts.resolveBudgetBearer(keys.apiKey, keys.budgetKey);

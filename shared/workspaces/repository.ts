@@ -3,13 +3,13 @@ import { ChangeCount } from '../platform/cache/change-count';
 import { insertOnce, type Models } from '../platform/db/index';
 import { errors } from '../platform/errors/index';
 import { ids, secret, SECRET_SHAPES, sha256Hex, webhookSecret } from '../platform/ids/index';
+import { requireSecretBox, SecretBox } from '../platform/secret-box/index';
 import { compareSemver } from '../workflows/semver';
 import type { AgentGroupDoc } from './models/agent-group';
 import type { ApprovalKind, ApprovalRequestDoc } from './models/approval-request';
 import type { BudgetDoc } from './models/budget';
 import type { CredentialDoc } from './models/credential';
 import type { WorkspaceApiKeyDoc } from './models/workspace-api-key';
-import { requireSecretBox, SecretBox } from './secret-box';
 import type { AgentGroup, ApprovalRequest, Budget, GroupAccess, Workspace } from './types';
 
 export type { GroupAccess };

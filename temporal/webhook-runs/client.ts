@@ -6,7 +6,7 @@ import {
 } from '@temporalio/client';
 import type { PayloadConverter } from '@temporalio/common';
 import { temporal as proto } from '@temporalio/proto';
-import type { RunEnd, RunEngine, RunStart } from '../../shared/webhook-runs/engine';
+import type { RunEnd, RunEngine, RunStartRequest } from '../../shared/webhook-runs/engine';
 import { writtenOf } from '../../shared/webhook-runs/run-writes';
 import { TERMINAL_STATUSES } from '../../shared/webhook-runs/types';
 import { NODE_TYPES, type NodeType } from '../../shared/workflows/nodes/index';
@@ -23,7 +23,7 @@ import { webhookRun } from './workflows';
 /** A request must not hang on an unreachable Temporal: fail within this, and the caller answers 503. */
 const START_DEADLINE_MS = 5000;
 
-export type { RunStart };
+export type { RunStartRequest };
 
 /** Each node kind's queue as this process names it (tests and deployments prefix them). */
 export function nodeQueuesOf(
@@ -40,7 +40,7 @@ export function runQueues(temporal: TemporalHandle, untrusted = false): RunQueue
 }
 
 /** Starts a run's workflow (id = run id) once: true; a second start of the same run finds the first: false. */
-export async function startWebhookRun(temporal: TemporalHandle, s: RunStart): Promise<boolean> {
+export async function startWebhookRun(temporal: TemporalHandle, s: RunStartRequest): Promise<boolean> {
   try {
     await temporal.client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
       temporal.client.workflow.start(webhookRun, {

@@ -1,6 +1,6 @@
 import type { RunResult } from '../../shared/webhook-runs/types';
 import type { WebhookRunInput } from './types';
-import { runGraph } from './workflows';
+import { runWebhookRunAs } from './workflows';
 
 /*
  * The types webhook runs started as before `webhookRun`. Each stays registered, with its shape
@@ -10,7 +10,7 @@ import { runGraph } from './workflows';
 
 /** Store writes as activities on the runs queue, the callback as a child workflow, every node an activity. */
 export function webhookRunWorkflow(input: WebhookRunInput): Promise<RunResult> {
-  return runGraph(input, {
+  return runWebhookRunAs(input, {
     storeWrites: 'runs-queue',
     callback: 'child-workflow',
     pureNodes: 'activities',
@@ -20,10 +20,20 @@ export function webhookRunWorkflow(input: WebhookRunInput): Promise<RunResult> {
 
 /** Store writes as local activities and the callback delivered by the run; every node still an activity. */
 export function webhookRunWorkflowV2(input: WebhookRunInput): Promise<RunResult> {
-  return runGraph(input, { storeWrites: 'local', callback: 'in-run', pureNodes: 'activities', startWrite: 'first' });
+  return runWebhookRunAs(input, {
+    storeWrites: 'local',
+    callback: 'in-run',
+    pureNodes: 'activities',
+    startWrite: 'first',
+  });
 }
 
 /** The shape `webhookRun` has today (pure nodes in the workflow task), under the name runs started with before it. */
 export function webhookRunWorkflowV3(input: WebhookRunInput): Promise<RunResult> {
-  return runGraph(input, { storeWrites: 'local', callback: 'in-run', pureNodes: 'in-task', startWrite: 'first' });
+  return runWebhookRunAs(input, {
+    storeWrites: 'local',
+    callback: 'in-run',
+    pureNodes: 'in-task',
+    startWrite: 'first',
+  });
 }

@@ -26,12 +26,12 @@ import {
   runPureNode,
 } from '../../shared/workflows/pure-nodes';
 import type { WorkflowNode } from '../../shared/workflows/types';
-import { asText, nodeActivities, NodeFailed, nodeFailure, runGraph as runGraphEngine } from '../graph-engine/engine';
+import { asText, nodeActivities, NodeFailed, nodeFailure, runGraph } from '../graph-engine/engine';
 import { SA } from '../search-attributes';
 import { type CallbackProgress, callbackProgressQuery } from '../webhook-callbacks/definitions';
 import { callbackWorkflowId } from '../webhook-callbacks/ids';
 import { callbackDeliveryWorkflow, deliverCallback } from '../webhook-callbacks/workflows';
-import type { RunFinish, RunStart, RunStoreActivities } from './activities/store';
+import type { RunFinish, RunStoreActivities,StartedRun } from './activities/store';
 import { DEFAULT_NODE_START_TIMEOUT_MS, STORE_OPTIONS } from './config';
 import { type RunProgress, runProgressQuery } from './definitions';
 import type { WebhookRunInput } from './types';
@@ -82,10 +82,11 @@ class RunEnded extends Error {
  * The types runs started as before are in legacy-workflows.ts.
  */
 export function webhookRun(input: WebhookRunInput): Promise<RunResult> {
-  return runGraph(input, CURRENT_RUN_SHAPE);
+  return runWebhookRunAs(input, CURRENT_RUN_SHAPE);
 }
 
-export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise<RunResult> {
+/** A webhook run of `shape`: each registered run type is this with its shape fixed (legacy-workflows.ts). */
+export async function runWebhookRunAs(input: WebhookRunInput, shape: RunShape): Promise<RunResult> {
   const progress: RunProgress = {
     status: 'queued',
     nodes: Object.fromEntries(input.nodes.map((n) => [n.id, 'pending'])),
@@ -122,9 +123,9 @@ export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise
   // The request comes with the input, so a run whose nodes all evaluate in this task needs no
   // write before its end; the first node dispatched to a queue writes queued → running first.
   const lazyStart = shape.startWrite === 'before-dispatch' && input.request !== undefined;
-  let started: RunStart | undefined;
-  let starting: Promise<RunStart> | undefined;
-  const begin = (): Promise<RunStart> =>
+  let started: StartedRun | undefined;
+  let starting: Promise<StartedRun> | undefined;
+  const begin = (): Promise<StartedRun> =>
     (starting ??= store.startRun(input.runId).then((s) => {
       if (s.status !== 'running') throw new RunEnded(s.status);
       startedAt = s.started_at ?? null;
@@ -151,7 +152,7 @@ export async function runGraph(input: WebhookRunInput, shape: RunShape): Promise
       return true;
     };
 
-    const end = await runGraphEngine({
+    const end = await runGraph({
       nodes: input.nodes,
       edges: input.edges,
       mode: 'waves',

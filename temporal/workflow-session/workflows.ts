@@ -17,7 +17,7 @@ import type {
 } from '../../shared/workflow-sessions/types';
 import type { NodeResult, SessionNodeCall } from '../../shared/workflows/nodes/call';
 import { kindOf, NODE_TYPES, type NodeType, type WorkflowNode } from '../../shared/workflows/nodes/index';
-import { asText, nodeActivities, runGraph as runGraphEngine } from '../graph-engine/engine';
+import { asText, nodeActivities, runGraph } from '../graph-engine/engine';
 import { SA } from '../search-attributes';
 import { workflowNow } from '../workflow-clock';
 import type { WorkflowSessionActivities } from './activities';
@@ -84,7 +84,7 @@ export async function workflowSessionWorkflow(input: SessionInput): Promise<Sess
   });
 
   if (!input.carried) {
-    await runGraph();
+    await runSessionGraph();
     await store.recordSessionProgress(state);
   }
 
@@ -119,7 +119,7 @@ export async function workflowSessionWorkflow(input: SessionInput): Promise<Sess
     );
   }
 
-  async function runGraph(): Promise<void> {
+  async function runSessionGraph(): Promise<void> {
     state.run.status = 'running';
     const metadata = { instance_id: input.instanceId, workflow_session_id: input.sessionId };
     const record = (r: Omit<SessionNodeResult, 'finished_at'>) =>
@@ -129,7 +129,7 @@ export async function workflowSessionWorkflow(input: SessionInput): Promise<Sess
       state.run.error = error;
       state.run.error_code = code;
     };
-    const end = await runGraphEngine({
+    const end = await runGraph({
       nodes: input.nodes,
       edges: input.edges,
       mode: 'one_by_one',

@@ -1,9 +1,9 @@
 import { returnedPart } from '../../shared/credits/ledger';
+import { SecretBox } from '../../shared/platform/secret-box/index';
 import { evaluateCondition, nextDecisions, topoOrder, validateWorkflowGraph } from '../../shared/workflows/graph';
 import { parseWorkflowInput } from '../../shared/workflows/schemas';
 import { compareSemver, isSemver } from '../../shared/workflows/semver';
 import { renderTemplate, renderValue, templateRefs } from '../../shared/workflows/template';
-import { SecretBox } from '../../shared/workspaces/secret-box';
 
 const t = (id: string, template = 'x') => ({ id, type: 'template', template });
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../ids/index';
 import { envSchema } from './env-schema';
 import { productionProblems } from './production';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy';
@@ -9,7 +9,7 @@ export class ConfigError extends Error {
 }
 
 /** Development-only key for vendor secrets; production must set TOOL_SECRETS_KEY. */
-const DEV_TOOL_SECRETS_KEY = createHash('sha256').update('agent-commerce development tool secrets key').digest();
+const DEV_TOOL_SECRETS_KEY = sha256('agent-commerce development tool secrets key');
 
 /** Validates an environment object; throws ConfigError naming every bad variable. */
 export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
@@ -216,7 +216,7 @@ function otlpHeaders(raw: string | undefined): Record<string, string> {
 function credentialsKey(raw: string | undefined, nodeEnv: string): Buffer | undefined {
   if (raw) return Buffer.from(raw, raw.length === 64 ? 'hex' : 'base64');
   if (nodeEnv === 'production') return undefined;
-  return createHash('sha256').update('agent-commerce development credentials key (not a secret)').digest();
+  return sha256('agent-commerce development credentials key (not a secret)');
 }
 
 function leaseBounds(minSeconds: number, maxSeconds: number, defaultSeconds: number) {

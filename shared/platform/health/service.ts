@@ -1,6 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { StoreState } from '../db/connection';
 import type { Db } from '../db/index';
+import { sha256 } from '../ids/index';
 
 /** What health reads: the store handle, and whether the workflow engine answers (a port, asked afresh each time). */
 export interface HealthInputs {
@@ -29,9 +30,7 @@ export interface HealthDetails extends Omit<HealthSummary, 'last_ping'> {
 /** Compares a presented token with the configured one in constant time (sha256 first, so lengths match). */
 export function isOperatorToken(presented: string | undefined, configured: string | undefined): boolean {
   if (!presented || !configured) return false;
-  const a = createHash('sha256').update(presented).digest();
-  const b = createHash('sha256').update(configured).digest();
-  return timingSafeEqual(a, b);
+  return timingSafeEqual(sha256(presented), sha256(configured));
 }
 
 function storeStatus(deps: HealthInputs): StoreStatus {

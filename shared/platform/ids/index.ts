@@ -52,8 +52,7 @@ export const ids = {
    * A bearer purchase's order. With a seed (wallet and Idempotency-Key) the id is derived, so a
    * replay of the same purchase answers the same order; the format is the same either way.
    */
-  order: (seed?: string) =>
-    seed === undefined ? hex('ord_', 12) : `ord_${createHash('sha256').update(seed).digest('hex').slice(0, 24)}`,
+  order: (seed?: string) => (seed === undefined ? hex('ord_', 12) : `ord_${sha256Hex(seed).slice(0, 24)}`),
   /** Tool products keep MongoDB ObjectId hex ids (24 hex, no prefix) that clients already hold. */
   product: () => new Types.ObjectId().toHexString(),
 
@@ -100,6 +99,12 @@ export function processSecret(): string {
   return randomBytes(24).toString('hex');
 }
 
-export function sha256Hex(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+/** The one sha256 of the product: of text (as UTF-8) or bytes, hex (stored hashes, derived ids). */
+export function sha256Hex(data: string | Uint8Array): string {
+  return sha256(data).toString('hex');
+}
+
+/** The same digest as bytes (keys, checksums, constant-time comparisons). */
+export function sha256(data: string | Uint8Array): Buffer {
+  return createHash('sha256').update(data).digest();
 }

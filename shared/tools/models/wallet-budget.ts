@@ -1,6 +1,6 @@
 import { Connection, Schema } from 'mongoose';
 
-/** A wallet's optional cap on tool spending (GUIDE §6); `_id` is the lower-case wallet. null: no cap. */
+/** A wallet's optional cap on tool spending (docs/tools.md, "Budgets"); `_id` is the lower-case wallet. null: no cap. */
 export interface WalletBudgetDoc {
   _id: string;
   per_call_credits: number | null;

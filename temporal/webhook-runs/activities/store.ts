@@ -3,7 +3,7 @@ import type { Models } from '../../../shared/platform/db/index';
 import { RunRepository } from '../../../shared/webhook-runs/repository';
 import { requestMetadataOf, type RunOutcome, type RunStatus, withWorker } from '../../../shared/webhook-runs/types';
 
-export interface RunStart {
+export interface StartedRun {
   status: RunStatus;
   prompt: string;
   metadata: Record<string, unknown>;
@@ -39,7 +39,7 @@ function finished(runId: string, done: { status: RunStatus; wrote: boolean } | n
 export function createRunStoreActivities(deps: { models: Models; identity: string; runs?: RunRepository }) {
   const runs = deps.runs ?? new RunRepository(deps.models);
   return {
-    async startRun(runId: string): Promise<RunStart> {
+    async startRun(runId: string): Promise<StartedRun> {
       const run = await runs.markRunning(runId, new Date());
       if (!run) throw ApplicationFailure.nonRetryable(`run ${runId} has no record`, 'run_not_found');
       return {

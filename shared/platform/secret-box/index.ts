@@ -1,14 +1,20 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { errors } from '../platform/errors/index';
+import { errors } from '../errors/index';
 
 /**
- * AES-256-GCM for secrets at rest (credentials, webhook signing secrets). The stored text is
- * `v1.<iv>.<tag>.<ciphertext>` in base64url; `context` (e.g. `<workspace>:<name>`) is bound as
- * associated data so a ciphertext copied onto another record does not decrypt.
+ * AES-256-GCM for every secret at rest (workspace credentials, webhook signing secrets, vendor
+ * secrets of the tool catalog): a fresh 12-byte IV per value, stored as
+ * `v1.<iv>.<tag>.<ciphertext>` in base64url. `context` (e.g. `<workspace>:<name>`, or a vendor
+ * secret's name) is bound as associated data, so a ciphertext copied onto another record does not
+ * decrypt. The stored text is read back by every release: its format never changes.
  */
 export class SecretBox {
-  constructor(private readonly key: Buffer) {
-    if (key.length !== 32) throw new Error('the credentials key must be 32 bytes');
+  private readonly key: Buffer;
+
+  /** `key`: 32 bytes, or their 64 hex characters. */
+  constructor(key: Buffer | string) {
+    this.key = typeof key === 'string' ? Buffer.from(key, 'hex') : key;
+    if (this.key.length !== 32) throw new RangeError('a secret box key must be 32 bytes');
   }
 
   seal(plaintext: string, context: string): string {
