@@ -18,7 +18,7 @@ export const sessionIdSchema = Joi.string()
 export const DEFAULT_INSTANCE = 'default';
 
 export const sessionStartBodySchema = Joi.object({ ...envelopeKeys, instance_id: instanceIdSchema });
-/** workflow_session_id / instance_id select among the wallet's own sessions; fetch signs `{}` (GUIDE §5), so they are unsigned read selectors. */
+/** workflow_session_id / instance_id select among the wallet's own sessions; fetch signs `{}` (docs/signing.md, "Actions"), so they are unsigned read selectors. */
 export const sessionFetchBodySchema = Joi.object({
   ...envelopeKeys,
   workflow_session_id: sessionIdSchema,

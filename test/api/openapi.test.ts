@@ -10,7 +10,7 @@ import { answersChecked, http } from '../support/http';
 import { localDocument, localOperations, newAjv, ResponseValidator } from '../support/openapi';
 import { startTestStack, type TestStack } from '../support/stack';
 
-/** Every path and method of the interface spec (/work/shared/interface-spec.md, "Endpoints"). */
+/** Every path and method of the published interface, listed here so that none can drop out of /openapi.json unnoticed. */
 const SPEC_OPERATIONS = [
   'POST /api/external/agentaddress',
   'POST /api/external/auth/session',
