@@ -25,6 +25,42 @@ const serverSideModules = [
   'child_process',
 ];
 
+/**
+ * Rules of the house that no stock rule expresses. `workflow-starts-in-client`: only
+ * `temporal/<flow>/client.ts` starts, signals or looks up workflows and schedules, so each flow's
+ * ids, types and options are decided in one file (docs/architecture.md, "Import rules").
+ */
+const TEMPORAL_CLIENT_CALLS = {
+  workflow: ['start', 'execute', 'signalWithStart', 'getHandle'],
+  schedule: ['create', 'getHandle'],
+};
+const house = {
+  rules: {
+    'workflow-starts-in-client': {
+      meta: {
+        type: 'problem',
+        schema: [],
+        messages: {
+          outside:
+            "only temporal/<flow>/client.ts starts, signals or looks up workflows (client.{{on}}.{{call}}); call that flow's client",
+        },
+      },
+      create(context) {
+        return {
+          CallExpression(node) {
+            const callee = node.callee;
+            if (callee.type !== 'MemberExpression' || callee.property.type !== 'Identifier') return;
+            const on = callee.object.type === 'MemberExpression' ? callee.object.property : undefined;
+            if (!on || on.type !== 'Identifier' || !Object.hasOwn(TEMPORAL_CLIENT_CALLS, on.name)) return;
+            if (!TEMPORAL_CLIENT_CALLS[on.name].includes(callee.property.name)) return;
+            context.report({ node, messageId: 'outside', data: { on: on.name, call: callee.property.name } });
+          },
+        };
+      },
+    },
+  },
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '.cache/**', 'coverage/**', 'jest.config.js', 'contracts/**'] },
   js.configs.recommended,
@@ -341,5 +377,11 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    files: ['api/**/*.ts', 'shared/**/*.ts', 'temporal/**/*.ts', 'workers/**/*.ts', 'scripts/**/*.ts'],
+    ignores: ['temporal/*/client.ts'],
+    plugins: { house },
+    rules: { 'house/workflow-starts-in-client': 'error' },
   },
 );
