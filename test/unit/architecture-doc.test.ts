@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { journeyRow, measureAll } from '../../scripts/journeys';
+import { lintRuleIds } from '../support/lint';
 
 // docs/architecture.md is checked against the tree: its capability table names every folder, its
 // journey figures are what scripts/journeys.ts measures, and the rule it calls ESLint-enforced is.
@@ -68,19 +68,6 @@ describe('docs/architecture.md: the journeys', () => {
 });
 
 describe('docs/architecture.md: the rules it calls enforced', () => {
-  // ESLint loads its config with a dynamic import, which jest's module sandbox refuses: the linting
-  // runs in a plain node child (as in layout-rules.test.ts).
-  const LINT = `
-import { ESLint } from 'eslint';
-const cases = JSON.parse(process.argv[1]);
-const eslint = new ESLint({ cwd: process.cwd() });
-const out = [];
-for (const c of cases) {
-  const [result] = await eslint.lintText(c.code, { filePath: c.filePath });
-  out.push(result.messages.map((m) => m.ruleId).filter((r) => !r?.startsWith('simple-import-sort/')));
-}
-process.stdout.write(JSON.stringify(out));
-`;
   const start = [
     "import type { TemporalHandle } from '../connection';",
     'export async function go(t: TemporalHandle): Promise<void> {',
@@ -96,15 +83,10 @@ process.stdout.write(JSON.stringify(out));
     { filePath: 'shared/tools/x.ts', code: start.replace("'../connection'", "'../../temporal/connection'") },
     { filePath: 'api/tools/x.ts', code: start.replace("'../connection'", "'../../temporal/connection'") },
   ];
-  let found: string[][];
+  let found: (string | null)[][];
 
   beforeAll(() => {
-    found = JSON.parse(
-      execFileSync(process.execPath, ['--input-type=module', '-e', LINT, JSON.stringify(cases)], {
-        cwd: ROOT,
-        encoding: 'utf8',
-      }),
-    );
+    found = lintRuleIds(cases);
   }, 60_000);
 
   it('only temporal/<flow>/client.ts starts, signals or looks up workflows and schedules', () => {

@@ -1,25 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
+import { lintRuleIds } from '../support/lint';
 
 // The layout rules are executed, not only written down: snippets are linted as if they were files
 // in api/ or shared/, with the project's own config (eslint.config.mjs) through ESLint's Node API.
-// ESLint loads that config with a dynamic import, which jest's module sandbox refuses, so the
-// linting runs in a plain node child; one child lints every case.
-const ROOT = path.resolve(__dirname, '../..');
-
-const LINT = `
-import { ESLint } from 'eslint';
-const cases = JSON.parse(process.argv[1]);
-const eslint = new ESLint({ cwd: process.cwd() });
-const out = [];
-for (const c of cases) {
-  const [result] = await eslint.lintText(c.code, { filePath: c.filePath });
-  // Import order is the formatter's business, not the layout's: left out of what these cases compare.
-  out.push(result.messages.map((m) => m.ruleId).filter((r) => !r?.startsWith('simple-import-sort/')));
-}
-process.stdout.write(JSON.stringify(out));
-`;
-
 const CASES = {
   modelInApi: {
     filePath: 'api/tools/x.ts',
@@ -63,12 +45,7 @@ let rules: Record<Name, (string | null)[]>;
 
 beforeAll(() => {
   const names = Object.keys(CASES) as Name[];
-  const stdout = execFileSync(
-    process.execPath,
-    ['--input-type=module', '-e', LINT, JSON.stringify(names.map((n) => CASES[n]))],
-    { cwd: ROOT, encoding: 'utf8' },
-  );
-  const found = JSON.parse(stdout) as (string | null)[][];
+  const found = lintRuleIds(names.map((n) => CASES[n]));
   rules = Object.fromEntries(names.map((n, i) => [n, found[i]])) as typeof rules;
 }, 60_000);
 
