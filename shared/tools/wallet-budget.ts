@@ -1,6 +1,6 @@
 import { AppError, errors } from '../platform/errors/index';
 import type { InvokeInput, InvokeOutput, ToolInvoker } from './invoke';
-import { budgetRefusal,type WalletToolBudget } from './rules';
+import { budgetRefusal, type WalletToolBudget } from './rules';
 
 type BudgetLookup = (wallet: string) => Promise<WalletToolBudget | null>;
 

@@ -31,7 +31,7 @@ import { SA } from '../search-attributes';
 import { type CallbackProgress, callbackProgressQuery } from '../webhook-callbacks/definitions';
 import { callbackWorkflowId } from '../webhook-callbacks/ids';
 import { callbackDeliveryWorkflow, deliverCallback } from '../webhook-callbacks/workflows';
-import type { RunFinish, RunStoreActivities,StartedRun } from './activities/store';
+import type { RunFinish, RunStoreActivities, StartedRun } from './activities/store';
 import { DEFAULT_NODE_START_TIMEOUT_MS, STORE_OPTIONS } from './config';
 import { type RunProgress, runProgressQuery } from './definitions';
 import type { WebhookRunInput } from './types';
