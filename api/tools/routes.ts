@@ -1,21 +1,19 @@
-import { type Request, type RequestHandler, type Response, Router } from 'express';
+import { type RequestHandler, type Response, Router } from 'express';
 import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
 import type { Db } from '../../shared/platform/db/index';
-import { errors } from '../../shared/platform/errors/index';
-import { assertClientRequestId, type InvokeOutput } from '../../shared/tools/invoke';
 import {
   budgetBody as budgetSchema,
   type CreditInvokeBody,
   creditInvokeBody,
   listToolsQuery,
 } from '../../shared/tools/schemas';
+import type { ToolCallOutcome } from '../../shared/tools/tool-call';
 import { jsonBody, jsonBodyErrors } from '../http/middleware/json-body';
 import { isInvoke, perClientLimit } from '../http/middleware/limits';
 import { requireStore } from '../http/middleware/require-store';
 import { signed } from '../http/middleware/signed';
-import { singlePaymentMode } from '../http/middleware/single-payment-mode';
-import { paymentHeader } from '../http/middleware/single-payment-mode';
+import { paymentHeader, singlePaymentMode } from '../http/middleware/single-payment-mode';
 import { mountOperations } from '../http/operations/mount';
 import { anyObject, EXAMPLE, ok, signedReceipt, toolError, x402Receipt } from '../http/operations/shapes';
 import type { Operation } from '../http/operations/types';
@@ -28,22 +26,6 @@ const shapeByPath: RequestHandler = (req, res, next) => {
   res.locals.errorShape = /\/invoke\/?$/.test(req.path) ? 'tool' : 'validation';
   next();
 };
-
-/** Only a signed envelope has these; their presence selects the signed-credit mode. */
-function isSignedCredit(body: unknown): boolean {
-  return (
-    typeof body === 'object' &&
-    body !== null &&
-    !Array.isArray(body) &&
-    ('signature' in body || 'session_nonce' in body)
-  );
-}
-
-/** A body that names another action than the path (unless `action` is one of the action's own parameters). */
-function namedAction(parameters: Record<string, unknown> | undefined): string | undefined {
-  const a = parameters?.action;
-  return typeof a === 'string' ? a : undefined;
-}
 
 const invokeAnswer = Joi.object({
   success: Joi.boolean().valid(true).required(),
@@ -158,30 +140,16 @@ export function toolRoutes(operations: Operation[], services: Services, db: Db):
 
 export function toolOperations(services: Services): Operation[] {
   const tools = services.tools;
-  const creditInvoke = async (req: Request, product: string, actionSlug: string | undefined, paths: string[]) => {
-    const body = req.body as CreditInvokeBody;
-    assertClientRequestId(body.request_id);
-    // No request-id claim: the call's hold is unique per (wallet, request_id), and a request id used
-    // before answers its recorded outcome (charged at most once).
-    const wallet = await services.signedRequests.verifyOwnGuard(body, body as unknown as Record<string, unknown>, {
-      kind: 'tool_paths',
-      paths,
-    });
-    const out = await tools.invokeWithCredits({
-      wallet,
-      product,
-      actionSlug,
-      parameters: body.parameters ?? {},
-      requestId: body.request_id,
-    });
-    return { out, wallet };
-  };
-  /** A credit debit's answer: with payments configured, its signed receipt in the body and PAYMENT-RESPONSE. */
-  const answerDebit = async (res: Response, out: InvokeOutput, payer: string) => {
-    const direct = services.directTools;
-    const paid = await direct?.debitReceipt(out, payer);
-    if (direct && paid) res.set(direct.responseHeaders(paid.settlement));
-    res.json({ ...invokeSuccessBody(out), ...(paid?.receipt ? { receipt: paid.receipt } : {}) });
+  /** The outcome of a tool call as HTTP: the x402 path's own answer, or the success envelope (with its receipt). */
+  const answer = (res: Response, outcome: ToolCallOutcome) => {
+    if (outcome.kind === 'x402') {
+      const { status, headers, body } = outcome.answer;
+      res.set(headers).status(status).json(body);
+      return;
+    }
+    res
+      .set(outcome.headers)
+      .json({ ...invokeSuccessBody(outcome.out), ...(outcome.receipt ? { receipt: outcome.receipt } : {}) });
   };
   const common = { host: 'main', tag: 'Tools' } as const;
 
@@ -289,9 +257,8 @@ export function toolOperations(services: Services): Operation[] {
         },
       ],
       handler: async (req, res) => {
-        const productId = String(req.params.productId);
-        const { out, wallet } = await creditInvoke(req, productId, undefined, await tools.idPaths(productId));
-        await answerDebit(res, out, wallet);
+        const envelope = req.body as CreditInvokeBody;
+        answer(res, await services.toolCalls.invokeProduct({ product: String(req.params.productId), envelope }));
       },
     },
     {
@@ -371,82 +338,15 @@ export function toolOperations(services: Services): Operation[] {
       ],
       before: [singlePaymentMode],
       handler: async (req, res) => {
-        const productSlug = String(req.params.productSlug);
-        const actionSlug = String(req.params.actionSlug);
-        if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
-          throw errors.badRequest(
-            'invalid_request',
-            'the body must be a JSON object: the signed envelope with `parameters`, or the action parameters for x402',
-          );
-        }
-        if (isSignedCredit(req.body)) {
-          const { value, error } = creditInvokeBody.validate(req.body, { abortEarly: false });
-          if (error)
-            throw errors.badRequest('invalid_request', error.details.map((d) => d.message).join('; '), {
-              details: { fields: error.details.map((d) => d.path.join('.')) },
-            });
-          await assertSameAction(services, productSlug, actionSlug, value.parameters);
-          const { out, wallet } = await creditInvoke(
-            req,
-            productSlug,
-            actionSlug,
-            await tools.slugPaths(productSlug, actionSlug),
-          );
-          await answerDebit(res, out, wallet);
-          return;
-        }
-        await assertSameAction(services, productSlug, actionSlug, req.body as Record<string, unknown>);
-        const header = paymentHeader(req);
-        // With a payment, SIGN-IN-WITH-X is its payer's proof (the settled payment's result); alone, it pays from credits.
-        const siwx = req.get(SIWX_HEADER);
-        const direct = await tools.directOffer(productSlug, actionSlug, req.body as Record<string, unknown>);
-        if (siwx !== undefined && header === undefined && direct && services.directTools?.siwx) {
-          // Signed in: served from the wallet's prepaid credits, no 402 round and no on-chain payment.
-          const paid = await services.directTools.invokeSignedIn(direct, req.body as Record<string, unknown>, siwx);
-          res
-            .set(paid.headers)
-            .json({ ...invokeSuccessBody(paid.out), ...(paid.receipt ? { receipt: paid.receipt } : {}) });
-          return;
-        }
-        if (!direct) {
-          if (header !== undefined)
-            throw errors.notFound(
-              'direct_payment_not_available',
-              `${productSlug}/${actionSlug} has no x402 price; pay with credits (a signed request)`,
-            );
-          throw errors.unauthorized(
-            'signed_request_required',
-            'this action is paid with credits: send the signed request envelope with `parameters`',
-          );
-        }
-        if (!services.directTools)
-          throw errors.unavailable('payments_unavailable', 'x402 payments are not configured on this deployment');
-        const result = await services.directTools.invoke(direct, req.body as Record<string, unknown>, header, siwx);
-        res.set(result.headers).status(result.status).json(result.body);
+        const outcome = await services.toolCalls.invoke({
+          product: String(req.params.productSlug),
+          action: String(req.params.actionSlug),
+          body: req.body as unknown,
+          payment: paymentHeader(req),
+          signInWithX: req.get(SIWX_HEADER),
+        });
+        answer(res, outcome);
       },
     },
   ];
-}
-
-/** 400 when the body names another action than the path. */
-async function assertSameAction(
-  services: Services,
-  productSlug: string,
-  actionSlug: string,
-  parameters: Record<string, unknown> | undefined,
-): Promise<void> {
-  const named = namedAction(parameters);
-  if (named === undefined || named === actionSlug) return;
-  const product = await services.tools.findProduct(productSlug);
-  const action = product?.actions.find((a) => a.slug === actionSlug);
-  const declared =
-    action &&
-    typeof action.parameters_schema.properties === 'object' &&
-    action.parameters_schema.properties !== null &&
-    'action' in action.parameters_schema.properties;
-  if (declared) return;
-  if (action && (named === action.name || named.toLowerCase() === action.slug.toLowerCase())) return;
-  throw errors.badRequest('action_mismatch', `the body is for action ${named}, the path for ${actionSlug}`, {
-    details: { path_action: actionSlug, body_action: named },
-  });
 }

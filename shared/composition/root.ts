@@ -30,6 +30,7 @@ import { ScheduleService } from '../schedules/service';
 import { ToolCatalogService } from '../tools/catalog-service';
 import { ToolRepository } from '../tools/repository';
 import { ToolService } from '../tools/service';
+import { ToolCalls } from '../tools/tool-call';
 import { CallbackService } from '../webhook-runs/callback-service';
 import { DeliveryLogRepository } from '../webhook-runs/deliveries';
 import { RunRepository } from '../webhook-runs/repository';
@@ -149,8 +150,9 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
     config,
   );
   const tokens = new AccessTokenService(models);
+  const signedRequests = new SignedRequestService(models, config.sessionNonceTtlSeconds, limits.invokePerWallet);
   return {
-    signedRequests: new SignedRequestService(models, config.sessionNonceTtlSeconds, limits.invokePerWallet),
+    signedRequests,
     limits,
     ledger,
     payments,
@@ -182,6 +184,7 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
       config.jobMaxActiveReservationsPerWallet,
     ),
     tools,
+    toolCalls: new ToolCalls(tools, signedRequests, directTools),
     toolCatalog: new ToolCatalogService(tools, config.publicApiUrl),
     jobWorkflows: new JobWorkflowService(
       repos.jobs,
