@@ -37,6 +37,8 @@ export function lazyEngines(temporal: () => TemporalHandle): Engines {
     settlements: {
       start: (s) => now().settlements.start(s),
       await: (paymentId, waitMs) => now().settlements.await(paymentId, waitMs),
+      ensureStarted: (s) => now().settlements.ensureStarted(s),
+      exists: (paymentId) => now().settlements.exists(paymentId),
     },
     jobs: {
       ensureReservationSweep: () => now().jobs.ensureReservationSweep(),

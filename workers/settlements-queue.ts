@@ -1,8 +1,9 @@
+import { settlementUseCases } from '../shared/composition/root';
 import { paymentSetup } from '../shared/payments/x402/setup';
 import { createSettlementActivities } from '../temporal/x402-settlement/activities';
 import { SETTLEMENT_QUEUE } from '../temporal/x402-settlement/config';
 import { createSweepActivities } from '../temporal/x402-sweep/activities';
-import { reposOf } from './deps';
+import { rootOf } from './deps';
 import type { QueueDefinition } from './queue';
 
 export const settlementsQueue: QueueDefinition = {
@@ -15,19 +16,7 @@ export const settlementsQueue: QueueDefinition = {
   activities: (deps) => {
     const setup = paymentSetup(deps.config.x402);
     if ('disabled' in setup) throw new Error(`the settlements queue needs x402 configured: ${setup.disabled}`);
-    return {
-      ...createSettlementActivities({
-        models: deps.db.models,
-        ledger: reposOf(deps).ledger,
-        nonces: reposOf(deps).settlementNonces,
-        payments: setup,
-        creditExpiryDays: deps.config.creditExpiryDays,
-      }),
-      ...createSweepActivities({
-        models: deps.db.models,
-        temporal: deps.temporal,
-        deliveringStaleSeconds: deps.config.x402.deliveringStaleSeconds,
-      }),
-    };
+    const useCases = settlementUseCases(rootOf(deps), setup);
+    return { ...createSettlementActivities(useCases), ...createSweepActivities(useCases) };
   },
 };

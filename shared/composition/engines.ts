@@ -26,7 +26,7 @@ export function noEngines(): Engines {
   };
   return {
     runs: { start: none, hasExecution: none, cancel: none, replayCallback: none, awaitEnd: none },
-    settlements: { start: none, await: none },
+    settlements: { start: none, await: none, ensureStarted: none, exists: none },
     jobs: { ensureReservationSweep: none, startVerification: none },
     sessions: { start: none, query: none, touch: none, end: none },
     up: async () => false,

@@ -17,8 +17,11 @@ import { ReceiptIssuer } from '../payments/extensions/receipts';
 import { SignInWithX } from '../payments/extensions/sign-in-with-x';
 import { InFlightPayments } from '../payments/in-flight';
 import { NonceClaims } from '../payments/nonce-claims';
+import { PaymentRepository } from '../payments/payment-repository';
 import { PaymentGate } from '../payments/service';
-import { paymentSetup } from '../payments/x402/setup';
+import { PaymentSettlement } from '../payments/settlement';
+import { SettlementSweep } from '../payments/settlement-sweep';
+import { type PaymentSetup, paymentSetup } from '../payments/x402/setup';
 import { localLimits } from '../platform/limits/local';
 import { CountingLimiter, OncePerWindowLimiter } from '../platform/limits/store';
 import { logger } from '../platform/logger/index';
@@ -53,6 +56,7 @@ const SCHEDULE_BEARER_CACHE = { ttlMs: 5000, maxEntries: 1000 };
 export function createRepositories(deps: Pick<AppDeps, 'config' | 'db'>) {
   const { models } = deps.db;
   const workspaces = new WorkspaceRepository(models, deps.config.credentialsKey);
+  const payments = new PaymentRepository(models);
   return {
     ledger: new LedgerStore(models),
     tools: new ToolRepository(models),
@@ -67,8 +71,9 @@ export function createRepositories(deps: Pick<AppDeps, 'config' | 'db'>) {
     workflowSessions: new WorkflowSessionRepository(models),
     embed: new EmbedRepository(models),
     budgetCharges: new BudgetChargeRepository(models),
+    payments,
     settlementNonces: new NonceClaims(models),
-    inFlightPayments: new InFlightPayments(models),
+    inFlightPayments: new InFlightPayments(models, payments),
   };
 }
 
@@ -123,7 +128,7 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
       ? undefined
       : new PaymentGate(
           setup,
-          models,
+          repos.payments,
           engines.settlements,
           repos.inFlightPayments,
           config.x402.settleWaitMs,
@@ -235,6 +240,29 @@ export function buildRoot(deps: AppDeps): Root {
     get services() {
       return (services ??= createServicesOver(deps, repos));
     },
+  };
+}
+
+/**
+ * The x402 settlement's use cases (the settlements queue's activities) over the root's
+ * repositories and engines, with the process's payment setup (built once by the caller: it holds
+ * the chain clients and the settlement key).
+ */
+export function settlementUseCases(root: Pick<Root, 'config' | 'repos' | 'engines'>, setup: PaymentSetup) {
+  const { repos, config } = root;
+  return {
+    settlement: new PaymentSettlement({
+      payments: repos.payments,
+      ledger: repos.ledger,
+      nonces: repos.settlementNonces,
+      setup,
+      creditExpiryDays: config.creditExpiryDays,
+    }),
+    sweep: new SettlementSweep({
+      payments: repos.payments,
+      settlements: root.engines.settlements,
+      deliveringStaleSeconds: config.x402.deliveringStaleSeconds,
+    }),
   };
 }
 

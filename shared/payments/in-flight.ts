@@ -2,19 +2,20 @@ import { probeLast } from '../credits/head-probe';
 import { BoundedCache } from '../platform/cache/bounded-cache';
 import { insertOnce, type Models } from '../platform/db/index';
 import type { InFlightPayment, X402InFlightDoc } from './models/x402-in-flight';
-import type { PaymentStatus, X402PaymentDoc } from './models/x402-payment';
+import type { X402PaymentState } from './models/x402-payment';
+import type { PaymentRepository } from './payment-repository';
 
 /** Seconds past an authorization's validBefore before it stops counting (chain clocks lag ours). */
 const VALID_BEFORE_MARGIN_S = 120;
 const MAX_ATTEMPTS = 100;
-const SETTLED: ReadonlySet<PaymentStatus> = new Set(['completed', 'failed']);
+const SETTLED: ReadonlySet<X402PaymentState> = new Set(['completed', 'failed']);
 
 export type InFlightClaim = { ok: true } | { ok: false; in_flight: bigint; balance: bigint };
 
 /** The payments that still count against the balance: neither settled nor failed, and still able to move money. */
 export function stillInFlight(
   open: readonly InFlightPayment[],
-  status: (paymentId: string) => PaymentStatus | undefined,
+  status: (paymentId: string) => X402PaymentState | undefined,
   nowS: number,
 ): InFlightPayment[] {
   return open.filter((p) => {
@@ -44,7 +45,11 @@ export class InFlightPayments {
   /** The latest head seen per payer, a lower bound for the next probe (heads never change). */
   private readonly seen = new BoundedCache<X402InFlightDoc>(10_000);
 
-  constructor(private readonly models: Pick<Models, 'x402InFlight' | 'x402Payments'>) {}
+  constructor(
+    private readonly models: Pick<Models, 'x402InFlight'>,
+    /** Where the in-flight payments' states are read (they leave the total once settled or failed). */
+    private readonly payments: Pick<PaymentRepository, 'stateOf'>,
+  ) {}
 
   private async head(key: string): Promise<X402InFlightDoc | null> {
     const head = await probeLast(this.seen.get(key) ?? null, (seq) =>
@@ -63,12 +68,8 @@ export class InFlightPayments {
       const head = await this.head(key);
       const open = head?.open ?? [];
       if (open.some((p) => p.payment_id === payment.payment_id)) return { ok: true };
-      const records = await Promise.all(
-        open.map((p) =>
-          this.models.x402Payments.findById(p.payment_id, { status: 1 }).lean<Pick<X402PaymentDoc, 'status'>>().exec(),
-        ),
-      );
-      const statuses = new Map(open.map((p, i) => [p.payment_id, records[i]?.status]));
+      const states = await Promise.all(open.map((p) => this.payments.stateOf(p.payment_id)));
+      const statuses = new Map(open.map((p, i) => [p.payment_id, states[i]]));
       const counting = stillInFlight(open, (id) => statuses.get(id), Math.floor(Date.now() / 1000));
       const available = await balance();
       if (totalOf(counting) + BigInt(payment.amount_base_units) > available)

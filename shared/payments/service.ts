@@ -1,9 +1,8 @@
 import type { Address } from 'viem';
 import { baseUnitsToUsd } from '../credits/money';
-import { insertOnce, type Models } from '../platform/db/index';
 import { AppError, errors } from '../platform/errors/index';
 import type { LocalLimiter } from '../platform/limits/local';
-import { decideDelivery, DELIVERY_ABANDONED, recordAbandoned } from './delivery-outcomes';
+import { DELIVERY_ABANDONED } from './delivery-outcomes';
 import {
   type IdentifierClaim,
   identifierConflict,
@@ -18,6 +17,7 @@ import { completedRecord, encodeSettleResponse, x402Block } from './payment-answ
 import { type Offer, offerRequirements, paymentRequiredError } from './payment-challenge';
 import { payloadPaymentId, paymentId } from './payment-id';
 import { type CheckedPaymentPayload, decodePayment } from './payment-payload';
+import type { PaymentRepository } from './payment-repository';
 import { purposeWallet } from './purposes';
 import type { SettlementEngine } from './settlement-engine';
 import { signsTransferAuthorization } from './transfer-authorization';
@@ -73,8 +73,8 @@ class IdentifierTaken extends Error {
 export class PaymentGate {
   constructor(
     private readonly setup: PaymentSetup,
-    private readonly models: Pick<Models, 'x402Payments' | 'x402DeliveryOutcomes'>,
-    private readonly settlements: SettlementEngine,
+    private readonly payments: PaymentRepository,
+    private readonly settlements: Pick<SettlementEngine, 'start' | 'await'>,
     /** The process's in-flight claims (the composition root's; its cache is per instance). */
     private readonly inFlight: InFlightPayments,
     private readonly settleWaitMs: number,
@@ -108,15 +108,12 @@ export class PaymentGate {
   }
 
   async recordFor(purposeKey: string): Promise<X402PaymentDoc | null> {
-    return this.models.x402Payments.findOne({ purpose_key: purposeKey }).lean<X402PaymentDoc>().exec();
+    return this.payments.byPurposeKey(purposeKey);
   }
 
   /** The payment a transaction carried (hashes are stored lowercase); a failed one paid for nothing. */
   async recordForTransaction(txHash: string): Promise<X402PaymentDoc | null> {
-    return this.models.x402Payments
-      .findOne({ tx_hash: txHash.toLowerCase(), status: { $ne: 'failed' } })
-      .lean<X402PaymentDoc>()
-      .exec();
+    return this.payments.byTransaction(txHash);
   }
 
   /**
@@ -182,7 +179,7 @@ export class PaymentGate {
       )
       .catch(async (err: unknown) => {
         // Not admitted, so never delivered: the same payment may be sent again.
-        await this.models.x402Payments.deleteOne({ _id: record._id, status: 'delivering' });
+        await this.payments.forgetUndelivered(record._id);
         throw err;
       });
     if (admitted.ok) return;
@@ -197,15 +194,12 @@ export class PaymentGate {
    * payment stays abandoned and this answers its failure: nothing is charged for the call.
    */
   async deliver(record: X402PaymentDoc, resultJson: string): Promise<PaidOutcome> {
-    if ((await decideDelivery(this.models, record._id, 'delivered')) === 'abandoned') {
-      await recordAbandoned(this.models, record._id, DELIVERY_ABANDONED.code, DELIVERY_ABANDONED.message);
+    if ((await this.payments.decideDelivery(record._id, 'delivered')) === 'abandoned') {
+      await this.payments.recordAbandoned(record._id, DELIVERY_ABANDONED.code, DELIVERY_ABANDONED.message);
       throw errors.paymentRequired(DELIVERY_ABANDONED.code, DELIVERY_ABANDONED.message);
     }
     const next: X402PaymentDoc = { ...record, status: 'verified', result_json: resultJson, updated_at: new Date() };
-    await this.models.x402Payments.updateOne(
-      { _id: record._id, status: 'delivering' },
-      { $set: { status: 'verified', result_json: resultJson, updated_at: next.updated_at } },
-    );
+    await this.payments.recordDelivered(record._id, resultJson, next.updated_at);
     await this.start(next);
     return this.settle(next);
   }
@@ -213,8 +207,8 @@ export class PaymentGate {
   /** The delivery failed: the authorization is never settled, so nothing is charged; a replay answers this failure. */
   async abandon(record: X402PaymentDoc, code: string, message: string): Promise<void> {
     // Never delivered here, so no 'delivered' decision can exist; the insert keeps the one decision per payment.
-    await decideDelivery(this.models, record._id, 'abandoned');
-    await recordAbandoned(this.models, record._id, code, message);
+    await this.payments.decideDelivery(record._id, 'abandoned');
+    await this.payments.recordAbandoned(record._id, code, message);
   }
 
   private async record(
@@ -229,7 +223,7 @@ export class PaymentGate {
       ) ?? accepts[0];
     const id = payloadPaymentId(payload);
 
-    const seen = await this.models.x402Payments.findById(id).lean<X402PaymentDoc>().exec();
+    const seen = await this.payments.byId(id);
     if (seen) return this.repeat(seen, payload.payload.signature, input);
 
     const facilitator = this.setup.facilitators.get(chosen.network, chosen.scheme);
@@ -278,8 +272,8 @@ export class PaymentGate {
       created_at: now,
       updated_at: now,
     };
-    if (!(await insertOnce(this.models.x402Payments, record))) {
-      const again = await this.models.x402Payments.findById(id).lean<X402PaymentDoc>().exec();
+    if (!(await this.payments.insert(record))) {
+      const again = await this.payments.byId(id);
       if (again) return this.repeat(again, verified.signature, input);
       // The purchase request is already being paid by another payment.
       const other = input.purposeKey ? await this.recordFor(input.purposeKey) : null;
@@ -361,7 +355,7 @@ export class PaymentGate {
         ...(balanceAfter !== undefined ? { balanceAfter } : {}),
       };
     }
-    const latest = (await this.models.x402Payments.findById(record._id).lean<X402PaymentDoc>().exec()) ?? record;
+    const latest = (await this.payments.byId(record._id)) ?? record;
     return outcome ? { kind: 'completed', record: latest } : { kind: 'pending', record: latest };
   }
 
@@ -396,7 +390,7 @@ export class PaymentGate {
 
   /** A payment by its id, for the status oracle. */
   async byId(paymentId: string): Promise<X402PaymentDoc | null> {
-    return this.models.x402Payments.findById(paymentId).lean<X402PaymentDoc>().exec();
+    return this.payments.byId(paymentId);
   }
 
   /**

@@ -27,13 +27,21 @@ export type SettlementOutcome =
     }
   | { status: 'failed'; code: string; message: string };
 
+/** What starting a settlement found: it `started` now, was `running`, or `closed` (it ran and ended). */
+export type SettlementStartState = 'started' | 'running' | 'closed';
+
 /**
- * The durable settlement of a verified payment, as the payment gate sees it. A port, so the
- * gate needs no workflow engine; temporal/x402-settlement/client.ts implements it.
+ * The durable settlement of a verified payment, as the payment gate and the settlement sweep
+ * see it. A port, so neither needs a workflow engine; temporal/x402-settlement/client.ts
+ * implements it.
  */
 export interface SettlementEngine {
   /** Starts the payment's settlement once (a second start finds the first). */
   start(s: SettlementStart): Promise<void>;
   /** The outcome if it arrives within waitMs, else undefined (the settlement carries on regardless). */
   await(paymentId: string, waitMs: number): Promise<SettlementOutcome | undefined>;
+  /** Starts the settlement unless it exists, and says what it found. */
+  ensureStarted(s: SettlementStart): Promise<SettlementStartState>;
+  /** Whether a settlement exists for the payment (open or closed, within the engine's retention). */
+  exists(paymentId: string): Promise<boolean>;
 }

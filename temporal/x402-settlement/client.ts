@@ -1,5 +1,10 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
-import type { SettlementEngine, SettlementOutcome, SettlementStart } from '../../shared/payments/settlement-engine';
+import type {
+  SettlementEngine,
+  SettlementOutcome,
+  SettlementStart,
+  SettlementStartState,
+} from '../../shared/payments/settlement-engine';
 import type { TemporalHandle } from '../connection';
 import { SA } from '../search-attributes';
 import { SETTLEMENT_QUEUE } from './config';
@@ -22,7 +27,7 @@ export async function startSettlement(temporal: TemporalHandle, s: SettlementSta
 export async function ensureSettlementStarted(
   temporal: TemporalHandle,
   s: SettlementStart,
-): Promise<'started' | 'running' | 'closed'> {
+): Promise<SettlementStartState> {
   const workflowId = settlementWorkflowId(s.paymentId);
   try {
     await temporal.client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
@@ -83,12 +88,14 @@ export async function awaitSettlement(
   }
 }
 
-/** The payment gate's port onto this process's Temporal client. */
+/** The payment gate's and the settlement sweep's port onto this process's Temporal client. */
 export function settlementEngine(temporal: TemporalHandle): SettlementEngine {
   return {
     start: async (s) => {
       await ensureSettlementStarted(temporal, s);
     },
     await: (paymentId, waitMs) => awaitSettlement(temporal, paymentId, waitMs),
+    ensureStarted: (s) => ensureSettlementStarted(temporal, s),
+    exists: (paymentId) => settlementExists(temporal, paymentId),
   };
 }

@@ -1,12 +1,15 @@
+import { settlementUseCases } from '../../shared/composition/root';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { CreditPurchaseService, type PurchaseRequest } from '../../shared/payments/credit-purchase';
 import { InFlightPayments } from '../../shared/payments/in-flight';
 import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
+import { PaymentRepository } from '../../shared/payments/payment-repository';
 import { PaymentGate } from '../../shared/payments/service';
 import type { SettlementEngine } from '../../shared/payments/settlement-engine';
 import { paymentSetup } from '../../shared/payments/x402/setup';
 import { createSettlementActivities } from '../../temporal/x402-settlement/activities';
 import { settlementEngine } from '../../temporal/x402-settlement/client';
+import { rootOf } from '../../workers/deps';
 import { http } from '../support/http';
 import { TestPayer } from '../support/payer';
 import { proofFrom } from '../support/public-authorization';
@@ -18,6 +21,9 @@ import { startTestStack, TestStack } from '../support/stack';
  * be what the store holds, a replay answers from the store, and an outcome without those fields
  * (an older worker's) is answered from the store as before.
  */
+/** What the payment gate asks of the settlement engine. */
+type GateEngine = Pick<SettlementEngine, 'start' | 'await'>;
+
 function purchaseBody(wallet: string, extra: Record<string, unknown> = {}) {
   return { wallet_address: wallet, credits: 500, payment_method: 'x402', chain_id: 84532, token: 'USDC', ...extra };
 }
@@ -103,7 +109,7 @@ describe('the credit purchase answer from the settlement outcome', () => {
     const engine = settlementEngine(stack.temporal);
     const seen: Array<Record<string, unknown>> = [];
     // The outcome as a worker from before these fields returns it; everything else is the real engine.
-    const olderWorker: SettlementEngine = {
+    const olderWorker: GateEngine = {
       start: engine.start,
       await: async (id, waitMs) => {
         const out = await engine.await(id, waitMs);
@@ -111,9 +117,10 @@ describe('the credit purchase answer from the settlement outcome', () => {
         return out?.status === 'completed' ? { status: 'completed', txHash: out.txHash, grantId: out.grantId } : out;
       },
     };
-    const gateOf = (e: SettlementEngine) =>
-      new PaymentGate(setup, stack.db.models, e, new InFlightPayments(stack.db.models), 60_000);
-    const purchasesOf = (e: SettlementEngine) => new CreditPurchaseService(setup, gateOf(e), ledger, url);
+    const payments = new PaymentRepository(stack.db.models);
+    const gateOf = (e: GateEngine) =>
+      new PaymentGate(setup, payments, e, new InFlightPayments(stack.db.models, payments), 60_000);
+    const purchasesOf = (e: GateEngine) => new CreditPurchaseService(setup, gateOf(e), ledger, url);
     const payer = new TestPayer();
     await payer.fund(20);
 
@@ -140,8 +147,9 @@ describe('the credit purchase answer from the settlement outcome', () => {
     await payer.fund(10);
     const wallet = '0x' + 'c4'.repeat(20);
     // A verified payment recorded, its settlement not run yet (no engine starts it here).
-    const noStart: SettlementEngine = { start: async () => undefined, await: async () => undefined };
-    const gate = new PaymentGate(setup, stack.db.models, noStart, new InFlightPayments(stack.db.models), 0);
+    const noStart: GateEngine = { start: async () => undefined, await: async () => undefined };
+    const payments = new PaymentRepository(stack.db.models);
+    const gate = new PaymentGate(setup, payments, noStart, new InFlightPayments(stack.db.models, payments), 0);
     const req = purchaseBody(wallet) as PurchaseRequest;
     const challenge = (await http('POST', url, { body: req })).body;
     const header = await payer.paymentHeader(challenge);
@@ -153,7 +161,12 @@ describe('the credit purchase answer from the settlement outcome', () => {
 
     // The earlier attempt wrote the grant, then died before the record said completed.
     await ledger.grant({ wallet, grantId: `x402:${id}`, credits: 500, creditType: 'x402_purchase' });
-    const acts = createSettlementActivities({ models: stack.db.models, payments: setup, creditExpiryDays: 365 });
+    const acts = createSettlementActivities(
+      settlementUseCases(
+        rootOf({ config: stack.config, db: stack.db, temporal: stack.temporal, identity: 'test' }),
+        setup,
+      ),
+    );
     const outcome = await acts.settlePayment(id);
     expect(outcome).toMatchObject({ status: 'completed', grantId: `x402:${id}`, completion: expect.any(Object) });
     expect(outcome).not.toHaveProperty('balanceAfter');

@@ -1,7 +1,7 @@
 import { Connection, Schema } from 'mongoose';
 
 export type CompletionStatus = 'verifying' | 'awaiting_review' | 'approved' | 'rejected' | 'paid';
-export type PaymentStatus = 'not_due' | 'pending' | 'awaiting_funds' | 'paid';
+export type JobPaymentStatus = 'not_due' | 'pending' | 'awaiting_funds' | 'paid';
 export type StepStatus = 'passed' | 'failed' | 'skipped';
 
 export interface SocialPost {
@@ -28,7 +28,7 @@ export interface CompletionDecision {
 }
 
 export interface CompletionPayment {
-  status: PaymentStatus;
+  status: JobPaymentStatus;
   credits: number;
   grant_id: string | null;
   transaction_id: string | null;

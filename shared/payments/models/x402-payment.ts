@@ -15,7 +15,7 @@ export type PaymentPurpose =
   | { kind: 'tool_call'; product: string; product_id: string; action: string; params_sha256: string };
 
 /** `delivering`: verified, the paid tool call is running; settled only after it succeeded (never swept). */
-export type PaymentStatus = 'delivering' | 'verified' | 'submitted' | 'settled' | 'completed' | 'failed';
+export type X402PaymentState = 'delivering' | 'verified' | 'submitted' | 'settled' | 'completed' | 'failed';
 
 /**
  * One x402 payment. `_id` is the payment's identity (network, asset, payer, authorization
@@ -26,7 +26,7 @@ export interface X402PaymentDoc {
   _id: string;
   purpose_key: string;
   purpose: PaymentPurpose;
-  status: PaymentStatus;
+  status: X402PaymentState;
   network: string;
   chain_id: number;
   asset: string;
