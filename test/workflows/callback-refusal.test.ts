@@ -1,12 +1,12 @@
 import net, { type AddressInfo } from 'node:net';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createRepositories } from '../../shared/composition/root';
-import { parseConfig } from '../../shared/platform/config/index';
+import type { Repositories } from '../../shared/composition/root';
 import { NOT_PUBLIC } from '../../shared/platform/http/outbound';
 import { logger } from '../../shared/platform/logger/index';
 import type { AttemptResult } from '../../shared/webhook-runs/callback-delivery';
 import { createCallbackActivities } from '../../temporal/webhook-callbacks/activities';
 import { openTestDb } from '../support/db';
+import { repositoriesOf } from '../support/repositories';
 import { storeFinishedRun } from '../support/runs-store';
 import { type GroupSetup, setupGroup } from '../support/webhook-runs';
 
@@ -21,12 +21,12 @@ const SCHEDULE = { maxAttempts: 1, initialIntervalMs: 1000, backoffCoefficient: 
  */
 describe('a failed callback attempt keeps resolver answers out of callback_last_error and the delivery log', () => {
   let db: Awaited<ReturnType<typeof openTestDb>>;
-  let repos: ReturnType<typeof createRepositories>;
+  let repos: Repositories;
   let g: GroupSetup;
   let warn: jest.SpyInstance;
   beforeAll(async () => {
     db = await openTestDb();
-    repos = createRepositories({ config: parseConfig(process.env), db });
+    repos = repositoriesOf(db);
     g = await setupGroup(db);
   });
   afterAll(async () => {

@@ -1,8 +1,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { Webhook } from 'standardwebhooks';
-import { createRepositories } from '../../shared/composition/root';
-import { parseConfig } from '../../shared/platform/config/index';
+import type { Repositories } from '../../shared/composition/root';
 import type { RetrySchedule } from '../../shared/webhook-runs/callback-schedule';
 import { createCallbackActivities } from '../../temporal/webhook-callbacks/activities';
 import { CALLBACK_QUEUE } from '../../temporal/webhook-callbacks/config';
@@ -12,6 +11,7 @@ import { workflowBundle } from '../../workers/workflow-bundle';
 import { openTestDb } from '../support/db';
 import { saveHistory } from '../support/histories';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/https-receiver';
+import { repositoriesOf } from '../support/repositories';
 import { storeFinishedRun } from '../support/runs-store';
 import { timeSkippingEnv } from '../support/time-skipping';
 import { type GroupSetup, setupGroup } from '../support/webhook-runs';
@@ -28,14 +28,14 @@ describe('callback delivery on the time-skipping test server (real store, real H
   let env: TestWorkflowEnvironment;
   let db: Awaited<ReturnType<typeof openTestDb>>;
   let receiver: HttpsReceiver;
-  let repos: ReturnType<typeof createRepositories>;
+  let repos: Repositories;
   let g: GroupSetup;
   let worker: Worker;
   let running: Promise<void>;
 
   beforeAll(async () => {
     db = await openTestDb();
-    repos = createRepositories({ config: parseConfig(process.env), db });
+    repos = repositoriesOf(db);
     receiver = await startHttpsReceiver();
     g = await setupGroup(db);
     env = await timeSkippingEnv();

@@ -13,9 +13,9 @@ import { SESSION_TOOL_FINAL_CODES, sessionToolRequestId, type ToolNode } from '.
 
 export interface SessionToolNodeDeps {
   models: Models;
-  /** The process's ledger and tool repository (workers/deps.ts); built here when absent. */
-  ledger?: LedgerStore;
-  tools?: ToolRepository;
+  /** The process's ledger and tool repository (the composition root's). */
+  ledger: LedgerStore;
+  tools: ToolRepository;
   identity: string;
   /** The tools' vendor-secret key (config.tools.secretsKey). */
   toolSecretsKey: Buffer;
