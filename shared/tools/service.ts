@@ -11,7 +11,7 @@ import {
   SETTLE_WITHIN_MS,
   type ToolInvoker,
 } from './invoke';
-import { ToolRepository } from './repository';
+import type { ToolRepository } from './repository';
 import {
   catalogPagination,
   idInvokePaths,
@@ -38,8 +38,8 @@ export class ToolService {
     ledger: LedgerStore,
     private readonly secretKey: Buffer,
     private readonly baseUrl: string,
-    /** The process's one tool repository (the composition root passes it); built here only for callers without a root. */
-    repository: ToolRepository = new ToolRepository(models),
+    /** The process's one tool repository (the composition root's). */
+    repository: ToolRepository,
     /** How long a charge (and what a charged call writes after it) is tried while the store is away. */
     readonly settleWithinMs: number = SETTLE_WITHIN_MS,
   ) {

@@ -14,7 +14,10 @@ export type CallbackDeps = CallbackDeliveryPorts & CallbackDeliveryOptions;
 
 /** The callback activities: each one use case of shared/webhook-runs/callback-delivery.ts, cancelled with the activity. */
 export function createCallbackActivities(deps: CallbackDeps) {
-  const delivery = new CallbackDelivery(deps, deps);
+  const delivery = new CallbackDelivery(
+    { runs: deps.runs, deliveries: deps.deliveries, signingKeys: deps.signingKeys },
+    { callbacks: deps.callbacks, resolve: deps.resolve },
+  );
   return {
     async attemptDelivery(i: AttemptInput): Promise<AttemptResult> {
       return delivery.attempt(i, Context.current().cancellationSignal);

@@ -60,12 +60,20 @@ const FALLBACK_OPERATORS = new Set([
   ts.SyntaxKind.BarBarEqualsToken,
 ]);
 
-/** Every `a ?? new <repository class>(…)` (or `||`, `??=`, `||=`) in `source`, as `file:line: text`. */
+/**
+ * Every `a ?? new <repository class>(…)` (or `||`, `??=`, `||=`), and every parameter defaulting
+ * to one (`repository = new ToolRepository(models)`), in `source`, as `file:line: text`.
+ */
 function fallbacksIn(source: ts.SourceFile): string[] {
   const out: string[] = [];
   visit(source, (n) => {
-    if (!ts.isBinaryExpression(n) || !FALLBACK_OPERATORS.has(n.operatorToken.kind)) return;
-    const name = builtClass(n.right);
+    const fallback =
+      ts.isBinaryExpression(n) && FALLBACK_OPERATORS.has(n.operatorToken.kind)
+        ? n.right
+        : ts.isParameter(n) && n.initializer
+          ? n.initializer
+          : undefined;
+    const name = fallback && builtClass(fallback);
     if (!name || !isRepositoryClass(name)) return;
     const line = source.getLineAndCharacterOfPosition(n.getStart()).line + 1;
     out.push(`${source.fileName}:${line}: ${n.getText().replace(/\s+/g, ' ')}`);
@@ -85,6 +93,7 @@ describe('no fallback composition', () => {
     const snippet = [
       'const a = deps.ledger ?? new LedgerStore(deps.models);',
       'const b = deps.at ?? new Date();',
+      'function f(models: Models, repo: ToolRepository = new ToolRepository(models), at = new Date()) {}',
       'const c =',
       '  deps.runs ||',
       '  new RunRepository(',
@@ -94,7 +103,8 @@ describe('no fallback composition', () => {
     ].join('\n');
     expect(fallbacksIn(ts.createSourceFile('x.ts', snippet, ts.ScriptTarget.Latest, true))).toEqual([
       'x.ts:1: deps.ledger ?? new LedgerStore(deps.models)',
-      'x.ts:4: deps.runs || new RunRepository( deps.models, )',
+      'x.ts:3: repo: ToolRepository = new ToolRepository(models)',
+      'x.ts:5: deps.runs || new RunRepository( deps.models, )',
     ]);
   });
 
