@@ -7,14 +7,5 @@ import type { QueueDefinition } from './queue';
 export const callbacksQueue: QueueDefinition = {
   key: 'callbacks',
   taskQueue: CALLBACK_QUEUE,
-  activities: (deps) =>
-    createCallbackActivities({
-      models: deps.db.models,
-      runs: reposOf(deps).runs,
-      workspaces: reposOf(deps).workspaces,
-      deliveries: reposOf(deps).deliveries,
-      signingKeys: reposOf(deps).signingKeys,
-      credentialsKey: deps.config.credentialsKey,
-      callbacks: deps.config.callbacks,
-    }),
+  activities: (deps) => createCallbackActivities({ ...reposOf(deps), callbacks: deps.config.callbacks }),
 };

@@ -2,21 +2,21 @@ import { createJobWorkflowCheck } from '../shared/jobs/job-workflow-check';
 import { createJobReservationActivities } from '../temporal/job-reservation/activities';
 import { createJobVerificationActivities } from '../temporal/job-verification/activities';
 import { JOBS_QUEUE } from '../temporal/job-verification/config';
-import { reposOf } from './deps';
+import { reposOf, type WorkerDeps } from './deps';
 import type { QueueDefinition } from './queue';
 
-/** Job reservation timers and completion verifications. */
-export const jobsQueue: QueueDefinition = {
-  key: 'jobs',
-  taskQueue: JOBS_QUEUE,
-  activities: (deps) => ({
-    ...createJobReservationActivities({ models: deps.db.models, jobs: reposOf(deps).jobs }),
+/** The jobs queue's activities over the process's repositories (tests build them here too). */
+export function jobActivities(deps: WorkerDeps) {
+  const repos = reposOf(deps);
+  return {
+    ...createJobReservationActivities(repos),
     ...createJobVerificationActivities({
-      models: deps.db.models,
-      ledger: reposOf(deps).ledger,
-      jobs: reposOf(deps).jobs,
+      ...repos,
       creditExpiryDays: deps.config.creditExpiryDays,
-      checkWorkflow: createJobWorkflowCheck({ links: reposOf(deps).jobWorkflows, workflows: reposOf(deps).workflows }),
+      checkWorkflow: createJobWorkflowCheck({ links: repos.jobWorkflows, workflows: repos.workflows }),
     }),
-  }),
-};
+  };
+}
+
+/** Job reservation timers and completion verifications. */
+export const jobsQueue: QueueDefinition = { key: 'jobs', taskQueue: JOBS_QUEUE, activities: jobActivities };

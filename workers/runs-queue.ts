@@ -7,6 +7,5 @@ import type { QueueDefinition } from './queue';
 export const runsQueue: QueueDefinition = {
   key: 'runs',
   taskQueue: RUN_QUEUE,
-  activities: (deps) =>
-    createRunStoreActivities({ models: deps.db.models, runs: reposOf(deps).runs, identity: deps.identity }),
+  activities: (deps) => createRunStoreActivities({ runs: reposOf(deps).runs, identity: deps.identity }),
 };

@@ -6,5 +6,5 @@ import type { QueueDefinition } from './queue';
 export const schedulesQueue: QueueDefinition = {
   key: 'schedules',
   taskQueue: SCHEDULE_LEASE_QUEUE,
-  activities: (deps) => createScheduleLeaseActivities({ models: deps.db.models, schedules: reposOf(deps).schedules }),
+  activities: (deps) => createScheduleLeaseActivities(reposOf(deps)),
 };

@@ -7,6 +7,5 @@ import type { QueueDefinition } from './queue';
 export const sessionsQueue: QueueDefinition = {
   key: 'sessions',
   taskQueue: SESSIONS_QUEUE,
-  activities: (deps) =>
-    createWorkflowSessionActivities({ models: deps.db.models, sessions: reposOf(deps).workflowSessions }),
+  activities: (deps) => createWorkflowSessionActivities({ sessions: reposOf(deps).workflowSessions }),
 };

@@ -85,7 +85,6 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
   const { config, engines } = deps;
   const { ledger, workspaces } = repos;
   const tools = new ToolService(
-    models,
     ledger,
     config.tools.secretsKey,
     config.publicBaseUrl,

@@ -3,15 +3,15 @@
  * activities (a run's tool node): validate → authorize → hold → vendor call → capture on
  * success, release on failure or timeout. No api/ imports, so activities can use it.
  */
-import { LedgerStore } from '../credits/ledger-store';
+import type { LedgerStore } from '../credits/ledger-store';
 import { payloadDigest } from '../identity/canonical-json';
-import { isStoreUnavailable, type Models, retryWhileStoreDown } from '../platform/db/index';
+import { isStoreUnavailable, retryWhileStoreDown } from '../platform/db/index';
 import { AppError, errors } from '../platform/errors/index';
 import { logger } from '../platform/logger/index';
 import { BUILTIN_HANDLERS } from './builtins';
 import { type CallOutcome, type CallRecord, callRecord, encodeOutcome, holdCall, recordOf } from './holds';
 import { parameterProblems } from './params';
-import { ToolRepository } from './repository';
+import type { ToolRepository } from './repository';
 import { pickAction, type ToolAction, type ToolProduct } from './rules';
 import { callVendor, type VendorOutcome, vendorRequestId } from './vendor';
 
@@ -61,10 +61,9 @@ export interface InvokeOutput {
 export const SETTLE_WITHIN_MS = 15_000;
 
 export interface ToolInvokerDeps {
-  models: Models;
   secretKey: Buffer | string;
-  ledger?: LedgerStore;
-  repository?: ToolRepository;
+  ledger: LedgerStore;
+  repository: ToolRepository;
   /** SETTLE_WITHIN_MS unless set (TOOL_SETTLE_WINDOW_MS). */
   settleWithinMs?: number;
 }
@@ -243,8 +242,7 @@ export function nextTry(requestId: string): string {
 }
 
 export function createToolInvoker(deps: ToolInvokerDeps) {
-  const repo = deps.repository ?? new ToolRepository(deps.models);
-  const ledger = deps.ledger ?? new LedgerStore(deps.models);
+  const { repository: repo, ledger } = deps;
   const settleWithinMs = deps.settleWithinMs ?? SETTLE_WITHIN_MS;
 
   /** The recorded answer of a request id whose hold was settled before. */

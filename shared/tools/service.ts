@@ -1,5 +1,4 @@
 import type { LedgerStore } from '../credits/ledger-store';
-import type { Models } from '../platform/db/index';
 import { ValidationError } from '../platform/errors/index';
 import type { CatalogIndex } from './catalog-index';
 import {
@@ -11,7 +10,7 @@ import {
   SETTLE_WITHIN_MS,
   type ToolInvoker,
 } from './invoke';
-import { ToolRepository } from './repository';
+import type { ToolRepository } from './repository';
 import {
   catalogPagination,
   idInvokePaths,
@@ -34,17 +33,16 @@ export class ToolService {
   readonly invoker: ToolInvoker;
 
   constructor(
-    models: Models,
     ledger: LedgerStore,
     private readonly secretKey: Buffer,
     private readonly baseUrl: string,
-    /** The process's one tool repository (the composition root passes it); built here only for callers without a root. */
-    repository: ToolRepository = new ToolRepository(models),
+    /** The process's one tool repository (the composition root's). */
+    repository: ToolRepository,
     /** How long a charge (and what a charged call writes after it) is tried while the store is away. */
     readonly settleWithinMs: number = SETTLE_WITHIN_MS,
   ) {
     this.repository = repository;
-    this.invoker = createToolInvoker({ models, secretKey, ledger, repository: this.repository, settleWithinMs });
+    this.invoker = createToolInvoker({ secretKey, ledger, repository: this.repository, settleWithinMs });
   }
 
   async list(q: ListToolsQuery) {

@@ -1,4 +1,4 @@
-import { LedgerStore } from '../../shared/credits/ledger-store';
+import type { LedgerStore } from '../../shared/credits/ledger-store';
 import { pruneEmbedRecords } from '../../shared/embed/housekeeping';
 import { pruneAuthRecords } from '../../shared/identity/housekeeping';
 import { prunePaymentRecords } from '../../shared/payments/housekeeping';
@@ -6,13 +6,13 @@ import type { Models } from '../../shared/platform/db/index';
 
 export interface CreditExpiryDeps {
   models: Models;
-  /** The process's ledger (workers/deps.ts); built here when absent. */
-  ledger?: LedgerStore;
+  /** The process's ledger (the composition root's). */
+  ledger: LedgerStore;
   sessionTtlSeconds: number;
 }
 
 export function createCreditExpiryActivities(deps: CreditExpiryDeps) {
-  const ledger = deps.ledger ?? new LedgerStore(deps.models);
+  const { ledger } = deps;
   return {
     async findLapsedWallets(nowIso: string, limit: number): Promise<string[]> {
       return ledger.walletsWithLapsedGrants(new Date(nowIso), limit);

@@ -1,9 +1,8 @@
-import { JobRepository } from '../../shared/jobs/repository';
+import type { JobRepository } from '../../shared/jobs/repository';
 import { endUncompleted, expireDue } from '../../shared/jobs/slots';
-import type { Models } from '../../shared/platform/db/index';
 
-export function createJobReservationActivities(deps: { models: Models; jobs?: JobRepository }) {
-  const jobs = deps.jobs ?? new JobRepository(deps.models);
+/** `jobs`: the process's one instance (the composition root's). */
+export function createJobReservationActivities({ jobs }: { jobs: JobRepository }) {
   return {
     /** The sweep's round: ends reservations past their window at `now` (the workflow's clock). */
     async expireDueReservations(now: string, limit: number): Promise<{ seen: number; expired: number }> {

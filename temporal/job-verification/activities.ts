@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { LedgerStore } from '../../shared/credits/ledger-store';
+import type { LedgerStore } from '../../shared/credits/ledger-store';
 import type { JobCompletionDoc, VerificationStep } from '../../shared/jobs/models/job-completion';
-import { JobRepository } from '../../shared/jobs/repository';
+import type { JobRepository } from '../../shared/jobs/repository';
 import {
   afterChecks,
   type CheckResult,
@@ -10,18 +10,15 @@ import {
   rewardSpendRequestId,
   socialPostChecks,
 } from '../../shared/jobs/rules';
-import { createWorkflowCheck, type WorkflowCheck } from '../../shared/jobs/workflow-check';
-import type { Models } from '../../shared/platform/db/index';
+import type { WorkflowCheck } from '../../shared/jobs/workflow-check';
 
 export interface JobVerificationDeps {
-  models: Models;
-  /** The process's ledger (workers/deps.ts); built here when absent. */
-  ledger?: LedgerStore;
-  /** The process's one instance (the composition root's); built here when absent (tests). */
-  jobs?: JobRepository;
+  /** The process's ledger and job repository (the composition root's). */
+  ledger: LedgerStore;
+  jobs: JobRepository;
   creditExpiryDays: number;
-  /** The workflow_creation check (default: against the stored workflow definitions). */
-  checkWorkflow?: WorkflowCheck;
+  /** The workflow_creation check (shared/jobs/job-workflow-check.ts over the root's repositories). */
+  checkWorkflow: WorkflowCheck;
 }
 
 export interface VerificationDecision {
@@ -47,9 +44,7 @@ function waitingReason(job: { kind: string; review: string }): string {
 }
 
 export function createJobVerificationActivities(deps: JobVerificationDeps) {
-  const jobs = deps.jobs ?? new JobRepository(deps.models);
-  const ledger = deps.ledger ?? new LedgerStore(deps.models);
-  const checkWorkflow = deps.checkWorkflow ?? createWorkflowCheck(deps.models);
+  const { jobs, ledger, checkWorkflow } = deps;
 
   async function load(completionId: string) {
     const completion = await jobs.getCompletion(completionId);

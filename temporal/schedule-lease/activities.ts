@@ -1,14 +1,12 @@
-import type { Models } from '../../shared/platform/db/index';
-import { ScheduleRepository } from '../../shared/schedules/repository';
+import type { ScheduleRepository } from '../../shared/schedules/repository';
 
 export interface ScheduleLeaseDeps {
-  models: Models;
-  /** The process's one instance (the composition root's); built here when absent (tests). */
-  schedules?: ScheduleRepository;
+  /** The process's one instance (the composition root's). */
+  schedules: ScheduleRepository;
 }
 
 export function createScheduleLeaseActivities(deps: ScheduleLeaseDeps) {
-  const repo = deps.schedules ?? new ScheduleRepository(deps.models);
+  const repo = deps.schedules;
   return {
     /**
      * Ends the claim as expired unless a release or advance ended it first; idempotent.

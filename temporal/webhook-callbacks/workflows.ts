@@ -1,7 +1,8 @@
 import { proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import type { ReplayInput, ReplayResult } from '../../shared/webhook-runs/callback-delivery';
 import type { RetrySchedule } from '../../shared/webhook-runs/callback-schedule';
 import { SA } from '../search-attributes';
-import type { CallbackActivities, ReplayInput, ReplayResult } from './activities';
+import type { CallbackActivities } from './activities';
 import { attemptOptions } from './config';
 import { type CallbackProgress, callbackProgressQuery } from './definitions';
 

@@ -1,16 +1,14 @@
-import type { Models } from '../../shared/platform/db/index';
-import { WorkflowSessionRepository } from '../../shared/workflow-sessions/repository';
+import type { WorkflowSessionRepository } from '../../shared/workflow-sessions/repository';
 import type { SessionState } from '../../shared/workflow-sessions/types';
 
 export interface WorkflowSessionDeps {
-  models: Models;
-  /** The process's one instance (the composition root's); built here when absent (tests). */
-  sessions?: WorkflowSessionRepository;
+  /** The process's one instance (the composition root's). */
+  sessions: WorkflowSessionRepository;
 }
 
 /** The session's store work; each write is idempotent (same state, same result), so retries are safe. */
 export function createWorkflowSessionActivities(deps: WorkflowSessionDeps) {
-  const repo = deps.sessions ?? new WorkflowSessionRepository(deps.models);
+  const repo = deps.sessions;
   return {
     /** Results so far, so fetch can read them even when Temporal cannot be asked. */
     async recordSessionProgress(state: SessionState): Promise<void> {

@@ -1,6 +1,7 @@
 import { EmbedRepository } from '../../shared/embed/repository';
 import { createCreditExpiryActivities } from '../../temporal/credit-expiry/activities';
 import { openTestDb } from '../support/db';
+import { repositoriesOf } from '../support/repositories';
 
 describe("housekeeping deletes the widget's expired sign-in rows on the real store", () => {
   let db: Awaited<ReturnType<typeof openTestDb>>;
@@ -67,7 +68,11 @@ describe("housekeeping deletes the widget's expired sign-in rows on the real sto
     ] as never);
 
     // Housekeeping runs where the sweep runs it: the credit-expiry sweep's prune activity.
-    const acts = createCreditExpiryActivities({ models: db.models, sessionTtlSeconds: 3600 });
+    const acts = createCreditExpiryActivities({
+      models: db.models,
+      ledger: repositoriesOf(db).ledger,
+      sessionTtlSeconds: 3600,
+    });
     const pruned = await acts.pruneAuthRecords(now.toISOString());
 
     expect(pruned).toMatchObject({ widgetNonces: 1, nonceUses: 2, nonceFailures: 2, widgetTokens: 1 });

@@ -5,6 +5,7 @@ import { SignInWithX } from '../../shared/payments/extensions/sign-in-with-x';
 import { PAYMENT_IDENTIFIER_RETENTION_MS } from '../../shared/payments/housekeeping';
 import { createCreditExpiryActivities } from '../../temporal/credit-expiry/activities';
 import { openTestDb } from '../support/db';
+import { repositoriesOf } from '../support/repositories';
 
 const BASE = 'https://agents.example.com';
 const RESOURCE = `${BASE}/api/external/tools/p/actions/a/invoke`;
@@ -64,7 +65,11 @@ describe('housekeeping deletes the x402 extensions rows past use on the real sto
     ] as never);
 
     // Housekeeping runs where the sweep runs it: the credit-expiry sweep's prune activity.
-    const acts = createCreditExpiryActivities({ models: db.models, sessionTtlSeconds: 3600 });
+    const acts = createCreditExpiryActivities({
+      models: db.models,
+      ledger: repositoriesOf(db).ledger,
+      sessionTtlSeconds: 3600,
+    });
     const pruned = await acts.pruneAuthRecords(now.toISOString());
 
     expect(pruned).toMatchObject({ siwxNonces: 1, paymentIdentifiers: 1 });

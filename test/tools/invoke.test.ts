@@ -21,7 +21,7 @@ describe('tool invoker on the real store with a real HTTP vendor', () => {
     vendor = await startScriptedVendor(() => ({ status: 200, body: { ok: true } }));
     repo = new ToolRepository(db.models);
     ledger = new LedgerStore(db.models);
-    invoker = createToolInvoker({ models: db.models, secretKey: KEY, repository: repo, ledger });
+    invoker = createToolInvoker({ secretKey: KEY, repository: repo, ledger });
     await repo.setSecret('vendor-key', 's3cret-vendor-key', KEY);
     await repo.createProduct({ slug: 'words', name: 'words', description: 'Counts words' });
     await repo.addAction('words', {

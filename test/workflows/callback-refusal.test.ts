@@ -1,12 +1,12 @@
 import net, { type AddressInfo } from 'node:net';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { parseConfig } from '../../shared/platform/config/index';
+import type { Repositories } from '../../shared/composition/root';
 import { NOT_PUBLIC } from '../../shared/platform/http/outbound';
 import { logger } from '../../shared/platform/logger/index';
-import { DeliveryLogRepository } from '../../shared/webhook-runs/deliveries';
-import { RunRepository } from '../../shared/webhook-runs/repository';
-import { type AttemptResult, createCallbackActivities } from '../../temporal/webhook-callbacks/activities';
+import type { AttemptResult } from '../../shared/webhook-runs/callback-delivery';
+import { createCallbackActivities } from '../../temporal/webhook-callbacks/activities';
 import { openTestDb } from '../support/db';
+import { repositoriesOf } from '../support/repositories';
 import { storeFinishedRun } from '../support/runs-store';
 import { type GroupSetup, setupGroup } from '../support/webhook-runs';
 
@@ -21,10 +21,12 @@ const SCHEDULE = { maxAttempts: 1, initialIntervalMs: 1000, backoffCoefficient: 
  */
 describe('a failed callback attempt keeps resolver answers out of callback_last_error and the delivery log', () => {
   let db: Awaited<ReturnType<typeof openTestDb>>;
+  let repos: Repositories;
   let g: GroupSetup;
   let warn: jest.SpyInstance;
   beforeAll(async () => {
     db = await openTestDb();
+    repos = repositoriesOf(db);
     g = await setupGroup(db);
   });
   afterAll(async () => {
@@ -37,12 +39,7 @@ describe('a failed callback attempt keeps resolver answers out of callback_last_
 
   async function attempt(url: string, o: Partial<Parameters<typeof createCallbackActivities>[0]> = {}) {
     const runId = await storeFinishedRun(db, g, url);
-    const acts = createCallbackActivities({
-      models: db.models,
-      credentialsKey: parseConfig(process.env).credentialsKey,
-      callbacks: { allowLoopback: false },
-      ...o,
-    });
+    const acts = createCallbackActivities({ ...repos, callbacks: { allowLoopback: false }, ...o });
     const result: AttemptResult = await new MockActivityEnvironment().run(acts.attemptDelivery, {
       runId,
       groupId: g.groupId,
@@ -50,9 +47,9 @@ describe('a failed callback attempt keeps resolver answers out of callback_last_
       schedule: SCHEDULE,
       timeoutMs: 5000,
     });
-    const { run } = (await new RunRepository(db.models).get(runId))!;
+    const { run } = (await repos.runs.get(runId))!;
     // The delivery log the group reads holds the same text as callback_last_error, never more.
-    const { attempts } = await new DeliveryLogRepository(db.models).page(runId, { limit: 10 });
+    const { attempts } = await repos.deliveries.page(runId, { limit: 10 });
     expect(attempts).toHaveLength(1);
     expect(attempts[0].error).toBe(run.callback_last_error);
     return { runId, result, run, attempt: attempts[0] };

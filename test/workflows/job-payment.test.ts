@@ -4,8 +4,8 @@ import path from 'node:path';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { JobRepository } from '../../shared/jobs/repository';
 import { PLATFORM_ACCOUNT, rewardSpendRequestId } from '../../shared/jobs/rules';
-import { createJobVerificationActivities } from '../../temporal/job-verification/activities';
 import { signalFundsAdded, signalReview, verificationResult } from '../../temporal/job-verification/client';
+import { jobActivities } from '../../workers/jobs-queue';
 import { QUEUES } from '../../workers/queues';
 import { type RunningWorkers, runWorkers } from '../../workers/run-workers';
 import { TestAgent } from '../support/agent';
@@ -168,7 +168,7 @@ describe('job rewards: exactly once under retries, a killed worker and an underf
       await signalReview(stack.temporal, completionId, { outcome: 'approve' });
       expect(await verificationResult(stack.temporal, completionId)).toMatchObject({ paid: true });
       // Retries of the payment activity (as Temporal would run them) change nothing.
-      const activities = createJobVerificationActivities({ models: stack.db.models, creditExpiryDays: 30 });
+      const activities = jobActivities({ ...stack, identity: 'test' });
       await stack.db.models.jobCompletions.updateOne({ _id: completionId }, { $set: { 'payment.status': 'pending' } });
       await Promise.all([activities.payReward(completionId), activities.payReward(completionId)]);
 

@@ -6,15 +6,15 @@ import { JobRepository } from '../../shared/jobs/repository';
 import { PLATFORM_ACCOUNT } from '../../shared/jobs/rules';
 import type { JobCreateInput } from '../../shared/jobs/schemas';
 import { JobService } from '../../shared/jobs/service';
+import { parseConfig } from '../../shared/platform/config/index';
 import type { TemporalHandle } from '../../temporal/connection';
-import { createJobReservationActivities } from '../../temporal/job-reservation/activities';
 import { startReservationSweep } from '../../temporal/job-reservation/client';
 import { reservationSweepWorkflowId } from '../../temporal/job-reservation/ids';
-import { createJobVerificationActivities } from '../../temporal/job-verification/activities';
 import { jobEngine, signalReview, verificationResult } from '../../temporal/job-verification/client';
 import { JOBS_QUEUE } from '../../temporal/job-verification/config';
 import { verificationWorkflowId } from '../../temporal/job-verification/ids';
 import { ALL_SEARCH_ATTRIBUTES } from '../../temporal/search-attributes';
+import { jobActivities } from '../../workers/jobs-queue';
 import { workflowBundle } from '../../workers/workflow-bundle';
 import { openTestDb } from '../support/db';
 import { replayHistory } from '../support/histories';
@@ -64,10 +64,12 @@ describe('job verification and reservation workflows with time skipping', () => 
       connection: env.nativeConnection,
       taskQueue: temporal.queue(JOBS_QUEUE),
       workflowBundle: await workflowBundle(),
-      activities: {
-        ...createJobReservationActivities({ models: db.models }),
-        ...createJobVerificationActivities({ models: db.models, creditExpiryDays: 365 }),
-      },
+      activities: jobActivities({
+        config: { ...parseConfig(process.env), creditExpiryDays: 365 },
+        db,
+        temporal,
+        identity: 'test',
+      }),
     });
     running = worker.run();
     // The deployment's expiry sweep, ticking every SWEEP_TICK hours of skipped time (at the

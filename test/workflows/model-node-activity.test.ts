@@ -1,10 +1,11 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { LedgerStore } from '../../shared/credits/ledger-store';
+import type { Repositories } from '../../shared/composition/root';
+import type { LedgerStore } from '../../shared/credits/ledger-store';
 import { createModelNodeActivities, modelHoldId } from '../../shared/workflows/nodes/model/activity';
-import { BudgetChargeRepository } from '../../shared/workspaces/budget-charges';
 import { workspaceAccount } from '../../shared/workspaces/types';
 import { openTestDb } from '../support/db';
 import { type ModelServer, startModelServer } from '../support/model-server';
+import { repositoriesOf } from '../support/repositories';
 import { setupGroup } from '../support/webhook-runs';
 
 jest.setTimeout(60_000);
@@ -13,11 +14,13 @@ jest.setTimeout(60_000);
 describe('model node activity in a MockActivityEnvironment', () => {
   let model: ModelServer;
   let db: Awaited<ReturnType<typeof openTestDb>>;
+  let repos: Repositories;
   let ledger: LedgerStore;
   beforeAll(async () => {
     model = await startModelServer();
     db = await openTestDb();
-    ledger = new LedgerStore(db.models);
+    repos = repositoriesOf(db);
+    ledger = repos.ledger;
   });
   afterAll(async () => {
     await model.close();
@@ -44,8 +47,7 @@ describe('model node activity in a MockActivityEnvironment', () => {
   }
   const acts = () =>
     createModelNodeActivities({
-      models: db.models,
-      ledger,
+      ...repos,
       identity: 'mock',
       model: { url: model.url, name: 'm', timeoutMs: 30_000, creditsPer1kTokens: 1000 },
     });
@@ -112,7 +114,7 @@ describe('model node activity in a MockActivityEnvironment', () => {
         .map((t: { amount_credits: number }) => t.amount_credits)
         .sort((a: number, b: number) => a - b);
     expect(await purchases()).toEqual([-1_030, -470]);
-    expect((await new BudgetChargeRepository(db.models).spent(call.budgetId)).total).toBe(1_500);
+    expect((await repos.budgetCharges.spent(call.budgetId)).total).toBe(1_500);
     // A retry of the attempt (the endpoint answers again): the capture and the excess replay, nothing more is charged.
     expect(await new MockActivityEnvironment().run(acts().runModelNode, call)).toMatchObject({
       credits_charged: 1_500,
@@ -129,7 +131,7 @@ describe('model node activity in a MockActivityEnvironment', () => {
       credits_charged: 1_100,
     });
     expect(await balance(account)).toBe(0);
-    expect((await new BudgetChargeRepository(db.models).spent(call.budgetId)).total).toBe(1_100);
+    expect((await repos.budgetCharges.spent(call.budgetId)).total).toBe(1_100);
   });
 
   it('a usage report far above the hold is charged at most four times the hold', async () => {

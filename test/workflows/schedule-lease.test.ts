@@ -66,7 +66,7 @@ describe('schedule leases against the real store; the legacy lease workflow on t
       connection: env.nativeConnection,
       taskQueue: SCHEDULE_LEASE_QUEUE,
       workflowBundle: bundle,
-      activities: createScheduleLeaseActivities({ models: db.models }),
+      activities: createScheduleLeaseActivities({ schedules: repo }),
     });
     await worker.runUntil(body());
   }

@@ -1,9 +1,8 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { Webhook } from 'standardwebhooks';
-import { parseConfig } from '../../shared/platform/config/index';
+import type { Repositories } from '../../shared/composition/root';
 import type { RetrySchedule } from '../../shared/webhook-runs/callback-schedule';
-import { RunRepository } from '../../shared/webhook-runs/repository';
 import { createCallbackActivities } from '../../temporal/webhook-callbacks/activities';
 import { CALLBACK_QUEUE } from '../../temporal/webhook-callbacks/config';
 import { callbackWorkflowId } from '../../temporal/webhook-callbacks/ids';
@@ -12,6 +11,7 @@ import { workflowBundle } from '../../workers/workflow-bundle';
 import { openTestDb } from '../support/db';
 import { saveHistory } from '../support/histories';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/https-receiver';
+import { repositoriesOf } from '../support/repositories';
 import { storeFinishedRun } from '../support/runs-store';
 import { timeSkippingEnv } from '../support/time-skipping';
 import { type GroupSetup, setupGroup } from '../support/webhook-runs';
@@ -28,12 +28,14 @@ describe('callback delivery on the time-skipping test server (real store, real H
   let env: TestWorkflowEnvironment;
   let db: Awaited<ReturnType<typeof openTestDb>>;
   let receiver: HttpsReceiver;
+  let repos: Repositories;
   let g: GroupSetup;
   let worker: Worker;
   let running: Promise<void>;
 
   beforeAll(async () => {
     db = await openTestDb();
+    repos = repositoriesOf(db);
     receiver = await startHttpsReceiver();
     g = await setupGroup(db);
     env = await timeSkippingEnv();
@@ -42,8 +44,7 @@ describe('callback delivery on the time-skipping test server (real store, real H
       taskQueue: CALLBACK_QUEUE,
       workflowBundle: await workflowBundle(),
       activities: createCallbackActivities({
-        models: db.models,
-        credentialsKey: parseConfig(process.env).credentialsKey,
+        ...repos,
         callbacks: { allowLoopback: true, caFile: receiver.caFile },
       }),
     });
@@ -106,7 +107,7 @@ describe('callback delivery on the time-skipping test server (real store, real H
       ),
     ).toThrow();
 
-    const { run } = (await new RunRepository(db.models).get(runId))!;
+    const { run } = (await repos.runs.get(runId))!;
     expect(run).toMatchObject({
       callback_status: 'delivered',
       callback_last_status: 204,
@@ -123,7 +124,7 @@ describe('callback delivery on the time-skipping test server (real store, real H
     receiver.received.length = 0;
     receiver.script([{ status: 410 }]);
     expect((await deliver(gone)).result).toMatchObject({ attempts: 1, status: 'failed' });
-    expect((await new RunRepository(db.models).get(gone))!.run).toMatchObject({
+    expect((await repos.runs.get(gone))!.run).toMatchObject({
       callback_status: 'failed',
       callback_last_status: 410,
       callback_last_error: expect.stringContaining('410'),
@@ -138,13 +139,13 @@ describe('callback delivery on the time-skipping test server (real store, real H
     receiver.script([{ status: 302, headers: { location: `${receiver.origin}/elsewhere` } }]);
     expect((await deliver(moved)).result).toMatchObject({ attempts: 1, status: 'failed' });
     expect(receiver.received).toHaveLength(1);
-    expect((await new RunRepository(db.models).get(moved))!.run.callback_last_error).toContain('not followed');
+    expect((await repos.runs.get(moved))!.run.callback_last_error).toContain('not followed');
 
     const down = await storeFinishedRun(db, g, `${receiver.origin}/down`);
     receiver.script(Array.from({ length: 3 }, () => ({ status: 502 })));
     const r = await deliver(down, { ...SCHEDULE, maxAttempts: 3, jitter: 0 });
     expect(r.result).toMatchObject({ attempts: 3, status: 'failed', waits: [10_000, 20_000] });
-    expect((await new RunRepository(db.models).get(down))!.run).toMatchObject({
+    expect((await repos.runs.get(down))!.run).toMatchObject({
       callback_status: 'failed',
       callback_last_status: 502,
       callback_last_error: expect.stringContaining('gave up after 3 attempts'),

@@ -43,7 +43,7 @@ describe('workflow session on the time-skipping test server (real store)', () =>
       taskQueue: QUEUE,
       workflowBundle: await workflowBundle(),
       activities: {
-        ...createWorkflowSessionActivities({ models: db.models }),
+        ...createWorkflowSessionActivities({ sessions: repo }),
         ...createTemplateNodeActivities({ identity: 'ts' }),
         ...createConditionNodeActivities({ identity: 'ts' }),
       },

@@ -1,6 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { Models } from '../../../shared/platform/db/index';
-import { RunRepository } from '../../../shared/webhook-runs/repository';
+import type { RunRepository } from '../../../shared/webhook-runs/repository';
 import { requestMetadataOf, type RunOutcome, type RunStatus, withWorker } from '../../../shared/webhook-runs/types';
 
 export interface StartedRun {
@@ -36,8 +35,8 @@ function finished(runId: string, done: { status: RunStatus; wrote: boolean } | n
  * The run workflow's writes to its record: queued → running, then the terminal state. Run as
  * local activities of the run workflow (one point write each, no task dispatch of their own).
  */
-export function createRunStoreActivities(deps: { models: Models; identity: string; runs?: RunRepository }) {
-  const runs = deps.runs ?? new RunRepository(deps.models);
+export function createRunStoreActivities(deps: { identity: string; runs: RunRepository }) {
+  const { runs } = deps;
   return {
     async startRun(runId: string): Promise<StartedRun> {
       const run = await runs.markRunning(runId, new Date());

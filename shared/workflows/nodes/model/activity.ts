@@ -1,26 +1,17 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { LedgerStore } from '../../../credits/ledger-store';
 import type { CreditTransaction } from '../../../credits/types';
 import type { ModelConfig } from '../../../platform/config/index';
-import type { Models } from '../../../platform/db/index';
-import { WorkflowSessionRepository } from '../../../workflow-sessions/repository';
-import { BudgetChargeRepository } from '../../../workspaces/budget-charges';
-import { WorkspaceRepository } from '../../../workspaces/repository';
 import { renderTemplate } from '../../template';
 import type { NodeCall, NodeResult } from '../call';
-import { asFinal, capped, defineNodeWorker, nodePayments, withHeartbeats } from '../runtime';
+import { asFinal, capped, defineNodeWorker, nodePayments, type NodeWorkerDeps, withHeartbeats } from '../runtime';
 import { modelKind, type ModelNode } from './kind';
 import { modelCostCredits, modelHoldCredits, modelMaxTokens, type ModelUsage, promptBytes } from './pricing';
 
-export interface ModelNodeDeps {
-  models: Models;
-  /** The process's ledger (workers/deps.ts); built here when absent. */
-  ledger?: LedgerStore;
-  /** The process's one instance (the composition root's); built here when absent (tests). */
-  workspaces?: WorkspaceRepository;
-  sessions?: WorkflowSessionRepository;
-  budgetCharges?: BudgetChargeRepository;
-  identity: string;
+/** The process's ledger and repositories (the composition root's), and this worker's identity. */
+export interface ModelNodeDeps extends Pick<
+  NodeWorkerDeps,
+  'ledger' | 'workspaces' | 'workflowSessions' | 'budgetCharges' | 'identity'
+> {
   /** The chat-completions endpoint; absent: model nodes end the run as setup_required. */
   model?: ModelConfig;
 }
@@ -47,15 +38,9 @@ export function modelHoldId(runId: string, nodeId: string): string {
  * request and fails as `setup_required`: never an invented answer.
  */
 export function createModelNodeActivities(deps: ModelNodeDeps) {
-  const workspaces = deps.workspaces ?? new WorkspaceRepository(deps.models);
-  const ledger = deps.ledger ?? new LedgerStore(deps.models);
-  const sessions = deps.sessions ?? new WorkflowSessionRepository(deps.models);
-  const charges = deps.budgetCharges ?? new BudgetChargeRepository(deps.models);
+  const { workspaces, ledger, budgetCharges: charges } = deps;
 
-  const pay = nodePayments(
-    { ledger, workspaces, workflowSessions: sessions, budgetCharges: charges },
-    { call: 'model call', noPayerCode: 'model_error' },
-  );
+  const pay = nodePayments(deps, { call: 'model call', noPayerCode: 'model_error' });
 
   /**
    * Spends `credits` once per request id, or (the balance short) what the balance holds; null when
@@ -201,16 +186,7 @@ export function createModelNodeActivities(deps: ModelNodeDeps) {
 export const nodeWorker = defineNodeWorker(modelKind, {
   // Heartbeats reach the server at least every second, so a cancel reaches the HTTP call within about a second.
   workerOptions: { maxHeartbeatThrottleInterval: '1 second' },
-  activities: (deps) =>
-    createModelNodeActivities({
-      models: deps.models,
-      ledger: deps.ledger,
-      workspaces: deps.workspaces,
-      sessions: deps.workflowSessions,
-      budgetCharges: deps.budgetCharges,
-      identity: deps.identity,
-      model: deps.config.model,
-    }),
+  activities: (deps) => createModelNodeActivities({ ...deps, model: deps.config.model }),
 });
 
 export type ModelNodeActivities = ReturnType<typeof createModelNodeActivities>;

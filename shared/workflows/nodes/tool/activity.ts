@@ -5,8 +5,8 @@ import { AppError } from '../../../platform/errors/index';
 import { createToolInvoker } from '../../../tools/invoke';
 import type { ToolRepository } from '../../../tools/repository';
 import { OBJECT_ID_PATTERN } from '../../../tools/rules';
-import { BudgetChargeRepository } from '../../../workspaces/budget-charges';
-import { WorkspaceRepository } from '../../../workspaces/repository';
+import type { BudgetChargeRepository } from '../../../workspaces/budget-charges';
+import type { WorkspaceRepository } from '../../../workspaces/repository';
 import { workspaceAccount } from '../../../workspaces/types';
 import { renderValue, stringsIn, templateRefs } from '../../template';
 import type { NodeCall, NodeResult } from '../call';
@@ -16,17 +16,14 @@ import { createSessionToolActivities } from './session-activity';
 
 export interface ToolNodeDeps {
   models: Models;
-  /** The process's ledger and tool repository (workers/deps.ts); built here when absent. */
-  ledger?: LedgerStore;
-  tools?: ToolRepository;
-  /** The process's one instance (the composition root's); built here when absent (tests). */
-  workspaces?: WorkspaceRepository;
-  budgetCharges?: BudgetChargeRepository;
+  /** The process's ledger and repositories (the composition root's). */
+  ledger: LedgerStore;
+  tools: ToolRepository;
+  workspaces: WorkspaceRepository;
+  budgetCharges: BudgetChargeRepository;
   identity: string;
   /** The tools' vendor-secret key (config.tools.secretsKey). */
   toolSecretsKey: Buffer;
-  /** The workspace credentials key (config.credentialsKey). */
-  credentialsKey?: Buffer;
 }
 
 /** Refusals no retry changes; anything else (vendor errors, timeouts, a twin attempt still running) is retried. */
@@ -50,13 +47,11 @@ const FINAL = new Set([
  */
 export function createToolNodeActivities(deps: ToolNodeDeps) {
   const invoker = createToolInvoker({
-    models: deps.models,
     secretKey: deps.toolSecretsKey,
     ledger: deps.ledger,
     repository: deps.tools,
   });
-  const workspaces = deps.workspaces ?? new WorkspaceRepository(deps.models, deps.credentialsKey);
-  const charges = deps.budgetCharges ?? new BudgetChargeRepository(deps.models);
+  const { workspaces, budgetCharges: charges } = deps;
 
   return {
     async runToolNode(call: NodeCall<ToolNode>): Promise<NodeResult> {
@@ -137,11 +132,7 @@ export function createToolNodeActivities(deps: ToolNodeDeps) {
 export const nodeWorker = defineNodeWorker(toolKind, {
   workerOptions: { maxHeartbeatThrottleInterval: '1 second' },
   activities: (deps) => ({
-    ...createToolNodeActivities({
-      ...deps,
-      toolSecretsKey: deps.config.tools.secretsKey,
-      credentialsKey: deps.config.credentialsKey,
-    }),
+    ...createToolNodeActivities({ ...deps, toolSecretsKey: deps.config.tools.secretsKey }),
     ...createSessionToolActivities({ ...deps, toolSecretsKey: deps.config.tools.secretsKey }),
   }),
 });

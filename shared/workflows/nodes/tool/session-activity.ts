@@ -13,9 +13,9 @@ import { SESSION_TOOL_FINAL_CODES, sessionToolRequestId, type ToolNode } from '.
 
 export interface SessionToolNodeDeps {
   models: Models;
-  /** The process's ledger and tool repository (workers/deps.ts); built here when absent. */
-  ledger?: LedgerStore;
-  tools?: ToolRepository;
+  /** The process's ledger and tool repository (the composition root's). */
+  ledger: LedgerStore;
+  tools: ToolRepository;
   identity: string;
   /** The tools' vendor-secret key (config.tools.secretsKey). */
   toolSecretsKey: Buffer;
@@ -37,7 +37,6 @@ const FINAL = new Set(SESSION_TOOL_FINAL_CODES);
  */
 export function createSessionToolActivities(deps: SessionToolNodeDeps) {
   const invoker = createToolInvoker({
-    models: deps.models,
     secretKey: deps.toolSecretsKey,
     ledger: deps.ledger,
     repository: deps.tools,
