@@ -6,7 +6,7 @@ import type { Services } from '../../shared/composition/root';
 import type { Db } from '../../shared/platform/db/index';
 import { errors, fromJoi, ValidationError } from '../../shared/platform/errors/index';
 import { PROJECT_ROOT } from '../../shared/platform/project-root';
-import { advanceBody, claimBodySchema, dueQuery, releaseBody, scheduleIdParam } from '../../shared/schedules/schemas';
+import { advanceBody, claimBodySchema, dueQuery, releaseBody, scheduleIdParam } from '../../shared/schedules/index';
 import { budgetBearer } from '../http/middleware/budget-bearer';
 import { errorShape } from '../http/middleware/error-shape';
 import { jsonBody, jsonBodyErrors } from '../http/middleware/json-body';

@@ -3,13 +3,14 @@ import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
 import type { Db } from '../../shared/platform/db/index';
 import { errors } from '../../shared/platform/errors/index';
-import { assertClientRequestId, type InvokeOutput } from '../../shared/tools/invoke';
 import {
+  assertClientRequestId,
   budgetBody as budgetSchema,
   type CreditInvokeBody,
   creditInvokeBody,
+  type InvokeOutput,
   listToolsQuery,
-} from '../../shared/tools/schemas';
+} from '../../shared/tools/index';
 import { jsonBody, jsonBodyErrors } from '../http/middleware/json-body';
 import { isInvoke, perClientLimit } from '../http/middleware/limits';
 import { requireStore } from '../http/middleware/require-store';

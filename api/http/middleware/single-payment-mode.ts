@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import { X402_HEADERS } from '../../../shared/payments/x402/challenge';
+import { X402_HEADERS } from '../../../shared/payments/index';
 import { errors } from '../../../shared/platform/errors/index';
 
 /** The payment header of a request: X-PAYMENT (the spec's name) wins; PAYMENT-SIGNATURE is its alias. */
