@@ -1,4 +1,4 @@
-import type { Models } from '../composition/models';
+import type { Models } from '../platform/db/index';
 
 /** Longest session a configuration can issue (SESSION_NONCE_TTL_SECONDS max) plus an hour of slack. */
 const LONGEST_SESSION_MS = (86400 + 3600) * 1000;

@@ -4,7 +4,7 @@
  */
 import type { PaymentRequired, SettleResponse } from '../payments/x402/challenge';
 import type { AppError } from '../platform/errors/index';
-import { MCP_META } from './tools';
+import { MCP_META } from '../tools/mcp-tools';
 
 export interface ToolCallResult {
   [key: string]: unknown;

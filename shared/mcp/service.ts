@@ -4,16 +4,6 @@ import { decodePaymentResponse, encodePaymentPayload, type PaymentPayload } from
 import { AppError, errors } from '../platform/errors/index';
 import { ids } from '../platform/ids/index';
 import { type ResolvedCall, withRetryKey } from '../tools/invoke';
-import type { ToolAction, ToolProduct } from '../tools/rules';
-import type { ToolService } from '../tools/service';
-import { type TriggerBody, triggerBodySchema } from '../webhook-runs/schemas';
-import type { WebhookRunService } from '../webhook-runs/service';
-import { isTerminal } from '../webhook-runs/types';
-import type { RunnableWorkflow, WorkflowRepository } from '../workflows/repository';
-import type { BudgetChargeRepository } from '../workspaces/budget-charges';
-import { type GroupAccess, workspaceAccount } from '../workspaces/types';
-import { invokeWithinGroupBudget } from './group-calls';
-import { paidResult, paymentRequiredResult, paymentResponseMeta, type ToolCallResult, toolError } from './results';
 import {
   catalogTools,
   catalogToolsByName,
@@ -25,7 +15,17 @@ import {
   MCP_PAGE_WORKFLOWS,
   type McpTool,
   toolName,
-} from './tools';
+} from '../tools/mcp-tools';
+import type { ToolAction, ToolProduct } from '../tools/rules';
+import type { ToolService } from '../tools/service';
+import { type TriggerBody, triggerBodySchema } from '../webhook-runs/schemas';
+import type { WebhookRunService } from '../webhook-runs/service';
+import { isTerminal } from '../webhook-runs/types';
+import type { RunnableWorkflow, WorkflowRepository } from '../workflows/repository';
+import type { BudgetChargeRepository } from '../workspaces/budget-charges';
+import { type GroupAccess, workspaceAccount } from '../workspaces/types';
+import { invokeWithinGroupBudget } from './group-calls';
+import { paidResult, paymentRequiredResult, paymentResponseMeta, type ToolCallResult, toolError } from './results';
 import { workflowIdOf, workflowTool, workflowToolName } from './workflow-tools';
 
 /**

@@ -12,6 +12,7 @@ export {
   vendorFailure,
   withRetryKey,
 } from './invoke';
+export { catalogTool } from './mcp-tools';
 export { ToolRepository } from './repository';
 export {
   CATALOG_MAX_PAGE_SIZE,

@@ -9,6 +9,5 @@ export { graphStartCredits, missingSetup } from './nodes/needs';
 export { INLINE_MATCH_BUDGET, inlineCost, isPureNode, type PureNode, runPureNode } from './pure-nodes';
 export { graphChanges, type RunnableWorkflow, WorkflowRepository } from './repository';
 export { workflowIdSchema } from './schemas';
-export { compareSemver } from './semver';
 export { RenderTooLarge } from './template';
 export type { GraphProblem, NodeType, PublishedVersion, WorkflowDefinition, WorkflowEdge, WorkflowNode } from './types';

@@ -4,7 +4,7 @@ import { insertOnce, type Models } from '../platform/db/index';
 import { errors } from '../platform/errors/index';
 import { ids, secret, SECRET_SHAPES, sha256Hex, webhookSecret } from '../platform/ids/index';
 import { requireSecretBox, SecretBox } from '../platform/secret-box/index';
-import { compareSemver } from '../workflows/semver';
+import { compareSemver } from '../platform/semver';
 import type { AgentGroupDoc } from './models/agent-group';
 import type { ApprovalKind, ApprovalRequestDoc } from './models/approval-request';
 import type { BudgetDoc } from './models/budget';

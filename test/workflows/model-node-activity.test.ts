@@ -1,5 +1,6 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { LedgerStore } from '../../shared/credits/ledger-store';
+import { WorkflowSessionRepository } from '../../shared/workflow-sessions/repository';
 import { createModelNodeActivities, modelHoldId } from '../../shared/workflows/nodes/model/activity';
 import { BudgetChargeRepository } from '../../shared/workspaces/budget-charges';
 import { workspaceAccount } from '../../shared/workspaces/types';
@@ -46,6 +47,7 @@ describe('model node activity in a MockActivityEnvironment', () => {
     createModelNodeActivities({
       models: db.models,
       ledger,
+      sessions: new WorkflowSessionRepository(db.models),
       identity: 'mock',
       model: { url: model.url, name: 'm', timeoutMs: 30_000, creditsPer1kTokens: 1000 },
     });

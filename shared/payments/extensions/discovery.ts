@@ -1,5 +1,5 @@
 import { declareDiscoveryExtension, type DiscoveryResource } from '@x402/extensions/bazaar';
-import { catalogTool } from '../../mcp/tools';
+import { catalogTool } from '../../tools/mcp-tools';
 import { CATALOG_MAX_PAGE_SIZE, type ToolAction, type ToolProduct } from '../../tools/rules';
 import type { ToolService } from '../../tools/service';
 import type { CreditPurchaseService } from '../credit-purchase';

@@ -4,7 +4,6 @@ import type { LedgerStore } from '../../credits/ledger-store';
 import type { AppConfig } from '../../platform/config/index';
 import type { Models } from '../../platform/db/index';
 import type { ToolRepository } from '../../tools/repository';
-import type { WorkflowSessionRepository } from '../../workflow-sessions/repository';
 import type { BudgetChargeRepository } from '../../workspaces/budget-charges';
 import type { WorkspaceRepository } from '../../workspaces/repository';
 import { workspaceAccount } from '../../workspaces/types';
@@ -63,6 +62,14 @@ export function capped<T>(output: T): T {
 }
 
 /**
+ * What node payments read of a workflow session: who pays for a session's node. The
+ * workflow-sessions repository answers it; declared here because that capability builds on this one.
+ */
+export interface SessionPayers {
+  get(runId: string): Promise<{ wallet: string } | null>;
+}
+
+/**
  * What a node kind's activities are built from: the worker process's domain objects and
  * settings, built once per process (workers/node-queues.ts hands them over).
  */
@@ -71,7 +78,7 @@ export interface NodeWorkerDeps {
   ledger: LedgerStore;
   tools: ToolRepository;
   workspaces: WorkspaceRepository;
-  workflowSessions: WorkflowSessionRepository;
+  workflowSessions: SessionPayers;
   budgetCharges: BudgetChargeRepository;
   /** This worker (`host:pid`), recorded on each node it ran. */
   identity: string;

@@ -3,12 +3,11 @@ import { LedgerStore } from '../../../credits/ledger-store';
 import type { CreditTransaction } from '../../../credits/types';
 import type { ModelConfig } from '../../../platform/config/index';
 import type { Models } from '../../../platform/db/index';
-import { WorkflowSessionRepository } from '../../../workflow-sessions/repository';
 import { BudgetChargeRepository } from '../../../workspaces/budget-charges';
 import { WorkspaceRepository } from '../../../workspaces/repository';
 import { renderTemplate } from '../../template';
 import type { NodeCall, NodeResult } from '../call';
-import { asFinal, capped, defineNodeWorker, nodePayments, withHeartbeats } from '../runtime';
+import { asFinal, capped, defineNodeWorker, nodePayments, type SessionPayers, withHeartbeats } from '../runtime';
 import { modelKind, type ModelNode } from './kind';
 import { modelCostCredits, modelHoldCredits, modelMaxTokens, type ModelUsage, promptBytes } from './pricing';
 
@@ -18,7 +17,7 @@ export interface ModelNodeDeps {
   ledger?: LedgerStore;
   /** The process's one instance (the composition root's); built here when absent (tests). */
   workspaces?: WorkspaceRepository;
-  sessions?: WorkflowSessionRepository;
+  sessions: SessionPayers;
   budgetCharges?: BudgetChargeRepository;
   identity: string;
   /** The chat-completions endpoint; absent: model nodes end the run as setup_required. */
@@ -49,7 +48,7 @@ export function modelHoldId(runId: string, nodeId: string): string {
 export function createModelNodeActivities(deps: ModelNodeDeps) {
   const workspaces = deps.workspaces ?? new WorkspaceRepository(deps.models);
   const ledger = deps.ledger ?? new LedgerStore(deps.models);
-  const sessions = deps.sessions ?? new WorkflowSessionRepository(deps.models);
+  const sessions = deps.sessions;
   const charges = deps.budgetCharges ?? new BudgetChargeRepository(deps.models);
 
   const pay = nodePayments(
