@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { type Request, type RequestHandler, Router } from 'express';
 import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
+import type { Db } from '../../shared/composition/store';
 import {
   accessTokenBodySchema,
   type EmbedTarget,
@@ -13,7 +14,6 @@ import {
   signInBodySchema,
   widgetCsp,
 } from '../../shared/embed/index';
-import type { Db } from '../../shared/platform/db/index';
 import { errors } from '../../shared/platform/errors/index';
 import { requestClient } from '../../shared/platform/limits/index';
 import { errorShape } from '../http/middleware/error-shape';

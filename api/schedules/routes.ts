@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ErrorRequestHandler, Router } from 'express';
 import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
-import type { Db } from '../../shared/platform/db/index';
+import type { Db } from '../../shared/composition/store';
 import { errors, fromJoi, ValidationError } from '../../shared/platform/errors/index';
 import { PROJECT_ROOT } from '../../shared/platform/project-root';
 import { advanceBody, claimBodySchema, dueQuery, releaseBody, scheduleIdParam } from '../../shared/schedules/index';

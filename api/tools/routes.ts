@@ -1,7 +1,7 @@
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
-import type { Db } from '../../shared/platform/db/index';
+import type { Db } from '../../shared/composition/store';
 import { errors } from '../../shared/platform/errors/index';
 import {
   assertClientRequestId,

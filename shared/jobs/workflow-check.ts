@@ -1,4 +1,4 @@
-import type { Models } from '../platform/db/index';
+import type { WorkflowsModels as Models } from '../workflows/models/index';
 import { WorkflowRepository } from '../workflows/repository';
 import { validateWorkflowGraph } from '../workflows/schemas';
 import type { CheckResult } from './rules';

@@ -1,4 +1,5 @@
-import { insertOnce, type Models } from '../platform/db/index';
+import { insertOnce } from '../platform/db/index';
+import type { PaymentsModels as Models } from './models/index';
 import type { X402DeliveryOutcomeDoc } from './models/x402-delivery-outcome';
 
 type OutcomeModels = Pick<Models, 'x402DeliveryOutcomes' | 'x402Payments'>;

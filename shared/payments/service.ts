@@ -1,6 +1,6 @@
 import type { Address } from 'viem';
 import { baseUnitsToUsd } from '../credits/money';
-import { insertOnce, type Models } from '../platform/db/index';
+import { insertOnce } from '../platform/db/index';
 import { AppError, errors } from '../platform/errors/index';
 import type { LocalLimiter } from '../platform/limits/local';
 import { decideDelivery, DELIVERY_ABANDONED, recordAbandoned } from './delivery-outcomes';
@@ -13,6 +13,7 @@ import {
 import { ReceiptIssuer, type SignedReceipt } from './extensions/receipts';
 import { PAYER_STATEMENT, type SignInWithX } from './extensions/sign-in-with-x';
 import { type InFlightPayments, payerKey } from './in-flight';
+import type { PaymentsModels as Models } from './models/index';
 import type { PaymentPurpose, X402PaymentDoc } from './models/x402-payment';
 import { completedRecord, encodeSettleResponse, x402Block } from './payment-answer';
 import { type Offer, offerRequirements, paymentRequiredError } from './payment-challenge';

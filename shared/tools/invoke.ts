@@ -4,12 +4,14 @@
  * success, release on failure or timeout. No api/ imports, so activities can use it.
  */
 import { LedgerStore } from '../credits/ledger-store';
+import type { CreditsModels } from '../credits/models/index';
 import { payloadDigest } from '../identity/canonical-json';
-import { isStoreUnavailable, type Models, retryWhileStoreDown } from '../platform/db/index';
+import { isStoreUnavailable, retryWhileStoreDown } from '../platform/db/index';
 import { AppError, errors } from '../platform/errors/index';
 import { logger } from '../platform/logger/index';
 import { BUILTIN_HANDLERS } from './builtins';
 import { type CallOutcome, type CallRecord, callRecord, encodeOutcome, holdCall, recordOf } from './holds';
+import type { ToolsModels } from './models/index';
 import { parameterProblems } from './params';
 import { ToolRepository } from './repository';
 import { pickAction, type ToolAction, type ToolProduct } from './rules';
@@ -61,7 +63,7 @@ export interface InvokeOutput {
 export const SETTLE_WITHIN_MS = 15_000;
 
 export interface ToolInvokerDeps {
-  models: Models;
+  models: ToolsModels & CreditsModels;
   secretKey: Buffer | string;
   ledger?: LedgerStore;
   repository?: ToolRepository;

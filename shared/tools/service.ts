@@ -1,5 +1,5 @@
 import type { LedgerStore } from '../credits/ledger-store';
-import type { Models } from '../platform/db/index';
+import type { CreditsModels } from '../credits/models/index';
 import { ValidationError } from '../platform/errors/index';
 import type { CatalogIndex } from './catalog-index';
 import {
@@ -11,6 +11,7 @@ import {
   SETTLE_WITHIN_MS,
   type ToolInvoker,
 } from './invoke';
+import type { ToolsModels } from './models/index';
 import { ToolRepository } from './repository';
 import {
   catalogPagination,
@@ -34,7 +35,7 @@ export class ToolService {
   readonly invoker: ToolInvoker;
 
   constructor(
-    models: Models,
+    models: ToolsModels & CreditsModels,
     ledger: LedgerStore,
     private readonly secretKey: Buffer,
     private readonly baseUrl: string,

@@ -1,6 +1,6 @@
+import type { Models } from '../../shared/composition/models';
 import { JobRepository } from '../../shared/jobs/repository';
 import { endUncompleted, expireDue } from '../../shared/jobs/slots';
-import type { Models } from '../../shared/platform/db/index';
 
 export function createJobReservationActivities(deps: { models: Models; jobs?: JobRepository }) {
   const jobs = deps.jobs ?? new JobRepository(deps.models);

@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
+import type { Models } from '../../shared/composition/models';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import type { JobCompletionDoc, VerificationStep } from '../../shared/jobs/models/job-completion';
 import { JobRepository } from '../../shared/jobs/repository';
@@ -11,7 +12,6 @@ import {
   socialPostChecks,
 } from '../../shared/jobs/rules';
 import { createWorkflowCheck, type WorkflowCheck } from '../../shared/jobs/workflow-check';
-import type { Models } from '../../shared/platform/db/index';
 
 export interface JobVerificationDeps {
   models: Models;

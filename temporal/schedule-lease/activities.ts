@@ -1,4 +1,4 @@
-import type { Models } from '../../shared/platform/db/index';
+import type { Models } from '../../shared/composition/models';
 import { ScheduleRepository } from '../../shared/schedules/repository';
 
 export interface ScheduleLeaseDeps {

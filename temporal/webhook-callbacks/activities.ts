@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Context } from '@temporalio/activity';
+import type { Models } from '../../shared/composition/models';
 import type { CallbackConfig } from '../../shared/platform/config/index';
-import type { Models } from '../../shared/platform/db/index';
 import { ids } from '../../shared/platform/ids/index';
 import { logger } from '../../shared/platform/logger/index';
 import { callbackAttempts, callbackLatency } from '../../shared/webhook-runs/callback-metrics';

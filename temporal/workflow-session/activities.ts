@@ -1,4 +1,4 @@
-import type { Models } from '../../shared/platform/db/index';
+import type { Models } from '../../shared/composition/models';
 import { WorkflowSessionRepository } from '../../shared/workflow-sessions/repository';
 import type { SessionState } from '../../shared/workflow-sessions/types';
 

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { ApplicationFailureCategory } from '@temporalio/common';
 import type { Address, Hex } from 'viem';
+import type { Models } from '../../shared/composition/models';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { settlements } from '../../shared/payments/metrics';
 import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
@@ -13,7 +14,6 @@ import type { AuthorizedTransfer, ChainReader } from '../../shared/payments/x402
 import type { PaymentRequirements } from '../../shared/payments/x402/challenge';
 import type { AuthorizationRef, CaipNetwork, InProcessFacilitator } from '../../shared/payments/x402/index';
 import type { PaymentSetup } from '../../shared/payments/x402/setup';
-import type { Models } from '../../shared/platform/db/index';
 import { logger } from '../../shared/platform/logger/index';
 
 export interface SettlementDeps {

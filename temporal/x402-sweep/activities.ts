@@ -1,7 +1,7 @@
+import type { Models } from '../../shared/composition/models';
 import { decideDelivery, DELIVERY_ABANDONED, recordAbandoned } from '../../shared/payments/delivery-outcomes';
 import type { X402PaymentDoc } from '../../shared/payments/models/x402-payment';
 import { purposeWallet } from '../../shared/payments/purposes';
-import type { Models } from '../../shared/platform/db/index';
 import { logger } from '../../shared/platform/logger/index';
 import type { TemporalHandle } from '../connection';
 import { ensureSettlementStarted, settlementExists } from '../x402-settlement/client';

@@ -1,10 +1,12 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { LedgerStore } from '../../credits/ledger-store';
+import type { CreditsModels } from '../../credits/models/index';
 import type { AppConfig } from '../../platform/config/index';
-import type { Models } from '../../platform/db/index';
+import type { ToolsModels } from '../../tools/models/index';
 import type { ToolRepository } from '../../tools/repository';
 import type { BudgetChargeRepository } from '../../workspaces/budget-charges';
+import type { WorkspacesModels } from '../../workspaces/models/index';
 import type { WorkspaceRepository } from '../../workspaces/repository';
 import { workspaceAccount } from '../../workspaces/types';
 import { capOutput, NodeError } from '../node-output';
@@ -61,6 +63,9 @@ export function capped<T>(output: T): T {
   return asFinal(() => capOutput(output));
 }
 
+/** The models node kinds' activities use: the ledger's, the tool catalog's, the workspaces'. */
+export type NodeModels = CreditsModels & ToolsModels & WorkspacesModels;
+
 /**
  * What node payments read of a workflow session: who pays for a session's node. The
  * workflow-sessions repository answers it; declared here because that capability builds on this one.
@@ -74,7 +79,7 @@ export interface SessionPayers {
  * settings, built once per process (workers/node-queues.ts hands them over).
  */
 export interface NodeWorkerDeps {
-  models: Models;
+  models: NodeModels;
   ledger: LedgerStore;
   tools: ToolRepository;
   workspaces: WorkspaceRepository;

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { Models } from '../../../shared/platform/db/index';
+import type { Models } from '../../../shared/composition/models';
 import { RunRepository } from '../../../shared/webhook-runs/repository';
 import { requestMetadataOf, type RunOutcome, type RunStatus, withWorker } from '../../../shared/webhook-runs/types';
 

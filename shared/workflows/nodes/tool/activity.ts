@@ -1,6 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { LedgerStore } from '../../../credits/ledger-store';
-import type { Models } from '../../../platform/db/index';
 import { AppError } from '../../../platform/errors/index';
 import { createToolInvoker } from '../../../tools/invoke';
 import type { ToolRepository } from '../../../tools/repository';
@@ -10,6 +9,7 @@ import { WorkspaceRepository } from '../../../workspaces/repository';
 import { workspaceAccount } from '../../../workspaces/types';
 import { renderValue, stringsIn, templateRefs } from '../../template';
 import type { NodeCall, NodeResult } from '../call';
+import type { NodeModels as Models } from '../runtime';
 import { asFinal, capped, defineNodeWorker, withHeartbeats } from '../runtime';
 import { toolKind, type ToolNode } from './kind';
 import { createSessionToolActivities } from './session-activity';

@@ -1,6 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { LedgerStore } from '../../../credits/ledger-store';
-import type { Models } from '../../../platform/db/index';
 import { AppError } from '../../../platform/errors/index';
 import { createToolInvoker } from '../../../tools/invoke';
 import type { ToolRepository } from '../../../tools/repository';
@@ -8,6 +7,7 @@ import { OBJECT_ID_PATTERN } from '../../../tools/rules';
 import { invokeWithinWalletBudget } from '../../../tools/wallet-budget';
 import { renderValue, stringsIn, templateRefs } from '../../template';
 import type { NodeResult, SessionNodeCall } from '../call';
+import type { NodeModels as Models } from '../runtime';
 import { asFinal, capped, withHeartbeats } from '../runtime';
 import { SESSION_TOOL_FINAL_CODES, sessionToolRequestId, type ToolNode } from './kind';
 
