@@ -444,9 +444,11 @@ export default tseslint.config(
     rules: { 'house/workflow-starts-in-client': 'error' },
   },
   {
-    // api/ reaches a capability through its face. temporal/ is outside the rule: workflow code must
-    // import the pure files it replays (a face would drag repositories and mongoose into the bundle).
-    files: ['api/**/*.ts'],
+    // api/ and every other capability reach a capability through its face. temporal/ is outside the
+    // rule: workflow code must import the pure files it replays (a face would drag repositories and
+    // mongoose into the bundle). The plumbing (platform, composition) wires or serves every
+    // capability and stays outside it too.
+    files: ['api/**/*.ts', ...CAPABILITIES.map((name) => `shared/${name}/**/*.ts`)],
     plugins: { house },
     rules: { 'house/capability-face': 'error' },
   },

@@ -3,5 +3,6 @@
 export { probeLast } from './head-probe';
 export { orderIdOf } from './ledger-entries';
 export { type HoldState, LedgerStore } from './ledger-store';
+export type { CreditsModels } from './models/index';
 export { baseUnitsToUsd, creditsToBaseUnits, usdToBaseUnits } from './money';
 export type { BalanceView, CreditTransaction, LedgerHistory } from './types';

@@ -1,6 +1,4 @@
-import type { WorkflowsModels as Models } from '../workflows/models/index';
-import { WorkflowRepository } from '../workflows/repository';
-import { validateWorkflowGraph } from '../workflows/schemas';
+import { validateWorkflowGraph, WorkflowRepository, type WorkflowsModels as Models } from '../workflows/index';
 import type { CheckResult } from './rules';
 
 /** The workflow_creation check: the named workflow exists, is published, and its latest published graph is valid. */

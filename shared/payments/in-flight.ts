@@ -1,4 +1,4 @@
-import { probeLast } from '../credits/head-probe';
+import { probeLast } from '../credits/index';
 import { BoundedCache } from '../platform/cache/bounded-cache';
 import { insertOnce } from '../platform/db/index';
 import type { PaymentsModels as Models } from './models/index';

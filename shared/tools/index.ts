@@ -12,7 +12,20 @@ export {
   vendorFailure,
   withRetryKey,
 } from './invoke';
-export { catalogTool } from './mcp-tools';
+export {
+  catalogTool,
+  catalogTools,
+  catalogToolsByName,
+  decodeCursor,
+  encodeCursor,
+  isToolName,
+  MCP_META,
+  MCP_PAGE_PRODUCTS,
+  MCP_PAGE_WORKFLOWS,
+  type McpTool,
+  toolName,
+} from './mcp-tools';
+export type { ToolsModels } from './models/index';
 export { ToolRepository } from './repository';
 export {
   CATALOG_MAX_PAGE_SIZE,

@@ -1,11 +1,5 @@
-/**
- * Paid tool invocation, shared by the API (signed credits, bearer purchase) and by workflow
- * activities (a run's tool node): validate → authorize → hold → vendor call → capture on
- * success, release on failure or timeout. No api/ imports, so activities can use it.
- */
-import { LedgerStore } from '../credits/ledger-store';
-import type { CreditsModels } from '../credits/models/index';
-import { payloadDigest } from '../identity/canonical-json';
+import { type CreditsModels, LedgerStore } from '../credits/index';
+import { payloadDigest } from '../identity/index';
 import { isStoreUnavailable, retryWhileStoreDown } from '../platform/db/index';
 import { AppError, errors } from '../platform/errors/index';
 import { logger } from '../platform/logger/index';

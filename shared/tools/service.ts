@@ -1,5 +1,4 @@
-import type { LedgerStore } from '../credits/ledger-store';
-import type { CreditsModels } from '../credits/models/index';
+import type { CreditsModels, LedgerStore } from '../credits/index';
 import { ValidationError } from '../platform/errors/index';
 import type { CatalogIndex } from './catalog-index';
 import {

@@ -1,6 +1,7 @@
 // The face of the workflows capability: everything other folders use of it. Code outside
 // shared/workflows/ imports this file, never the files behind it (house/capability-face).
 export { nextDecisions, type NodeState, topoOrder, validateWorkflowGraph } from './graph';
+export type { WorkflowsModels } from './models/index';
 export { NodeError, RunOutputsMeter } from './node-output';
 export { nodeWorkerOf } from './nodes/activities';
 export type { NodeResult, SessionNodeCall } from './nodes/call';

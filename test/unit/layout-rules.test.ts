@@ -61,6 +61,20 @@ const CASES = {
       '',
     ].join('\n'),
   },
+  deepInShared: {
+    filePath: 'shared/tools/x.ts',
+    code: "import type { LedgerStore } from '../credits/ledger-store';\nexport type L = LedgerStore;\n",
+  },
+  faceInShared: {
+    filePath: 'shared/tools/x.ts',
+    code: [
+      "import type { LedgerStore } from '../credits/index';",
+      "import { ToolRepository } from './repository';",
+      "import { insertOnce } from '../platform/db/index';",
+      'export const r: [LedgerStore?, typeof ToolRepository?, typeof insertOnce?] = [];',
+      '',
+    ].join('\n'),
+  },
 };
 
 type Name = keyof typeof CASES;
@@ -115,5 +129,13 @@ describe('a capability has one face', () => {
 
   it('allows the face, with or without /index, and plumbing deep', () => {
     expect(rules.faceInApi).toEqual([]);
+  });
+
+  it("refuses, in shared/<capability>/, another capability's file other than its face", () => {
+    expect(rules.deepInShared).toContain('house/capability-face');
+  });
+
+  it('allows, in shared/<capability>/, its own files, other faces and plumbing', () => {
+    expect(rules.faceInShared).toEqual([]);
   });
 });

@@ -1,14 +1,14 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { WorkerOptions } from '@temporalio/worker';
-import type { LedgerStore } from '../../credits/ledger-store';
-import type { CreditsModels } from '../../credits/models/index';
+import type { CreditsModels, LedgerStore } from '../../credits/index';
 import type { AppConfig } from '../../platform/config/index';
-import type { ToolsModels } from '../../tools/models/index';
-import type { ToolRepository } from '../../tools/repository';
-import type { BudgetChargeRepository } from '../../workspaces/budget-charges';
-import type { WorkspacesModels } from '../../workspaces/models/index';
-import type { WorkspaceRepository } from '../../workspaces/repository';
-import { workspaceAccount } from '../../workspaces/types';
+import type { ToolRepository, ToolsModels } from '../../tools/index';
+import {
+  type BudgetChargeRepository,
+  workspaceAccount,
+  type WorkspaceRepository,
+  type WorkspacesModels,
+} from '../../workspaces/index';
 import { capOutput, NodeError } from '../node-output';
 import { RenderTooLarge } from '../template';
 import type { NodeCall } from './call';

@@ -1,9 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { LedgerStore } from '../../../credits/ledger-store';
-import type { CreditTransaction } from '../../../credits/types';
+import { type CreditTransaction, LedgerStore } from '../../../credits/index';
 import type { ModelConfig } from '../../../platform/config/index';
-import { BudgetChargeRepository } from '../../../workspaces/budget-charges';
-import { WorkspaceRepository } from '../../../workspaces/repository';
+import { BudgetChargeRepository, WorkspaceRepository } from '../../../workspaces/index';
 import { renderTemplate } from '../../template';
 import type { NodeCall, NodeResult } from '../call';
 import type { NodeModels as Models } from '../runtime';

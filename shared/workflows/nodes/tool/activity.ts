@@ -1,12 +1,8 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { LedgerStore } from '../../../credits/ledger-store';
+import type { LedgerStore } from '../../../credits/index';
 import { AppError } from '../../../platform/errors/index';
-import { createToolInvoker } from '../../../tools/invoke';
-import type { ToolRepository } from '../../../tools/repository';
-import { OBJECT_ID_PATTERN } from '../../../tools/rules';
-import { BudgetChargeRepository } from '../../../workspaces/budget-charges';
-import { WorkspaceRepository } from '../../../workspaces/repository';
-import { workspaceAccount } from '../../../workspaces/types';
+import { createToolInvoker, OBJECT_ID_PATTERN, type ToolRepository } from '../../../tools/index';
+import { BudgetChargeRepository, workspaceAccount, WorkspaceRepository } from '../../../workspaces/index';
 import { renderValue, stringsIn, templateRefs } from '../../template';
 import type { NodeCall, NodeResult } from '../call';
 import type { NodeModels as Models } from '../runtime';
