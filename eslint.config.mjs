@@ -1,4 +1,5 @@
 import { builtinModules } from 'node:module';
+import path from 'node:path';
 import js from '@eslint/js';
 import simpleImportSort from 'eslint-plugin-simple-import-sort';
 import tseslint from 'typescript-eslint';
@@ -34,8 +35,66 @@ const TEMPORAL_CLIENT_CALLS = {
   workflow: ['start', 'execute', 'signalWithStart', 'getHandle'],
   schedule: ['create', 'getHandle'],
 };
+/**
+ * `capability-face`: code outside a capability reaches it through its face, `shared/<name>/index.ts`,
+ * never through the files behind it, so a capability can move its files without its users noticing
+ * (docs/architecture.md, "Import rules"). Type-only imports count too. Plumbing
+ * (`shared/platform/`, `shared/composition/`) is not a capability and stays deep-imported.
+ */
+const CAPABILITIES = [
+  'identity',
+  'credits',
+  'payments',
+  'tools',
+  'mcp',
+  'workspaces',
+  'workflows',
+  'webhook-runs',
+  'workflow-sessions',
+  'schedules',
+  'jobs',
+  'embed',
+];
+const ROOT = import.meta.dirname;
+/** The capability a repository-relative path lies in, and the path inside it. */
+function inCapability(relative) {
+  const [top, name, ...rest] = relative.split('/');
+  if (top !== 'shared' || !CAPABILITIES.includes(name)) return undefined;
+  return { name, inside: rest.join('/') };
+}
 const house = {
   rules: {
+    'capability-face': {
+      meta: {
+        type: 'problem',
+        schema: [],
+        messages: {
+          deep: "import the {{name}} capability through its face ('{{face}}'), not {{inside}}",
+        },
+      },
+      create(context) {
+        const file = path.relative(ROOT, context.filename).split(path.sep).join('/');
+        const own = inCapability(file)?.name;
+        const check = (node) => {
+          const source = node.source?.value;
+          if (typeof source !== 'string' || !source.startsWith('.')) return;
+          const target = path
+            .relative(ROOT, path.resolve(path.dirname(context.filename), source))
+            .split(path.sep)
+            .join('/');
+          const at = inCapability(target);
+          if (!at || at.name === own || ['', 'index', 'index.ts'].includes(at.inside)) return;
+          const face = path.posix.join(
+            path.posix.dirname(source),
+            ...at.inside.split('/').map(() => '..'),
+            at.name,
+            'index',
+          );
+          context.report({ node: node.source, messageId: 'deep', data: { name: at.name, face, inside: at.inside } });
+        };
+        return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check };
+      },
+    },
     'workflow-starts-in-client': {
       meta: {
         type: 'problem',
@@ -182,7 +241,7 @@ export default tseslint.config(
                 '**/shared/platform/db/connection',
               ],
               message:
-                'api/ is HTTP only: no models or repositories; import view types from the capability (types.ts) and call its service',
+                'api/ is HTTP only: no models or repositories; import view types from the capability face (shared/<name>/index.ts) and call its service',
             },
           ],
         },
@@ -383,5 +442,14 @@ export default tseslint.config(
     ignores: ['temporal/*/client.ts'],
     plugins: { house },
     rules: { 'house/workflow-starts-in-client': 'error' },
+  },
+  {
+    // api/ and every other capability reach a capability through its face. temporal/ is outside the
+    // rule: workflow code must import the pure files it replays (a face would drag repositories and
+    // mongoose into the bundle). The plumbing (platform, composition) wires or serves every
+    // capability and stays outside it too.
+    files: ['api/**/*.ts', ...CAPABILITIES.map((name) => `shared/${name}/**/*.ts`)],
+    plugins: { house },
+    rules: { 'house/capability-face': 'error' },
   },
 );

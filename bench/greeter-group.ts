@@ -1,4 +1,4 @@
-import type { Db } from '../shared/platform/db/index';
+import type { Db } from '../shared/composition/store';
 import { WorkflowRepository } from '../shared/workflows/repository';
 import { WorkspaceRepository } from '../shared/workspaces/repository';
 

@@ -12,11 +12,12 @@
 import './silent-logs';
 import { randomBytes } from 'node:crypto';
 import { startFerretDb } from '../scripts/services/ferretdb';
+import type { Db } from '../shared/composition/store';
 import { createDb } from '../shared/composition/store';
 import { JobOperations } from '../shared/jobs/operations';
 import { JobRepository } from '../shared/jobs/repository';
 import { takeFreeSlot } from '../shared/jobs/slots';
-import { type Db, insertOnce } from '../shared/platform/db/index';
+import { insertOnce } from '../shared/platform/db/index';
 import { ids } from '../shared/platform/ids/index';
 import { envNumber } from './common';
 import { writeResult } from './result-file';

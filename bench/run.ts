@@ -19,9 +19,9 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startFerretDb } from '../scripts/services/ferretdb';
 import { CACHE, ROOT } from '../scripts/services/paths';
 import { startTemporalDev } from '../scripts/services/temporal';
+import type { Db } from '../shared/composition/store';
 import { createDb } from '../shared/composition/store';
 import { LedgerStore } from '../shared/credits/ledger-store';
-import { type Db } from '../shared/platform/db/index';
 import { type Child, productionBenchEnv, spawnTs, startBenchServer } from './children';
 import {
   type EnvelopeFile,

@@ -1,8 +1,8 @@
 import { startFerretDb } from '../scripts/services/ferretdb';
 import { startTemporalDev } from '../scripts/services/temporal';
+import type { Db } from '../shared/composition/store';
 import { createDb } from '../shared/composition/store';
 import type { AppConfig } from '../shared/platform/config/index';
-import { type Db } from '../shared/platform/db/index';
 
 /**
  * The store and Temporal a benchmark runs against: the ones named by MONGODB_URI and

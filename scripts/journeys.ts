@@ -65,14 +65,14 @@ export interface JourneyMeasure {
 
 const rel = (file: string) => path.relative(ROOT, file).split(path.sep).join('/');
 
-function compilerOptions(): ts.CompilerOptions {
+export function compilerOptions(): ts.CompilerOptions {
   const configPath = path.join(ROOT, 'tsconfig.json');
   const { config } = ts.readConfigFile(configPath, ts.sys.readFile);
   return ts.parseJsonConfigFileContent(config, ts.sys, ROOT).options;
 }
 
 /** The project's own files one file imports or re-exports from, statically. */
-function importsOf(file: string, options: ts.CompilerOptions): string[] {
+export function importsOf(file: string, options: ts.CompilerOptions): string[] {
   const absolute = path.join(ROOT, file);
   const source = ts.createSourceFile(absolute, fs.readFileSync(absolute, 'utf8'), ts.ScriptTarget.ES2022, false);
   const found: string[] = [];

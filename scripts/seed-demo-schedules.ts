@@ -1,4 +1,4 @@
-import type { Db } from '../shared/platform/db/index';
+import type { Db } from '../shared/composition/store';
 import { buildSchedule } from '../shared/schedules/new-schedule';
 import { ScheduleRepository } from '../shared/schedules/repository';
 import { WorkflowRepository } from '../shared/workflows/repository';

@@ -3,10 +3,10 @@
  * workspace exposing an offline chat workflow and a credits-paid product (builtin echo, 2
  * credits), allowed on the dev host page; an `act_` token of the demo agent to paste into it.
  */
+import type { Db } from '../shared/composition/store';
 import { EmbedRepository } from '../shared/embed/repository';
 import { AccessTokenService } from '../shared/identity/access-tokens';
 import type { AppConfig } from '../shared/platform/config/index';
-import type { Db } from '../shared/platform/db/index';
 import { AppError } from '../shared/platform/errors/index';
 import { ToolRepository } from '../shared/tools/repository';
 import { WorkflowRepository } from '../shared/workflows/repository';

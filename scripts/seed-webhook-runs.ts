@@ -3,9 +3,9 @@
  * budget, an agent group (a fresh agt_ token printed each time), an offline template workflow
  * and, when the demo catalog is seeded, a tool workflow over the demo vendor; one run of each.
  */
+import type { Db } from '../shared/composition/store';
 import { LedgerStore } from '../shared/credits/ledger-store';
 import type { AppConfig } from '../shared/platform/config/index';
-import type { Db } from '../shared/platform/db/index';
 import { AppError } from '../shared/platform/errors/index';
 import { RunRepository } from '../shared/webhook-runs/repository';
 import { WebhookRunService } from '../shared/webhook-runs/service';

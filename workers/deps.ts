@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { buildRoot, type Root } from '../shared/composition/root';
+import type { Db } from '../shared/composition/store';
 import type { AppConfig } from '../shared/platform/config/index';
-import type { Db } from '../shared/platform/db/index';
 import type { TemporalHandle } from '../temporal/connection';
 import { createEngines } from '../temporal/engines';
 

@@ -1,5 +1,4 @@
-import { orderIdOf } from '../../shared/credits/ledger-entries';
-import type { BalanceView, LedgerHistory } from '../../shared/credits/types';
+import { type BalanceView, type LedgerHistory, orderIdOf } from '../../shared/credits/index';
 
 /** The spec's Credit balance resource, as both balance endpoints answer it. */
 export function balanceBody(view: BalanceView) {

@@ -1,5 +1,5 @@
 import type { Services } from '../../shared/composition/root';
-import { envelopeSchema } from '../../shared/identity/schemas';
+import { envelopeSchema } from '../../shared/identity/index';
 import { signed } from '../http/middleware/signed';
 import { EXAMPLE } from '../http/operations/shapes';
 import type { Operation } from '../http/operations/types';

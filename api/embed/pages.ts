@@ -1,6 +1,10 @@
-import type { FormField } from '../../shared/embed/form';
-import { escapeHtml as e } from '../../shared/embed/rules';
-import type { PageModel, ProductCard, WorkflowCard } from '../../shared/embed/service';
+import {
+  escapeHtml as e,
+  type FormField,
+  type PageModel,
+  type ProductCard,
+  type WorkflowCard,
+} from '../../shared/embed/index';
 
 /**
  * The widget's HTML. Everything that came from a workflow, a vendor or a user goes through

@@ -3,15 +3,17 @@ import { join } from 'node:path';
 import { type Request, type RequestHandler, Router } from 'express';
 import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
-import { type EmbedTarget, LOADER_CSP, widgetCsp } from '../../shared/embed/rules';
+import type { Db } from '../../shared/composition/store';
 import {
   accessTokenBodySchema,
+  type EmbedTarget,
+  LOADER_CSP,
   messageBodySchema,
   nonceBodySchema,
   productInvokeBodySchema,
   signInBodySchema,
-} from '../../shared/embed/schemas';
-import type { Db } from '../../shared/platform/db/index';
+  widgetCsp,
+} from '../../shared/embed/index';
 import { errors } from '../../shared/platform/errors/index';
 import { requestClient } from '../../shared/platform/limits/index';
 import { errorShape } from '../http/middleware/error-shape';

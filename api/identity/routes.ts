@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
-import { envelopeFields, walletAddress } from '../../shared/identity/schemas';
+import { envelopeFields, walletAddress } from '../../shared/identity/index';
 import { requestClient } from '../../shared/platform/limits/index';
 import { perClientLimit } from '../http/middleware/limits';
 import { signed } from '../http/middleware/signed';

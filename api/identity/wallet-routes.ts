@@ -1,8 +1,7 @@
 import type { ErrorRequestHandler } from 'express';
 import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
-import { createAgentWallet, WalletDerivationError } from '../../shared/identity/derive-wallet';
-import { walletAddress } from '../../shared/identity/schemas';
+import { createAgentWallet, walletAddress, WalletDerivationError } from '../../shared/identity/index';
 import { errors, ValidationError } from '../../shared/platform/errors/index';
 import { requestClient } from '../../shared/platform/limits/index';
 import { gatewayExample, ok } from '../http/operations/shapes';

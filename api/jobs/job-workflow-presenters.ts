@@ -1,4 +1,4 @@
-import type { JobWorkflowView } from '../../shared/jobs/job-workflow-service';
+import type { JobWorkflowView } from '../../shared/jobs/index';
 
 /** `data` of job-workflow create, update and publish (jobWorkflowViewSchema in shared/job-workflows/schemas.ts). */
 export function jobWorkflowView(v: JobWorkflowView) {

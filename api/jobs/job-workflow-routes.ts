@@ -1,13 +1,13 @@
 import type { RequestHandler } from 'express';
 import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
-import type { SignedAction } from '../../shared/identity/signing';
+import type { SignedAction } from '../../shared/identity/index';
 import {
   jobWorkflowCreateSchema,
   jobWorkflowPublishSchema,
   jobWorkflowUpdateSchema,
   jobWorkflowViewSchema,
-} from '../../shared/jobs/job-workflow-schemas';
+} from '../../shared/jobs/index';
 import { signed } from '../http/middleware/signed';
 import { EXAMPLE, ok } from '../http/operations/shapes';
 import type { Auth, Operation } from '../http/operations/types';

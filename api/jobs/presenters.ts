@@ -1,4 +1,4 @@
-import type { JobCompletionDoc, JobDoc, Reservation } from '../../shared/jobs/types';
+import type { JobCompletionDoc, JobDoc, Reservation } from '../../shared/jobs/index';
 
 /** Views matching the record schemas in shared/jobs/schemas.ts (documented in docs/jobs.md). */
 export function jobView(job: JobDoc, slotsTaken: number) {

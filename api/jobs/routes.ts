@@ -1,15 +1,15 @@
 import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
-import { LIST_LIMIT } from '../../shared/jobs/rules';
 import {
   completeBodySchema,
   completionViewSchema,
   emptyBodySchema,
   jobStatusSchema,
   jobViewSchema,
+  LIST_LIMIT,
   listBodySchema,
   reservationViewSchema,
-} from '../../shared/jobs/schemas';
+} from '../../shared/jobs/index';
 import { perClientLimit } from '../http/middleware/limits';
 import { signed } from '../http/middleware/signed';
 import { EXAMPLE, ok } from '../http/operations/shapes';

@@ -18,10 +18,10 @@ import {
 import express, { type NextFunction, type RequestHandler, type Response } from 'express';
 import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
-import type { McpCaller } from '../../shared/mcp/service';
+import type { McpCaller } from '../../shared/mcp/index';
 import { AppError } from '../../shared/platform/errors/index';
 import { logger } from '../../shared/platform/logger/index';
-import type { GroupAccess } from '../../shared/workspaces/types';
+import type { GroupAccess } from '../../shared/workspaces/index';
 import { perClientLimit, perGroupLimit, perWalletLimit } from '../http/middleware/limits';
 import type { Operation } from '../http/operations/types';
 

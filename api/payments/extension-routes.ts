@@ -1,12 +1,12 @@
 import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
-import { DISCOVERY_MAX_LIMIT } from '../../shared/payments/extensions/discovery';
 import {
+  DISCOVERY_MAX_LIMIT,
   PAYMENT_ID_PATTERN,
   paymentPayerView,
   paymentPublicView,
   paymentStatusPath,
-} from '../../shared/payments/payment-status';
+} from '../../shared/payments/index';
 import { errors } from '../../shared/platform/errors/index';
 import { anyObject } from '../http/operations/shapes';
 import type { Operation } from '../http/operations/types';

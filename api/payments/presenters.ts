@@ -1,7 +1,4 @@
-import type { PurchaseResult } from '../../shared/payments/credit-purchase';
-import { purposeAs } from '../../shared/payments/purposes';
-import type { PaymentGate } from '../../shared/payments/service';
-import type { X402PaymentDoc } from '../../shared/payments/types';
+import { type PaymentGate, type PurchaseResult, purposeAs, type X402PaymentDoc } from '../../shared/payments/index';
 
 type X402Block = Awaited<ReturnType<PaymentGate['receipt']>>['block'];
 

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
-import { walletAddress } from '../../shared/identity/schemas';
+import { walletAddress } from '../../shared/identity/index';
 import { errors } from '../../shared/platform/errors/index';
 import { perClientLimit } from '../http/middleware/limits';
 import { singlePaymentMode } from '../http/middleware/single-payment-mode';

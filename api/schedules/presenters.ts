@@ -1,5 +1,4 @@
-import type { DueItem } from '../../shared/schedules/service';
-import type { Schedule, ScheduleClaim } from '../../shared/schedules/types';
+import type { DueItem, Schedule, ScheduleClaim } from '../../shared/schedules/index';
 
 const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
 

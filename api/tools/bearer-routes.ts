@@ -3,12 +3,13 @@ import type { Services } from '../../shared/composition/root';
 import {
   instanceId,
   instanceMetadata,
+  issueReportBody,
   PAGE_MAX,
   PAGE_SIZE_MAX,
   pageQuery,
   pageRequest,
-} from '../../shared/tools/catalog-service';
-import { issueReportBody, purchaseBody } from '../../shared/tools/schemas';
+  purchaseBody,
+} from '../../shared/tools/index';
 import { bearer } from '../http/middleware/bearer';
 import { perClientLimit, perWalletLimit } from '../http/middleware/limits';
 import { anyObject } from '../http/operations/shapes';

@@ -1,4 +1,4 @@
-import type { InvokeOutput } from '../../shared/tools/invoke';
+import type { InvokeOutput } from '../../shared/tools/index';
 
 /** The spec's Tool invoke success envelope (credits mode adds what was charged). */
 export function invokeSuccessBody(out: InvokeOutput) {

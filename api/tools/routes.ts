@@ -1,14 +1,14 @@
 import { type RequestHandler, type Response, Router } from 'express';
 import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
-import type { Db } from '../../shared/platform/db/index';
+import type { Db } from '../../shared/composition/store';
+import type { ToolCallOutcome } from '../../shared/payments/index';
 import {
   budgetBody as budgetSchema,
   type CreditInvokeBody,
   creditInvokeBody,
   listToolsQuery,
-} from '../../shared/tools/schemas';
-import type { ToolCallOutcome } from '../../shared/tools/tool-call';
+} from '../../shared/tools/index';
 import { jsonBody, jsonBodyErrors } from '../http/middleware/json-body';
 import { isInvoke, perClientLimit } from '../http/middleware/limits';
 import { requireStore } from '../http/middleware/require-store';

@@ -1,4 +1,4 @@
-import type { CallbackReplayDoc, DeliveryAttempt, PublicSigningKey } from '../../shared/webhook-runs/types';
+import type { CallbackReplayDoc, DeliveryAttempt, PublicSigningKey } from '../../shared/webhook-runs/index';
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 

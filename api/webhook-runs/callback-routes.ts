@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
-import { deliveriesQuerySchema, rotateBodySchema, runIdSchema } from '../../shared/webhook-runs/schemas';
+import { deliveriesQuerySchema, rotateBodySchema, runIdSchema } from '../../shared/webhook-runs/index';
 import { EXAMPLE, ok } from '../http/operations/shapes';
 import type { Operation } from '../http/operations/types';
 import { presentAttempt, presentKey, presentReplay } from './callback-presenters';

@@ -1,13 +1,14 @@
 import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
-import { fullRun, shortRun } from '../../shared/webhook-runs/present';
 import {
   cancelBodySchema,
+  fullRun,
   runIdSchema,
   runWaitQuerySchema,
+  shortRun,
   triggerBodySchema,
-} from '../../shared/webhook-runs/schemas';
-import { workflowIdSchema } from '../../shared/workflows/schemas';
+} from '../../shared/webhook-runs/index';
+import { workflowIdSchema } from '../../shared/workflows/index';
 import { agentGroup } from '../http/middleware/agent-group';
 import { EXAMPLE, ok } from '../http/operations/shapes';
 import type { Link, Operation } from '../http/operations/types';

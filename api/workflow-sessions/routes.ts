@@ -3,15 +3,13 @@ import type { Services } from '../../shared/composition/root';
 import {
   publishedWorkflowDetailSchema,
   publishedWorkflowSummarySchema,
-  workflowListQuerySchema,
-} from '../../shared/workflow-sessions/public-schemas';
-import {
   sessionActiveBodySchema,
   sessionEndBodySchema,
   sessionFetchBodySchema,
   sessionStartBodySchema,
   sessionViewSchema,
-} from '../../shared/workflow-sessions/schemas';
+  workflowListQuerySchema,
+} from '../../shared/workflow-sessions/index';
 import { perClientLimit, perWalletLimit } from '../http/middleware/limits';
 import { signed } from '../http/middleware/signed';
 import { EXAMPLE, ok } from '../http/operations/shapes';

@@ -1,6 +1,6 @@
 import type { Root } from '../../shared/composition/root';
+import type { Db } from '../../shared/composition/store';
 import type { AppConfig } from '../../shared/platform/config/index';
-import type { Db } from '../../shared/platform/db/index';
 import type { TemporalHandle } from '../../temporal/connection';
 import type { View } from './render';
 

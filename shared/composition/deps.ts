@@ -1,6 +1,6 @@
 import type { AppConfig } from '../platform/config/index';
-import type { Db } from '../platform/db/index';
 import type { Engines } from './engines';
+import type { Db } from './store';
 
 /**
  * What a process's composition root is built from; tests build one against their own database.

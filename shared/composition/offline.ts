@@ -1,9 +1,9 @@
 import mongoose from 'mongoose';
 import { parseConfig } from '../platform/config/index';
-import type { Db } from '../platform/db/index';
 import type { AppDeps } from './deps';
 import { noEngines } from './engines';
 import { registerModels } from './models';
+import type { Db } from './store';
 
 /**
  * Root inputs that open nothing: a mongoose connection never connected and no workflow engine.

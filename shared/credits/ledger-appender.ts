@@ -1,5 +1,5 @@
 import { BoundedCache } from '../platform/cache/bounded-cache';
-import { insertOnceGrouped, type Models } from '../platform/db/index';
+import { insertOnceGrouped } from '../platform/db/index';
 import { probeLast } from './head-probe';
 import { balanceOf, type Grant, keepLive, type OpenHold } from './ledger';
 import { toPublic } from './ledger-entries';
@@ -7,6 +7,7 @@ import type { CreditTransaction } from './ledger-results';
 import { recordLedgerEntry } from './metrics';
 import type { CreditHeadDoc } from './models/credit-head';
 import { type CreditTransactionDoc, ledgerEntryId } from './models/credit-transaction';
+import type { CreditsModels as Models } from './models/index';
 import { creditsToUsd } from './money';
 
 type AppenderModels = Pick<Models, 'creditTransactions' | 'creditHeads'>;

@@ -1,10 +1,10 @@
-import type { Models } from '../platform/db/index';
 import { errors } from '../platform/errors/index';
 import { applyDeductions, type OpenHold, planSpend, restoreDeductions, returnedPart } from './ledger';
 import type { LedgerAppender } from './ledger-appender';
 import { holdOp, settleOp, takeoverOp, toPublic } from './ledger-entries';
 import type { CreditTransaction, HoldResult, HoldState } from './ledger-results';
 import type { CreditTransactionDoc } from './models/credit-transaction';
+import type { CreditsModels as Models } from './models/index';
 import { holdBucket, readOpenHoldsWatermark, scanStaleHolds } from './stale-holds';
 
 export interface HoldInput {

@@ -1,4 +1,4 @@
-import { insertOnce, type Models } from '../platform/db/index';
+import { insertOnce } from '../platform/db/index';
 import { ids } from '../platform/ids/index';
 import { applyDeductions, balanceOf, Grant, lapsed, nextExpiration, planSpend, spendable } from './ledger';
 import { type Head, LedgerAppender } from './ledger-appender';
@@ -15,6 +15,7 @@ import {
   type SpendResult,
 } from './ledger-results';
 import type { CreditTransactionDoc } from './models/credit-transaction';
+import type { CreditsModels as Models } from './models/index';
 import { creditsToUsd } from './money';
 
 export {

@@ -1,4 +1,4 @@
-import type { Models } from '../platform/db/index';
+import type { CreditsModels as Models } from './models/index';
 
 type ScanModels = Pick<Models, 'creditTransactions' | 'ledgerWatermarks'>;
 export interface StaleHold {

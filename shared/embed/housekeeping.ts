@@ -1,4 +1,4 @@
-import type { Models } from '../platform/db/index';
+import type { EmbedModels as Models } from './models';
 import { NONCE_TTL_MS } from './rules';
 
 /**

@@ -1,6 +1,7 @@
-import { insertOnce, type Models } from '../platform/db/index';
+import { insertOnce } from '../platform/db/index';
 import { ids, secret, sha256Hex } from '../platform/ids/index';
 import type { EmbedBundleDoc, EmbedItem, EmbedNonceDoc, EmbedTokenDoc } from './model';
+import type { EmbedModels as Models } from './models';
 import { NONCE_TTL_MS, TOKEN_TTL_MS } from './rules';
 
 type EmbedModels = Pick<

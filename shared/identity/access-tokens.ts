@@ -1,7 +1,7 @@
-import type { Models } from '../platform/db/index';
 import { errors } from '../platform/errors/index';
 import { ids, secret, SECRET_SHAPES, sha256Hex } from '../platform/ids/index';
 import type { AccessTokenDoc } from './models/access-token';
+import type { IdentityModels as Models } from './models/index';
 
 export function hashToken(token: string): string {
   return sha256Hex(token);

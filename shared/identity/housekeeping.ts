@@ -1,4 +1,7 @@
-import type { Models } from '../composition/models';
+import type { PlatformModels } from '../platform/db/index';
+import type { IdentityModels } from './models/index';
+
+type Models = IdentityModels & PlatformModels;
 
 /** Longest session a configuration can issue (SESSION_NONCE_TTL_SECONDS max) plus an hour of slack. */
 const LONGEST_SESSION_MS = (86400 + 3600) * 1000;

@@ -1,9 +1,10 @@
 import { BoundedCache } from '../platform/cache/bounded-cache';
-import { insertOnceGrouped, type Models } from '../platform/db/index';
+import { insertOnceGrouped } from '../platform/db/index';
 import { errors } from '../platform/errors/index';
 import { ids } from '../platform/ids/index';
 import type { LocalLimiter } from '../platform/limits/local';
 import type { AuthSessionDoc } from './models/auth-session';
+import type { IdentityModels as Models } from './models/index';
 import {
   buildSignedMessage,
   isSignatureFrom,

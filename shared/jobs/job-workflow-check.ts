@@ -1,5 +1,4 @@
-import { validateWorkflowGraph } from '../workflows/graph';
-import type { WorkflowRepository } from '../workflows/repository';
+import { validateWorkflowGraph, type WorkflowRepository } from '../workflows/index';
 import type { JobWorkflowRepository } from './job-workflow-repository';
 import type { CheckResult } from './rules';
 import type { WorkflowCheck } from './workflow-check';

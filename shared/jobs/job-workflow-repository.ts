@@ -1,5 +1,5 @@
-import type { Models } from '../platform/db/index';
 import { insertOnce } from '../platform/db/index';
+import type { JobsModels as Models } from './models/index';
 import type { JobWorkflowDoc } from './models/job-workflow';
 
 type JobWorkflowModels = Pick<Models, 'jobWorkflows'>;

@@ -3,7 +3,7 @@
  * validation items. No I/O.
  */
 import type { ValidationIssue } from '../platform/errors/app-error';
-import type { GraphProblem } from '../workflows/types';
+import type { GraphProblem } from '../workflows/index';
 
 export const BUMPS = ['major', 'minor', 'patch'] as const;
 export type Bump = (typeof BUMPS)[number];

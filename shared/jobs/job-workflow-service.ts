@@ -1,7 +1,5 @@
 import { errors, ValidationError } from '../platform/errors/index';
-import { validateWorkflowGraph } from '../workflows/graph';
-import type { WorkflowRepository } from '../workflows/repository';
-import type { WorkflowDefinition } from '../workflows/types';
+import { validateWorkflowGraph, type WorkflowDefinition, type WorkflowRepository } from '../workflows/index';
 import { JobWorkflowRepository } from './job-workflow-repository';
 import { DEFAULT_BUMP, nextVersion, problemsToIssues } from './job-workflow-rules';
 import type { JobWorkflowFields, JobWorkflowPublishBody } from './job-workflow-schemas';

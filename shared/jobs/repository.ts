@@ -1,5 +1,6 @@
-import { insertOnce, insertOnceGrouped, type Models } from '../platform/db/index';
+import { insertOnce, insertOnceGrouped } from '../platform/db/index';
 import { CounterGroup } from './counter-group';
+import type { JobsModels as Models } from './models/index';
 import type { JobDoc, JobState } from './models/job';
 import type { CompletionStatus, JobCompletionDoc } from './models/job-completion';
 import type { JobReservationDoc, JobReservationOutcomeDoc, ReservationStatus } from './models/job-reservation';

@@ -4,7 +4,7 @@
  * OpenAPI-ready (joi-to-openapi); the services build views that satisfy them.
  */
 import Joi from 'joi';
-import { workflowIdSchema } from '../workflows/schemas';
+import { workflowIdSchema } from '../workflows/index';
 import { DEFAULTS, JOB_KINDS, JOB_STATES, LIST_LIMIT, LIST_SKIP_MAX, PLATFORM_HOSTS } from './rules';
 
 const id = (prefix: string) => Joi.string().pattern(new RegExp(`^${prefix}_[A-Za-z0-9]{8,40}$`));

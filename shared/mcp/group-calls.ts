@@ -5,9 +5,8 @@
  * most once per request id), and a refused or failed call gives both back.
  */
 import { AppError } from '../platform/errors/index';
-import type { InvokeOutput, ToolInvoker } from '../tools/invoke';
-import type { BudgetChargeRepository } from '../workspaces/budget-charges';
-import { type GroupAccess, workspaceAccount } from '../workspaces/types';
+import type { InvokeOutput, ToolInvoker } from '../tools/index';
+import { type BudgetChargeRepository, type GroupAccess, workspaceAccount } from '../workspaces/index';
 
 export interface GroupCall {
   productId: string;

@@ -1,10 +1,6 @@
-/**
- * What a tools/call answers, in MCP's shapes: a result, a tool error carrying our error code, or
- * the x402 MCP transport's payment-required result. Pure.
- */
-import type { PaymentRequired, SettleResponse } from '../payments/x402/challenge';
+import type { PaymentRequired, SettleResponse } from '../payments/index';
 import type { AppError } from '../platform/errors/index';
-import { MCP_META } from './tools';
+import { MCP_META } from '../tools/index';
 
 export interface ToolCallResult {
   [key: string]: unknown;

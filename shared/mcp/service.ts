@@ -1,19 +1,12 @@
-import type { DirectToolPayments } from '../payments/direct-tool-payments';
-import { siwxHeaderOf } from '../payments/extensions/sign-in-with-x';
-import { decodePaymentResponse, encodePaymentPayload, type PaymentPayload } from '../payments/x402/challenge';
+import {
+  decodePaymentResponse,
+  type DirectToolPayments,
+  encodePaymentPayload,
+  type PaymentPayload,
+  siwxHeaderOf,
+} from '../payments/index';
 import { AppError, errors } from '../platform/errors/index';
 import { ids } from '../platform/ids/index';
-import { type ResolvedCall, withRetryKey } from '../tools/invoke';
-import type { ToolAction, ToolProduct } from '../tools/rules';
-import type { ToolService } from '../tools/service';
-import { type TriggerBody, triggerBodySchema } from '../webhook-runs/schemas';
-import type { WebhookRunService } from '../webhook-runs/service';
-import { isTerminal } from '../webhook-runs/types';
-import type { RunnableWorkflow, WorkflowRepository } from '../workflows/repository';
-import type { BudgetChargeRepository } from '../workspaces/budget-charges';
-import { type GroupAccess, workspaceAccount } from '../workspaces/types';
-import { invokeWithinGroupBudget } from './group-calls';
-import { paidResult, paymentRequiredResult, paymentResponseMeta, type ToolCallResult, toolError } from './results';
 import {
   catalogTools,
   catalogToolsByName,
@@ -24,8 +17,18 @@ import {
   MCP_PAGE_PRODUCTS,
   MCP_PAGE_WORKFLOWS,
   type McpTool,
+  type ResolvedCall,
+  type ToolAction,
   toolName,
-} from './tools';
+  type ToolProduct,
+  type ToolService,
+  withRetryKey,
+} from '../tools/index';
+import { isTerminal, type TriggerBody, triggerBodySchema, type WebhookRunService } from '../webhook-runs/index';
+import type { RunnableWorkflow, WorkflowRepository } from '../workflows/index';
+import { type BudgetChargeRepository, type GroupAccess, workspaceAccount } from '../workspaces/index';
+import { invokeWithinGroupBudget } from './group-calls';
+import { paidResult, paymentRequiredResult, paymentResponseMeta, type ToolCallResult, toolError } from './results';
 import { workflowIdOf, workflowTool, workflowToolName } from './workflow-tools';
 
 /**

@@ -1,9 +1,5 @@
-/**
- * Published workflows on an agent group's budget as MCP tools of that group: calling one
- * triggers a webhook run (charged to the budget as any run) and answers its result. Pure shapes.
- */
-import type { RunnableWorkflow } from '../workflows/repository';
-import type { McpTool } from './tools';
+import type { McpTool } from '../tools/index';
+import type { RunnableWorkflow } from '../workflows/index';
 
 const PREFIX = 'workflow__';
 

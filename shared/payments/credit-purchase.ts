@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { LedgerStore } from '../credits/ledger-store';
-import { creditsToBaseUnits } from '../credits/money';
+import { creditsToBaseUnits, type LedgerStore } from '../credits/index';
 import { AppError, errors } from '../platform/errors/index';
 import type { X402PaymentDoc } from './models/x402-payment';
 import type { Offer } from './payment-challenge';

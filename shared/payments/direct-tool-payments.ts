@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
-import { usdToBaseUnits } from '../credits/money';
+import { usdToBaseUnits } from '../credits/index';
 import { AppError, errors } from '../platform/errors/index';
-import type { InvokeOutput } from '../tools/invoke';
-import { type ResolvedCall, vendorFailure } from '../tools/invoke';
-import type { ToolService } from '../tools/service';
+import { type InvokeOutput, type ResolvedCall, type ToolService, vendorFailure } from '../tools/index';
 import { ReceiptIssuer } from './extensions/receipts';
 import type { SignInWithX } from './extensions/sign-in-with-x';
 import type { PaymentPurpose, X402PaymentDoc } from './models/x402-payment';

@@ -1,4 +1,4 @@
-import type { Models } from '../platform/db/index';
+import type { PaymentsModels as Models } from './models/index';
 
 /**
  * How long a payment identifier names its payment. A payer retrying with the same id and a new

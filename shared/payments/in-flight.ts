@@ -1,6 +1,7 @@
-import { probeLast } from '../credits/head-probe';
+import { probeLast } from '../credits/index';
 import { BoundedCache } from '../platform/cache/bounded-cache';
-import { insertOnce, type Models } from '../platform/db/index';
+import { insertOnce } from '../platform/db/index';
+import type { PaymentsModels as Models } from './models/index';
 import type { InFlightPayment, X402InFlightDoc } from './models/x402-in-flight';
 import type { X402PaymentState } from './models/x402-payment';
 import type { PaymentRepository } from './payment-repository';

@@ -1,5 +1,6 @@
 import type { Hex } from 'viem';
-import { insertOnce, type Models } from '../platform/db/index';
+import { insertOnce } from '../platform/db/index';
+import type { PaymentsModels as Models } from './models/index';
 import type { SettlementNonceDoc } from './models/settlement-nonce';
 
 export type NonceClaim = SettlementNonceDoc;

@@ -1,5 +1,5 @@
 import type { Address } from 'viem';
-import { baseUnitsToUsd } from '../credits/money';
+import { baseUnitsToUsd } from '../credits/index';
 import type { X402PaymentDoc } from './models/x402-payment';
 import type { SettlementCompletion, SettlementOutcome } from './settlement-engine';
 import { encodePaymentResponse } from './x402/challenge';

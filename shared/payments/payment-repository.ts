@@ -1,8 +1,9 @@
-import { insertOnce, type Models } from '../platform/db/index';
+import { insertOnce } from '../platform/db/index';
+import type { PaymentsModels } from './models/index';
 import type { X402DeliveryOutcomeDoc } from './models/x402-delivery-outcome';
 import type { X402PaymentDoc, X402PaymentState } from './models/x402-payment';
 
-type PaymentModels = Pick<Models, 'x402Payments' | 'x402DeliveryOutcomes'>;
+type PaymentModels = Pick<PaymentsModels, 'x402Payments' | 'x402DeliveryOutcomes'>;
 
 /** How a delivery ended (`X402DeliveryOutcomeDoc`): decided once per payment. */
 export type DeliveryOutcome = X402DeliveryOutcomeDoc['outcome'];

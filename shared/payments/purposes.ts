@@ -1,4 +1,4 @@
-import type { LedgerStore } from '../credits/ledger-store';
+import type { LedgerStore } from '../credits/index';
 import type { PaymentPurpose, X402PaymentDoc } from './models/x402-payment';
 
 /** What applying a settled payment needs; both the API and the settlement activities build it. */

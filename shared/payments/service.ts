@@ -1,5 +1,5 @@
 import type { Address } from 'viem';
-import { baseUnitsToUsd } from '../credits/money';
+import { baseUnitsToUsd } from '../credits/index';
 import { AppError, errors } from '../platform/errors/index';
 import type { LocalLimiter } from '../platform/limits/local';
 import { DELIVERY_ABANDONED } from './delivery-outcomes';

@@ -1,5 +1,5 @@
 import type { Address, Hex } from 'viem';
-import type { LedgerStore } from '../credits/ledger-store';
+import type { LedgerStore } from '../credits/index';
 import { logger } from '../platform/logger/index';
 import { settlements } from './metrics';
 import type { X402PaymentDoc } from './models/x402-payment';

@@ -1,4 +1,5 @@
-import { insertOnce, insertOnceGrouped, type Models } from '../platform/db/index';
+import { insertOnce, insertOnceGrouped } from '../platform/db/index';
+import type { SchedulesModels as Models } from './models/index';
 import type { ScheduleAdvanceDoc } from './models/schedule-advance';
 import type { ScheduleClaimDoc } from './models/schedule-claim';
 import type { ClaimEndKind, ScheduleClaimEndDoc } from './models/schedule-claim-end';

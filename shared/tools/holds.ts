@@ -1,4 +1,4 @@
-import type { HoldState, LedgerStore } from '../credits/ledger-store';
+import type { HoldState, LedgerStore } from '../credits/index';
 import type { InvocationOutcomeFields, ToolInvocationDoc } from './models/tool-invocation';
 import type { ToolRepository } from './repository';
 

@@ -3,8 +3,8 @@
  * activities (a run's tool node): validate → authorize → hold → vendor call → capture on
  * success, release on failure or timeout. No api/ imports, so activities can use it.
  */
-import type { LedgerStore } from '../credits/ledger-store';
-import { payloadDigest } from '../identity/canonical-json';
+import type { LedgerStore } from '../credits/index';
+import { payloadDigest } from '../identity/index';
 import { isStoreUnavailable, retryWhileStoreDown } from '../platform/db/index';
 import { AppError, errors } from '../platform/errors/index';
 import { logger } from '../platform/logger/index';

@@ -1,9 +1,10 @@
 import { BoundedCache } from '../platform/cache/bounded-cache';
-import { insertOnce, type Models } from '../platform/db/index';
+import { insertOnce } from '../platform/db/index';
 import { errors } from '../platform/errors/index';
 import { ids } from '../platform/ids/index';
 import { SecretBox } from '../platform/secret-box/index';
 import { buildCatalogIndex, type CatalogIndex, queryCatalog } from './catalog-index';
+import type { ToolsModels as Models } from './models/index';
 import type { IssueReportDoc, LookupMethod } from './models/issue-report';
 import { invocationKey, type ToolInvocationDoc, type ToolInvocationOutcomeDoc } from './models/tool-invocation';
 import type { ToolOrderDoc } from './models/tool-order';

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { envelopeFields, walletAddress } from '../identity/schemas';
+import { envelopeFields, walletAddress } from '../identity/index';
 import type { ActionRunner } from './models/tool-product';
 import { LIST_MAX_PAGE_SIZE, SLUG_PATTERN } from './rules';
 

@@ -1,4 +1,4 @@
-import type { LedgerStore } from '../credits/ledger-store';
+import type { LedgerStore } from '../credits/index';
 import { ValidationError } from '../platform/errors/index';
 import type { CatalogIndex } from './catalog-index';
 import {

@@ -1,7 +1,7 @@
 import type { CallbackConfig } from '../platform/config/index';
 import { errors } from '../platform/errors/index';
 import { ids } from '../platform/ids/index';
-import type { GroupAccess } from '../workspaces/repository';
+import type { GroupAccess } from '../workspaces/index';
 import type { DeliveryLogRepository } from './deliveries';
 import type { RunEngine } from './engine';
 import type { CallbackReplayDoc } from './models/callback-replay';

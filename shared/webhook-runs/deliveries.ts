@@ -1,6 +1,6 @@
-import type { Models } from '../platform/db/index';
 import type { CallbackAttemptDoc } from './models/callback-attempt';
 import type { CallbackReplayDoc } from './models/callback-replay';
+import type { WebhookRunsModels as Models } from './models/index';
 import type { DeliveryAttempt } from './types';
 
 /** A page of the delivery log holds at most this many attempts. */

@@ -1,5 +1,5 @@
 import type { CallbackConfig } from '../platform/config/index';
-import type { WorkflowEdge, WorkflowNode } from '../workflows/types';
+import type { WorkflowEdge, WorkflowNode } from '../workflows/index';
 import type { RunWrites } from './run-writes';
 
 /** What starting a run needs: the graph, where its callback goes, and whether its nodes are trusted. */

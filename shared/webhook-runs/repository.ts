@@ -1,5 +1,6 @@
-import { insertOnce, type Models } from '../platform/db/index';
+import { insertOnce } from '../platform/db/index';
 import { runsFinished, runsStarted } from './metrics';
+import type { WebhookRunsModels as Models } from './models/index';
 import type { WebhookRunDoc } from './models/webhook-run';
 import type { WebhookRunCancelDoc } from './models/webhook-run-cancel';
 import type { WebhookRunRequestDoc } from './models/webhook-run-request';

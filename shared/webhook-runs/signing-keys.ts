@@ -1,9 +1,10 @@
-import { insertOnce, type Models } from '../platform/db/index';
+import { insertOnce } from '../platform/db/index';
 import { errors } from '../platform/errors/index';
 import { webhookSecret } from '../platform/ids/index';
 import { requireSecretBox, SecretBox } from '../platform/secret-box/index';
-import type { WorkspaceRepository } from '../workspaces/repository';
+import type { WorkspaceRepository } from '../workspaces/index';
 import { ed25519Key, hmacKey, newEd25519Pair, type SigningKey } from './callback-sign';
+import type { WebhookRunsModels as Models } from './models/index';
 import type { SignatureScheme, SigningKeyDoc } from './models/signing-key';
 import type { PublicSigningKey } from './types';
 

@@ -1,6 +1,6 @@
 import { BoundedCache } from '../platform/cache/bounded-cache';
-import { graphChanges, type RunnableWorkflow } from '../workflows/repository';
-import { accessChanges, type GroupAccess } from '../workspaces/repository';
+import { graphChanges, type RunnableWorkflow } from '../workflows/index';
+import { accessChanges, type GroupAccess } from '../workspaces/index';
 
 /**
  * Bearers are small. A graph may be as large as a definition's 256 KiB body, and the pairs of

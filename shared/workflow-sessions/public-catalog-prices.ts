@@ -1,5 +1,4 @@
-import type { ToolRepository } from '../tools/repository';
-import { OBJECT_ID_PATTERN, pickAction } from '../tools/rules';
+import { OBJECT_ID_PATTERN, pickAction, type ToolRepository } from '../tools/index';
 import type { PriceLookup } from './public-summary';
 
 /**

@@ -1,6 +1,4 @@
-/** Pure views of a published workflow: what its nodes do and what a run is estimated to cost. */
-import { kindOf, NODE_TYPES } from '../workflows/nodes/index';
-import type { WorkflowNode } from '../workflows/types';
+import { kindOf, NODE_TYPES, type WorkflowNode } from '../workflows/index';
 
 export interface NodesSummary {
   count: number;

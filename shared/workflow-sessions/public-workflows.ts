@@ -1,9 +1,6 @@
-import type { JobWorkflowRepository } from '../jobs/job-workflow-repository';
-import type { JobWorkflowDoc } from '../jobs/models/job-workflow';
+import type { JobWorkflowDoc, JobWorkflowRepository } from '../jobs/index';
 import { errors } from '../platform/errors/index';
-import { kindOf } from '../workflows/nodes/index';
-import type { WorkflowRepository } from '../workflows/repository';
-import type { PublishedVersion, WorkflowDefinition } from '../workflows/types';
+import { kindOf, type PublishedVersion, type WorkflowDefinition, type WorkflowRepository } from '../workflows/index';
 import { splitCsv, type WorkflowListQuery } from './public-schemas';
 import { nodesSummary, priceEstimate, type PriceLookup } from './public-summary';
 

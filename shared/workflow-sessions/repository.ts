@@ -1,5 +1,6 @@
-import { insertOnce, type Models } from '../platform/db/index';
+import { insertOnce } from '../platform/db/index';
 import type { WorkflowSessionDoc } from './model';
+import type { WorkflowSessionsModels as Models } from './models';
 import type { SessionState } from './types';
 
 type SessionModels = Pick<Models, 'workflowSessions' | 'workflowSessionActive'>;

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { kindOf, NODE_TYPES } from '../workflows/nodes/index';
+import { kindOf, NODE_TYPES } from '../workflows/index';
 
 const envelopeKeys = {
   wallet_address: Joi.any(),

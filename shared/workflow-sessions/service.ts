@@ -1,11 +1,9 @@
-import type { LedgerStore } from '../credits/ledger-store';
+import type { LedgerStore } from '../credits/index';
 import type { ModelConfig } from '../platform/config/index';
 import { AppError, errors } from '../platform/errors/index';
 import { ids } from '../platform/ids/index';
 import { logger } from '../platform/logger/index';
-import { graphStartCredits, missingSetup } from '../workflows/nodes/needs';
-import type { WorkflowRepository } from '../workflows/repository';
-import type { WorkflowNode } from '../workflows/types';
+import { graphStartCredits, missingSetup, type WorkflowNode, type WorkflowRepository } from '../workflows/index';
 import type { SessionEngine } from './engine';
 import type { WorkflowSessionDoc } from './model';
 import { activeSessionKey, WorkflowSessionRepository } from './repository';

@@ -1,4 +1,4 @@
-import type { NodeType, WorkflowEdge, WorkflowNode } from '../workflows/types';
+import type { NodeType, WorkflowEdge, WorkflowNode } from '../workflows/index';
 
 /** Session states (docs/decisions.md): the session is `active` until `end` or the idle timeout, then `ended` for good. */
 export type SessionStatus = 'active' | 'ended';

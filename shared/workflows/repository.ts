@@ -1,12 +1,13 @@
 import { BoundedCache } from '../platform/cache/bounded-cache';
 import { ChangeCount } from '../platform/cache/change-count';
-import { insertOnce, type Models } from '../platform/db/index';
+import { insertOnce } from '../platform/db/index';
 import { errors } from '../platform/errors/index';
 import { ids } from '../platform/ids/index';
+import { compareSemver, isSemver, semverKey } from '../platform/semver';
+import type { WorkflowsModels as Models } from './models/index';
 import type { WorkflowDefinitionDoc } from './models/workflow-definition';
 import type { WorkflowVersionDoc } from './models/workflow-version';
 import { parseWorkflowInput } from './schemas';
-import { compareSemver, isSemver, semverKey } from './semver';
 import type { GraphProblem, PublishedVersion, WorkflowDefinition, WorkflowEdge, WorkflowNode } from './types';
 
 type WorkflowModels = Pick<Models, 'workflowDefinitions' | 'workflowVersions'>;

@@ -1,5 +1,6 @@
-import { insertOnce, type Models } from '../platform/db/index';
+import { insertOnce } from '../platform/db/index';
 import type { BudgetChargeDoc } from './models/budget-charge';
+import type { WorkspacesModels as Models } from './models/index';
 import type { Budget } from './types';
 
 export type BudgetRefusal = { limit: 'daily' | 'total'; allowance: number; committed: number; credits: number };

@@ -1,14 +1,15 @@
 import { BoundedCache } from '../platform/cache/bounded-cache';
 import { ChangeCount } from '../platform/cache/change-count';
-import { insertOnce, type Models } from '../platform/db/index';
+import { insertOnce } from '../platform/db/index';
 import { errors } from '../platform/errors/index';
 import { ids, secret, SECRET_SHAPES, sha256Hex, webhookSecret } from '../platform/ids/index';
 import { requireSecretBox, SecretBox } from '../platform/secret-box/index';
-import { compareSemver } from '../workflows/semver';
+import { compareSemver } from '../platform/semver';
 import type { AgentGroupDoc } from './models/agent-group';
 import type { ApprovalKind, ApprovalRequestDoc } from './models/approval-request';
 import type { BudgetDoc } from './models/budget';
 import type { CredentialDoc } from './models/credential';
+import type { WorkspacesModels as Models } from './models/index';
 import type { WorkspaceApiKeyDoc } from './models/workspace-api-key';
 import type { AgentGroup, ApprovalRequest, Budget, GroupAccess, Workspace } from './types';
 

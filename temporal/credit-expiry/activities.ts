@@ -1,8 +1,8 @@
+import type { Models } from '../../shared/composition/models';
 import type { LedgerStore } from '../../shared/credits/ledger-store';
 import { pruneEmbedRecords } from '../../shared/embed/housekeeping';
 import { pruneAuthRecords } from '../../shared/identity/housekeeping';
 import { prunePaymentRecords } from '../../shared/payments/housekeeping';
-import type { Models } from '../../shared/platform/db/index';
 
 export interface CreditExpiryDeps {
   models: Models;

@@ -15,8 +15,8 @@ import { CACHE } from '../../scripts/services/paths';
 import { startPostgres } from '../../scripts/services/postgres';
 import { freePort, portOpen } from '../../scripts/services/process';
 import { startTemporalDev } from '../../scripts/services/temporal';
+import type { Db } from '../../shared/composition/store';
 import { createDb } from '../../shared/composition/store';
-import type { Db } from '../../shared/platform/db/index';
 import { startRpcProxy } from '../support/chain-control';
 import { type ChaosReceiver, type ChaosVendor, startChaosReceiver, startChaosVendor } from './servers';
 

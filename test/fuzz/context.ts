@@ -1,10 +1,10 @@
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import type { Db } from '../../shared/composition/store';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { EmbedRepository } from '../../shared/embed/repository';
 import { JobOperations } from '../../shared/jobs/operations';
 import { JobRepository } from '../../shared/jobs/repository';
 import type { AppConfig } from '../../shared/platform/config/index';
-import type { Db } from '../../shared/platform/db/index';
 import { buildSchedule } from '../../shared/schedules/new-schedule';
 import { ScheduleRepository } from '../../shared/schedules/repository';
 import { ToolRepository } from '../../shared/tools/repository';

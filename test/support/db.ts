@@ -1,6 +1,6 @@
+import type { Db } from '../../shared/composition/store';
 import { createDb } from '../../shared/composition/store';
 import { parseConfig } from '../../shared/platform/config/index';
-import { Db } from '../../shared/platform/db/index';
 
 /** A connection to this test file's own database on the run's MongoDB-wire server. */
 export async function openTestDb(): Promise<Db & { drop(): Promise<void> }> {

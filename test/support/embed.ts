@@ -1,5 +1,5 @@
+import type { Db } from '../../shared/composition/store';
 import { EmbedRepository } from '../../shared/embed/repository';
-import type { Db } from '../../shared/platform/db/index';
 import { ToolRepository } from '../../shared/tools/repository';
 import { WorkflowRepository } from '../../shared/workflows/repository';
 import { type GroupSetup, setupGroup } from './webhook-runs';

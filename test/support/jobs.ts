@@ -1,8 +1,8 @@
+import type { Models } from '../../shared/composition/models';
 import type { JobDoc } from '../../shared/jobs/models/job';
 import { JobOperations } from '../../shared/jobs/operations';
 import { JobRepository } from '../../shared/jobs/repository';
 import type { JobCreateInput } from '../../shared/jobs/schemas';
-import type { Models } from '../../shared/platform/db/index';
 
 /** An open job with test defaults; `overrides` wins. */
 export function createJob(models: Models, overrides: Partial<JobCreateInput> = {}): Promise<JobDoc> {

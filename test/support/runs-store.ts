@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../../shared/platform/db/index';
+import type { Db } from '../../shared/composition/store';
 import { RunRepository } from '../../shared/webhook-runs/repository';
 import { runDoc } from './run-doc';
 import type { GroupSetup } from './webhook-runs';

@@ -1,7 +1,7 @@
 import { RunningServer, startServer } from '../../api/http/server';
+import type { Db } from '../../shared/composition/store';
 import { createDb } from '../../shared/composition/store';
 import { AppConfig, parseConfig } from '../../shared/platform/config/index';
-import { Db } from '../../shared/platform/db/index';
 import { startTracing, stopTracing } from '../../shared/platform/tracing/index';
 import { createTemporal, ensureSearchAttributes, TemporalHandle } from '../../temporal/connection';
 import { selectQueues } from '../../workers/queues';

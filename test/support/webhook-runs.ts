@@ -1,5 +1,5 @@
+import type { Db } from '../../shared/composition/store';
 import { parseConfig } from '../../shared/platform/config/index';
-import type { Db } from '../../shared/platform/db/index';
 import { WorkflowRepository } from '../../shared/workflows/repository';
 import { WorkspaceRepository } from '../../shared/workspaces/repository';
 import { http } from './http';

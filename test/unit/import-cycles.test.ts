@@ -4,16 +4,6 @@ import { Node, Project, ts } from 'ts-morph';
 const ROOT = join(__dirname, '..', '..');
 const SCANNED = ['api', 'shared', 'temporal', 'workers'];
 
-/**
- * shared/platform/ is plumbing and imports no capability. These two edges are the only ones it
- * still has; they are being rewritten (the db registry and the health check take what they need
- * from the composition root), and each entry goes when its rewrite lands.
- */
-const PLATFORM_EXCEPTIONS: ReadonlyArray<{ from: string; to: string }> = [
-  { from: 'shared/platform/db/', to: 'shared/composition/models' },
-  { from: 'shared/platform/health/', to: 'shared/composition/deps' },
-];
-
 const rel = (path: string) => relative(ROOT, path).split(sep).join('/');
 
 /**
@@ -122,15 +112,12 @@ describe('import graph', () => {
     expect(listed).toEqual([]);
   });
 
-  it('keeps shared/platform/ free of capability imports', () => {
-    const allowed = (from: string, to: string) =>
-      PLATFORM_EXCEPTIONS.some((e) => from.startsWith(e.from) && (to === `${e.to}.ts` || to.startsWith(`${e.to}/`)));
+  it('keeps shared/platform/ free of capability imports (and of the composition root)', () => {
     const offending: string[] = [];
     for (const [from, edges] of graph) {
       if (!from.startsWith('shared/platform/')) continue;
       for (const to of edges) {
-        if (to.startsWith('shared/') && !to.startsWith('shared/platform/') && !allowed(from, to))
-          offending.push(`${from} -> ${to}`);
+        if (to.startsWith('shared/') && !to.startsWith('shared/platform/')) offending.push(`${from} -> ${to}`);
       }
     }
     expect(offending).toEqual([]);

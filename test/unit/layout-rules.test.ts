@@ -22,7 +22,7 @@ const CASES = {
   },
   viewTypesInApi: {
     filePath: 'api/jobs/x.ts',
-    code: "import type { JobDoc } from '../../shared/jobs/types';\nimport type { Db } from '../../shared/platform/db/index';\nexport type T = [JobDoc, Db];\n",
+    code: "import type { JobDoc } from '../../shared/jobs/index';\nimport type { Db } from '../../shared/platform/db/index';\nexport type T = [JobDoc, Db];\n",
   },
   sameInShared: {
     filePath: 'shared/tools/x.ts',
@@ -37,6 +37,43 @@ const CASES = {
   temporalInShared: {
     filePath: 'shared/tools/x.ts',
     code: "import { createEngines } from '../../temporal/engines';\nexport const e = createEngines;\n",
+  },
+  deepInApi: {
+    filePath: 'api/tools/x.ts',
+    code: "import { assertClientRequestId } from '../../shared/tools/invoke';\nexport const a = assertClientRequestId;\n",
+  },
+  deepTypeInApi: {
+    filePath: 'api/jobs/x.ts',
+    code: "import type { JobDoc } from '../../shared/jobs/types';\nexport type T = JobDoc;\n",
+  },
+  deepReExportInApi: {
+    filePath: 'api/jobs/x.ts',
+    code: "export { jobId } from '../../shared/jobs/schemas';\n",
+  },
+  faceInApi: {
+    filePath: 'api/tools/x.ts',
+    code: [
+      "import { assertClientRequestId } from '../../shared/tools/index';",
+      "import type { JobDoc } from '../../shared/jobs';",
+      "import { errors } from '../../shared/platform/errors/index';",
+      "import type { Services } from '../../shared/composition/root';",
+      'export const a: [typeof assertClientRequestId, typeof errors, JobDoc?, Services?] = [assertClientRequestId, errors];',
+      '',
+    ].join('\n'),
+  },
+  deepInShared: {
+    filePath: 'shared/tools/x.ts',
+    code: "import type { LedgerStore } from '../credits/ledger-store';\nexport type L = LedgerStore;\n",
+  },
+  faceInShared: {
+    filePath: 'shared/tools/x.ts',
+    code: [
+      "import type { LedgerStore } from '../credits/index';",
+      "import { ToolRepository } from './repository';",
+      "import { insertOnce } from '../platform/db/index';",
+      'export const r: [LedgerStore?, typeof ToolRepository?, typeof insertOnce?] = [];',
+      '',
+    ].join('\n'),
   },
 };
 
@@ -80,5 +117,25 @@ describe('shared/', () => {
 
   it('still may not import temporal/', () => {
     expect(rules.temporalInShared).toContain('no-restricted-imports');
+  });
+});
+
+describe('a capability has one face', () => {
+  it("refuses, in api/, an import of a capability's file other than its face, type-only and re-exports included", () => {
+    expect(rules.deepInApi).toContain('house/capability-face');
+    expect(rules.deepTypeInApi).toContain('house/capability-face');
+    expect(rules.deepReExportInApi).toContain('house/capability-face');
+  });
+
+  it('allows the face, with or without /index, and plumbing deep', () => {
+    expect(rules.faceInApi).toEqual([]);
+  });
+
+  it("refuses, in shared/<capability>/, another capability's file other than its face", () => {
+    expect(rules.deepInShared).toContain('house/capability-face');
+  });
+
+  it('allows, in shared/<capability>/, its own files, other faces and plumbing', () => {
+    expect(rules.faceInShared).toEqual([]);
   });
 });

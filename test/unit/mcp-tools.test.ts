@@ -1,4 +1,7 @@
 import { paymentRequiredResult, toolError } from '../../shared/mcp/results';
+import { workflowIdOf, workflowToolName } from '../../shared/mcp/workflow-tools';
+import { AppError } from '../../shared/platform/errors/index';
+import { buildCatalogIndex } from '../../shared/tools/catalog-index';
 import {
   catalogTool,
   catalogToolsByName,
@@ -7,10 +10,7 @@ import {
   isToolName,
   priceText,
   toolName,
-} from '../../shared/mcp/tools';
-import { workflowIdOf, workflowToolName } from '../../shared/mcp/workflow-tools';
-import { AppError } from '../../shared/platform/errors/index';
-import { buildCatalogIndex } from '../../shared/tools/catalog-index';
+} from '../../shared/tools/mcp-tools';
 import type { ToolProduct } from '../../shared/tools/rules';
 
 describe('MCP tool mapping (pure)', () => {

@@ -1,8 +1,8 @@
 import { returnedPart } from '../../shared/credits/ledger';
 import { SecretBox } from '../../shared/platform/secret-box/index';
+import { compareSemver, isSemver } from '../../shared/platform/semver';
 import { evaluateCondition, nextDecisions, topoOrder, validateWorkflowGraph } from '../../shared/workflows/graph';
 import { parseWorkflowInput } from '../../shared/workflows/schemas';
-import { compareSemver, isSemver } from '../../shared/workflows/semver';
 import { renderTemplate, renderValue, templateRefs } from '../../shared/workflows/template';
 
 const t = (id: string, template = 'x') => ({ id, type: 'template', template });

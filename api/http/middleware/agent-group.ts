@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { Services } from '../../../shared/composition/root';
-import type { GroupAccess } from '../../../shared/workspaces/types';
+import type { GroupAccess } from '../../../shared/workspaces/index';
 
 declare module 'express-serve-static-core' {
   interface Locals {

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { BudgetBearerAuth } from '../../../shared/workspaces/budget-bearer';
+import type { BudgetBearerAuth } from '../../../shared/workspaces/index';
 
 declare module 'express-serve-static-core' {
   interface Locals {

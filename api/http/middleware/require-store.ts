@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { Db } from '../../../shared/platform/db/index';
+import type { Db } from '../../../shared/composition/store';
 import { errors } from '../../../shared/platform/errors/index';
 
 /** Refuses fast with 503 while the store is away or its indexes are missing, instead of serving without them. */

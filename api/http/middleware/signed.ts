@@ -1,7 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { Services } from '../../../shared/composition/root';
-import { envelopeSchema } from '../../../shared/identity/schemas';
-import type { SignedAction } from '../../../shared/identity/signing';
+import { envelopeSchema, type SignedAction } from '../../../shared/identity/index';
 import { fromJoi } from '../../../shared/platform/errors/index';
 
 declare module 'express-serve-static-core' {

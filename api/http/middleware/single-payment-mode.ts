@@ -1,6 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import { refuseMixedPaymentModes } from '../../../shared/payments/single-payment-mode';
-import { X402_HEADERS } from '../../../shared/payments/x402/challenge';
+import { refuseMixedPaymentModes, X402_HEADERS } from '../../../shared/payments/index';
 
 /** The payment header of a request: X-PAYMENT (the spec's name) wins; PAYMENT-SIGNATURE is its alias. */
 export function paymentHeader(req: Request): string | undefined {

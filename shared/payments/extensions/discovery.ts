@@ -1,7 +1,11 @@
 import { declareDiscoveryExtension, type DiscoveryResource } from '@x402/extensions/bazaar';
-import { catalogTool } from '../../mcp/tools';
-import { CATALOG_MAX_PAGE_SIZE, type ToolAction, type ToolProduct } from '../../tools/rules';
-import type { ToolService } from '../../tools/service';
+import {
+  CATALOG_MAX_PAGE_SIZE,
+  catalogTool,
+  type ToolAction,
+  type ToolProduct,
+  type ToolService,
+} from '../../tools/index';
 import type { CreditPurchaseService } from '../credit-purchase';
 import type { DirectToolPayments } from '../direct-tool-payments';
 import type { PaymentGate } from '../service';

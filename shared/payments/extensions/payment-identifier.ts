@@ -4,8 +4,9 @@ import {
   type PaymentIdentifierExtension,
   validatePaymentIdentifier,
 } from '@x402/extensions/payment-identifier';
-import { insertOnce, type Models } from '../../platform/db/index';
+import { insertOnce } from '../../platform/db/index';
 import { errors } from '../../platform/errors/index';
+import type { PaymentsModels as Models } from '../models/index';
 import type { PaymentIdentifierDoc } from '../models/payment-identifier';
 import type { CheckedPaymentPayload } from '../payment-payload';
 

@@ -8,8 +8,9 @@ import {
   validateSIWxMessage,
   verifySIWxSignature,
 } from '@x402/extensions/sign-in-with-x';
-import { insertOnce, type Models } from '../../platform/db/index';
+import { insertOnce } from '../../platform/db/index';
 import { errors } from '../../platform/errors/index';
+import type { PaymentsModels as Models } from '../models/index';
 import type { SiwxNonceDoc } from '../models/siwx-nonce';
 
 export { SIGN_IN_WITH_X };

@@ -1,11 +1,11 @@
 import mongoose, { Connection, Model } from 'mongoose';
-// Only the type: the models themselves are registered by whoever opens the store (the
-// composition root passes registerModels), so the plumbing loads no capability's schemas.
-import type { Models } from '../../composition/models';
 import { logger } from '../logger/index';
 
-/** Registers every model on a connection and returns them by name. */
-export type ModelRegistry = (connection: Connection) => Models;
+/**
+ * Registers every model on a connection and returns them by name. Whoever opens the store passes
+ * it (the composition root passes registerModels), so the plumbing names no capability's models.
+ */
+export type ModelRegistry<M> = (connection: Connection) => M;
 
 export interface DbOptions {
   uri: string;
@@ -18,9 +18,10 @@ export interface DbOptions {
 /** `up` only once every model's indexes exist: idempotency rests on the unique ones. */
 export type StoreState = 'connecting' | 'indexing' | 'up' | 'index_failed';
 
-export interface Db {
+/** The store handle; `M` is the models it was opened with (the composition root's `Db` names them all). */
+export interface Db<M = unknown> {
   connection: Connection;
-  models: Models;
+  models: M;
   isUp(): boolean;
   state(): StoreState;
   /** Why the indexes could not be built (state `index_failed`), for operators only. */
@@ -38,7 +39,7 @@ export interface Db {
  * serving without the unique indexes would let "exactly once" decisions happen twice.
  * Once up, the driver itself rides out later outages. Commands never buffer.
  */
-export function openDb(options: DbOptions, registerModels: ModelRegistry): Db {
+export function openDb<M>(options: DbOptions, registerModels: ModelRegistry<M>): Db<M> {
   const connection = mongoose.createConnection();
   connection.set('bufferCommands', false);
   // Indexes are built explicitly below, in order, so their failure is seen and decides the state.

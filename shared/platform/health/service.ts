@@ -1,11 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { StoreState } from '../db/connection';
-import type { Db } from '../db/index';
+import type { Db, PlatformModels } from '../db/index';
 import { sha256 } from '../ids/index';
 
 /** What health reads: the store handle, and whether the workflow engine answers (a port, asked afresh each time). */
 export interface HealthInputs {
-  db: Db;
+  db: Db<PlatformModels>;
   temporalUp(): Promise<boolean>;
 }
 

@@ -1,4 +1,5 @@
-import { insertOnce, type Models } from '../db/index';
+import { insertOnce } from '../db/index';
+import type { PlatformModels as Models } from '../db/models';
 import { ids } from '../ids/index';
 import { type Limiter, type RateDecision, rateLimited } from './index';
 import type { RateLimitDoc } from './model';

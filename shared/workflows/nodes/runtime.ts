@@ -1,13 +1,14 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { WorkerOptions } from '@temporalio/worker';
-import type { LedgerStore } from '../../credits/ledger-store';
+import type { CreditsModels, LedgerStore } from '../../credits/index';
 import type { AppConfig } from '../../platform/config/index';
-import type { Models } from '../../platform/db/index';
-import type { ToolRepository } from '../../tools/repository';
-import type { WorkflowSessionRepository } from '../../workflow-sessions/repository';
-import type { BudgetChargeRepository } from '../../workspaces/budget-charges';
-import type { WorkspaceRepository } from '../../workspaces/repository';
-import { workspaceAccount } from '../../workspaces/types';
+import type { ToolRepository, ToolsModels } from '../../tools/index';
+import {
+  type BudgetChargeRepository,
+  workspaceAccount,
+  type WorkspaceRepository,
+  type WorkspacesModels,
+} from '../../workspaces/index';
 import { capOutput, NodeError } from '../node-output';
 import { RenderTooLarge } from '../template';
 import type { NodeCall } from './call';
@@ -62,16 +63,27 @@ export function capped<T>(output: T): T {
   return asFinal(() => capOutput(output));
 }
 
+/** The models node kinds' activities use: the ledger's, the tool catalog's, the workspaces'. */
+export type NodeModels = CreditsModels & ToolsModels & WorkspacesModels;
+
+/**
+ * What node payments read of a workflow session: who pays for a session's node. The
+ * workflow-sessions repository answers it; declared here because that capability builds on this one.
+ */
+export interface SessionPayers {
+  get(runId: string): Promise<{ wallet: string } | null>;
+}
+
 /**
  * What a node kind's activities are built from: the worker process's domain objects and
  * settings, built once per process (workers/node-queues.ts hands them over).
  */
 export interface NodeWorkerDeps {
-  models: Models;
+  models: NodeModels;
   ledger: LedgerStore;
   tools: ToolRepository;
   workspaces: WorkspaceRepository;
-  workflowSessions: WorkflowSessionRepository;
+  workflowSessions: SessionPayers;
   budgetCharges: BudgetChargeRepository;
   /** This worker (`host:pid`), recorded on each node it ran. */
   identity: string;

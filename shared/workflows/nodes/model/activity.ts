@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { CreditTransaction } from '../../../credits/types';
+import type { CreditTransaction } from '../../../credits/index';
 import type { ModelConfig } from '../../../platform/config/index';
 import { renderTemplate } from '../../template';
 import type { NodeCall, NodeResult } from '../call';

@@ -1,13 +1,15 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { LedgerStore } from '../../../credits/ledger-store';
-import type { Models } from '../../../platform/db/index';
+import type { LedgerStore } from '../../../credits/index';
 import { AppError } from '../../../platform/errors/index';
-import { createToolInvoker } from '../../../tools/invoke';
-import type { ToolRepository } from '../../../tools/repository';
-import { OBJECT_ID_PATTERN } from '../../../tools/rules';
-import { invokeWithinWalletBudget } from '../../../tools/wallet-budget';
+import {
+  createToolInvoker,
+  invokeWithinWalletBudget,
+  OBJECT_ID_PATTERN,
+  type ToolRepository,
+} from '../../../tools/index';
 import { renderValue, stringsIn, templateRefs } from '../../template';
 import type { NodeResult, SessionNodeCall } from '../call';
+import type { NodeModels as Models } from '../runtime';
 import { asFinal, capped, withHeartbeats } from '../runtime';
 import { SESSION_TOOL_FINAL_CODES, sessionToolRequestId, type ToolNode } from './kind';
 

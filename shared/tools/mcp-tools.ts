@@ -3,8 +3,8 @@
  * Pure: the service reads the catalog, this decides how it looks to an MCP client (and finds a
  * tool by its name in the catalog's in-memory index).
  */
-import type { CatalogIndex } from '../tools/catalog-index';
-import type { ToolAction, ToolProduct } from '../tools/rules';
+import type { CatalogIndex } from './catalog-index';
+import type { ToolAction, ToolProduct } from './rules';
 
 /** Our keys in MCP `_meta` (a reverse-DNS-like prefix, as MCP asks of implementation keys). */
 export const MCP_META = {

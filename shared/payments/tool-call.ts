@@ -2,16 +2,20 @@
  * A paid tool call as one use case: what the caller asked for (the action, its parameters) and
  * the payment it presented go in; the payment mode is decided, the action checked, the call paid
  * and run; a transport-neutral outcome comes out for the transport to answer with. The steps are
- * the existing ones (identity, tools/invoke, payments/direct-tool-payments) in their order: every
+ * the existing ones (identity, tools/invoke, direct-tool-payments) in their order: every
  * refusal is the one the API has always answered.
  */
-import type { SignedRequestService } from '../identity/service';
-import type { DirectResult, DirectToolPayments } from '../payments/direct-tool-payments';
-import { refuseMixedPaymentModes } from '../payments/single-payment-mode';
+import type { SignedRequestService } from '../identity/index';
 import { errors } from '../platform/errors/index';
-import { assertClientRequestId, type InvokeOutput } from './invoke';
-import { type CreditInvokeBody, creditInvokeBody } from './schemas';
-import type { ToolService } from './service';
+import {
+  assertClientRequestId,
+  type CreditInvokeBody,
+  creditInvokeBody,
+  type InvokeOutput,
+  type ToolService,
+} from '../tools/index';
+import type { DirectResult, DirectToolPayments } from './direct-tool-payments';
+import { refuseMixedPaymentModes } from './single-payment-mode';
 
 /** A call addressed to one action (`{productSlug}/actions/{actionSlug}`): any payment mode. */
 export interface ActionCallRequest {
