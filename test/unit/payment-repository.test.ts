@@ -24,9 +24,10 @@ const declarations = (name: string) =>
   );
 
 describe('the x402 payment records', () => {
-  it('are reached through PaymentRepository only (the model registry aside)', () => {
+  it('are reached through PaymentRepository only (the model registries aside)', () => {
     expect(filesMatching(/\bx402Payments\b|\bx402DeliveryOutcomes\b/)).toEqual([
       'shared/composition/models.ts',
+      'shared/payments/models/index.ts',
       'shared/payments/payment-repository.ts',
     ]);
   });
