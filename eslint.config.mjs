@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import js from '@eslint/js';
@@ -41,20 +42,11 @@ const TEMPORAL_CLIENT_CALLS = {
  * (docs/architecture.md, "Import rules"). Type-only imports count too. Plumbing
  * (`shared/platform/`, `shared/composition/`) is not a capability and stays deep-imported.
  */
-const CAPABILITIES = [
-  'identity',
-  'credits',
-  'payments',
-  'tools',
-  'mcp',
-  'workspaces',
-  'workflows',
-  'webhook-runs',
-  'workflow-sessions',
-  'schedules',
-  'jobs',
-  'embed',
-];
+// A capability is a folder of shared/ with a face; the architecture doc's table lists them
+// (test/unit/architecture-doc.test.ts).
+const CAPABILITIES = fs
+  .readdirSync(path.join(import.meta.dirname, 'shared'))
+  .filter((name) => fs.existsSync(path.join(import.meta.dirname, 'shared', name, 'index.ts')));
 const ROOT = import.meta.dirname;
 /** The capability a repository-relative path lies in, and the path inside it. */
 function inCapability(relative) {

@@ -12,21 +12,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { compilerOptions, importsOf, ROOT } from './journeys';
 
-/** The capabilities (docs/architecture.md, "The house"); each has one face, `shared/<name>/index.ts`. */
-export const CAPABILITIES = [
-  'identity',
-  'credits',
-  'payments',
-  'tools',
-  'mcp',
-  'workspaces',
-  'workflows',
-  'webhook-runs',
-  'workflow-sessions',
-  'schedules',
-  'jobs',
-  'embed',
-];
+/** The capabilities (docs/architecture.md, "The house"): the folders of shared/ with a face, `shared/<name>/index.ts`. */
+export const CAPABILITIES = fs
+  .readdirSync(path.join(ROOT, 'shared'))
+  .filter((name) => fs.existsSync(path.join(ROOT, 'shared', name, 'index.ts')));
 /** Plumbing under shared/: deep imports of it are allowed. */
 export const PLUMBING_FOLDERS = ['platform', 'composition'];
 

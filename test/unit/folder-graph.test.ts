@@ -1,9 +1,18 @@
-import { circles, folderGraph, twoWay } from '../../scripts/folder-graph';
+import fs from 'node:fs';
+import path from 'node:path';
+import { CAPABILITIES, circles, folderGraph, PLUMBING_FOLDERS, twoWay } from '../../scripts/folder-graph';
 
 describe('the folder graph of shared/ (capabilities, platform, composition)', () => {
   const graph = folderGraph();
 
-  it('sees every folder', () => {
+  it('sees every folder: each folder of shared/ is plumbing or a capability with a face', () => {
+    const folders = fs
+      .readdirSync(path.join(__dirname, '../../shared'), { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
+    expect([...CAPABILITIES, ...PLUMBING_FOLDERS].sort()).toEqual(folders);
+    expect(CAPABILITIES).toHaveLength(12);
     expect(graph.edges.size).toBe(14);
   });
 

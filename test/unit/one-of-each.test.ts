@@ -1,37 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
 import { sha256, sha256Hex } from '../../shared/platform/ids/index';
+import { declarations, filesMatching } from '../support/sources';
 
 // One of each utility, and one meaning per name: what is declared or called where, over the
 // server's own sources.
-const ROOT = path.resolve(__dirname, '../..');
-const SOURCES = ['api', 'shared', 'temporal', 'workers', 'scripts'];
-
-const files: string[] = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', ...SOURCES], {
-  cwd: ROOT,
-  encoding: 'utf8',
-})
-  .split('\n')
-  .filter((f) => f.endsWith('.ts') && fs.existsSync(path.join(ROOT, f)));
-const text = new Map(files.map((f) => [f, fs.readFileSync(path.join(ROOT, f), 'utf8')]));
-
-const filesMatching = (re: RegExp) => files.filter((f) => re.test(text.get(f)!)).sort();
-const declarations = (name: string) =>
-  files
-    .flatMap((f) =>
-      [
-        ...text
-          .get(f)!
-          .matchAll(
-            new RegExp(
-              `^\\s*(?:export\\s+)?(?:async\\s+)?(?:interface|type|class|enum|function)\\s+${name}\\b(?!\\s*[,}])`,
-              'gm',
-            ),
-          ),
-      ].map(() => f),
-    )
-    .sort();
 
 describe('one of each', () => {
   it('seals secrets with AES-GCM in one module', () => {

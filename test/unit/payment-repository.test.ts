@@ -1,27 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
+import { declarations, filesMatching, sourceText } from '../support/sources';
 
 // The x402 payment records have one writer (shared/payments/payment-repository.ts), the settlement
 // flows' activities are thin maps onto the payments use cases, and a payment's state and a job's
 // payment status are two names: checked over the server's own sources.
-const ROOT = path.resolve(__dirname, '../..');
-const SOURCES = ['api', 'shared', 'temporal', 'workers', 'scripts'];
-
-const files: string[] = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', ...SOURCES], {
-  cwd: ROOT,
-  encoding: 'utf8',
-})
-  .split('\n')
-  .filter((f) => f.endsWith('.ts') && fs.existsSync(path.join(ROOT, f)));
-const text = new Map(files.map((f) => [f, fs.readFileSync(path.join(ROOT, f), 'utf8')]));
-const filesMatching = (re: RegExp) => files.filter((f) => re.test(text.get(f)!)).sort();
-const declarations = (name: string) =>
-  files.filter((f) =>
-    new RegExp(`^\\s*(?:export\\s+)?(?:interface|type|class|enum|function)\\s+${name}\\b(?!\\s*[,}])`, 'm').test(
-      text.get(f)!,
-    ),
-  );
 
 describe('the x402 payment records', () => {
   it('are reached through PaymentRepository only (the model registries aside)', () => {
@@ -37,7 +18,7 @@ describe('the settlement flows', () => {
   const activities = ['temporal/x402-settlement/activities.ts', 'temporal/x402-sweep/activities.ts'];
 
   it.each(activities)('%s builds nothing and reads no store: its use case comes in', (file) => {
-    const src = text.get(file)!;
+    const src = sourceText.get(file)!;
     expect(src).not.toMatch(/\bnew\s+\w*(?:Repository|Store|Claims|Payments|Settlement|Sweep)\b/);
     expect(src).not.toMatch(/\bmodels\b|\?\?/);
   });
