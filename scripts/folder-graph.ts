@@ -10,6 +10,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { cycles } from './graph-cycles';
 import { compilerOptions, importsOf, ROOT } from './journeys';
 
 /** The capabilities (docs/architecture.md, "The house"): the folders of shared/ with a face, `shared/<name>/index.ts`. */
@@ -77,30 +78,7 @@ export function folderGraph(options = compilerOptions()): FolderGraph {
 
 /** The circles of the folder graph: its strongly connected components of more than one folder. */
 export function circles(edges: Map<string, Map<string, string[]>>): string[][] {
-  let counter = 0;
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const found: string[][] = [];
-  const visit = (node: string) => {
-    index.set(node, counter);
-    low.set(node, counter);
-    counter += 1;
-    stack.push(node);
-    for (const next of edges.get(node)?.keys() ?? []) {
-      if (!index.has(next)) {
-        visit(next);
-        low.set(node, Math.min(low.get(node)!, low.get(next)!));
-      } else if (stack.includes(next)) {
-        low.set(node, Math.min(low.get(node)!, index.get(next)!));
-      }
-    }
-    if (low.get(node) !== index.get(node)) return;
-    const component = stack.splice(stack.indexOf(node));
-    if (component.length > 1) found.push(component.sort());
-  };
-  for (const node of [...edges.keys()].sort()) if (!index.has(node)) visit(node);
-  return found;
+  return cycles(new Map([...edges].map(([from, targets]) => [from, targets.keys()])));
 }
 
 /** Pairs of folders that import each other: the shortest circles, and usually the ones to break first. */

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CAPABILITIES, circles, folderGraph, PLUMBING_FOLDERS, twoWay } from '../../scripts/folder-graph';
+import { cycles } from '../../scripts/graph-cycles';
 
 describe('the folder graph of shared/ (capabilities, platform, composition)', () => {
   const graph = folderGraph();
@@ -19,5 +20,26 @@ describe('the folder graph of shared/ (capabilities, platform, composition)', ()
   it('has no circle between folders, type-only imports included', () => {
     expect(twoWay(graph.edges)).toEqual([]);
     expect(circles(graph.edges)).toEqual([]);
+  });
+});
+
+describe('cycles (Tarjan), the one cycle finder of the import checks', () => {
+  it('finds each circle, a self-import, and nothing in a tree', () => {
+    const graph = new Map<string, string[]>([
+      ['a', ['b']],
+      ['b', ['c', 'd']],
+      ['c', ['a']],
+      ['d', ['d']],
+      ['e', ['a']],
+    ]);
+    expect(cycles(graph)).toEqual([['d'], ['a', 'b', 'c']]);
+    expect(
+      cycles(
+        new Map([
+          ['x', ['y']],
+          ['y', []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { join, relative, sep } from 'node:path';
 import { Node, Project, ts } from 'ts-morph';
+import { cycles } from '../../scripts/graph-cycles';
 
 const ROOT = join(__dirname, '..', '..');
 const SCANNED = ['api', 'shared', 'temporal', 'workers'];
@@ -33,44 +34,6 @@ function importGraph(): Map<string, Set<string>> {
     }
   }
   return graph;
-}
-
-/** Tarjan's strongly connected components; every component of more than one file (or a file importing itself) is a cycle. */
-function cycles(graph: Map<string, Set<string>>): string[][] {
-  let counter = 0;
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const found: string[][] = [];
-
-  const visit = (node: string) => {
-    index.set(node, counter);
-    low.set(node, counter);
-    counter += 1;
-    stack.push(node);
-    onStack.add(node);
-    for (const next of graph.get(node) ?? []) {
-      if (!index.has(next)) {
-        visit(next);
-        low.set(node, Math.min(low.get(node)!, low.get(next)!));
-      } else if (onStack.has(next)) {
-        low.set(node, Math.min(low.get(node)!, index.get(next)!));
-      }
-    }
-    if (low.get(node) !== index.get(node)) return;
-    const component: string[] = [];
-    let member: string;
-    do {
-      member = stack.pop()!;
-      onStack.delete(member);
-      component.push(member);
-    } while (member !== node);
-    if (component.length > 1 || graph.get(node)?.has(node)) found.push(component.sort());
-  };
-
-  for (const node of [...graph.keys()].sort()) if (!index.has(node)) visit(node);
-  return found;
 }
 
 /** One shortest loop through the component's first file, so a failure names the imports to change. */
