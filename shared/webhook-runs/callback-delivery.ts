@@ -13,7 +13,7 @@ import {
 } from './callback-schedule';
 import { signedWith, standardWebhookHeaders } from './callback-sign';
 import type { DeliveryLogRepository } from './deliveries';
-import type { AttemptOutcome } from './models/callback-attempt';
+import type { AttemptOutcome, CallbackAttemptDoc } from './models/callback-attempt';
 import { fullRun } from './present';
 import type { RunRepository } from './repository';
 import type { SigningKeyRepository } from './signing-keys';
@@ -116,21 +116,13 @@ export class CallbackDelivery {
     if (p.verdict === 'retry' && last) error = `${error}; gave up after ${i.attempt} attempts`;
     const logged: AttemptOutcome = p.refused ? 'refused' : p.verdict === 'stop' ? 'stopped' : outcome;
     count('delivery', logged, p.latencyMs);
-    await this.ports.deliveries.recordAttempt({
-      _id: ids.deliveryAttempt(p.at),
-      run_id: i.runId,
-      group_id: i.groupId,
-      webhook_id: callbackMessageId(i.runId),
+    await this.logAttempt(i, p, {
       kind: 'delivery',
       attempt: i.attempt,
       replay_id: null,
       requested_by: null,
-      attempted_at: p.at,
-      status_code: p.status,
-      latency_ms: p.latencyMs,
       outcome: logged,
       error: outcome === 'delivered' ? null : error,
-      signed_with: p.signedWith,
       final: outcome !== 'retry',
       body: outcome !== 'retry' ? body : null,
     });
@@ -172,21 +164,13 @@ export class CallbackDelivery {
           ? 'stopped'
           : 'failed';
     count('replay', outcome, p.latencyMs);
-    await this.ports.deliveries.recordAttempt({
-      _id: ids.deliveryAttempt(p.at),
-      run_id: i.runId,
-      group_id: i.groupId,
-      webhook_id: callbackMessageId(i.runId),
+    await this.logAttempt(i, p, {
       kind: 'replay',
       attempt: null,
       replay_id: i.replayId,
       requested_by: i.requestedBy,
-      attempted_at: p.at,
-      status_code: p.status,
-      latency_ms: p.latencyMs,
       outcome,
       error: outcome === 'delivered' ? null : p.error,
-      signed_with: p.signedWith,
       final: false,
       body: null,
     });
@@ -199,6 +183,28 @@ export class CallbackDelivery {
       status: p.status,
     });
     return { outcome, status: p.status, error: outcome === 'delivered' ? null : p.error };
+  }
+
+  /** One line of the delivery log: what was posted where, and what the entry says of it. */
+  private logAttempt(
+    i: { runId: string; groupId: string },
+    p: Posted,
+    entry: Omit<
+      CallbackAttemptDoc,
+      '_id' | 'run_id' | 'group_id' | 'webhook_id' | 'attempted_at' | 'status_code' | 'latency_ms' | 'signed_with'
+    >,
+  ): Promise<void> {
+    return this.ports.deliveries.recordAttempt({
+      _id: ids.deliveryAttempt(p.at),
+      run_id: i.runId,
+      group_id: i.groupId,
+      webhook_id: callbackMessageId(i.runId),
+      attempted_at: p.at,
+      status_code: p.status,
+      latency_ms: p.latencyMs,
+      signed_with: p.signedWith,
+      ...entry,
+    });
   }
 
   private async post(
