@@ -94,10 +94,10 @@ function schemathesis(
     CHECKS.join(','),
     '--max-time',
     String(seconds),
-    // Two threads only without the coverage phase: with it, CPython 3.11's ast module raced between them
-    // ("AST constructor recursion depth mismatch", surfacing as a KeyError inside schemathesis).
+    // One thread: CPython 3.11's ast module keeps its recursion depth in shared state, so two threads
+    // generating cases race on it ("AST constructor recursion depth mismatch") in every phase.
     '--workers',
-    phases === undefined || phases.includes('coverage') ? '1' : '2',
+    '1',
     '--suppress-health-check',
     'all',
     '--request-timeout',
