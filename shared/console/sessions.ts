@@ -1,4 +1,4 @@
-import { ids, secret, SECRET_SHAPES,sha256Hex } from '../platform/ids/index';
+import { ids, secret, SECRET_SHAPES, sha256Hex } from '../platform/ids/index';
 import type { ConsoleSessionDoc } from './models/console-session';
 import type { ConsoleModels } from './models/index';
 
