@@ -72,6 +72,7 @@ async function main(): Promise<void> {
       stops.push(temporal.stop);
       env.TEMPORAL_ADDRESS = temporal.address;
       uiUrl = temporal.uiUrl.replace('127.0.0.1', 'localhost');
+      env.TEMPORAL_UI_URL ??= uiUrl;
     }
 
     let chainInfo = '(external: X402_* variables)';
@@ -192,6 +193,7 @@ async function main(): Promise<void> {
   agent commerce service is up
     main host (agents):      http://localhost:${PORT}/api/external/...
     bearer host:             http://localhost:${API_PORT}/health
+    operator's console:      http://localhost:${API_PORT}/console (sign in with the wak_ key printed above)
     MCP server:              http://localhost:${PORT}/mcp (agent-commerce mcp config --token act_… prints a client config)
     Temporal Web UI:         ${uiUrl}
     MongoDB (wire):          ${env.MONGODB_URI}

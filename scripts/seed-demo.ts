@@ -17,6 +17,7 @@ import { ToolRepository } from '../shared/tools/repository';
 import { WorkflowRepository } from '../shared/workflows/repository';
 import { createTemporal } from '../temporal/connection';
 import { runPing } from '../temporal/ping/client';
+import { seedConsoleDemo } from './seed-console-demo';
 import { seedDemoSchedule } from './seed-demo-schedules';
 import { seedEmbedDemo } from './seed-embed-demo';
 import { seedWebhookRuns } from './seed-webhook-runs';
@@ -90,6 +91,10 @@ async function main(): Promise<void> {
     );
     console.log(`  demo: ${await seedDemoSchedule(db, config.publicBaseUrl)}`);
     await seedWebhookRuns(config, db, temporal, Boolean(config.tools.demoVendorUrl && process.env.DEMO_VENDOR_SECRET));
+    const con = await seedConsoleDemo(config, db);
+    console.log(
+      `  demo: console ${con.consoleUrl} (${con.runs} runs seeded); sign in with the workspace API key ${con.apiKey}`,
+    );
 
     // A published workflow for GET /api/external/workflows and wallet sessions (runs offline: template and condition nodes).
     const greeter = await new WorkflowRepository(db.models)

@@ -9,6 +9,7 @@ import { PROJECT_ROOT } from '../../shared/platform/project-root';
 import { tracingOn } from '../../shared/platform/tracing/index';
 import type { TemporalHandle } from '../../temporal/connection';
 import { createEngines } from '../../temporal/engines';
+import { consoleOperations, consoleRoutes } from '../console/routes';
 import { bearerCreditOperations } from '../credits/bearer-routes';
 import { creditOperations } from '../credits/routes';
 import { embedOperations, embedRoutes } from '../embed/routes';
@@ -64,6 +65,7 @@ export function apiOperations(deps: AppDeps, services: Services) {
     operator: [...healthOperations(deps), ...metricsOperations(deps.config.metricsToken)],
     bearer: [...bearerCreditOperations(services), ...bearerToolOperations(services)],
     mcp: mcpOperations(services, deps.config.publicBaseUrl, VERSION),
+    console: consoleOperations(services, deps.config.publicApiUrl),
   };
   let document: OpenApiDocument | undefined;
   const docs = docsOperations(
@@ -144,6 +146,8 @@ export function createApiApp(deps: AppDeps, services: Services): Express {
   const ops = apiOperations(deps, services);
   const app = baseApp(deps, ops, 'bearer');
   app.use(errorShape('gateway'), mountOperations(ops.operator));
+  // The console's pages parse their own form posts (urlencoded) and answer errors as pages.
+  app.use(consoleRoutes(ops.console, deps.db));
   app.use(jsonBody, jsonBodyErrors);
   app.use(requireStore(deps.db), mountOperations(ops.bearer));
   return finish(app, deps.config.publicApiUrl);

@@ -4,6 +4,7 @@
  * the doc and the codes thrown in the source in step. Each capability declares its own codes in
  * its errors.ts, typed by shared/platform/errors/catalog-entry.ts; this file only gathers them.
  */
+import { consoleErrors } from '../console/errors';
 import { embedErrors } from '../embed/errors';
 import { bearerTokensErrors } from '../identity/bearer-token-errors';
 import { identityErrors } from '../identity/errors';
@@ -37,4 +38,5 @@ export const ERROR_CATALOG: Readonly<Record<string, ErrorEntry>> = {
   ...schedulesErrors,
   ...embedErrors,
   ...mcpErrors,
+  ...consoleErrors,
 };

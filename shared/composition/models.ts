@@ -1,4 +1,6 @@
 import { Connection } from 'mongoose';
+import { consoleSessionModel } from '../console/models/console-session';
+import type { ConsoleModels } from '../console/models/index';
 import { creditExpiryModel } from '../credits/models/credit-expiry';
 import { creditHeadModel } from '../credits/models/credit-head';
 import { creditTransactionModel } from '../credits/models/credit-transaction';
@@ -90,7 +92,8 @@ export type Models = PlatformModels &
   WorkflowSessionsModels &
   WebhookRunsModels &
   SchedulesModels &
-  EmbedModels;
+  EmbedModels &
+  ConsoleModels;
 
 /** Every model bound to one connection; register before connecting so indexes build on connect. */
 export function registerModels(conn: Connection): Models {
@@ -158,5 +161,6 @@ export function registerModels(conn: Connection): Models {
     embedNonceUses: embedNonceUseModel(conn),
     embedNonceFailures: embedNonceFailureModel(conn),
     embedTokens: embedTokenModel(conn),
+    consoleSessions: consoleSessionModel(conn),
   };
 }

@@ -1,3 +1,5 @@
+import { ConsoleService } from '../console/service';
+import { ConsoleSessionRepository } from '../console/sessions';
 import { LedgerStore } from '../credits/ledger-store';
 import { EmbedRepository } from '../embed/repository';
 import { EmbedService, signInSite } from '../embed/service';
@@ -74,6 +76,7 @@ export function createRepositories(deps: Pick<AppDeps, 'config' | 'db'>) {
     payments,
     settlementNonces: new NonceClaims(models),
     inFlightPayments: new InFlightPayments(models, payments),
+    consoleSessions: new ConsoleSessionRepository(models),
   };
 }
 
@@ -149,6 +152,10 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
     config,
   );
   const tokens = new AccessTokenService(models);
+  const callbacks = new CallbackService(
+    { runs: repos.runs, deliveries: repos.deliveries, signingKeys: repos.signingKeys, engine: engines.runs },
+    config.callbacks,
+  );
   const signedRequests = new SignedRequestService(models, config.sessionNonceTtlSeconds, limits.invokePerWallet);
   return {
     signedRequests,
@@ -170,10 +177,7 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
         : undefined,
     tokens,
     webhookRuns,
-    callbacks: new CallbackService(
-      { runs: repos.runs, deliveries: repos.deliveries, signingKeys: repos.signingKeys, engine: engines.runs },
-      config.callbacks,
-    ),
+    callbacks,
     schedules: new ScheduleService(repos.schedules, config.scheduleLease),
     scheduleAuth: new BudgetBearerAuth(workspaces, SCHEDULE_BEARER_CACHE),
     jobs: new JobService(
@@ -212,6 +216,18 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
       signInSite(config.publicBaseUrl),
     ),
     directTools,
+    console: new ConsoleService(
+      {
+        sessions: repos.consoleSessions,
+        workspaces,
+        runs: repos.runs,
+        deliveries: repos.deliveries,
+        callbacks,
+        ledger,
+        budgetCharges: repos.budgetCharges,
+      },
+      { temporalUiUrl: config.temporalUiUrl, temporalNamespace: config.temporalNamespace },
+    ),
     mcp: new McpToolService(tools, directTools, webhookRuns, repos.workflows, repos.budgetCharges),
   };
 }

@@ -9,12 +9,13 @@ export {
   retryDelayMs,
   type RetrySchedule,
 } from './callback-schedule';
+export { CallbackService } from './callback-service';
 export { signedWith, standardWebhookHeaders } from './callback-sign';
 export { DeliveryLogRepository } from './deliveries';
 export type { CallbackReplayStart, RunEnd, RunEngine, RunStartRequest } from './engine';
 export type { AttemptOutcome } from './models/callback-attempt';
 export { fullRun, shortRun } from './present';
-export { RunRepository } from './repository';
+export { RunRepository, type RunSummary, type WorkspaceRunsQuery } from './repository';
 export { writtenOf } from './run-writes';
 export {
   cancelBodySchema,

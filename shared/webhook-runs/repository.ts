@@ -9,6 +9,21 @@ import { type RunOutcome, type RunRecord, type RunStatus } from './types';
 
 const OPEN_STATUSES: RunStatus[] = ['queued', 'running'];
 
+/** A run as a list shows it: without its prompt, response and node records. */
+export type RunSummary = Omit<WebhookRunDoc, 'prompt' | 'response_text' | 'run_metadata' | 'request_metadata_json'>;
+
+/** A page of a workspace's runs: filters, the keyset cursor (the last run of the previous page), a bound. */
+export interface WorkspaceRunsQuery {
+  workspaceId: string;
+  status?: RunStatus;
+  groupId?: string;
+  workflowId?: string;
+  from?: Date;
+  to?: Date;
+  before?: { created_at: Date; _id: string };
+  limit: number;
+}
+
 type RunModels = Pick<Models, 'webhookRuns' | 'webhookRunRequests' | 'webhookRunCancels'>;
 
 export interface CallbackUpdate {
@@ -77,6 +92,57 @@ export class RunRepository {
       .sort({ created_at: 1, _id: 1 })
       .limit(limit)
       .lean<Array<Pick<WebhookRunDoc, '_id' | 'created_at'>>>()
+      .exec();
+  }
+
+  /** A workspace's runs newest first, one page; `more` when another follows the last one returned. */
+  async pageOfWorkspace(q: WorkspaceRunsQuery): Promise<{ runs: RunSummary[]; more: boolean }> {
+    const created: Record<string, Date> = {};
+    if (q.from) created.$gte = q.from;
+    if (q.to) created.$lt = q.to;
+    const filter: Record<string, unknown> = { workspace_id: q.workspaceId };
+    if (q.status) filter.status = q.status;
+    if (q.groupId) filter.group_id = q.groupId;
+    if (q.workflowId) filter.workflow_id = q.workflowId;
+    if (Object.keys(created).length) filter.created_at = created;
+    if (q.before)
+      filter.$or = [
+        { created_at: { ...created, $lt: q.before.created_at } },
+        { created_at: q.before.created_at, _id: { $lt: q.before._id } },
+      ];
+    const docs = await this.models.webhookRuns
+      .find(filter, { prompt: 0, response_text: 0, run_metadata: 0, request_metadata_json: 0 })
+      .sort({ created_at: -1, _id: -1 })
+      .limit(q.limit + 1)
+      .lean<RunSummary[]>()
+      .exec();
+    return { runs: docs.slice(0, q.limit), more: docs.length > q.limit };
+  }
+
+  /** Status and creation time of a workspace's runs since `since`, at most `limit` (the overview's counts). */
+  recentOfWorkspace(
+    workspaceId: string,
+    since: Date,
+    limit: number,
+  ): Promise<Array<Pick<WebhookRunDoc, 'status' | 'created_at'>>> {
+    return this.models.webhookRuns
+      .find({ workspace_id: workspaceId, created_at: { $gte: since } }, { _id: 0, status: 1, created_at: 1 })
+      .sort({ created_at: -1 })
+      .limit(limit)
+      .lean<Array<Pick<WebhookRunDoc, 'status' | 'created_at'>>>()
+      .exec();
+  }
+
+  /** A workspace's latest runs whose callback failed, newest first. */
+  failedCallbacks(workspaceId: string, since: Date, limit: number): Promise<RunSummary[]> {
+    return this.models.webhookRuns
+      .find(
+        { workspace_id: workspaceId, created_at: { $gte: since }, callback_status: 'failed' },
+        { prompt: 0, response_text: 0, run_metadata: 0, request_metadata_json: 0 },
+      )
+      .sort({ created_at: -1 })
+      .limit(limit)
+      .lean<RunSummary[]>()
       .exec();
   }
 

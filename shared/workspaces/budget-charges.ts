@@ -62,6 +62,23 @@ export class BudgetChargeRepository {
     await this.models.budgetCharges.deleteOne({ _id: chargeId });
   }
 
+  /** The charges of these budgets since `since`, at most `limit` (the console's spend per day). */
+  chargesSince(
+    budgetIds: readonly string[],
+    since: Date,
+    limit: number,
+  ): Promise<Array<{ budget_id: string; credits: number; created_at: Date }>> {
+    if (budgetIds.length === 0) return Promise.resolve([]);
+    return this.models.budgetCharges
+      .find(
+        { budget_id: { $in: [...budgetIds] }, created_at: { $gte: since } },
+        { _id: 0, budget_id: 1, credits: 1, created_at: 1 },
+      )
+      .limit(limit)
+      .lean<Array<{ budget_id: string; credits: number; created_at: Date }>>()
+      .exec();
+  }
+
   /** Credits committed today (UTC) and in total. */
   async spent(budgetId: string, now = new Date()): Promise<{ today: number; total: number }> {
     const rows = await this.models.budgetCharges

@@ -275,6 +275,20 @@ export class WorkspaceRepository {
     return workspace ? { workspace, budget: await this.withWorkflows(budgetDoc) } : null;
   }
 
+  /** The workspace a live API key speaks for (the console's sign-in), or null. */
+  async resolveApiKey(apiKey: string): Promise<{ workspace: Workspace; keyId: string } | null> {
+    if (!SECRET_SHAPES.wak_.test(apiKey)) return null;
+    const key = await this.models.workspaceApiKeys.findById(sha256Hex(apiKey)).lean<WorkspaceApiKeyDoc>().exec();
+    if (!key || key.revoked_at) return null;
+    const workspace = await this.getWorkspace(key.workspace_id);
+    return workspace ? { workspace, keyId: key.key_id } : null;
+  }
+
+  /** Whether an API key (by its public id) is still live: a console session ends with its key. */
+  async apiKeyLive(apiKeyId: string): Promise<boolean> {
+    return (await this.models.workspaceApiKeys.exists({ key_id: apiKeyId, revoked_at: null })) !== null;
+  }
+
   // ── agent groups ────────────────────────────────────────────────────────────
 
   /** A group on a budget, its first `agt_` token and its webhook signing secret (both shown once). */
@@ -306,6 +320,38 @@ export class WorkspaceRepository {
     if (cached) return cached;
     const doc = await this.models.agentGroups.findById(id, { webhook_secret_enc: 0 }).lean<AgentGroup>().exec();
     return doc ? groupCache.set(id, Object.freeze(doc)) : null;
+  }
+
+  /** The groups on these budgets (a workspace's, through its budgets: indexed by budget), oldest first. */
+  listGroups(budgetIds: readonly string[]): Promise<AgentGroup[]> {
+    if (budgetIds.length === 0) return Promise.resolve([]);
+    return this.models.agentGroups
+      .find({ budget_id: { $in: [...budgetIds] } }, { webhook_secret_enc: 0 })
+      .sort({ created_at: 1 })
+      .limit(1000)
+      .lean<AgentGroup[]>()
+      .exec();
+  }
+
+  /** A group's tokens by public id (never the token or its hash), oldest first. */
+  listGroupTokens(
+    groupId: string,
+  ): Promise<Array<{ token_id: string; label: string | null; created_at: Date; revoked_at: Date | null }>> {
+    return this.models.agentGroupTokens
+      .find({ group_id: groupId }, { _id: 0, token_id: 1, label: 1, created_at: 1, revoked_at: 1 })
+      .sort({ created_at: 1 })
+      .limit(1000)
+      .lean<Array<{ token_id: string; label: string | null; created_at: Date; revoked_at: Date | null }>>()
+      .exec();
+  }
+
+  /** The group a token (by public id) belongs to, or null. */
+  async groupOfToken(tokenId: string): Promise<string | null> {
+    const t = await this.models.agentGroupTokens
+      .findOne({ token_id: tokenId }, { group_id: 1 })
+      .lean<{ group_id: string }>()
+      .exec();
+    return t?.group_id ?? null;
   }
 
   async issueGroupToken(

@@ -13,8 +13,8 @@ describe('the folder graph of shared/ (capabilities, platform, composition)', ()
       .map((d) => d.name)
       .sort();
     expect([...CAPABILITIES, ...PLUMBING_FOLDERS].sort()).toEqual(folders);
-    expect(CAPABILITIES).toHaveLength(12);
-    expect(graph.edges.size).toBe(14);
+    expect(CAPABILITIES).toHaveLength(13);
+    expect(graph.edges.size).toBe(15);
   });
 
   it('has no circle between folders, type-only imports included', () => {

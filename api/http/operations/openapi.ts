@@ -106,6 +106,7 @@ const SCHEME_OF: Record<Auth['kind'], string | undefined> = {
   job_workflow_token: 'jobWorkflowToken',
   embed: 'embedToken',
   operator: 'operatorToken',
+  console: undefined,
 };
 
 function securityOf(auth: readonly Auth[]): Array<Record<string, string[]>> {
@@ -287,6 +288,7 @@ export function buildOpenApi(
   const bearer = { url: urls.apiUrl, description: 'bearer host ({api_url})' };
   const paths: Record<string, JsonSchema> = {};
   for (const op of operations) {
+    if (op.documented === false) continue;
     const item = (paths[op.path] ??=
       op.host === 'both' ? {} : { servers: [op.host === 'main' ? main : bearer] }) as Record<string, unknown>;
     // An operation mounted for every method is documented under each (its id suffixed past the first).

@@ -23,7 +23,9 @@ export type Auth =
   /** The widget's short-lived sign-in token. */
   | { kind: 'embed' }
   /** An operator's token (HEALTH_DETAILS_TOKEN, METRICS_TOKEN). */
-  | { kind: 'operator' };
+  | { kind: 'operator' }
+  /** The console's session cookie (signed in with a workspace API key). */
+  | { kind: 'console' };
 
 /**
  * An OpenAPI link: the operation a client may call next with values from this answer or its
@@ -68,6 +70,12 @@ export type ErrorStyle = ErrorShape | 'html';
  */
 export interface Operation {
   id: string;
+  /**
+   * false: mounted and checked like any declaration (405s, validation, the route census) but left
+   * out of the OpenAPI document, so neither the SDK nor the fuzzer sees it (the console's pages are
+   * for a person in a browser, not part of the API).
+   */
+  documented?: false;
   method: 'get' | 'post' | 'put' | 'delete';
   /**
    * Mount every method on the path (the spec's /health answers whatever comes); documented under each

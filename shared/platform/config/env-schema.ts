@@ -21,6 +21,9 @@ export const envSchema = Joi.object({
     .pattern(/^[^\s:]+:\d{1,5}$/)
     .default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: Joi.string().default('default'),
+  TEMPORAL_UI_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .default('http://localhost:8233'),
   TEMPORAL_TASK_QUEUE_PREFIX: Joi.string()
     .pattern(/^[A-Za-z0-9_.-]*$/)
     .allow('')

@@ -68,6 +68,7 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
     mongodbDbName: value.MONGODB_DB_NAME,
     temporalAddress: value.TEMPORAL_ADDRESS,
     temporalNamespace: value.TEMPORAL_NAMESPACE,
+    temporalUiUrl: stripSlash(value.TEMPORAL_UI_URL),
     temporalTaskQueuePrefix: value.TEMPORAL_TASK_QUEUE_PREFIX,
     logLevel: value.LOG_LEVEL,
     trustProxy,

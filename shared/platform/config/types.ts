@@ -11,6 +11,8 @@ export interface AppConfig {
   mongodbDbName: string;
   temporalAddress: string;
   temporalNamespace: string;
+  /** The Temporal Web UI, for links to a run's execution (the console). */
+  temporalUiUrl: string;
   temporalTaskQueuePrefix: string;
   logLevel: string;
   trustProxy: TrustProxy;

@@ -25,7 +25,8 @@ export type ErrorArea =
   | 'webhook runs'
   | 'schedules'
   | 'embed'
-  | 'mcp';
+  | 'mcp'
+  | 'console';
 
 /** The order of the areas in docs/errors.md and GET /docs/errors. */
 export const ERROR_AREAS: readonly ErrorArea[] = [
@@ -44,4 +45,5 @@ export const ERROR_AREAS: readonly ErrorArea[] = [
   'schedules',
   'embed',
   'mcp',
+  'console',
 ];

@@ -68,13 +68,15 @@ export const ids = {
    */
   claimToken: (claimId: string) =>
     `clm_${Buffer.from(claimId).toString('base64url')}.${randomBytes(18).toString('base64url')}`,
+  /** A console session's form token (its pages' CSRF token): 32 base64url. */
+  consoleFormToken: () => randomBytes(24).toString('base64url'),
   /** A row of its own under `key` (`<key>|<16 hex>`), where every hit is inserted and then counted. */
   row: (key: string) => `${key}|${randomBytes(8).toString('hex')}`,
   /** A request's id when the client sent none we can echo. */
   request: () => randomUUID(),
 };
 
-export type SecretPrefix = 'bk_' | 'wak_' | 'agt_' | 'act_' | 'emb_';
+export type SecretPrefix = 'bk_' | 'wak_' | 'agt_' | 'act_' | 'emb_' | 'csn_';
 
 /** Random secrets shown once (`<prefix><43 base64url chars>`); stored only as their sha256. */
 export function secret(prefix: SecretPrefix): string {
@@ -87,6 +89,8 @@ export const SECRET_SHAPES: Record<SecretPrefix, RegExp> = {
   agt_: /^agt_[A-Za-z0-9_-]{43}$/,
   act_: /^act_[A-Za-z0-9_-]{43}$/,
   emb_: /^emb_[A-Za-z0-9_-]{43}$/,
+  /** A console session's cookie value. */
+  csn_: /^csn_[A-Za-z0-9_-]{43}$/,
 };
 
 /** A Standard Webhooks signing secret: `whsec_` + base64 of 24 random bytes. */

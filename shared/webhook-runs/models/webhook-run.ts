@@ -94,6 +94,9 @@ const schema = new Schema<WebhookRunDoc>(
   { collection: 'webhook_runs', versionKey: false },
 );
 schema.index({ group_id: 1, created_at: -1 });
+// The console's pages of a workspace's runs, newest first (keyset on created_at, _id); one per status filter.
+schema.index({ workspace_id: 1, created_at: -1, _id: -1 });
+schema.index({ workspace_id: 1, status: 1, created_at: -1, _id: -1 });
 // The run healer's page: queued runs oldest first.
 schema.index({ status: 1, created_at: 1, _id: 1 });
 

@@ -1,0 +1,96 @@
+import { escapeHtml as e } from '../../shared/embed/index';
+
+/**
+ * Charts drawn on the server as SVG: no script runs in the console's pages (its CSP allows none),
+ * and the few shapes it needs (bars, a stacked bar, a graph's boxes and lines) are a few lines each.
+ */
+
+export interface Bar {
+  label: string;
+  value: number;
+}
+
+const W = 640;
+const H = 180;
+const PAD = { left: 44, right: 8, top: 10, bottom: 28 };
+
+function niceMax(max: number): number {
+  if (max <= 0) return 1;
+  const p = 10 ** Math.floor(Math.log10(max));
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= max) return m * p;
+  return 10 * p;
+}
+
+/** A bar per label (days of spend), with the axis maximum and each bar's value in its title. */
+export function barChart(bars: readonly Bar[], o: { title: string; unit: string; id: string }): string {
+  const max = niceMax(Math.max(0, ...bars.map((b) => b.value)));
+  const plotW = W - PAD.left - PAD.right;
+  const plotH = H - PAD.top - PAD.bottom;
+  const step = bars.length ? plotW / bars.length : plotW;
+  const bw = Math.max(1, step * 0.7);
+  const rects = bars
+    .map((b, i) => {
+      const h = (b.value / max) * plotH;
+      const x = PAD.left + i * step + (step - bw) / 2;
+      const y = PAD.top + plotH - h;
+      const label =
+        bars.length <= 16 || i % Math.ceil(bars.length / 8) === 0
+          ? `<text x="${(x + bw / 2).toFixed(1)}" y="${H - 10}" text-anchor="middle" class="tick">${e(b.label)}</text>`
+          : '';
+      return `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${bw.toFixed(1)}" height="${h.toFixed(1)}" class="bar" data-label="${e(b.label)}" data-value="${b.value}"><title>${e(b.label)}: ${b.value} ${e(o.unit)}</title></rect>${label}`;
+    })
+    .join('');
+  return `<svg id="${e(o.id)}" class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${e(o.title)}">
+<title>${e(o.title)}</title>
+<line x1="${PAD.left}" y1="${PAD.top + plotH}" x2="${W - PAD.right}" y2="${PAD.top + plotH}" class="axis"/>
+<text x="${PAD.left - 6}" y="${PAD.top + 8}" text-anchor="end" class="tick">${max}</text>
+<text x="${PAD.left - 6}" y="${PAD.top + plotH}" text-anchor="end" class="tick">0</text>
+${rects}
+</svg>`;
+}
+
+/** Stacked bars: per label, one segment per series (runs per hour by status). */
+export function stackedChart(
+  columns: ReadonlyArray<{ label: string; values: Readonly<Record<string, number>> }>,
+  series: readonly string[],
+  o: { title: string; id: string },
+): string {
+  const totals = columns.map((c) => series.reduce((s, k) => s + (c.values[k] ?? 0), 0));
+  const max = niceMax(Math.max(0, ...totals));
+  const plotW = W - PAD.left - PAD.right;
+  const plotH = H - PAD.top - PAD.bottom;
+  const step = columns.length ? plotW / columns.length : plotW;
+  const bw = Math.max(1, step * 0.7);
+  const parts = columns
+    .map((c, i) => {
+      let y = PAD.top + plotH;
+      const x = PAD.left + i * step + (step - bw) / 2;
+      const segs = series
+        .filter((k) => (c.values[k] ?? 0) > 0)
+        .map((k) => {
+          const h = ((c.values[k] ?? 0) / max) * plotH;
+          y -= h;
+          return `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${bw.toFixed(1)}" height="${h.toFixed(1)}" class="seg s-${e(k)}"><title>${e(c.label)} ${e(k)}: ${c.values[k]}</title></rect>`;
+        })
+        .join('');
+      const label =
+        i % Math.ceil(columns.length / 8 || 1) === 0
+          ? `<text x="${(x + bw / 2).toFixed(1)}" y="${H - 10}" text-anchor="middle" class="tick">${e(c.label)}</text>`
+          : '';
+      return segs + label;
+    })
+    .join('');
+  const legend = series
+    .map(
+      (k, i) =>
+        `<rect x="${PAD.left + i * 100}" y="0" width="8" height="8" class="seg s-${e(k)}"/><text x="${PAD.left + i * 100 + 12}" y="8" class="tick">${e(k)}</text>`,
+    )
+    .join('');
+  return `<svg id="${e(o.id)}" class="chart" viewBox="0 0 ${W} ${H + 12}" role="img" aria-label="${e(o.title)}">
+<title>${e(o.title)}</title>
+<g transform="translate(0,${H})">${legend}</g>
+<line x1="${PAD.left}" y1="${PAD.top + plotH}" x2="${W - PAD.right}" y2="${PAD.top + plotH}" class="axis"/>
+<text x="${PAD.left - 6}" y="${PAD.top + 8}" text-anchor="end" class="tick">${max}</text>
+${parts}
+</svg>`;
+}

@@ -1,0 +1,379 @@
+import type { ConsoleSession } from '../../shared/console/index';
+import { MAX_OUTPUT_CHARS, RUN_STATUSES } from '../../shared/console/index';
+import { escapeHtml as e } from '../../shared/embed/index';
+import type { PublicSigningKey, RunNodeRecord, RunSummary } from '../../shared/webhook-runs/index';
+import { barChart, stackedChart } from './charts';
+
+/**
+ * The console's HTML, rendered on the server. Everything that came from the store goes through
+ * `e()`. No script and no inline style: the pages' CSP forbids both, and every action is a plain
+ * form post carrying the session's form token.
+ */
+
+const NAV: Array<[string, string]> = [
+  ['/console', 'Overview'],
+  ['/console/runs', 'Runs'],
+  ['/console/budgets', 'Budgets & groups'],
+  ['/console/callbacks', 'Callbacks'],
+  ['/console/approvals', 'Approvals'],
+];
+
+const iso = (d: Date | null | undefined) => (d ? d.toISOString().replace('.000Z', 'Z') : '—');
+const ms = (a: Date | null | undefined, b: Date | null | undefined) =>
+  a && b ? `${Math.max(0, b.getTime() - a.getTime())} ms` : '—';
+
+function layout(title: string, body: string, s?: ConsoleSession, active = ''): string {
+  const nav = s
+    ? `<nav class="top"><span class="ws" id="workspace">${e(s.workspaceName)} <small>${e(s.workspaceId)}</small></span>
+${NAV.map(([href, label]) => `<a href="${href}"${href === active ? ' class="on" aria-current="page"' : ''}>${e(label)}</a>`).join('\n')}
+<form method="post" action="/console/sign-out" class="inline">${hidden(s)}<button type="submit" id="sign-out">Sign out</button></form></nav>`
+    : '';
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${e(title)} · Console</title>
+<link rel="stylesheet" href="/console/assets/console.css">
+</head>
+<body>
+${nav}
+<main id="console">
+<h1>${e(title)}</h1>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+function hidden(s: ConsoleSession): string {
+  return `<input type="hidden" name="_form" value="${e(s.formToken)}">`;
+}
+
+function notice(text: string | undefined): string {
+  return text ? `<p class="notice" id="notice" role="status">${e(text)}</p>` : '';
+}
+
+export function signInPage(formToken: string, error?: string): string {
+  return layout(
+    'Sign in',
+    `${error ? `<p class="error" role="alert" id="error">${e(error)}</p>` : ''}
+<form method="post" action="/console/sign-in" class="card" id="sign-in">
+<input type="hidden" name="_form" value="${e(formToken)}">
+<label for="api_key">Workspace API key</label>
+<input type="password" id="api_key" name="api_key" placeholder="wak_…" autocomplete="off" required maxlength="200">
+<button type="submit">Sign in</button>
+<p class="hint">The key is exchanged for a session cookie; it is not kept in this page or in the browser.</p>
+</form>`,
+  );
+}
+
+export function errorPage(status: number, title: string, message: string, signedIn: boolean): string {
+  return layout(
+    title,
+    `<p class="error" id="error" data-status="${status}">${e(message)}</p>
+<p><a href="${signedIn ? '/console' : '/console/sign-in'}">${signedIn ? 'Back to the overview' : 'Sign in'}</a></p>`,
+  );
+}
+
+function statusTag(status: string): string {
+  return `<span class="tag st-${e(status)}">${e(status)}</span>`;
+}
+
+function runRows(runs: readonly RunSummary[]): string {
+  if (!runs.length) return '<tr><td colspan="7">No runs.</td></tr>';
+  return runs
+    .map(
+      (r) =>
+        `<tr data-run="${e(r._id)}"><td><a href="/console/runs/${e(r._id)}">${e(r._id)}</a></td><td>${statusTag(r.status)}</td><td>${e(r.workflow_id)}${r.workflow_version ? ` <small>v${e(r.workflow_version)}</small>` : ''}</td><td>${e(r.group_id)}</td><td>${iso(r.created_at)}</td><td>${ms(r.started_at, r.completed_at ?? r.failed_at ?? r.cancelled_at ?? r.setup_required_at)}</td><td>${statusTag(r.callback_status)}</td></tr>`,
+    )
+    .join('\n');
+}
+
+const RUN_HEAD =
+  '<thead><tr><th>Run</th><th>Status</th><th>Workflow</th><th>Group</th><th>Created</th><th>Took</th><th>Callback</th></tr></thead>';
+
+export function overviewPage(
+  s: ConsoleSession,
+  o: {
+    credits: number;
+    spendPerDay: Array<{ day: string; credits: number }>;
+    runsPerHour: Array<{ hour: string; counts: Record<string, number> }>;
+    runsCounted: number;
+    runsBounded: boolean;
+    failing: RunSummary[];
+    nearLimits: Array<{ budget: string; name: string; limit: string; allowance: number; spent: number }>;
+  },
+): string {
+  const spend = barChart(
+    o.spendPerDay.map((d) => ({ label: d.day.slice(5), value: d.credits })),
+    { title: 'Credits spent per day (UTC)', unit: 'credits', id: 'spend-chart' },
+  );
+  const runs = stackedChart(
+    o.runsPerHour.map((h) => ({ label: h.hour, values: h.counts })),
+    RUN_STATUSES,
+    { title: 'Runs per hour by status (last 24 h, UTC)', id: 'runs-chart' },
+  );
+  const near = o.nearLimits.length
+    ? `<ul id="near-limits">${o.nearLimits.map((n) => `<li><a href="/console/budgets#${e(n.budget)}">${e(n.name)}</a>: ${n.spent} of ${n.allowance} credits (${e(n.limit)})</li>`).join('')}</ul>`
+    : '<p id="near-limits">No budget is near its limit.</p>';
+  return layout(
+    'Overview',
+    `<section class="cards">
+<div class="card"><h2>Credits left</h2><p class="big" id="credits-left">${o.credits}</p><p class="hint">The workspace's credit account, which funds its budgets.</p></div>
+<div class="card"><h2>Budgets near their limits</h2>${near}</div>
+</section>
+<section class="card"><h2>Spend per day</h2>${spend}</section>
+<section class="card"><h2>Runs per hour</h2>${runs}<p class="hint">${o.runsCounted} runs in the last 24 hours${o.runsBounded ? ' (counting stopped at this bound)' : ''}.</p></section>
+<section class="card"><h2>Failing callbacks (last 7 days)</h2>
+<table id="failing">${RUN_HEAD}<tbody>${runRows(o.failing)}</tbody></table></section>`,
+    s,
+    '/console',
+  );
+}
+
+export interface RunsView {
+  runs: RunSummary[];
+  next: string | null;
+  filter: Record<string, string>;
+  groups: Array<{ _id: string; name: string }>;
+}
+
+export function runsPage(s: ConsoleSession, v: RunsView): string {
+  const f = v.filter;
+  const opt = (value: string, label: string, current: string | undefined) =>
+    `<option value="${e(value)}"${value === (current ?? '') ? ' selected' : ''}>${e(label)}</option>`;
+  const nextQuery = new URLSearchParams(
+    Object.entries({ ...f, cursor: v.next ?? '' }).filter(([, val]) => val !== ''),
+  ).toString();
+  return layout(
+    'Runs',
+    `<form method="get" action="/console/runs" class="filters" id="filters">
+<label>Status <select name="status" id="f-status">${opt('', 'any', f.status)}${RUN_STATUSES.map((st) => opt(st, st, f.status)).join('')}</select></label>
+<label>Group <select name="group" id="f-group">${opt('', 'any', f.group)}${v.groups.map((g) => opt(g._id, g.name, f.group)).join('')}</select></label>
+<label>Workflow <input name="workflow" id="f-workflow" value="${e(f.workflow ?? '')}" placeholder="wf_…" maxlength="67"></label>
+<label>From <input type="datetime-local" name="from" id="f-from" value="${e(f.from ?? '')}"></label>
+<label>To <input type="datetime-local" name="to" id="f-to" value="${e(f.to ?? '')}"></label>
+<button type="submit" id="apply">Filter</button> <a href="/console/runs">Clear</a>
+</form>
+<table id="runs">${RUN_HEAD}<tbody>${runRows(v.runs)}</tbody></table>
+${v.next ? `<p><a id="next-page" href="/console/runs?${e(nextQuery)}">Older runs →</a></p>` : ''}`,
+    s,
+    '/console/runs',
+  );
+}
+
+function nodeRows(nodes: readonly RunNodeRecord[]): string {
+  if (!nodes.length) return '<tr><td colspan="6">No node has run.</td></tr>';
+  return nodes
+    .map(
+      (n, i) =>
+        `<tr data-node="${e(n.id)}"><td>${i + 1}</td><td>${e(n.id)}</td><td>${e(n.type)}</td><td>${statusTag(n.status)}</td><td>${n.credits_charged ?? 0}${n.transaction_id ? ` <small>${e(n.transaction_id)}</small>` : ''}</td><td>${e(n.error_code ?? '')}${n.worker ? ` <small>${e(n.worker)}</small>` : ''}</td></tr>`,
+    )
+    .join('\n');
+}
+
+export function runPage(
+  s: ConsoleSession,
+  v: {
+    run: RunSummary & { prompt: string; error_message: string | null };
+    output: string | null;
+    outputCut: boolean;
+    nodes: RunNodeRecord[];
+    charged: number;
+    deliveries: {
+      attempts: Array<{
+        _id: string;
+        kind: string;
+        attempt?: number | null;
+        replay_id?: string | null;
+        attempted_at: Date;
+        status_code: number | null;
+        latency_ms: number;
+        outcome: string;
+        error?: string | null;
+      }>;
+      next: string | null;
+    };
+    temporalUrl: string;
+  },
+  flash?: string,
+): string {
+  const r = v.run;
+  const end = r.completed_at ?? r.failed_at ?? r.cancelled_at ?? r.setup_required_at;
+  const deliveries = v.deliveries.attempts.length
+    ? v.deliveries.attempts
+        .map(
+          (d) =>
+            `<tr data-attempt="${e(d._id)}" data-kind="${e(d.kind)}"><td>${e(d.kind)}${d.kind === 'delivery' ? ` #${d.attempt ?? ''}` : ` <small>${e(d.replay_id ?? '')}</small>`}</td><td>${iso(d.attempted_at)}</td><td>${d.status_code ?? '—'}</td><td>${d.latency_ms} ms</td><td>${statusTag(d.outcome)}</td><td>${e(d.error ?? '')}</td></tr>`,
+        )
+        .join('\n')
+    : '<tr><td colspan="6">No delivery yet.</td></tr>';
+  const replay = r.callback_url
+    ? `<form method="post" action="/console/runs/${e(r._id)}/replay" class="inline">${hidden(s)}<button type="submit" id="replay">Replay the final callback</button></form>`
+    : '<p class="hint">This run was triggered without a callback URL.</p>';
+  return layout(
+    `Run ${r._id}`,
+    `${notice(flash)}
+<dl class="facts" id="run-facts">
+<dt>Status</dt><dd id="run-status">${statusTag(r.status)}${r.error_code ? ` <code>${e(r.error_code)}</code> ${e(r.error_message ?? '')}` : ''}</dd>
+<dt>Workflow</dt><dd>${e(r.workflow_id)}${r.workflow_version ? ` v${e(r.workflow_version)}` : ''}</dd>
+<dt>Group</dt><dd>${e(r.group_id)} (budget ${e(r.budget_id)})</dd>
+<dt>Queued</dt><dd>${iso(r.queued_at)}</dd>
+<dt>Started</dt><dd>${iso(r.started_at)} <small>waited ${ms(r.queued_at, r.started_at)}</small></dd>
+<dt>Ended</dt><dd>${iso(end)} <small>ran ${ms(r.started_at, end)}</small></dd>
+<dt>Charged</dt><dd id="run-charged">${v.charged} credits</dd>
+<dt>Execution</dt><dd><a id="temporal-link" href="${e(v.temporalUrl)}" rel="noreferrer">Open in the Temporal UI</a></dd>
+</dl>
+<section class="card"><h2>Nodes, in the order they ran</h2>
+<table id="nodes"><thead><tr><th>#</th><th>Node</th><th>Kind</th><th>Status</th><th>Credits</th><th>Error / worker</th></tr></thead><tbody>${nodeRows(v.nodes)}</tbody></table></section>
+<section class="card"><h2>Output</h2><pre id="output">${e(v.output ?? '')}</pre>${v.outputCut ? `<p class="hint">Cut at ${MAX_OUTPUT_CHARS} characters; the API's run poll has the whole text.</p>` : ''}</section>
+<section class="card"><h2>Callback deliveries <small>${statusTag(r.callback_status)}</small></h2>
+<table id="deliveries"><thead><tr><th>Attempt</th><th>At</th><th>HTTP</th><th>Latency</th><th>Outcome</th><th>Error</th></tr></thead><tbody>${deliveries}</tbody></table>
+${v.deliveries.next ? `<p><a href="/console/runs/${e(r._id)}?after=${e(v.deliveries.next)}">More attempts →</a></p>` : ''}
+${replay}</section>`,
+    s,
+    '/console/runs',
+  );
+}
+
+type TokenRow = { token_id: string; label: string | null; created_at: Date; revoked_at: Date | null };
+
+export function budgetsPage(
+  s: ConsoleSession,
+  budgets: Array<{
+    budget: {
+      _id: string;
+      name: string;
+      daily_credits: number | null;
+      total_credits: number | null;
+      catalog_tools?: boolean;
+      workflow_ids: string[];
+      workflow_versions: Record<string, string | null>;
+    };
+    spent: { today: number; total: number };
+    groups: Array<{ group: { _id: string; name: string }; tokens: TokenRow[] }>;
+  }>,
+  shown?: { title: string; secrets: Array<[string, string]> },
+): string {
+  const once = shown
+    ? `<section class="card secret" id="shown-once"><h2>${e(shown.title)}</h2><p>Copy now: it is shown once and cannot be read again.</p>
+<dl>${shown.secrets.map(([k, v]) => `<dt>${e(k)}</dt><dd><code class="secret-value" data-name="${e(k)}">${e(v)}</code></dd>`).join('')}</dl></section>`
+    : '';
+  const tokens = (rows: TokenRow[]) =>
+    rows
+      .map(
+        (t) =>
+          `<tr data-token="${e(t.token_id)}"><td>${e(t.token_id)}</td><td>${e(t.label ?? '')}</td><td>${iso(t.created_at)}</td><td>${
+            t.revoked_at
+              ? `revoked ${iso(t.revoked_at)}`
+              : `<form method="post" action="/console/tokens/${e(t.token_id)}/revoke" class="inline">${hidden(s)}<button type="submit" class="revoke">Revoke</button></form>`
+          }</td></tr>`,
+      )
+      .join('');
+  const cards = budgets
+    .map(
+      ({
+        budget: b,
+        spent,
+        groups,
+      }) => `<section class="card budget" id="${e(b._id)}"><h2>${e(b.name)} <small>${e(b._id)}</small></h2>
+<p>Spent today <strong>${spent.today}</strong>${b.daily_credits !== null ? ` of ${b.daily_credits}` : ''} · in total <strong>${spent.total}</strong>${b.total_credits !== null ? ` of ${b.total_credits}` : ''} credits · catalog tools ${b.catalog_tools ? 'on' : 'off'}</p>
+<p>Workflows: ${b.workflow_ids.length ? b.workflow_ids.map((w) => `<code>${e(w)}</code>${b.workflow_versions[w] ? ` v${e(b.workflow_versions[w])}` : ''}`).join(', ') : 'none'}</p>
+${groups
+  .map(
+    ({
+      group: g,
+      tokens: rows,
+    }) => `<div class="group" data-group="${e(g._id)}"><h3>${e(g.name)} <small>${e(g._id)}</small></h3>
+<table class="tokens"><thead><tr><th>Token</th><th>Label</th><th>Created</th><th></th></tr></thead><tbody>${tokens(rows)}</tbody></table>
+<form method="post" action="/console/groups/${e(g._id)}/tokens" class="inline">${hidden(s)}<input name="label" placeholder="label" maxlength="100"><button type="submit" class="mint">Mint a token</button></form></div>`,
+  )
+  .join('\n')}
+<form method="post" action="/console/budgets/${e(b._id)}/groups" class="inline">${hidden(s)}<input name="name" placeholder="new group name" required maxlength="100"><button type="submit">Create a group</button></form>
+</section>`,
+    )
+    .join('\n');
+  return layout(
+    'Budgets & groups',
+    `${once}${cards || '<p>No budget yet.</p>'}
+<section class="card"><h2>New budget</h2>
+<form method="post" action="/console/budgets" id="new-budget">${hidden(s)}
+<label>Name <input name="name" required maxlength="100"></label>
+<label>Credits per day <input name="daily_credits" type="number" min="0" step="1"></label>
+<label>Credits in total <input name="total_credits" type="number" min="0" step="1"></label>
+<label><input name="catalog_tools" type="checkbox" value="on"> Catalog tools</label>
+<button type="submit">Create</button></form></section>`,
+    s,
+    '/console/budgets',
+  );
+}
+
+export function callbacksPage(
+  s: ConsoleSession,
+  groups: Array<{ group: { _id: string; name: string }; keys: PublicSigningKey[] }>,
+  failing: RunSummary[],
+  shown?: { group: string; secret: string | null; publicKey: string | null },
+): string {
+  const once = shown
+    ? `<section class="card secret" id="shown-once"><h2>New signing key for ${e(shown.group)}</h2>${
+        shown.secret
+          ? `<p>The HMAC secret, shown once:</p><code class="secret-value">${e(shown.secret)}</code>`
+          : `<p>The ed25519 public key (the private key never leaves the service):</p><code class="secret-value">${e(shown.publicKey ?? '')}</code>`
+      }</section>`
+    : '';
+  const rows = groups
+    .map(
+      ({
+        group: g,
+        keys,
+      }) => `<section class="card" data-group="${e(g._id)}"><h2>${e(g.name)} <small>${e(g._id)}</small></h2>
+<table class="keys"><thead><tr><th>Version</th><th>Scheme</th><th>Public key</th><th>Created</th><th>Valid until</th></tr></thead><tbody>
+${keys.map((k) => `<tr data-version="${k.version}"><td>${k.version}</td><td>${e(k.scheme)}</td><td><code>${e(k.public_key ?? '(HMAC)')}</code></td><td>${iso(k.created_at)}</td><td>${k.valid_until ? iso(k.valid_until) : 'in force'}</td></tr>`).join('')}
+</tbody></table>
+<form method="post" action="/console/groups/${e(g._id)}/signing-keys/rotate" class="inline">${hidden(s)}
+<select name="scheme"><option value="v1a">ed25519 (v1a)</option><option value="v1">HMAC (v1)</option></select>
+<button type="submit" class="rotate">Rotate the signing key</button></form></section>`,
+    )
+    .join('\n');
+  return layout(
+    'Callbacks',
+    `${once}${rows || '<p>No agent group yet.</p>'}
+<section class="card"><h2>Failed deliveries (last 7 days)</h2><table id="failing">${RUN_HEAD}<tbody>${runRows(failing)}</tbody></table></section>`,
+    s,
+    '/console/callbacks',
+  );
+}
+
+export function approvalsPage(
+  s: ConsoleSession,
+  approvals: Array<{
+    _id: string;
+    kind: string;
+    budget_id: string | null;
+    workflow_id: string | null;
+    credential_name: string | null;
+    workflow_version?: string | null;
+    reason: string;
+    created_at: Date;
+  }>,
+  flash?: string,
+): string {
+  const rows = approvals.length
+    ? approvals
+        .map(
+          (a) =>
+            `<tr data-approval="${e(a._id)}"><td>${e(a._id)}</td><td>${e(a.kind)}</td><td>${e(a.workflow_id ?? a.credential_name ?? '')}${a.workflow_version ? ` v${e(a.workflow_version)}` : ''}</td><td>${e(a.budget_id ?? '')}</td><td>${e(a.reason)}</td><td>${iso(a.created_at)}</td><td><form method="post" action="/console/approvals/${e(a._id)}/approve" class="inline">${hidden(s)}<button type="submit" class="approve">Approve</button></form></td></tr>`,
+        )
+        .join('\n')
+    : '<tr><td colspan="7">No open request.</td></tr>';
+  return layout(
+    'Approvals',
+    `${notice(flash)}<table id="approvals"><thead><tr><th>Request</th><th>Kind</th><th>What</th><th>Budget</th><th>Reason</th><th>Opened</th><th></th></tr></thead><tbody>${rows}</tbody></table>
+<p class="hint">A credential request needs the credential set first (admin CLI <code>credential:set</code>); approving then records it.</p>`,
+    s,
+    '/console/approvals',
+  );
+}

@@ -1,0 +1,224 @@
+import { sha256Hex } from '../../shared/platform/ids/index';
+import { consoleFetch, consoleWorkspace, formTokenOf, insertRuns, Jar, signIn } from '../support/console';
+import { startTestStack, type TestStack } from '../support/stack';
+
+const SIGN_IN_LIMIT = 12;
+
+/** The console over HTTP: sign-in and its cookie, CSRF, scoping to the workspace, paging, bounds. */
+describe('operator console: sessions, forms and scoping over real HTTP and a real store', () => {
+  let stack: TestStack;
+  let a: Awaited<ReturnType<typeof consoleWorkspace>>;
+  let b: Awaited<ReturnType<typeof consoleWorkspace>>;
+  let aRuns: string[];
+  let bRuns: string[];
+  const url = (p: string) => `${stack.server.apiUrl}${p}`;
+
+  beforeAll(async () => {
+    stack = await startTestStack({ env: { AUTH_SESSION_LIMIT_PER_CLIENT: String(SIGN_IN_LIMIT) } });
+    a = await consoleWorkspace(stack.db, 'Workspace A');
+    b = await consoleWorkspace(stack.db, 'Workspace B');
+    aRuns = await insertRuns(stack.db, a, 7);
+    bRuns = await insertRuns(stack.db, b, 3);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('sends a page asked for without a session to the sign-in form, which sets only a SameSite=Strict HttpOnly form cookie', async () => {
+    const jar = new Jar();
+    const res = await consoleFetch(jar, url('/console/runs'));
+    expect([res.status, res.location]).toEqual([303, '/console/sign-in']);
+    const form = await consoleFetch(jar, url('/console/sign-in'));
+    expect(form.status).toBe(200);
+    expect(form.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
+    expect(form.headers.get('content-security-policy')).not.toMatch(/script-src/);
+    expect(form.headers.get('x-frame-options')).toBe('DENY');
+    expect(form.headers.getSetCookie()).toEqual([
+      expect.stringMatching(/^console_sign_in=.+; Path=\/console; HttpOnly; SameSite=Strict; Max-Age=3600$/),
+    ]);
+    expect(form.text).not.toMatch(/<script/i);
+  });
+
+  it('signs in with a live wak_ key: an HttpOnly SameSite=Strict session cookie; the key is kept nowhere, the session under its hash', async () => {
+    const jar = new Jar();
+    const form = await consoleFetch(jar, url('/console/sign-in'));
+    const res = await consoleFetch(jar, url('/console/sign-in'), {
+      form: { _form: formTokenOf(form.text), api_key: a.apiKey },
+    });
+    expect([res.status, res.location]).toEqual([303, '/console']);
+    const session = res.headers.getSetCookie().find((c) => c.startsWith('console_session='))!;
+    expect(session).toMatch(
+      /^console_session=csn_[A-Za-z0-9_-]{43}; Path=\/console; HttpOnly; SameSite=Strict; Max-Age=28800$/,
+    );
+    const value = jar.cookies.get('console_session')!;
+    const stored = await stack.db.models.consoleSessions.find({ workspace_id: a.workspaceId }).lean().exec();
+    expect(stored.map((d) => d._id)).toContain(sha256Hex(value));
+    expect(JSON.stringify(stored)).not.toContain(a.apiKey);
+    expect(JSON.stringify(stored)).not.toContain(value);
+    const page = await consoleFetch(jar, url('/console'));
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Workspace A');
+    expect(page.text).not.toContain(a.apiKey);
+    expect(page.text).not.toContain(value);
+    expect(page.text).toContain('id="spend-chart"');
+  });
+
+  it('refuses a wrong key, a budget key in its place and a sign-in post without the form cookie, setting no session', async () => {
+    for (const key of ['wak_' + 'x'.repeat(43), 'nonsense', 'bk_' + 'y'.repeat(43)]) {
+      const jar = new Jar();
+      const form = await consoleFetch(jar, url('/console/sign-in'));
+      const res = await consoleFetch(jar, url('/console/sign-in'), {
+        form: { _form: formTokenOf(form.text), api_key: key },
+      });
+      expect(res.status).toBe(401);
+      expect(res.text).toContain('not a live workspace API key');
+      expect(jar.cookies.has('console_session')).toBe(false);
+    }
+    // A cross-site post carries no SameSite=Strict cookie: without the form cookie it is refused.
+    const forged = await consoleFetch(new Jar(), url('/console/sign-in'), {
+      form: { _form: 'guess', api_key: a.apiKey },
+    });
+    expect(forged.status).toBe(403);
+    expect(forged.headers.getSetCookie().some((c) => c.startsWith('console_session='))).toBe(false);
+  });
+
+  it("lists only the workspace's runs, filters them by status, group and workflow, and pages them with a cursor", async () => {
+    const jar = new Jar();
+    await signIn(jar, stack.server.apiUrl, a.apiKey);
+    const ids = (html: string) => [...html.matchAll(/data-run="(run_[0-9a-f]{24})"/g)].map((m) => m[1]);
+    const all = await consoleFetch(jar, url('/console/runs'));
+    expect(all.status).toBe(200);
+    expect(ids(all.text)).toEqual([...aRuns].reverse());
+    for (const r of bRuns) expect(all.text).not.toContain(r);
+
+    const failed = await consoleFetch(jar, url('/console/runs?status=failed'));
+    expect(ids(failed.text)).toEqual([aRuns[5], aRuns[3], aRuns[1]]);
+    const none = await consoleFetch(jar, url(`/console/runs?group=${b.groupId}`));
+    expect(ids(none.text)).toEqual([]);
+    const byWf = await consoleFetch(jar, url('/console/runs?workflow=wf_other'));
+    expect(ids(byWf.text)).toEqual([]);
+
+    const seen: string[] = [];
+    let next: string | null = '/console/runs?limit=3';
+    while (next) {
+      const page = await consoleFetch(jar, url(next.replace(/&amp;/g, '&')));
+      seen.push(...ids(page.text));
+      next = /id="next-page" href="([^"]+)"/.exec(page.text)?.[1] ?? null;
+    }
+    expect(seen).toEqual([...aRuns].reverse());
+
+    const bad = await consoleFetch(jar, url('/console/runs?status=exploded&limit=100000'));
+    expect(bad.status).toBe(422);
+    expect(bad.text).toMatch(/status/);
+    const method = await consoleFetch(jar, url('/console/runs'), { method: 'PUT' });
+    expect(method.status).toBe(405);
+  });
+
+  it("answers 404 for another workspace's run, group, token and approval, and changes nothing of theirs", async () => {
+    const jar = new Jar();
+    const form = await signIn(jar, stack.server.apiUrl, a.apiKey);
+    expect((await consoleFetch(jar, url(`/console/runs/${bRuns[0]}`))).status).toBe(404);
+    expect((await consoleFetch(jar, url(`/console/runs/${aRuns[0]}`))).status).toBe(200);
+
+    const bToken = await b.repo.issueGroupToken(b.groupId, { label: 'b' });
+    const revoke = await consoleFetch(jar, url(`/console/tokens/${bToken.tokenId}/revoke`), { form: { _form: form } });
+    expect(revoke.status).toBe(404);
+    expect(await b.repo.resolveGroupToken(bToken.token)).not.toBeNull();
+
+    const mint = await consoleFetch(jar, url(`/console/groups/${b.groupId}/tokens`), {
+      form: { _form: form, label: 'x' },
+    });
+    expect(mint.status).toBe(404);
+    const rotate = await consoleFetch(jar, url(`/console/groups/${b.groupId}/signing-keys/rotate`), {
+      form: { _form: form, scheme: 'v1a' },
+    });
+    expect(rotate.status).toBe(404);
+    const replay = await consoleFetch(jar, url(`/console/runs/${bRuns[0]}/replay`), { form: { _form: form } });
+    expect(replay.status).toBe(404);
+
+    const approval = await b.repo.openApproval({
+      kind: 'add_workflow',
+      workspaceId: b.workspaceId,
+      budgetId: b.budgetId,
+      workflowId: 'wf_b_only',
+      reason: 'test',
+    });
+    const approve = await consoleFetch(jar, url(`/console/approvals/${approval._id}/approve`), {
+      form: { _form: form },
+    });
+    expect(approve.status).toBe(404);
+    expect((await b.repo.getApproval(approval._id))!.status).toBe('open');
+    const approvals = await consoleFetch(jar, url('/console/approvals'));
+    expect(approvals.text).not.toContain(approval._id);
+  });
+
+  it('refuses a form post without the session form token (CSRF) and takes it with the token', async () => {
+    const jar = new Jar();
+    const form = await signIn(jar, stack.server.apiUrl, a.apiKey);
+    const t = await a.repo.issueGroupToken(a.groupId, { label: 'csrf' });
+    for (const body of [{}, { _form: 'forged' }, { _form: `${form}x` }] as Array<Record<string, string>>) {
+      const res = await consoleFetch(jar, url(`/console/tokens/${t.tokenId}/revoke`), { form: body });
+      expect(res.status).toBe(403);
+      expect(res.text).toContain('not sent from this console session');
+    }
+    expect(await a.repo.resolveGroupToken(t.token)).not.toBeNull();
+    // Another session's token is not this one's.
+    const other = new Jar();
+    const otherForm = await signIn(other, stack.server.apiUrl, a.apiKey);
+    expect(
+      (await consoleFetch(jar, url(`/console/tokens/${t.tokenId}/revoke`), { form: { _form: otherForm } })).status,
+    ).toBe(403);
+    const ok = await consoleFetch(jar, url(`/console/tokens/${t.tokenId}/revoke`), { form: { _form: form } });
+    expect([ok.status, ok.location]).toEqual([303, '/console/budgets']);
+    expect(await a.repo.resolveGroupToken(t.token)).toBeNull();
+  });
+
+  it('mints a token shown once, then lists it by id only', async () => {
+    const jar = new Jar();
+    const form = await signIn(jar, stack.server.apiUrl, a.apiKey);
+    const res = await consoleFetch(jar, url(`/console/groups/${a.groupId}/tokens`), {
+      form: { _form: form, label: 'minted' },
+    });
+    expect(res.status).toBe(200);
+    const token = /class="secret-value" data-name="agent token">(agt_[A-Za-z0-9_-]{43})</.exec(res.text)![1]!;
+    expect((await a.repo.resolveGroupToken(token))!.group._id).toBe(a.groupId);
+    const later = await consoleFetch(jar, url('/console/budgets'));
+    expect(later.text).not.toContain(token);
+    expect(later.text).toContain('minted');
+  });
+
+  it('signs out (the old cookie opens nothing) and ends sessions whose API key is revoked', async () => {
+    const jar = new Jar();
+    const form = await signIn(jar, stack.server.apiUrl, a.apiKey);
+    const old = jar.header();
+    const out = await consoleFetch(jar, url('/console/sign-out'), { form: { _form: form } });
+    expect([out.status, out.location]).toEqual([303, '/console/sign-in']);
+    expect(out.headers.getSetCookie()).toEqual([expect.stringMatching(/^console_session=; .*Max-Age=0/)]);
+    const replayed = await fetch(url('/console'), { redirect: 'manual', headers: { cookie: old } });
+    expect(replayed.status).toBe(303);
+
+    const c = await consoleWorkspace(stack.db, 'Workspace C');
+    const cj = new Jar();
+    await signIn(cj, stack.server.apiUrl, c.apiKey);
+    expect((await consoleFetch(cj, url('/console'))).status).toBe(200);
+    await c.repo.revokeApiKey(c.apiKeyId);
+    expect((await consoleFetch(cj, url('/console'))).status).toBe(303);
+    const action = await consoleFetch(cj, url('/console/sign-out'), { form: { _form: 'x' } });
+    expect(action.status).toBe(401);
+  });
+
+  it('limits sign-ins per client with the shared limiter (429 with Retry-After)', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < SIGN_IN_LIMIT + 2; i++) {
+      const jar = new Jar();
+      const form = await consoleFetch(jar, url('/console/sign-in'));
+      const res = await consoleFetch(jar, url('/console/sign-in'), {
+        form: { _form: formTokenOf(form.text), api_key: 'wak_wrong' },
+      });
+      statuses.push(res.status);
+      if (res.status === 429) expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    expect(statuses).toContain(429);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(SIGN_IN_LIMIT);
+  });
+});
