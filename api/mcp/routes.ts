@@ -10,15 +10,20 @@ import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/ex
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import {
   type AuthInfo,
+  CLIENT_CAPABILITIES_META_KEY,
   createMcpHandler,
+  MissingRequiredClientCapabilityError,
   ProtocolError,
   ProtocolErrorCode,
+  ResourceNotFoundError,
   Server,
+  type ServerContext,
+  type StandardSchemaV1,
 } from '@modelcontextprotocol/server';
 import express, { type NextFunction, type RequestHandler, type Response } from 'express';
 import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
-import type { McpCaller } from '../../shared/mcp/index';
+import { declaresTasks, type McpCaller, RESOURCE_CACHE, TASKS_EXTENSION } from '../../shared/mcp/index';
 import { AppError } from '../../shared/platform/errors/index';
 import { logger } from '../../shared/platform/logger/index';
 import type { GroupAccess } from '../../shared/workspaces/index';
@@ -48,6 +53,7 @@ export function allowedHostnames(publicBaseUrl: string): string[] {
 
 /** A thrown error as the JSON-RPC error MCP clients get: our catalog code in `data.code`. */
 function protocolError(err: unknown): ProtocolError {
+  if (err instanceof ProtocolError) return err;
   if (err instanceof AppError) {
     const code =
       err.status === 400 || err.status === 404 ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError;
@@ -64,15 +70,62 @@ function callerOf(auth: AuthInfo | undefined): McpCaller {
   return typeof wallet === 'string' ? { kind: 'wallet', wallet } : { kind: 'anonymous' };
 }
 
+/**
+ * Whether this request's client declared the tasks extension: the 2026-07-28 per-request
+ * envelope's client capabilities (the SDK lifts them out of `_meta`), or the same key left in
+ * `_meta` (a per-request opt-in on a 2025-era request, which has no session to remember an
+ * `initialize` by: we serve statelessly).
+ */
+function tasksDeclared(ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined;
+  return declaresTasks(envelope?.[CLIENT_CAPABILITIES_META_KEY]) || declaresTasks(meta?.[CLIENT_CAPABILITIES_META_KEY]);
+}
+
+/** The -32021 refusal of a `tasks/*` request whose client did not declare the extension (SEP-2663 gating). */
+function tasksNotDeclared(method: string): MissingRequiredClientCapabilityError {
+  return new MissingRequiredClientCapabilityError(
+    { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } as never },
+    `${method} needs the ${TASKS_EXTENSION} extension in the request's client capabilities`,
+  );
+}
+
+/** The params of `tasks/get`, `tasks/cancel` and `tasks/update`: a task id (any other field is ignored). */
+const taskParams: StandardSchemaV1<unknown, { taskId: string }> = {
+  '~standard': {
+    version: 1,
+    vendor: 'agent-commerce',
+    validate: (value) => {
+      const taskId = (value as { taskId?: unknown } | null)?.taskId;
+      if (typeof taskId === 'string' && taskId.length > 0 && taskId.length <= 200) return { value: { taskId } };
+      return { issues: [{ message: 'params.taskId must be a task id (a string)', path: ['taskId'] }] };
+    },
+  },
+};
+
 /** One server instance per request (the SDK's model): the caller decides what a call pays with. */
 function mcpServer(services: Services, caller: McpCaller, version: string): Server {
+  const scope = caller.kind === 'group' ? 'private' : 'public';
   const server = new Server(
     { name: 'agent-commerce', version },
     {
-      capabilities: { tools: { listChanged: false } },
+      capabilities: {
+        tools: { listChanged: false },
+        resources: { listChanged: false, subscribe: false },
+        // SEP-2663: a workflow tool called by a client that declares it answers a task.
+        extensions: { [TASKS_EXTENSION]: {} },
+      } as never,
       instructions: INSTRUCTIONS,
       // A group's list holds its own workflows: only that client may cache it.
-      cacheHints: { 'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: caller.kind === 'group' ? 'private' : 'public' } },
+      cacheHints: {
+        'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: scope },
+        'resources/list': { ttlMs: RESOURCE_CACHE.list.ttlMs, cacheScope: RESOURCE_CACHE.list.cacheScope },
+        'resources/templates/list': {
+          ttlMs: RESOURCE_CACHE.templates.ttlMs,
+          cacheScope: RESOURCE_CACHE.templates.cacheScope,
+        },
+        'resources/read': { ttlMs: RESOURCE_CACHE.read.ttlMs, cacheScope: RESOURCE_CACHE.read.cacheScope },
+      },
     },
   );
   server.setRequestHandler('tools/list', async (request) => {
@@ -90,10 +143,45 @@ function mcpServer(services: Services, caller: McpCaller, version: string): Serv
         meta: (request.params._meta ?? {}) as Record<string, unknown>,
         caller,
         signal: ctx.mcpReq.signal,
+        tasks: tasksDeclared(ctx),
       });
     } catch (err) {
       throw protocolError(err);
     }
+  });
+  const taskMethod = (
+    method: string,
+    serve: (taskId: string, signal: AbortSignal) => Promise<Record<string, unknown>>,
+  ) =>
+    server.setRequestHandler(method, { params: taskParams }, async (params, ctx) => {
+      if (!tasksDeclared(ctx)) throw tasksNotDeclared(method);
+      try {
+        return await serve(params.taskId, ctx.mcpReq.signal);
+      } catch (err) {
+        throw protocolError(err);
+      }
+    });
+  taskMethod('tasks/get', (taskId, signal) => services.mcp.getTask(caller, taskId, signal));
+  taskMethod('tasks/cancel', (taskId) => services.mcp.cancelTask(caller, taskId));
+  taskMethod('tasks/update', (taskId) => services.mcp.updateTask(caller, taskId));
+  server.setRequestHandler('resources/list', async (request) => {
+    try {
+      return await services.mcp.listResources(request.params?.cursor, caller);
+    } catch (err) {
+      throw protocolError(err);
+    }
+  });
+  server.setRequestHandler('resources/templates/list', async () => services.mcp.resourceTemplates());
+  server.setRequestHandler('resources/read', async (request) => {
+    const uri = request.params.uri;
+    try {
+      const read = await services.mcp.readResource(uri, caller);
+      if (read) return read;
+    } catch (err) {
+      throw protocolError(err);
+    }
+    // SEP-2164: -32602 whose data carries the uri that names nothing of the caller's.
+    throw new ResourceNotFoundError(uri, `no resource ${uri} for this caller; list them with resources/list`);
   });
   return server;
 }
@@ -172,7 +260,9 @@ function authenticate(services: Services): RequestHandler {
     const header = req.header('authorization');
     if (header === undefined) return next();
     if (/^Bearer\s+agt_/i.test(header)) {
-      const group = await services.webhookRuns.authenticate(header);
+      // As the REST trigger and run reads resolve it (`reuse`): a token resolved in the last
+      // WEBHOOK_REUSE_MS is not resolved again, so polling a task costs no token read per poll.
+      const group = await services.webhookRuns.authenticate(header, true);
       res.locals.group = group;
       (req as { auth?: AuthInfo }).auth = {
         token: group.tokenId,
@@ -262,9 +352,9 @@ export function mcpOperations(services: Services, publicBaseUrl: string, version
       host: 'main',
       auth: [{ kind: 'none' }, { kind: 'act' }, { kind: 'agt' }, { kind: 'x402' }],
       tag: 'MCP',
-      summary: 'The MCP server: Streamable HTTP, JSON-RPC 2.0 (tools/list, tools/call, ping, server/discover)',
+      summary: 'The MCP server: Streamable HTTP, JSON-RPC 2.0 (tools/*, resources/*, tasks/*, ping, server/discover)',
       description:
-        'The 2026-07-28 revision (stateless, per-request `_meta` envelope, `Mcp-Method`/`Mcp-Name` headers) and 2025 clients (initialize) on one path. Every active catalog action is a tool; calls are paid with credits (Bearer act_) or x402 in `_meta["x402/payment"]`. An agent group token (agt_) adds its workflows. See docs/mcp.md.',
+        'The 2026-07-28 revision (stateless, per-request `_meta` envelope, `Mcp-Method`/`Mcp-Name` headers) and 2025 clients (initialize) on one path. Every active catalog action is a tool; calls are paid with credits (Bearer act_) or x402 in `_meta["x402/payment"]`. An agent group token (agt_) adds its workflows: called by a client that declares the tasks extension (io.modelcontextprotocol/tasks), a workflow tool answers a task (the webhook run) to poll with tasks/get and cancel with tasks/cancel; the group\'s runs are resources. See docs/mcp.md.',
       request: {
         body: Joi.object({
           jsonrpc: Joi.string().valid('2.0').required(),

@@ -34,6 +34,17 @@ export type {
 } from './jobs';
 export { mcpConfig, type McpConfigInput, type McpServerEntry, mcpUrl } from './mcp';
 export {
+  type AwaitTaskOptions,
+  isTaskTerminal,
+  McpRpcError,
+  type McpTask,
+  McpTasks,
+  type McpTasksOptions,
+  type McpTaskStatus,
+  type McpToolResult,
+  TASKS_EXTENSION,
+} from './mcp-tasks';
+export {
   Payments,
   type PaymentStatus,
   type ReceiptCheck,

@@ -9,10 +9,18 @@ export const mcpErrors: Readonly<Record<string, ErrorEntry & { area: 'mcp' }>> =
       'The `tools/call` names no tool of this server (an inactive, private or unknown action). Answered as a JSON-RPC error (-32602) whose `data.code` is this code.',
     action: 'List the tools with `tools/list` and call one by the name it gives.',
   },
+  task_not_found: {
+    status: 404,
+    area: 'mcp',
+    meaning:
+      'The `tasks/get`, `tasks/cancel` or `tasks/update` names no task of this caller: an unknown id, or a task another agent group started (a task is visible only to its group). Answered as a JSON-RPC error (-32602) whose `data.code` is this code (`run_not_found` when the id is a run id of no run of the group).',
+    action: 'Use the `taskId` the `tools/call` answered, with the same agent group token.',
+  },
   invalid_cursor: {
     status: 400,
     area: 'mcp',
-    meaning: 'The `tools/list` cursor is not one this server handed out. Answered as a JSON-RPC error (-32602).',
+    meaning:
+      'The `tools/list` or `resources/list` cursor is not one this server handed out. Answered as a JSON-RPC error (-32602).',
     action: 'Start again without a cursor and pass on the `nextCursor` of each page unchanged.',
   },
 };

@@ -28,7 +28,17 @@ import { isTerminal, type TriggerBody, triggerBodySchema, type WebhookRunService
 import type { RunnableWorkflow, WorkflowRepository } from '../workflows/index';
 import { type BudgetChargeRepository, type GroupAccess, workspaceAccount } from '../workspaces/index';
 import { invokeWithinGroupBudget } from './group-calls';
+import {
+  decodeRunCursor,
+  encodeRunCursor,
+  RESOURCE_PAGE,
+  runContents,
+  runIdOfUri,
+  runResource,
+  runTemplate,
+} from './resources';
 import { paidResult, paymentRequiredResult, paymentResponseMeta, type ToolCallResult, toolError } from './results';
+import { createTaskResult, detailedTask, type McpTask, runToolResult, TASK_POLL_INTERVAL_MS } from './tasks';
 import { workflowIdOf, workflowTool, workflowToolName } from './workflow-tools';
 
 /**
@@ -45,9 +55,13 @@ export interface McpCall {
   caller: McpCaller;
   /** Aborted when the client cancels the request: a workflow call stops waiting for its run. */
   signal?: AbortSignal;
+  /** The request declares the tasks extension (SEP-2663): a workflow tool answers its task at once. */
+  tasks?: boolean;
 }
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
+/** A run id (the id of every task this server hands out). */
+const RUN_ID = /^run_[0-9a-f]{24}$/;
 /** How long a workflow call waits for its run: under the 60 s request timeout MCP clients default to. */
 const RUN_WAIT_MS = 45_000;
 
@@ -101,7 +115,7 @@ export class McpToolService {
   async call(input: McpCall): Promise<ToolCallResult> {
     const workflowId = workflowIdOf(input.name);
     if (workflowId !== undefined && input.caller.kind === 'group')
-      return this.runWorkflow(input.caller.access, workflowId, input.arguments, input.signal);
+      return this.runWorkflow(input.caller.access, workflowId, input.arguments, input.signal, input.tasks === true);
     const { product, action } = await this.resolve(input.name);
     try {
       const payment = input.meta[MCP_META.x402Payment];
@@ -124,15 +138,17 @@ export class McpToolService {
   }
 
   /**
-   * Triggers the run and waits a bounded time for its end. MCP tasks are not served (no SDK
-   * client can drive them), so a run still going when the wait ends is answered with its id and
-   * status URL to poll.
+   * Triggers the run (the REST trigger's use case: same request-id idempotency, same budget
+   * checks, same callback). A client that declared the tasks extension gets the run as a task at
+   * once (SEP-2663 CreateTaskResult; it polls `tasks/get`); any other waits a bounded time for
+   * its end, and a run still going when the wait ends is answered with its id and status URL.
    */
   private async runWorkflow(
     access: GroupAccess,
     workflowId: string,
     args: Record<string, unknown>,
     signal: AbortSignal | undefined,
+    asTask: boolean,
   ): Promise<ToolCallResult> {
     const listed = access.budget.workflow_ids.includes(workflowId);
     if (!listed) throw errors.notFound('tool_not_found', `no tool named ${workflowToolName(workflowId)}`);
@@ -147,30 +163,103 @@ export class McpToolService {
         prompt: body.prompt,
         ...(body.request_id ? { request_id: body.request_id } : {}),
       });
+      if (asTask) return createTaskResult(triggered.record) as unknown as ToolCallResult;
       const runId = triggered.record.run._id;
       // The process's shared run waits: told of the end by the engine, no store polling meanwhile.
-      const { run } = await this.runs.getWhenDone(access, runId, RUN_WAIT_MS, signal ?? new AbortController().signal);
-      const about = { run_id: runId, status: run.status, status_url: triggered.statusUrl };
-      if (run.status === 'completed')
-        return {
-          content: [{ type: 'text', text: run.response_text ?? '' }],
-          structuredContent: { ...about, response_text: run.response_text },
-        };
-      if (!isTerminal(run.status))
-        return {
-          content: [
-            { type: 'text', text: `run ${runId} is ${run.status}; poll ${triggered.statusUrl} for its result` },
-          ],
-          structuredContent: about,
-        };
-      const failed = toolError(
-        new AppError(422, run.error_code ?? `run_${run.status}`, run.error_message ?? `the run ended ${run.status}`),
-      );
-      return { ...failed, structuredContent: { ...failed.structuredContent, ...about } };
+      const record = await this.runs.getWhenDone(access, runId, RUN_WAIT_MS, signal ?? new AbortController().signal);
+      return runToolResult(record, triggered.statusUrl);
     } catch (err) {
       if (err instanceof AppError) return toolError(err);
       throw err;
     }
+  }
+
+  /**
+   * `tasks/get`: the run from this process's run waits (a store read at most once a second per
+   * run while a watch covers it; its end the moment the engine reports it), as a task; a working
+   * one after up to TASK_POLL_INTERVAL_MS of waiting for its end. A task is
+   * the group's that started it: any other caller gets the unknown-task error.
+   */
+  async getTask(caller: McpCaller, taskId: string, signal?: AbortSignal): Promise<McpTask> {
+    const access = this.taskOwner(caller, taskId);
+    // A working task's answer is held up to one poll interval and given the moment the run ends
+    // (the REST long-poll's wait, shortened): a client polling at pollIntervalMs sees the end at once.
+    const record = await this.runs.getWhenDone(
+      access,
+      taskId,
+      TASK_POLL_INTERVAL_MS,
+      signal ?? new AbortController().signal,
+    );
+    return detailedTask(record, this.runs.statusUrl(taskId));
+  }
+
+  /**
+   * `tasks/cancel`: the REST cancel's use case (the cancel request recorded, the workflow
+   * cancelled, holds released by its activities), then the empty ack. A task already over is
+   * acked as it is (idempotent), whatever it ended as.
+   */
+  async cancelTask(caller: McpCaller, taskId: string): Promise<Record<string, never>> {
+    const access = this.taskOwner(caller, taskId);
+    const record = await this.runs.poll(access, taskId);
+    if (isTerminal(record.run.status)) return {};
+    try {
+      await this.runs.cancel(access, taskId, { reason: 'cancelled with MCP tasks/cancel' });
+    } catch (err) {
+      // It ended on its own before the cancel took effect: the task is over, which is what was asked.
+      if (!(err instanceof AppError && err.code === 'run_already_terminal')) throw err;
+    }
+    return {};
+  }
+
+  /**
+   * `tasks/update`: our tasks never ask for input (no `input_required`), so there is nothing to
+   * deliver; an owned task is acked, an unknown one refused like `tasks/get`.
+   */
+  async updateTask(caller: McpCaller, taskId: string): Promise<Record<string, never>> {
+    await this.runs.poll(this.taskOwner(caller, taskId), taskId);
+    return {};
+  }
+
+  /** resources/list: the caller's runs, newest first, paged (a wallet or an anonymous caller has none). */
+  async listResources(
+    cursor: string | undefined,
+    caller: McpCaller,
+  ): Promise<{ resources: ReturnType<typeof runResource>[]; nextCursor?: string }> {
+    const after = cursor === undefined ? undefined : decodeRunCursor(cursor);
+    if (caller.kind !== 'group') return { resources: [] };
+    // One more than a page tells whether another page follows.
+    const runs = await this.runs.list(caller.access, RESOURCE_PAGE + 1, after);
+    const page = runs.slice(0, RESOURCE_PAGE);
+    return {
+      resources: page.map(runResource),
+      ...(runs.length > RESOURCE_PAGE ? { nextCursor: encodeRunCursor(page[page.length - 1]) } : {}),
+    };
+  }
+
+  resourceTemplates(): { resourceTemplates: (typeof runTemplate)[] } {
+    return { resourceTemplates: [runTemplate] };
+  }
+
+  /**
+   * resources/read of a run: its public JSON, read through the run waits as `tasks/get` reads
+   * it. Undefined when the URI names nothing of the caller's (the route answers SEP-2164's -32602).
+   */
+  async readResource(uri: string, caller: McpCaller): Promise<ReturnType<typeof runContents> | undefined> {
+    const runId = runIdOfUri(uri);
+    if (runId === undefined || caller.kind !== 'group') return undefined;
+    try {
+      return runContents(uri, await this.runs.poll(caller.access, runId));
+    } catch (err) {
+      if (err instanceof AppError && err.status === 404) return undefined;
+      throw err;
+    }
+  }
+
+  /** The group whose task this may be; the unknown-task refusal (-32602) for anyone else or a malformed id. */
+  private taskOwner(caller: McpCaller, taskId: string): GroupAccess {
+    if (caller.kind !== 'group' || !RUN_ID.test(taskId))
+      throw errors.notFound('task_not_found', `no task ${taskId} for this caller`);
+    return caller.access;
   }
 
   /**

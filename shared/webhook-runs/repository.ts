@@ -154,6 +154,25 @@ export class RunRepository {
     return run ? { run, cancel } : null;
   }
 
+  /**
+   * A group's runs, newest first, after a position (the last run of the page before): one range
+   * of the `group_id, created_at` index per page, whatever the page.
+   */
+  listByGroup(groupId: string, limit: number, after?: { created_at: Date; _id: string }): Promise<WebhookRunDoc[]> {
+    const filter = after
+      ? {
+          group_id: groupId,
+          $or: [{ created_at: { $lt: after.created_at } }, { created_at: after.created_at, _id: { $lt: after._id } }],
+        }
+      : { group_id: groupId };
+    return this.models.webhookRuns
+      .find(filter)
+      .sort({ created_at: -1, _id: -1 })
+      .limit(limit)
+      .lean<WebhookRunDoc[]>()
+      .exec();
+  }
+
   /** Records the first cancel request of a run; a later one gets the recorded one back. */
   async recordCancel(doc: WebhookRunCancelDoc): Promise<WebhookRunCancelDoc> {
     if (await insertOnce(this.models.webhookRunCancels, doc)) return doc;

@@ -451,6 +451,11 @@ export class WebhookRunService {
     return this.owned(access, runId, await this.waits.read(runId));
   }
 
+  /** The group's runs, newest first, a page at a time (`after`: the last run of the page before). */
+  list(access: RunOwner, limit: number, after?: { created_at: Date; _id: string }): Promise<WebhookRunDoc[]> {
+    return this.runs.listByGroup(access.group._id, limit, after);
+  }
+
   private owned(access: RunOwner, runId: string, record: RunRecord | null): RunRecord {
     if (!record || record.run.group_id !== access.group._id)
       throw errors.notFound('run_not_found', `no run ${runId} for this agent group`);
