@@ -70,12 +70,13 @@ export interface RunningCluster extends RunningTemporal {
  * state outlives the run (make cluster); without, it is a temporary folder removed on stop.
  */
 export async function startTemporalCluster(
-  opts: { dataDir?: string; uiPort?: number; balancerPort?: number; log?: (s: string) => void } = {},
+  opts: { dataDir?: string; logDir?: string; uiPort?: number; balancerPort?: number; log?: (s: string) => void } = {},
 ): Promise<RunningCluster> {
   const log = opts.log ?? (() => undefined);
   const tmp = opts.dataDir ? undefined : await mkdtemp(path.join(os.tmpdir(), 'temporal-cluster-'));
   const root = opts.dataDir ?? tmp!;
-  const logDir = path.join(root, 'logs');
+  // Each host's log; a caller's own folder outlives a temporary cluster (for the post-mortem).
+  const logDir = opts.logDir ?? path.join(root, 'logs');
   fs.mkdirSync(logDir, { recursive: true });
   const stops: Array<() => Promise<unknown>> = [];
   const stopAll = async () => {

@@ -157,7 +157,12 @@ export async function startChaosStack(opts: {
     if (temporalKind === 'cluster') {
       await ensureTemporalBinaries(log);
       // The balancer keeps the port the API and workers were given across every host's restart.
-      cluster = await startTemporalCluster({ balancerPort: temporalPort, uiPort, log });
+      cluster = await startTemporalCluster({
+        balancerPort: temporalPort,
+        uiPort,
+        logDir: path.join(LOG_DIR, 'temporal'),
+        log,
+      });
       temporal = cluster;
       log(`Temporal cluster: ${cluster.hosts.map((h) => h.name).join(', ')} (logs in ${cluster.logDir})`);
     } else {
