@@ -113,7 +113,12 @@ export async function startTemporalCluster(
       const config = temporalServerConfig({
         pgPort: postgres.port,
         numHistoryShards: CLUSTER_SHAPE.numHistoryShards,
-        services: { [h.service]: h.ports },
+        // Every service is named (the membership monitor tracks the rings of those in the config);
+        // only this host's own entry matters for its ports, the others are the first host's.
+        services: {
+          ...Object.fromEntries(plan.filter((p) => p.index === 1).map((p) => [p.service, p.ports])),
+          [h.service]: h.ports,
+        },
         dynamicConfigFile: CLUSTER_DYNAMIC_CONFIG,
         frontendAddress: `127.0.0.1:${frontendPorts[0]}`,
         logFile: path.join(logDir, `${name}.log`),
