@@ -1,5 +1,5 @@
 # The README's two commands. Both install what they need first (scripts/bootstrap.sh).
-.PHONY: dev test build bench fuzz chaos lint typecheck bootstrap sdk-types
+.PHONY: dev test build bench fuzz chaos cluster lint typecheck bootstrap sdk-types
 
 bootstrap:
 	@bash scripts/bootstrap.sh
@@ -68,3 +68,9 @@ bench: bootstrap
 	@node_modules/.bin/tsx bench/growth.ts
 	@node_modules/.bin/tsx bench/session-amplification.ts
 	@node_modules/.bin/tsx bench/report.ts
+
+# Temporal's production shape (scripts/cluster.ts): the server built once into .cache/bin from the
+# Go module proxy (minutes cold), two frontends, two history and two matching hosts, its worker
+# service, on PostgreSQL; our API ×2 and workers pointed at it. docs/operations.md.
+cluster: bootstrap
+	@LOG_LEVEL=$${LOG_LEVEL:-warn} node_modules/.bin/tsx scripts/cluster.ts

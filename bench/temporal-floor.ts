@@ -29,6 +29,7 @@ import {
   startTemporalDev,
   startTemporalDevWith,
 } from '../scripts/services/temporal';
+import { startTemporalCluster } from '../scripts/services/temporal-cluster';
 import { startTemporalOnPostgres, temporalServerBuilt } from '../scripts/services/temporal-server';
 import { envNumber, type LatencySummary, summarize } from './common';
 import { floorRuntime } from './floor-runtime';
@@ -126,6 +127,11 @@ const VARIANTS: Variant[] = [
     start: () =>
       startTemporalOnPostgres({ 'matching.numTaskqueueReadPartitions': 1, 'matching.numTaskqueueWritePartitions': 1 }),
   },
+  {
+    name: 'cluster',
+    what: 'the multi-host cluster of make cluster (2 frontends behind a TCP balancer, 2 history, 2 matching, 16 shards)',
+    start: () => startTemporalCluster(),
+  },
 ];
 
 async function main(): Promise<void> {
@@ -135,7 +141,9 @@ async function main(): Promise<void> {
   const latencyRuns = envNumber('TF_LATENCY_RUNS', 40);
   const wanted = (process.env.TF_VARIANTS ?? 'dev-default,dev-speed,dev-now,server-pg').split(',');
   const workflows = (process.env.TF_WORKFLOWS?.split(',') ?? WORKFLOWS) as WorkflowName[];
-  const variants = VARIANTS.filter((v) => wanted.includes(v.name) && (v.name !== 'server-pg' || temporalServerBuilt()));
+  const variants = VARIANTS.filter(
+    (v) => wanted.includes(v.name) && (!['server-pg', 'cluster'].includes(v.name) || temporalServerBuilt()),
+  );
 
   const workflowBundle = await floorRuntime();
 

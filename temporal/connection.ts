@@ -94,7 +94,7 @@ export const TYPE_BY_NAME: Record<string, temporal.api.enums.v1.IndexedValueType
 };
 
 /** Registers our search attributes on the namespace; a no-op when they already exist. */
-export async function ensureSearchAttributes(handle: TemporalHandle): Promise<void> {
+export async function ensureSearchAttributes(handle: Pick<TemporalHandle, 'connection' | 'namespace'>): Promise<void> {
   const existing = await handle.connection.operatorService.listSearchAttributes({ namespace: handle.namespace });
   const present = new Set(Object.keys(existing.customAttributes ?? {}));
   const missing = ALL_SEARCH_ATTRIBUTES.filter((k) => !present.has(k.name));

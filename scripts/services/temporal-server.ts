@@ -7,18 +7,18 @@ import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { ids } from '../../shared/platform/ids/index';
-import { CACHE } from './paths';
 import { startPostgres } from './postgres';
 import { freePort, portOpen, startProcess } from './process';
 import type { RunningTemporal } from './temporal';
+import { TEMPORAL_SERVER_BIN, TEMPORAL_SQL_TOOL_BIN } from './temporal-build';
 
 /**
- * Built by hand from tools/temporal-server (docs/decisions.md); bootstrap does not build it. Used
- * by bench/temporal-floor.ts (variant `server-pg`) only: it starts, registers `default` and runs
- * the bench's workflows.
+ * Built on demand from tools/temporal-server (scripts/services/temporal-build.ts); bootstrap does
+ * not build it. This one-process shape is bench/temporal-floor.ts's variant `server-pg`; the
+ * multi-host cluster is scripts/services/temporal-cluster.ts.
  */
-const SERVER = path.join(CACHE, 'bin/temporal-server');
-const SQL_TOOL = path.join(CACHE, 'bin/temporal-sql-tool');
+const SERVER = TEMPORAL_SERVER_BIN;
+const SQL_TOOL = TEMPORAL_SQL_TOOL_BIN;
 
 export function temporalServerBuilt(): boolean {
   return fs.existsSync(SERVER) && fs.existsSync(SQL_TOOL);
@@ -37,28 +37,7 @@ export async function startTemporalOnPostgres(dynamicConfig: Record<string, unkn
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    const sql = (db: string, ...args: string[]) =>
-      promisify(execFile)(SQL_TOOL, [
-        '--plugin',
-        'postgres12',
-        '--ep',
-        '127.0.0.1',
-        '-p',
-        String(pg.port),
-        '-u',
-        'postgres',
-        '--db',
-        db,
-        ...args,
-      ]);
-    for (const [db, schema] of [
-      ['temporal', 'postgresql/v12/temporal'],
-      ['temporal_visibility', 'postgresql/v12/visibility'],
-    ]) {
-      await sql(db, 'create-database');
-      await sql(db, 'setup-schema', '-v', '0.0');
-      await sql(db, 'update-schema', '--schema-name', schema);
-    }
+    await setupTemporalSchema(pg.port);
     const ports = {
       frontend: await freePort(),
       http: await freePort(),
@@ -72,27 +51,6 @@ export async function startTemporalOnPostgres(dynamicConfig: Record<string, unkn
       matching: await freePort(),
       worker: await freePort(),
     };
-    const store = (db: string, conns: number) => ({
-      sql: {
-        pluginName: 'postgres12',
-        databaseName: db,
-        connectAddr: `127.0.0.1:${pg.port}`,
-        connectProtocol: 'tcp',
-        user: 'postgres',
-        password: '',
-        maxConns: conns,
-        maxIdleConns: conns,
-        maxConnLifetime: '1h',
-      },
-    });
-    const service = (name: keyof typeof membership) => ({
-      rpc: {
-        grpcPort: ports[name],
-        membershipPort: membership[name],
-        bindOnIP: '127.0.0.1',
-        ...(name === 'frontend' ? { httpPort: ports.http } : {}),
-      },
-    });
     const dcFile = path.join(dir, 'dynamic-config.yaml');
     await writeFile(
       dcFile,
@@ -100,40 +58,18 @@ export async function startTemporalOnPostgres(dynamicConfig: Record<string, unkn
         .map(([k, v]) => `${k}:\n  - value: ${JSON.stringify(v)}\n`)
         .join(''),
     );
-    const config = {
-      log: { stdout: true, level: 'error' },
-      persistence: {
-        defaultStore: 'pg',
-        visibilityStore: 'pg-visibility',
-        numHistoryShards: 1,
-        datastores: { pg: store('temporal', 20), 'pg-visibility': store('temporal_visibility', 2) },
-      },
-      global: { membership: { maxJoinDuration: '30s', broadcastAddress: '127.0.0.1' } },
-      services: {
-        frontend: service('frontend'),
-        history: service('history'),
-        matching: service('matching'),
-        worker: service('worker'),
-      },
-      clusterMetadata: {
-        enableGlobalNamespace: false,
-        failoverVersionIncrement: 10,
-        masterClusterName: 'active',
-        currentClusterName: 'active',
-        clusterInformation: {
-          active: {
-            enabled: true,
-            initialFailoverVersion: 1,
-            rpcName: 'frontend',
-            rpcAddress: `127.0.0.1:${ports.frontend}`,
-          },
-        },
-      },
-      dcRedirectionPolicy: { policy: 'noop' },
-      archival: { history: { state: 'disabled' }, visibility: { state: 'disabled' } },
-      namespaceDefaults: { archival: { history: { state: 'disabled' }, visibility: { state: 'disabled' } } },
-      dynamicConfigClient: { filepath: dcFile, pollInterval: '10s' },
-    };
+    const config = temporalServerConfig({
+      pgPort: pg.port,
+      numHistoryShards: 1,
+      services: Object.fromEntries(
+        (['frontend', 'history', 'matching', 'worker'] as const).map((name) => [
+          name,
+          { grpc: ports[name], membership: membership[name], ...(name === 'frontend' ? { http: ports.http } : {}) },
+        ]),
+      ),
+      dynamicConfigFile: dcFile,
+      frontendAddress: `127.0.0.1:${ports.frontend}`,
+    });
     // JSON is YAML: the server reads this file with a YAML parser.
     const configFile = path.join(dir, 'config.yaml');
     await writeFile(configFile, JSON.stringify(config, null, 2));
@@ -162,8 +98,116 @@ export async function startTemporalOnPostgres(dynamicConfig: Record<string, unkn
   }
 }
 
+export type TemporalService = 'frontend' | 'history' | 'matching' | 'worker';
+
+export interface ServicePorts {
+  grpc: number;
+  membership: number;
+  http?: number;
+}
+
+/** The server's config for one host: its own ports for its own service; everything else is shared. */
+export function temporalServerConfig(o: {
+  pgPort: number;
+  numHistoryShards: number;
+  services: Partial<Record<TemporalService, ServicePorts>>;
+  dynamicConfigFile: string;
+  frontendAddress: string;
+  logFile?: string;
+}) {
+  const store = (db: string, conns: number) => ({
+    sql: {
+      pluginName: 'postgres12',
+      databaseName: db,
+      connectAddr: `127.0.0.1:${o.pgPort}`,
+      connectProtocol: 'tcp',
+      user: 'postgres',
+      password: '',
+      maxConns: conns,
+      maxIdleConns: conns,
+      maxConnLifetime: '1h',
+    },
+  });
+  return {
+    log: o.logFile ? { stdout: false, level: 'warn', outputFile: o.logFile } : { stdout: true, level: 'error' },
+    persistence: {
+      defaultStore: 'pg',
+      visibilityStore: 'pg-visibility',
+      numHistoryShards: o.numHistoryShards,
+      datastores: { pg: store('temporal', 20), 'pg-visibility': store('temporal_visibility', 4) },
+    },
+    // Every host announces 127.0.0.1 and finds its peers through the store's membership table.
+    global: { membership: { maxJoinDuration: '30s', broadcastAddress: '127.0.0.1' } },
+    services: Object.fromEntries(
+      Object.entries(o.services).map(([name, p]) => [
+        name,
+        {
+          rpc: {
+            grpcPort: p.grpc,
+            membershipPort: p.membership,
+            bindOnIP: '127.0.0.1',
+            ...(p.http ? { httpPort: p.http } : {}),
+          },
+        },
+      ]),
+    ),
+    clusterMetadata: {
+      enableGlobalNamespace: false,
+      failoverVersionIncrement: 10,
+      masterClusterName: 'active',
+      currentClusterName: 'active',
+      clusterInformation: {
+        active: { enabled: true, initialFailoverVersion: 1, rpcName: 'frontend', rpcAddress: o.frontendAddress },
+      },
+    },
+    dcRedirectionPolicy: { policy: 'noop' },
+    archival: { history: { state: 'disabled' }, visibility: { state: 'disabled' } },
+    namespaceDefaults: { archival: { history: { state: 'disabled' }, visibility: { state: 'disabled' } } },
+    dynamicConfigClient: { filepath: o.dynamicConfigFile, pollInterval: '10s' },
+  };
+}
+
+/** Temporal's two databases and the SQL tool's schema of each (docker-compose.yml's setup names the same). */
+export const TEMPORAL_SCHEMAS = {
+  temporal: 'postgresql/v12/temporal',
+  temporal_visibility: 'postgresql/v12/visibility',
+};
+
+/**
+ * Temporal's schema (persistence and visibility) from the SQL tool's embedded files, on a
+ * PostgreSQL server. On a data folder that has it already, it only checks: the databases exist,
+ * the schema is at its newest version.
+ */
+export async function setupTemporalSchema(pgPort: number): Promise<void> {
+  const sql = (db: string, ...args: string[]) =>
+    promisify(execFile)(SQL_TOOL, [
+      '--plugin',
+      'postgres12',
+      '--ep',
+      '127.0.0.1',
+      '-p',
+      String(pgPort),
+      '-u',
+      'postgres',
+      '--db',
+      db,
+      ...args,
+    ]);
+  for (const [db, schema] of Object.entries(TEMPORAL_SCHEMAS)) {
+    const fresh = await sql(db, 'create-database').then(
+      () => true,
+      (err: Error) => {
+        if (/already exists/i.test(err.message)) return false;
+        throw err;
+      },
+    );
+    if (fresh) await sql(db, 'setup-schema', '-v', '0.0');
+    await sql(db, 'update-schema', '--schema-name', schema);
+  }
+}
+
 /** Registers `default` and waits until the frontend's namespace cache knows it (it refreshes on a timer). */
-async function registerDefaultNamespace(address: string): Promise<void> {
+export async function registerDefaultNamespace(address: string): Promise<void> {
   const connection = await Connection.connect({ address });
   try {
     const deadline = Date.now() + 60000;

@@ -26,12 +26,23 @@ const DOWN: Record<FaultKind, [number, number]> = {
   vendor_timeout: [4000, 12000],
   vendor_reset: [4000, 12000],
   callback_fail: [5000, 20000],
+  history_kill: [1000, 8000],
+  matching_kill: [1000, 8000],
+  frontend_kill: [1000, 8000],
+  // Past the membership's failure detection (a few seconds) and the shard handover after it, so
+  // the paused host's shards are owned by its peer when it wakes up with stale ownership.
+  history_pause: [20000, 45000],
 };
 
 /** `perKind` faults of every kind between 10% and 85% of the window, in time order. */
-export function planFaults(rng: Rng, windowMs: number, perKind: number): PlannedFault[] {
+export function planFaults(
+  rng: Rng,
+  windowMs: number,
+  perKind: number,
+  kinds: readonly FaultKind[] = FAULT_KINDS,
+): PlannedFault[] {
   const plan: PlannedFault[] = [];
-  for (const kind of FAULT_KINDS) {
+  for (const kind of kinds) {
     for (let i = 0; i < perKind; i++) {
       // Spread each kind over the window: one moment per slice, random within it.
       const slice = (windowMs * 0.75) / perKind;
@@ -58,9 +69,13 @@ export async function runFaults(
   log: (s: string) => void,
 ): Promise<void> {
   const lanes = new Map<string, Promise<void>>();
-  const lane = (kind: FaultKind) => (kind.startsWith('vendor_') ? 'vendor' : kind);
+  // The vendor's misbehaviours share one vendor; Temporal's host faults and its full restart
+  // share the hosts (a restart of every host must not meet one host's restart).
+  const lane = (kind: FaultKind) =>
+    kind.startsWith('vendor_') ? 'vendor' : kind === 'temporal_restart' || HOST_FAULTS.has(kind) ? 'temporal' : kind;
   const all: Array<Promise<void>> = [];
   const workerPicks = plan.map(() => rng.int(stack.faults.workerCount));
+  const hostPicks = plan.map(() => rng.int(2));
   for (const [i, f] of plan.entries()) {
     const key = lane(f.kind);
     const previous = lanes.get(key) ?? Promise.resolve();
@@ -70,7 +85,7 @@ export async function runFaults(
       const startedAt = Date.now();
       let detail: string;
       try {
-        detail = await inject(stack, f, workerPicks[i]!);
+        detail = await inject(stack, f, workerPicks[i]!, hostPicks[i]!);
       } catch (err) {
         detail = `failed to inject: ${(err as Error).message.slice(0, 200)}`;
       }
@@ -83,7 +98,9 @@ export async function runFaults(
   await Promise.all(all);
 }
 
-async function inject(stack: ChaosStack, f: PlannedFault, worker: number): Promise<string> {
+const HOST_FAULTS = new Set<FaultKind>(['history_kill', 'matching_kill', 'frontend_kill', 'history_pause']);
+
+async function inject(stack: ChaosStack, f: PlannedFault, worker: number, host: number): Promise<string> {
   const { faults, vendor, receiver } = stack;
   switch (f.kind) {
     case 'worker_kill':
@@ -101,8 +118,23 @@ async function inject(stack: ChaosStack, f: PlannedFault, worker: number): Promi
       await faults.killFerretDb(f.downMs);
       return `FerretDB SIGKILL, down ${f.downMs} ms`;
     case 'temporal_restart':
-      await faults.restartTemporal(f.downMs);
-      return `Temporal SIGKILL, down ${f.downMs} ms, restarted on its state file`;
+      return `${await faults.restartTemporal(f.downMs)}, down ${f.downMs} ms, restarted`;
+    case 'history_kill':
+    case 'matching_kill':
+    case 'frontend_kill': {
+      if (!faults.killHost) throw new Error(`${f.kind} needs the Temporal cluster (CHAOS_TEMPORAL=cluster)`);
+      const name = await faults.killHost(
+        f.kind === 'history_kill' ? 'history' : f.kind === 'matching_kill' ? 'matching' : 'frontend',
+        host,
+        f.downMs,
+      );
+      return `${name} SIGKILL, down ${f.downMs} ms, restarted`;
+    }
+    case 'history_pause': {
+      if (!faults.pauseHost) throw new Error(`${f.kind} needs the Temporal cluster (CHAOS_TEMPORAL=cluster)`);
+      const name = await faults.pauseHost('history', host, f.downMs);
+      return `${name} SIGSTOP ${f.downMs} ms, then SIGCONT`;
+    }
     case 'chain_rpc_down':
       await faults.chainDown(f.downMs);
       return `RPC refused ${f.downMs} ms`;

@@ -42,8 +42,13 @@ export type FaultKind =
   | 'vendor_5xx'
   | 'vendor_timeout'
   | 'vendor_reset'
-  | 'callback_fail';
+  | 'callback_fail'
+  | 'history_kill'
+  | 'matching_kill'
+  | 'frontend_kill'
+  | 'history_pause';
 
+/** The kinds every stack can inject (on the dev server, `temporal_restart` is its one process). */
 export const FAULT_KINDS: FaultKind[] = [
   'worker_kill',
   'api_kill',
@@ -55,6 +60,20 @@ export const FAULT_KINDS: FaultKind[] = [
   'vendor_timeout',
   'vendor_reset',
   'callback_fail',
+];
+
+/**
+ * On the Temporal cluster (CHAOS_TEMPORAL=cluster), the same kinds (`temporal_restart` is then
+ * every host at once) and one host of a service at a time: a history host or a matching host or
+ * a frontend SIGKILLed and started again, a history host paused (SIGSTOP) long enough for its
+ * peer to take its shards, then let go on (SIGCONT).
+ */
+export const CLUSTER_FAULT_KINDS: FaultKind[] = [
+  ...FAULT_KINDS,
+  'history_kill',
+  'matching_kill',
+  'frontend_kill',
+  'history_pause',
 ];
 
 /**

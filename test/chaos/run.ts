@@ -4,6 +4,9 @@
  * Exits 1 when the checker found a violation.
  *
  *   CHAOS_SECONDS=900 CHAOS_SEED=42 node_modules/.bin/tsx test/chaos/run.ts
+ *
+ * CHAOS_TEMPORAL=cluster: on the multi-host Temporal cluster (scripts/services/temporal-cluster.ts,
+ * built on first use) instead of the dev server, with its host faults; its own report section.
  */
 import './quiet';
 import { describeViolation } from './checker/index';
@@ -22,9 +25,12 @@ async function main(): Promise<void> {
   const seconds = Number(process.env.CHAOS_SECONDS || 900);
   const seed = Number(process.env.CHAOS_SEED || Math.floor(Math.random() * 2 ** 31));
   const agents = process.env.CHAOS_AGENTS ? Number(process.env.CHAOS_AGENTS) : undefined;
+  const temporal = process.env.CHAOS_TEMPORAL === 'cluster' ? 'cluster' : 'dev';
+  if (process.env.CHAOS_TEMPORAL && process.env.CHAOS_TEMPORAL !== temporal)
+    throw new Error(`CHAOS_TEMPORAL is 'cluster' or unset (the dev server), not '${process.env.CHAOS_TEMPORAL}'`);
   const log = (s: string) => console.log(`[chaos ${new Date().toISOString().slice(11, 19)}] ${s}`);
-  log(`seed ${seed}, ${seconds} s`);
-  const r = await runSoak({ seconds, seed, agents, log });
+  log(`seed ${seed}, ${seconds} s, Temporal: ${temporal === 'cluster' ? 'the multi-host cluster' : 'the dev server'}`);
+  const r = await runSoak({ seconds, seed, agents, temporal, log });
   log(
     `${r.totalOps} operations, ${r.totalFaults} faults, ${r.violations.length} violations (history: ${r.historyFile})`,
   );

@@ -16,7 +16,7 @@ import { planFaults, runFaults } from './faults';
 import { type FaultKind, History, type OpKind } from './history';
 import { Agents, prepareWorld, type World } from './load';
 import { Rng } from './rng';
-import { type ChaosStack, HOLD_STALE_MINUTES, startChaosStack } from './stack';
+import { type ChaosStack, type ChaosTemporal, HOLD_STALE_MINUTES, startChaosStack } from './stack';
 
 export interface SoakOptions {
   seconds: number;
@@ -24,6 +24,8 @@ export interface SoakOptions {
   agents?: number;
   /** Faults of each kind (default: one per 3 minutes of window, at least one). */
   perKind?: number;
+  /** The Temporal under the stack (default: the dev server). */
+  temporal?: ChaosTemporal;
   log?: (s: string) => void;
 }
 
@@ -31,6 +33,9 @@ export interface SoakResult {
   seed: number;
   seconds: number;
   agents: number;
+  temporal: ChaosTemporal;
+  /** The kinds the plan drew from. */
+  faultKinds: readonly FaultKind[];
   startedAt: string;
   /** Whole run, stack start to verdict (s). */
   wallSeconds: number;
@@ -55,12 +60,12 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const agentsN = o.agents ?? 6;
   const history = new History();
   const dbName = `chaos_${randomBytes(3).toString('hex')}`;
-  const stack = await startChaosStack({ dbName, log });
+  const stack = await startChaosStack({ dbName, temporal: o.temporal, log });
   try {
     log('preparing accounts, products, schedules, funds');
     const world = await prepareWorld(stack, agentsN);
     const windowMs = o.seconds * 1000;
-    const plan = planFaults(rng, windowMs, o.perKind ?? Math.max(1, Math.round(o.seconds / 180)));
+    const plan = planFaults(rng, windowMs, o.perKind ?? Math.max(1, Math.round(o.seconds / 180)), stack.faultKinds);
     log(`load for ${o.seconds} s with ${agentsN} agents, ${plan.length} faults planned (seed ${o.seed})`);
     const agents = new Agents(stack, world, history, new Rng(o.seed ^ 0x5eed));
     const t0 = Date.now();
@@ -87,7 +92,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       callKey: vendorRequestId,
     });
     const historyFile = writeHistory(history, snapshot, violations);
-    return summarize(o, agentsN, t, history, violations, snapshot, historyFile);
+    return summarize(o, stack, agentsN, t, history, violations, snapshot, historyFile);
   } finally {
     await stack.stop();
   }
@@ -243,6 +248,7 @@ function writeHistory(history: History, snapshot: Snapshot, violations: Violatio
 
 function summarize(
   o: SoakOptions,
+  stack: ChaosStack,
   agents: number,
   t: number,
   history: History,
@@ -264,6 +270,8 @@ function summarize(
     seed: o.seed,
     seconds: o.seconds,
     agents,
+    temporal: stack.temporal,
+    faultKinds: stack.faultKinds,
     startedAt: new Date(t).toISOString(),
     wallSeconds: Math.round((Date.now() - t) / 1000),
     opsByKind,

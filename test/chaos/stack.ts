@@ -14,10 +14,14 @@ import { type RunningLocalChain, startLocalChain } from '../../scripts/services/
 import { CACHE } from '../../scripts/services/paths';
 import { startPostgres } from '../../scripts/services/postgres';
 import { freePort, portOpen } from '../../scripts/services/process';
-import { startTemporalDev } from '../../scripts/services/temporal';
+import { type RunningTemporal, startTemporalDev } from '../../scripts/services/temporal';
+import { ensureTemporalBinaries } from '../../scripts/services/temporal-build';
+import { type RunningCluster, startTemporalCluster } from '../../scripts/services/temporal-cluster';
+import type { TemporalService } from '../../scripts/services/temporal-server';
 import type { Db } from '../../shared/composition/store';
 import { createDb } from '../../shared/composition/store';
 import { startRpcProxy } from '../support/chain-control';
+import { CLUSTER_FAULT_KINDS, FAULT_KINDS, type FaultKind } from './history';
 import { type ChaosReceiver, type ChaosVendor, startChaosReceiver, startChaosVendor } from './servers';
 
 /** How long a vendor call may take (the action's timeout_ms); a "timing out" vendor answers later than this. */
@@ -89,6 +93,10 @@ export interface ChaosStack {
   vendor: ChaosVendor;
   receiver: ChaosReceiver;
   env: NodeJS.ProcessEnv;
+  /** Which Temporal the stack runs: the dev server, or the multi-host cluster. */
+  temporal: ChaosTemporal;
+  /** The fault kinds this stack can inject. */
+  faultKinds: readonly FaultKind[];
   faults: StackFaults;
   /** The API answers /health again (after a kill or a store fault). */
   waitHealthy(timeoutMs: number): Promise<boolean>;
@@ -101,15 +109,27 @@ export interface StackFaults {
   killApi(): void;
   restartPostgres(downMs: number): Promise<void>;
   killFerretDb(downMs: number): Promise<void>;
-  restartTemporal(downMs: number): Promise<void>;
+  /** Every Temporal process SIGKILLed, started again after `downMs`; says what it killed. */
+  restartTemporal(downMs: number): Promise<string>;
   chainDown(ms: number): Promise<void>;
   workerCount: number;
+  /** The cluster only: one host of `service` (the `pick`-th, modulo their count) SIGKILLed, started again after `downMs`. */
+  killHost?(service: TemporalService, pick: number, downMs: number): Promise<string>;
+  /** The cluster only: one host SIGSTOPped for `ms`, then SIGCONTed. */
+  pauseHost?(service: TemporalService, pick: number, ms: number): Promise<string>;
 }
+
+export type ChaosTemporal = 'dev' | 'cluster';
 
 /** Every running stack's stop, so a harness interrupted (Ctrl-C, a test timeout) leaves no server behind. */
 export const runningStacks = new Set<() => Promise<void>>();
 
-export async function startChaosStack(opts: { dbName: string; log?: (s: string) => void }): Promise<ChaosStack> {
+export async function startChaosStack(opts: {
+  dbName: string;
+  temporal?: ChaosTemporal;
+  log?: (s: string) => void;
+}): Promise<ChaosStack> {
+  const temporalKind = opts.temporal ?? 'dev';
   const log = opts.log ?? (() => undefined);
   const stops: Array<() => Promise<unknown>> = [];
   const stopAll = async () => {
@@ -132,7 +152,22 @@ export async function startChaosStack(opts: { dbName: string; log?: (s: string) 
     stops.push(() => pg.stop());
     let ferret = await startFerretDbOver(pg.url, { port: ferretPort });
     stops.push(() => ferret.stop());
-    let temporal = await startTemporalDev({ port: temporalPort, uiPort, dbFile: temporalFile });
+    let temporal: RunningTemporal;
+    let cluster: RunningCluster | undefined;
+    if (temporalKind === 'cluster') {
+      await ensureTemporalBinaries(log);
+      // The balancer keeps the port the API and workers were given across every host's restart.
+      cluster = await startTemporalCluster({
+        balancerPort: temporalPort,
+        uiPort,
+        logDir: path.join(LOG_DIR, 'temporal'),
+        log,
+      });
+      temporal = cluster;
+      log(`Temporal cluster: ${cluster.hosts.map((h) => h.name).join(', ')} (logs in ${cluster.logDir})`);
+    } else {
+      temporal = await startTemporalDev({ port: temporalPort, uiPort, dbFile: temporalFile });
+    }
     stops.push(() => temporal.stop());
     const chain = await startLocalChain();
     stops.push(() => chain.stop());
@@ -227,11 +262,20 @@ export async function startChaosStack(opts: { dbName: string; log?: (s: string) 
         ferret = await startFerretDbOver(pg.url, { port: ferretPort });
       },
       async restartTemporal(downMs) {
+        if (cluster) {
+          const hosts = cluster.hosts;
+          await Promise.all(hosts.map((h) => h.kill()));
+          await sleep(downMs);
+          await Promise.all(hosts.map((h) => h.start()));
+          return `every Temporal host (${hosts.length}) SIGKILL`;
+        }
         kill(temporal.pid);
         for (let i = 0; i < 100 && (await portOpen(temporalPort)); i++) await sleep(100);
         await sleep(downMs);
         temporal = await startTemporalDev({ port: temporalPort, uiPort, dbFile: temporalFile });
+        return 'Temporal SIGKILL (its state file kept)';
       },
+      ...(cluster ? clusterFaults(cluster) : {}),
       async chainDown(ms) {
         proxy.down = true;
         await sleep(ms);
@@ -248,6 +292,8 @@ export async function startChaosStack(opts: { dbName: string; log?: (s: string) 
       vendor,
       receiver,
       env,
+      temporal: temporalKind,
+      faultKinds: cluster ? CLUSTER_FAULT_KINDS : FAULT_KINDS,
       faults,
       waitHealthy,
       stop: stopAll,
@@ -256,4 +302,30 @@ export async function startChaosStack(opts: { dbName: string; log?: (s: string) 
     await stopAll();
     throw err;
   }
+}
+
+function clusterFaults(cluster: RunningCluster): Pick<StackFaults, 'killHost' | 'pauseHost'> {
+  const pickHost = (service: TemporalService, pick: number) => {
+    const of = cluster.hosts.filter((h) => h.service === service);
+    return of[pick % of.length]!;
+  };
+  return {
+    async killHost(service, pick, downMs) {
+      const host = pickHost(service, pick);
+      await host.kill();
+      await sleep(downMs);
+      await host.start();
+      return host.name;
+    },
+    async pauseHost(service, pick, ms) {
+      const host = pickHost(service, pick);
+      host.pause();
+      try {
+        await sleep(ms);
+      } finally {
+        host.resume();
+      }
+      return host.name;
+    },
+  };
 }
