@@ -11,8 +11,14 @@ import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '..');
 const DIST = path.join(ROOT, 'dist');
-/** Files the compiled code reads relative to itself (tsc copies only what it compiles). */
-const ASSETS = ['api/embed/assets'];
+/**
+ * Files the compiled code reads relative to itself (tsc copies only what it compiles): every
+ * `api/<capability>/assets` folder, found rather than listed, so a new page's assets cannot be left out.
+ */
+const ASSETS = fs
+  .readdirSync(path.join(ROOT, 'api'))
+  .map((dir) => `api/${dir}/assets`)
+  .filter((dir) => fs.existsSync(path.join(ROOT, dir)));
 
 const started = Date.now();
 fs.rmSync(DIST, { recursive: true, force: true });
