@@ -10,10 +10,10 @@
  *   node_modules/.bin/tsx scripts/services/temporal-build.ts      (builds what is missing)
  */
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { sha256Hex } from '../../shared/platform/ids/index';
 import { CACHE, ROOT } from './paths';
 
 export const TEMPORAL_SERVER_BIN = path.join(CACHE, 'bin/temporal-server');
@@ -31,9 +31,7 @@ const SERVER_SRC = path.join(ROOT, 'tools/temporal-server');
 
 /** What the server binaries are built from: a change of pin rebuilds them. */
 export function serverSourceStamp(): string {
-  const hash = createHash('sha256');
-  for (const f of ['go.mod', 'go.sum']) hash.update(fs.readFileSync(path.join(SERVER_SRC, f)));
-  return hash.digest('hex');
+  return sha256Hex(Buffer.concat(['go.mod', 'go.sum'].map((f) => fs.readFileSync(path.join(SERVER_SRC, f)))));
 }
 
 const stampOf = (bin: string) => `${bin}.src.sha256`;
