@@ -21,28 +21,38 @@ function niceMax(max: number): number {
   return 10 * p;
 }
 
+/** The plot area shared by both charts: a column per label, bars 70 % of their column. */
+function frame(count: number) {
+  const plotW = W - PAD.left - PAD.right;
+  const plotH = H - PAD.top - PAD.bottom;
+  const step = count ? plotW / count : plotW;
+  const bw = Math.max(1, step * 0.7);
+  return {
+    plotH,
+    bw,
+    x: (i: number) => PAD.left + i * step + (step - bw) / 2,
+    tick: (x: number, text: string) =>
+      `<text x="${(x + bw / 2).toFixed(1)}" y="${H - 10}" text-anchor="middle" class="tick">${e(text)}</text>`,
+    axis: `<line x1="${PAD.left}" y1="${PAD.top + plotH}" x2="${W - PAD.right}" y2="${PAD.top + plotH}" class="axis"/>`,
+  };
+}
+
 /** A bar per label (days of spend), with the axis maximum and each bar's value in its title. */
 export function barChart(bars: readonly Bar[], o: { title: string; unit: string; id: string }): string {
   const max = niceMax(Math.max(0, ...bars.map((b) => b.value)));
-  const plotW = W - PAD.left - PAD.right;
-  const plotH = H - PAD.top - PAD.bottom;
-  const step = bars.length ? plotW / bars.length : plotW;
-  const bw = Math.max(1, step * 0.7);
+  const { plotH, bw, x: colX, tick, axis } = frame(bars.length);
   const rects = bars
     .map((b, i) => {
       const h = (b.value / max) * plotH;
-      const x = PAD.left + i * step + (step - bw) / 2;
+      const x = colX(i);
       const y = PAD.top + plotH - h;
-      const label =
-        bars.length <= 16 || i % Math.ceil(bars.length / 8) === 0
-          ? `<text x="${(x + bw / 2).toFixed(1)}" y="${H - 10}" text-anchor="middle" class="tick">${e(b.label)}</text>`
-          : '';
+      const label = bars.length <= 16 || i % Math.ceil(bars.length / 8) === 0 ? tick(x, b.label) : '';
       return `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${bw.toFixed(1)}" height="${h.toFixed(1)}" class="bar" data-label="${e(b.label)}" data-value="${b.value}"><title>${e(b.label)}: ${b.value} ${e(o.unit)}</title></rect>${label}`;
     })
     .join('');
   return `<svg id="${e(o.id)}" class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${e(o.title)}">
 <title>${e(o.title)}</title>
-<line x1="${PAD.left}" y1="${PAD.top + plotH}" x2="${W - PAD.right}" y2="${PAD.top + plotH}" class="axis"/>
+${axis}
 <text x="${PAD.left - 6}" y="${PAD.top + 8}" text-anchor="end" class="tick">${max}</text>
 <text x="${PAD.left - 6}" y="${PAD.top + plotH}" text-anchor="end" class="tick">0</text>
 ${rects}
@@ -57,14 +67,11 @@ export function stackedChart(
 ): string {
   const totals = columns.map((c) => series.reduce((s, k) => s + (c.values[k] ?? 0), 0));
   const max = niceMax(Math.max(0, ...totals));
-  const plotW = W - PAD.left - PAD.right;
-  const plotH = H - PAD.top - PAD.bottom;
-  const step = columns.length ? plotW / columns.length : plotW;
-  const bw = Math.max(1, step * 0.7);
+  const { plotH, bw, x: colX, tick, axis } = frame(columns.length);
   const parts = columns
     .map((c, i) => {
       let y = PAD.top + plotH;
-      const x = PAD.left + i * step + (step - bw) / 2;
+      const x = colX(i);
       const segs = series
         .filter((k) => (c.values[k] ?? 0) > 0)
         .map((k) => {
@@ -73,10 +80,7 @@ export function stackedChart(
           return `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${bw.toFixed(1)}" height="${h.toFixed(1)}" class="seg s-${e(k)}"><title>${e(c.label)} ${e(k)}: ${c.values[k]}</title></rect>`;
         })
         .join('');
-      const label =
-        i % Math.ceil(columns.length / 8 || 1) === 0
-          ? `<text x="${(x + bw / 2).toFixed(1)}" y="${H - 10}" text-anchor="middle" class="tick">${e(c.label)}</text>`
-          : '';
+      const label = i % Math.ceil(columns.length / 8 || 1) === 0 ? tick(x, c.label) : '';
       return segs + label;
     })
     .join('');
@@ -89,7 +93,7 @@ export function stackedChart(
   return `<svg id="${e(o.id)}" class="chart" viewBox="0 0 ${W} ${H + 12}" role="img" aria-label="${e(o.title)}">
 <title>${e(o.title)}</title>
 <g transform="translate(0,${H})">${legend}</g>
-<line x1="${PAD.left}" y1="${PAD.top + plotH}" x2="${W - PAD.right}" y2="${PAD.top + plotH}" class="axis"/>
+${axis}
 <text x="${PAD.left - 6}" y="${PAD.top + 8}" text-anchor="end" class="tick">${max}</text>
 ${parts}
 </svg>`;
