@@ -1,5 +1,5 @@
 # The README's two commands. Both install what they need first (scripts/bootstrap.sh).
-.PHONY: dev test build bench fuzz chaos cluster lint typecheck bootstrap sdk-types
+.PHONY: dev test build bench bench-cluster fuzz chaos cluster lint typecheck bootstrap sdk-types
 
 bootstrap:
 	@bash scripts/bootstrap.sh
@@ -68,6 +68,11 @@ bench: bootstrap
 	@node_modules/.bin/tsx bench/growth.ts
 	@node_modules/.bin/tsx bench/session-amplification.ts
 	@node_modules/.bin/tsx bench/report.ts
+
+# make bench's run and settlement figures on the cluster of make cluster against the dev server,
+# both up in one session, as ratios (bench/cluster.ts). Needs the server built (make cluster does).
+bench-cluster: bootstrap
+	@node_modules/.bin/tsx bench/cluster.ts
 
 # Temporal's production shape (scripts/cluster.ts): the server built once into .cache/bin from the
 # Go module proxy (minutes cold), two frontends, two history and two matching hosts, its worker

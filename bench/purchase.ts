@@ -8,7 +8,8 @@
  *   temporal a ping workflow round trip (start, one activity with one store write, result):
  *            the fixed price of any durable step on this Temporal server
  * and reports our overhead = full − sign − chain (p50), the target being under 50 ms.
- * Run: make bench (or node_modules/.bin/tsx bench/purchase.ts [rounds]).
+ * Run: make bench (or node_modules/.bin/tsx bench/purchase.ts [rounds]). TEMPORAL_ADDRESS names a
+ * running Temporal instead of a dev server started here (bench/cluster.ts: the cluster).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -66,7 +67,9 @@ async function main(): Promise<void> {
     const [mongo, temporal, chain] = await Promise.all([
       // A throwaway PostgreSQL cluster in a temporary folder (the server's user cannot enter .cache).
       startFerretDb(),
-      startTemporalDev({ dbFile: path.join(dir, 'temporal.db') }),
+      process.env.TEMPORAL_ADDRESS
+        ? { address: process.env.TEMPORAL_ADDRESS, stop: async () => undefined }
+        : startTemporalDev({ dbFile: path.join(dir, 'temporal.db') }),
       startLocalChain(),
     ]);
     stops.push(chain.stop, temporal.stop, mongo.stop);

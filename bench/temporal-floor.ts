@@ -132,6 +132,27 @@ const VARIANTS: Variant[] = [
     what: 'the multi-host cluster of make cluster (2 frontends behind a TCP balancer, 2 history, 2 matching, 16 shards)',
     start: () => startTemporalCluster(),
   },
+  {
+    name: 'cluster-direct',
+    what: 'cluster, the client and worker on the first frontend directly (no TCP balancer hop)',
+    start: async () => {
+      const cluster = await startTemporalCluster();
+      return { ...cluster, address: cluster.frontends[0] };
+    },
+  },
+  {
+    name: 'cluster-nofsync',
+    what: "cluster on a PostgreSQL that does not flush commits (what the durable profile's fsync costs)",
+    start: () => startTemporalCluster({ postgresProfile: 'throwaway' }),
+  },
+  {
+    name: 'cluster-1p',
+    what: 'cluster + one partition per task queue (no forwarding between partitions on the matching hosts)',
+    start: () =>
+      startTemporalCluster({
+        extraDynamicConfig: { 'matching.numTaskqueueReadPartitions': 1, 'matching.numTaskqueueWritePartitions': 1 },
+      }),
+  },
 ];
 
 async function main(): Promise<void> {
@@ -142,7 +163,8 @@ async function main(): Promise<void> {
   const wanted = (process.env.TF_VARIANTS ?? 'dev-default,dev-speed,dev-now,server-pg').split(',');
   const workflows = (process.env.TF_WORKFLOWS?.split(',') ?? WORKFLOWS) as WorkflowName[];
   const variants = VARIANTS.filter(
-    (v) => wanted.includes(v.name) && (!['server-pg', 'cluster'].includes(v.name) || temporalServerBuilt()),
+    (v) =>
+      wanted.includes(v.name) && ((!v.name.startsWith('cluster') && v.name !== 'server-pg') || temporalServerBuilt()),
   );
 
   const workflowBundle = await floorRuntime();

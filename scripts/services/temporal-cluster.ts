@@ -5,12 +5,13 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { ensureSearchAttributes } from '../../temporal/connection';
 import { ROOT } from './paths';
-import { type RunningPostgres, startPostgres } from './postgres';
+import { type PostgresProfile, type RunningPostgres, startPostgres } from './postgres';
 import { freePort, type ManagedProcess, portOpen, startProcess } from './process';
 import { type RunningBalancer, startTcpBalancer } from './tcp-balancer';
 import type { RunningTemporal } from './temporal';
 import { TEMPORAL_SERVER_BIN, TEMPORAL_UI_BIN } from './temporal-build';
 import {
+  dynamicConfigYaml,
   registerDefaultNamespace,
   type ServicePorts,
   setupTemporalSchema,
@@ -70,7 +71,17 @@ export interface RunningCluster extends RunningTemporal {
  * state outlives the run (make cluster); without, it is a temporary folder removed on stop.
  */
 export async function startTemporalCluster(
-  opts: { dataDir?: string; logDir?: string; uiPort?: number; balancerPort?: number; log?: (s: string) => void } = {},
+  opts: {
+    dataDir?: string;
+    logDir?: string;
+    uiPort?: number;
+    balancerPort?: number;
+    log?: (s: string) => void;
+    /** Settings added to CLUSTER_DYNAMIC_CONFIG, for a benchmark that tries one (never make cluster). */
+    extraDynamicConfig?: Record<string, unknown>;
+    /** `throwaway` (no fsync) only for a benchmark that measures what durability costs. */
+    postgresProfile?: PostgresProfile;
+  } = {},
 ): Promise<RunningCluster> {
   const log = opts.log ?? (() => undefined);
   const tmp = opts.dataDir ? undefined : await mkdtemp(path.join(os.tmpdir(), 'temporal-cluster-'));
@@ -86,7 +97,10 @@ export async function startTemporalCluster(
   try {
     // The postgres user owns the data folder (PostgreSQL refuses root); the parent must let it in.
     fs.chmodSync(root, 0o755);
-    const postgres = await startPostgres({ dataDir: path.join(root, 'pg'), profile: 'durable' });
+    const postgres = await startPostgres({
+      dataDir: path.join(root, 'pg'),
+      profile: opts.postgresProfile ?? 'durable',
+    });
     stops.push(() => postgres.stop());
     log(`Temporal's PostgreSQL on ${postgres.port}: schema`);
     await setupTemporalSchema(postgres.port);
@@ -105,6 +119,14 @@ export async function startTemporalCluster(
         });
       }
     }
+    let dynamicConfigFile = CLUSTER_DYNAMIC_CONFIG;
+    if (opts.extraDynamicConfig) {
+      dynamicConfigFile = path.join(root, 'dynamic-config.yaml');
+      await writeFile(
+        dynamicConfigFile,
+        fs.readFileSync(CLUSTER_DYNAMIC_CONFIG, 'utf8') + dynamicConfigYaml(opts.extraDynamicConfig),
+      );
+    }
     const frontendPorts = plan.filter((h) => h.service === 'frontend').map((h) => h.ports.grpc);
     const hosts: Host[] = [];
     for (const h of plan) {
@@ -119,7 +141,7 @@ export async function startTemporalCluster(
           ...Object.fromEntries(plan.filter((p) => p.index === 1).map((p) => [p.service, p.ports])),
           [h.service]: h.ports,
         },
-        dynamicConfigFile: CLUSTER_DYNAMIC_CONFIG,
+        dynamicConfigFile,
         frontendAddress: `127.0.0.1:${frontendPorts[0]}`,
         logFile: path.join(logDir, `${name}.log`),
       });
@@ -129,7 +151,11 @@ export async function startTemporalCluster(
     }
     stops.push(() => Promise.all(hosts.map((h) => h.stop())));
     log(`starting ${hosts.map((h) => h.name).join(', ')}`);
-    await Promise.all(hosts.map((h) => h.start()));
+    // On a fresh store every host writes the cluster's metadata row as it starts, and two doing it at
+    // once make one fail ("failed to initialize current cluster metadata"): one host first, then
+    // the others, who find the row.
+    await hosts[0].start();
+    await Promise.all(hosts.slice(1).map((h) => h.start()));
 
     const balancer = await startTcpBalancer(frontendPorts, { port: opts.balancerPort });
     stops.push(() => balancer.close());

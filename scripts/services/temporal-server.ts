@@ -29,6 +29,13 @@ export function temporalServerBuilt(): boolean {
  * the dev server) on a throwaway PostgreSQL of its own, schema from the embedded SQL files, the
  * `default` namespace registered. No Web UI: that is a separate Go module (temporalio/ui-server).
  */
+/** Settings in the server's dynamic-config file form, each for every namespace and queue. */
+export function dynamicConfigYaml(settings: Record<string, unknown>): string {
+  return Object.entries(settings)
+    .map(([k, v]) => `${k}:\n  - value: ${JSON.stringify(v)}\n`)
+    .join('');
+}
+
 export async function startTemporalOnPostgres(dynamicConfig: Record<string, unknown> = {}): Promise<RunningTemporal> {
   const pg = await startPostgres({ profile: 'throwaway' });
   const dir = await mkdtemp(path.join(os.tmpdir(), 'temporal-server-'));
@@ -52,12 +59,7 @@ export async function startTemporalOnPostgres(dynamicConfig: Record<string, unkn
       worker: await freePort(),
     };
     const dcFile = path.join(dir, 'dynamic-config.yaml');
-    await writeFile(
-      dcFile,
-      Object.entries(dynamicConfig)
-        .map(([k, v]) => `${k}:\n  - value: ${JSON.stringify(v)}\n`)
-        .join(''),
-    );
+    await writeFile(dcFile, dynamicConfigYaml(dynamicConfig));
     const config = temporalServerConfig({
       pgPort: pg.port,
       numHistoryShards: 1,
