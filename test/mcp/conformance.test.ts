@@ -17,6 +17,7 @@ interface Check {
   id: string;
   status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED';
   errorMessage?: string;
+  details?: Record<string, unknown>;
 }
 
 /** Every checks.json the CLI wrote under `dir`, by scenario (the folder it wrote them in). */
@@ -113,5 +114,12 @@ describe('@modelcontextprotocol/conformance server scenarios against our /mcp', 
       // An entry whose check passes now, or that names no check the suite ran.
       stale: expected.filter((k) => !failing.some((c) => key(c) === k)),
     }).toEqual({ unexpected: [], stale: [] });
+    // The suite only reports what a cancelled slow_compute settled to; it must be `cancelled`, and
+    // in the store too: the task was the fixture group's webhook run on Temporal.
+    const cancel = checks.find((c) => c.scenario === 'tasks-lifecycle' && c.id === 'sep-2663-cancel-ack-empty-result');
+    expect(cancel?.details?.statusAfterCancel).toBe('cancelled');
+    const runs = await stack.db.models.webhookRuns.find({ group_id: fixtures.group.groupId }).lean();
+    expect(runs.filter((r) => r.status === 'cancelled').length).toBeGreaterThan(0);
+    expect(runs.filter((r) => r.status === 'completed').length).toBeGreaterThan(0);
   }, 300_000);
 });
