@@ -67,6 +67,7 @@ bench: bootstrap
 	@node_modules/.bin/tsx bench/runs.ts
 	@node_modules/.bin/tsx bench/growth.ts
 	@node_modules/.bin/tsx bench/session-amplification.ts
+	@node_modules/.bin/tsx bench/mcp-tasks.ts
 	@node_modules/.bin/tsx bench/report.ts
 
 # Temporal's production shape (scripts/cluster.ts): the server built once into .cache/bin from the
