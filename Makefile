@@ -67,6 +67,7 @@ bench: bootstrap
 	@node_modules/.bin/tsx bench/runs.ts
 	@node_modules/.bin/tsx bench/growth.ts
 	@node_modules/.bin/tsx bench/session-amplification.ts
+	@node_modules/.bin/tsx bench/mcp-tasks.ts
 	@node_modules/.bin/tsx bench/report.ts
 
 # make bench's run and settlement figures on the cluster of make cluster against the dev server,

@@ -6,15 +6,29 @@
  *         then tasks/get until it is completed with its result inlined, BENCH_POLL_MS between
  *         answers (the server holds a working task's tasks/get up to its pollIntervalMs, 1 s,
  *         and answers the moment the run ends).
- * Reports both p50s and their ratio (MCP / REST).
+ * Reports both p50s and their ratio (MCP / REST), target ≤ 1.1.
+ *
+ * Then a paid catalog call with credits, one at a time, interleaved, on the same action (an
+ * in-process HTTP vendor answering at once, 1 credit):
+ *   REST: the signed credit invoke, POST /api/external/tools/{product}/actions/{action}/invoke
+ *         (envelopes signed before the clock starts: signing is the client's, not the server's);
+ *   MCP:  tools/call of {product}__{action} with the wallet's act_ bearer and an idempotency key.
+ * Reports both p50s and their ratio (MCP / REST), target ≤ 1.2.
  *
  * Knobs: BENCH_LATENCY_RUNS (40), BENCH_POLL_MS (25). Workers run in this process (the runs and template-node queues).
  * Run: nice node_modules/.bin/tsx bench/mcp-tasks.ts (starts FerretDB and Temporal unless
  * MONGODB_URI / TEMPORAL_ADDRESS name running ones).
  */
 import './silent-logs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { type RunningServer, startServer } from '../api/http/server';
+import { signToolInvoke } from '../sdk/agent-client';
+import { LedgerStore } from '../shared/credits/ledger-store';
+import { AccessTokenService } from '../shared/identity/access-tokens';
 import { parseConfig } from '../shared/platform/config/index';
+import { ToolRepository } from '../shared/tools/repository';
 import { WorkflowRepository } from '../shared/workflows/repository';
 import { createTemporal, ensureSearchAttributes } from '../temporal/connection';
 import { selectQueues } from '../workers/queues';
@@ -73,11 +87,15 @@ async function main(): Promise<void> {
     return performance.now() - t0;
   }
 
-  async function rpc(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async function rpc(
+    method: string,
+    params: Record<string, unknown>,
+    bearer: Record<string, string> = auth,
+  ): Promise<Record<string, unknown>> {
     const res = await fetch(`${server.mainUrl}/mcp`, {
       method: 'POST',
       headers: {
-        ...auth,
+        ...bearer,
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
         'mcp-protocol-version': '2026-07-28',
@@ -133,10 +151,112 @@ async function main(): Promise<void> {
   log(`REST trigger + long-poll: p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms (${r.count} runs)`);
   log(`MCP task call + tasks/get every ${POLL_MS} ms: p50 ${m.p50Ms.toFixed(1)} ms, p99 ${m.p99Ms.toFixed(1)} ms`);
   log(`ratio (MCP / REST p50): ${ratio.toFixed(2)}`);
+
+  // A paid catalog call with credits: the signed REST invoke against the MCP tools/call.
+  const vendor = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"words":9}');
+    });
+  });
+  await new Promise<void>((resolve) => vendor.listen(0, '127.0.0.1', resolve));
+  stops.unshift(() => new Promise((resolve) => vendor.close(resolve)));
+  const tools = new ToolRepository(db.models);
+  await tools.createProduct({ slug: 'words', name: 'words', description: 'Counts words' });
+  await tools.addAction('words', {
+    slug: 'count',
+    credits: 1,
+    x402_usd: null,
+    parameters_schema: { type: 'object', properties: { text: { type: 'string' } }, additionalProperties: false },
+    runner: {
+      kind: 'http',
+      url: `http://127.0.0.1:${(vendor.address() as AddressInfo).port}/count`,
+      method: 'POST',
+      timeout_ms: 5000,
+    },
+  });
+  const account = privateKeyToAccount(generatePrivateKey());
+  const wallet = account.address.toLowerCase();
+  await new LedgerStore(db.models).grant({ wallet, credits: 1_000_000, creditType: 'admin_grant' });
+  const session = await fetch(`${server.mainUrl}/api/external/auth/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ wallet_address: account.address }),
+  });
+  const nonce = ((await session.json()) as { data: { session_nonce: string } }).data.session_nonce;
+  const act = await new AccessTokenService(db.models).issue({ wallet, createdBy: 'operator' as never });
+  const walletAuth = { authorization: `Bearer ${act.access_token}` };
+  const parameters = { text: 'the quick brown fox' };
+  const invokeUrl = `${server.mainUrl}/api/external/tools/words/actions/count/invoke`;
+  const WARM = 3;
+  const envelopes = await Promise.all(
+    Array.from({ length: RUNS + WARM }, async (_, i) =>
+      JSON.stringify({
+        ...(await signToolInvoke({
+          account,
+          sessionNonce: nonce,
+          productSlug: 'words',
+          actionSlug: 'count',
+          parameters,
+          requestId: `bench-rest-${i}`,
+        })),
+        parameters,
+      }),
+    ),
+  );
+
+  async function signedInvoke(i: number): Promise<number> {
+    const t0 = performance.now();
+    const res = await fetch(invokeUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: envelopes[i],
+    });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`signed invoke answered ${res.status}: ${text.slice(0, 300)}`);
+    return performance.now() - t0;
+  }
+
+  async function mcpCredits(i: number): Promise<number> {
+    const t0 = performance.now();
+    const result = await rpc(
+      'tools/call',
+      { name: 'words__count', arguments: parameters, _meta: { 'agent-commerce/idempotency-key': `bench-mcp-${i}` } },
+      walletAuth,
+    );
+    if (result.isError) throw new Error(`MCP credits call failed: ${JSON.stringify(result).slice(0, 300)}`);
+    return performance.now() - t0;
+  }
+
+  for (let i = 0; i < WARM; i++) {
+    await signedInvoke(RUNS + i);
+    await mcpCredits(RUNS + i);
+  }
+  const invokeMs: number[] = [];
+  const creditsMs: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    invokeMs.push(await signedInvoke(i));
+    creditsMs.push(await mcpCredits(i));
+  }
+  const ri = summarize(invokeMs);
+  const mc = summarize(creditsMs);
+  const creditsRatio = mc.p50Ms / ri.p50Ms;
+  log(`signed REST invoke: p50 ${ri.p50Ms.toFixed(1)} ms, p99 ${ri.p99Ms.toFixed(1)} ms (${ri.count} calls)`);
+  log(`MCP credits tools/call: p50 ${mc.p50Ms.toFixed(1)} ms, p99 ${mc.p99Ms.toFixed(1)} ms`);
+  log(`ratio (MCP / signed REST p50): ${creditsRatio.toFixed(2)} (target <= 1.2)`);
+
   writeResult(
     'mcp-tasks',
-    { rest_p50_ms: r.p50Ms, mcp_task_p50_ms: m.p50Ms, mcp_task_over_rest_p50: ratio },
-    { rest: r, mcp: m, pollMs: POLL_MS },
+    {
+      rest_p50_ms: r.p50Ms,
+      mcp_task_p50_ms: m.p50Ms,
+      mcp_task_over_rest_p50: ratio,
+      signed_invoke_p50_ms: ri.p50Ms,
+      mcp_credits_p50_ms: mc.p50Ms,
+      mcp_credits_over_signed_invoke_p50: creditsRatio,
+    },
+    { rest: r, mcp: m, pollMs: POLL_MS, signedInvoke: ri, mcpCredits: mc },
   );
 }
 

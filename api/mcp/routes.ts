@@ -54,6 +54,11 @@ export function allowedHostnames(publicBaseUrl: string): string[] {
 /** A thrown error as the JSON-RPC error MCP clients get: our catalog code in `data.code`. */
 function protocolError(err: unknown): ProtocolError {
   if (err instanceof ProtocolError) return err;
+  if (err instanceof AppError && err.code === 'missing_client_capability')
+    return new MissingRequiredClientCapabilityError(
+      { requiredCapabilities: err.extra?.requiredCapabilities as never },
+      err.message,
+    );
   if (err instanceof AppError) {
     const code =
       err.status === 400 || err.status === 404 ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError;
@@ -80,6 +85,22 @@ function tasksDeclared(ctx: ServerContext): boolean {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined;
   return declaresTasks(envelope?.[CLIENT_CAPABILITIES_META_KEY]) || declaresTasks(meta?.[CLIENT_CAPABILITIES_META_KEY]);
+}
+
+/** The request's client capabilities (the 2026-07-28 envelope's, else the same key left in `_meta`). */
+function clientCapabilities(ctx: ServerContext): Record<string, unknown> {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined;
+  const caps = envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? meta?.[CLIENT_CAPABILITIES_META_KEY];
+  return caps && typeof caps === 'object' ? (caps as Record<string, unknown>) : {};
+}
+
+/** Progress notifications to the request's progressToken, or undefined when it sent none. */
+function progressOf(ctx: ServerContext): ((progress: number, total: number) => Promise<void>) | undefined {
+  const token = (ctx.mcpReq._meta as { progressToken?: unknown } | undefined)?.progressToken;
+  if (typeof token !== 'string' && typeof token !== 'number') return undefined;
+  return (progress, total) =>
+    ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, total } });
 }
 
 /** The -32021 refusal of a `tasks/*` request whose client did not declare the extension (SEP-2663 gating). */
@@ -144,6 +165,8 @@ function mcpServer(services: Services, caller: McpCaller, version: string): Serv
         caller,
         signal: ctx.mcpReq.signal,
         tasks: tasksDeclared(ctx),
+        capabilities: clientCapabilities(ctx),
+        progress: progressOf(ctx),
       });
     } catch (err) {
       throw protocolError(err);

@@ -228,7 +228,14 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
       },
       { temporalUiUrl: config.temporalUiUrl, temporalNamespace: config.temporalNamespace },
     ),
-    mcp: new McpToolService(tools, directTools, webhookRuns, repos.workflows, repos.budgetCharges),
+    mcp: new McpToolService(
+      tools,
+      directTools,
+      webhookRuns,
+      repos.workflows,
+      repos.budgetCharges,
+      config.mcpConformanceFixtures,
+    ),
   };
 }
 

@@ -16,6 +16,14 @@ export const mcpErrors: Readonly<Record<string, ErrorEntry & { area: 'mcp' }>> =
       'The `tasks/get`, `tasks/cancel` or `tasks/update` names no task of this caller: an unknown id, or a task another agent group started (a task is visible only to its group). Answered as a JSON-RPC error (-32602) whose `data.code` is this code (`run_not_found` when the id is a run id of no run of the group).',
     action: 'Use the `taskId` the `tools/call` answered, with the same agent group token.',
   },
+  missing_client_capability: {
+    status: 400,
+    area: 'mcp',
+    meaning:
+      'The request needs a client capability it did not declare in its client capabilities: a tool whose task support is `required` called without the `io.modelcontextprotocol/tasks` extension, or a conformance fixture that needs `sampling`. Answered as a JSON-RPC error (-32021) whose `data.requiredCapabilities` names the capability.',
+    action:
+      'Declare the capability in the request\'s `_meta["io.modelcontextprotocol/clientCapabilities"]` and call again.',
+  },
   invalid_cursor: {
     status: 400,
     area: 'mcp',

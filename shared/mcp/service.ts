@@ -27,6 +27,16 @@ import {
 import { isTerminal, type TriggerBody, triggerBodySchema, type WebhookRunService } from '../webhook-runs/index';
 import type { RunnableWorkflow, WorkflowRepository } from '../workflows/index';
 import { type BudgetChargeRepository, type GroupAccess, workspaceAccount } from '../workspaces/index';
+import {
+  fixtureResources,
+  fixtureTemplate,
+  isTaskFixture,
+  readFixtureResource,
+  staticFixture,
+  staticFixtureTools,
+  TASK_FIXTURES,
+  taskFixtureTool,
+} from './fixtures';
 import { invokeWithinGroupBudget } from './group-calls';
 import {
   decodeRunCursor,
@@ -38,7 +48,14 @@ import {
   runTemplate,
 } from './resources';
 import { paidResult, paymentRequiredResult, paymentResponseMeta, type ToolCallResult, toolError } from './results';
-import { createTaskResult, detailedTask, type McpTask, runToolResult, TASK_POLL_INTERVAL_MS } from './tasks';
+import {
+  createTaskResult,
+  detailedTask,
+  type McpTask,
+  runToolResult,
+  TASK_POLL_INTERVAL_MS,
+  TASKS_EXTENSION,
+} from './tasks';
 import { workflowIdOf, workflowTool, workflowToolName } from './workflow-tools';
 
 /**
@@ -57,6 +74,18 @@ export interface McpCall {
   signal?: AbortSignal;
   /** The request declares the tasks extension (SEP-2663): a workflow tool answers its task at once. */
   tasks?: boolean;
+  /** The request's client capabilities (the per-request `_meta` envelope's), for a tool that needs one. */
+  capabilities?: Record<string, unknown>;
+  /** Reports progress to the request's progressToken (absent: the request asked for none). */
+  progress?: (progress: number, total: number) => Promise<void>;
+}
+
+/** One item of a resources/read answer: text or base64 bytes. */
+type ResourceContents = { uri: string; mimeType: string } & ({ text: string } | { blob: string });
+
+/** The -32021 refusal of a request that needs a client capability it did not declare. */
+function missingCapability(requiredCapabilities: Record<string, unknown>, message: string): AppError {
+  return errors.badRequest('missing_client_capability', message, { extra: { requiredCapabilities } });
 }
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -78,6 +107,8 @@ export class McpToolService {
     private readonly runs: WebhookRunService,
     private readonly workflows: WorkflowRepository,
     private readonly budgetCharges: BudgetChargeRepository,
+    /** MCP_CONFORMANCE_FIXTURES: serve the conformance suite's tools and resources (./fixtures.ts); tests only. */
+    private readonly fixtures = false,
   ) {}
 
   /**
@@ -92,13 +123,27 @@ export class McpToolService {
     const slice = ids.slice((page - 1) * MCP_PAGE_WORKFLOWS, page * MCP_PAGE_WORKFLOWS);
     const own = slice.length ? await this.groupWorkflows(slice) : [];
     const more = pagination.has_next || ids.length > page * MCP_PAGE_WORKFLOWS;
-    return { tools: [...own, ...catalogTools(items)], ...(more ? { nextCursor: encodeCursor(page + 1) } : {}) };
+    const fixtures = this.fixtures && page === 1 ? staticFixtureTools : [];
+    return {
+      tools: [...fixtures, ...own, ...catalogTools(items)],
+      ...(more ? { nextCursor: encodeCursor(page + 1) } : {}),
+    };
   }
 
   private async groupWorkflows(workflowIds: string[]): Promise<McpTool[]> {
     const found = await Promise.all(workflowIds.map((id) => this.workflows.runnable(id)));
     // Published ones only: a draft runs for its own workspace over the webhook, but is no tool.
-    return found.filter((wf): wf is RunnableWorkflow => wf !== null && wf.version !== null).map(workflowTool);
+    return found
+      .filter((wf): wf is RunnableWorkflow => wf !== null && wf.version !== null)
+      .map((wf) =>
+        this.fixtures && isTaskFixture(wf.name) ? taskFixtureTool(wf.name, workflowTool(wf)) : workflowTool(wf),
+      );
+  }
+
+  /** The group's published workflow a task fixture name stands for (fixtures on), or undefined. */
+  private async fixtureWorkflow(access: GroupAccess, name: string): Promise<string | undefined> {
+    const found = await Promise.all(access.budget.workflow_ids.map((id) => this.workflows.runnable(id)));
+    return found.find((wf) => wf !== null && wf.version !== null && wf.name === name)?.workflow_id;
   }
 
   /**
@@ -113,6 +158,10 @@ export class McpToolService {
   }
 
   async call(input: McpCall): Promise<ToolCallResult> {
+    if (this.fixtures) {
+      const answered = await this.callFixture(input);
+      if (answered) return answered;
+    }
     const workflowId = workflowIdOf(input.name);
     if (workflowId !== undefined && input.caller.kind === 'group')
       return this.runWorkflow(input.caller.access, workflowId, input.arguments, input.signal, input.tasks === true);
@@ -135,6 +184,34 @@ export class McpToolService {
         return paymentRequiredResult(err.body as unknown as Parameters<typeof paymentRequiredResult>[0]);
       return toolError(err);
     }
+  }
+
+  /**
+   * A conformance fixture's answer (fixtures on), or undefined when the name is none. A task
+   * fixture is the calling group's workflow of that name, called as its workflow tool: the
+   * arguments are the run's prompt (as JSON), and the run is the task.
+   */
+  private async callFixture(input: McpCall): Promise<ToolCallResult | undefined> {
+    const fixture = staticFixture(input.name);
+    if (fixture) {
+      if (fixture.capability && !(input.capabilities && fixture.capability in input.capabilities))
+        throw missingCapability(
+          { [fixture.capability]: {} },
+          `${input.name} needs the ${fixture.capability} capability in the request's client capabilities`,
+        );
+      if (fixture.progress && input.progress) for (const p of [0, 50, 100]) await input.progress(p, 100);
+      return fixture.answer(input.arguments);
+    }
+    if (!isTaskFixture(input.name) || input.caller.kind !== 'group') return undefined;
+    if (TASK_FIXTURES[input.name].taskSupport === 'required' && input.tasks !== true)
+      throw missingCapability(
+        { extensions: { [TASKS_EXTENSION]: {} } },
+        `${input.name} runs only as a task: declare the ${TASKS_EXTENSION} extension in the request's client capabilities`,
+      );
+    const workflowId = await this.fixtureWorkflow(input.caller.access, input.name);
+    if (workflowId === undefined) return undefined;
+    const prompt = JSON.stringify(input.arguments);
+    return this.runWorkflow(input.caller.access, workflowId, { prompt }, input.signal, input.tasks === true);
   }
 
   /**
@@ -224,27 +301,30 @@ export class McpToolService {
   async listResources(
     cursor: string | undefined,
     caller: McpCaller,
-  ): Promise<{ resources: ReturnType<typeof runResource>[]; nextCursor?: string }> {
+  ): Promise<{ resources: Array<{ uri: string; name: string; mimeType: string }>; nextCursor?: string }> {
     const after = cursor === undefined ? undefined : decodeRunCursor(cursor);
-    if (caller.kind !== 'group') return { resources: [] };
+    const fixtures = this.fixtures && after === undefined ? fixtureResources : [];
+    if (caller.kind !== 'group') return { resources: fixtures };
     // One more than a page tells whether another page follows.
     const runs = await this.runs.list(caller.access, RESOURCE_PAGE + 1, after);
     const page = runs.slice(0, RESOURCE_PAGE);
     return {
-      resources: page.map(runResource),
+      resources: [...fixtures, ...page.map(runResource)],
       ...(runs.length > RESOURCE_PAGE ? { nextCursor: encodeRunCursor(page[page.length - 1]) } : {}),
     };
   }
 
-  resourceTemplates(): { resourceTemplates: (typeof runTemplate)[] } {
-    return { resourceTemplates: [runTemplate] };
+  resourceTemplates(): { resourceTemplates: Array<typeof runTemplate | typeof fixtureTemplate> } {
+    return { resourceTemplates: this.fixtures ? [runTemplate, fixtureTemplate] : [runTemplate] };
   }
 
   /**
    * resources/read of a run: its public JSON, read through the run waits as `tasks/get` reads
    * it. Undefined when the URI names nothing of the caller's (the route answers SEP-2164's -32602).
    */
-  async readResource(uri: string, caller: McpCaller): Promise<ReturnType<typeof runContents> | undefined> {
+  async readResource(uri: string, caller: McpCaller): Promise<{ contents: ResourceContents[] } | undefined> {
+    const fixture = this.fixtures ? readFixtureResource(uri) : undefined;
+    if (fixture) return fixture;
     const runId = runIdOfUri(uri);
     if (runId === undefined || caller.kind !== 'group') return undefined;
     try {

@@ -29,11 +29,19 @@ export interface McpTask {
 }
 
 /**
- * Run failures that are no answer of the tool but of the machinery around it (the run never
- * ran its graph): a task `failed` with an inlined JSON-RPC error. Every other failure is the
- * tool's own (`completed` with `result.isError`), as a synchronous call would have answered it.
+ * Run failures that are no answer of the tool but of the machinery around it: the run never
+ * ran its graph, or a node named a catalog tool that does not exist (MCP answers a call of an
+ * unknown tool as a protocol error, not a tool result): a task `failed` with an inlined JSON-RPC
+ * error. Every other failure is the tool's own (`completed` with `result.isError`), as a
+ * synchronous call would have answered it.
  */
-const PROTOCOL_FAILURES = new Set(['workflow_engine_unavailable', 'run_not_startable', 'internal_error']);
+const PROTOCOL_FAILURES = new Set([
+  'workflow_engine_unavailable',
+  'run_not_startable',
+  'internal_error',
+  'product_not_found',
+  'action_not_found',
+]);
 
 /** JSON-RPC internal error: the code an inlined protocol-level failure carries. */
 const INTERNAL_ERROR = -32603;

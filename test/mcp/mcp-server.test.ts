@@ -334,9 +334,24 @@ describe('the MCP server at /mcp, driven by the official MCP client SDK against 
     const published = await addWorkflow(stack.db, g, templateWorkflow('greeter'));
     await new WorkflowRepository(stack.db.models).publish(published, '1.0.0');
     const draft = await addWorkflow(stack.db, g, templateWorkflow('draft'));
+    // Named like a conformance fixture: with MCP_CONFORMANCE_FIXTURES off (here, as everywhere but
+    // the conformance test) it is an ordinary workflow tool, and no fixture is listed or callable.
+    const namedLikeFixture = await addWorkflow(stack.db, g, templateWorkflow('slow_compute'));
+    await new WorkflowRepository(stack.db.models).publish(namedLikeFixture, '1.0.0');
     const client = await connect({ authorization: `Bearer ${g.token}` });
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
+    expect(names).toContain(`workflow__${namedLikeFixture}`);
+    for (const fixture of ['slow_compute', 'greet', 'test_simple_text', 'test_missing_capability'])
+      expect(names).not.toContain(fixture);
+    await expect(client.callTool({ name: 'greet', arguments: { name: 'x' } })).rejects.toMatchObject({
+      code: -32602,
+      data: { code: 'tool_not_found' },
+    });
+    await expect(client.readResource({ uri: 'test://static-text' })).rejects.toMatchObject({ code: -32602 });
+    expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual([
+      'agent-commerce://runs/{run_id}',
+    ]);
     expect(names).toContain(`workflow__${published}`);
     expect(names).not.toContain(`workflow__${draft}`);
     expect(names).toContain('stats__mean');

@@ -91,6 +91,15 @@ describe('NODE_ENV=production refuses what is only safe on a laptop', () => {
     expect(parseConfig({}).metricsToken).toBeUndefined();
   });
 
+  it("refuses MCP_CONFORMANCE_FIXTURES (the conformance suite's fixture tools on /mcp); off unless a test turns it on", () => {
+    expect(problem({ ...prodBase, MCP_CONFORMANCE_FIXTURES: 'true' })).toMatch(
+      /MCP_CONFORMANCE_FIXTURES: is a test-only setting and is refused in production/,
+    );
+    expect(parseConfig(prodBase).mcpConformanceFixtures).toBe(false);
+    expect(parseConfig({}).mcpConformanceFixtures).toBe(false);
+    expect(parseConfig({ MCP_CONFORMANCE_FIXTURES: 'true' }).mcpConformanceFixtures).toBe(true);
+  });
+
   it('refuses public URLs on localhost, including the defaults', () => {
     expect(
       problem({

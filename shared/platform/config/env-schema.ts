@@ -117,6 +117,8 @@ export const envSchema = Joi.object({
   CALLBACK_MAX_INTERVAL_MS: Joi.number().integer().min(10).max(86400000).default(3600000),
   CALLBACK_JITTER: Joi.number().min(0).max(1).default(0.2),
   CALLBACK_ALLOW_LOOPBACK: Joi.boolean().default(false),
+  // Test-only (refused in production): /mcp serves the conformance suite's fixture tools and resources.
+  MCP_CONFORMANCE_FIXTURES: Joi.boolean().default(false),
   CALLBACK_CA_FILE: Joi.string(),
   CALLBACK_KEY_OVERLAP_SECONDS: Joi.number()
     .integer()

@@ -42,6 +42,9 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
   if (value.NODE_ENV === 'production' && value.CALLBACK_ALLOW_LOOPBACK) {
     problems.push('CALLBACK_ALLOW_LOOPBACK: is a test-only setting and is refused in production');
   }
+  if (value.NODE_ENV === 'production' && value.MCP_CONFORMANCE_FIXTURES) {
+    problems.push('MCP_CONFORMANCE_FIXTURES: is a test-only setting and is refused in production');
+  }
   const port = value.PORT as number;
   const apiPort = value.API_PORT as number;
   const publicBaseUrl = stripSlash(value.PUBLIC_BASE_URL ?? `http://localhost:${port}`);
@@ -185,6 +188,7 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
     runNodeStartTimeoutMs: value.RUN_NODE_START_TIMEOUT_MS,
     runHealStaleSeconds: value.RUN_HEAL_STALE_SECONDS,
     webhookReuseMs: value.WEBHOOK_REUSE_MS,
+    mcpConformanceFixtures: value.MCP_CONFORMANCE_FIXTURES,
     tracing: value.OTEL_EXPORTER_OTLP_ENDPOINT
       ? Object.freeze({
           endpoint: stripSlash(value.OTEL_EXPORTER_OTLP_ENDPOINT),

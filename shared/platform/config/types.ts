@@ -63,6 +63,11 @@ export interface AppConfig {
    * resolves both (WEBHOOK_REUSE_MS).
    */
   webhookReuseMs: number;
+  /**
+   * /mcp serves the tools and resources `@modelcontextprotocol/conformance` calls by name
+   * (shared/mcp/fixtures.ts) beside ours (MCP_CONFORMANCE_FIXTURES). Tests only: refused in production.
+   */
+  mcpConformanceFixtures: boolean;
   /** OpenTelemetry traces over OTLP/HTTP; absent (no OTEL_EXPORTER_OTLP_ENDPOINT): tracing is off, nothing of it loaded. */
   tracing?: TracingConfig;
 }
