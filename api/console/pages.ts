@@ -1,8 +1,8 @@
-import type { ConsoleSession } from '../../shared/console/index';
+import type { ConsoleSession, GraphLayout } from '../../shared/console/index';
 import { MAX_OUTPUT_CHARS, RUN_STATUSES } from '../../shared/console/index';
 import { escapeHtml as e } from '../../shared/embed/index';
 import type { PublicSigningKey, RunNodeRecord, RunSummary } from '../../shared/webhook-runs/index';
-import { barChart, stackedChart } from './charts';
+import { barChart, graphChart, stackedChart } from './charts';
 
 /**
  * The console's HTML, rendered on the server. Everything that came from the store goes through
@@ -14,6 +14,7 @@ const NAV: Array<[string, string]> = [
   ['/console', 'Overview'],
   ['/console/runs', 'Runs'],
   ['/console/budgets', 'Budgets & groups'],
+  ['/console/workflows', 'Workflows'],
   ['/console/callbacks', 'Callbacks'],
   ['/console/approvals', 'Approvals'],
 ];
@@ -375,5 +376,85 @@ export function approvalsPage(
 <p class="hint">A credential request needs the credential set first (admin CLI <code>credential:set</code>); approving then records it.</p>`,
     s,
     '/console/approvals',
+  );
+}
+
+export function workflowsPage(
+  s: ConsoleSession,
+  workflows: Array<{
+    _id: string;
+    name: string;
+    status: string;
+    node_count: number;
+    latest_version: string | null;
+    updated_at: Date;
+  }>,
+): string {
+  const rows = workflows.length
+    ? workflows
+        .map(
+          (w) =>
+            `<tr data-workflow="${e(w._id)}"><td><a href="/console/workflows/${e(w._id)}">${e(w._id)}</a></td><td>${e(w.name)}</td><td>${statusTag(w.status)}</td><td>${w.latest_version ? e(w.latest_version) : '—'}</td><td>${w.node_count}</td><td>${iso(w.updated_at)}</td></tr>`,
+        )
+        .join('\n')
+    : '<tr><td colspan="6">No workflow in this workspace yet.</td></tr>';
+  return layout(
+    'Workflows',
+    `<table id="workflows"><thead><tr><th>Workflow</th><th>Name</th><th>Status</th><th>Latest version</th><th>Nodes</th><th>Changed</th></tr></thead><tbody>${rows}</tbody></table>
+<p class="hint">Workflows are created with the admin CLI (<code>workflow:create --workspace</code>); runs use the latest published version, or the draft while none is.</p>`,
+    s,
+    '/console/workflows',
+  );
+}
+
+export function workflowPage(
+  s: ConsoleSession,
+  v: {
+    workflow: {
+      _id: string;
+      name: string;
+      description: string;
+      status: string;
+      credentials: string[];
+      versions: Array<{ version: string; published_at: Date }>;
+    };
+    shownVersion: string | null;
+    layout: GraphLayout;
+    suggestedVersion: string;
+  },
+  flash?: string,
+): string {
+  const w = v.workflow;
+  const base = `/console/workflows/${e(w._id)}`;
+  const versions = [...w.versions].reverse();
+  const rows = versions.length
+    ? versions
+        .map(
+          (x) =>
+            `<tr data-version="${e(x.version)}"${x.version === v.shownVersion ? ' class="on"' : ''}><td><a href="${base}?version=${e(x.version)}">${e(x.version)}</a></td><td>${iso(x.published_at)}</td></tr>`,
+        )
+        .join('\n')
+    : '<tr><td colspan="2">Not published yet: runs use the draft.</td></tr>';
+  const shown = v.shownVersion ? `version ${v.shownVersion}` : 'the draft';
+  return layout(
+    `Workflow ${w.name}`,
+    `${notice(flash)}
+<dl class="facts" id="workflow-facts">
+<dt>Id</dt><dd>${e(w._id)}</dd>
+<dt>Status</dt><dd>${statusTag(w.status)}</dd>
+<dt>Description</dt><dd>${e(w.description) || '—'}</dd>
+<dt>Credentials</dt><dd>${w.credentials.length ? w.credentials.map((c) => `<code>${e(c)}</code>`).join(', ') : 'none'}</dd>
+</dl>
+<section class="card"><h2>Graph of ${e(shown)} <small>${v.layout.nodes.length} nodes, ${v.layout.edges.length} edges</small></h2>
+${v.shownVersion ? `<p><a href="${base}" id="show-draft">Show the draft</a></p>` : ''}
+${graphChart(v.layout, { title: `${w.name}: ${shown}`, id: 'graph' })}</section>
+<section class="card"><h2>Versions</h2>
+<table id="versions"><thead><tr><th>Version</th><th>Published</th></tr></thead><tbody>${rows}</tbody></table>
+<form method="post" action="${base}/publish" class="inline" id="publish">${hidden(s)}
+<label>Publish the draft as <input name="version" value="${e(v.suggestedVersion)}" required maxlength="32" pattern="\\d+\\.\\d+\\.\\d+"></label>
+<button type="submit">Publish</button></form>
+<p class="hint">A version is frozen once published; it must be newer than every published one.</p></section>`,
+    s,
+    '/console/workflows',
   );
 }

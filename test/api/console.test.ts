@@ -1,6 +1,24 @@
 import { sha256Hex } from '../../shared/platform/ids/index';
 import { consoleFetch, consoleWorkspace, formTokenOf, insertRuns, Jar, signIn } from '../support/console';
 import { startTestStack, type TestStack } from '../support/stack';
+import { addWorkflow } from '../support/webhook-runs';
+
+/** A workflow with a branch: a → condition → yes | no, both → end. */
+const branching = (name: string) => ({
+  name,
+  description: 'branches',
+  nodes: [
+    { id: 'a', type: 'template', template: '{{prompt}}' },
+    { id: 'check', type: 'condition', input: '{{nodes.a.output}}', operator: 'contains', value: 'yes' },
+    { id: 'yes', type: 'template', template: 'Y' },
+    { id: 'no', type: 'template', template: 'N' },
+  ],
+  edges: [
+    { from: 'a', to: 'check' },
+    { from: 'check', to: 'yes', when: true },
+    { from: 'check', to: 'no', when: false },
+  ],
+});
 
 const SIGN_IN_LIMIT = 12;
 
@@ -220,5 +238,79 @@ describe('operator console: sessions, forms and scoping over real HTTP and a rea
     }
     expect(statuses).toContain(429);
     expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(SIGN_IN_LIMIT);
+  });
+
+  it("lists the workspace's workflows, draws one's graph and publishes a version through the one publish rule", async () => {
+    const mine = await addWorkflow(stack.db, a, branching('branching'));
+    const theirs = await addWorkflow(stack.db, b, branching('theirs'));
+    const jar = new Jar();
+    const form = await signIn(jar, stack.server.apiUrl, a.apiKey);
+
+    const list = await consoleFetch(jar, url('/console/workflows'));
+    expect(list.status).toBe(200);
+    expect(list.text).toContain(`data-workflow="${mine}"`);
+    expect(list.text).not.toContain(theirs);
+
+    const page = await consoleFetch(jar, url(`/console/workflows/${mine}`));
+    expect(page.status).toBe(200);
+    const nodes = [...page.text.matchAll(/<g class="gnode k-(\w+)" data-node="(\w+)" data-layer="(\d+)"/g)].map((m) => [
+      m[2],
+      m[1],
+      Number(m[3]),
+    ]);
+    expect(nodes).toEqual([
+      ['a', 'template', 0],
+      ['check', 'condition', 1],
+      ['yes', 'template', 2],
+      ['no', 'template', 2],
+    ]);
+    expect(page.text.match(/class="edge"/g)).toHaveLength(3);
+    expect(page.text).toContain('Not published yet');
+    expect(page.text).toMatch(/name="version" value="1\.0\.0"/);
+
+    const published = await consoleFetch(jar, url(`/console/workflows/${mine}/publish`), {
+      form: { _form: form, version: '1.0.0' },
+    });
+    expect([published.status, published.location]).toEqual([
+      303,
+      `/console/workflows/${mine}?version=1.0.0&done=published`,
+    ]);
+    const after = await consoleFetch(jar, url(published.location!));
+    expect(after.text).toContain('data-version="1.0.0"');
+    expect(after.text).toContain('Graph of version 1.0.0');
+    expect(after.text).toMatch(/name="version" value="1\.0\.1"/);
+    const stored = await stack.db.models.workflowVersions.find({ workflow_id: mine }).lean().exec();
+    expect(stored.map((v) => v.version)).toEqual(['1.0.0']);
+
+    // The same rule as the admin CLI's publish: not newer is 409, a malformed version 422, an unknown one 404.
+    const again = await consoleFetch(jar, url(`/console/workflows/${mine}/publish`), {
+      form: { _form: form, version: '1.0.0' },
+    });
+    expect(again.status).toBe(409);
+    expect(again.text).toContain('is not newer than');
+    const malformed = await consoleFetch(jar, url(`/console/workflows/${mine}/publish`), {
+      form: { _form: form, version: 'v2' },
+    });
+    expect(malformed.status).toBe(422);
+    expect((await consoleFetch(jar, url(`/console/workflows/${mine}?version=9.9.9`))).status).toBe(404);
+  });
+
+  it("refuses another workspace's workflow (page and publish) and a publish without the form token", async () => {
+    const theirs = await addWorkflow(stack.db, b, branching('theirs-2'));
+    const mine = await addWorkflow(stack.db, a, branching('mine-2'));
+    const jar = new Jar();
+    const form = await signIn(jar, stack.server.apiUrl, a.apiKey);
+    const page = await consoleFetch(jar, url(`/console/workflows/${theirs}`));
+    expect(page.status).toBe(404);
+    expect(page.text).not.toContain('theirs-2');
+    const publish = await consoleFetch(jar, url(`/console/workflows/${theirs}/publish`), {
+      form: { _form: form, version: '1.0.0' },
+    });
+    expect(publish.status).toBe(404);
+    const forged = await consoleFetch(jar, url(`/console/workflows/${mine}/publish`), {
+      form: { _form: 'forged', version: '1.0.0' },
+    });
+    expect(forged.status).toBe(403);
+    expect(await stack.db.models.workflowVersions.countDocuments({ workflow_id: { $in: [theirs, mine] } })).toBe(0);
   });
 });
