@@ -167,12 +167,18 @@ ${v.next ? `<p><a id="next-page" href="/console/runs?${e(nextQuery)}">Older runs
 }
 
 function nodeRows(nodes: readonly RunNodeRecord[]): string {
-  if (!nodes.length) return '<tr><td colspan="6">No node has run.</td></tr>';
+  if (!nodes.length) return '<tr><td colspan="8">No node has run.</td></tr>';
+  const at = (t: string | undefined) => (t ? new Date(t) : null);
   return nodes
-    .map(
-      (n, i) =>
-        `<tr data-node="${e(n.id)}"><td>${i + 1}</td><td>${e(n.id)}</td><td>${e(n.type)}</td><td>${statusTag(n.status)}</td><td>${n.credits_charged ?? 0}${n.transaction_id ? ` <small>${e(n.transaction_id)}</small>` : ''}</td><td>${e(n.error_code ?? '')}${n.worker ? ` <small>${e(n.worker)}</small>` : ''}</td></tr>`,
-    )
+    .map((n, i) => {
+      const output =
+        n.output !== undefined
+          ? `<pre class="node-output">${e(n.output)}</pre>${n.output_cut ? '<small class="cut">cut</small>' : ''}`
+          : n.output_cut
+            ? '<small class="cut">left out (the run\'s previews are used up)</small>'
+            : '';
+      return `<tr data-node="${e(n.id)}"><td>${i + 1}</td><td>${e(n.id)}</td><td>${e(n.type)}</td><td>${statusTag(n.status)}</td><td class="node-started">${iso(at(n.started_at))}<br><small>ended ${iso(at(n.ended_at))}</small></td><td class="node-took">${ms(at(n.started_at), at(n.ended_at))}</td><td>${n.credits_charged ?? 0}${n.transaction_id ? ` <small>${e(n.transaction_id)}</small>` : ''}</td><td>${output}${n.error_code ? `<code>${e(n.error_code)}</code>` : ''}${n.worker ? ` <small>${e(n.worker)}</small>` : ''}</td></tr>`;
+    })
     .join('\n');
 }
 
@@ -229,7 +235,7 @@ export function runPage(
 <dt>Execution</dt><dd><a id="temporal-link" href="${e(v.temporalUrl)}" rel="noreferrer">Open in the Temporal UI</a></dd>
 </dl>
 <section class="card"><h2>Nodes, in the order they ran</h2>
-<table id="nodes"><thead><tr><th>#</th><th>Node</th><th>Kind</th><th>Status</th><th>Credits</th><th>Error / worker</th></tr></thead><tbody>${nodeRows(v.nodes)}</tbody></table></section>
+<table id="nodes"><thead><tr><th>#</th><th>Node</th><th>Kind</th><th>Status</th><th>Started</th><th>Took</th><th>Credits</th><th>Output / error / worker</th></tr></thead><tbody>${nodeRows(v.nodes)}</tbody></table></section>
 <section class="card"><h2>Output</h2><pre id="output">${e(v.output ?? '')}</pre>${v.outputCut ? `<p class="hint">Cut at ${MAX_OUTPUT_CHARS} characters; the API's run poll has the whole text.</p>` : ''}</section>
 <section class="card"><h2>Callback deliveries <small>${statusTag(r.callback_status)}</small></h2>
 <table id="deliveries"><thead><tr><th>Attempt</th><th>At</th><th>HTTP</th><th>Latency</th><th>Outcome</th><th>Error</th></tr></thead><tbody>${deliveries}</tbody></table>

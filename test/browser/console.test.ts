@@ -97,7 +97,12 @@ describe('operator console in a real browser', () => {
     await page.locator(`#runs a[href="/console/runs/${runId}"]`).click();
     await page.locator('#run-facts').waitFor();
     expect(await page.locator('#run-status').textContent()).toContain('completed');
-    expect(await page.locator('#nodes tr[data-node="greet"]').count()).toBe(1);
+    const greet = page.locator('#nodes tr[data-node="greet"]');
+    expect(await greet.count()).toBe(1);
+    // The node's timings (its workflow's task times) and its output preview.
+    expect(await greet.locator('.node-started').textContent()).toMatch(/^\d{4}-\d\d-\d\dT.*ended \d{4}-/);
+    expect(await greet.locator('.node-took').textContent()).toMatch(/^\d+ ms$/);
+    expect(await greet.locator('pre.node-output').textContent()).toBe('Hello, console!');
     expect(await page.locator('#output').textContent()).toBe('Hello, console!');
     expect(await page.locator('#temporal-link').getAttribute('href')).toBe(
       `http://localhost:8233/namespaces/default/workflows/${runId}`,
