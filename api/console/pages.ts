@@ -287,7 +287,8 @@ export function budgetsPage(
         spent,
         groups,
       }) => `<section class="card budget" id="${e(b._id)}"><h2>${e(b.name)} <small>${e(b._id)}</small></h2>
-<p>Spent today <strong>${spent.today}</strong>${b.daily_credits !== null ? ` of ${b.daily_credits}` : ''} · in total <strong>${spent.total}</strong>${b.total_credits !== null ? ` of ${b.total_credits}` : ''} credits · catalog tools ${b.catalog_tools ? 'on' : 'off'}</p>
+<p>Spent today <strong>${spent.today}</strong>${b.daily_credits !== null ? ` of ${b.daily_credits}` : ''} · in total <strong>${spent.total}</strong>${b.total_credits !== null ? ` of ${b.total_credits}` : ''} credits</p>
+<form method="post" action="/console/budgets/${e(b._id)}/catalog-tools" class="inline catalog-tools">${hidden(s)}<input type="hidden" name="catalog_tools" value="${b.catalog_tools ? 'off' : 'on'}">Catalog tools for its groups: <strong class="catalog-state">${b.catalog_tools ? 'on' : 'off'}</strong> <button type="submit" class="catalog-switch">${b.catalog_tools ? 'Turn off' : 'Turn on'}</button> <small>(MCP calls to any catalog tool, paid from the workspace's credits)</small></form>
 <p>Workflows: ${b.workflow_ids.length ? b.workflow_ids.map((w) => `<code>${e(w)}</code>${b.workflow_versions[w] ? ` v${e(b.workflow_versions[w])}` : ''}`).join(', ') : 'none'}</p>
 ${groups
   .map(

@@ -410,6 +410,23 @@ export function consoleOperations(services: Services, publicApiUrl: string): Ope
       },
     }),
     action({
+      id: 'consoleCatalogTools',
+      example: { params: { budgetId: 'bud_0123456789abcdef' }, body: { _form: FORM_EXAMPLE, catalog_tools: 'on' } },
+      path: '/console/budgets/{budgetId}/catalog-tools',
+      summary:
+        "Turn catalog tools on or off for a budget's agent groups (MCP calls to catalog tools, paid by the workspace)",
+      request: {
+        params: Joi.object({ budgetId: id(/^bud_[0-9a-f]{16}$/) }),
+        body: form({ catalog_tools: Joi.string().valid('on', 'off').required() }),
+      },
+      errorStatuses: [401, 403, 404, 422],
+      handler: async (req, res) => {
+        const budgetId = String(req.params.budgetId);
+        await con.setCatalogTools(res.locals.console!, budgetId, res.locals.body.catalog_tools === 'on');
+        seeOther(res, `/console/budgets#${budgetId}`);
+      },
+    }),
+    action({
       id: 'consoleMintToken',
       example: { params: { groupId: GROUP_EXAMPLE }, body: { _form: FORM_EXAMPLE, label: 'ci' } },
       path: '/console/groups/{groupId}/tokens',

@@ -223,6 +223,14 @@ export class ConsoleService {
     return this.ports.workspaces.createGroup({ budgetId, name });
   }
 
+  /** The catalog-tools switch of a budget of the workspace (its groups' MCP calls to catalog tools). */
+  async setCatalogTools(s: ConsoleSession, budgetId: string, on: boolean): Promise<void> {
+    const budget = await this.ports.workspaces.getBudget(budgetId);
+    if (!budget || budget.workspace_id !== s.workspaceId)
+      throw errors.notFound('budget_not_found', `no budget ${budgetId} in this workspace`);
+    await this.ports.workspaces.setCatalogTools(budgetId, on);
+  }
+
   /** A new `agt_` token for a group of the workspace: the secret is returned once, to be shown once. */
   async mintToken(s: ConsoleSession, groupId: string, label: string | undefined) {
     await this.groupAccessOf(s, groupId);

@@ -20,7 +20,8 @@ const branching = (name: string) => ({
   ],
 });
 
-const SIGN_IN_LIMIT = 12;
+// Room for every test's sign-ins; the last test uses up the rest.
+const SIGN_IN_LIMIT = 24;
 
 /** The console over HTTP: sign-in and its cookie, CSRF, scoping to the workspace, paging, bounds. */
 describe('operator console: sessions, forms and scoping over real HTTP and a real store', () => {
@@ -225,21 +226,6 @@ describe('operator console: sessions, forms and scoping over real HTTP and a rea
     expect(action.status).toBe(401);
   });
 
-  it('limits sign-ins per client with the shared limiter (429 with Retry-After)', async () => {
-    const statuses: number[] = [];
-    for (let i = 0; i < SIGN_IN_LIMIT + 2; i++) {
-      const jar = new Jar();
-      const form = await consoleFetch(jar, url('/console/sign-in'));
-      const res = await consoleFetch(jar, url('/console/sign-in'), {
-        form: { _form: formTokenOf(form.text), api_key: 'wak_wrong' },
-      });
-      statuses.push(res.status);
-      if (res.status === 429) expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
-    }
-    expect(statuses).toContain(429);
-    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(SIGN_IN_LIMIT);
-  });
-
   it("lists the workspace's workflows, draws one's graph and publishes a version through the one publish rule", async () => {
     const mine = await addWorkflow(stack.db, a, branching('branching'));
     const theirs = await addWorkflow(stack.db, b, branching('theirs'));
@@ -312,5 +298,61 @@ describe('operator console: sessions, forms and scoping over real HTTP and a rea
     });
     expect(forged.status).toBe(403);
     expect(await stack.db.models.workflowVersions.countDocuments({ workflow_id: { $in: [theirs, mine] } })).toBe(0);
+  });
+
+  it("switches a budget's catalog tools for its groups, only in its own workspace and only with the form token", async () => {
+    const jar = new Jar();
+    const form = await signIn(jar, stack.server.apiUrl, a.apiKey);
+    const token = await a.repo.issueGroupToken(a.groupId, { label: 'catalog' });
+    expect((await a.repo.resolveGroupToken(token.token))!.budget.catalog_tools).toBe(false);
+    const page = await consoleFetch(jar, url('/console/budgets'));
+    expect(page.text).toMatch(
+      new RegExp(
+        `catalog-tools"><input type="hidden" name="_form" value="[^"]+"><input type="hidden" name="catalog_tools" value="on">`,
+      ),
+    );
+
+    const on = await consoleFetch(jar, url(`/console/budgets/${a.budgetId}/catalog-tools`), {
+      form: { _form: form, catalog_tools: 'on' },
+    });
+    expect([on.status, on.location]).toEqual([303, `/console/budgets#${a.budgetId}`]);
+    // What the group's MCP calls check: the budget its token resolves to.
+    expect((await a.repo.resolveGroupToken(token.token))!.budget.catalog_tools).toBe(true);
+    expect((await consoleFetch(jar, url('/console/budgets'))).text).toContain('name="catalog_tools" value="off"');
+    await consoleFetch(jar, url(`/console/budgets/${a.budgetId}/catalog-tools`), {
+      form: { _form: form, catalog_tools: 'off' },
+    });
+    expect((await a.repo.getBudget(a.budgetId))!.catalog_tools).toBe(false);
+
+    const theirs = await consoleFetch(jar, url(`/console/budgets/${b.budgetId}/catalog-tools`), {
+      form: { _form: form, catalog_tools: 'on' },
+    });
+    expect(theirs.status).toBe(404);
+    expect((await b.repo.getBudget(b.budgetId))!.catalog_tools).toBe(false);
+    const forged = await consoleFetch(jar, url(`/console/budgets/${a.budgetId}/catalog-tools`), {
+      form: { _form: 'forged', catalog_tools: 'on' },
+    });
+    expect(forged.status).toBe(403);
+    const bad = await consoleFetch(jar, url(`/console/budgets/${a.budgetId}/catalog-tools`), {
+      form: { _form: form, catalog_tools: 'maybe' },
+    });
+    expect(bad.status).toBe(422);
+    expect((await a.repo.getBudget(a.budgetId))!.catalog_tools).toBe(false);
+  });
+
+  // Last: it uses up this client's sign-ins.
+  it('limits sign-ins per client with the shared limiter (429 with Retry-After)', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < SIGN_IN_LIMIT + 2; i++) {
+      const jar = new Jar();
+      const form = await consoleFetch(jar, url('/console/sign-in'));
+      const res = await consoleFetch(jar, url('/console/sign-in'), {
+        form: { _form: formTokenOf(form.text), api_key: 'wak_wrong' },
+      });
+      statuses.push(res.status);
+      if (res.status === 429) expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    expect(statuses).toContain(429);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(SIGN_IN_LIMIT);
   });
 });

@@ -149,6 +149,18 @@ describe('operator console in a real browser', () => {
     expect(await a.repo.resolveGroupToken(token)).toBeNull();
   });
 
+  it("turns catalog tools on and off for a budget's groups", async () => {
+    await page.goto(url('/console/budgets'));
+    const card = page.locator(`section.budget[id="${a.budgetId}"]`);
+    expect(await card.locator('.catalog-state').textContent()).toBe('off');
+    await card.locator('button.catalog-switch').click();
+    await page.locator(`section.budget[id="${a.budgetId}"] .catalog-state`, { hasText: 'on' }).waitFor();
+    expect((await a.repo.getBudget(a.budgetId))!.catalog_tools).toBe(true);
+    await page.locator(`section.budget[id="${a.budgetId}"] button.catalog-switch`).click();
+    await page.locator(`section.budget[id="${a.budgetId}"] .catalog-state`, { hasText: 'off' }).waitFor();
+    expect((await a.repo.getBudget(a.budgetId))!.catalog_tools).toBe(false);
+  });
+
   it('approves an open request', async () => {
     const approval = await a.repo.openApproval({
       kind: 'add_workflow',
