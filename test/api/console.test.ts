@@ -340,6 +340,48 @@ describe('operator console: sessions, forms and scoping over real HTTP and a rea
     expect((await a.repo.getBudget(a.budgetId))!.catalog_tools).toBe(false);
   });
 
+  it("shows a run's nodes in order with their timings, charges and output previews (escaped, cut marked)", async () => {
+    const [runId] = await insertRuns(stack.db, a, 1, { end: new Date(Date.now() - 7_200_000) });
+    await stack.db.models.webhookRuns.updateOne(
+      { _id: runId },
+      {
+        $set: {
+          'run_metadata.nodes': [
+            {
+              id: 'fetch',
+              type: 'tool',
+              status: 'completed',
+              credits_charged: 3,
+              transaction_id: 'tx_1',
+              started_at: '2026-01-01T00:00:00.000Z',
+              ended_at: '2026-01-01T00:00:01.250Z',
+              output: '<b>not markup</b>',
+              output_cut: true,
+            },
+            { id: 'later', type: 'template', status: 'completed', output_cut: true },
+            { id: 'never', type: 'template', status: 'skipped' },
+          ],
+        },
+      },
+    );
+    const jar = new Jar();
+    await signIn(jar, stack.server.apiUrl, a.apiKey);
+    const res = await consoleFetch(jar, url(`/console/runs/${runId}`));
+    expect(res.status).toBe(200);
+    const rows = [...res.text.matchAll(/<tr data-node="(\w+)">(.*?)<\/tr>/gs)].map((m) => [m[1], m[2]!]);
+    expect(rows.map((r) => r[0])).toEqual(['fetch', 'later', 'never']);
+    const fetchRow = rows[0]![1];
+    expect(fetchRow).toContain('2026-01-01T00:00:00Z');
+    expect(fetchRow).toContain('ended 2026-01-01T00:00:01.250Z');
+    expect(fetchRow).toContain('<td class="node-took">1250 ms</td>');
+    expect(fetchRow).toContain('&lt;b&gt;not markup&lt;/b&gt;');
+    expect(fetchRow).not.toContain('<b>not markup');
+    expect(fetchRow).toContain('class="cut">cut<');
+    expect(rows[1]![1]).toContain('left out');
+    expect(rows[2]![1]).toContain('<td class="node-took">—</td>');
+    expect(res.text).toContain('<dd id="run-charged">3 credits</dd>');
+  });
+
   // Last: it uses up this client's sign-ins.
   it('limits sign-ins per client with the shared limiter (429 with Retry-After)', async () => {
     const statuses: number[] = [];
