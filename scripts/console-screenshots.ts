@@ -66,6 +66,11 @@ async function main(): Promise<void> {
 
     await page.goto(url('/console/budgets'));
     await page.screenshot({ path: path.join(OUT, 'budgets.png'), fullPage: true });
+    await page.goto(url('/console/workflows'));
+    await page.screenshot({ path: path.join(OUT, 'workflows.png') });
+    await page.goto(url('/console/workflows/wf_demo_greeter'));
+    await page.locator('#graph').waitFor();
+    await page.screenshot({ path: path.join(OUT, 'workflow.png'), fullPage: true });
     await page.goto(url('/console/callbacks'));
     await page.screenshot({ path: path.join(OUT, 'callbacks.png'), fullPage: true });
     await page.goto(url('/console/approvals'));

@@ -16,6 +16,7 @@ import { callbackMessageId } from '../shared/webhook-runs/types';
 import { BudgetChargeRepository } from '../shared/workspaces/budget-charges';
 import { WorkspaceRepository } from '../shared/workspaces/repository';
 import { workspaceAccount } from '../shared/workspaces/types';
+import { ensureDemoWorkflows } from './seed-webhook-runs';
 
 const DAY = 86_400_000;
 const STATUSES: RunStatus[] = [
@@ -36,6 +37,64 @@ function sequence(seed: number) {
     x = (x * 1103515245 + 12345) % 2 ** 31;
     return x / 2 ** 31;
   };
+}
+
+/** A seeded run's node records, with the timings and output previews a real run's records carry. */
+function demoNodes(workflowId: string, status: RunStatus, credits: number, i: number, start: Date, end: Date) {
+  const at = (share: number) => new Date(start.getTime() + share * (end.getTime() - start.getTime())).toISOString();
+  const done = status === 'completed';
+  if (workflowId === 'wf_demo_text_stats')
+    return [
+      {
+        id: 'stats',
+        type: 'tool',
+        status: status === 'failed' ? ('failed' as const) : ('completed' as const),
+        credits_charged: credits,
+        started_at: at(0),
+        ended_at: at(0.9),
+        ...(status === 'failed'
+          ? { error_code: 'tool_failed' }
+          : { output: `{"words":${3 + (i % 9)},"chars":${14 + i}}` }),
+      },
+      done
+        ? {
+            id: 'summary',
+            type: 'template',
+            status: 'completed' as const,
+            started_at: at(0.9),
+            ended_at: at(0.9),
+            output: `Thanks for "demo prompt ${i}".`,
+          }
+        : { id: 'summary', type: 'template', status: 'skipped' as const },
+    ];
+  return [
+    {
+      id: 'intro',
+      type: 'template',
+      status: 'completed' as const,
+      started_at: at(0),
+      ended_at: at(0),
+      output: `demo prompt ${i}`,
+    },
+    {
+      id: 'is_question',
+      type: 'condition',
+      status: 'completed' as const,
+      started_at: at(0),
+      ended_at: at(0),
+      output: 'false',
+    },
+    done
+      ? {
+          id: 'thanks',
+          type: 'template',
+          status: 'completed' as const,
+          started_at: at(0),
+          ended_at: at(0),
+          output: `Thanks for "demo prompt ${i}".`,
+        }
+      : { id: 'thanks', type: 'template', status: 'skipped' as const },
+  ];
 }
 
 export async function seedConsoleDemo(
@@ -68,6 +127,7 @@ export async function seedConsoleDemo(
     ).budget;
   const groups = await workspaces.listGroups([research._id]);
   const group = groups[0] ?? (await workspaces.createGroup({ budgetId: research._id, name: 'Research agents' })).group;
+  await ensureDemoWorkflows(db, ws._id);
   for (const wf of WORKFLOWS) await workspaces.addWorkflowToBudget(research._id, wf);
 
   const runs = new RunRepository(db.models);
@@ -113,22 +173,7 @@ export async function seedConsoleDemo(
       request_metadata_json: null,
       run_metadata: {
         workflow_version: '1.0.0',
-        nodes:
-          workflowId === 'wf_demo_text_stats'
-            ? [
-                {
-                  id: 'stats',
-                  type: 'tool',
-                  status: status === 'failed' ? 'failed' : 'completed',
-                  credits_charged: credits,
-                },
-                { id: 'summary', type: 'template', status: status === 'completed' ? 'completed' : 'skipped' },
-              ]
-            : [
-                { id: 'intro', type: 'template', status: 'completed' },
-                { id: 'is_question', type: 'condition', status: 'completed' },
-                { id: 'thanks', type: 'template', status: status === 'completed' ? 'completed' : 'skipped' },
-              ],
+        nodes: demoNodes(workflowId, status, credits, i, new Date(at.getTime() + 40), end),
       },
       created_at: at,
       updated_at: end,

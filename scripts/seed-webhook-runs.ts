@@ -57,6 +57,12 @@ async function ensureWorkflow(
   }
 }
 
+/** The demo workflows in a workspace (the console's demo shows them on its workflows page). */
+export async function ensureDemoWorkflows(db: Db, workspaceId: string): Promise<void> {
+  const workflows = new WorkflowRepository(db.models);
+  for (const def of [GREETER, TEXT_STATS]) await ensureWorkflow(workflows, def, workspaceId);
+}
+
 export async function seedWebhookRuns(
   config: AppConfig,
   db: Db,

@@ -1,3 +1,4 @@
+import { type GraphLayout, LAYOUT } from '../../shared/console/index';
 import { escapeHtml as e } from '../../shared/embed/index';
 
 /**
@@ -96,5 +97,31 @@ export function stackedChart(
 ${axis}
 <text x="${PAD.left - 6}" y="${PAD.top + 8}" text-anchor="end" class="tick">${max}</text>
 ${parts}
+</svg>`;
+}
+
+/** A workflow's graph as laid out by the console's layered layout: a box per node, an arrow per edge. */
+export function graphChart(l: GraphLayout, o: { title: string; id: string }): string {
+  const clip = (t: string, n: number) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);
+  const edges = l.edges
+    .map((d) => {
+      const label =
+        d.when === undefined
+          ? ''
+          : `<text x="${((d.x1 + d.x2) / 2 + 4).toFixed(1)}" y="${((d.y1 + d.y2) / 2).toFixed(1)}" class="tick when">${d.when}</text>`;
+      return `<line x1="${d.x1.toFixed(1)}" y1="${d.y1.toFixed(1)}" x2="${d.x2.toFixed(1)}" y2="${d.y2.toFixed(1)}" class="edge" marker-end="url(#${e(o.id)}-arrow)" data-from="${e(d.from)}" data-to="${e(d.to)}"/>${label}`;
+    })
+    .join('\n');
+  const nodes = l.nodes
+    .map(
+      (n) =>
+        `<g class="gnode k-${e(n.type)}" data-node="${e(n.id)}" data-layer="${n.layer}"><title>${e(n.id)} (${e(n.type)})</title><rect x="${n.x.toFixed(1)}" y="${n.y.toFixed(1)}" width="${LAYOUT.nodeW}" height="${LAYOUT.nodeH}" rx="4"/><text x="${(n.x + LAYOUT.nodeW / 2).toFixed(1)}" y="${(n.y + 17).toFixed(1)}" text-anchor="middle">${e(clip(n.id, 20))}</text><text x="${(n.x + LAYOUT.nodeW / 2).toFixed(1)}" y="${(n.y + 32).toFixed(1)}" text-anchor="middle" class="tick">${e(n.type)}</text></g>`,
+    )
+    .join('\n');
+  return `<svg id="${e(o.id)}" class="chart graph" viewBox="0 0 ${l.width} ${l.height}" width="${l.width}" role="img" aria-label="${e(o.title)}">
+<title>${e(o.title)}</title>
+<defs><marker id="${e(o.id)}-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0 L10,5 L0,10 z" class="arrow"/></marker></defs>
+${edges}
+${nodes}
 </svg>`;
 }

@@ -1,8 +1,8 @@
-import type { ConsoleSession } from '../../shared/console/index';
+import type { ConsoleSession, GraphLayout } from '../../shared/console/index';
 import { MAX_OUTPUT_CHARS, RUN_STATUSES } from '../../shared/console/index';
 import { escapeHtml as e } from '../../shared/embed/index';
 import type { PublicSigningKey, RunNodeRecord, RunSummary } from '../../shared/webhook-runs/index';
-import { barChart, stackedChart } from './charts';
+import { barChart, graphChart, stackedChart } from './charts';
 
 /**
  * The console's HTML, rendered on the server. Everything that came from the store goes through
@@ -14,6 +14,7 @@ const NAV: Array<[string, string]> = [
   ['/console', 'Overview'],
   ['/console/runs', 'Runs'],
   ['/console/budgets', 'Budgets & groups'],
+  ['/console/workflows', 'Workflows'],
   ['/console/callbacks', 'Callbacks'],
   ['/console/approvals', 'Approvals'],
 ];
@@ -166,12 +167,18 @@ ${v.next ? `<p><a id="next-page" href="/console/runs?${e(nextQuery)}">Older runs
 }
 
 function nodeRows(nodes: readonly RunNodeRecord[]): string {
-  if (!nodes.length) return '<tr><td colspan="6">No node has run.</td></tr>';
+  if (!nodes.length) return '<tr><td colspan="8">No node has run.</td></tr>';
+  const at = (t: string | undefined) => (t ? new Date(t) : null);
   return nodes
-    .map(
-      (n, i) =>
-        `<tr data-node="${e(n.id)}"><td>${i + 1}</td><td>${e(n.id)}</td><td>${e(n.type)}</td><td>${statusTag(n.status)}</td><td>${n.credits_charged ?? 0}${n.transaction_id ? ` <small>${e(n.transaction_id)}</small>` : ''}</td><td>${e(n.error_code ?? '')}${n.worker ? ` <small>${e(n.worker)}</small>` : ''}</td></tr>`,
-    )
+    .map((n, i) => {
+      const output =
+        n.output !== undefined
+          ? `<pre class="node-output">${e(n.output)}</pre>${n.output_cut ? '<small class="cut">cut</small>' : ''}`
+          : n.output_cut
+            ? '<small class="cut">left out (the run\'s previews are used up)</small>'
+            : '';
+      return `<tr data-node="${e(n.id)}"><td>${i + 1}</td><td>${e(n.id)}</td><td>${e(n.type)}</td><td>${statusTag(n.status)}</td><td class="node-started">${iso(at(n.started_at))}<br><small>ended ${iso(at(n.ended_at))}</small></td><td class="node-took">${ms(at(n.started_at), at(n.ended_at))}</td><td>${n.credits_charged ?? 0}${n.transaction_id ? ` <small>${e(n.transaction_id)}</small>` : ''}</td><td>${output}${n.error_code ? `<code>${e(n.error_code)}</code>` : ''}${n.worker ? ` <small>${e(n.worker)}</small>` : ''}</td></tr>`;
+    })
     .join('\n');
 }
 
@@ -228,7 +235,7 @@ export function runPage(
 <dt>Execution</dt><dd><a id="temporal-link" href="${e(v.temporalUrl)}" rel="noreferrer">Open in the Temporal UI</a></dd>
 </dl>
 <section class="card"><h2>Nodes, in the order they ran</h2>
-<table id="nodes"><thead><tr><th>#</th><th>Node</th><th>Kind</th><th>Status</th><th>Credits</th><th>Error / worker</th></tr></thead><tbody>${nodeRows(v.nodes)}</tbody></table></section>
+<table id="nodes"><thead><tr><th>#</th><th>Node</th><th>Kind</th><th>Status</th><th>Started</th><th>Took</th><th>Credits</th><th>Output / error / worker</th></tr></thead><tbody>${nodeRows(v.nodes)}</tbody></table></section>
 <section class="card"><h2>Output</h2><pre id="output">${e(v.output ?? '')}</pre>${v.outputCut ? `<p class="hint">Cut at ${MAX_OUTPUT_CHARS} characters; the API's run poll has the whole text.</p>` : ''}</section>
 <section class="card"><h2>Callback deliveries <small>${statusTag(r.callback_status)}</small></h2>
 <table id="deliveries"><thead><tr><th>Attempt</th><th>At</th><th>HTTP</th><th>Latency</th><th>Outcome</th><th>Error</th></tr></thead><tbody>${deliveries}</tbody></table>
@@ -280,7 +287,8 @@ export function budgetsPage(
         spent,
         groups,
       }) => `<section class="card budget" id="${e(b._id)}"><h2>${e(b.name)} <small>${e(b._id)}</small></h2>
-<p>Spent today <strong>${spent.today}</strong>${b.daily_credits !== null ? ` of ${b.daily_credits}` : ''} · in total <strong>${spent.total}</strong>${b.total_credits !== null ? ` of ${b.total_credits}` : ''} credits · catalog tools ${b.catalog_tools ? 'on' : 'off'}</p>
+<p>Spent today <strong>${spent.today}</strong>${b.daily_credits !== null ? ` of ${b.daily_credits}` : ''} · in total <strong>${spent.total}</strong>${b.total_credits !== null ? ` of ${b.total_credits}` : ''} credits</p>
+<form method="post" action="/console/budgets/${e(b._id)}/catalog-tools" class="inline catalog-tools">${hidden(s)}<input type="hidden" name="catalog_tools" value="${b.catalog_tools ? 'off' : 'on'}">Catalog tools for its groups: <strong class="catalog-state">${b.catalog_tools ? 'on' : 'off'}</strong> <button type="submit" class="catalog-switch">${b.catalog_tools ? 'Turn off' : 'Turn on'}</button> <small>(MCP calls to any catalog tool, paid from the workspace's credits)</small></form>
 <p>Workflows: ${b.workflow_ids.length ? b.workflow_ids.map((w) => `<code>${e(w)}</code>${b.workflow_versions[w] ? ` v${e(b.workflow_versions[w])}` : ''}`).join(', ') : 'none'}</p>
 ${groups
   .map(
@@ -375,5 +383,85 @@ export function approvalsPage(
 <p class="hint">A credential request needs the credential set first (admin CLI <code>credential:set</code>); approving then records it.</p>`,
     s,
     '/console/approvals',
+  );
+}
+
+export function workflowsPage(
+  s: ConsoleSession,
+  workflows: Array<{
+    _id: string;
+    name: string;
+    status: string;
+    node_count: number;
+    latest_version: string | null;
+    updated_at: Date;
+  }>,
+): string {
+  const rows = workflows.length
+    ? workflows
+        .map(
+          (w) =>
+            `<tr data-workflow="${e(w._id)}"><td><a href="/console/workflows/${e(w._id)}">${e(w._id)}</a></td><td>${e(w.name)}</td><td>${statusTag(w.status)}</td><td>${w.latest_version ? e(w.latest_version) : '—'}</td><td>${w.node_count}</td><td>${iso(w.updated_at)}</td></tr>`,
+        )
+        .join('\n')
+    : '<tr><td colspan="6">No workflow in this workspace yet.</td></tr>';
+  return layout(
+    'Workflows',
+    `<table id="workflows"><thead><tr><th>Workflow</th><th>Name</th><th>Status</th><th>Latest version</th><th>Nodes</th><th>Changed</th></tr></thead><tbody>${rows}</tbody></table>
+<p class="hint">Workflows are created with the admin CLI (<code>workflow:create --workspace</code>); runs use the latest published version, or the draft while none is.</p>`,
+    s,
+    '/console/workflows',
+  );
+}
+
+export function workflowPage(
+  s: ConsoleSession,
+  v: {
+    workflow: {
+      _id: string;
+      name: string;
+      description: string;
+      status: string;
+      credentials: string[];
+      versions: Array<{ version: string; published_at: Date }>;
+    };
+    shownVersion: string | null;
+    layout: GraphLayout;
+    suggestedVersion: string;
+  },
+  flash?: string,
+): string {
+  const w = v.workflow;
+  const base = `/console/workflows/${e(w._id)}`;
+  const versions = [...w.versions].reverse();
+  const rows = versions.length
+    ? versions
+        .map(
+          (x) =>
+            `<tr data-version="${e(x.version)}"${x.version === v.shownVersion ? ' class="on"' : ''}><td><a href="${base}?version=${e(x.version)}">${e(x.version)}</a></td><td>${iso(x.published_at)}</td></tr>`,
+        )
+        .join('\n')
+    : '<tr><td colspan="2">Not published yet: runs use the draft.</td></tr>';
+  const shown = v.shownVersion ? `version ${v.shownVersion}` : 'the draft';
+  return layout(
+    `Workflow ${w.name}`,
+    `${notice(flash)}
+<dl class="facts" id="workflow-facts">
+<dt>Id</dt><dd>${e(w._id)}</dd>
+<dt>Status</dt><dd>${statusTag(w.status)}</dd>
+<dt>Description</dt><dd>${e(w.description) || '—'}</dd>
+<dt>Credentials</dt><dd>${w.credentials.length ? w.credentials.map((c) => `<code>${e(c)}</code>`).join(', ') : 'none'}</dd>
+</dl>
+<section class="card"><h2>Graph of ${e(shown)} <small>${v.layout.nodes.length} nodes, ${v.layout.edges.length} edges</small></h2>
+${v.shownVersion ? `<p><a href="${base}" id="show-draft">Show the draft</a></p>` : ''}
+${graphChart(v.layout, { title: `${w.name}: ${shown}`, id: 'graph' })}</section>
+<section class="card"><h2>Versions</h2>
+<table id="versions"><thead><tr><th>Version</th><th>Published</th></tr></thead><tbody>${rows}</tbody></table>
+<form method="post" action="${base}/publish" class="inline" id="publish">${hidden(s)}
+<label>Publish the draft as <input name="version" value="${e(v.suggestedVersion)}" required maxlength="32" pattern="\\d+\\.\\d+\\.\\d+"></label>
+<button type="submit">Publish</button></form>
+<p class="hint">A version is frozen once published; it must be newer than every published one.</p></section>`,
+    s,
+    '/console/workflows',
   );
 }

@@ -28,6 +28,8 @@ import {
   runPage,
   runsPage,
   signInPage,
+  workflowPage,
+  workflowsPage,
 } from './pages';
 
 declare module 'express-serve-static-core' {
@@ -100,6 +102,9 @@ const GROUP = /^grp_[0-9a-f]{16}$/;
 const FORM_EXAMPLE = 'Jm1S2c3d4e5f6g7h8i9j0kLmNoPqRsTu';
 const GROUP_EXAMPLE = 'grp_0123456789abcdef';
 const RUN = /^run_[0-9a-f]{24}$/;
+const WORKFLOW = /^wf_[A-Za-z0-9_-]{1,64}$/;
+const SEMVER = /^(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})$/;
+const WORKFLOW_EXAMPLE = 'wf_greeter';
 
 /**
  * The operator's console on the bearer host (docs/console.md): server-rendered pages over the
@@ -405,6 +410,23 @@ export function consoleOperations(services: Services, publicApiUrl: string): Ope
       },
     }),
     action({
+      id: 'consoleCatalogTools',
+      example: { params: { budgetId: 'bud_0123456789abcdef' }, body: { _form: FORM_EXAMPLE, catalog_tools: 'on' } },
+      path: '/console/budgets/{budgetId}/catalog-tools',
+      summary:
+        "Turn catalog tools on or off for a budget's agent groups (MCP calls to catalog tools, paid by the workspace)",
+      request: {
+        params: Joi.object({ budgetId: id(/^bud_[0-9a-f]{16}$/) }),
+        body: form({ catalog_tools: Joi.string().valid('on', 'off').required() }),
+      },
+      errorStatuses: [401, 403, 404, 422],
+      handler: async (req, res) => {
+        const budgetId = String(req.params.budgetId);
+        await con.setCatalogTools(res.locals.console!, budgetId, res.locals.body.catalog_tools === 'on');
+        seeOther(res, `/console/budgets#${budgetId}`);
+      },
+    }),
+    action({
       id: 'consoleMintToken',
       example: { params: { groupId: GROUP_EXAMPLE }, body: { _form: FORM_EXAMPLE, label: 'ci' } },
       path: '/console/groups/{groupId}/tokens',
@@ -437,6 +459,49 @@ export function consoleOperations(services: Services, publicApiUrl: string): Ope
       handler: async (req, res) => {
         await con.revokeToken(res.locals.console!, String(req.params.tokenId));
         seeOther(res, '/console/budgets');
+      },
+    }),
+    page({
+      id: 'consoleWorkflows',
+      path: '/console/workflows',
+      summary: "The workspace's workflows with their latest versions",
+      errorStatuses: [401],
+      handler: async (_req, res) => {
+        const s = res.locals.console!;
+        html(res, 200, workflowsPage(s, await con.workflows(s)));
+      },
+    }),
+    page({
+      id: 'consoleWorkflow',
+      example: { params: { workflowId: WORKFLOW_EXAMPLE } },
+      path: '/console/workflows/{workflowId}',
+      summary: "A workflow's versions, its graph drawn (the draft or a version), and the publish form",
+      request: {
+        params: Joi.object({ workflowId: id(WORKFLOW) }),
+        query: Joi.object({ version: Joi.string().pattern(SEMVER), done: Joi.string().max(20) }),
+      },
+      errorStatuses: [401, 404, 422],
+      handler: async (req, res) => {
+        const s = res.locals.console!;
+        const v = await con.workflow(s, String(req.params.workflowId), res.locals.query.version);
+        html(res, 200, workflowPage(s, v, noticeOf(req, { published: 'Published.' })));
+      },
+    }),
+    action({
+      id: 'consolePublishWorkflow',
+      example: { params: { workflowId: WORKFLOW_EXAMPLE }, body: { _form: FORM_EXAMPLE, version: '1.0.1' } },
+      path: '/console/workflows/{workflowId}/publish',
+      summary: 'Publish the draft as a new version (the one publish rule: newer than every published version)',
+      request: {
+        params: Joi.object({ workflowId: id(WORKFLOW) }),
+        body: form({ version: Joi.string().trim().pattern(SEMVER).required() }),
+      },
+      errorStatuses: [401, 403, 404, 409, 422],
+      handler: async (req, res) => {
+        const workflowId = String(req.params.workflowId);
+        const version: string = res.locals.body.version;
+        await con.publish(res.locals.console!, workflowId, version);
+        seeOther(res, `/console/workflows/${workflowId}?version=${encodeURIComponent(version)}&done=published`);
       },
     }),
     page({

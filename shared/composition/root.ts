@@ -225,6 +225,7 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
         callbacks,
         ledger,
         budgetCharges: repos.budgetCharges,
+        workflows: repos.workflows,
       },
       { temporalUiUrl: config.temporalUiUrl, temporalNamespace: config.temporalNamespace },
     ),

@@ -1,7 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { LedgerStore } from '../credits/index';
+import { nextVersion } from '../jobs/index';
 import { errors } from '../platform/errors/index';
 import { sha256 } from '../platform/ids/index';
+import { compareSemver } from '../platform/semver';
 import type {
   CallbackService,
   DeliveryLogRepository,
@@ -10,8 +12,10 @@ import type {
   RunStatus,
   RunSummary,
 } from '../webhook-runs/index';
+import type { WorkflowDefinition, WorkflowRepository } from '../workflows/index';
 import type { BudgetChargeRepository, WorkspaceRepository } from '../workspaces/index';
 import { workspaceAccount } from '../workspaces/index';
+import { layoutGraph } from './graph-layout';
 import type { ConsoleSessionDoc } from './models/console-session';
 import { RUN_STATUSES } from './schemas';
 import type { ConsoleSessionRepository } from './sessions';
@@ -81,6 +85,7 @@ export class ConsoleService {
       callbacks: CallbackService;
       ledger: Pick<LedgerStore, 'balance'>;
       budgetCharges: BudgetChargeRepository;
+      workflows: Pick<WorkflowRepository, 'list' | 'get' | 'getVersion' | 'publish'>;
     },
     private readonly config: { temporalUiUrl: string; temporalNamespace: string },
   ) {}
@@ -218,6 +223,14 @@ export class ConsoleService {
     return this.ports.workspaces.createGroup({ budgetId, name });
   }
 
+  /** The catalog-tools switch of a budget of the workspace (its groups' MCP calls to catalog tools). */
+  async setCatalogTools(s: ConsoleSession, budgetId: string, on: boolean): Promise<void> {
+    const budget = await this.ports.workspaces.getBudget(budgetId);
+    if (!budget || budget.workspace_id !== s.workspaceId)
+      throw errors.notFound('budget_not_found', `no budget ${budgetId} in this workspace`);
+    await this.ports.workspaces.setCatalogTools(budgetId, on);
+  }
+
   /** A new `agt_` token for a group of the workspace: the secret is returned once, to be shown once. */
   async mintToken(s: ConsoleSession, groupId: string, label: string | undefined) {
     await this.groupAccessOf(s, groupId);
@@ -239,6 +252,43 @@ export class ConsoleService {
 
   async rotateKey(s: ConsoleSession, groupId: string, scheme: 'v1' | 'v1a') {
     return this.ports.callbacks.rotate(await this.groupAccessOf(s, groupId), { scheme });
+  }
+
+  // ── workflows ───────────────────────────────────────────────────────────────
+
+  /** The workspace's workflows (without their graphs), oldest first, each with its latest version. */
+  workflows(s: ConsoleSession) {
+    return this.ports.workflows.list({ workspaceId: s.workspaceId });
+  }
+
+  private async ownWorkflow(s: ConsoleSession, workflowId: string): Promise<WorkflowDefinition> {
+    const wf = await this.ports.workflows.get(workflowId);
+    if (!wf || wf.workspace_id !== s.workspaceId)
+      throw errors.notFound('workflow_not_found', `no workflow ${workflowId} in this workspace`);
+    return wf;
+  }
+
+  /** A workflow with its versions, and the graph of `version` (the draft when none is asked for) laid out to draw. */
+  async workflow(s: ConsoleSession, workflowId: string, version?: string) {
+    const wf = await this.ownWorkflow(s, workflowId);
+    const shown = version ? await this.ports.workflows.getVersion(workflowId, version) : null;
+    if (version && !shown)
+      throw errors.notFound('workflow_not_found', `workflow ${workflowId} has no published version ${version}`);
+    const graph = shown ?? wf;
+    return {
+      workflow: wf,
+      shownVersion: shown?.version ?? null,
+      graph: { nodes: graph.nodes, edges: graph.edges },
+      layout: layoutGraph(graph.nodes, graph.edges),
+      // The publish form offers the next patch, as the API's publish does without a bump.
+      suggestedVersion: nextVersion([...wf.versions.map((v) => v.version)].sort(compareSemver).pop() ?? null, 'patch'),
+    };
+  }
+
+  /** Publishes the draft as `version` through the workflows' one publish rule (newer than every published one). */
+  async publish(s: ConsoleSession, workflowId: string, version: string, now = new Date()) {
+    await this.ownWorkflow(s, workflowId);
+    return this.ports.workflows.publish(workflowId, version, now);
   }
 
   // ── approvals ───────────────────────────────────────────────────────────────

@@ -36,7 +36,11 @@ export class ConsoleSessionRepository {
     await this.models.consoleSessions.deleteOne({ _id: sha256Hex(cookie) });
   }
 
-  /** Housekeeping: sessions past their end (they are refused on read already). */
+  /**
+   * Housekeeping: deletes sessions past their end, run by the credit expiry sweep with the other
+   * sign-in records. They are refused on read already; this keeps them from piling up (no TTL
+   * index: FerretDB 1.x does not expire documents), a range on the indexed `expires_at`.
+   */
   async deleteExpired(now: Date): Promise<number> {
     return (await this.models.consoleSessions.deleteMany({ expires_at: { $lte: now } })).deletedCount;
   }

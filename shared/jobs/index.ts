@@ -3,6 +3,7 @@
 export type { JobEngine, VerificationStart } from './engine';
 export { createJobWorkflowCheck } from './job-workflow-check';
 export { JobWorkflowRepository } from './job-workflow-repository';
+export { nextVersion } from './job-workflow-rules';
 export {
   jobWorkflowCreateSchema,
   jobWorkflowPublishSchema,

@@ -29,7 +29,10 @@ export function fullRun({ run, cancel }: RunRecord) {
       failed_at: iso(run.failed_at),
       setup_required_at: iso(run.setup_required_at),
       cancelled_at: iso(run.cancelled_at),
-      nodes: run.run_metadata?.nodes ?? [],
+      // The resource keeps its node shape; timings and output previews are for the console's run page.
+      nodes: (run.run_metadata?.nodes ?? []).map(
+        ({ started_at: _s, ended_at: _e, output: _o, output_cut: _c, ...node }) => node,
+      ),
       trace_id: run.run_metadata?.trace_id ?? null,
     },
     created_at: iso(run.created_at),

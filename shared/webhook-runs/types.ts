@@ -49,6 +49,26 @@ export function withWorker(nodes: RunNodeRecord[], worker: string): RunNodeRecor
   return nodes.map((n) => (n.status === 'completed' && !n.worker ? { ...n, worker } : n));
 }
 
+/** A node's output preview is cut at this many characters... */
+export const NODE_OUTPUT_PREVIEW_CHARS = 500;
+/** ...and a run's previews together at this many, so a 100-node run's record stays small. */
+export const RUN_OUTPUT_PREVIEWS_CHARS = 4000;
+
+/**
+ * The bounded preview of a node's output kept on its record, given how many characters the run's
+ * earlier previews used (pure: workflow code uses it). The run's poll still has the final text.
+ */
+export function nodeOutputPreview(
+  output: unknown,
+  usedSoFar: number,
+): { output?: string; output_cut?: boolean; used: number } {
+  const text = output === undefined ? '' : typeof output === 'string' ? output : JSON.stringify(output);
+  const room = Math.min(NODE_OUTPUT_PREVIEW_CHARS, RUN_OUTPUT_PREVIEWS_CHARS - usedSoFar);
+  if (room <= 0) return text.length ? { output_cut: true, used: usedSoFar } : { used: usedSoFar };
+  const kept = text.slice(0, room);
+  return { output: kept, ...(kept.length < text.length ? { output_cut: true } : {}), used: usedSoFar + kept.length };
+}
+
 /** How a run ended, as its workflow reports it. */
 export interface RunOutcome {
   status: Exclude<RunStatus, 'queued' | 'running'>;

@@ -120,6 +120,16 @@ export class WorkspaceRepository {
     return { budget: { ...rest, workflow_ids: [], workflow_versions: {} }, budgetKey };
   }
 
+  /**
+   * Lets the budget's groups call catalog tools over MCP, paid from the workspace's credits, or
+   * stops it. A setting, not a decision: the last choice holds. False when there is no such budget.
+   */
+  async setCatalogTools(budgetId: string, on: boolean): Promise<boolean> {
+    const res = await this.models.budgets.updateOne({ _id: budgetId }, { $set: { catalog_tools: on } });
+    accessChanges.bump();
+    return res.matchedCount > 0;
+  }
+
   async getBudget(id: string): Promise<Budget | null> {
     // The links need only the id: read beside the budget, not after it.
     const [doc, links] = await Promise.all([

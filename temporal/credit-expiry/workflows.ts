@@ -12,9 +12,9 @@ const acts = proxyActivities<CreditExpiryActivities>({
 export interface ExpirySweepResult {
   wallets: number;
   expirations: number;
-  /** What housekeeping deleted; sweeps recorded before the widget's (or the payments') rows were pruned lack those counts. */
+  /** What housekeeping deleted; sweeps recorded before the widget's (or the payments', or the console's) rows were pruned lack those counts. */
   pruned: { sessions: number; requestIds: number; rateLimits: number } & Partial<EmbedPruneCounts> &
-    Partial<PaymentPruneCounts>;
+    Partial<PaymentPruneCounts> & { consoleSessions?: number };
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import {
+  nodeOutputPreview,
   type RunNodeRecord,
   type RunOutcome,
   type RunResult,
@@ -31,6 +32,7 @@ import { SA } from '../search-attributes';
 import { type CallbackProgress, callbackProgressQuery } from '../webhook-callbacks/definitions';
 import { callbackWorkflowId } from '../webhook-callbacks/ids';
 import { callbackDeliveryWorkflow, deliverCallback } from '../webhook-callbacks/workflows';
+import { workflowNow } from '../workflow-clock';
 import type { RunFinish, RunStoreActivities, StartedRun } from './activities/store';
 import { DEFAULT_NODE_START_TIMEOUT_MS, STORE_OPTIONS } from './config';
 import { type RunProgress, runProgressQuery } from './definitions';
@@ -103,6 +105,14 @@ export async function runWebhookRunAs(input: WebhookRunInput, shape: RunShape): 
     scheduleToStartTimeout: input.nodeStartTimeoutMs ?? DEFAULT_NODE_START_TIMEOUT_MS,
   });
   const records: RunNodeRecord[] = [];
+  // Timings and output previews only add data to the records the run already writes: no command
+  // changes, so executions recorded before them replay as they were.
+  const nodeStarts = new Map<string, string>();
+  let previewsUsed = 0;
+  const timing = (id: string) => {
+    const start = nodeStarts.get(id);
+    return start ? { started_at: start, ended_at: new Date(workflowNow()).toISOString() } : {};
+  };
   let outcome: RunOutcome;
   let cancelled: unknown;
   /** When this run's own writes made the record running and terminal (results recorded earlier carry neither). */
@@ -179,9 +189,12 @@ export async function runWebhookRunAs(input: WebhookRunInput, shape: RunShape): 
         },
         running(node) {
           progress.nodes[node.id] = 'running';
+          nodeStarts.set(node.id, new Date(workflowNow()).toISOString());
         },
         completed(node, result) {
           progress.nodes[node.id] = 'done';
+          const { used, ...preview } = nodeOutputPreview(result.output, previewsUsed);
+          previewsUsed = used;
           records.push({
             id: node.id,
             type: node.type,
@@ -190,6 +203,8 @@ export async function runWebhookRunAs(input: WebhookRunInput, shape: RunShape): 
             ...(result.credits_charged === undefined
               ? {}
               : { credits_charged: result.credits_charged, transaction_id: result.transaction_id }),
+            ...timing(node.id),
+            ...preview,
           });
         },
         failed(node, f) {
@@ -199,6 +214,7 @@ export async function runWebhookRunAs(input: WebhookRunInput, shape: RunShape): 
             type: node.type,
             status: f ? (f.setupRequired ? 'setup_required' : 'failed') : 'cancelled',
             ...(f ? { error_code: f.code } : {}),
+            ...timing(node.id),
           });
         },
       },

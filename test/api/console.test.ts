@@ -1,8 +1,27 @@
 import { sha256Hex } from '../../shared/platform/ids/index';
 import { consoleFetch, consoleWorkspace, formTokenOf, insertRuns, Jar, signIn } from '../support/console';
 import { startTestStack, type TestStack } from '../support/stack';
+import { addWorkflow } from '../support/webhook-runs';
 
-const SIGN_IN_LIMIT = 12;
+/** A workflow with a branch: a → condition → yes | no, both → end. */
+const branching = (name: string) => ({
+  name,
+  description: 'branches',
+  nodes: [
+    { id: 'a', type: 'template', template: '{{prompt}}' },
+    { id: 'check', type: 'condition', input: '{{nodes.a.output}}', operator: 'contains', value: 'yes' },
+    { id: 'yes', type: 'template', template: 'Y' },
+    { id: 'no', type: 'template', template: 'N' },
+  ],
+  edges: [
+    { from: 'a', to: 'check' },
+    { from: 'check', to: 'yes', when: true },
+    { from: 'check', to: 'no', when: false },
+  ],
+});
+
+// Room for every test's sign-ins; the last test uses up the rest.
+const SIGN_IN_LIMIT = 24;
 
 /** The console over HTTP: sign-in and its cookie, CSRF, scoping to the workspace, paging, bounds. */
 describe('operator console: sessions, forms and scoping over real HTTP and a real store', () => {
@@ -207,6 +226,163 @@ describe('operator console: sessions, forms and scoping over real HTTP and a rea
     expect(action.status).toBe(401);
   });
 
+  it("lists the workspace's workflows, draws one's graph and publishes a version through the one publish rule", async () => {
+    const mine = await addWorkflow(stack.db, a, branching('branching'));
+    const theirs = await addWorkflow(stack.db, b, branching('theirs'));
+    const jar = new Jar();
+    const form = await signIn(jar, stack.server.apiUrl, a.apiKey);
+
+    const list = await consoleFetch(jar, url('/console/workflows'));
+    expect(list.status).toBe(200);
+    expect(list.text).toContain(`data-workflow="${mine}"`);
+    expect(list.text).not.toContain(theirs);
+
+    const page = await consoleFetch(jar, url(`/console/workflows/${mine}`));
+    expect(page.status).toBe(200);
+    const nodes = [...page.text.matchAll(/<g class="gnode k-(\w+)" data-node="(\w+)" data-layer="(\d+)"/g)].map((m) => [
+      m[2],
+      m[1],
+      Number(m[3]),
+    ]);
+    expect(nodes).toEqual([
+      ['a', 'template', 0],
+      ['check', 'condition', 1],
+      ['yes', 'template', 2],
+      ['no', 'template', 2],
+    ]);
+    expect(page.text.match(/class="edge"/g)).toHaveLength(3);
+    expect(page.text).toContain('Not published yet');
+    expect(page.text).toMatch(/name="version" value="1\.0\.0"/);
+
+    const published = await consoleFetch(jar, url(`/console/workflows/${mine}/publish`), {
+      form: { _form: form, version: '1.0.0' },
+    });
+    expect([published.status, published.location]).toEqual([
+      303,
+      `/console/workflows/${mine}?version=1.0.0&done=published`,
+    ]);
+    const after = await consoleFetch(jar, url(published.location!));
+    expect(after.text).toContain('data-version="1.0.0"');
+    expect(after.text).toContain('Graph of version 1.0.0');
+    expect(after.text).toMatch(/name="version" value="1\.0\.1"/);
+    const stored = await stack.db.models.workflowVersions.find({ workflow_id: mine }).lean().exec();
+    expect(stored.map((v) => v.version)).toEqual(['1.0.0']);
+
+    // The same rule as the admin CLI's publish: not newer is 409, a malformed version 422, an unknown one 404.
+    const again = await consoleFetch(jar, url(`/console/workflows/${mine}/publish`), {
+      form: { _form: form, version: '1.0.0' },
+    });
+    expect(again.status).toBe(409);
+    expect(again.text).toContain('is not newer than');
+    const malformed = await consoleFetch(jar, url(`/console/workflows/${mine}/publish`), {
+      form: { _form: form, version: 'v2' },
+    });
+    expect(malformed.status).toBe(422);
+    expect((await consoleFetch(jar, url(`/console/workflows/${mine}?version=9.9.9`))).status).toBe(404);
+  });
+
+  it("refuses another workspace's workflow (page and publish) and a publish without the form token", async () => {
+    const theirs = await addWorkflow(stack.db, b, branching('theirs-2'));
+    const mine = await addWorkflow(stack.db, a, branching('mine-2'));
+    const jar = new Jar();
+    const form = await signIn(jar, stack.server.apiUrl, a.apiKey);
+    const page = await consoleFetch(jar, url(`/console/workflows/${theirs}`));
+    expect(page.status).toBe(404);
+    expect(page.text).not.toContain('theirs-2');
+    const publish = await consoleFetch(jar, url(`/console/workflows/${theirs}/publish`), {
+      form: { _form: form, version: '1.0.0' },
+    });
+    expect(publish.status).toBe(404);
+    const forged = await consoleFetch(jar, url(`/console/workflows/${mine}/publish`), {
+      form: { _form: 'forged', version: '1.0.0' },
+    });
+    expect(forged.status).toBe(403);
+    expect(await stack.db.models.workflowVersions.countDocuments({ workflow_id: { $in: [theirs, mine] } })).toBe(0);
+  });
+
+  it("switches a budget's catalog tools for its groups, only in its own workspace and only with the form token", async () => {
+    const jar = new Jar();
+    const form = await signIn(jar, stack.server.apiUrl, a.apiKey);
+    const token = await a.repo.issueGroupToken(a.groupId, { label: 'catalog' });
+    expect((await a.repo.resolveGroupToken(token.token))!.budget.catalog_tools).toBe(false);
+    const page = await consoleFetch(jar, url('/console/budgets'));
+    expect(page.text).toMatch(
+      new RegExp(
+        `catalog-tools"><input type="hidden" name="_form" value="[^"]+"><input type="hidden" name="catalog_tools" value="on">`,
+      ),
+    );
+
+    const on = await consoleFetch(jar, url(`/console/budgets/${a.budgetId}/catalog-tools`), {
+      form: { _form: form, catalog_tools: 'on' },
+    });
+    expect([on.status, on.location]).toEqual([303, `/console/budgets#${a.budgetId}`]);
+    // What the group's MCP calls check: the budget its token resolves to.
+    expect((await a.repo.resolveGroupToken(token.token))!.budget.catalog_tools).toBe(true);
+    expect((await consoleFetch(jar, url('/console/budgets'))).text).toContain('name="catalog_tools" value="off"');
+    await consoleFetch(jar, url(`/console/budgets/${a.budgetId}/catalog-tools`), {
+      form: { _form: form, catalog_tools: 'off' },
+    });
+    expect((await a.repo.getBudget(a.budgetId))!.catalog_tools).toBe(false);
+
+    const theirs = await consoleFetch(jar, url(`/console/budgets/${b.budgetId}/catalog-tools`), {
+      form: { _form: form, catalog_tools: 'on' },
+    });
+    expect(theirs.status).toBe(404);
+    expect((await b.repo.getBudget(b.budgetId))!.catalog_tools).toBe(false);
+    const forged = await consoleFetch(jar, url(`/console/budgets/${a.budgetId}/catalog-tools`), {
+      form: { _form: 'forged', catalog_tools: 'on' },
+    });
+    expect(forged.status).toBe(403);
+    const bad = await consoleFetch(jar, url(`/console/budgets/${a.budgetId}/catalog-tools`), {
+      form: { _form: form, catalog_tools: 'maybe' },
+    });
+    expect(bad.status).toBe(422);
+    expect((await a.repo.getBudget(a.budgetId))!.catalog_tools).toBe(false);
+  });
+
+  it("shows a run's nodes in order with their timings, charges and output previews (escaped, cut marked)", async () => {
+    const [runId] = await insertRuns(stack.db, a, 1, { end: new Date(Date.now() - 7_200_000) });
+    await stack.db.models.webhookRuns.updateOne(
+      { _id: runId },
+      {
+        $set: {
+          'run_metadata.nodes': [
+            {
+              id: 'fetch',
+              type: 'tool',
+              status: 'completed',
+              credits_charged: 3,
+              transaction_id: 'tx_1',
+              started_at: '2026-01-01T00:00:00.000Z',
+              ended_at: '2026-01-01T00:00:01.250Z',
+              output: '<b>not markup</b>',
+              output_cut: true,
+            },
+            { id: 'later', type: 'template', status: 'completed', output_cut: true },
+            { id: 'never', type: 'template', status: 'skipped' },
+          ],
+        },
+      },
+    );
+    const jar = new Jar();
+    await signIn(jar, stack.server.apiUrl, a.apiKey);
+    const res = await consoleFetch(jar, url(`/console/runs/${runId}`));
+    expect(res.status).toBe(200);
+    const rows = [...res.text.matchAll(/<tr data-node="(\w+)">(.*?)<\/tr>/gs)].map((m) => [m[1], m[2]!]);
+    expect(rows.map((r) => r[0])).toEqual(['fetch', 'later', 'never']);
+    const fetchRow = rows[0]![1];
+    expect(fetchRow).toContain('2026-01-01T00:00:00Z');
+    expect(fetchRow).toContain('ended 2026-01-01T00:00:01.250Z');
+    expect(fetchRow).toContain('<td class="node-took">1250 ms</td>');
+    expect(fetchRow).toContain('&lt;b&gt;not markup&lt;/b&gt;');
+    expect(fetchRow).not.toContain('<b>not markup');
+    expect(fetchRow).toContain('class="cut">cut<');
+    expect(rows[1]![1]).toContain('left out');
+    expect(rows[2]![1]).toContain('<td class="node-took">—</td>');
+    expect(res.text).toContain('<dd id="run-charged">3 credits</dd>');
+  });
+
+  // Last: it uses up this client's sign-ins.
   it('limits sign-ins per client with the shared limiter (429 with Retry-After)', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < SIGN_IN_LIMIT + 2; i++) {

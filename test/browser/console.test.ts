@@ -97,7 +97,12 @@ describe('operator console in a real browser', () => {
     await page.locator(`#runs a[href="/console/runs/${runId}"]`).click();
     await page.locator('#run-facts').waitFor();
     expect(await page.locator('#run-status').textContent()).toContain('completed');
-    expect(await page.locator('#nodes tr[data-node="greet"]').count()).toBe(1);
+    const greet = page.locator('#nodes tr[data-node="greet"]');
+    expect(await greet.count()).toBe(1);
+    // The node's timings (its workflow's task times) and its output preview.
+    expect(await greet.locator('.node-started').textContent()).toMatch(/^\d{4}-\d\d-\d\dT.*ended \d{4}-/);
+    expect(await greet.locator('.node-took').textContent()).toMatch(/^\d+ ms$/);
+    expect(await greet.locator('pre.node-output').textContent()).toBe('Hello, console!');
     expect(await page.locator('#output').textContent()).toBe('Hello, console!');
     expect(await page.locator('#temporal-link').getAttribute('href')).toBe(
       `http://localhost:8233/namespaces/default/workflows/${runId}`,
@@ -144,6 +149,18 @@ describe('operator console in a real browser', () => {
     expect(await a.repo.resolveGroupToken(token)).toBeNull();
   });
 
+  it("turns catalog tools on and off for a budget's groups", async () => {
+    await page.goto(url('/console/budgets'));
+    const card = page.locator(`section.budget[id="${a.budgetId}"]`);
+    expect(await card.locator('.catalog-state').textContent()).toBe('off');
+    await card.locator('button.catalog-switch').click();
+    await page.locator(`section.budget[id="${a.budgetId}"] .catalog-state`, { hasText: 'on' }).waitFor();
+    expect((await a.repo.getBudget(a.budgetId))!.catalog_tools).toBe(true);
+    await page.locator(`section.budget[id="${a.budgetId}"] button.catalog-switch`).click();
+    await page.locator(`section.budget[id="${a.budgetId}"] .catalog-state`, { hasText: 'off' }).waitFor();
+    expect((await a.repo.getBudget(a.budgetId))!.catalog_tools).toBe(false);
+  });
+
   it('approves an open request', async () => {
     const approval = await a.repo.openApproval({
       kind: 'add_workflow',
@@ -158,6 +175,47 @@ describe('operator console in a real browser', () => {
     expect(await page.locator(`tr[data-approval="${approval._id}"]`).count()).toBe(0);
     expect((await a.repo.getApproval(approval._id))!.status).toBe('approved');
     expect(await a.repo.isWorkflowOnBudget(a.budgetId, 'wf_needs_approval')).toBe(true);
+  });
+
+  it("opens a workflow, sees its graph drawn, publishes a version, and cannot open another workspace's", async () => {
+    const wf = await addWorkflow(stack.db, a, {
+      name: 'console-branching',
+      description: 'branches',
+      nodes: [
+        { id: 'first', type: 'template', template: '{{prompt}}' },
+        { id: 'check', type: 'condition', input: '{{nodes.first.output}}', operator: 'contains', value: 'y' },
+        { id: 'yes', type: 'template', template: 'Y' },
+        { id: 'no', type: 'template', template: 'N' },
+      ],
+      edges: [
+        { from: 'first', to: 'check' },
+        { from: 'check', to: 'yes', when: true },
+        { from: 'check', to: 'no', when: false },
+      ],
+    });
+    const theirs = await addWorkflow(stack.db, b, templateWorkflow('their-greeter'));
+    await page.goto(url('/console/workflows'));
+    expect(await page.locator(`#workflows tr[data-workflow="${theirs}"]`).count()).toBe(0);
+    await page.locator(`#workflows a[href="/console/workflows/${wf}"]`).click();
+    await page.locator('#graph').waitFor();
+    expect(await page.locator('#graph g.gnode').count()).toBe(4);
+    expect(await page.locator('#graph line.edge').count()).toBe(3);
+    // Drawn in layers: the condition's branches side by side below it.
+    const box = async (id: string) => (await page.locator(`#graph g[data-node="${id}"] rect`).boundingBox())!;
+    const [check, yes, no] = [await box('check'), await box('yes'), await box('no')];
+    expect(yes.y).toBeGreaterThan(check.y);
+    expect(yes.y).toBe(no.y);
+    expect(yes.x).not.toBe(no.x);
+
+    await page.locator('#publish input[name=version]').fill('2.0.0');
+    await page.locator('#publish button[type=submit]').click();
+    await page.locator('#notice').waitFor();
+    expect(await page.locator('#versions tr[data-version="2.0.0"]').count()).toBe(1);
+    expect(
+      (await stack.db.models.workflowVersions.find({ workflow_id: wf }).lean().exec()).map((v) => v.version),
+    ).toEqual(['2.0.0']);
+    const res = await page.goto(url(`/console/workflows/${theirs}`));
+    expect(res!.status()).toBe(404);
   });
 
   it("refuses another workspace's run and a form posted from another site", async () => {

@@ -26,7 +26,7 @@ const schema = new Schema<ConsoleSessionDoc>(
   },
   { collection: 'console_sessions', versionKey: false },
 );
-// Expired sessions are refused on read; this index only lets housekeeping find them.
+// Expired sessions are refused on read; this index lets housekeeping (the credit expiry sweep) find and delete them.
 schema.index({ expires_at: 1 });
 
 export function consoleSessionModel(conn: Connection) {

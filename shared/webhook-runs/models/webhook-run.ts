@@ -12,6 +12,13 @@ export interface RunNodeRecord {
   credits_charged?: number;
   transaction_id?: string;
   error_code?: string;
+  /** When the run's workflow handed the node out and saw it end (its task times; absent on runs recorded before). */
+  started_at?: string;
+  ended_at?: string;
+  /** The node's output as text, cut short (nodeOutputPreview): for the console's run page, not the API's run resource. */
+  output?: string;
+  /** Set when `output` was cut, or left out because the run's previews were used up. */
+  output_cut?: boolean;
 }
 
 /**
