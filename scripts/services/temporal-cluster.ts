@@ -192,6 +192,7 @@ export async function startTemporalCluster(
 
 class Host implements ClusterHost {
   private proc?: ManagedProcess;
+  private starting?: Promise<void>;
   constructor(
     readonly name: string,
     readonly service: TemporalService,
@@ -204,13 +205,16 @@ class Host implements ClusterHost {
   }
 
   async start(): Promise<void> {
-    this.proc = await startProcess({
+    this.starting = startProcess({
       name: `temporal ${this.name}`,
       command: TEMPORAL_SERVER_BIN,
       args: ['--config-file', this.configFile, '--allow-no-auth', 'start', '--service', this.service],
       ready: () => portOpen(this.grpcPort),
       timeoutMs: 120_000,
+    }).then((proc) => {
+      this.proc = proc;
     });
+    await this.starting;
   }
 
   async kill(): Promise<void> {
@@ -231,6 +235,9 @@ class Host implements ClusterHost {
   }
 
   async stop(): Promise<void> {
+    // A host still starting when another's failure stops the cluster: its process exists only once
+    // the start settles, and stopping before that would leave it running.
+    await this.starting?.catch(() => undefined);
     // A paused process cannot act on SIGTERM.
     this.signal('SIGCONT');
     await this.proc?.stop();
