@@ -161,11 +161,14 @@ describe('the graph engine, with stand-in node activities', () => {
       error_code: 'budget_exceeded',
       error_message: 'budget_exceeded here',
     });
+    // Each node that ran carries its workflow-task times; a completed one its output preview.
+    const timed = { started_at: expect.any(String), ended_at: expect.any(String) };
     expect(outcome.nodes).toEqual([
-      { id: 'pay', type: 'tool', status: 'failed', error_code: 'budget_exceeded' },
-      { id: 'think', type: 'model', status: 'failed', error_code: 'model_error' },
-      { id: 'write', type: 'template', status: 'completed', worker: 'stand-in' },
+      { id: 'pay', type: 'tool', status: 'failed', error_code: 'budget_exceeded', ...timed },
+      { id: 'think', type: 'model', status: 'failed', error_code: 'model_error', ...timed },
+      { id: 'write', type: 'template', status: 'completed', worker: 'stand-in', output: 'write-out', ...timed },
     ]);
+    for (const n of outcome.nodes) expect(Date.parse(n.ended_at!)).toBeGreaterThanOrEqual(Date.parse(n.started_at!));
   });
 
   it('runs: setup_required from a node ends the run setup_required', async () => {
@@ -174,7 +177,14 @@ describe('the graph engine, with stand-in node activities', () => {
     expect(calls).toEqual(['ask']);
     expect(outcome).toMatchObject({ status: 'setup_required', error_code: 'setup_required' });
     expect(outcome.nodes).toEqual([
-      { id: 'ask', type: 'model', status: 'setup_required', error_code: 'setup_required' },
+      {
+        id: 'ask',
+        type: 'model',
+        status: 'setup_required',
+        error_code: 'setup_required',
+        started_at: expect.any(String),
+        ended_at: expect.any(String),
+      },
     ]);
   });
 
