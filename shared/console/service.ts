@@ -281,7 +281,13 @@ export class ConsoleService {
       graph: { nodes: graph.nodes, edges: graph.edges },
       layout: layoutGraph(graph.nodes, graph.edges),
       // The publish form offers the next patch, as the API's publish does without a bump.
-      suggestedVersion: nextVersion([...wf.versions.map((v) => v.version)].sort(compareSemver).pop() ?? null, 'patch'),
+      suggestedVersion: nextVersion(
+        wf.versions
+          .map((v) => v.version)
+          .sort(compareSemver)
+          .pop() ?? null,
+        'patch',
+      ),
     };
   }
 
