@@ -40,9 +40,22 @@ function sequence(seed: number) {
 }
 
 /** A seeded run's node records, with the timings and output previews a real run's records carry. */
+/** A demo run's prompt: every third a question, so the greeter's runs take both branches. */
+const demoPrompt = (i: number) => (i % 3 === 0 ? `demo question ${i}?` : `demo prompt ${i}`);
+
+/** What a completed demo run answers: the last node's output, as the run workflow writes it. */
+function demoAnswer(workflowId: string, i: number, stats: string): string {
+  if (workflowId === 'wf_demo_text_stats') return `Vendor answered: ${stats}`;
+  const prompt = demoPrompt(i);
+  return prompt.includes('?') ? `Good question: "${prompt}". A human will follow up.` : `Thanks for "${prompt}".`;
+}
+
+const demoStats = (i: number) => `{"words":${3 + (i % 9)},"chars":${14 + i}}`;
+
 function demoNodes(workflowId: string, status: RunStatus, credits: number, i: number, start: Date, end: Date) {
   const at = (share: number) => new Date(start.getTime() + share * (end.getTime() - start.getTime())).toISOString();
   const done = status === 'completed';
+  const answer = demoAnswer(workflowId, i, demoStats(i));
   if (workflowId === 'wf_demo_text_stats')
     return [
       {
@@ -52,9 +65,7 @@ function demoNodes(workflowId: string, status: RunStatus, credits: number, i: nu
         credits_charged: credits,
         started_at: at(0),
         ended_at: at(0.9),
-        ...(status === 'failed'
-          ? { error_code: 'tool_failed' }
-          : { output: `{"words":${3 + (i % 9)},"chars":${14 + i}}` }),
+        ...(status === 'failed' ? { error_code: 'tool_failed' } : { output: demoStats(i) }),
       },
       done
         ? {
@@ -63,10 +74,15 @@ function demoNodes(workflowId: string, status: RunStatus, credits: number, i: nu
             status: 'completed' as const,
             started_at: at(0.9),
             ended_at: at(0.9),
-            output: `Thanks for "demo prompt ${i}".`,
+            output: answer,
           }
         : { id: 'summary', type: 'template', status: 'skipped' as const },
     ];
+  const question = demoPrompt(i).includes('?');
+  const branch = (id: 'answer' | 'thanks') =>
+    done && (id === 'answer') === question
+      ? { id, type: 'template', status: 'completed' as const, started_at: at(0), ended_at: at(0), output: answer }
+      : { id, type: 'template', status: 'skipped' as const };
   return [
     {
       id: 'intro',
@@ -74,7 +90,7 @@ function demoNodes(workflowId: string, status: RunStatus, credits: number, i: nu
       status: 'completed' as const,
       started_at: at(0),
       ended_at: at(0),
-      output: `demo prompt ${i}`,
+      output: demoPrompt(i),
     },
     {
       id: 'is_question',
@@ -82,18 +98,10 @@ function demoNodes(workflowId: string, status: RunStatus, credits: number, i: nu
       status: 'completed' as const,
       started_at: at(0),
       ended_at: at(0),
-      output: 'false',
+      output: String(question),
     },
-    done
-      ? {
-          id: 'thanks',
-          type: 'template',
-          status: 'completed' as const,
-          started_at: at(0),
-          ended_at: at(0),
-          output: `Thanks for "demo prompt ${i}".`,
-        }
-      : { id: 'thanks', type: 'template', status: 'skipped' as const },
+    branch('answer'),
+    branch('thanks'),
   ];
 }
 
@@ -157,8 +165,8 @@ export async function seedConsoleDemo(
       workspace_id: ws._id,
       request_id: null,
       status,
-      prompt: `demo prompt ${i}`,
-      response_text: status === 'completed' ? `Thanks for "demo prompt ${i}".` : null,
+      prompt: demoPrompt(i),
+      response_text: status === 'completed' ? demoAnswer(workflowId, i, demoStats(i)) : null,
       session_id: null,
       model: null,
       error_code: status === 'failed' ? 'tool_failed' : status === 'setup_required' ? 'setup_required' : null,
