@@ -56,11 +56,18 @@ const median = (v: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-async function runScript(script: string, temporalAddress: string, mongodbUri: string, dir: string): Promise<Figures> {
+async function runScript(
+  script: string,
+  server: { address: string; configDir?: string },
+  mongodbUri: string,
+  dir: string,
+): Promise<Figures> {
   const env: NodeJS.ProcessEnv = {
     ...MAKE_BENCH_DEFAULTS,
     ...process.env,
-    TEMPORAL_ADDRESS: temporalAddress,
+    TEMPORAL_ADDRESS: server.address,
+    // runs.ts counts the CPU of the cluster's hosts by their config folder, not the dev server's one process.
+    ...(server.configDir ? { BENCH_TEMPORAL_CONFIG_DIR: server.configDir } : {}),
     BENCH_RESULT_DIR: dir,
     // purchase.ts starts a FerretDB of its own (it drops its database at the end); runs.ts shares ours.
     ...(script === 'runs' ? { MONGODB_URI: mongodbUri } : {}),
@@ -71,7 +78,7 @@ async function runScript(script: string, temporalAddress: string, mongodbUri: st
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`bench/${script}.ts against ${temporalAddress} exited ${code}`);
+  if (code !== 0) throw new Error(`bench/${script}.ts against ${server.address} exited ${code}`);
   const previous = process.env.BENCH_RESULT_DIR;
   process.env.BENCH_RESULT_DIR = dir;
   try {
@@ -95,7 +102,10 @@ async function main(): Promise<void> {
       startTemporalCluster({ log }),
     ]);
     stops.push(mongo.stop, dev.stop, cluster.stop);
-    const servers = { dev: dev.address, cluster: cluster.address };
+    const servers = {
+      dev: { address: dev.address },
+      cluster: { address: cluster.address, configDir: cluster.configDir },
+    };
     const seen: Record<'dev' | 'cluster', Record<string, number[]>> = { dev: {}, cluster: {} };
     for (let round = 0; round < rounds; round++) {
       const order = (round % 2 === 0 ? ['dev', 'cluster'] : ['cluster', 'dev']) as Array<'dev' | 'cluster'>;

@@ -508,8 +508,13 @@ async function main(): Promise<number> {
     // activities queue for its single writer, SQLITE_BUSY, retries.)
     const temporalPort = config.temporalAddress.split(':')[1];
     const mongoPort = new URL(config.mongodbUri).port;
+    const clusterConfigDir = process.env.BENCH_TEMPORAL_CONFIG_DIR;
     const cpuGroups = {
-      temporal_server: (cmd: string) => cmd.includes('server start-dev') && cmd.includes(`--port ${temporalPort}`),
+      // A cluster's hosts (bench/cluster.ts names their config folder), else the dev server on that port.
+      temporal_server: (cmd: string) =>
+        clusterConfigDir
+          ? cmd.includes('--service') && cmd.includes(`${clusterConfigDir}/`)
+          : cmd.includes('server start-dev') && cmd.includes(`--port ${temporalPort}`),
       ferretdb: (cmd: string) => cmd.includes('ferretdb') && cmd.includes(`:${mongoPort}`),
       workers: (_: string, pgrp: number) => children.some((c) => c.pid === pgrp),
       api_and_clients: (_: string, __: number, pid: number) => pid === process.pid,

@@ -62,6 +62,8 @@ export interface RunningCluster extends RunningTemporal {
   balancer: RunningBalancer;
   postgres: RunningPostgres;
   logDir: string;
+  /** Where each host's config file is: every host's command line names it. */
+  configDir: string;
 }
 
 /**
@@ -182,6 +184,7 @@ export async function startTemporalCluster(
       balancer,
       postgres,
       logDir,
+      configDir: root,
       stop: stopAll,
     };
   } catch (err) {
