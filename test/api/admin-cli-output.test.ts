@@ -1,22 +1,8 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { AccessTokenService } from '../../shared/identity/access-tokens';
+import { adminCli } from '../support/admin-cli';
 import { openTestDb } from '../support/db';
 
-const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '../..');
-
-/** The real CLI as an operator runs it: a fresh process, stdout as printed. */
-async function admin(args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
-  const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-  });
-  return stdout;
-}
-
-// Each command is a fresh tsx process (a few seconds alone, far more on a loaded machine).
+// Each command is a fresh process (a second alone, more on a loaded machine).
 jest.setTimeout(240_000);
 
 describe('operator CLI output: tables, --json, --help, unknown flags', () => {
@@ -34,7 +20,7 @@ describe('operator CLI output: tables, --json, --help, unknown flags', () => {
     const a = await tokens.issue({ wallet, label: 'first', createdBy: 'operator' });
     const b = await tokens.issue({ wallet, label: 'second label', createdBy: 'operator' });
 
-    const lines = (await admin(['token:list', '--wallet', wallet])).trimEnd().split('\n');
+    const lines = (await adminCli(['token:list', '--wallet', wallet])).trimEnd().split('\n');
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(/^TOKEN_ID +LABEL +CREATED_AT +CREATED_BY +EXPIRES_AT +REVOKED_AT$/);
     // newest first, full ids, each column starting where its header starts
@@ -47,20 +33,20 @@ describe('operator CLI output: tables, --json, --help, unknown flags', () => {
     ]);
     expect(lines.join('\n')).not.toContain(a.access_token);
 
-    const json = await admin(['token:list', '--wallet', wallet, '--json']);
+    const json = await adminCli(['token:list', '--wallet', wallet, '--json']);
     expect(json.endsWith('\n')).toBe(true);
     expect(json.trimEnd().split('\n')).toHaveLength(1);
     expect(JSON.parse(json)).toEqual(JSON.parse(JSON.stringify(await tokens.list(wallet))));
   });
 
   it('prints a record with lists as key: value lines followed by a table', async () => {
-    const out = await admin(['job:list']);
+    const out = await adminCli(['job:list']);
     expect(out).toMatch(/^platform_account: platform:jobs\nplatform_balance: 0\njobs:\n {2}\(none\)\n$/);
   });
 
   it('--help and help <command> show the usage, summary and every flag with whether it is required, without a store', async () => {
     const noStore = { MONGODB_URI: 'mongodb://127.0.0.1:9/none' };
-    const help = await admin(['credits:grant', '--help'], noStore);
+    const help = await adminCli(['credits:grant', '--help'], noStore);
     expect(help).toContain(
       'usage: npm run admin -- credits:grant (--wallet 0x.. | --workspace ws_..) --credits N [--type TYPE] [--expires-days D] [--id GRANT_ID] [--json]',
     );
@@ -68,11 +54,11 @@ describe('operator CLI output: tables, --json, --help, unknown flags', () => {
     expect(help).toMatch(/^--credits N +required +how many credits$/m);
     expect(help).toMatch(/^--wallet 0x\.\. +one of --wallet\/--workspace +the wallet to credit$/m);
     expect(help).toMatch(/^--id GRANT_ID +optional +the grant id/m);
-    expect(await admin(['help', 'credits:grant'], noStore)).toBe(help);
+    expect(await adminCli(['help', 'credits:grant'], noStore)).toBe(help);
   });
 
   it('refuses an unknown flag with a message naming the valid ones, exit 2, before touching the store', async () => {
-    const refused = admin(['token:list', '--wallet', '0x' + 'd5'.repeat(20), '--lable', 'x'], {
+    const refused = adminCli(['token:list', '--wallet', '0x' + 'd5'.repeat(20), '--lable', 'x'], {
       MONGODB_URI: 'mongodb://127.0.0.1:9/none',
     });
     await expect(refused).rejects.toMatchObject({

@@ -1,25 +1,12 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { EmbedRepository } from '../../shared/embed/repository';
 import { AccessTokenService } from '../../shared/identity/access-tokens';
 import { WorkflowRepository } from '../../shared/workflows/repository';
+import { adminJson } from '../support/admin-cli';
 import { type EmbedSetup, HOSTILE, seedEmbed } from '../support/embed';
 import { http } from '../support/http';
 import { startTestStack, type TestStack } from '../support/stack';
-
-const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '../..');
-
-async function admin(...args: string[]): Promise<any> {
-  const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args, '--json'], {
-    cwd: ROOT,
-    env: process.env,
-  });
-  return JSON.parse(stdout);
-}
 
 const ALLOWED = 'http://127.0.0.1:45001';
 
@@ -354,13 +341,9 @@ describe('embed widget over HTTP: pages, CSP, sign-in, paid product calls, opera
   });
 
   it('operator commands create a bundle, add items and origins, and list it', async () => {
-    const bad = run(
-      path.join(ROOT, 'node_modules/.bin/tsx'),
-      ['scripts/admin.ts', 'bundle:create', '--workspace', 'ws_other', '--group', s.g.groupId, '--name', 'x', '--json'],
-      { cwd: ROOT, env: process.env },
-    );
+    const bad = adminJson('bundle:create', '--workspace', 'ws_other', '--group', s.g.groupId, '--name', 'x');
     await expect(bad).rejects.toMatchObject({ stderr: expect.stringContaining('is not in workspace ws_other') });
-    const created = await admin(
+    const created = await adminJson(
       'bundle:create',
       '--workspace',
       s.g.workspaceId,
@@ -376,7 +359,7 @@ describe('embed widget over HTTP: pages, CSP, sign-in, paid product calls, opera
       allowed_origins: ['https://shop.example', 'https://www.shop.example'],
       items: [],
     });
-    const added = await admin(
+    const added = await adminJson(
       'bundle:add',
       '--bundle',
       created._id,
@@ -392,7 +375,7 @@ describe('embed widget over HTTP: pages, CSP, sign-in, paid product calls, opera
       { kind: 'product', ref: s.productId },
     ]);
     expect(added.allowed_origins).toContain('http://localhost:8092');
-    const listed = await admin('bundle:list', '--workspace', s.g.workspaceId);
+    const listed = await adminJson('bundle:list', '--workspace', s.g.workspaceId);
     expect(listed.map((b: any) => b._id)).toContain(created._id);
     const res = await fetch(url(`/embed/${s.workflowId}?bundle=${created._id}`));
     expect(res.headers.get('content-security-policy')).toContain(

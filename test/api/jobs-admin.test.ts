@@ -1,24 +1,12 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { JobRepository } from '../../shared/jobs/repository';
 import { PLATFORM_ACCOUNT } from '../../shared/jobs/rules';
+import { adminJson } from '../support/admin-cli';
 import { TestAgent } from '../support/agent';
 import { until } from '../support/jobs';
 import { startTestStack, TestStack } from '../support/stack';
 
-const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '../..');
-// Each command is a fresh tsx process (seconds each on a loaded machine): generous per-test limits.
-
-async function admin(...args: string[]): Promise<any> {
-  const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args, '--json'], {
-    cwd: ROOT,
-    env: process.env,
-  });
-  return JSON.parse(stdout);
-}
+// Each command is a fresh process (a second or more on a loaded machine): generous per-test limits.
 
 describe('job operator commands through the real CLI', () => {
   let stack: TestStack;
@@ -48,7 +36,7 @@ describe('job operator commands through the real CLI', () => {
   }
 
   it('creates, opens, pauses, resumes and lists jobs; refuses a transition the state does not allow', async () => {
-    const job = await admin(
+    const job = await adminJson(
       'job:create',
       '--kind',
       'social_share',
@@ -72,43 +60,52 @@ describe('job operator commands through the real CLI', () => {
       review_default: 'reject',
       platforms: ['x', 'linkedin'],
     });
-    expect(await admin('job:open', '--job', job._id)).toMatchObject({ state: 'open' });
-    expect(await admin('job:pause', '--job', job._id)).toMatchObject({ state: 'paused' });
-    await expect(admin('job:pause', '--job', job._id)).rejects.toMatchObject({
+    expect(await adminJson('job:open', '--job', job._id)).toMatchObject({ state: 'open' });
+    expect(await adminJson('job:pause', '--job', job._id)).toMatchObject({ state: 'paused' });
+    await expect(adminJson('job:pause', '--job', job._id)).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringContaining('it is paused'),
     });
-    expect(await admin('job:resume', '--job', job._id)).toMatchObject({ state: 'open' });
-    const list = await admin('job:list', '--state', 'open');
+    expect(await adminJson('job:resume', '--job', job._id)).toMatchObject({ state: 'open' });
+    const list = await adminJson('job:list', '--state', 'open');
     expect(list.platform_account).toBe(PLATFORM_ACCOUNT);
     expect(list.jobs).toContainEqual(expect.objectContaining({ job_id: job._id, slots: 4, slots_taken: 0 }));
     await expect(
-      admin('job:create', '--kind', 'social_share', '--title', 'no target', '--reward', '5'),
+      adminJson('job:create', '--kind', 'social_share', '--title', 'no target', '--reward', '5'),
     ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('target_url') });
   }, 240_000);
 
   it('funds the platform account, approves and rejects completions awaiting review', async () => {
-    const funded = await admin('job:fund', '--credits', '500', '--id', 'cli-fund-1');
+    const funded = await adminJson('job:fund', '--credits', '500', '--id', 'cli-fund-1');
     expect(funded).toMatchObject({ account: PLATFORM_ACCOUNT, credits: 500, balance_after: 500, replayed: false });
-    expect(await admin('job:fund', '--credits', '500', '--id', 'cli-fund-1')).toMatchObject({ replayed: true });
+    expect(await adminJson('job:fund', '--credits', '500', '--id', 'cli-fund-1')).toMatchObject({ replayed: true });
 
-    const job = await admin('job:create', '--kind', 'proof', '--title', 'Write a review', '--reward', '25', '--open');
+    const job = await adminJson(
+      'job:create',
+      '--kind',
+      'proof',
+      '--title',
+      'Write a review',
+      '--reward',
+      '25',
+      '--open',
+    );
     expect(job.review).toBe('manual');
     const one = await reserveAndComplete(job._id);
     const two = await reserveAndComplete(job._id);
-    const waiting = await admin('job:completions', '--job', job._id, '--status', 'awaiting_review');
+    const waiting = await adminJson('job:completions', '--job', job._id, '--status', 'awaiting_review');
     expect(waiting.map((c: { completion_id: string }) => c.completion_id).sort()).toEqual(
       [one.completionId, two.completionId].sort(),
     );
 
-    expect(await admin('job:approve', '--completion', one.completionId, '--reason', 'good')).toMatchObject({
+    expect(await adminJson('job:approve', '--completion', one.completionId, '--reason', 'good')).toMatchObject({
       decision: { outcome: 'approved', by: 'operator', reason: 'good' },
     });
-    expect(await admin('job:reject', '--completion', two.completionId)).toMatchObject({
+    expect(await adminJson('job:reject', '--completion', two.completionId)).toMatchObject({
       status: 'rejected',
       decision: { outcome: 'rejected', by: 'operator' },
     });
-    await expect(admin('job:approve', '--completion', two.completionId)).rejects.toMatchObject({
+    await expect(adminJson('job:approve', '--completion', two.completionId)).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringContaining('already rejected'),
     });
@@ -123,17 +120,17 @@ describe('job operator commands through the real CLI', () => {
   }, 240_000);
 
   it('job:fund retries approved completions waiting for funds', async () => {
-    const job = await admin('job:create', '--kind', 'proof', '--title', 'Big reward', '--reward', '5000', '--open');
+    const job = await adminJson('job:create', '--kind', 'proof', '--title', 'Big reward', '--reward', '5000', '--open');
     const { agent, completionId } = await reserveAndComplete(job._id);
-    await admin('job:approve', '--completion', completionId);
+    await adminJson('job:approve', '--completion', completionId);
     await until(
       () => repo.getCompletion(completionId),
       (c) => c?.payment.status === 'awaiting_funds',
     );
-    expect(await admin('job:completions', '--awaiting-funds')).toContainEqual(
+    expect(await adminJson('job:completions', '--awaiting-funds')).toContainEqual(
       expect.objectContaining({ completion_id: completionId, status: 'approved', payment: 'awaiting_funds' }),
     );
-    const funded = await admin('job:fund', '--credits', '10000');
+    const funded = await adminJson('job:fund', '--credits', '10000');
     expect(funded.completions_retried).toBe(1);
     const paid = await until(
       () => repo.getCompletion(completionId),

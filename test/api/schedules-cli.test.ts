@@ -1,21 +1,9 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { adminJson } from '../support/admin-cli';
 import { scheduleBearer, schedulesApi } from '../support/schedules';
 import { startTestStack, TestStack } from '../support/stack';
-
-const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '../..');
-
-async function admin(...args: string[]): Promise<any> {
-  const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args, '--json'], {
-    cwd: ROOT,
-    env: process.env,
-  });
-  return JSON.parse(stdout);
-}
 
 describe('schedule operator commands through the real CLI', () => {
   let stack: TestStack;
@@ -27,22 +15,32 @@ describe('schedule operator commands through the real CLI', () => {
   });
 
   it('creates, lists, pauses, resumes and deletes a schedule an agent can claim with the printed keys', async () => {
-    const ws = await admin('workspace:create', '--name', 'cli-sched');
-    const { budget, budget_key } = await admin('budget:create', '--workspace', ws._id, '--name', 'nightly');
-    const { api_key } = await admin('apikey:create', '--workspace', ws._id, '--label', 'scheduler');
+    const ws = await adminJson('workspace:create', '--name', 'cli-sched');
+    const { budget, budget_key } = await adminJson('budget:create', '--workspace', ws._id, '--name', 'nightly');
+    const { api_key } = await adminJson('apikey:create', '--workspace', ws._id, '--label', 'scheduler');
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wf-')), 'wf.json');
     fs.writeFileSync(
       file,
       JSON.stringify({ name: 'report', nodes: [{ id: 'a', type: 'template', template: 'Hi {{prompt}}' }], edges: [] }),
     );
-    const wf = await admin('workflow:create', '--file', file, '--workspace', ws._id);
+    const wf = await adminJson('workflow:create', '--file', file, '--workspace', ws._id);
 
     await expect(
-      admin('schedule:create', '--budget', budget._id, '--workflow', wf._id, '--every', '15m', '--tz', 'Europe/Berlin'),
+      adminJson(
+        'schedule:create',
+        '--budget',
+        budget._id,
+        '--workflow',
+        wf._id,
+        '--every',
+        '15m',
+        '--tz',
+        'Europe/Berlin',
+      ),
     ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('budget:add-workflow') });
-    await admin('budget:add-workflow', '--budget', budget._id, '--workflow', wf._id);
+    await adminJson('budget:add-workflow', '--budget', budget._id, '--workflow', wf._id);
     await expect(
-      admin(
+      adminJson(
         'schedule:create',
         '--budget',
         budget._id,
@@ -54,7 +52,7 @@ describe('schedule operator commands through the real CLI', () => {
         'Europe/Berlin',
       ),
     ).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('five fields') });
-    const created = await admin(
+    const created = await adminJson(
       'schedule:create',
       '--budget',
       budget._id,
@@ -74,7 +72,7 @@ describe('schedule operator commands through the real CLI', () => {
       last_run_at: null,
       claim: null,
     });
-    const cron = await admin(
+    const cron = await adminJson(
       'schedule:create',
       '--budget',
       budget._id,
@@ -91,17 +89,17 @@ describe('schedule operator commands through the real CLI', () => {
     const auth = scheduleBearer(api_key, budget_key);
     const claimed = await api('POST', '/claim', auth, { schedule_id: created.schedule_id });
     expect(claimed.status).toBe(200);
-    const listed = await admin('schedule:list', '--budget', budget._id);
+    const listed = await adminJson('schedule:list', '--budget', budget._id);
     expect(listed.map((s: any) => s.schedule_id)).toEqual([created.schedule_id, cron.schedule_id]);
     expect(listed[0].claim).toMatchObject({ claim_token: claimed.body.data.claim_token });
 
-    const paused = await admin('schedule:pause', '--schedule', cron.schedule_id);
+    const paused = await adminJson('schedule:pause', '--schedule', cron.schedule_id);
     expect(paused.paused).toBe(true);
-    const resumed = await admin('schedule:resume', '--schedule', cron.schedule_id);
+    const resumed = await adminJson('schedule:resume', '--schedule', cron.schedule_id);
     expect(resumed.paused).toBe(false);
     expect(Date.parse(resumed.next_due_at)).toBeGreaterThan(Date.now());
 
-    expect(await admin('schedule:delete', '--schedule', created.schedule_id)).toEqual({ deleted: true });
+    expect(await adminJson('schedule:delete', '--schedule', created.schedule_id)).toEqual({ deleted: true });
     expect(
       (
         await api('POST', `/${created.schedule_id}/release`, auth, {
@@ -110,24 +108,24 @@ describe('schedule operator commands through the real CLI', () => {
         })
       ).status,
     ).toBe(404);
-    expect((await admin('schedule:list', '--workspace', ws._id)).map((s: any) => s.schedule_id)).toEqual([
+    expect((await adminJson('schedule:list', '--workspace', ws._id)).map((s: any) => s.schedule_id)).toEqual([
       cron.schedule_id,
     ]);
   }, 300_000);
 
   it('pausing takes a due schedule out of the queue; resuming does not replay the paused period', async () => {
-    const ws = await admin('workspace:create', '--name', 'cli-pause');
-    const { budget, budget_key } = await admin('budget:create', '--workspace', ws._id, '--name', 'b');
-    const { api_key } = await admin('apikey:create', '--workspace', ws._id);
+    const ws = await adminJson('workspace:create', '--name', 'cli-pause');
+    const { budget, budget_key } = await adminJson('budget:create', '--workspace', ws._id, '--name', 'b');
+    const { api_key } = await adminJson('apikey:create', '--workspace', ws._id);
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wf-')), 'wf.json');
     fs.writeFileSync(
       file,
       JSON.stringify({ name: 'p', nodes: [{ id: 'a', type: 'template', template: 'x' }], edges: [] }),
     );
-    const wf = await admin('workflow:create', '--file', file, '--workspace', ws._id);
-    await admin('budget:add-workflow', '--budget', budget._id, '--workflow', wf._id);
+    const wf = await adminJson('workflow:create', '--file', file, '--workspace', ws._id);
+    await adminJson('budget:add-workflow', '--budget', budget._id, '--workflow', wf._id);
     const start = new Date(Date.now() - 3 * 3600_000).toISOString();
-    const s = await admin(
+    const s = await adminJson(
       'schedule:create',
       '--budget',
       budget._id,
@@ -146,28 +144,28 @@ describe('schedule operator commands through the real CLI', () => {
       schedule_id: s.schedule_id,
       skipped_occurrences: 3,
     });
-    await admin('schedule:pause', '--schedule', s.schedule_id);
+    await adminJson('schedule:pause', '--schedule', s.schedule_id);
     expect((await api('GET', '/due', auth)).body.data.occurrences).toEqual([]);
     const refused = await api('POST', '/claim', auth, { schedule_id: s.schedule_id });
     expect(refused.body).toMatchObject({ error: 'occurrence_not_due', details: { paused: true } });
-    const resumed = await admin('schedule:resume', '--schedule', s.schedule_id);
+    const resumed = await adminJson('schedule:resume', '--schedule', s.schedule_id);
     expect(Date.parse(resumed.next_due_at)).toBeGreaterThan(Date.now());
     expect((await api('GET', '/due', auth)).body.data.occurrences).toEqual([]);
   }, 300_000);
 
   it('schedule:reindex counts open and held occurrences; a schedule from before the due queue is due from its own document', async () => {
-    const ws = await admin('workspace:create', '--name', 'cli-reindex');
-    const { budget, budget_key } = await admin('budget:create', '--workspace', ws._id, '--name', 'b');
-    const { api_key } = await admin('apikey:create', '--workspace', ws._id);
+    const ws = await adminJson('workspace:create', '--name', 'cli-reindex');
+    const { budget, budget_key } = await adminJson('budget:create', '--workspace', ws._id, '--name', 'b');
+    const { api_key } = await adminJson('apikey:create', '--workspace', ws._id);
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wf-')), 'wf.json');
     fs.writeFileSync(
       file,
       JSON.stringify({ name: 'r', nodes: [{ id: 'a', type: 'template', template: 'x' }], edges: [] }),
     );
-    const wf = await admin('workflow:create', '--file', file, '--workspace', ws._id);
-    await admin('budget:add-workflow', '--budget', budget._id, '--workflow', wf._id);
+    const wf = await adminJson('workflow:create', '--file', file, '--workspace', ws._id);
+    await adminJson('budget:add-workflow', '--budget', budget._id, '--workflow', wf._id);
     const start = new Date(Date.now() - 30 * 60_000).toISOString();
-    const lost = await admin(
+    const lost = await adminJson(
       'schedule:create',
       '--budget',
       budget._id,
@@ -180,7 +178,7 @@ describe('schedule operator commands through the real CLI', () => {
       '--start',
       start,
     );
-    const held = await admin(
+    const held = await adminJson(
       'schedule:create',
       '--budget',
       budget._id,
@@ -200,7 +198,7 @@ describe('schedule operator commands through the real CLI', () => {
     expect((await api('GET', '/due', auth)).body.data.occurrences.map((o: any) => o.schedule_id)).toEqual([
       lost.schedule_id,
     ]);
-    expect(await admin('schedule:reindex', '--budget', budget._id)).toEqual({ queued: 1, held: 1 });
+    expect(await adminJson('schedule:reindex', '--budget', budget._id)).toEqual({ queued: 1, held: 1 });
     expect((await api('GET', '/due', auth)).body.data.occurrences.map((o: any) => o.schedule_id)).toEqual([
       lost.schedule_id,
     ]);

@@ -1,21 +1,13 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { signToolInvoke } from '../../sdk/agent-client';
 import { LedgerStore } from '../../shared/credits/ledger-store';
+import { adminCli } from '../support/admin-cli';
 import { TestAgent } from '../support/agent';
 import { http } from '../support/http';
 import { startTestStack, TestStack } from '../support/stack';
 import { startScriptedVendor } from '../support/vendor';
 
-const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '../..');
-
 async function admin(args: string[], env: NodeJS.ProcessEnv = {}): Promise<any> {
-  const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args, '--json'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-  });
+  const stdout = await adminCli([...args, '--json'], env);
   expect(stdout.trim().split('\n')).toHaveLength(1);
   return JSON.parse(stdout);
 }

@@ -1,22 +1,10 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { WorkspaceRepository } from '../../shared/workspaces/repository';
+import { adminJson } from '../support/admin-cli';
 import { openTestDb } from '../support/db';
-
-const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '../..');
-
-async function admin(...args: string[]): Promise<any> {
-  const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args, '--json'], {
-    cwd: ROOT,
-    env: process.env,
-  });
-  return JSON.parse(stdout);
-}
 
 describe('workspace and workflow operator commands through the real CLI', () => {
   let db: Awaited<ReturnType<typeof openTestDb>>;
@@ -29,9 +17,9 @@ describe('workspace and workflow operator commands through the real CLI', () => 
   });
 
   it('sets up a workspace end to end: budget, key, workflow, group, credential, credits, approvals', async () => {
-    const ws = await admin('workspace:create', '--name', 'Acme');
+    const ws = await adminJson('workspace:create', '--name', 'Acme');
     expect(ws._id).toMatch(/^ws_/);
-    const { budget, budget_key } = await admin(
+    const { budget, budget_key } = await adminJson(
       'budget:create',
       '--workspace',
       ws._id,
@@ -44,7 +32,7 @@ describe('workspace and workflow operator commands through the real CLI', () => 
     );
     expect(budget).toMatchObject({ daily_credits: 500, total_credits: 5000, workflow_ids: [] });
     expect(budget_key).toMatch(/^bk_/);
-    const key = await admin('apikey:create', '--workspace', ws._id, '--label', 'sched');
+    const key = await adminJson('apikey:create', '--workspace', ws._id, '--label', 'sched');
     expect(key.api_key).toMatch(/^wak_/);
     const repo = new WorkspaceRepository(db.models);
     expect(await repo.resolveBudgetBearer(key.api_key, budget_key)).toMatchObject({ budget: { _id: budget._id } });
@@ -61,29 +49,29 @@ describe('workspace and workflow operator commands through the real CLI', () => 
         status: 'published',
       }),
     );
-    const wf = await admin('workflow:create', '--file', file, '--workspace', ws._id);
+    const wf = await adminJson('workflow:create', '--file', file, '--workspace', ws._id);
     expect(wf).toMatchObject({
       _id: 'wf_cli_hello',
       workspace_id: ws._id,
       status: 'published',
       versions: [{ version: '1.0.0' }],
     });
-    expect((await admin('workflow:list')).map((w: any) => w._id)).toContain('wf_cli_hello');
-    expect(await admin('budget:add-workflow', '--budget', budget._id, '--workflow', wf._id)).toMatchObject({
+    expect((await adminJson('workflow:list')).map((w: any) => w._id)).toContain('wf_cli_hello');
+    expect(await adminJson('budget:add-workflow', '--budget', budget._id, '--workflow', wf._id)).toMatchObject({
       workflow_ids: ['wf_cli_hello'],
     });
 
-    const g = await admin('group:create', '--budget', budget._id, '--name', 'agents');
+    const g = await adminJson('group:create', '--budget', budget._id, '--name', 'agents');
     expect(g).toMatchObject({
       group: { budget_id: budget._id, workspace_id: ws._id },
       token: expect.stringMatching(/^agt_/),
       webhook_secret: expect.stringMatching(/^whsec_/),
     });
-    const t2 = await admin('group:token', '--group', g.group._id);
+    const t2 = await adminJson('group:token', '--group', g.group._id);
     expect(t2.token).toMatch(/^agt_/);
     expect((await repo.resolveGroupToken(t2.token))!.group._id).toBe(g.group._id);
 
-    const cred = await admin(
+    const cred = await adminJson(
       'credential:set',
       '--workspace',
       ws._id,
@@ -96,7 +84,7 @@ describe('workspace and workflow operator commands through the real CLI', () => 
     expect(cred).toMatchObject({ name: 'VENDOR_KEY' });
 
     expect(
-      await admin('credits:grant', '--workspace', ws._id, '--credits', '1000', '--id', 'ws-grant-1'),
+      await adminJson('credits:grant', '--workspace', ws._id, '--credits', '1000', '--id', 'ws-grant-1'),
     ).toMatchObject({ balance_after: 1000, replayed: false });
     expect((await new LedgerStore(db.models).balance(`ws:${ws._id}`)).balance).toBe(1000);
 
@@ -107,8 +95,8 @@ describe('workspace and workflow operator commands through the real CLI', () => 
       workflowId: 'wf_other',
       reason: 'not on budget',
     });
-    expect((await admin('approval:list', '--status', 'open')).map((a: any) => a._id)).toEqual([apr._id]);
-    expect(await admin('approval:approve', '--id', apr._id)).toMatchObject({
+    expect((await adminJson('approval:list', '--status', 'open')).map((a: any) => a._id)).toEqual([apr._id]);
+    expect(await adminJson('approval:approve', '--id', apr._id)).toMatchObject({
       status: 'approved',
       approved_by: 'operator_cli',
     });
@@ -125,15 +113,15 @@ describe('workspace and workflow operator commands through the real CLI', () => 
         edges: [{ from: 'a', to: 'b' }],
       }),
     );
-    await expect(admin('workflow:create', '--file', file)).rejects.toMatchObject({
+    await expect(adminJson('workflow:create', '--file', file)).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringContaining('edges[0].to: no node "b"'),
     });
-    await expect(admin('credits:grant', '--credits', '5')).rejects.toMatchObject({
+    await expect(adminJson('credits:grant', '--credits', '5')).rejects.toMatchObject({
       code: 2,
       stderr: expect.stringContaining('exactly one of --wallet or --workspace'),
     });
-    await expect(admin('credits:grant', '--workspace', 'ws_missing', '--credits', '5')).rejects.toMatchObject({
+    await expect(adminJson('credits:grant', '--workspace', 'ws_missing', '--credits', '5')).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringContaining('no such workspace'),
     });

@@ -1,6 +1,7 @@
 import { startFerretDb } from '../../scripts/services/ferretdb';
 import { startLocalChain } from '../../scripts/services/local-chain';
 import { startTemporalDev } from '../../scripts/services/temporal';
+import { buildAdminCli } from './admin-cli';
 
 type Stop = () => Promise<void>;
 
@@ -13,6 +14,7 @@ export default async function globalSetup(): Promise<void> {
   (globalThis as { __stackStops?: Stop[] }).__stackStops = stops;
   process.env.LOG_LEVEL ??= 'silent';
   process.env.NODE_ENV = 'test';
+  buildAdminCli();
 
   const [mongo, temporal, chain] = await Promise.all([
     process.env.MONGODB_URI ? undefined : startFerretDb(),
