@@ -51,7 +51,15 @@ async function main(): Promise<void> {
     stops.push(temporal.stop);
     log(`Temporal cluster up in ${Math.round((Date.now() - t) / 1000)} s`);
 
-    const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'development', TEMPORAL_ADDRESS: temporal.address };
+    const env: NodeJS.ProcessEnv = {
+      // The balancers' addresses, not one API process's own: the URLs answers carry (status_url,
+      // callbacks' links) must reach whichever process is up.
+      PUBLIC_BASE_URL: `http://localhost:${PORT}`,
+      PUBLIC_API_URL: `http://localhost:${API_PORT}`,
+      ...process.env,
+      NODE_ENV: 'development',
+      TEMPORAL_ADDRESS: temporal.address,
+    };
     if (!env.MONGODB_URI) {
       const mongo = await startFerretDb({ port: 27017, dataDir: path.join(STATE, 'store-pg') });
       stops.push(mongo.stop);
