@@ -52,6 +52,7 @@ import {
   runTemplate,
 } from './resources';
 import { paidResult, paymentRequiredResult, paymentResponseMeta, type ToolCallResult, toolError } from './results';
+import { listenedTaskIds, type TaskListen, TaskListens } from './task-listen';
 import {
   createTaskResult,
   detailedTask,
@@ -124,6 +125,9 @@ const RUN_WAIT_MS = 45_000;
  * throws (the transport answers it as a protocol error).
  */
 export class McpToolService {
+  /** The task listens open in this process (`subscriptions/listen` with `taskIds`). */
+  private readonly listens: TaskListens;
+
   constructor(
     private readonly tools: ToolService,
     private readonly direct: DirectToolPayments | undefined,
@@ -132,7 +136,9 @@ export class McpToolService {
     private readonly budgetCharges: BudgetChargeRepository,
     /** MCP_CONFORMANCE_FIXTURES: serve the conformance suite's tools and resources (./fixtures.ts); tests only. */
     private readonly fixtures = false,
-  ) {}
+  ) {
+    this.listens = new TaskListens(runs);
+  }
 
   /**
    * Page k is the group's k-th slice of workflow ids beside the catalog's k-th page of products:
@@ -318,6 +324,16 @@ export class McpToolService {
   async updateTask(caller: McpCaller, taskId: string): Promise<Record<string, never>> {
     await this.runs.poll(this.taskOwner(caller, taskId), taskId);
     return {};
+  }
+
+  /**
+   * `subscriptions/listen` asking for `notifications/tasks` (the `taskIds` filter): the caller's
+   * own tasks among the ids are followed, through the run waits (task-listen.ts); any other id is
+   * left out of the acknowledged set, as an unknown one would be.
+   */
+  listenTasks(caller: McpCaller, notifications: unknown): Promise<TaskListen> {
+    const taskIds = listenedTaskIds(notifications, this.listens.limits.maxTasks);
+    return this.listens.listen(caller.kind === 'group' ? caller.access : undefined, taskIds);
   }
 
   /**
