@@ -262,14 +262,15 @@ async function listenTasks(services: Services, version: string, req: Request, re
     return jsonRpcRefusal(res, 406, -32000, 'Not Acceptable: a listen answers an event stream (text/event-stream)');
   if (!declaresTasks(message.params?._meta?.[CLIENT_CAPABILITIES_META_KEY]))
     return answerError(res, id, tasksNotDeclared('subscriptions/listen with notifications.taskIds'));
+  // Before the tasks are read: a client gone meanwhile must not leave its listen (and its slot) running.
+  const stop = new AbortController();
+  res.on('close', () => stop.abort());
   let listen: TaskListen;
   try {
     listen = await services.mcp.listenTasks(callerOf((req as { auth?: AuthInfo }).auth), message.params?.notifications);
   } catch (err) {
     return answerError(res, id, protocolError(err));
   }
-  const stop = new AbortController();
-  res.on('close', () => stop.abort());
   res.writeHead(200, {
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache, no-transform',
