@@ -17,13 +17,21 @@ import {
   ProtocolErrorCode,
   ResourceNotFoundError,
   Server,
+  SERVER_INFO_META_KEY,
   type ServerContext,
   type StandardSchemaV1,
+  SUBSCRIPTION_ID_META_KEY,
 } from '@modelcontextprotocol/server';
-import express, { type NextFunction, type RequestHandler, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import Joi from 'joi';
 import type { Services } from '../../shared/composition/root';
-import { declaresTasks, type McpCaller, RESOURCE_CACHE, TASKS_EXTENSION } from '../../shared/mcp/index';
+import {
+  declaresTasks,
+  type McpCaller,
+  RESOURCE_CACHE,
+  type TaskListen,
+  TASKS_EXTENSION,
+} from '../../shared/mcp/index';
 import { AppError } from '../../shared/platform/errors/index';
 import { logger } from '../../shared/platform/logger/index';
 import type { GroupAccess } from '../../shared/workspaces/index';
@@ -34,6 +42,10 @@ export const MCP_PATH = '/mcp';
 
 /** A JSON-RPC request larger than this is refused (413) before it is parsed. */
 const MAX_BODY_BYTES = 1024 * 1024;
+/** SEP-2243's code for headers that disagree with the body (the SDK's, for the requests it reads itself). */
+const HEADER_MISMATCH = -32020;
+/** An SSE comment this often keeps a quiet task listen open through proxies (the SDK's own streams' interval). */
+const LISTEN_KEEPALIVE_MS = 15_000;
 /** How long a client may cache a tools/list page (the catalog changes by operator action only). */
 const LIST_TTL_MS = 60_000;
 
@@ -209,6 +221,93 @@ function mcpServer(services: Services, caller: McpCaller, version: string): Serv
   return server;
 }
 
+/**
+ * A `subscriptions/listen` asking for task status notifications (`params.notifications.taskIds`).
+ * The SDK's listen router (2.4) knows only list changes and resource updates, and its event bus
+ * does not know who listens, so these are served here; any other listen goes to the SDK.
+ */
+function isTaskListen(body: unknown): boolean {
+  const m = body as { method?: unknown; params?: { notifications?: { taskIds?: unknown } } } | null;
+  return m?.method === 'subscriptions/listen' && m.params?.notifications?.taskIds !== undefined;
+}
+
+/** A JSON-RPC error answered in-band (HTTP 200) to a request with an id, as the SDK answers a refused listen. */
+function answerError(res: Response, id: string | number, err: ProtocolError): void {
+  res.status(200).json({
+    jsonrpc: '2.0',
+    id,
+    error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) },
+  });
+}
+
+/**
+ * The tasks extension's status notifications over SEP-2575: an event stream that opens with
+ * `notifications/subscriptions/acknowledged` (the caller's own task ids among those asked for),
+ * then each task's state as `tasks/get` answers it now and a `notifications/tasks` at each change,
+ * and ends with the listen's result once every task is over or its lifetime ends. The client
+ * going away stops it. Following the tasks is the mcp capability's (TaskListens).
+ */
+async function listenTasks(services: Services, version: string, req: Request, res: Response): Promise<void> {
+  const message = req.body as {
+    id?: unknown;
+    params?: { notifications?: unknown; _meta?: Record<string, unknown> };
+  };
+  const id = message.id;
+  if (typeof id !== 'string' && typeof id !== 'number')
+    return jsonRpcRefusal(res, 400, -32600, 'Invalid Request: subscriptions/listen is a request and needs an id');
+  const header = req.header('mcp-method');
+  if (header !== undefined && header !== 'subscriptions/listen')
+    return jsonRpcRefusal(res, 400, HEADER_MISMATCH, 'Bad Request: the Mcp-Method header and the body disagree');
+  if (!/text\/event-stream|\*\/\*/.test(req.header('accept') ?? ''))
+    return jsonRpcRefusal(res, 406, -32000, 'Not Acceptable: a listen answers an event stream (text/event-stream)');
+  if (!declaresTasks(message.params?._meta?.[CLIENT_CAPABILITIES_META_KEY]))
+    return answerError(res, id, tasksNotDeclared('subscriptions/listen with notifications.taskIds'));
+  // Before the tasks are read: a client gone meanwhile must not leave its listen (and its slot) running.
+  const stop = new AbortController();
+  res.on('close', () => stop.abort());
+  let listen: TaskListen;
+  try {
+    listen = await services.mcp.listenTasks(callerOf((req as { auth?: AuthInfo }).auth), message.params?.notifications);
+  } catch (err) {
+    return answerError(res, id, protocolError(err));
+  }
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  const stamp = { [SUBSCRIPTION_ID_META_KEY]: id };
+  const send = (payload: Record<string, unknown>) =>
+    res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', ...payload })}\n\n`);
+  const notify = (task: Record<string, unknown>) =>
+    send({ method: 'notifications/tasks', params: { ...task, _meta: stamp } });
+  send({
+    method: 'notifications/subscriptions/acknowledged',
+    params: { notifications: { taskIds: listen.taskIds }, _meta: stamp },
+  });
+  for (const task of listen.initial) notify(task);
+  const keepAlive = setInterval(() => res.write(': keepalive\n\n'), LISTEN_KEEPALIVE_MS);
+  try {
+    await listen.follow(stop.signal, notify);
+  } catch (err) {
+    // The stream is open: no error answer can follow; the client listens again or polls.
+    logger.warn('mcp task listen stopped', { err });
+  } finally {
+    clearInterval(keepAlive);
+    listen.close();
+  }
+  if (stop.signal.aborted) return;
+  send({
+    id,
+    result: {
+      resultType: 'complete',
+      _meta: { ...stamp, [SERVER_INFO_META_KEY]: { name: 'agent-commerce', version } },
+    },
+  });
+  res.end();
+}
+
 /** The JSON-RPC error code of a refusal written before the SDK reads the message (HTTP 401, 429). */
 const REFUSAL_CODES: Record<number, number> = { 401: -32001, 429: -32029 };
 
@@ -375,9 +474,10 @@ export function mcpOperations(services: Services, publicBaseUrl: string, version
       host: 'main',
       auth: [{ kind: 'none' }, { kind: 'act' }, { kind: 'agt' }, { kind: 'x402' }],
       tag: 'MCP',
-      summary: 'The MCP server: Streamable HTTP, JSON-RPC 2.0 (tools/*, resources/*, tasks/*, ping, server/discover)',
+      summary:
+        'The MCP server: Streamable HTTP, JSON-RPC 2.0 (tools/*, resources/*, tasks/*, subscriptions/listen, ping, server/discover)',
       description:
-        'The 2026-07-28 revision (stateless, per-request `_meta` envelope, `Mcp-Method`/`Mcp-Name` headers) and 2025 clients (initialize) on one path. Every active catalog action is a tool; calls are paid with credits (Bearer act_) or x402 in `_meta["x402/payment"]`. An agent group token (agt_) adds its workflows: called by a client that declares the tasks extension (io.modelcontextprotocol/tasks), a workflow tool answers a task (the webhook run) to poll with tasks/get and cancel with tasks/cancel; the group\'s runs are resources. See docs/mcp.md.',
+        'The 2026-07-28 revision (stateless, per-request `_meta` envelope, `Mcp-Method`/`Mcp-Name` headers) and 2025 clients (initialize) on one path. Every active catalog action is a tool; calls are paid with credits (Bearer act_) or x402 in `_meta["x402/payment"]`. An agent group token (agt_) adds its workflows: called by a client that declares the tasks extension (io.modelcontextprotocol/tasks), a workflow tool answers a task (the webhook run) to poll with tasks/get (or follow with subscriptions/listen and `notifications.taskIds`: an event stream of notifications/tasks) and cancel with tasks/cancel; the group\'s runs and a caller\'s receipts of paid calls are resources. See docs/mcp.md.',
       request: {
         body: Joi.object({
           jsonrpc: Joi.string().valid('2.0').required(),
@@ -431,7 +531,14 @@ export function mcpOperations(services: Services, publicBaseUrl: string, version
         oneMessage,
       ],
       // The body parsed above, or undefined (not JSON: the SDK reads and refuses it).
-      handler: (req, res) => void node(req, res, req.body),
+      handler: (req, res) =>
+        void (isTaskListen(req.body)
+          ? listenTasks(services, version, req, res).catch((err: unknown) => {
+              logger.error('mcp task listen failed', { err });
+              if (!res.headersSent) jsonRpcRefusal(res, 500, -32603, 'internal error');
+              else res.end();
+            })
+          : node(req, res, req.body)),
     },
   ];
 }

@@ -18,6 +18,14 @@ export function settleOp(account: string, holdId: string): string {
   return `purchase:${account}:${holdId}`;
 }
 
+/** The hold a settlement's op id (a purchase's transaction id) settles on `account`: settleOp's inverse, or undefined. */
+export function settledHoldId(account: string, transactionId: string): string | undefined {
+  const prefix = settleOp(account, '');
+  return transactionId.startsWith(prefix) && transactionId.length > prefix.length
+    ? transactionId.slice(prefix.length)
+    : undefined;
+}
+
 /** An entry as clients see it: its op id is its `_id`, the bookkeeping fields left out. */
 export function toPublic(doc: CreditTransactionDoc): CreditTransaction {
   const { live_grants: _l, grant: _g, seq: _s, open_holds: _h, hold_bucket: _b, outcome: _o, op_id, ...rest } = doc;

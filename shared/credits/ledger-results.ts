@@ -32,6 +32,18 @@ export type HoldState =
       recordedAt: Date;
     };
 
+/** A captured hold as a listing of them sees it (LedgerStore.purchases): its position pages the list. */
+export interface PurchaseEntry {
+  /** The purchase's transaction id (its op id), as the call's answer gave it. */
+  transactionId: string;
+  holdId: string;
+  /** Its position in the account's ledger: a page of purchases ends before the last one's. */
+  seq: number;
+  /** The hold's details (product, action, parameters digest, meta). */
+  details?: string;
+  recordedAt: Date;
+}
+
 export interface BalanceView extends NextExpiration {
   balance: number;
 }

@@ -12,6 +12,7 @@ import {
   type HoldResult,
   type HoldState,
   PUBLIC_TRANSACTION_TYPES,
+  type PurchaseEntry,
   type SpendResult,
 } from './ledger-results';
 import type { CreditTransactionDoc } from './models/credit-transaction';
@@ -26,6 +27,7 @@ export {
   type HoldResult,
   type HoldState,
   PUBLIC_TRANSACTION_TYPES,
+  type PurchaseEntry,
   type SpendResult,
 };
 
@@ -264,6 +266,36 @@ export class LedgerStore {
         return { ...e.grant!, user_id: wallet, remaining_credits: current ? spendable(current, now) : 0 };
       });
     return { grants, transactions: transactions.map(toPublic) };
+  }
+
+  /**
+   * The account's captured holds whose hold id starts with `holdIdPrefix`, newest first: `limit`
+   * of them before position `beforeSeq` (absent: from the newest). Served by the
+   * `user_id, transaction_type, seq` index; the prefix is a range on `request_id`, not a regex,
+   * so it reads the same on MongoDB and FerretDB.
+   */
+  async purchases(account: string, holdIdPrefix: string, limit: number, beforeSeq?: number): Promise<PurchaseEntry[]> {
+    const docs = await this.models.creditTransactions
+      .find(
+        {
+          user_id: account,
+          transaction_type: 'purchase',
+          request_id: { $gte: holdIdPrefix, $lt: `${holdIdPrefix}\uffff` },
+          ...(beforeSeq !== undefined ? { seq: { $lt: beforeSeq } } : {}),
+        },
+        { op_id: 1, request_id: 1, seq: 1, details: 1, date_created: 1 },
+      )
+      .sort({ seq: -1 })
+      .limit(limit)
+      .lean<Array<Pick<CreditTransactionDoc, 'op_id' | 'request_id' | 'seq' | 'details' | 'date_created'>>>()
+      .exec();
+    return docs.map((d) => ({
+      transactionId: d.op_id,
+      holdId: d.request_id ?? '',
+      seq: d.seq,
+      ...(typeof d.details === 'string' ? { details: d.details } : {}),
+      recordedAt: d.date_created,
+    }));
   }
 
   /** Wallets holding a grant that lapsed by `now` (the sweep's work list). */

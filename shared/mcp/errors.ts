@@ -24,6 +24,13 @@ export const mcpErrors: Readonly<Record<string, ErrorEntry & { area: 'mcp' }>> =
     action:
       'Declare the capability in the request\'s `_meta["io.modelcontextprotocol/clientCapabilities"]` and call again.',
   },
+  listen_limit_reached: {
+    status: 429,
+    area: 'mcp',
+    meaning:
+      'A `subscriptions/listen` for task notifications (`notifications.taskIds`) while the agent group already holds its limit of task listens open on this server process (8). Answered as a JSON-RPC error (-32603) whose `data.code` is this code, before any acknowledgement.',
+    action: 'Close a listen you no longer need (or let one end), or poll `tasks/get` meanwhile.',
+  },
   invalid_cursor: {
     status: 400,
     area: 'mcp',

@@ -1,3 +1,4 @@
+import { type PurchaseEntry, settledHoldId } from '../credits/index';
 import {
   decodePaymentResponse,
   type DirectToolPayments,
@@ -38,16 +39,20 @@ import {
   taskFixtureTool,
 } from './fixtures';
 import { invokeWithinGroupBudget } from './group-calls';
+import { chargedAction, receiptContents, receiptResource, receiptTemplate, transactionIdOfUri } from './receipts';
 import {
-  decodeRunCursor,
+  decodeResourceCursor,
+  encodeReceiptCursor,
   encodeRunCursor,
   RESOURCE_PAGE,
+  type ResourcePosition,
   runContents,
   runIdOfUri,
   runResource,
   runTemplate,
 } from './resources';
 import { paidResult, paymentRequiredResult, paymentResponseMeta, type ToolCallResult, toolError } from './results';
+import { listenedTaskIds, type TaskListen, TaskListens } from './task-listen';
 import {
   createTaskResult,
   detailedTask,
@@ -88,6 +93,25 @@ function missingCapability(requiredCapabilities: Record<string, unknown>, messag
   return errors.badRequest('missing_client_capability', message, { extra: { requiredCapabilities } });
 }
 
+/** A listed resource (no contents). */
+type ListedResource = { uri: string; name: string; mimeType: string };
+
+type Payer = Exclude<McpCaller, { kind: 'anonymous' }>;
+
+/** The ledger account a caller's credit calls are charged to (and a receipt names as payer). */
+function payerAccount(caller: Payer): string {
+  return caller.kind === 'wallet' ? caller.wallet : workspaceAccount(caller.access.workspace._id);
+}
+
+/**
+ * The start of the request id (the ledger hold id) of every paid MCP call of this caller: a
+ * group's are its own within its workspace's account, so another group of the workspace never
+ * reaches them; a wallet's `mcp:` calls are its own (a client's request id may not start so).
+ */
+function mcpRequestPrefix(caller: Payer): string {
+  return caller.kind === 'wallet' ? 'mcp:' : `mcp:${caller.access.group._id}:`;
+}
+
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
 /** A run id (the id of every task this server hands out). */
 const RUN_ID = /^run_[0-9a-f]{24}$/;
@@ -101,6 +125,9 @@ const RUN_WAIT_MS = 45_000;
  * throws (the transport answers it as a protocol error).
  */
 export class McpToolService {
+  /** The task listens open in this process (`subscriptions/listen` with `taskIds`). */
+  private readonly listens: TaskListens;
+
   constructor(
     private readonly tools: ToolService,
     private readonly direct: DirectToolPayments | undefined,
@@ -109,7 +136,9 @@ export class McpToolService {
     private readonly budgetCharges: BudgetChargeRepository,
     /** MCP_CONFORMANCE_FIXTURES: serve the conformance suite's tools and resources (./fixtures.ts); tests only. */
     private readonly fixtures = false,
-  ) {}
+  ) {
+    this.listens = new TaskListens(runs);
+  }
 
   /**
    * Page k is the group's k-th slice of workflow ids beside the catalog's k-th page of products:
@@ -297,34 +326,89 @@ export class McpToolService {
     return {};
   }
 
-  /** resources/list: the caller's runs, newest first, paged (a wallet or an anonymous caller has none). */
+  /**
+   * `subscriptions/listen` asking for `notifications/tasks` (the `taskIds` filter): the caller's
+   * own tasks among the ids are followed, through the run waits (task-listen.ts); any other id is
+   * left out of the acknowledged set, as an unknown one would be.
+   */
+  listenTasks(caller: McpCaller, notifications: unknown): Promise<TaskListen> {
+    const taskIds = listenedTaskIds(notifications, this.listens.limits.maxTasks);
+    return this.listens.listen(caller.kind === 'group' ? caller.access : undefined, taskIds);
+  }
+
+  /**
+   * resources/list: one list per caller, its runs (an agent group's) newest first, then the
+   * receipts of its paid MCP calls newest first, paged by one opaque cursor that names the kind
+   * and the position; a page that ends the runs is filled up with the first receipts. A wallet
+   * has receipts only; an anonymous caller nothing of its own.
+   */
   async listResources(
     cursor: string | undefined,
     caller: McpCaller,
-  ): Promise<{ resources: Array<{ uri: string; name: string; mimeType: string }>; nextCursor?: string }> {
-    const after = cursor === undefined ? undefined : decodeRunCursor(cursor);
-    const fixtures = this.fixtures && after === undefined ? fixtureResources : [];
-    if (caller.kind !== 'group') return { resources: fixtures };
+  ): Promise<{ resources: ListedResource[]; nextCursor?: string }> {
+    const at: ResourcePosition | undefined = cursor === undefined ? undefined : decodeResourceCursor(cursor);
+    const fixtures = this.fixtures && at === undefined ? fixtureResources : [];
+    if (caller.kind === 'anonymous') return { resources: fixtures };
+    if (at?.kind === 'receipt' || caller.kind !== 'group') {
+      const receipts = await this.receiptPage(caller, RESOURCE_PAGE, at?.kind === 'receipt' ? at.beforeSeq : undefined);
+      return { resources: [...fixtures, ...receipts.resources], ...receipts.next };
+    }
     // One more than a page tells whether another page follows.
-    const runs = await this.runs.list(caller.access, RESOURCE_PAGE + 1, after);
+    const runs = await this.runs.list(caller.access, RESOURCE_PAGE + 1, at);
     const page = runs.slice(0, RESOURCE_PAGE);
+    const listed = [...fixtures, ...page.map(runResource)];
+    if (runs.length > RESOURCE_PAGE) return { resources: listed, nextCursor: encodeRunCursor(page[page.length - 1]) };
+    const receipts = await this.receiptPage(caller, RESOURCE_PAGE - page.length);
+    return { resources: [...listed, ...receipts.resources], ...receipts.next };
+  }
+
+  /**
+   * Up to `room` of the caller's receipts before a ledger position, and the cursor to the rest:
+   * the purchases of its MCP calls, newest first (none where receipts are not issued). One more
+   * is read than fits, to tell whether another page follows (`room` 0 asks only that).
+   */
+  private async receiptPage(
+    caller: Payer,
+    room: number,
+    beforeSeq?: number,
+  ): Promise<{ resources: ListedResource[]; next: { nextCursor?: string } }> {
+    if (!this.direct?.issuesReceipts) return { resources: [], next: {} };
+    const entries = await this.tools.invoker.ledger.purchases(
+      payerAccount(caller),
+      mcpRequestPrefix(caller),
+      room + 1,
+      beforeSeq,
+    );
+    const page = entries.slice(0, room);
+    const resources = page.flatMap((e: PurchaseEntry) => {
+      const charged = chargedAction(e.details);
+      return charged ? [receiptResource(e, charged)] : [];
+    });
+    if (entries.length <= room) return { resources, next: {} };
     return {
-      resources: [...fixtures, ...page.map(runResource)],
-      ...(runs.length > RESOURCE_PAGE ? { nextCursor: encodeRunCursor(page[page.length - 1]) } : {}),
+      resources,
+      next: { nextCursor: encodeReceiptCursor(page.length ? page[page.length - 1].seq : undefined) },
     };
   }
 
-  resourceTemplates(): { resourceTemplates: Array<typeof runTemplate | typeof fixtureTemplate> } {
-    return { resourceTemplates: this.fixtures ? [runTemplate, fixtureTemplate] : [runTemplate] };
+  resourceTemplates(): {
+    resourceTemplates: Array<typeof runTemplate | typeof receiptTemplate | typeof fixtureTemplate>;
+  } {
+    const receipts = this.direct?.issuesReceipts ? [receiptTemplate] : [];
+    return { resourceTemplates: [runTemplate, ...receipts, ...(this.fixtures ? [fixtureTemplate] : [])] };
   }
 
   /**
    * resources/read of a run: its public JSON, read through the run waits as `tasks/get` reads
-   * it. Undefined when the URI names nothing of the caller's (the route answers SEP-2164's -32602).
+   * it; of a receipt: the signed receipt its call answered. Undefined when the URI names nothing
+   * of the caller's (the route answers SEP-2164's -32602).
    */
   async readResource(uri: string, caller: McpCaller): Promise<{ contents: ResourceContents[] } | undefined> {
     const fixture = this.fixtures ? readFixtureResource(uri) : undefined;
     if (fixture) return fixture;
+    const transactionId = transactionIdOfUri(uri);
+    if (transactionId !== undefined)
+      return caller.kind === 'anonymous' ? undefined : this.readReceipt(uri, transactionId, caller);
     const runId = runIdOfUri(uri);
     if (runId === undefined || caller.kind !== 'group') return undefined;
     try {
@@ -333,6 +417,33 @@ export class McpToolService {
       if (err instanceof AppError && err.status === 404) return undefined;
       throw err;
     }
+  }
+
+  /**
+   * The receipt of a purchase of the caller's own MCP calls, rebuilt as the call built it (the
+   * same facts through the same `debitReceipt`; EIP-712 signatures are deterministic), so every
+   * read answers the call's receipt byte for byte. The transaction id is checked against the
+   * caller's account and request-id prefix before the one point read (the unique op id), so
+   * another caller's receipt is not read at all, and answers as an unknown one.
+   */
+  private async readReceipt(
+    uri: string,
+    transactionId: string,
+    caller: Payer,
+  ): Promise<{ contents: ResourceContents[] } | undefined> {
+    if (!this.direct?.issuesReceipts) return undefined;
+    const account = payerAccount(caller);
+    const holdId = settledHoldId(account, transactionId);
+    if (holdId === undefined || !holdId.startsWith(mcpRequestPrefix(caller))) return undefined;
+    const state = await this.tools.invoker.ledger.holdState(account, holdId);
+    if (state.state !== 'captured' || state.transactionId !== transactionId) return undefined;
+    const charged = chargedAction(state.details);
+    if (!charged) return undefined;
+    const paid = await this.direct.debitReceipt(
+      { ...charged, transaction_id: transactionId, recorded_at: state.recordedAt },
+      account,
+    );
+    return paid?.receipt ? receiptContents(uri, paid.receipt) : undefined;
   }
 
   /** The group whose task this may be; the unknown-task refusal (-32602) for anyone else or a malformed id. */
@@ -348,7 +459,7 @@ export class McpToolService {
    * the signed receipt of the debit, the same on a replay.
    */
   private async withCredits(
-    caller: Exclude<McpCaller, { kind: 'anonymous' }>,
+    caller: Payer,
     product: ToolProduct,
     action: ToolAction,
     input: McpCall,
@@ -361,6 +472,7 @@ export class McpToolService {
       );
     // With a key, a repeat of the call is the same hold (unique per account and request id): charged once.
     const suffix = typeof key === 'string' ? key : ids.order();
+    const requestId = `${mcpRequestPrefix(caller)}${suffix}`;
     const meta = { via: 'mcp', tool: input.name };
     const out = await (
       caller.kind === 'wallet'
@@ -369,25 +481,24 @@ export class McpToolService {
             product: product.id,
             actionSlug: action.slug,
             parameters: input.arguments,
-            requestId: `mcp:${suffix}`,
+            requestId,
             meta,
           })
-        : // A group's requests are its own: two groups of one workspace never share a hold.
+        : // A group's requests are its own (mcpRequestPrefix): two groups of one workspace never share a hold.
           invokeWithinGroupBudget(this.tools.invoker, this.budgetCharges, caller.access, {
             productId: product.id,
             actionSlug: action.slug,
             parameters: input.arguments,
-            requestId: `mcp:${caller.access.group._id}:${suffix}`,
+            requestId,
             meta,
           })
     ).catch((err: unknown) => {
       // A charge left unknown is answered by the same call again: name the key that reaches it.
       throw withRetryKey(err, suffix);
     });
-    const payer = caller.kind === 'wallet' ? caller.wallet : workspaceAccount(caller.access.workspace._id);
     // Where the x402 MCP transport puts a settlement: `_meta["x402/payment-response"]` (its receipt in extensions).
     // The receipt names what was charged (the record), never merely what this call asked for.
-    const paid = await this.direct?.debitReceipt(out, payer);
+    const paid = await this.direct?.debitReceipt(out, payerAccount(caller));
     return paidResult(
       out.response,
       {

@@ -73,6 +73,11 @@ export class DirectToolPayments {
     return out;
   }
 
+  /** Whether answers carry signed receipts (a receipt key is configured). */
+  get issuesReceipts(): boolean {
+    return this.gate.receipts !== undefined;
+  }
+
   /** The invoke URL of a product's action: the resource a payment or receipt names. */
   resourceUrl(productSlug: string, actionSlug: string): string {
     return `${this.baseUrl}/api/external/tools/${encodeURIComponent(productSlug)}/actions/${encodeURIComponent(actionSlug)}/invoke`;
@@ -198,7 +203,10 @@ export class DirectToolPayments {
    * so a replayed call (same request id, same transaction) answers the very same receipt. Built
    * from the output alone: once the charge stands, nothing may fail the answer on the store.
    */
-  async debitReceipt(out: InvokeOutput, payer: string) {
+  async debitReceipt(
+    out: Pick<InvokeOutput, 'product_slug' | 'action_slug' | 'transaction_id' | 'recorded_at'>,
+    payer: string,
+  ) {
     if (!out.transaction_id) return undefined;
     return this.creditReceipt(out, {
       payer,

@@ -351,6 +351,7 @@ describe('the MCP server at /mcp, driven by the official MCP client SDK against 
     await expect(client.readResource({ uri: 'test://static-text' })).rejects.toMatchObject({ code: -32602 });
     expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual([
       'agent-commerce://runs/{run_id}',
+      'agent-commerce://receipts/{transaction_id}',
     ]);
     expect(names).toContain(`workflow__${published}`);
     expect(names).not.toContain(`workflow__${draft}`);

@@ -253,6 +253,10 @@ describe('MCP tasks (SEP-2663) and runs as resources, against the real stack', (
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates).toEqual([
       expect.objectContaining({ uriTemplate: 'agent-commerce://runs/{run_id}', mimeType: 'application/json' }),
+      expect.objectContaining({
+        uriTemplate: 'agent-commerce://receipts/{transaction_id}',
+        mimeType: 'application/json',
+      }),
     ]);
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.name).sort()).toEqual([...runIds].sort());

@@ -2126,7 +2126,7 @@ export interface ReportIssueResponse {
 }
 
 /**
- * The request body of mcp (POST /mcp: The MCP server: Streamable HTTP, JSON-RPC 2.0 (tools/*, resources/*, tasks/*, ping, server/discover)).
+ * The request body of mcp (POST /mcp: The MCP server: Streamable HTTP, JSON-RPC 2.0 (tools/*, resources/*, tasks/*, subscriptions/listen, ping, server/discover)).
  */
 export interface McpBody {
   jsonrpc: "2.0";
@@ -2142,7 +2142,7 @@ export interface McpBody {
 }
 
 /**
- * The 200 answer of mcp (POST /mcp: The MCP server: Streamable HTTP, JSON-RPC 2.0 (tools/*, resources/*, tasks/*, ping, server/discover)).
+ * The 200 answer of mcp (POST /mcp: The MCP server: Streamable HTTP, JSON-RPC 2.0 (tools/*, resources/*, tasks/*, subscriptions/listen, ping, server/discover)).
  */
 export interface McpResponse {
   jsonrpc: "2.0";
