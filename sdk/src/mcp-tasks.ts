@@ -83,10 +83,10 @@ export class McpTasks {
     this.fetchImpl = opts.fetch ?? fetch;
   }
 
-  /** One request on the 2026-07-28 wire, declaring the tasks extension; the result, or McpRpcError. */
-  async request<T>(method: string, params: Record<string, unknown> = {}, signal?: AbortSignal): Promise<T> {
+  /** A POST of one JSON-RPC request on the 2026-07-28 wire, declaring the tasks extension. */
+  private post(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<Response> {
     const name = params.name ?? params.taskId ?? params.uri;
-    const res = await this.fetchImpl(this.url, {
+    return this.fetchImpl(this.url, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -114,6 +114,11 @@ export class McpTasks {
       }),
       signal,
     });
+  }
+
+  /** One request on the 2026-07-28 wire, declaring the tasks extension; the result, or McpRpcError. */
+  async request<T>(method: string, params: Record<string, unknown> = {}, signal?: AbortSignal): Promise<T> {
+    const res = await this.post(method, params, signal);
     const text = await res.text();
     // A JSON answer, or the one message of an event stream.
     const json = text.trimStart().startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '');
@@ -202,5 +207,59 @@ export class McpTasks {
   ): Promise<McpTask> {
     const task = await this.startWorkflow(workflowId, input);
     return isTaskTerminal(task) ? this.getTask(task.taskId) : this.awaitTask(task.taskId, opts);
+  }
+
+  /**
+   * Follows tasks by notification rather than by polling (`subscriptions/listen` with `taskIds`):
+   * calls `onTask` with each task's state as the server pushes it (its current state first, then
+   * each change, the result inlined at the end) and answers the last state of each task the server
+   * followed, once every one of them has ended or the server closed the listen. Ids that are not
+   * this group's are left out, as the server leaves them out of its acknowledgement.
+   */
+  async listenTasks(
+    taskIds: string[],
+    opts: { onTask?: (task: McpTask) => void; signal?: AbortSignal } = {},
+  ): Promise<McpTask[]> {
+    const res = await this.post('subscriptions/listen', { notifications: { taskIds } }, opts.signal);
+    if (!(res.headers.get('content-type') ?? '').includes('text/event-stream')) {
+      // A refusal answers one JSON-RPC message (no stream).
+      const body = (await res.json().catch(() => ({}))) as {
+        error?: { code: number; message: string; data?: unknown };
+      };
+      if (body.error) throw new McpRpcError(body.error.code, body.error.message, body.error.data, res.status);
+      throw new AgentCommerceError({
+        code: 'sdk_bad_response',
+        message: `subscriptions/listen: no event stream (HTTP ${res.status})`,
+        status: res.status,
+      });
+    }
+    const last = new Map<string, McpTask>();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(chunk, { stream: true });
+      for (let cut = buffer.indexOf('\n\n'); cut >= 0; cut = buffer.indexOf('\n\n')) {
+        const data = buffer
+          .slice(0, cut)
+          .split('\n')
+          .filter((line) => line.startsWith('data: '))
+          .map((line) => line.slice(6))
+          .join('\n');
+        buffer = buffer.slice(cut + 2);
+        if (!data) continue;
+        const message = JSON.parse(data) as {
+          method?: string;
+          params?: McpTask & { _meta?: unknown };
+          error?: { code: number; message: string; data?: unknown };
+        };
+        if (message.error)
+          throw new McpRpcError(message.error.code, message.error.message, message.error.data, res.status);
+        if (message.method !== 'notifications/tasks' || !message.params) continue;
+        const { _meta: _subscription, ...task } = message.params;
+        last.set(task.taskId, task);
+        opts.onTask?.(task);
+      }
+    }
+    return [...last.values()];
   }
 }

@@ -7,6 +7,7 @@ import { BudgetChargeRepository } from '../../shared/workspaces/budget-charges';
 import { runDoc } from '../support/run-doc';
 import { startTestStack, type TestStack } from '../support/stack';
 import { startScriptedVendor, type VendorBehaviour } from '../support/vendor';
+import { waitUntil } from '../support/wait';
 import { addWorkflow, type GroupSetup, setupGroup, templateWorkflow } from '../support/webhook-runs';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
@@ -333,7 +334,17 @@ describe('MCP tasks (SEP-2663) and runs as resources, against the real stack', (
     try {
       const task = await mcp.startWorkflow(slow, { prompt: 'slow', request_id: 'sdk-slow' });
       expect(task.status).toBe('working');
+      // Followed by notification: its state now, then its end once cancelled; another group's id left out.
+      const pushed: string[] = [];
+      const stranger = await setupGroup(stack.db, { daily: null, total: null });
+      const listening = mcp.listenTasks([task.taskId], { onTask: (t) => pushed.push(t.status) });
+      const theirs = new McpTasks({ baseUrl: stack.server.mainUrl, token: stranger.token });
+      expect(await theirs.listenTasks([task.taskId])).toEqual([]);
+      await waitUntil('the listen to push the task', async () => pushed.length > 0, 20_000);
       await mcp.cancelTask(task.taskId);
+      const [ended] = await listening;
+      expect(ended).toMatchObject({ taskId: task.taskId, status: 'cancelled' });
+      expect(pushed).toEqual(['working', 'cancelled']);
       expect(await mcp.awaitTask(task.taskId, { timeoutMs: 20_000 })).toMatchObject({ status: 'cancelled' });
       await mcp.cancelTask(task.taskId);
     } finally {
