@@ -18,7 +18,8 @@
  * Knobs: BENCH_LATENCY_RUNS (40), BENCH_POLL_MS (25). Workers run in this process (the runs and template-node queues).
  * BENCH_MCP_PROFILE=1 then runs BENCH_PROFILE_CALLS (200) more of each path one at a time, counting
  * the store commands mongoose sends per call (this process's: the workers' too on the run paths)
- * and CPU-profiling this process over each credits loop (.cache/bench/mcp-*.cpuprofile, summarised).
+ * and CPU per call, then CPU-profiling this process over a second loop of each (.cache/bench/mcp-*.cpuprofile,
+ * summarised).
  * Run: nice node_modules/.bin/tsx bench/mcp-tasks.ts (starts FerretDB and Temporal unless
  * MONGODB_URI / TEMPORAL_ADDRESS name running ones).
  */
