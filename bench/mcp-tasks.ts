@@ -113,6 +113,9 @@ async function main(): Promise<void> {
     if (file) log(formatProfile(summarizeProfile(file)));
   }
 
+  /** Where each run's time went: the trigger's (or tools/call's) answer, and how many tasks/get it took. */
+  const phases = { restTrigger: [] as number[], mcpCall: [] as number[], mcpPolls: [] as number[] };
+
   async function rest(i: number): Promise<number> {
     const t0 = performance.now();
     const trig = await fetch(`${server.mainUrl}/api/agent-webhooks/${workflowId}/trigger`, {
@@ -121,6 +124,7 @@ async function main(): Promise<void> {
       body: JSON.stringify({ prompt: `rest ${i}` }),
     });
     const runId = ((await trig.json()) as { data: { run: { run_id: string } } }).data.run.run_id;
+    phases.restTrigger.push(performance.now() - t0);
     const got = await fetch(`${server.mainUrl}/api/agent-webhooks/runs/${runId}?wait_seconds=30`, { headers: auth });
     const run = ((await got.json()) as { data: { run: { status: string } } }).data.run;
     if (run.status !== 'completed') throw new Error(`REST run ${runId} ended ${run.status}`);
@@ -169,9 +173,13 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const created = await rpc('tools/call', { name: `workflow__${workflowId}`, arguments: { prompt: `mcp ${i}` } });
     const taskId = created.taskId as string;
-    for (;;) {
+    phases.mcpCall.push(performance.now() - t0);
+    for (let polls = 1; ; polls++) {
       const task = await rpc('tasks/get', { taskId });
-      if (task.status === 'completed' && task.result) return performance.now() - t0;
+      if (task.status === 'completed' && task.result) {
+        phases.mcpPolls.push(polls);
+        return performance.now() - t0;
+      }
       if (task.status !== 'working') throw new Error(`task ${taskId} ended ${String(task.status)}`);
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
@@ -188,13 +196,38 @@ async function main(): Promise<void> {
   const r = summarize(restMs);
   const m = summarize(mcpMs);
   const ratio = m.p50Ms / r.p50Ms;
+  // The warm-up's runs are in the phases too: only the measured ones are summarised.
+  const measured = (xs: number[]) => xs.slice(-RUNS);
   log(`REST trigger + long-poll: p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms (${r.count} runs)`);
   log(`MCP task call + tasks/get every ${POLL_MS} ms: p50 ${m.p50Ms.toFixed(1)} ms, p99 ${m.p99Ms.toFixed(1)} ms`);
   log(`ratio (MCP / REST p50): ${ratio.toFixed(2)}`);
+  log(
+    `answers at p50: REST trigger ${summarize(measured(phases.restTrigger)).p50Ms.toFixed(1)} ms, MCP tools/call ${summarize(measured(phases.mcpCall)).p50Ms.toFixed(1)} ms; tasks/get per run ${summarize(measured(phases.mcpPolls)).meanMs.toFixed(2)} (mean)`,
+  );
   if (PROFILE) {
     const runs = Math.min(PROFILE_CALLS, 50);
     await profiled('rest-run', runs, (i) => rest(1000 + i), true);
     await profiled('mcp-task', runs, (i) => mcp(1000 + i), true);
+    // One message's fixed cost on each protocol: reads of one ended run (the same run-waits read behind both).
+    const ended = await fetch(`${server.mainUrl}/api/agent-webhooks/${workflowId}/trigger`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'ended' }),
+    });
+    const endedId = ((await ended.json()) as { data: { run: { run_id: string } } }).data.run.run_id;
+    await fetch(`${server.mainUrl}/api/agent-webhooks/runs/${endedId}?wait_seconds=30`, { headers: auth });
+    const reads = { rest: [] as number[], mcp: [] as number[] };
+    for (let i = 0; i < PROFILE_CALLS; i++) {
+      let t0 = performance.now();
+      await (await fetch(`${server.mainUrl}/api/agent-webhooks/runs/${endedId}`, { headers: auth })).text();
+      reads.rest.push(performance.now() - t0);
+      t0 = performance.now();
+      await rpc('tasks/get', { taskId: endedId });
+      reads.mcp.push(performance.now() - t0);
+    }
+    log(
+      `one read of an ended run at p50: REST GET ${summarize(reads.rest).p50Ms.toFixed(1)} ms, MCP tasks/get ${summarize(reads.mcp).p50Ms.toFixed(1)} ms`,
+    );
   }
 
   // A paid catalog call with credits: the signed REST invoke against the MCP tools/call.
