@@ -16,14 +16,20 @@
  * Reports both p50s and their ratio (MCP / REST), target ≤ 1.2.
  *
  * Knobs: BENCH_LATENCY_RUNS (40), BENCH_POLL_MS (25). Workers run in this process (the runs and template-node queues).
+ * BENCH_MCP_PROFILE=1 then runs BENCH_PROFILE_CALLS (200) more of each path one at a time, counting
+ * the store commands mongoose sends per call (this process's: the workers' too on the run paths)
+ * and CPU per call, then CPU-profiling this process over a second loop of each (.cache/bench/mcp-*.cpuprofile,
+ * summarised).
  * Run: nice node_modules/.bin/tsx bench/mcp-tasks.ts (starts FerretDB and Temporal unless
  * MONGODB_URI / TEMPORAL_ADDRESS name running ones).
  */
 import './silent-logs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { type RunningServer, startServer } from '../api/http/server';
+import { CACHE } from '../scripts/services/paths';
 import { signToolInvoke } from '../sdk/agent-client';
 import { LedgerStore } from '../shared/credits/ledger-store';
 import { AccessTokenService } from '../shared/identity/access-tokens';
@@ -34,12 +40,16 @@ import { createTemporal, ensureSearchAttributes } from '../temporal/connection';
 import { selectQueues } from '../workers/queues';
 import { runWorkers } from '../workers/run-workers';
 import { envNumber, summarize } from './common';
+import { startCpuProfile } from './cpu-profiler';
 import { greeterGroup } from './greeter-group';
+import { formatProfile, summarizeProfile } from './profile-summary';
 import { writeResult } from './result-file';
 import { benchDb, storeAndTemporal } from './services';
 
 const RUNS = envNumber('BENCH_LATENCY_RUNS', 40);
 const POLL_MS = envNumber('BENCH_POLL_MS', 25);
+const PROFILE = process.env.BENCH_MCP_PROFILE === '1';
+const PROFILE_CALLS = envNumber('BENCH_PROFILE_CALLS', 200);
 const TASKS = 'io.modelcontextprotocol/tasks';
 const log = (m: string) => process.stderr.write(`[bench:mcp-tasks] ${m}\n`);
 const stops: Array<() => Promise<unknown>> = [];
@@ -73,6 +83,39 @@ async function main(): Promise<void> {
   await new WorkflowRepository(db.models).publish(workflowId, '1.0.0');
   const auth = { authorization: `Bearer ${token}` };
 
+  /**
+   * BENCH_MCP_PROFILE: `calls` more of one path, one at a time, with the store commands mongoose
+   * sends per call and, with `cpu`, a CPU profile of this process over the loop.
+   */
+  async function profiled(name: string, calls: number, call: (i: number) => Promise<number>, cpu: boolean) {
+    const commands = new Map<string, number>();
+    db.connection.set('debug', (collection: string, method: string) =>
+      commands.set(`${collection}.${method}`, (commands.get(`${collection}.${method}`) ?? 0) + 1),
+    );
+    const cpuBefore = process.cpuUsage();
+    const ms: number[] = [];
+    for (let i = 0; i < calls; i++) ms.push(await call(i));
+    const used = process.cpuUsage(cpuBefore);
+    db.connection.set('debug', false);
+    // A second loop under the profiler: its sampling would inflate the first one's figures.
+    const profiler = cpu ? await startCpuProfile() : undefined;
+    for (let i = 0; profiler && i < calls; i++) await call(calls + i);
+    const file = await profiler?.stop(path.join(CACHE, 'bench', `mcp-${name}.cpuprofile`));
+    const total = [...commands.values()].reduce((a, n) => a + n, 0);
+    log(
+      `${name}: p50 ${summarize(ms).p50Ms.toFixed(1)} ms, this process's CPU ${((used.user + used.system) / 1000 / calls).toFixed(2)} ms per call; store commands per call ${(total / calls).toFixed(2)}: ${[
+        ...commands,
+      ]
+        .sort((x, y) => y[1] - x[1])
+        .map(([k, n]) => `${k} ${(n / calls).toFixed(2)}`)
+        .join(', ')}`,
+    );
+    if (file) log(formatProfile(summarizeProfile(file)));
+  }
+
+  /** Where each run's time went: the trigger's (or tools/call's) answer, and how many tasks/get it took. */
+  const phases = { restTrigger: [] as number[], mcpCall: [] as number[], mcpPolls: [] as number[] };
+
   async function rest(i: number): Promise<number> {
     const t0 = performance.now();
     const trig = await fetch(`${server.mainUrl}/api/agent-webhooks/${workflowId}/trigger`, {
@@ -81,6 +124,7 @@ async function main(): Promise<void> {
       body: JSON.stringify({ prompt: `rest ${i}` }),
     });
     const runId = ((await trig.json()) as { data: { run: { run_id: string } } }).data.run.run_id;
+    phases.restTrigger.push(performance.now() - t0);
     const got = await fetch(`${server.mainUrl}/api/agent-webhooks/runs/${runId}?wait_seconds=30`, { headers: auth });
     const run = ((await got.json()) as { data: { run: { status: string } } }).data.run;
     if (run.status !== 'completed') throw new Error(`REST run ${runId} ended ${run.status}`);
@@ -129,9 +173,13 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const created = await rpc('tools/call', { name: `workflow__${workflowId}`, arguments: { prompt: `mcp ${i}` } });
     const taskId = created.taskId as string;
-    for (;;) {
+    phases.mcpCall.push(performance.now() - t0);
+    for (let polls = 1; ; polls++) {
       const task = await rpc('tasks/get', { taskId });
-      if (task.status === 'completed' && task.result) return performance.now() - t0;
+      if (task.status === 'completed' && task.result) {
+        phases.mcpPolls.push(polls);
+        return performance.now() - t0;
+      }
       if (task.status !== 'working') throw new Error(`task ${taskId} ended ${String(task.status)}`);
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
@@ -148,9 +196,39 @@ async function main(): Promise<void> {
   const r = summarize(restMs);
   const m = summarize(mcpMs);
   const ratio = m.p50Ms / r.p50Ms;
+  // The warm-up's runs are in the phases too: only the measured ones are summarised.
+  const measured = (xs: number[]) => xs.slice(-RUNS);
   log(`REST trigger + long-poll: p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms (${r.count} runs)`);
   log(`MCP task call + tasks/get every ${POLL_MS} ms: p50 ${m.p50Ms.toFixed(1)} ms, p99 ${m.p99Ms.toFixed(1)} ms`);
   log(`ratio (MCP / REST p50): ${ratio.toFixed(2)}`);
+  log(
+    `answers at p50: REST trigger ${summarize(measured(phases.restTrigger)).p50Ms.toFixed(1)} ms, MCP tools/call ${summarize(measured(phases.mcpCall)).p50Ms.toFixed(1)} ms; tasks/get per run ${summarize(measured(phases.mcpPolls)).meanMs.toFixed(2)} (mean)`,
+  );
+  if (PROFILE) {
+    const runs = Math.min(PROFILE_CALLS, 50);
+    await profiled('rest-run', runs, (i) => rest(1000 + i), true);
+    await profiled('mcp-task', runs, (i) => mcp(1000 + i), true);
+    // One message's fixed cost on each protocol: reads of one ended run (the same run-waits read behind both).
+    const ended = await fetch(`${server.mainUrl}/api/agent-webhooks/${workflowId}/trigger`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'ended' }),
+    });
+    const endedId = ((await ended.json()) as { data: { run: { run_id: string } } }).data.run.run_id;
+    await fetch(`${server.mainUrl}/api/agent-webhooks/runs/${endedId}?wait_seconds=30`, { headers: auth });
+    const reads = { rest: [] as number[], mcp: [] as number[] };
+    for (let i = 0; i < PROFILE_CALLS; i++) {
+      let t0 = performance.now();
+      await (await fetch(`${server.mainUrl}/api/agent-webhooks/runs/${endedId}`, { headers: auth })).text();
+      reads.rest.push(performance.now() - t0);
+      t0 = performance.now();
+      await rpc('tasks/get', { taskId: endedId });
+      reads.mcp.push(performance.now() - t0);
+    }
+    log(
+      `one read of an ended run at p50: REST GET ${summarize(reads.rest).p50Ms.toFixed(1)} ms, MCP tasks/get ${summarize(reads.mcp).p50Ms.toFixed(1)} ms`,
+    );
+  }
 
   // A paid catalog call with credits: the signed REST invoke against the MCP tools/call.
   const vendor = createServer((req, res) => {
@@ -191,7 +269,7 @@ async function main(): Promise<void> {
   const invokeUrl = `${server.mainUrl}/api/external/tools/words/actions/count/invoke`;
   const WARM = 3;
   const envelopes = await Promise.all(
-    Array.from({ length: RUNS + WARM }, async (_, i) =>
+    Array.from({ length: RUNS + WARM + (PROFILE ? 2 * PROFILE_CALLS : 0) }, async (_, i) =>
       JSON.stringify({
         ...(await signToolInvoke({
           account,
@@ -245,6 +323,10 @@ async function main(): Promise<void> {
   log(`signed REST invoke: p50 ${ri.p50Ms.toFixed(1)} ms, p99 ${ri.p99Ms.toFixed(1)} ms (${ri.count} calls)`);
   log(`MCP credits tools/call: p50 ${mc.p50Ms.toFixed(1)} ms, p99 ${mc.p99Ms.toFixed(1)} ms`);
   log(`ratio (MCP / signed REST p50): ${creditsRatio.toFixed(2)} (target <= 1.2)`);
+  if (PROFILE) {
+    await profiled('signed-invoke', PROFILE_CALLS, (i) => signedInvoke(RUNS + WARM + i), true);
+    await profiled('mcp-credits', PROFILE_CALLS, (i) => mcpCredits(RUNS + WARM + i), true);
+  }
 
   writeResult(
     'mcp-tasks',

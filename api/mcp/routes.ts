@@ -394,7 +394,8 @@ function authenticate(services: Services): RequestHandler {
       };
       return next();
     }
-    const { wallet, tokenId, expiresAt } = await services.tokens.authenticate(header);
+    // Reused as the agt_ bearer is (ACCESS_TOKEN_REUSE_MS): an agent's run of calls reads its token once.
+    const { wallet, tokenId, expiresAt } = await services.tokens.authenticate(header, new Date(), true);
     res.locals.wallet = wallet;
     (req as { auth?: AuthInfo }).auth = {
       token: tokenId,

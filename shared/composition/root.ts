@@ -151,7 +151,7 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
     { runs: repos.runs, workflows: repos.workflows, workspaces, engine: engines.runs, ledger },
     config,
   );
-  const tokens = new AccessTokenService(models);
+  const tokens = new AccessTokenService(models, config.accessTokenReuseMs);
   const callbacks = new CallbackService(
     { runs: repos.runs, deliveries: repos.deliveries, signingKeys: repos.signingKeys, engine: engines.runs },
     config.callbacks,

@@ -110,6 +110,7 @@ export const envSchema = Joi.object({
   RUN_NODE_START_TIMEOUT_MS: Joi.number().integer().min(100).max(86400000).default(300000),
   RUN_HEAL_STALE_SECONDS: Joi.number().integer().min(0).max(86400).default(60),
   WEBHOOK_REUSE_MS: Joi.number().integer().min(0).max(60000).default(5000),
+  ACCESS_TOKEN_REUSE_MS: Joi.number().integer().min(0).max(60000).default(5000),
   CALLBACK_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(15000),
   CALLBACK_MAX_ATTEMPTS: Joi.number().integer().min(1).max(50).default(10),
   CALLBACK_INITIAL_INTERVAL_MS: Joi.number().integer().min(10).max(3600000).default(10000),

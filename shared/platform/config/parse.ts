@@ -188,6 +188,7 @@ export function parseConfig(input: NodeJS.ProcessEnv): AppConfig {
     runNodeStartTimeoutMs: value.RUN_NODE_START_TIMEOUT_MS,
     runHealStaleSeconds: value.RUN_HEAL_STALE_SECONDS,
     webhookReuseMs: value.WEBHOOK_REUSE_MS,
+    accessTokenReuseMs: value.ACCESS_TOKEN_REUSE_MS,
     mcpConformanceFixtures: value.MCP_CONFORMANCE_FIXTURES,
     tracing: value.OTEL_EXPORTER_OTLP_ENDPOINT
       ? Object.freeze({

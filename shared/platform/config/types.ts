@@ -64,6 +64,11 @@ export interface AppConfig {
    */
   webhookReuseMs: number;
   /**
+   * How long an API process reuses an `act_` bearer it resolved for /mcp messages; 0: every
+   * message reads the token (ACCESS_TOKEN_REUSE_MS).
+   */
+  accessTokenReuseMs: number;
+  /**
    * /mcp serves the tools and resources `@modelcontextprotocol/conformance` calls by name
    * (shared/mcp/fixtures.ts) beside ours (MCP_CONFORMANCE_FIXTURES). Tests only: refused in production.
    */
