@@ -88,15 +88,15 @@ export function formTokenOf(html: string): string {
   return m[1]!;
 }
 
-/** Signs in through the form (as a browser does) and returns the overview page's form token. */
+/** Signs in through the form (as a browser does) and returns the form token of the page it lands on. */
 export async function signIn(jar: Jar, apiUrl: string, apiKey: string): Promise<string> {
   const form = await consoleFetch(jar, `${apiUrl}/console/sign-in`);
   const res = await consoleFetch(jar, `${apiUrl}/console/sign-in`, {
     form: { _form: formTokenOf(form.text), api_key: apiKey },
   });
   if (res.status !== 303) throw new Error(`sign-in answered ${res.status}: ${res.text.slice(0, 300)}`);
-  const overview = await consoleFetch(jar, `${apiUrl}/console`);
-  return formTokenOf(overview.text);
+  const landing = await consoleFetch(jar, `${apiUrl}${res.location}`);
+  return formTokenOf(landing.text);
 }
 
 /** A settled (or other) x402 payment record for the operator's pages, written through the payments' one writer. */
