@@ -519,7 +519,7 @@ export function catalogPage(
     'Catalog',
     `<table id="catalog"><thead><tr><th>Product</th><th>Listed</th><th>Actions and prices</th><th>Id</th></tr></thead><tbody>${rows}</tbody></table>
 ${pager(v.next, '/console/operator', {})}
-<p class="hint">Every product, hidden and inactive ones too, by name. Prices change with the admin CLI (<code>tool:update</code>, <code>tool:add-action</code>).</p>`,
+<p class="hint">Every product, hidden and inactive ones too, by name. Products and their priced actions are added with the admin CLI (<code>product:create</code>, <code>action:add</code>).</p>`,
     s,
     '/console/operator',
   );
