@@ -99,6 +99,21 @@ export const workspaceCommands: AdminCommand[] = [
     },
   },
   {
+    name: 'apikey:revoke',
+    summary:
+      'revokes a workspace API key: its schedule bearers stop and its console sessions end at their next request',
+    flags: [
+      {
+        name: 'key-id',
+        arg: 'wakid_..',
+        required: true,
+        pattern: /^wakid_[0-9a-f]{16}$/,
+        description: 'the key to revoke (its api_key_id)',
+      },
+    ],
+    run: async (ctx, f) => ({ revoked: await repo(ctx).revokeApiKey(f.need('key-id')) }),
+  },
+  {
     name: 'group:create',
     summary: 'creates an agent group on a budget; prints its agt_ token and webhook secret once',
     flags: [

@@ -116,7 +116,7 @@ describe('workspace and workflow operator commands through the real CLI', () => 
     expect(await repo.isWorkflowOnBudget(budget._id, 'wf_other')).toBe(true);
   }, 240_000);
 
-  it("switches a budget's catalog tools on and off, and refuses an unknown budget or both switches", async () => {
+  it("switches a budget's catalog tools on and off, refuses an unknown budget or both switches; revokes an API key", async () => {
     const ws = await admin('workspace:create', '--name', 'Switches');
     const { budget } = await admin('budget:create', '--workspace', ws._id, '--name', 'ops');
     const repo = new WorkspaceRepository(db.models);
@@ -139,6 +139,11 @@ describe('workspace and workflow operator commands through the real CLI', () => 
       code: 1,
       stderr: expect.stringContaining('no budget bud_0000000000000000'),
     });
+
+    const key = await admin('apikey:create', '--workspace', ws._id);
+    expect(await repo.resolveApiKey(key.api_key)).not.toBeNull();
+    expect(await admin('apikey:revoke', '--key-id', key.api_key_id)).toEqual({ revoked: true });
+    expect(await repo.resolveApiKey(key.api_key)).toBeNull();
   }, 240_000);
 
   it('mints, lists and revokes an operator key: the key is printed once and never listed', async () => {
