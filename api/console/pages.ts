@@ -1,4 +1,4 @@
-import type { ConsoleSession, GraphLayout } from '../../shared/console/index';
+import type { ConsoleSession, GraphLayout, OperatorSession } from '../../shared/console/index';
 import { MAX_OUTPUT_CHARS, RUN_STATUSES } from '../../shared/console/index';
 import { escapeHtml as e } from '../../shared/embed/index';
 import type { PublicSigningKey, RunNodeRecord, RunSummary } from '../../shared/webhook-runs/index';
@@ -23,12 +23,24 @@ const iso = (d: Date | null | undefined) => (d ? d.toISOString().replace('.000Z'
 const ms = (a: Date | null | undefined, b: Date | null | undefined) =>
   a && b ? `${Math.max(0, b.getTime() - a.getTime())} ms` : '—';
 
-function layout(title: string, body: string, s?: ConsoleSession, active = ''): string {
-  const nav = s
-    ? `<nav class="top"><span class="ws" id="workspace">${e(s.workspaceName)} <small>${e(s.workspaceId)}</small></span>
-${NAV.map(([href, label]) => `<a href="${href}"${href === active ? ' class="on" aria-current="page"' : ''}>${e(label)}</a>`).join('\n')}
-<form method="post" action="/console/sign-out" class="inline">${hidden(s)}<button type="submit" id="sign-out">Sign out</button></form></nav>`
-    : '';
+const OPERATOR_NAV: Array<[string, string]> = [
+  ['/console/operator', 'Catalog'],
+  ['/console/operator/settlements', 'x402 settlements'],
+  ['/console/operator/ledger', 'Ledger'],
+];
+
+function navOf(s: ConsoleSession | OperatorSession, active: string): string {
+  const [who, links] =
+    'workspaceId' in s
+      ? [`${e(s.workspaceName)} <small>${e(s.workspaceId)}</small>`, NAV]
+      : [`Service operator <small>${e(s.label ?? s.operatorKeyId)}</small>`, OPERATOR_NAV];
+  return `<nav class="top"><span class="ws" id="workspace">${who}</span>
+${links.map(([href, label]) => `<a href="${href}"${href === active ? ' class="on" aria-current="page"' : ''}>${e(label)}</a>`).join('\n')}
+<form method="post" action="/console/sign-out" class="inline">${hidden(s)}<button type="submit" id="sign-out">Sign out</button></form></nav>`;
+}
+
+function layout(title: string, body: string, s?: ConsoleSession | OperatorSession, active = ''): string {
+  const nav = s ? navOf(s, active) : '';
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -49,7 +61,7 @@ ${body}
 `;
 }
 
-function hidden(s: ConsoleSession): string {
+function hidden(s: { formToken: string }): string {
   return `<input type="hidden" name="_form" value="${e(s.formToken)}">`;
 }
 
@@ -63,19 +75,20 @@ export function signInPage(formToken: string, error?: string): string {
     `${error ? `<p class="error" role="alert" id="error">${e(error)}</p>` : ''}
 <form method="post" action="/console/sign-in" class="card" id="sign-in">
 <input type="hidden" name="_form" value="${e(formToken)}">
-<label for="api_key">Workspace API key</label>
-<input type="password" id="api_key" name="api_key" placeholder="wak_…" autocomplete="off" required maxlength="200">
+<label for="api_key">Workspace API key or operator key</label>
+<input type="password" id="api_key" name="api_key" placeholder="wak_… or opk_…" autocomplete="off" required maxlength="200">
 <button type="submit">Sign in</button>
 <p class="hint">The key is exchanged for a session cookie; it is not kept in this page or in the browser.</p>
 </form>`,
   );
 }
 
-export function errorPage(status: number, title: string, message: string, signedIn: boolean): string {
+/** `home`: the signed-in session's first page (a workspace's overview, the operator's catalog); none: the sign-in form. */
+export function errorPage(status: number, title: string, message: string, home: string | null): string {
   return layout(
     title,
     `<p class="error" id="error" data-status="${status}">${e(message)}</p>
-<p><a href="${signedIn ? '/console' : '/console/sign-in'}">${signedIn ? 'Back to the overview' : 'Sign in'}</a></p>`,
+<p><a href="${home ?? '/console/sign-in'}">${home ? 'Back to the console' : 'Sign in'}</a></p>`,
   );
 }
 
@@ -463,5 +476,146 @@ ${graphChart(v.layout, { title: `${w.name}: ${shown}`, id: 'graph' })}</section>
 <p class="hint">A version is frozen once published; it must be newer than every published one.</p></section>`,
     s,
     '/console/workflows',
+  );
+}
+
+// ── the service operator's pages ─────────────────────────────────────────────
+
+function pager(next: string | null, base: string, query: Record<string, string>, key = 'cursor'): string {
+  if (!next) return '';
+  const q = new URLSearchParams(Object.entries({ ...query, [key]: next }).filter(([, v]) => v !== '')).toString();
+  return `<p><a id="next-page" href="${e(base)}?${e(q)}">Next page →</a></p>`;
+}
+
+export function catalogPage(
+  s: OperatorSession,
+  v: {
+    products: Array<{
+      id: string;
+      slug: string;
+      name: string;
+      display_name: string;
+      active: boolean;
+      private: boolean;
+      actions: Array<{ slug: string; credits: number; x402_usd: string | null }>;
+    }>;
+    next: string | null;
+  },
+): string {
+  const rows = v.products.length
+    ? v.products
+        .map(
+          (p) =>
+            `<tr data-product="${e(p.id)}"><td>${e(p.display_name || p.name)} <small>${e(p.slug)}</small></td><td>${p.active ? 'active' : 'inactive'}${p.private ? ', private' : ''}</td><td><ul class="prices">${p.actions
+              .map(
+                (a) =>
+                  `<li data-action="${e(a.slug)}"><code>${e(a.slug)}</code> <span class="credits">${a.credits} credits</span>${a.x402_usd !== null ? ` · <span class="x402">$${e(a.x402_usd)} x402</span>` : ''}</li>`,
+              )
+              .join('')}</ul></td><td><code>${e(p.id)}</code></td></tr>`,
+        )
+        .join('\n')
+    : '<tr><td colspan="4">No product in the catalog.</td></tr>';
+  return layout(
+    'Catalog',
+    `<table id="catalog"><thead><tr><th>Product</th><th>Listed</th><th>Actions and prices</th><th>Id</th></tr></thead><tbody>${rows}</tbody></table>
+${pager(v.next, '/console/operator', {})}
+<p class="hint">Every product, hidden and inactive ones too, by name. Products and their priced actions are added with the admin CLI (<code>product:create</code>, <code>action:add</code>).</p>`,
+    s,
+    '/console/operator',
+  );
+}
+
+export function settlementsPage(
+  s: OperatorSession,
+  v: {
+    payments: Array<{
+      _id: string;
+      status: string;
+      purpose: { kind: string };
+      network: string;
+      token_symbol: string;
+      payer: string;
+      amount_usd: number;
+      amount_base_units: string;
+      tx_hash?: string;
+      block_number?: string;
+      error_code?: string;
+      created_at: Date;
+      settled_at?: Date;
+    }>;
+    next: string | null;
+    status: string;
+    statuses: readonly string[];
+  },
+): string {
+  const rows = v.payments.length
+    ? v.payments
+        .map(
+          (p) =>
+            `<tr data-payment="${e(p._id)}"><td>${iso(p.created_at)}</td><td>${statusTag(p.status)}${p.error_code ? ` <code>${e(p.error_code)}</code>` : ''}</td><td>${e(p.purpose.kind)}</td><td><a href="/console/operator/ledger?account=${e(p.payer)}"><code>${e(p.payer)}</code></a></td><td>$${p.amount_usd} <small>${e(p.amount_base_units)} ${e(p.token_symbol)}</small></td><td>${e(p.network)}</td><td class="tx">${p.tx_hash ? `<code>${e(p.tx_hash)}</code>${p.block_number ? ` <small>block ${e(p.block_number)}</small>` : ''}` : '—'}</td><td>${iso(p.settled_at)}</td></tr>`,
+        )
+        .join('\n')
+    : '<tr><td colspan="8">No payment.</td></tr>';
+  const opt = (value: string, label: string) =>
+    `<option value="${e(value)}"${value === v.status ? ' selected' : ''}>${e(label)}</option>`;
+  return layout(
+    'x402 settlements',
+    `<form method="get" action="/console/operator/settlements" class="filters" id="filters">
+<label>Status <select name="status" id="f-status">${opt('', 'any')}${v.statuses.map((st) => opt(st, st)).join('')}</select></label>
+<button type="submit" id="apply">Filter</button></form>
+<table id="settlements"><thead><tr><th>Created</th><th>Status</th><th>Buys</th><th>Payer</th><th>Amount</th><th>Network</th><th>Transaction</th><th>Settled</th></tr></thead><tbody>${rows}</tbody></table>
+${pager(v.next, '/console/operator/settlements', { status: v.status })}`,
+    s,
+    '/console/operator/settlements',
+  );
+}
+
+export function ledgerPage(
+  s: OperatorSession,
+  v: {
+    account: string;
+    view: {
+      balance: number;
+      entries: Array<{
+        _id: string;
+        op_id: string;
+        seq: number;
+        transaction_type: string;
+        amount_credits: number;
+        balance_after_credits: number;
+        date_created: Date;
+        request_id?: string;
+      }>;
+      next: number | null;
+    } | null;
+  },
+): string {
+  const form = `<form method="get" action="/console/operator/ledger" class="filters" id="ledger-form">
+<label>Account <input name="account" id="f-account" value="${e(v.account)}" placeholder="0x… or ws:ws_…" maxlength="80" required></label>
+<button type="submit" id="look-up">Look up</button></form>`;
+  if (!v.view)
+    return layout(
+      'Ledger',
+      `${form}<p class="hint">A wallet's address, or a workspace's credit account (<code>ws:&lt;workspace id&gt;</code>).</p>`,
+      s,
+      '/console/operator/ledger',
+    );
+  const rows = v.view.entries.length
+    ? v.view.entries
+        .map(
+          (t) =>
+            `<tr data-seq="${t.seq}" data-op="${e(t.op_id)}"><td>${t.seq}</td><td>${iso(t.date_created)}</td><td>${e(t.transaction_type)}</td><td class="amount">${t.amount_credits}</td><td>${t.balance_after_credits}</td><td><code>${e(t.op_id)}</code></td></tr>`,
+        )
+        .join('\n')
+    : '<tr><td colspan="6">No entry: this account has never held credits.</td></tr>';
+  return layout(
+    'Ledger',
+    `${form}
+<dl class="facts" id="ledger-facts"><dt>Account</dt><dd><code>${e(v.account)}</code></dd><dt>Balance now</dt><dd id="ledger-balance">${v.view.balance} credits</dd></dl>
+<table id="ledger"><thead><tr><th>#</th><th>At</th><th>Type</th><th>Credits</th><th>Balance after</th><th>Operation</th></tr></thead><tbody>${rows}</tbody></table>
+${pager(v.view.next === null ? null : String(v.view.next), '/console/operator/ledger', { account: v.account }, 'before')}
+<p class="hint">Every entry, the ledger's own holds and releases too, newest first.</p>`,
+    s,
+    '/console/operator/ledger',
   );
 }

@@ -7,10 +7,15 @@ import type { Db } from '../../shared/composition/store';
 import {
   type ConsoleSession,
   formToken,
+  operatorCatalogQuerySchema,
+  operatorLedgerQuerySchema,
+  type OperatorSession,
+  operatorSettlementsQuerySchema,
   type RunsFilter,
   runsQuerySchema,
   signInBodySchema,
 } from '../../shared/console/index';
+import { X402_PAYMENT_STATES, type X402PaymentState } from '../../shared/payments/index';
 import { AppError } from '../../shared/platform/errors/index';
 import { ids } from '../../shared/platform/ids/index';
 import { requestClient } from '../../shared/platform/limits/index';
@@ -23,10 +28,13 @@ import {
   approvalsPage,
   budgetsPage,
   callbacksPage,
+  catalogPage,
   errorPage,
+  ledgerPage,
   overviewPage,
   runPage,
   runsPage,
+  settlementsPage,
   signInPage,
   workflowPage,
   workflowsPage,
@@ -35,6 +43,7 @@ import {
 declare module 'express-serve-static-core' {
   interface Locals {
     console?: ConsoleSession;
+    operator?: OperatorSession;
   }
 }
 
@@ -71,7 +80,12 @@ const TITLES: Record<number, string> = {
 /** The console's errors are HTML pages in its own layout (the app's one error handler renders them). */
 export const consoleErrorPages: RequestHandler = (_req, res, next) => {
   res.locals.errorPage = (status, message) => ({
-    html: errorPage(status, TITLES[status] ?? 'Something went wrong', message, res.locals.console !== undefined),
+    html: errorPage(
+      status,
+      TITLES[status] ?? 'Something went wrong',
+      message,
+      res.locals.console ? '/console' : res.locals.operator ? '/console/operator' : null,
+    ),
     headers: PAGE_HEADERS,
   });
   next();
@@ -113,20 +127,31 @@ const WORKFLOW_EXAMPLE = 'wf_greeter';
  */
 export function consoleOperations(services: Services, publicApiUrl: string): Operation[] {
   const con = services.console;
+  const op = services.consoleOperator;
   const limits = services.limits;
   const secure = (req: Request) => req.secure || publicApiUrl.startsWith('https://');
 
+  // A page asked for without a session is the sign-in form; an action is refused. A session of
+  // the other kind (workspace / operator) is refused with 403 on pages and actions alike.
+  const toSignIn = (req: Request, res: Response, next: (err?: unknown) => void) => (err: unknown) =>
+    err instanceof AppError && err.status === 401 && req.method === 'GET'
+      ? seeOther(res, '/console/sign-in')
+      : next(err);
   const signedIn: RequestHandler = (req, res, next) =>
     con.session(cookies(req)[SESSION_COOKIE]).then(
       (s) => {
         res.locals.console = s;
         next();
       },
-      (err: unknown) =>
-        // A page asked for without a session is the sign-in form; an action is refused.
-        err instanceof AppError && err.status === 401 && req.method === 'GET'
-          ? seeOther(res, '/console/sign-in')
-          : next(err),
+      toSignIn(req, res, next),
+    );
+  const operatorSignedIn: RequestHandler = (req, res, next) =>
+    con.operatorSession(cookies(req)[SESSION_COOKIE]).then(
+      (s) => {
+        res.locals.operator = s;
+        next();
+      },
+      toSignIn(req, res, next),
     );
   // Before the body is checked: a forged post is refused whatever else it carries.
   const formChecked: RequestHandler = (req, res, next) => {
@@ -205,7 +230,7 @@ export function consoleOperations(services: Services, publicApiUrl: string): Ope
       method: 'post',
       path: '/console/sign-in',
       auth: [{ kind: 'none' }],
-      summary: 'Sign in with a workspace API key: sets the session cookie',
+      summary: 'Sign in with a workspace API key or an operator key: sets the session cookie',
       request: { body: Joi.object({ _form: formToken, api_key: signInBodySchema.extract('api_key') }) },
       responses: { 303: REDIRECT },
       errorStatuses: [401, 403, 422, 429],
@@ -235,10 +260,10 @@ export function consoleOperations(services: Services, publicApiUrl: string): Ope
           'console sign-ins from one address',
         );
         try {
-          const { cookie: value } = await con.signIn(res.locals.body.api_key);
+          const { cookie: value, kind } = await con.signIn(res.locals.body.api_key);
           res.append('Set-Cookie', cookie(SESSION_COOKIE, value, { secure: secure(req), maxAgeSeconds: 8 * 3600 }));
           res.append('Set-Cookie', cookie(SIGN_IN_COOKIE, '', { secure: secure(req), maxAgeSeconds: 0 }));
-          seeOther(res, '/console');
+          seeOther(res, kind === 'operator' ? '/console/operator' : '/console');
         } catch (err) {
           if (!(err instanceof AppError) || err.status !== 401) throw err;
           const token = ids.consoleFormToken();
@@ -247,18 +272,29 @@ export function consoleOperations(services: Services, publicApiUrl: string): Ope
         }
       },
     },
-    action({
+    {
+      ...base,
       id: 'consoleSignOut',
+      method: 'post',
       path: '/console/sign-out',
-      summary: 'Sign out: the session ends on the server and the cookie is cleared',
+      summary: 'Sign out (either kind of session): the session ends on the server and the cookie is cleared',
       request: { body: form() },
+      responses: { 303: REDIRECT },
       errorStatuses: [401, 403],
+      examples: [{ name: 'done', request: { body: { _form: FORM_EXAMPLE } }, response: { status: 303, body: '' } }],
+      before: [
+        (req, res, next) =>
+          con.anySession(cookies(req)[SESSION_COOKIE]).then((s) => {
+            con.checkForm(s, (req.body as Record<string, unknown> | undefined)?._form);
+            next();
+          }, next),
+      ],
       handler: async (req, res) => {
         await con.signOut(cookies(req)[SESSION_COOKIE]);
         res.append('Set-Cookie', cookie(SESSION_COOKIE, '', { secure: secure(req), maxAgeSeconds: 0 }));
         seeOther(res, '/console/sign-in');
       },
-    }),
+    },
     page({
       id: 'consoleOverview',
       path: '/console',
@@ -557,6 +593,65 @@ export function consoleOperations(services: Services, publicApiUrl: string): Ope
         seeOther(res, '/console/approvals?done=approved');
       },
     }),
+    // ── the service operator's pages: read-only, an operator session only ──────
+    {
+      ...base,
+      id: 'consoleOperatorCatalog',
+      method: 'get',
+      path: '/console/operator',
+      summary: "The service operator's catalog: every product with its actions' prices, by name, paged",
+      request: { query: operatorCatalogQuerySchema },
+      responses: { 200: PAGE },
+      errorStatuses: [401, 403, 422],
+      examples: [{ name: 'page', request: {}, response: { status: 200, body: '<!doctype html>' } }],
+      before: [operatorSignedIn],
+      handler: async (_req, res) => {
+        const s = res.locals.operator!;
+        const q = res.locals.query as { cursor?: string; limit: number };
+        html(res, 200, catalogPage(s, await op.catalog(s, { cursor: q.cursor || undefined, limit: q.limit })));
+      },
+    },
+    {
+      ...base,
+      id: 'consoleOperatorSettlements',
+      method: 'get',
+      path: '/console/operator/settlements',
+      summary: 'x402 payments newest first with their status and transaction, filtered by status, paged',
+      request: { query: operatorSettlementsQuerySchema },
+      responses: { 200: PAGE },
+      errorStatuses: [401, 403, 422],
+      examples: [{ name: 'page', request: {}, response: { status: 200, body: '<!doctype html>' } }],
+      before: [operatorSignedIn],
+      handler: async (_req, res) => {
+        const s = res.locals.operator!;
+        const q = res.locals.query as { status?: X402PaymentState | ''; cursor?: string; limit: number };
+        const page = await op.settlements(s, {
+          status: q.status || undefined,
+          cursor: q.cursor || undefined,
+          limit: q.limit,
+        });
+        html(res, 200, settlementsPage(s, { ...page, status: q.status ?? '', statuses: X402_PAYMENT_STATES }));
+      },
+    },
+    {
+      ...base,
+      id: 'consoleOperatorLedger',
+      method: 'get',
+      path: '/console/operator/ledger',
+      summary: "Any account's ledger (a wallet's or a workspace's): its balance and entries newest first, paged",
+      request: { query: operatorLedgerQuerySchema },
+      responses: { 200: PAGE },
+      errorStatuses: [401, 403, 422],
+      examples: [{ name: 'page', request: {}, response: { status: 200, body: '<!doctype html>' } }],
+      before: [operatorSignedIn],
+      handler: async (_req, res) => {
+        const s = res.locals.operator!;
+        const q = res.locals.query as { account?: string; before?: number; limit: number };
+        if (!q.account) return html(res, 200, ledgerPage(s, { account: '', view: null }));
+        const view = await op.ledger(s, { account: q.account, before: q.before, limit: q.limit });
+        html(res, 200, ledgerPage(s, { account: view.account, view }));
+      },
+    },
   ];
 
   async function callbacksView(s: ConsoleSession, shown?: Parameters<typeof callbacksPage>[3]) {

@@ -1,5 +1,6 @@
 import { chainCommands } from './chain';
 import type { AdminCommand } from './command';
+import { consoleCommands } from './console';
 import { creditCommands } from './credits';
 import { embedCommands } from './embed';
 import { jobCommands } from './jobs';
@@ -20,4 +21,5 @@ export const COMMANDS: readonly AdminCommand[] = [
   ...jobCommands,
   ...scheduleCommands,
   ...embedCommands,
+  ...consoleCommands,
 ];

@@ -44,6 +44,23 @@ export const workspaceCommands: AdminCommand[] = [
     },
   },
   {
+    name: 'budget:catalog-tools',
+    summary:
+      "turns catalog tools on or off for a budget's agent groups (MCP calls to any catalog tool, paid from the workspace's credits)",
+    flags: [
+      { name: 'budget', arg: 'bud_..', required: true, pattern: BUDGET, description: 'the budget' },
+      { name: 'on', oneOf: 'switch', description: 'its groups may call catalog tools' },
+      { name: 'off', oneOf: 'switch', description: 'its groups may not (the default of a new budget)' },
+    ],
+    note: "The console's switch on a budget's card does the same; groups see it at their next call.",
+    run: async (ctx, f) => {
+      const budgetId = f.need('budget');
+      const on = f.has('on');
+      if (!(await repo(ctx).setCatalogTools(budgetId, on))) throw new Error(`no budget ${budgetId}`);
+      return { budget_id: budgetId, catalog_tools: on };
+    },
+  },
+  {
     name: 'budget:add-workflow',
     summary:
       'lists a workflow on a budget, approving that published version (without: the latest at first use); idempotent',
@@ -80,6 +97,21 @@ export const workspaceCommands: AdminCommand[] = [
       });
       return { api_key: apiKey, api_key_id: apiKeyId };
     },
+  },
+  {
+    name: 'apikey:revoke',
+    summary:
+      'revokes a workspace API key: its schedule bearers stop and its console sessions end at their next request',
+    flags: [
+      {
+        name: 'key-id',
+        arg: 'wakid_..',
+        required: true,
+        pattern: /^wakid_[0-9a-f]{16}$/,
+        description: 'the key to revoke (its api_key_id)',
+      },
+    ],
+    run: async (ctx, f) => ({ revoked: await repo(ctx).revokeApiKey(f.need('key-id')) }),
   },
   {
     name: 'group:create',

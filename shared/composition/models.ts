@@ -1,6 +1,7 @@
 import { Connection } from 'mongoose';
 import { consoleSessionModel } from '../console/models/console-session';
 import type { ConsoleModels } from '../console/models/index';
+import { operatorKeyModel } from '../console/models/operator-key';
 import { creditExpiryModel } from '../credits/models/credit-expiry';
 import { creditHeadModel } from '../credits/models/credit-head';
 import { creditTransactionModel } from '../credits/models/credit-transaction';
@@ -162,5 +163,6 @@ export function registerModels(conn: Connection): Models {
     embedNonceFailures: embedNonceFailureModel(conn),
     embedTokens: embedTokenModel(conn),
     consoleSessions: consoleSessionModel(conn),
+    consoleOperatorKeys: operatorKeyModel(conn),
   };
 }

@@ -1,3 +1,5 @@
+import { OperatorConsole } from '../console/operator';
+import { OperatorKeyRepository } from '../console/operator-keys';
 import { ConsoleService } from '../console/service';
 import { ConsoleSessionRepository } from '../console/sessions';
 import { LedgerStore } from '../credits/ledger-store';
@@ -77,6 +79,7 @@ export function createRepositories(deps: Pick<AppDeps, 'config' | 'db'>) {
     settlementNonces: new NonceClaims(models),
     inFlightPayments: new InFlightPayments(models, payments),
     consoleSessions: new ConsoleSessionRepository(models),
+    operatorKeys: new OperatorKeyRepository(models),
   };
 }
 
@@ -219,6 +222,7 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
     console: new ConsoleService(
       {
         sessions: repos.consoleSessions,
+        operatorKeys: repos.operatorKeys,
         workspaces,
         runs: repos.runs,
         deliveries: repos.deliveries,
@@ -229,6 +233,7 @@ function createServicesOver(deps: AppDeps, repos: Repositories) {
       },
       { temporalUiUrl: config.temporalUiUrl, temporalNamespace: config.temporalNamespace },
     ),
+    consoleOperator: new OperatorConsole({ tools: repos.tools, payments: repos.payments, ledger }),
     mcp: new McpToolService(
       tools,
       directTools,

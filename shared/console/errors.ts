@@ -5,8 +5,10 @@ export const consoleErrors: Readonly<Record<string, ErrorEntry & { area: 'consol
   console_sign_in_invalid: {
     status: 401,
     area: 'console',
-    meaning: 'The key given to the console sign-in is not a live workspace API key (`wak_…`).',
-    action: 'Sign in with a workspace API key the operator minted (`admin apikey:create`), not a budget key or token.',
+    meaning:
+      'The key given to the console sign-in is not a live workspace API key (`wak_…`) or service operator key (`opk_…`).',
+    action:
+      'Sign in with a workspace API key (`admin apikey:create`) or an operator key (`admin operator-key:create`), not a budget key or token.',
   },
   console_sign_in_required: {
     status: 401,
@@ -20,5 +22,18 @@ export const consoleErrors: Readonly<Record<string, ErrorEntry & { area: 'consol
     meaning:
       "The form post did not carry the session's form token (a forged cross-site post, or a page from an earlier session).",
     action: 'Reload the page and submit the form again.',
+  },
+  console_operator_required: {
+    status: 403,
+    area: 'console',
+    meaning:
+      "A workspace's console session asked for a service operator's page (the catalog, settlements or a wallet's ledger).",
+    action: 'Sign out and sign in with an operator key (`admin operator-key:create`).',
+  },
+  console_workspace_required: {
+    status: 403,
+    area: 'console',
+    meaning: "A service operator's console session asked for a workspace's page: an operator session is no workspace.",
+    action: "Sign out and sign in with the workspace's API key (`admin apikey:create`).",
   },
 };

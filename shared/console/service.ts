@@ -17,6 +17,7 @@ import type { BudgetChargeRepository, WorkspaceRepository } from '../workspaces/
 import { workspaceAccount } from '../workspaces/index';
 import { layoutGraph } from './graph-layout';
 import type { ConsoleSessionDoc } from './models/console-session';
+import type { OperatorKeyRepository } from './operator-keys';
 import { RUN_STATUSES } from './schemas';
 import type { ConsoleSessionRepository } from './sessions';
 
@@ -25,6 +26,14 @@ export interface ConsoleSession {
   workspaceId: string;
   workspaceName: string;
   apiKeyId: string;
+  formToken: string;
+  expiresAt: Date;
+}
+
+/** A service operator signed in with an operator key: the key's public id and label, the session's form token. */
+export interface OperatorSession {
+  operatorKeyId: string;
+  label: string | null;
   formToken: string;
   expiresAt: Date;
 }
@@ -79,6 +88,7 @@ export class ConsoleService {
   constructor(
     private readonly ports: {
       sessions: ConsoleSessionRepository;
+      operatorKeys: Pick<OperatorKeyRepository, 'resolve' | 'live'>;
       workspaces: WorkspaceRepository;
       runs: RunRepository;
       deliveries: DeliveryLogRepository;
@@ -92,24 +102,80 @@ export class ConsoleService {
 
   // ── sessions ────────────────────────────────────────────────────────────────
 
-  /** Exchanges a live `wak_` key for a session; the key itself is not kept. */
-  async signIn(apiKey: string, now = new Date()): Promise<{ cookie: string; expiresAt: Date }> {
-    const found = await this.ports.workspaces.resolveApiKey(apiKey.trim());
-    if (!found) throw errors.unauthorized('console_sign_in_invalid', 'that is not a live workspace API key (wak_…)');
+  /**
+   * Exchanges a live key for a session; the key itself is not kept. A workspace API key (`wak_`)
+   * signs into its workspace's pages, an operator key (`opk_`) into the service operator's.
+   */
+  async signIn(
+    key: string,
+    now = new Date(),
+  ): Promise<{ cookie: string; expiresAt: Date; kind: 'workspace' | 'operator' }> {
+    const given = key.trim();
+    const operator = given.startsWith('opk_') ? await this.ports.operatorKeys.resolve(given) : null;
+    const workspace = operator ? null : await this.ports.workspaces.resolveApiKey(given);
+    if (!operator && !workspace)
+      throw errors.unauthorized(
+        'console_sign_in_invalid',
+        'that is not a live workspace API key (wak_…) or operator key (opk_…)',
+      );
     const { cookie, doc } = await this.ports.sessions.create({
-      workspaceId: found.workspace._id,
-      apiKeyId: found.keyId,
+      ...(operator
+        ? { operatorKeyId: operator.key_id }
+        : { workspaceId: workspace!.workspace._id, apiKeyId: workspace!.keyId }),
       now,
       ttlSeconds: SESSION_TTL_SECONDS,
     });
-    return { cookie, expiresAt: doc.expires_at };
+    return { cookie, expiresAt: doc.expires_at, kind: operator ? 'operator' : 'workspace' };
   }
 
-  /** The session of a cookie value: live, unexpired, and its API key not revoked. */
-  async session(cookie: string | undefined, now = new Date()): Promise<ConsoleSession> {
+  /** The live, unexpired session of a cookie value, whichever kind it is. */
+  private async liveSession(cookie: string | undefined, now: Date): Promise<ConsoleSessionDoc> {
     const doc: ConsoleSessionDoc | null = cookie ? await this.ports.sessions.get(cookie) : null;
+    if (!doc || doc.expires_at.getTime() <= now.getTime())
+      throw errors.unauthorized('console_sign_in_required', 'sign in to the console first');
+    return doc;
+  }
+
+  /**
+   * The workspace session of a cookie value: live, unexpired, and its API key not revoked. An
+   * operator's session is refused here (403): it is no workspace, and workspace pages are not its.
+   */
+  async session(cookie: string | undefined, now = new Date()): Promise<ConsoleSession> {
+    const doc = await this.liveSession(cookie, now);
+    if (doc.operator_key_id !== undefined)
+      throw errors.forbidden(
+        'console_workspace_required',
+        "this page is a workspace's: sign in with a workspace API key to see it",
+      );
+    return this.workspaceSessionOf(doc);
+  }
+
+  /**
+   * The service operator's session of a cookie value: live, unexpired, its operator key not
+   * revoked. A workspace's session is refused here (403): operator pages read every workspace's
+   * and wallet's records, which no workspace key may.
+   */
+  async operatorSession(cookie: string | undefined, now = new Date()): Promise<OperatorSession> {
+    const doc = await this.liveSession(cookie, now);
+    if (doc.operator_key_id === undefined)
+      throw errors.forbidden(
+        'console_operator_required',
+        "this page is the service operator's: sign in with an operator key (admin operator-key:create)",
+      );
+    return this.operatorSessionOf(doc, doc.operator_key_id);
+  }
+
+  /** Whichever kind of session a cookie value is, its key still live (sign-out takes either). */
+  async anySession(cookie: string | undefined, now = new Date()): Promise<ConsoleSession | OperatorSession> {
+    const doc = await this.liveSession(cookie, now);
+    return doc.operator_key_id !== undefined
+      ? this.operatorSessionOf(doc, doc.operator_key_id)
+      : this.workspaceSessionOf(doc);
+  }
+
+  private async workspaceSessionOf(doc: ConsoleSessionDoc): Promise<ConsoleSession> {
     const refused = () => errors.unauthorized('console_sign_in_required', 'sign in to the console first');
-    if (!doc || doc.expires_at.getTime() <= now.getTime()) throw refused();
+    if (!doc.workspace_id || !doc.api_key_id) throw refused();
     const [live, workspace] = await Promise.all([
       this.ports.workspaces.apiKeyLive(doc.api_key_id),
       this.ports.workspaces.getWorkspace(doc.workspace_id),
@@ -124,12 +190,18 @@ export class ConsoleService {
     };
   }
 
+  private async operatorSessionOf(doc: ConsoleSessionDoc, keyId: string): Promise<OperatorSession> {
+    const key = await this.ports.operatorKeys.live(keyId);
+    if (!key) throw errors.unauthorized('console_sign_in_required', 'sign in to the console first');
+    return { operatorKeyId: key.key_id, label: key.label, formToken: doc.form_token, expiresAt: doc.expires_at };
+  }
+
   signOut(cookie: string | undefined): Promise<void> {
     return cookie ? this.ports.sessions.delete(cookie) : Promise.resolve();
   }
 
   /** Refuses a form post without the session's form token (a cross-site post cannot read it). */
-  checkForm(s: ConsoleSession, token: unknown): void {
+  checkForm(s: { formToken: string }, token: unknown): void {
     if (typeof token !== 'string' || !sameSecret(token, s.formToken))
       throw errors.forbidden(
         'console_form_refused',

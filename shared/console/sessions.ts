@@ -6,17 +6,15 @@ import type { ConsoleModels } from './models/index';
 export class ConsoleSessionRepository {
   constructor(private readonly models: ConsoleModels) {}
 
-  async create(i: {
-    workspaceId: string;
-    apiKeyId: string;
-    now: Date;
-    ttlSeconds: number;
-  }): Promise<{ cookie: string; doc: ConsoleSessionDoc }> {
+  async create(
+    i: ({ workspaceId: string; apiKeyId: string } | { operatorKeyId: string }) & { now: Date; ttlSeconds: number },
+  ): Promise<{ cookie: string; doc: ConsoleSessionDoc }> {
     const cookie = secret('csn_');
     const doc: ConsoleSessionDoc = {
       _id: sha256Hex(cookie),
-      workspace_id: i.workspaceId,
-      api_key_id: i.apiKeyId,
+      ...('operatorKeyId' in i
+        ? { operator_key_id: i.operatorKeyId }
+        : { workspace_id: i.workspaceId, api_key_id: i.apiKeyId }),
       form_token: ids.consoleFormToken(),
       created_at: i.now,
       expires_at: new Date(i.now.getTime() + i.ttlSeconds * 1000),

@@ -2,7 +2,7 @@
 // shared/credits/ imports this file, never the files behind it (house/capability-face).
 export { probeLast } from './head-probe';
 export { orderIdOf, settledHoldId } from './ledger-entries';
-export { type HoldState, LedgerStore } from './ledger-store';
+export { type HoldState, type LedgerEntry, LedgerStore } from './ledger-store';
 export type { CreditsModels } from './models/index';
 export { baseUnitsToUsd, creditsToBaseUnits, usdToBaseUnits } from './money';
 export type { BalanceView, CreditTransaction, LedgerHistory, PurchaseEntry } from './types';

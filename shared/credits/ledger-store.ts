@@ -15,7 +15,7 @@ import {
   type PurchaseEntry,
   type SpendResult,
 } from './ledger-results';
-import type { CreditTransactionDoc } from './models/credit-transaction';
+import { type CreditTransactionDoc, ledgerEntryId } from './models/credit-transaction';
 import type { CreditsModels as Models } from './models/index';
 import { creditsToUsd } from './money';
 
@@ -30,6 +30,10 @@ export {
   type PurchaseEntry,
   type SpendResult,
 };
+
+/** A ledger entry as the operator's console lists it: without the grants and holds carried along. */
+export type LedgerEntry = Omit<CreditTransactionDoc, 'live_grants' | 'open_holds' | 'grant'>;
+const ENTRY_FIELDS = { live_grants: 0, open_holds: 0, grant: 0 } as const;
 
 type LedgerModels = Pick<Models, 'creditTransactions' | 'creditExpiries' | 'creditHeads' | 'ledgerWatermarks'>;
 
@@ -296,6 +300,29 @@ export class LedgerStore {
       ...(typeof d.details === 'string' ? { details: d.details } : {}),
       recordedAt: d.date_created,
     }));
+  }
+
+  /**
+   * Every entry of an account (internal holds and releases too), newest first, `limit` a page,
+   * older than position `before` when given (the operator's console). Read by `_id` alone (the
+   * head, then the page's positions, which are contiguous): the one lookup FerretDB serves from
+   * an index as MongoDB does, so a page costs the same at entry 100,000 as at entry 1.
+   */
+  async entries(
+    account: string,
+    i: { before?: number; limit: number },
+  ): Promise<{ entries: LedgerEntry[]; next: number | null }> {
+    const head = await this.ledger.head(account);
+    const top = Math.min(head?.seq ?? 0, (i.before ?? Infinity) - 1);
+    const positions = Array.from({ length: Math.max(0, Math.min(i.limit, top)) }, (_, k) => top - k);
+    if (positions.length === 0) return { entries: [], next: null };
+    const docs = await this.models.creditTransactions
+      .find({ _id: { $in: positions.map((seq) => ledgerEntryId(account, seq)) } }, ENTRY_FIELDS)
+      .lean<LedgerEntry[]>()
+      .exec();
+    docs.sort((a, b) => b.seq - a.seq);
+    const last = positions[positions.length - 1]!;
+    return { entries: docs, next: last > 1 ? last : null };
   }
 
   /** Wallets holding a grant that lapsed by `now` (the sweep's work list). */

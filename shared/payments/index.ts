@@ -10,6 +10,7 @@ export { siwxHeaderOf } from './extensions/sign-in-with-x';
 export { type PaymentPruneCounts, prunePaymentRecords } from './housekeeping';
 export { settlements } from './metrics';
 export { NonceClaims } from './nonce-claims';
+export type { PaymentListing, PaymentRepository } from './payment-repository';
 export { PAYMENT_ID_PATTERN, paymentPayerView, paymentPublicView, paymentStatusPath } from './payment-status';
 export { applyPurpose, purposeAs, purposeWallet } from './purposes';
 export { PaymentGate } from './service';
@@ -17,7 +18,7 @@ export type { SettlementEngine, SettlementOutcome, SettlementStart } from './set
 export { refuseMixedPaymentModes } from './single-payment-mode';
 export { type ToolCallOutcome, ToolCalls } from './tool-call';
 export { isOurTransfer } from './transfer-match';
-export type { X402PaymentDoc } from './types';
+export { X402_PAYMENT_STATES, type X402PaymentDoc, type X402PaymentState } from './types';
 export { describeChainFailure } from './x402/chain-errors';
 export type { AuthorizedTransfer, ChainReader } from './x402/chain-reader';
 export {

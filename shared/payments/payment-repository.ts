@@ -5,6 +5,19 @@ import type { X402PaymentDoc, X402PaymentState } from './models/x402-payment';
 
 type PaymentModels = Pick<PaymentsModels, 'x402Payments' | 'x402DeliveryOutcomes'>;
 
+/** A payment as a listing shows it: what was paid, by whom, where it stands and its transaction. */
+export type PaymentListing = Omit<
+  X402PaymentDoc,
+  'payload_json' | 'requirements_json' | 'signature' | 'result_json' | 'authorization'
+>;
+const LISTING_FIELDS = {
+  payload_json: 0,
+  requirements_json: 0,
+  signature: 0,
+  result_json: 0,
+  authorization: 0,
+} as const;
+
 /** How a delivery ended (`X402DeliveryOutcomeDoc`): decided once per payment. */
 export type DeliveryOutcome = X402DeliveryOutcomeDoc['outcome'];
 
@@ -53,6 +66,31 @@ export class PaymentRepository {
       .lean<Array<Pick<X402PaymentDoc, '_id'>>>()
       .exec();
     return rows.map((r) => r._id);
+  }
+
+  /**
+   * Payments newest first, optionally of one status, keyset-paged on `(created_at, _id)` (the
+   * operator's console): an index range on `{created_at, _id}` or `{status, created_at, _id}`.
+   * Without the signed payload, the requirements and the paid call's result.
+   */
+  async page(i: {
+    status?: X402PaymentState;
+    before?: { created_at: Date; id: string };
+    limit: number;
+  }): Promise<{ payments: PaymentListing[]; more: boolean }> {
+    const filter: Record<string, unknown> = i.status ? { status: i.status } : {};
+    if (i.before)
+      filter.$or = [
+        { created_at: { $lt: i.before.created_at } },
+        { created_at: i.before.created_at, _id: { $lt: i.before.id } },
+      ];
+    const docs = await this.models.x402Payments
+      .find(filter, LISTING_FIELDS)
+      .sort({ created_at: -1, _id: -1 })
+      .limit(i.limit + 1)
+      .lean<PaymentListing[]>()
+      .exec();
+    return { payments: docs.slice(0, i.limit), more: docs.length > i.limit };
   }
 
   // ---- writes ----

@@ -202,6 +202,26 @@ export class ToolRepository {
     return { items: docs.map(toProduct), total };
   }
 
+  /**
+   * Every product (hidden and inactive ones too), by name, keyset-paged on `(name, _id)` (the
+   * operator's console): a page is an index range on `{name, _id}`, whatever the page's depth.
+   */
+  async catalogPage(i: {
+    after?: { name: string; id: string };
+    limit: number;
+  }): Promise<{ items: ToolProduct[]; more: boolean }> {
+    const filter = i.after
+      ? { $or: [{ name: { $gt: i.after.name } }, { name: i.after.name, _id: { $gt: i.after.id } }] }
+      : {};
+    const docs = await this.models.toolProducts
+      .find(filter, { search_terms: 0 })
+      .sort({ name: 1, _id: 1 })
+      .limit(i.limit + 1)
+      .lean<ToolProductDoc[]>()
+      .exec();
+    return { items: docs.slice(0, i.limit).map(toProduct), more: docs.length > i.limit };
+  }
+
   /** Every catalog write changes the version; listers rebuild their index when they see a new one. */
   private async bumpVersion(now: Date): Promise<void> {
     await this.models.toolCatalogVersions.updateOne(

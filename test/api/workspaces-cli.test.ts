@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { OperatorKeyRepository } from '../../shared/console/index';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { WorkspaceRepository } from '../../shared/workspaces/repository';
 import { adminJson } from '../support/admin-cli';
@@ -101,6 +102,49 @@ describe('workspace and workflow operator commands through the real CLI', () => 
       approved_by: 'operator_cli',
     });
     expect(await repo.isWorkflowOnBudget(budget._id, 'wf_other')).toBe(true);
+  }, 240_000);
+
+  it("switches a budget's catalog tools on and off, refuses an unknown budget or both switches; revokes an API key", async () => {
+    const ws = await adminJson('workspace:create', '--name', 'Switches');
+    const { budget } = await adminJson('budget:create', '--workspace', ws._id, '--name', 'ops');
+    const repo = new WorkspaceRepository(db.models);
+    expect((await repo.getBudget(budget._id))!.catalog_tools).toBe(false);
+    expect(await adminJson('budget:catalog-tools', '--budget', budget._id, '--on')).toEqual({
+      budget_id: budget._id,
+      catalog_tools: true,
+    });
+    expect((await repo.getBudget(budget._id))!.catalog_tools).toBe(true);
+    expect(await adminJson('budget:catalog-tools', '--budget', budget._id, '--off')).toEqual({
+      budget_id: budget._id,
+      catalog_tools: false,
+    });
+    expect((await repo.getBudget(budget._id))!.catalog_tools).toBe(false);
+    await expect(adminJson('budget:catalog-tools', '--budget', budget._id, '--on', '--off')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('exactly one of --on or --off'),
+    });
+    await expect(adminJson('budget:catalog-tools', '--budget', 'bud_0000000000000000', '--on')).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('no budget bud_0000000000000000'),
+    });
+
+    const key = await adminJson('apikey:create', '--workspace', ws._id);
+    expect(await repo.resolveApiKey(key.api_key)).not.toBeNull();
+    expect(await adminJson('apikey:revoke', '--key-id', key.api_key_id)).toEqual({ revoked: true });
+    expect(await repo.resolveApiKey(key.api_key)).toBeNull();
+  }, 240_000);
+
+  it('mints, lists and revokes an operator key: the key is printed once and never listed', async () => {
+    const minted = await adminJson('operator-key:create', '--label', 'night shift');
+    expect(minted.operator_key).toMatch(/^opk_[A-Za-z0-9_-]{43}$/);
+    const keys = new OperatorKeyRepository(db.models);
+    expect(await keys.resolve(minted.operator_key)).toMatchObject({ key_id: minted.operator_key_id });
+    const listed = await adminJson('operator-key:list');
+    expect(listed).toContainEqual(expect.objectContaining({ key_id: minted.operator_key_id, label: 'night shift' }));
+    expect(JSON.stringify(listed)).not.toContain(minted.operator_key);
+    expect(await adminJson('operator-key:revoke', '--key-id', minted.operator_key_id)).toEqual({ revoked: true });
+    expect(await keys.resolve(minted.operator_key)).toBeNull();
+    await expect(adminJson('operator-key:revoke', '--key-id', 'opk_not_an_id')).rejects.toMatchObject({ code: 2 });
   }, 240_000);
 
   it('refuses an invalid definition listing the problem paths, and bad flag combinations', async () => {

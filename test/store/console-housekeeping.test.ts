@@ -23,6 +23,7 @@ describe("housekeeping deletes the console's expired sessions on the real store"
     const service = new ConsoleService(
       {
         sessions,
+        operatorKeys: repos.operatorKeys,
         workspaces: w.repo,
         runs: repos.runs,
         deliveries: repos.deliveries,

@@ -1,4 +1,5 @@
 import type { Db } from '../../shared/composition/store';
+import type { X402PaymentDoc, X402PaymentState } from '../../shared/payments/index';
 import { sha256Hex } from '../../shared/platform/ids/index';
 import { runDoc } from './run-doc';
 import { type GroupSetup, setupGroup } from './webhook-runs';
@@ -87,13 +88,50 @@ export function formTokenOf(html: string): string {
   return m[1]!;
 }
 
-/** Signs in through the form (as a browser does) and returns the overview page's form token. */
+/** Signs in through the form (as a browser does) and returns the form token of the page it lands on. */
 export async function signIn(jar: Jar, apiUrl: string, apiKey: string): Promise<string> {
   const form = await consoleFetch(jar, `${apiUrl}/console/sign-in`);
   const res = await consoleFetch(jar, `${apiUrl}/console/sign-in`, {
     form: { _form: formTokenOf(form.text), api_key: apiKey },
   });
   if (res.status !== 303) throw new Error(`sign-in answered ${res.status}: ${res.text.slice(0, 300)}`);
-  const overview = await consoleFetch(jar, `${apiUrl}/console`);
-  return formTokenOf(overview.text);
+  const landing = await consoleFetch(jar, `${apiUrl}${res.location}`);
+  return formTokenOf(landing.text);
+}
+
+/** A settled (or other) x402 payment record for the operator's pages, written through the payments' one writer. */
+export function paymentRecord(o: {
+  payer: string;
+  nonce: number;
+  status: X402PaymentState;
+  createdAt: Date;
+  txHash?: string;
+  credits?: number;
+}): X402PaymentDoc {
+  const nonce = `0x${o.nonce.toString(16).padStart(64, '0')}`;
+  const asset = `0x${'a'.repeat(40)}`;
+  const payTo = `0x${'b'.repeat(40)}`;
+  const payer = o.payer.toLowerCase();
+  return {
+    _id: `eip155:84532:${asset}:${payer}:${nonce}`,
+    purpose_key: `credit_purchase:${payer}:${nonce}`,
+    purpose: { kind: 'credit_purchase', wallet: payer, credits: o.credits ?? 100 },
+    status: o.status,
+    network: 'eip155:84532',
+    chain_id: 84532,
+    asset,
+    token_symbol: 'USDC',
+    payer,
+    pay_to: payTo,
+    amount_base_units: String((o.credits ?? 100) * 10_000),
+    amount_usd: (o.credits ?? 100) / 100,
+    resource_url: 'http://localhost/api/external/credits/purchase',
+    authorization: { from: payer, to: payTo, value: '1000000', validAfter: '0', validBefore: '9999999999', nonce },
+    signature: `0x${'1'.repeat(130)}`,
+    payload_json: '{}',
+    requirements_json: '{}',
+    ...(o.txHash ? { tx_hash: o.txHash, block_number: '12', settled_at: o.createdAt } : {}),
+    created_at: o.createdAt,
+    updated_at: o.createdAt,
+  };
 }

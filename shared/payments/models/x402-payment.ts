@@ -15,7 +15,8 @@ export type PaymentPurpose =
   | { kind: 'tool_call'; product: string; product_id: string; action: string; params_sha256: string };
 
 /** `delivering`: verified, the paid tool call is running; settled only after it succeeded (never swept). */
-export type X402PaymentState = 'delivering' | 'verified' | 'submitted' | 'settled' | 'completed' | 'failed';
+export const X402_PAYMENT_STATES = ['delivering', 'verified', 'submitted', 'settled', 'completed', 'failed'] as const;
+export type X402PaymentState = (typeof X402_PAYMENT_STATES)[number];
 
 /**
  * One x402 payment. `_id` is the payment's identity (network, asset, payer, authorization
@@ -105,6 +106,9 @@ schema.index({ payer: 1, created_at: -1 });
 schema.index({ tx_hash: 1 });
 // The stale-payment sweep: verified payments whose settlement never started.
 schema.index({ status: 1, created_at: 1 });
+// The operator's console lists payments newest first, all or of one status, keyset-paged.
+schema.index({ created_at: -1, _id: -1 });
+schema.index({ status: 1, created_at: -1, _id: -1 });
 
 export function x402PaymentModel(conn: Connection) {
   return conn.models.X402Payment ?? conn.model<X402PaymentDoc>('X402Payment', schema);

@@ -26,6 +26,8 @@ export const ids = {
   agentToken: () => hex('agtid_', 8),
   /** The public id of a bearer access token (the token itself is `secret('act_')`). */
   accessToken: () => hex('tok_', 8),
+  /** The public id of a service operator's console key (the key itself is `secret('opk_')`). */
+  operatorKey: () => hex('opkid_', 8),
   /** Workflow ids accept any `wf_[A-Za-z0-9_-]{1,64}`; minted ones are 16 hex. */
   workflow: () => hex('wf_', 8),
   bundle: () => hex('bnd_', 8),
@@ -76,7 +78,7 @@ export const ids = {
   request: () => randomUUID(),
 };
 
-export type SecretPrefix = 'bk_' | 'wak_' | 'agt_' | 'act_' | 'emb_' | 'csn_';
+export type SecretPrefix = 'bk_' | 'wak_' | 'agt_' | 'act_' | 'emb_' | 'csn_' | 'opk_';
 
 /** Random secrets shown once (`<prefix><43 base64url chars>`); stored only as their sha256. */
 export function secret(prefix: SecretPrefix): string {
@@ -91,6 +93,8 @@ export const SECRET_SHAPES: Record<SecretPrefix, RegExp> = {
   emb_: /^emb_[A-Za-z0-9_-]{43}$/,
   /** A console session's cookie value. */
   csn_: /^csn_[A-Za-z0-9_-]{43}$/,
+  /** A service operator's console key (minted by the admin CLI). */
+  opk_: /^opk_[A-Za-z0-9_-]{43}$/,
 };
 
 /** A Standard Webhooks signing secret: `whsec_` + base64 of 24 random bytes. */

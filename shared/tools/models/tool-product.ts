@@ -69,6 +69,8 @@ schema.index({ active: 1, private: 1, name: 1, _id: 1 });
 schema.index({ search_terms: 1 });
 schema.index({ categories: 1 });
 schema.index({ name: 1 });
+// The operator's console pages the whole catalog by name on this.
+schema.index({ name: 1, _id: 1 });
 
 export function toolProductModel(conn: Connection) {
   return conn.models.ToolProduct ?? conn.model<ToolProductDoc>('ToolProduct', schema);
