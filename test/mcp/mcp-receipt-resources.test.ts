@@ -5,50 +5,15 @@ import { AccessTokenService } from '../../shared/identity/access-tokens';
 import { ToolRepository } from '../../shared/tools/repository';
 import { workspaceAccount } from '../../shared/workspaces/types';
 import { http } from '../support/http';
+import { mcpRpc } from '../support/mcp-rpc';
 import { runDoc } from '../support/run-doc';
 import { startTestStack, type TestStack } from '../support/stack';
 import { startScriptedVendor } from '../support/vendor';
 import { addWorkflow, sameWorkspaceGroup, setupGroup, templateWorkflow } from '../support/webhook-runs';
 
-const VERSION = '2026-07-28';
-
-/** One JSON-RPC request on the 2026-07-28 wire; the body's text kept, to compare bytes. */
-async function rpc(
-  url: string,
-  token: string | undefined,
-  method: string,
-  params: Record<string, unknown>,
-): Promise<{ text: string; result?: any; error?: { code: number; message: string; data?: any } }> {
-  const name = (params.name ?? params.uri) as string | undefined;
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': VERSION,
-      'mcp-method': method,
-      ...(name !== undefined ? { 'mcp-name': name } : {}),
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': VERSION,
-          'io.modelcontextprotocol/clientInfo': { name: 'receipts-test', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': {},
-        },
-      },
-    }),
-  });
-  const raw = await res.text();
-  const text = raw.startsWith('{') ? raw : raw.split('data: ')[1]!;
-  const body = JSON.parse(text);
-  return { text, result: body.result, error: body.error };
-}
+/** Raw JSON-RPC without the tasks extension; the answer's text kept, to compare bytes. */
+const rpc = (url: string, token: string | undefined, method: string, params: Record<string, unknown>) =>
+  mcpRpc(url, token, method, params, { tasks: false });
 
 /** The receipt's JSON exactly as it stands in a raw JSON-RPC answer's text (its bytes, not a re-serialization). */
 function receiptBytes(text: string): string {

@@ -1,42 +1,12 @@
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { ToolRepository } from '../../shared/tools/repository';
 import { WorkflowRepository } from '../../shared/workflows/repository';
+import { mcpPost, mcpRpc as rpc, TASKS_EXTENSION as TASKS } from '../support/mcp-rpc';
 import { startTestStack, type TestStack } from '../support/stack';
 import { startScriptedVendor, type VendorBehaviour } from '../support/vendor';
 import { addWorkflow, type GroupSetup, setupGroup } from '../support/webhook-runs';
 
-const TASKS = 'io.modelcontextprotocol/tasks';
-const VERSION = '2026-07-28';
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
-
-function envelope(tasks: boolean) {
-  return {
-    'io.modelcontextprotocol/protocolVersion': VERSION,
-    'io.modelcontextprotocol/clientInfo': { name: 'listen-test', version: '1.0.0' },
-    'io.modelcontextprotocol/clientCapabilities': tasks ? { extensions: { [TASKS]: {} } } : {},
-  };
-}
-
-function post(url: string, token: string, method: string, params: Record<string, unknown>, id: number, tasks = true) {
-  const name = (params.name ?? params.taskId) as string | undefined;
-  return fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': VERSION,
-      'mcp-method': method,
-      ...(name !== undefined ? { 'mcp-name': name } : {}),
-      authorization: `Bearer ${token}`,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: envelope(tasks) } }),
-  });
-}
-
-async function rpc(url: string, token: string, method: string, params: Record<string, unknown>, tasks = true) {
-  const text = await (await post(url, token, method, params, 1, tasks)).text();
-  return JSON.parse(text.startsWith('{') ? text : text.split('data: ')[1]!) as { result?: any; error?: any };
-}
 
 /** An open listen: its messages as they arrive, in order, and whether the server ended the stream. */
 class Listen {
@@ -49,23 +19,14 @@ class Listen {
 
   static async open(url: string, token: string, taskIds: unknown, o: { tasks?: boolean; id?: number } = {}) {
     const listen = new Listen();
-    const res = await fetch(url, {
-      method: 'POST',
-      signal: listen.abort.signal,
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': VERSION,
-        'mcp-method': 'subscriptions/listen',
-        authorization: `Bearer ${token}`,
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: o.id ?? 7,
-        method: 'subscriptions/listen',
-        params: { notifications: { taskIds }, _meta: envelope(o.tasks !== false) },
-      }),
-    });
+    const res = await mcpPost(
+      url,
+      token,
+      'subscriptions/listen',
+      { notifications: { taskIds } },
+      { tasks: o.tasks, id: o.id ?? 7 },
+      listen.abort.signal,
+    );
     listen.status = res.status;
     listen.contentType = res.headers.get('content-type') ?? '';
     void listen.read(res);

@@ -4,55 +4,12 @@ import { LedgerStore } from '../../shared/credits/ledger-store';
 import { ToolRepository } from '../../shared/tools/repository';
 import { WorkflowRepository } from '../../shared/workflows/repository';
 import { BudgetChargeRepository } from '../../shared/workspaces/budget-charges';
+import { mcpRpc as rpc, TASKS_EXTENSION as TASKS } from '../support/mcp-rpc';
 import { runDoc } from '../support/run-doc';
 import { startTestStack, type TestStack } from '../support/stack';
 import { startScriptedVendor, type VendorBehaviour } from '../support/vendor';
 import { waitUntil } from '../support/wait';
 import { addWorkflow, type GroupSetup, setupGroup, templateWorkflow } from '../support/webhook-runs';
-
-const TASKS = 'io.modelcontextprotocol/tasks';
-const VERSION = '2026-07-28';
-
-/**
- * One JSON-RPC request on the 2026-07-28 wire, as a client without the SDK's (absent) tasks
- * runtime sends it: the per-request `_meta` envelope, the Mcp-Method/Mcp-Name headers.
- */
-async function rpc(
-  url: string,
-  token: string | undefined,
-  method: string,
-  params: Record<string, unknown>,
-  o: { tasks?: boolean } = {},
-): Promise<{ status: number; result?: any; error?: { code: number; message: string; data?: any } }> {
-  const name = (params.name ?? params.taskId ?? params.uri) as string | undefined;
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': VERSION,
-      'mcp-method': method,
-      ...(name !== undefined ? { 'mcp-name': name } : {}),
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': VERSION,
-          'io.modelcontextprotocol/clientInfo': { name: 'tasks-test', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': o.tasks === false ? {} : { extensions: { [TASKS]: {} } },
-        },
-      },
-    }),
-  });
-  const text = await res.text();
-  const body = JSON.parse(text.startsWith('{') ? text : text.split('data: ')[1]!);
-  return { status: res.status, result: body.result, error: body.error };
-}
 
 describe('MCP tasks (SEP-2663) and runs as resources, against the real stack', () => {
   let stack: TestStack;
