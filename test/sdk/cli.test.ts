@@ -153,6 +153,50 @@ describe('the agent-commerce CLI as a child process against the real stack', () 
     expect(got.value).toMatchObject({ run_id: ran.value.run_id, status: 'completed' });
   });
 
+  it('runs a workflow as an MCP task: mcp run waits for its result, --start answers the task, mcp task and mcp cancel', async () => {
+    const group = await setupGroup(stack.db);
+    const workflowId = await addWorkflow(stack.db, group, templateWorkflow('cli task greeter'));
+    await new WorkflowRepository(stack.db.models).publish(workflowId, '1.0.0');
+    const asGroup = { AGENT_COMMERCE_AGENT_TOKEN: group.token };
+    const ran = await cliJson(['mcp', 'run', workflowId, '--prompt', 'Task'], asGroup);
+    expect(ran.code).toBe(0);
+    expect(ran.value).toMatchObject({
+      taskId: expect.stringMatching(/^run_/),
+      status: 'completed',
+      result: { content: [{ type: 'text', text: 'Hello, Task!' }] },
+    });
+    // The task is the run: the REST resource of the same id says the same.
+    const run = await cliJson(['runs', 'get', ran.value.taskId], asGroup);
+    expect(run.value).toMatchObject({ status: 'completed', response_text: 'Hello, Task!' });
+
+    const started = await cliJson(
+      ['mcp', 'run', workflowId, '--prompt', 'Later', '--start', '--request-id', 'cli-1'],
+      asGroup,
+    );
+    expect(started.value).toMatchObject({ taskId: expect.stringMatching(/^run_/), ttlMs: expect.any(Number) });
+    // The same request id answers the same task.
+    const again = await cliJson(
+      ['mcp', 'run', workflowId, '--prompt', 'Later', '--start', '--request-id', 'cli-1'],
+      asGroup,
+    );
+    expect(again.value.taskId).toBe(started.value.taskId);
+    const human = await cli(['mcp', 'task', started.value.taskId], asGroup);
+    expect(human.stdout).toMatch(new RegExp(`^${started.value.taskId}  (working|completed)`));
+    // Cancelling a task answers its state after; on one already over it changes nothing.
+    await cliJson(['mcp', 'run', workflowId, '--prompt', 'Later', '--request-id', 'cli-1'], asGroup);
+    const cancelled = await cliJson(['mcp', 'cancel', started.value.taskId], asGroup);
+    expect(cancelled.value).toMatchObject({ taskId: started.value.taskId, status: 'completed' });
+
+    const stranger = await setupGroup(stack.db);
+    const foreign = await cliJson(['mcp', 'task', started.value.taskId], {
+      AGENT_COMMERCE_AGENT_TOKEN: stranger.token,
+    });
+    expect(foreign.code).toBe(1);
+    expect(foreign.value.error.code).toBe('run_not_found');
+    const tokenless = await cliJson(['mcp', 'task', started.value.taskId], { AGENT_COMMERCE_AGENT_TOKEN: '' });
+    expect([tokenless.code, tokenless.value.error.code]).toEqual([2, 'sdk_bad_input']);
+  });
+
   it('prints code, message and the catalog hint of an error and exits 1 (human on stderr; one JSON value with --json)', async () => {
     const json = await cliJson(['tools', 'invoke', 'no-such-tool', 'x', '--params', '{}']);
     expect(json.code).toBe(1);

@@ -8,6 +8,7 @@ import { clientError } from '../errors';
 import { createIdentity, writeKeyFile } from '../identity';
 import type { JobWorkflow } from '../jobs';
 import { mcpConfig } from '../mcp';
+import { type McpTask, McpTasks } from '../mcp-tasks';
 import { verifyReceipt } from '../payments';
 import type { Run } from '../runs';
 import type { Values } from './config';
@@ -25,6 +26,8 @@ export interface Invocation {
   baseUrl: string;
   keyFile: string;
   json: boolean;
+  /** The agent group token (`--agent-token`, AGENT_COMMERCE_AGENT_TOKEN), for MCP task commands. */
+  agentToken?: string;
 }
 
 export interface Command {
@@ -75,6 +78,23 @@ function object(o: Values, name: string): Record<string, unknown> | undefined {
 /** Drops undefined values so bodies carry only what was given. */
 const given = <T extends Record<string, unknown>>(o: T): T =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+
+function mcpTasks(baseUrl: string, agentToken: string | undefined): McpTasks {
+  if (!agentToken)
+    throw clientError(
+      'sdk_bad_input',
+      'give an agent group token (agt_...): --agent-token or AGENT_COMMERCE_AGENT_TOKEN',
+    );
+  return new McpTasks({ baseUrl, token: agentToken });
+}
+
+/** A task as one line, then its result's text (or its error) once it ended. */
+const fmtTask = (t: McpTask): string =>
+  [
+    `${t.taskId}  ${t.status}${t.statusMessage ? `  ${t.statusMessage}` : ''}`,
+    ...(t.result ? t.result.content.map((c) => c.text ?? `[${c.type}]`) : []),
+    ...(t.error ? [`error ${t.error.code}: ${t.error.message}`] : []),
+  ].join('\n');
 
 const fmtRun = (run: Run): string =>
   [
@@ -310,6 +330,45 @@ export const COMMANDS: Command[] = [
       return mcpConfig({ baseUrl, token, name: str(opts, 'name') });
     },
     show: (r) => JSON.stringify(r, null, 2),
+  },
+  {
+    words: ['mcp', 'run'],
+    summary: 'run a workflow as an MCP task (agent group token): tools/call, then tasks/get until it ends',
+    args: ['workflow'],
+    options: {
+      prompt: { type: 'string', help: 'the prompt' },
+      'request-id': { type: 'string', help: 'idempotency key (the same key answers the same task)' },
+      start: { type: 'boolean', help: 'answer the task at once instead of waiting for its end' },
+      timeout: { type: 'string', help: 'seconds to wait (default 300)' },
+    },
+    async run({ baseUrl, agentToken, args, opts }) {
+      const mcp = mcpTasks(baseUrl, agentToken);
+      const input = given({ prompt: need(opts, 'prompt'), request_id: str(opts, 'request-id') }) as {
+        prompt: string;
+        request_id?: string;
+      };
+      if (opts.start === true) return mcp.startWorkflow(args.workflow, input);
+      return mcp.runWorkflow(args.workflow, input, { timeoutMs: (int(opts, 'timeout') ?? 300) * 1000 });
+    },
+    show: fmtTask,
+  },
+  {
+    words: ['mcp', 'task'],
+    summary: 'an MCP task as tasks/get answers it (its result inlined once it ended)',
+    args: ['task'],
+    run: ({ baseUrl, agentToken, args }) => mcpTasks(baseUrl, agentToken).getTask(args.task),
+    show: fmtTask,
+  },
+  {
+    words: ['mcp', 'cancel'],
+    summary: "cancel an MCP task (its run cancelled, its holds released); the task's state after",
+    args: ['task'],
+    async run({ baseUrl, agentToken, args }) {
+      const mcp = mcpTasks(baseUrl, agentToken);
+      await mcp.cancelTask(args.task);
+      return mcp.getTask(args.task);
+    },
+    show: fmtTask,
   },
   {
     words: ['tools', 'search'],

@@ -118,6 +118,7 @@ export async function main(
       baseUrl: setting(values, 'base-url', io.env)!,
       keyFile: setting(values, 'key-file', io.env)!,
       json: values.json === true,
+      agentToken: setting(values, 'agent-token', io.env),
     });
     write(
       io.stdout,
