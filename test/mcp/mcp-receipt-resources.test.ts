@@ -1,11 +1,11 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { verifyReceipt } from '../../sdk/src/payments';
 import { LedgerStore } from '../../shared/credits/ledger-store';
 import { AccessTokenService } from '../../shared/identity/access-tokens';
 import { ToolRepository } from '../../shared/tools/repository';
 import { workspaceAccount } from '../../shared/workspaces/types';
 import { http } from '../support/http';
-import { mcpRpc } from '../support/mcp-rpc';
+import { connectMcp, mcpRpc } from '../support/mcp-rpc';
 import { runDoc } from '../support/run-doc';
 import { startTestStack, type TestStack } from '../support/stack';
 import { startScriptedVendor } from '../support/vendor';
@@ -40,12 +40,7 @@ describe('MCP: receipts of paid calls as resources, scoped to their payer', () =
   const clients: Client[] = [];
 
   async function connect(token: string): Promise<Client> {
-    const client = new Client({ name: 'receipts-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(url), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
-      }),
-    );
+    const client = await connectMcp(url, token, 'receipts-test');
     clients.push(client);
     return client;
   }

@@ -1,7 +1,6 @@
 import { LedgerStore } from '../../shared/credits/ledger-store';
-import { ToolRepository } from '../../shared/tools/repository';
 import { WorkflowRepository } from '../../shared/workflows/repository';
-import { mcpPost, mcpRpc as rpc, TASKS_EXTENSION as TASKS } from '../support/mcp-rpc';
+import { addWordsAction, mcpPost, mcpRpc as rpc, TASKS_EXTENSION as TASKS } from '../support/mcp-rpc';
 import { startTestStack, type TestStack } from '../support/stack';
 import { startScriptedVendor, type VendorBehaviour } from '../support/vendor';
 import { addWorkflow, type GroupSetup, setupGroup } from '../support/webhook-runs';
@@ -133,15 +132,7 @@ describe('MCP task status notifications over subscriptions/listen (tasks extensi
     url = `${stack.server.mainUrl}/mcp`;
     ledger = new LedgerStore(stack.db.models);
     vendor = await startScriptedVendor(answerAt(0));
-    const repo = new ToolRepository(stack.db.models);
-    await repo.createProduct({ slug: 'words', name: 'word_counter', description: 'Counts words' });
-    await repo.addAction('words', {
-      slug: 'count',
-      credits: 5,
-      x402_usd: null,
-      parameters_schema: { type: 'object', properties: { text: { type: 'string' } }, additionalProperties: false },
-      runner: { kind: 'http', url: `${vendor.url}/count`, method: 'POST', timeout_ms: 60_000 },
-    });
+    await addWordsAction(stack.db, vendor.url);
   }, 180_000);
   afterAll(async () => {
     for (const l of listens) l.close();

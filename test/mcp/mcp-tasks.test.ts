@@ -1,10 +1,9 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { AgentCommerceError, McpTasks } from '../../sdk/src/index';
 import { LedgerStore } from '../../shared/credits/ledger-store';
-import { ToolRepository } from '../../shared/tools/repository';
 import { WorkflowRepository } from '../../shared/workflows/repository';
 import { BudgetChargeRepository } from '../../shared/workspaces/budget-charges';
-import { mcpRpc as rpc, TASKS_EXTENSION as TASKS } from '../support/mcp-rpc';
+import { addWordsAction, connectMcp, mcpRpc as rpc, TASKS_EXTENSION as TASKS } from '../support/mcp-rpc';
 import { runDoc } from '../support/run-doc';
 import { startTestStack, type TestStack } from '../support/stack';
 import { startScriptedVendor, type VendorBehaviour } from '../support/vendor';
@@ -20,12 +19,7 @@ describe('MCP tasks (SEP-2663) and runs as resources, against the real stack', (
   const countWords: VendorBehaviour = () => ({ status: 200, body: { words: 1 } });
 
   async function connect(token: string): Promise<Client> {
-    const client = new Client({ name: 'mcp-tasks-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(url), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
-      }),
-    );
+    const client = await connectMcp(url, token, 'mcp-tasks-test');
     clients.push(client);
     return client;
   }
@@ -52,15 +46,7 @@ describe('MCP tasks (SEP-2663) and runs as resources, against the real stack', (
     url = `${stack.server.mainUrl}/mcp`;
     ledger = new LedgerStore(stack.db.models);
     vendor = await startScriptedVendor(countWords);
-    const repo = new ToolRepository(stack.db.models);
-    await repo.createProduct({ slug: 'words', name: 'word_counter', description: 'Counts words' });
-    await repo.addAction('words', {
-      slug: 'count',
-      credits: 5,
-      x402_usd: null,
-      parameters_schema: { type: 'object', properties: { text: { type: 'string' } }, additionalProperties: false },
-      runner: { kind: 'http', url: `${vendor.url}/count`, method: 'POST', timeout_ms: 60_000 },
-    });
+    await addWordsAction(stack.db, vendor.url);
   }, 180_000);
   afterAll(async () => {
     for (const c of clients) await c.close().catch(() => undefined);

@@ -1,3 +1,7 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Db } from '../../shared/composition/store';
+import { ToolRepository } from '../../shared/tools/repository';
+
 /**
  * Raw JSON-RPC on the MCP 2026-07-28 wire, for what the official client cannot send (the tasks
  * extension, listens) or where a test compares an answer's bytes.
@@ -63,4 +67,26 @@ export async function mcpRpc(
   const text = raw.startsWith('{') ? raw : raw.split('data: ')[1]!;
   const body = JSON.parse(text);
   return { status: res.status, text, result: body.result, error: body.error };
+}
+
+/** The official MCP client connected to `/mcp` with a bearer token. */
+export async function connectMcp(url: string, token: string, name = 'mcp-test'): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+  );
+  return client;
+}
+
+/** The catalog action the MCP suites call (`words__count`, 5 credits) on an HTTP vendor at `vendorUrl`. */
+export async function addWordsAction(db: Db, vendorUrl: string): Promise<void> {
+  const repo = new ToolRepository(db.models);
+  await repo.createProduct({ slug: 'words', name: 'word_counter', description: 'Counts words' });
+  await repo.addAction('words', {
+    slug: 'count',
+    credits: 5,
+    x402_usd: null,
+    parameters_schema: { type: 'object', properties: { text: { type: 'string' } }, additionalProperties: false },
+    runner: { kind: 'http', url: `${vendorUrl}/count`, method: 'POST', timeout_ms: 60_000 },
+  });
 }
