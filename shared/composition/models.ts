@@ -60,6 +60,8 @@ import type { WebhookRunsModels } from '../webhook-runs/models/index';
 import { signingKeyModel } from '../webhook-runs/models/signing-key';
 import { webhookRunModel } from '../webhook-runs/models/webhook-run';
 import { webhookRunCancelModel } from '../webhook-runs/models/webhook-run-cancel';
+import { runBucketModel } from '../webhook-runs/models/run-bucket';
+import { runHourCountModel } from '../webhook-runs/models/run-hour-count';
 import { webhookRunRequestModel } from '../webhook-runs/models/webhook-run-request';
 import { workflowSessionActiveModel, workflowSessionModel } from '../workflow-sessions/model';
 import type { WorkflowSessionsModels } from '../workflow-sessions/models';
@@ -148,6 +150,8 @@ export function registerModels(conn: Connection): Models {
     webhookRuns: webhookRunModel(conn),
     webhookRunRequests: webhookRunRequestModel(conn),
     webhookRunCancels: webhookRunCancelModel(conn),
+    runBuckets: runBucketModel(conn),
+    runHourCounts: runHourCountModel(conn),
     callbackAttempts: callbackAttemptModel(conn),
     callbackReplays: callbackReplayModel(conn),
     signingKeys: signingKeyModel(conn),

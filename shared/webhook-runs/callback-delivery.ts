@@ -127,7 +127,7 @@ export class CallbackDelivery {
       body: outcome !== 'retry' ? body : null,
     });
     await this.ports.runs.updateCallback(
-      i.runId,
+      record.run,
       {
         callback_status: outcome === 'retry' ? 'pending' : outcome,
         callback_last_status: p.status,

@@ -15,7 +15,8 @@ export { DeliveryLogRepository } from './deliveries';
 export type { CallbackReplayStart, RunEnd, RunEngine, RunStartRequest } from './engine';
 export type { AttemptOutcome } from './models/callback-attempt';
 export { fullRun, shortRun } from './present';
-export { RunRepository, type RunSummary, type WorkspaceRunsQuery } from './repository';
+export { RunRepository } from './repository';
+export type { HourCounts, RunSummary, WorkspaceRunsQuery } from './run-filing';
 export { writtenOf } from './run-writes';
 export {
   cancelBodySchema,

@@ -4,27 +4,16 @@ import type { WebhookRunsModels as Models } from './models/index';
 import type { WebhookRunDoc } from './models/webhook-run';
 import type { WebhookRunCancelDoc } from './models/webhook-run-cancel';
 import type { WebhookRunRequestDoc } from './models/webhook-run-request';
+import { RunFiling } from './run-filing';
 import { finishSet, runningSet, type RunSet } from './run-writes';
 import { type RunOutcome, type RunRecord, type RunStatus } from './types';
 
 const OPEN_STATUSES: RunStatus[] = ['queued', 'running'];
 
-/** A run as a list shows it: without its prompt, response and node records. */
-export type RunSummary = Omit<WebhookRunDoc, 'prompt' | 'response_text' | 'run_metadata' | 'request_metadata_json'>;
-
-/** A page of a workspace's runs: filters, the keyset cursor (the last run of the previous page), a bound. */
-export interface WorkspaceRunsQuery {
-  workspaceId: string;
-  status?: RunStatus;
-  groupId?: string;
-  workflowId?: string;
-  from?: Date;
-  to?: Date;
-  before?: { created_at: Date; _id: string };
-  limit: number;
-}
-
-type RunModels = Pick<Models, 'webhookRuns' | 'webhookRunRequests' | 'webhookRunCancels'>;
+type RunModels = Pick<
+  Models,
+  'webhookRuns' | 'webhookRunRequests' | 'webhookRunCancels' | 'runBuckets' | 'runHourCounts'
+>;
 
 export interface CallbackUpdate {
   callback_status: WebhookRunDoc['callback_status'];
@@ -41,7 +30,12 @@ export interface CallbackUpdate {
  * one writer at a time (see the model), so its plain updates cannot lose each other.
  */
 export class RunRepository {
-  constructor(private readonly models: RunModels) {}
+  /** The console's reads of a workspace's runs, by bucket. */
+  readonly byWorkspace: RunFiling;
+
+  constructor(private readonly models: RunModels) {
+    this.byWorkspace = new RunFiling(models);
+  }
 
   findRequest(groupId: string, requestId: string): Promise<WebhookRunRequestDoc | null> {
     return this.models.webhookRunRequests.findById(`${groupId}:${requestId}`).lean<WebhookRunRequestDoc>().exec();
@@ -68,8 +62,40 @@ export class RunRepository {
   }
 
   /** Inserts the run unless it exists (a racing twin of the same request may have done it). */
-  insertRun(doc: WebhookRunDoc): Promise<boolean> {
-    return insertOnce(this.models.webhookRuns, doc);
+  async insertRun(doc: WebhookRunDoc): Promise<boolean> {
+    const [filed] = await this.byWorkspace.file([doc]);
+    return insertOnce(this.models.webhookRuns, filed!);
+  }
+
+  /**
+   * Files up to `limit` runs stored before runs carried bucket keys; returns how many. Only runs
+   * that have ended and whose callback is settled: their document has no other writer left, so
+   * this write cannot interleave with one (FerretDB applies an update as a read and a write).
+   */
+  async fileUnfiled(limit: number): Promise<number> {
+    const runs = await this.models.webhookRuns
+      .find(
+        { console_keys: { $exists: false }, status: { $nin: OPEN_STATUSES }, callback_status: { $ne: 'pending' } },
+        { _id: 1, workspace_id: 1, workflow_id: 1, group_id: 1, created_at: 1 },
+      )
+      .limit(limit)
+      .lean<WebhookRunDoc[]>()
+      .exec();
+    const filed = await this.byWorkspace.file(runs);
+    await Promise.all(
+      filed.map((run) =>
+        this.models.webhookRuns.updateOne({ _id: run._id }, { $set: { console_keys: run.console_keys } }),
+      ),
+    );
+    return filed.length;
+  }
+
+  /** Inserts runs made elsewhere (seeds, imports), filed as `insertRun` files them; all must be new. */
+  async importRuns(docs: WebhookRunDoc[]): Promise<void> {
+    if (docs.length)
+      await this.models.webhookRuns.collection.insertMany((await this.byWorkspace.file(docs)) as never[], {
+        ordered: false,
+      });
   }
 
   /**
@@ -92,57 +118,6 @@ export class RunRepository {
       .sort({ created_at: 1, _id: 1 })
       .limit(limit)
       .lean<Array<Pick<WebhookRunDoc, '_id' | 'created_at'>>>()
-      .exec();
-  }
-
-  /** A workspace's runs newest first, one page; `more` when another follows the last one returned. */
-  async pageOfWorkspace(q: WorkspaceRunsQuery): Promise<{ runs: RunSummary[]; more: boolean }> {
-    const created: Record<string, Date> = {};
-    if (q.from) created.$gte = q.from;
-    if (q.to) created.$lt = q.to;
-    const filter: Record<string, unknown> = { workspace_id: q.workspaceId };
-    if (q.status) filter.status = q.status;
-    if (q.groupId) filter.group_id = q.groupId;
-    if (q.workflowId) filter.workflow_id = q.workflowId;
-    if (Object.keys(created).length) filter.created_at = created;
-    if (q.before)
-      filter.$or = [
-        { created_at: { ...created, $lt: q.before.created_at } },
-        { created_at: q.before.created_at, _id: { $lt: q.before._id } },
-      ];
-    const docs = await this.models.webhookRuns
-      .find(filter, { prompt: 0, response_text: 0, run_metadata: 0, request_metadata_json: 0 })
-      .sort({ created_at: -1, _id: -1 })
-      .limit(q.limit + 1)
-      .lean<RunSummary[]>()
-      .exec();
-    return { runs: docs.slice(0, q.limit), more: docs.length > q.limit };
-  }
-
-  /** Status and creation time of a workspace's runs since `since`, at most `limit` (the overview's counts). */
-  recentOfWorkspace(
-    workspaceId: string,
-    since: Date,
-    limit: number,
-  ): Promise<Array<Pick<WebhookRunDoc, 'status' | 'created_at'>>> {
-    return this.models.webhookRuns
-      .find({ workspace_id: workspaceId, created_at: { $gte: since } }, { _id: 0, status: 1, created_at: 1 })
-      .sort({ created_at: -1 })
-      .limit(limit)
-      .lean<Array<Pick<WebhookRunDoc, 'status' | 'created_at'>>>()
-      .exec();
-  }
-
-  /** A workspace's latest runs whose callback failed, newest first. */
-  failedCallbacks(workspaceId: string, since: Date, limit: number): Promise<RunSummary[]> {
-    return this.models.webhookRuns
-      .find(
-        { workspace_id: workspaceId, created_at: { $gte: since }, callback_status: 'failed' },
-        { prompt: 0, response_text: 0, run_metadata: 0, request_metadata_json: 0 },
-      )
-      .sort({ created_at: -1 })
-      .limit(limit)
-      .lean<RunSummary[]>()
       .exec();
   }
 
@@ -229,7 +204,12 @@ export class RunRepository {
     return current ? { status: current.status, wrote: false } : null;
   }
 
-  async updateCallback(runId: string, u: CallbackUpdate, now: Date): Promise<void> {
-    await this.models.webhookRuns.updateOne({ _id: runId }, { $set: { ...u, updated_at: now } });
+  /** The callback's state on the run, and the run's bucket keys with it (a failed callback is listed by its own key). */
+  async updateCallback(run: WebhookRunDoc, u: CallbackUpdate, now: Date): Promise<void> {
+    const [filed] = await this.byWorkspace.file([{ ...run, ...u }]);
+    await this.models.webhookRuns.updateOne(
+      { _id: run._id },
+      { $set: { ...u, updated_at: now, console_keys: filed!.console_keys } },
+    );
   }
 }

@@ -62,6 +62,8 @@ export interface WebhookRunDoc {
   failed_at: Date | null;
   setup_required_at: Date | null;
   cancelled_at: Date | null;
+  /** The console's bucket keys (run-buckets.ts): set at insert, from fields that never change. */
+  console_keys?: string[];
 }
 
 const schema = new Schema<WebhookRunDoc>(
@@ -97,13 +99,13 @@ const schema = new Schema<WebhookRunDoc>(
     failed_at: { type: Date, default: null },
     setup_required_at: { type: Date, default: null },
     cancelled_at: { type: Date, default: null },
+    console_keys: { type: [String], default: undefined },
   },
   { collection: 'webhook_runs', versionKey: false },
 );
 schema.index({ group_id: 1, created_at: -1 });
-// The console's pages of a workspace's runs, newest first (keyset on created_at, _id); one per status filter.
-schema.index({ workspace_id: 1, created_at: -1, _id: -1 });
-schema.index({ workspace_id: 1, status: 1, created_at: -1, _id: -1 });
+// The console's pages of a workspace's runs: equality on a bucket key (run-buckets.ts).
+schema.index({ console_keys: 1 });
 // The run healer's page: queued runs oldest first.
 schema.index({ status: 1, created_at: 1, _id: 1 });
 
