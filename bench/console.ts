@@ -12,6 +12,7 @@ import { startFerretDb } from '../scripts/services/ferretdb';
 import { createDb } from '../shared/composition/store';
 import { parseConfig } from '../shared/platform/config/index';
 import { sha256Hex } from '../shared/platform/ids/index';
+import { RunRepository } from '../shared/webhook-runs/index';
 import { createTemporal } from '../temporal/connection';
 import { consoleFetch, Jar, signIn } from '../test/support/console';
 import { runDoc } from '../test/support/run-doc';
@@ -52,6 +53,7 @@ async function main(): Promise<void> {
     const { apiKey } = await g.repo.createApiKey({ workspaceId: g.workspaceId });
     const now = Date.now();
     const statuses = ['completed', 'completed', 'completed', 'failed', 'cancelled'] as const;
+    const runs = new RunRepository(db.models);
     const started = performance.now();
     for (let from = 0; from < RUNS; from += 5000) {
       const docs = Array.from({ length: Math.min(5000, RUNS - from) }, (_, j) => {
@@ -72,7 +74,7 @@ async function main(): Promise<void> {
           response_text: `answer ${i}`,
         });
       });
-      await db.models.webhookRuns.collection.insertMany(docs as never[], { ordered: false });
+      await runs.importRuns(docs);
     }
     const seedS = (performance.now() - started) / 1000;
     const one = `run_${sha256Hex(`bench:${Math.floor(RUNS / 2)}`).slice(0, 24)}`;

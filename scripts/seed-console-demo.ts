@@ -141,7 +141,7 @@ export async function seedConsoleDemo(
   const runs = new RunRepository(db.models);
   const deliveries = new DeliveryLogRepository(db.models);
   const charges = new BudgetChargeRepository(db.models);
-  const already = await runs.pageOfWorkspace({ workspaceId: ws._id, groupId: group._id, limit: 1 });
+  const already = await runs.byWorkspace.page({ workspaceId: ws._id, groupId: group._id, limit: 1 });
   const count = already.runs.length ? 0 : (o.runs ?? 300);
   const rand = sequence(41);
   for (let i = 0; i < count; i++) {

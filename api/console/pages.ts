@@ -116,7 +116,6 @@ export function overviewPage(
     spendPerDay: Array<{ day: string; credits: number }>;
     runsPerHour: Array<{ hour: string; counts: Record<string, number> }>;
     runsCounted: number;
-    runsBounded: boolean;
     failing: RunSummary[];
     nearLimits: Array<{ budget: string; name: string; limit: string; allowance: number; spent: number }>;
   },
@@ -140,7 +139,7 @@ export function overviewPage(
 <div class="card"><h2>Budgets near their limits</h2>${near}</div>
 </section>
 <section class="card"><h2>Spend per day</h2>${spend}</section>
-<section class="card"><h2>Runs per hour</h2>${runs}<p class="hint">${o.runsCounted} runs in the last 24 hours${o.runsBounded ? ' (counting stopped at this bound)' : ''}.</p></section>
+<section class="card"><h2>Runs per hour</h2>${runs}<p class="hint">${o.runsCounted} runs in the last 24 hours.</p></section>
 <section class="card"><h2>Failing callbacks (last 7 days)</h2>
 <table id="failing">${RUN_HEAD}<tbody>${runRows(o.failing)}</tbody></table></section>`,
     s,

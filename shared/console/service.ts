@@ -55,8 +55,6 @@ export const SESSION_TTL_SECONDS = 8 * 3600;
 export const MAX_OUTPUT_CHARS = 4000;
 /** Days of spend on the overview's chart. */
 export const SPEND_DAYS = 14;
-/** The overview counts at most this many runs of the last 24 hours (it says so when it stops there). */
-export const OVERVIEW_RUN_BOUND = 20_000;
 /** A budget is "near its limit" once this share of an allowance is committed. */
 export const NEAR_LIMIT = 0.8;
 
@@ -212,7 +210,7 @@ export class ConsoleService {
   // ── runs ────────────────────────────────────────────────────────────────────
 
   async runs(s: ConsoleSession, f: RunsFilter): Promise<{ runs: RunSummary[]; next: string | null }> {
-    const page = await this.ports.runs.pageOfWorkspace({
+    const page = await this.ports.runs.byWorkspace.page({
       workspaceId: s.workspaceId,
       status: f.status,
       groupId: f.groupId,
@@ -385,7 +383,7 @@ export class ConsoleService {
 
   /** The workspace's latest runs whose callback failed, over the last 7 days. */
   failingCallbacks(s: ConsoleSession, now = new Date()) {
-    return this.ports.runs.failedCallbacks(s.workspaceId, new Date(now.getTime() - 7 * DAY_MS), 10);
+    return this.ports.runs.byWorkspace.failedCallbacks(s.workspaceId, new Date(now.getTime() - 7 * DAY_MS), 10);
   }
 
   // ── overview ────────────────────────────────────────────────────────────────
@@ -395,10 +393,10 @@ export class ConsoleService {
     const spendSince = new Date(dayStart - (SPEND_DAYS - 1) * DAY_MS);
     const hourStart = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS;
     const runsSince = new Date(hourStart - 23 * HOUR_MS);
-    const [balance, budgets, recent, failing] = await Promise.all([
+    const [balance, budgets, hours, failing] = await Promise.all([
       this.ports.ledger.balance(workspaceAccount(s.workspaceId), now),
       this.budgets(s, now),
-      this.ports.runs.recentOfWorkspace(s.workspaceId, runsSince, OVERVIEW_RUN_BOUND),
+      this.ports.runs.byWorkspace.hourCounts(s.workspaceId, runsSince, now),
       this.failingCallbacks(s, now),
     ]);
     const charges = await this.ports.budgetCharges.chargesSince(
@@ -420,10 +418,14 @@ export class ConsoleService {
       const counts: Record<string, number> = Object.fromEntries(RUN_STATUSES.map((st) => [st, 0]));
       return { hour: new Date(start).toISOString().slice(11, 16), start, counts };
     });
-    for (const r of recent) {
-      const i = Math.floor((r.created_at.getTime() - runsSince.getTime()) / HOUR_MS);
-      const col = runsPerHour[i];
-      if (col) col.counts[r.status] = (col.counts[r.status] ?? 0) + 1;
+    let runsCounted = 0;
+    for (const h of hours) {
+      const col = runsPerHour[Math.floor((h.at.getTime() - runsSince.getTime()) / HOUR_MS)];
+      if (!col) continue;
+      for (const [status, n] of Object.entries(h.counts)) {
+        col.counts[status] = (col.counts[status] ?? 0) + n;
+        runsCounted += n;
+      }
     }
     const nearLimits = budgets.flatMap(({ budget, spent }) => {
       const out: Array<{ budget: string; name: string; limit: 'daily' | 'total'; allowance: number; spent: number }> =
@@ -450,8 +452,7 @@ export class ConsoleService {
       credits: balance.balance,
       spendPerDay,
       runsPerHour,
-      runsCounted: recent.length,
-      runsBounded: recent.length >= OVERVIEW_RUN_BOUND,
+      runsCounted,
       failing,
       nearLimits,
     };

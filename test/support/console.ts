@@ -1,6 +1,7 @@
 import type { Db } from '../../shared/composition/store';
 import type { X402PaymentDoc, X402PaymentState } from '../../shared/payments/index';
 import { sha256Hex } from '../../shared/platform/ids/index';
+import { RunRepository } from '../../shared/webhook-runs/index';
 import { runDoc } from './run-doc';
 import { type GroupSetup, setupGroup } from './webhook-runs';
 
@@ -41,7 +42,7 @@ export async function insertRuns(
       response_text: status === 'completed' ? `answer ${i}` : null,
     });
   });
-  await db.models.webhookRuns.collection.insertMany(docs as never[]);
+  await new RunRepository(db.models).importRuns(docs);
   return docs.map((d) => d._id);
 }
 
