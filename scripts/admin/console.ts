@@ -35,4 +35,18 @@ export const consoleCommands: AdminCommand[] = [
     ],
     run: async ({ root }, f) => ({ revoked: await root.repos.operatorKeys.revoke(f.need('key-id')) }),
   },
+  {
+    name: 'runs:file-for-console',
+    summary: "files runs stored before the console's run buckets existed, so its pages list them (ended runs only)",
+    flags: [],
+    run: async ({ root }) => {
+      let filed = 0;
+      let batch: number;
+      do {
+        batch = await root.repos.runs.fileUnfiled(500);
+        filed += batch;
+      } while (batch > 0);
+      return { filed };
+    },
+  },
 ];

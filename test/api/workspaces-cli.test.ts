@@ -3,9 +3,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { OperatorKeyRepository } from '../../shared/console/index';
 import { LedgerStore } from '../../shared/credits/ledger-store';
+import { RunRepository } from '../../shared/webhook-runs/index';
 import { WorkspaceRepository } from '../../shared/workspaces/repository';
 import { adminJson } from '../support/admin-cli';
 import { openTestDb } from '../support/db';
+import { runDoc } from '../support/run-doc';
 
 describe('workspace and workflow operator commands through the real CLI', () => {
   let db: Awaited<ReturnType<typeof openTestDb>>;
@@ -145,6 +147,20 @@ describe('workspace and workflow operator commands through the real CLI', () => 
     expect(await adminJson('operator-key:revoke', '--key-id', minted.operator_key_id)).toEqual({ revoked: true });
     expect(await keys.resolve(minted.operator_key)).toBeNull();
     await expect(adminJson('operator-key:revoke', '--key-id', 'opk_not_an_id')).rejects.toMatchObject({ code: 2 });
+  }, 240_000);
+
+  it('files the ended runs stored before the console read runs by bucket, and then finds none left', async () => {
+    const at = new Date();
+    const old = ['run_cli_old_1', 'run_cli_old_2'].map((id) =>
+      runDoc({ _id: id, workspace_id: 'ws_cli_old', status: 'completed', created_at: at }),
+    );
+    await db.models.webhookRuns.collection.insertMany(old as never[]);
+    const runs = new RunRepository(db.models);
+    expect((await runs.byWorkspace.page({ workspaceId: 'ws_cli_old', limit: 10 })).runs).toEqual([]);
+    expect(await adminJson('runs:file-for-console')).toEqual({ filed: 2 });
+    expect(await adminJson('runs:file-for-console')).toEqual({ filed: 0 });
+    const page = await runs.byWorkspace.page({ workspaceId: 'ws_cli_old', limit: 10 });
+    expect(page.runs.map((r) => r._id).sort()).toEqual(['run_cli_old_1', 'run_cli_old_2']);
   }, 240_000);
 
   it('refuses an invalid definition listing the problem paths, and bad flag combinations', async () => {
