@@ -217,16 +217,26 @@ async function main(): Promise<void> {
     const endedId = ((await ended.json()) as { data: { run: { run_id: string } } }).data.run.run_id;
     await fetch(`${server.mainUrl}/api/agent-webhooks/runs/${endedId}?wait_seconds=30`, { headers: auth });
     const reads = { rest: [] as number[], mcp: [] as number[] };
+    // This process's CPU per read (client and server): steadier than latency on a shared machine.
+    const readCpu = { rest: 0, mcp: 0 };
+    const cpuMs = (since: NodeJS.CpuUsage) => {
+      const used = process.cpuUsage(since);
+      return (used.user + used.system) / 1000;
+    };
     for (let i = 0; i < PROFILE_CALLS; i++) {
+      let c0 = process.cpuUsage();
       let t0 = performance.now();
       await (await fetch(`${server.mainUrl}/api/agent-webhooks/runs/${endedId}`, { headers: auth })).text();
       reads.rest.push(performance.now() - t0);
+      readCpu.rest += cpuMs(c0);
+      c0 = process.cpuUsage();
       t0 = performance.now();
       await rpc('tasks/get', { taskId: endedId });
       reads.mcp.push(performance.now() - t0);
+      readCpu.mcp += cpuMs(c0);
     }
     log(
-      `one read of an ended run at p50: REST GET ${summarize(reads.rest).p50Ms.toFixed(1)} ms, MCP tasks/get ${summarize(reads.mcp).p50Ms.toFixed(1)} ms`,
+      `one read of an ended run at p50: REST GET ${summarize(reads.rest).p50Ms.toFixed(1)} ms (CPU ${(readCpu.rest / PROFILE_CALLS).toFixed(2)} ms), MCP tasks/get ${summarize(reads.mcp).p50Ms.toFixed(1)} ms (CPU ${(readCpu.mcp / PROFILE_CALLS).toFixed(2)} ms)`,
     );
   }
 

@@ -136,31 +136,43 @@ const taskParams: StandardSchemaV1<unknown, { taskId: string }> = {
   },
 };
 
-/** One server instance per request (the SDK's model): the caller decides what a call pays with. */
-function mcpServer(services: Services, caller: McpCaller, version: string): Server {
-  const scope = caller.kind === 'group' ? 'private' : 'public';
-  const server = new Server(
-    { name: 'agent-commerce', version },
-    {
-      capabilities: {
-        tools: { listChanged: false },
-        resources: { listChanged: false, subscribe: false },
-        // SEP-2663: a workflow tool called by a client that declares it answers a task.
-        extensions: { [TASKS_EXTENSION]: {} },
-      } as never,
-      instructions: INSTRUCTIONS,
-      // A group's list holds its own workflows: only that client may cache it.
-      cacheHints: {
-        'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: scope },
-        'resources/list': { ttlMs: RESOURCE_CACHE.list.ttlMs, cacheScope: RESOURCE_CACHE.list.cacheScope },
-        'resources/templates/list': {
-          ttlMs: RESOURCE_CACHE.templates.ttlMs,
-          cacheScope: RESOURCE_CACHE.templates.cacheScope,
-        },
-        'resources/read': { ttlMs: RESOURCE_CACHE.read.ttlMs, cacheScope: RESOURCE_CACHE.read.cacheScope },
+/** A caller's list scope: a group's tools/list holds its own workflows, so only that client may cache it. */
+type ListScope = 'public' | 'private';
+
+/** The options of every request's Server with this list scope (the SDK copies or only reads them). */
+function serverOptions(scope: ListScope) {
+  return {
+    capabilities: {
+      tools: { listChanged: false },
+      resources: { listChanged: false, subscribe: false },
+      // SEP-2663: a workflow tool called by a client that declares it answers a task.
+      extensions: { [TASKS_EXTENSION]: {} },
+    } as never,
+    instructions: INSTRUCTIONS,
+    cacheHints: {
+      'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: scope },
+      'resources/list': { ttlMs: RESOURCE_CACHE.list.ttlMs, cacheScope: RESOURCE_CACHE.list.cacheScope },
+      'resources/templates/list': {
+        ttlMs: RESOURCE_CACHE.templates.ttlMs,
+        cacheScope: RESOURCE_CACHE.templates.cacheScope,
       },
+      'resources/read': { ttlMs: RESOURCE_CACHE.read.ttlMs, cacheScope: RESOURCE_CACHE.read.cacheScope },
     },
-  );
+  };
+}
+
+/** Built once: every message builds a Server, and these are the same for each. */
+const SERVER_OPTIONS: Record<ListScope, ReturnType<typeof serverOptions>> = {
+  public: serverOptions('public'),
+  private: serverOptions('private'),
+};
+
+/**
+ * One server instance per request (the SDK's model): the caller decides what a call pays with.
+ * `info` is the server's name and version, one object for every request.
+ */
+function mcpServer(services: Services, caller: McpCaller, info: { name: string; version: string }): Server {
+  const server = new Server(info, SERVER_OPTIONS[caller.kind === 'group' ? 'private' : 'public']);
   server.setRequestHandler('tools/list', async (request) => {
     try {
       return await services.mcp.list(request.params?.cursor, caller);
@@ -456,7 +468,8 @@ const jsonRpcErrors: RequestHandler = (_req, res, next) => {
  * DELETE of a session, so every other method is the 405 of operations/methods.ts, in JSON-RPC.
  */
 export function mcpOperations(services: Services, publicBaseUrl: string, version: string): Operation[] {
-  const handler = createMcpHandler(({ authInfo }) => mcpServer(services, callerOf(authInfo), version), {
+  const info = { name: 'agent-commerce', version };
+  const handler = createMcpHandler(({ authInfo }) => mcpServer(services, callerOf(authInfo), info), {
     legacy: 'stateless',
     maxRequestBodySize: MAX_BODY_BYTES,
     onerror: (err) => logger.warn('mcp request refused', { err: err.message }),
