@@ -98,16 +98,18 @@ export class RunFiling {
       if (q.workflowId) filter.workflow_id = q.workflowId;
       if (q.groupId) filter.group_id = q.groupId;
       const runs = await this.models.webhookRuns.find(filter, SUMMARY).lean<RunSummary[]>().exec();
+      const spanned = runs.filter((r) => r.created_at.getTime() >= start && r.created_at.getTime() < end);
       slicesRead += Math.max(Math.min(end, now) - start, 1) / SLICE_MS;
-      runsRead += runs.length;
-      out.push(...runs.filter((r) => r.created_at.getTime() < end && kept(r)).sort(newestFirst));
+      runsRead += spanned.length;
+      out.push(...spanned.filter(kept).sort(newestFirst));
       return out.length > q.limit;
     };
     const full = () => ({ runs: out.slice(0, q.limit), more: true });
     for (const day of await this.days(q.workspaceId)) {
       if (upTo && day.at > upTo) continue;
       if (q.from && day.at.getTime() + DAY_MS <= q.from.getTime()) break;
-      const hours = (await this.hoursOf(q.workspaceId, day.at)).filter(
+      const dayHours = await this.hoursOf(q.workspaceId, day.at);
+      const hours = dayHours.filter(
         (at) => (!upTo || at <= upTo) && (!q.from || at.getTime() + HOUR_MS > q.from.getTime()),
       );
       hours: for (let h = 0; h < hours.length; h++) {
@@ -116,10 +118,11 @@ export class RunFiling {
         if (upTo) end = Math.min(end, Math.floor(upTo.getTime() / SLICE_MS) * SLICE_MS + SLICE_MS);
         while (end > start) {
           const perSlice = slicesRead ? runsRead / slicesRead : Infinity;
-          const inHour = (end - start) / SLICE_MS;
-          const inDay = inHour + (hours.length - h - 1) * (HOUR_MS / SLICE_MS);
+          // A read returns its whole bucket, whatever part of it is still to come: cost it whole.
+          const inHour = HOUR_MS / SLICE_MS;
+          const inDay = dayHours.length * inHour;
           // A day at once only after an hour's worth of reads: a quiet slice says little about the day.
-          if (slicesRead >= HOUR_MS / SLICE_MS && perSlice * inDay <= READ_RUNS) {
+          if (slicesRead >= inHour && perSlice * inDay <= READ_RUNS) {
             if (await take(dayKey(q.workspaceId, day.at), day.at.getTime(), end)) return full();
             break hours;
           }
