@@ -6,6 +6,7 @@ import { startTracing, stopTracing } from '../../shared/platform/tracing/index';
 import { createTemporal, ensureSearchAttributes, TemporalHandle } from '../../temporal/connection';
 import { selectQueues } from '../../workers/queues';
 import { RunningWorkers, runWorkers } from '../../workers/run-workers';
+import { STORE_READY_MS } from './db';
 import { checkAnswersOf } from './http';
 import { installTestRuntime } from './runtime';
 
@@ -34,7 +35,7 @@ export async function startTestStack(
   // As the API and the workers start it (OTEL_EXPORTER_OTLP_ENDPOINT in env): before the Temporal client.
   const tracing = startTracing(config.tracing, 'api');
   const db = createDb({ uri: config.mongodbUri, dbName: config.mongodbDbName });
-  if (opts.waitForStore !== false) await db.ready(20000);
+  if (opts.waitForStore !== false) await db.ready(STORE_READY_MS);
   const temporal = createTemporal(config);
   let workers: RunningWorkers | undefined;
   if (opts.workers) {
