@@ -15,6 +15,7 @@ import { check, type Snapshot, type Violation } from './checker/index';
 import { planFaults, runFaults } from './faults';
 import { type FaultKind, History, type OpKind } from './history';
 import { Agents, prepareWorld, type World } from './load';
+import { postMortem } from './post-mortem';
 import { Rng } from './rng';
 import { type ChaosStack, type ChaosTemporal, HOLD_STALE_MINUTES, startChaosStack } from './stack';
 
@@ -110,10 +111,12 @@ async function settle(stack: ChaosStack, since: number, log: (s: string) => void
       openHolds(stack),
     ]).catch(() => [-1, -1, -1]);
     const waited = Date.now() - since;
-    if ((running === 0 && payments === 0 && holds === 0) || waited > SETTLE_MAX_MS) {
+    const quiet = running === 0 && payments === 0 && holds === 0;
+    if (quiet || waited > SETTLE_MAX_MS) {
       log(
         `settled after ${Math.round(waited / 1000)} s: ${running} runs unfinished, ${payments} payments mid-way, ${holds} holds open`,
       );
+      if (!quiet) for (const line of await postMortem(stack)) log(`not quiet: ${line}`);
       return;
     }
     await new Promise((r) => setTimeout(r, 5000));

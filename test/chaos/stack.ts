@@ -41,6 +41,22 @@ const kill = (pid: number | undefined, signal: NodeJS.Signals = 'SIGKILL') => {
 const LOG_DIR = path.join(CACHE, 'chaos', `logs-${new Date().toISOString().replace(/[:.]/g, '-')}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Starts a part a fault stopped, again until it is up: a part left down would stall the soak and
+ * read as the service's fault. Each failed start is logged (a slow start on a loaded machine).
+ */
+async function untilBack<T>(name: string, log: (s: string) => void, start: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (err) {
+      if (attempt >= 5) throw err;
+      log(`${name} did not come back (attempt ${attempt}): ${(err as Error).message.slice(0, 200)}`);
+      await sleep(2000);
+    }
+  }
+}
+
 /** A process the harness keeps running: started again whenever it exits, until the harness stops it. */
 class Supervised {
   private child?: Child;
@@ -100,6 +116,8 @@ export interface ChaosStack {
   faults: StackFaults;
   /** The API answers /health again (after a kill or a store fault). */
   waitHealthy(timeoutMs: number): Promise<boolean>;
+  /** The API and worker processes: how often each was started again, and its last output lines. */
+  processes(): Array<{ name: string; restarts: number; tail: string }>;
   stop(): Promise<void>;
 }
 
@@ -206,6 +224,9 @@ export async function startChaosStack(opts: {
       MCP_LIMIT_PER_CLIENT: '10000000',
       X402_SETTLE_WAIT_MS: '8000',
       X402_SWEEP_STALE_SECONDS: '30',
+      // A paid call whose API process was killed mid-call stays `delivering` until the sweep
+      // abandons it; the product's default (10 minutes) is past the soak's settle bound.
+      X402_DELIVERING_STALE_SECONDS: '30',
       TOOL_HOLD_STALE_MINUTES: String(HOLD_STALE_MINUTES),
       SCHEDULE_LEASE_MIN_SECONDS: '5',
       CALLBACK_ALLOW_LOOPBACK: 'true',
@@ -253,13 +274,15 @@ export async function startChaosStack(opts: {
       async restartPostgres(downMs) {
         await pg.stop();
         await sleep(downMs);
-        pg = await startPostgres({ port: pgPort, dataDir: pgData, profile: 'durable' });
+        pg = await untilBack('PostgreSQL', log, () =>
+          startPostgres({ port: pgPort, dataDir: pgData, profile: 'durable' }),
+        );
       },
       async killFerretDb(downMs) {
         kill(ferret.child.pid);
         await new Promise((r) => (ferret.child.exitCode !== null ? r(null) : ferret.child.once('exit', r)));
         await sleep(downMs);
-        ferret = await startFerretDbOver(pg.url, { port: ferretPort });
+        ferret = await untilBack('FerretDB', log, () => startFerretDbOver(pg.url, { port: ferretPort }));
       },
       async restartTemporal(downMs) {
         if (cluster) {
@@ -272,7 +295,9 @@ export async function startChaosStack(opts: {
         kill(temporal.pid);
         for (let i = 0; i < 100 && (await portOpen(temporalPort)); i++) await sleep(100);
         await sleep(downMs);
-        temporal = await startTemporalDev({ port: temporalPort, uiPort, dbFile: temporalFile });
+        temporal = await untilBack('Temporal', log, () =>
+          startTemporalDev({ port: temporalPort, uiPort, dbFile: temporalFile }),
+        );
         return 'Temporal SIGKILL (its state file kept)';
       },
       ...(cluster ? clusterFaults(cluster) : {}),
@@ -296,6 +321,7 @@ export async function startChaosStack(opts: {
       faultKinds: cluster ? CLUSTER_FAULT_KINDS : FAULT_KINDS,
       faults,
       waitHealthy,
+      processes: () => [...workers, api].map((p) => ({ name: p.name, restarts: p.restarts, tail: p.tail() })),
       stop: stopAll,
     };
   } catch (err) {
