@@ -4,6 +4,7 @@ import { nextVersion } from '../jobs/index';
 import { errors } from '../platform/errors/index';
 import { sha256 } from '../platform/ids/index';
 import { compareSemver } from '../platform/semver';
+import { DAY_MS, HOUR_MS } from '../platform/time';
 import type {
   CallbackService,
   DeliveryLogRepository,
@@ -57,9 +58,6 @@ export const MAX_OUTPUT_CHARS = 4000;
 export const SPEND_DAYS = 14;
 /** A budget is "near its limit" once this share of an allowance is committed. */
 export const NEAR_LIMIT = 0.8;
-
-const DAY_MS = 86_400_000;
-const HOUR_MS = 3_600_000;
 
 const cursorOf = (r: Pick<RunSummary, 'created_at' | '_id'>) => `${r.created_at.getTime().toString(36)}.${r._id}`;
 

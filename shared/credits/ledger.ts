@@ -4,6 +4,8 @@
  * where balance, spending order and expiry are decided.
  */
 
+import { DAY_MS } from '../platform/time';
+
 export type CreditType = 'admin_grant' | 'referral_signup' | 'x402_purchase' | 'job_reward' | (string & {});
 export type TransactionType = 'grant' | 'expiration' | 'revocation' | 'purchase';
 
@@ -47,8 +49,6 @@ export interface NextExpiration {
   expiration: Date | null;
   expires_in_days: number | null;
 }
-
-const DAY_MS = 86_400_000;
 
 /** The next date on which some of the balance lapses; nulls when nothing is spendable. */
 export function nextExpiration(grants: readonly Grant[], now: Date): NextExpiration {

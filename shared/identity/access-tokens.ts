@@ -2,6 +2,7 @@ import { BoundedCache } from '../platform/cache/bounded-cache';
 import { ChangeCount } from '../platform/cache/change-count';
 import { errors } from '../platform/errors/index';
 import { ids, secret, SECRET_SHAPES, sha256Hex } from '../platform/ids/index';
+import { DAY_MS } from '../platform/time';
 import type { AccessTokenDoc } from './models/access-token';
 import type { IdentityModels as Models } from './models/index';
 
@@ -73,7 +74,7 @@ export class AccessTokenService {
       label: input.label,
       created_at: now,
       created_by: input.createdBy,
-      expires_at: input.expiresInDays ? new Date(now.getTime() + input.expiresInDays * 86_400_000) : null,
+      expires_at: input.expiresInDays ? new Date(now.getTime() + input.expiresInDays * DAY_MS) : null,
       revoked_at: null,
     };
     await this.models.accessTokens.collection.insertOne(doc as never);

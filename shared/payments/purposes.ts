@@ -1,4 +1,5 @@
 import type { LedgerStore } from '../credits/index';
+import { DAY_MS } from '../platform/time';
 import type { PaymentPurpose, X402PaymentDoc } from './models/x402-payment';
 
 /** What applying a settled payment needs; both the API and the settlement activities build it. */
@@ -44,7 +45,7 @@ export const PURPOSES: { [K in Kind]: PurposeDef<PurposeOf<K>> } = {
           token: rec.token_symbol,
           payment_id: rec._id,
         },
-        expiresAt: new Date(Date.now() + ctx.creditExpiryDays * 86_400_000),
+        expiresAt: new Date(Date.now() + ctx.creditExpiryDays * DAY_MS),
       });
       // A replayed grant's balance was computed on a head that may predate it: only a fresh write's is exact.
       return { grantId: grant._id, ...(replayed ? {} : { balanceAfter: balance_after }) };

@@ -1,3 +1,4 @@
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../platform/time';
 import type { WebhookRunDoc } from './models/webhook-run';
 
 /**
@@ -9,9 +10,8 @@ import type { WebhookRunDoc } from './models/webhook-run';
  * hold runs, so a page visits only buckets that exist.
  */
 
-export const HOUR_MS = 3_600_000;
 /** The finest bucket, six to an hour, so a busy hour is read a few dozen runs at a time. */
-export const SLICE_MS = 10 * 60_000;
+export const SLICE_MS = 10 * MINUTE_MS;
 
 /** The start of the UTC hour `at` falls in. */
 export function hourOf(at: Date): Date {
@@ -20,7 +20,7 @@ export function hourOf(at: Date): Date {
 
 /** The start of the UTC day `at` falls in. */
 export function dayOf(at: Date): Date {
-  return new Date(Math.floor(at.getTime() / (24 * HOUR_MS)) * 24 * HOUR_MS);
+  return new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
 }
 
 /** `ws_…|2026-11-29T14:50`: a workspace's runs created in the ten minutes from that time. */

@@ -1,5 +1,6 @@
 import { BoundedCache } from '../platform/cache/bounded-cache';
 import { insertOnce } from '../platform/db/index';
+import { DAY_MS, HOUR_MS } from '../platform/time';
 import type { WebhookRunsModels as Models } from './models/index';
 import type { RunHourCountDoc } from './models/run-hour-count';
 import type { RunStatus, WebhookRunDoc } from './models/webhook-run';
@@ -8,7 +9,6 @@ import {
   dayKey,
   dayOf,
   failedCallbackKey,
-  HOUR_MS,
   hourKey,
   newestFirst,
   type RunBucketDoc,
@@ -43,7 +43,6 @@ export interface HourCounts {
   counts: Partial<Record<RunStatus, number>>;
 }
 
-const DAY_MS = 24 * HOUR_MS;
 /** An hour's counts are kept once it has been over this long (a process's clock may lag a little). */
 const SETTLE_MS = 5 * 60_000;
 /** A page's reads: the widest bucket the runs read so far say holds at most this many. */

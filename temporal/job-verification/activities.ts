@@ -11,6 +11,7 @@ import {
   socialPostChecks,
 } from '../../shared/jobs/rules';
 import type { WorkflowCheck } from '../../shared/jobs/workflow-check';
+import { DAY_MS } from '../../shared/platform/time';
 
 export interface JobVerificationDeps {
   /** The process's ledger and job repository (the composition root's). */
@@ -175,7 +176,7 @@ export function createJobVerificationActivities(deps: JobVerificationDeps) {
           completion_id: completionId,
           platform_transaction_id: spent.transaction._id,
         },
-        expiresAt: new Date(Date.now() + deps.creditExpiryDays * 86_400_000),
+        expiresAt: new Date(Date.now() + deps.creditExpiryDays * DAY_MS),
       });
       const now = new Date();
       await jobs.updateCompletion(
