@@ -81,3 +81,24 @@ export function newestFirst(
 ) {
   return b.created_at.getTime() - a.created_at.getTime() || (a._id < b._id ? 1 : a._id > b._id ? -1 : 0);
 }
+
+/** A page's reads: the widest bucket the runs read so far say holds at most this many. */
+export const READ_RUNS = 120;
+
+/** The bucket a page's next read takes: its ten minutes, the rest of its hour, or the rest of its day. */
+export type BucketRead = 'slice' | 'hour' | 'day';
+
+/**
+ * Chooses the next read of a page from what the reads so far found: `runsRead` runs over
+ * `slicesRead` ten-minute slices' worth of time. A read returns its whole bucket, whatever part
+ * of it the page still needs, so each bucket is costed whole: an hour is six slices, a day its
+ * `hoursInDay` hours' slices. A whole day only after an hour's worth of reads: a quiet slice says
+ * little about the day.
+ */
+export function nextRead(o: { slicesRead: number; runsRead: number; hoursInDay: number }): BucketRead {
+  const perSlice = o.slicesRead ? o.runsRead / o.slicesRead : Infinity;
+  const inHour = HOUR_MS / SLICE_MS;
+  if (o.slicesRead >= inHour && perSlice * o.hoursInDay * inHour <= READ_RUNS) return 'day';
+  if (perSlice * inHour <= READ_RUNS) return 'hour';
+  return 'slice';
+}

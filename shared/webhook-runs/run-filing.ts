@@ -11,6 +11,7 @@ import {
   failedCallbackKey,
   hourKey,
   newestFirst,
+  nextRead,
   type RunBucketDoc,
   runBucketKeys,
   SLICE_MS,
@@ -45,8 +46,6 @@ export interface HourCounts {
 
 /** An hour's counts are kept once it has been over this long (a process's clock may lag a little). */
 const SETTLE_MS = 5 * 60_000;
-/** A page's reads: the widest bucket the runs read so far say holds at most this many. */
-const READ_RUNS = 120;
 /** Directory entries this process knows exist (a day and an hour per workspace in use). */
 const FILED_ENTRIES = 4096;
 
@@ -116,16 +115,12 @@ export class RunFiling {
         let end = start + HOUR_MS;
         if (upTo) end = Math.min(end, Math.floor(upTo.getTime() / SLICE_MS) * SLICE_MS + SLICE_MS);
         while (end > start) {
-          const perSlice = slicesRead ? runsRead / slicesRead : Infinity;
-          // A read returns its whole bucket, whatever part of it is still to come: cost it whole.
-          const inHour = HOUR_MS / SLICE_MS;
-          const inDay = dayHours.length * inHour;
-          // A day at once only after an hour's worth of reads: a quiet slice says little about the day.
-          if (slicesRead >= inHour && perSlice * inDay <= READ_RUNS) {
+          const read = nextRead({ slicesRead, runsRead, hoursInDay: dayHours.length });
+          if (read === 'day') {
             if (await take(dayKey(q.workspaceId, day.at), day.at.getTime(), end)) return full();
             break hours;
           }
-          if (perSlice * inHour <= READ_RUNS) {
+          if (read === 'hour') {
             if (await take(hourKey(q.workspaceId, hours[h]!), start, end)) return full();
             break;
           }

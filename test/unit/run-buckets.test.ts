@@ -1,4 +1,12 @@
-import { bucketEntries, hourKey, newestFirst, runBucketKeys, sliceKey } from '../../shared/webhook-runs/run-buckets';
+import {
+  bucketEntries,
+  hourKey,
+  newestFirst,
+  nextRead,
+  READ_RUNS,
+  runBucketKeys,
+  sliceKey,
+} from '../../shared/webhook-runs/run-buckets';
 import { runDoc } from '../support/run-doc';
 
 const at = new Date('2026-11-29T14:59:59.999Z');
@@ -38,5 +46,26 @@ describe('run buckets', () => {
       { _id: 'run_a', created_at: new Date(t.getTime() - 1) },
     ];
     expect(runs.sort(newestFirst).map((r) => r._id)).toEqual(['run_c', 'run_d', 'run_b', 'run_a']);
+  });
+
+  describe('the next read of a page', () => {
+    it('reads a slice first: nothing read says how full an hour is', () => {
+      expect(nextRead({ slicesRead: 0, runsRead: 0, hoursInDay: 1 })).toBe('slice');
+    });
+
+    it('reads the rest of the hour once six slices at the rate seen hold at most READ_RUNS', () => {
+      const atLimit = READ_RUNS / 6;
+      expect(nextRead({ slicesRead: 1, runsRead: atLimit, hoursInDay: 24 })).toBe('hour');
+      expect(nextRead({ slicesRead: 1, runsRead: atLimit + 1, hoursInDay: 24 })).toBe('slice');
+    });
+
+    it("reads the rest of the day only after an hour of reads, costed at the day's every hour", () => {
+      // Nothing found in five slices: still no day read, however quiet.
+      expect(nextRead({ slicesRead: 5, runsRead: 0, hoursInDay: 24 })).toBe('hour');
+      expect(nextRead({ slicesRead: 6, runsRead: 0, hoursInDay: 24 })).toBe('day');
+      // 10 runs an hour over a 12-hour day is exactly READ_RUNS; a 13th hour tips it to an hour read.
+      expect(nextRead({ slicesRead: 6, runsRead: 10, hoursInDay: 12 })).toBe('day');
+      expect(nextRead({ slicesRead: 6, runsRead: 10, hoursInDay: 13 })).toBe('hour');
+    });
   });
 });
