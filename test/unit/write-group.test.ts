@@ -1,4 +1,6 @@
+import { isStoreUnavailable } from '../../shared/platform/db/connection';
 import { insertOnceGrouped } from '../../shared/platform/db/index';
+import { GROUP_SEND_BOUND_MS } from '../../shared/platform/db/write-group';
 
 /** A collection with the store's contract for unordered inserts under a unique `_id`: writeErrors name the refused indexes. */
 function collection() {
@@ -92,5 +94,30 @@ describe('insertOnceGrouped: one insert command for the writes asked for togethe
     };
     const none = await Promise.allSettled(['u', 'v'].map((id) => insertOnceGrouped(away, { _id: id })));
     expect(none.map((g) => g.status)).toEqual(['rejected', 'rejected']);
+  });
+
+  it('a command that never answers fails its callers as the store away after the bound, and the next batch goes out', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    try {
+      const c = collection();
+      const stuck: typeof c.collection = { ...c.collection, insertMany: () => new Promise<never>(() => undefined) };
+      const target = { collection: stuck };
+      const lost = Promise.all(['p', 'q'].map((id) => insertOnceGrouped(target, { _id: id }).catch((e: unknown) => e)));
+      await jest.advanceTimersByTimeAsync(GROUP_SEND_BOUND_MS - 1);
+      let settled = false;
+      void lost.then(() => (settled = true));
+      await Promise.resolve();
+      expect(settled).toBe(false);
+      await jest.advanceTimersByTimeAsync(1);
+      const errors = await lost;
+      expect(errors.map(isStoreUnavailable)).toEqual([true, true]);
+      // The same collection's group is free again: the store answers the next batch.
+      stuck.insertMany = c.collection.insertMany;
+      const next = insertOnceGrouped(target, { _id: 'r' });
+      await jest.advanceTimersByTimeAsync(10);
+      await expect(next).resolves.toBe(true);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { MongoNetworkTimeoutError } from 'mongodb';
 import { isDuplicateKey } from './connection';
 
 interface GroupTarget {
@@ -14,6 +15,14 @@ interface Waiting<T> {
 }
 
 const MAX_BATCH = 128;
+/**
+ * Longest a batch's command may take before its callers are told the store is unavailable and
+ * the group moves on. The driver can leave a large write waiting forever: when the connection
+ * closes while the socket is full (the store killed mid-batch), nothing ends its wait for
+ * `drain`. Unbounded, that one command would hold every later write of the collection in the
+ * process behind it.
+ */
+export const GROUP_SEND_BOUND_MS = 20_000;
 
 /**
  * Group commit for one collection: writes asked for while the previous batch is in flight go
@@ -42,11 +51,28 @@ class WriteGroup<T> {
 
   private async drain(): Promise<void> {
     try {
-      while (this.waiting.length > 0) await this.send(this.waiting.splice(0, MAX_BATCH));
+      while (this.waiting.length > 0) {
+        const batch = this.waiting.splice(0, MAX_BATCH);
+        // The batch's fate is unknown past the bound: an error for its callers, never a success.
+        await bounded(this.send(batch), GROUP_SEND_BOUND_MS).catch((err: unknown) => {
+          for (const w of batch) w.reject(err);
+        });
+      }
     } finally {
       this.busy = false;
     }
   }
+}
+
+function bounded(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new MongoNetworkTimeoutError(`a grouped write got no answer from the store within ${ms} ms`)),
+      ms,
+    );
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 /** Unordered insertMany: each caller learns whether its own document went in or a unique index refused it. */
