@@ -1,6 +1,6 @@
 import { BoundedCache } from '../platform/cache/bounded-cache';
 import { insertOnce } from '../platform/db/index';
-import { DAY_MS, HOUR_MS } from '../platform/time';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../platform/time';
 import type { WebhookRunsModels as Models } from './models/index';
 import type { RunHourCountDoc } from './models/run-hour-count';
 import type { RunStatus, WebhookRunDoc } from './models/webhook-run';
@@ -45,7 +45,7 @@ export interface HourCounts {
 }
 
 /** An hour's counts are kept once it has been over this long (a process's clock may lag a little). */
-const SETTLE_MS = 5 * 60_000;
+const SETTLE_MS = 5 * MINUTE_MS;
 /** Directory entries this process knows exist (a day and an hour per workspace in use). */
 const FILED_ENTRIES = 4096;
 

@@ -6,6 +6,7 @@
  * where the work stalled, so a failure on a machine we cannot reach explains itself.
  */
 import { Client, Connection } from '@temporalio/client';
+import { optionalTsToDate } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { settlementWorkflowId } from '../../temporal/x402-settlement/ids';
 import type { ChaosStack } from './stack';
@@ -35,9 +36,9 @@ export async function postMortem(stack: ChaosStack, namespace = 'default'): Prom
     return [[], []] as const;
   });
   const executions = [
-    ...runs.map((r) => ({ label: `run ${r._id} ${r.status} since ${iso(r.updated_at)}`, workflowId: r._id })),
+    ...runs.map((r) => ({ label: `run ${r._id} ${r.status} since ${r.updated_at.toISOString()}`, workflowId: r._id })),
     ...payments.map((p) => ({
-      label: `payment ${p._id.slice(-12)} (${p.purpose?.kind}) ${p.status} since ${iso(p.updated_at)}`,
+      label: `payment ${p._id.slice(-12)} (${p.purpose?.kind}) ${p.status} since ${p.updated_at.toISOString()}`,
       workflowId: settlementWorkflowId(p._id),
     })),
   ];
@@ -81,7 +82,9 @@ export async function describeExecutions(
     for (const name of queues) {
       for (const taskQueueType of [1, 2] as const) {
         const q = await client.workflowService.describeTaskQueue({ namespace, taskQueue: { name }, taskQueueType });
-        const pollers = (q.pollers ?? []).map((p) => `${p.identity} at ${iso(p.lastAccessTime)}`);
+        const pollers = (q.pollers ?? []).map(
+          (p) => `${p.identity} at ${optionalTsToDate(p.lastAccessTime)?.toISOString() ?? '?'}`,
+        );
         out.push(
           `queue ${name} (${taskQueueType === 1 ? 'workflow' : 'activity'}): pollers ${pollers.join(', ') || 'none'}`,
         );
@@ -98,12 +101,4 @@ export async function describeExecutions(
 /** `PENDING_ACTIVITY_STATE_STARTED` → `STARTED`. */
 function stateName(name: string | undefined): string {
   return (name ?? '?').replace(/^PENDING_[A-Z_]+_STATE_/, '');
-}
-
-function iso(t: unknown): string {
-  if (!t) return '?';
-  if (t instanceof Date) return t.toISOString();
-  if (typeof t === 'object' && t && 'seconds' in t)
-    return new Date(Number((t as { seconds: unknown }).seconds) * 1000).toISOString();
-  return String(t);
 }
