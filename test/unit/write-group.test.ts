@@ -57,7 +57,8 @@ describe('insertOnceGrouped: one insert command for the writes asked for togethe
   it('writes asked for while a command is in flight share the next command', async () => {
     const c = collection();
     const a = insertOnceGrouped(c, { _id: 'p' });
-    await new Promise((r) => setTimeout(r, 1)); // 'p' is in flight now
+    // Until 'p' is in flight (a timer could fire before the group's setImmediate on a loaded machine).
+    while (c.commands.length === 0) await new Promise((r) => setImmediate(r));
     const rest = ['q', 'r'].map((id) => insertOnceGrouped(c, { _id: id }));
     expect(await Promise.all([a, ...rest])).toEqual([true, true, true]);
     expect(c.commands).toEqual([['p'], ['q', 'r']]);
